@@ -1,0 +1,130 @@
+/**
+ * `ghostlight-browser-connector`: Chrome's native-messaging host. A bounded pipe between the
+ * extension (length-prefixed frames on stdin/stdout) and the service (the same frames on the
+ * instance's browser socket). It decides nothing. When the service goes away it keeps Chrome's
+ * port open, tells the extension, and reconnects.
+ *
+ * @module
+ */
+
+import {
+  FROM_EXTENSION_MAX_FRAME,
+  type RelayStatus,
+  TO_EXTENSION_MAX_FRAME,
+} from "../shared/browser_protocol.ts";
+import { BoundedWriter, encodeFrame, FrameReader } from "../shared/framing.ts";
+import { connectAndVerify, ImpostorError, type OpenedConnection } from "../shared/handshake.ts";
+import { type InstancePaths, instancePathsFromEnv } from "../shared/instance.ts";
+
+const VERSION = "0.1.0";
+const RECONNECT_MIN_MS = 100;
+const RECONNECT_MAX_MS = 1_000;
+/** Frames waiting for Chrome's stdin before the connector gives up on it. */
+const MAX_QUEUED_TO_CHROME = 64;
+
+function report(message: string): void {
+  try {
+    Deno.stderr.writeSync(new TextEncoder().encode(`ghostlight-browser-connector: ${message}\n`));
+  } catch {
+    // Nowhere left to report to.
+  }
+}
+
+function parseInstanceFlag(args: string[]): string | undefined {
+  const index = args.indexOf("--instance");
+  return index >= 0 ? args[index + 1] : undefined;
+}
+
+type Service = OpenedConnection<unknown>;
+
+/** Relays between Chrome and the service until Chrome closes the port. */
+async function relay(paths: InstancePaths): Promise<void> {
+  const toChrome = new BoundedWriter(Deno.stdout.writable, MAX_QUEUED_TO_CHROME);
+  const fromChrome = new FrameReader(Deno.stdin.readable, FROM_EXTENSION_MAX_FRAME);
+  const link: { service: Service | null } = { service: null };
+  let chromeOpen = true;
+
+  const tellExtension = (state: RelayStatus["state"]) => {
+    const status: RelayStatus = { type: "relay", state };
+    toChrome.write(encodeFrame(status, TO_EXTENSION_MAX_FRAME)).catch(() => {});
+  };
+
+  const serviceLoop = async () => {
+    let wait = RECONNECT_MIN_MS;
+    let reported = false;
+    while (chromeOpen) {
+      let opened: Service;
+      try {
+        opened = await connectAndVerify({
+          socket: paths.browserSocket,
+          secretFile: paths.secretFile,
+          role: "browser",
+          maxFrame: TO_EXTENSION_MAX_FRAME,
+        });
+      } catch (error) {
+        if (error instanceof ImpostorError || error instanceof Deno.errors.NotCapable) {
+          report((error as Error).message);
+          Deno.exit(1);
+        }
+        if (!reported) report(`waiting for the service: ${(error as Error).message}`);
+        reported = true;
+        await new Promise((resolve) => setTimeout(resolve, wait));
+        wait = Math.min(wait * 2, RECONNECT_MAX_MS);
+        continue;
+      }
+      wait = RECONNECT_MIN_MS;
+      reported = false;
+      link.service = opened;
+      tellExtension("connected");
+      try {
+        while (true) {
+          const frame = await opened.reader.next();
+          if (frame === null) break;
+          await toChrome.write(encodeFrame(frame, TO_EXTENSION_MAX_FRAME));
+        }
+      } catch (error) {
+        report(`service link ended: ${(error as Error).message}`);
+      }
+      link.service = null;
+      try {
+        opened.conn.close();
+      } catch {
+        // Already closed.
+      }
+      if (chromeOpen) tellExtension("disconnected");
+    }
+  };
+  serviceLoop();
+
+  try {
+    while (true) {
+      const frame = await fromChrome.next();
+      if (frame === null) break;
+      // While the service is away, frames from the extension are dropped: the extension
+      // says hello again when it hears the relay is back, and results for a lost service
+      // have nobody waiting for them.
+      const current = link.service;
+      if (current === null) continue;
+      current.writer.write(encodeFrame(frame, FROM_EXTENSION_MAX_FRAME)).catch(() => {});
+    }
+  } catch (error) {
+    report(`Chrome's port failed: ${(error as Error).message}`);
+  }
+  chromeOpen = false;
+}
+
+if (import.meta.main) {
+  if (Deno.args.includes("--version")) {
+    console.log(`ghostlight-browser-connector ${VERSION}`);
+    Deno.exit(0);
+  }
+  let paths: InstancePaths;
+  try {
+    paths = instancePathsFromEnv(parseInstanceFlag(Deno.args));
+  } catch (error) {
+    report((error as Error).message);
+    Deno.exit(2);
+  }
+  await relay(paths);
+  Deno.exit(0);
+}

@@ -1,0 +1,103 @@
+/**
+ * The extension's service worker: connects to the native host, says hello with a persistent
+ * browser id, and performs the service's commands.
+ *
+ * @module
+ */
+
+/// <reference types="@types/chrome" />
+
+import { type FromExtension, ToExtension } from "../../shared/browser_protocol.ts";
+import { MechanismError, perform } from "./operations.ts";
+
+const DEFAULT_HOST = "com.ghostlight.browser";
+const RETRY_MIN_MS = 500;
+const RETRY_MAX_MS = 30_000;
+
+interface LaunchConfig {
+  host?: string;
+  launch_token?: string;
+}
+
+/** `browser launch` drops a config.json beside the manifest; a store install has none. */
+async function readConfig(): Promise<LaunchConfig> {
+  try {
+    const response = await fetch(chrome.runtime.getURL("config.json"));
+    return response.ok ? await response.json() : {};
+  } catch {
+    return {};
+  }
+}
+
+async function browserId(): Promise<string> {
+  const stored = await chrome.storage.local.get("browserId");
+  if (typeof stored.browserId === "string") return stored.browserId;
+  const id = crypto.randomUUID();
+  await chrome.storage.local.set({ browserId: id });
+  return id;
+}
+
+let port: chrome.runtime.Port | null = null;
+let retryMs = RETRY_MIN_MS;
+
+function send(message: FromExtension): void {
+  try {
+    port?.postMessage(message);
+  } catch {
+    // The port closed; onDisconnect reconnects.
+  }
+}
+
+async function sayHello(config: LaunchConfig): Promise<void> {
+  send({
+    type: "hello",
+    browser_id: await browserId(),
+    extension_version: chrome.runtime.getManifest().version,
+    user_agent: navigator.userAgent.slice(0, 500),
+    ...(config.launch_token ? { launch_token: config.launch_token } : {}),
+  });
+}
+
+async function handle(raw: unknown, config: LaunchConfig): Promise<void> {
+  const parsed = ToExtension.safeParse(raw);
+  if (!parsed.success) return;
+  const message = parsed.data;
+  if (message.type === "relay") {
+    if (message.state === "connected") await sayHello(config);
+    return;
+  }
+  try {
+    const value = await perform(message.op, message.params);
+    send({ type: "result", id: message.id, ok: true, value: value ?? {} });
+  } catch (error) {
+    const known = error instanceof MechanismError;
+    send({
+      type: "result",
+      id: message.id,
+      ok: false,
+      error: {
+        kind: known ? error.kind : "internal",
+        message: (error as Error).message ?? String(error),
+      },
+    });
+  }
+}
+
+async function connect(): Promise<void> {
+  const config = await readConfig();
+  const next = chrome.runtime.connectNative(config.host ?? DEFAULT_HOST);
+  port = next;
+  next.onMessage.addListener((message) => {
+    retryMs = RETRY_MIN_MS;
+    handle(message, config);
+  });
+  next.onDisconnect.addListener(() => {
+    if (port === next) port = null;
+    setTimeout(connect, retryMs);
+    retryMs = Math.min(retryMs * 2, RETRY_MAX_MS);
+  });
+}
+
+chrome.tabs.onRemoved.addListener((tabId) => send({ type: "tab_removed", tab_id: tabId }));
+
+connect();

@@ -1,0 +1,142 @@
+/**
+ * The mechanisms the extension performs for the service: tabs, tab groups and CDP through
+ * `chrome.debugger`. No policy lives here; the service decided before the command arrived.
+ *
+ * @module
+ */
+
+/// <reference types="@types/chrome" />
+
+import {
+  type OperationName,
+  type OperationParams,
+  type OperationResult,
+  Operations,
+  type TabInfo,
+} from "../../shared/browser_protocol.ts";
+
+/** A mechanism failure with the kind the service understands. */
+export class MechanismError extends Error {
+  constructor(
+    readonly kind: "no_such_tab" | "cdp_error" | "invalid_params" | "unsupported" | "internal",
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const CDP_VERSION = "1.3";
+/** Tab groups by the workspace key the service gave them. */
+const groups = new Map<string, number>();
+/** Tabs with the debugger attached. */
+const attached = new Set<number>();
+
+chrome.debugger.onDetach.addListener((source) => {
+  if (source.tabId !== undefined) attached.delete(source.tabId);
+});
+chrome.tabs.onRemoved.addListener((tabId) => attached.delete(tabId));
+
+function describe(tab: chrome.tabs.Tab): TabInfo {
+  return {
+    tab_id: tab.id ?? -1,
+    window_id: tab.windowId,
+    group_id: tab.groupId,
+    url: tab.url ?? tab.pendingUrl ?? "",
+    title: tab.title ?? "",
+    status: tab.status ?? "unknown",
+    active: tab.active,
+  };
+}
+
+async function getTab(tabId: number): Promise<chrome.tabs.Tab> {
+  try {
+    return await chrome.tabs.get(tabId);
+  } catch {
+    throw new MechanismError("no_such_tab", `tab ${tabId} does not exist`);
+  }
+}
+
+async function groupExists(groupId: number): Promise<boolean> {
+  try {
+    await chrome.tabGroups.get(groupId);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function createTab(params: OperationParams<"tab.create">): Promise<TabInfo> {
+  const known = groups.get(params.group.key);
+  const groupId = known !== undefined && await groupExists(known) ? known : undefined;
+  let windowId: number | undefined;
+  if (groupId !== undefined) windowId = (await chrome.tabGroups.get(groupId)).windowId;
+  const tab = await chrome.tabs.create({ url: params.url, active: true, windowId });
+  const tabId = tab.id!;
+  const joined = await chrome.tabs.group({
+    tabIds: [tabId],
+    ...(groupId !== undefined ? { groupId } : { createProperties: { windowId: tab.windowId } }),
+  });
+  if (groupId === undefined) {
+    await chrome.tabGroups.update(joined, {
+      title: params.group.title,
+      color: params.group.color,
+    });
+    groups.set(params.group.key, joined);
+  }
+  return describe(await getTab(tabId));
+}
+
+async function ensureAttached(tabId: number): Promise<void> {
+  if (attached.has(tabId)) return;
+  await getTab(tabId);
+  try {
+    await chrome.debugger.attach({ tabId }, CDP_VERSION);
+  } catch (error) {
+    const message = (error as Error).message ?? String(error);
+    if (!/already attached/i.test(message)) {
+      throw new MechanismError("cdp_error", `cannot attach to tab ${tabId}: ${message}`);
+    }
+  }
+  attached.add(tabId);
+}
+
+async function sendCdp(params: OperationParams<"cdp">): Promise<Record<string, unknown>> {
+  await ensureAttached(params.tab_id);
+  try {
+    const result = await chrome.debugger.sendCommand(
+      { tabId: params.tab_id },
+      params.method,
+      params.params,
+    );
+    return (result ?? {}) as Record<string, unknown>;
+  } catch (error) {
+    const message = (error as Error).message ?? String(error);
+    if (/no tab with given id|cannot find tab/i.test(message)) {
+      throw new MechanismError("no_such_tab", `tab ${params.tab_id} does not exist`);
+    }
+    throw new MechanismError("cdp_error", `${params.method}: ${message}`);
+  }
+}
+
+const IMPLEMENTATIONS: {
+  [N in OperationName]: (params: OperationParams<N>) => Promise<OperationResult<N>>;
+} = {
+  "tab.create": createTab,
+  "tab.get": async (params) => describe(await getTab(params.tab_id)),
+  "tab.close": async (params) => {
+    await getTab(params.tab_id);
+    await chrome.tabs.remove(params.tab_id);
+    return {};
+  },
+  "cdp": sendCdp,
+};
+
+/** Validates and performs one operation. */
+export async function perform(op: OperationName, rawParams: unknown): Promise<unknown> {
+  const parsed = Operations[op].params.safeParse(rawParams);
+  if (!parsed.success) {
+    throw new MechanismError("invalid_params", `bad parameters for ${op}: ${parsed.error.message}`);
+  }
+  const run = IMPLEMENTATIONS[op] as (params: unknown) => Promise<unknown>;
+  return await run(parsed.data);
+}

@@ -1,0 +1,155 @@
+/**
+ * The JSON-RPC 2.0 core over stdio shared by both MCP revisions: bounded line reading, message
+ * classification with the right error codes, and serialised writing to stdout. Nothing but
+ * protocol goes to stdout.
+ *
+ * @module
+ */
+
+import { BoundedWriter, encodeLine, LineReader } from "../shared/framing.ts";
+
+/** The largest MCP message line accepted from a client. */
+export const MAX_LINE_BYTES = 4 * 1024 * 1024;
+/** Messages that may wait for stdout before the connector treats the client as stuck. */
+const MAX_QUEUED_OUT = 1024;
+
+/** JSON-RPC and MCP error codes used by the connector. */
+export const ErrorCode = {
+  parseError: -32700,
+  invalidRequest: -32600,
+  methodNotFound: -32601,
+  invalidParams: -32602,
+  internalError: -32603,
+  unsupportedProtocolVersion: -32022,
+} as const;
+
+/** A JSON-RPC request id: a string or an integer, never null. */
+export type RequestId = string | number;
+
+/** A message read from the client, classified. */
+export type Incoming =
+  | { kind: "request"; id: RequestId; method: string; params: Record<string, unknown> }
+  | { kind: "notification"; method: string; params: Record<string, unknown> }
+  | { kind: "response"; id: RequestId }
+  | { kind: "invalid"; id: RequestId | null; code: number; message: string };
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function validId(value: unknown): value is RequestId {
+  return typeof value === "string" || (typeof value === "number" && Number.isInteger(value));
+}
+
+/** Classifies one line of input. Never throws. */
+export function classify(line: string): Incoming {
+  let message: unknown;
+  try {
+    message = JSON.parse(line);
+  } catch {
+    return { kind: "invalid", id: null, code: ErrorCode.parseError, message: "Parse error" };
+  }
+  if (Array.isArray(message)) {
+    return {
+      kind: "invalid",
+      id: null,
+      code: ErrorCode.invalidRequest,
+      message: "Batches are not supported; send one JSON-RPC message per line",
+    };
+  }
+  if (!isRecord(message) || message.jsonrpc !== "2.0") {
+    const id = isRecord(message) && validId(message.id) ? message.id : null;
+    return { kind: "invalid", id, code: ErrorCode.invalidRequest, message: "Invalid Request" };
+  }
+  const hasId = "id" in message;
+  if (hasId && !validId(message.id)) {
+    return {
+      kind: "invalid",
+      id: null,
+      code: ErrorCode.invalidRequest,
+      message: "Invalid Request: id must be a string or an integer",
+    };
+  }
+  if (typeof message.method !== "string") {
+    if (hasId && ("result" in message || "error" in message)) {
+      return { kind: "response", id: message.id as RequestId };
+    }
+    return {
+      kind: "invalid",
+      id: hasId ? message.id as RequestId : null,
+      code: ErrorCode.invalidRequest,
+      message: "Invalid Request: method must be a string",
+    };
+  }
+  if (message.params !== undefined && !isRecord(message.params)) {
+    return {
+      kind: "invalid",
+      id: hasId ? message.id as RequestId : null,
+      code: hasId ? ErrorCode.invalidParams : ErrorCode.invalidRequest,
+      message: "Invalid params: params must be an object",
+    };
+  }
+  const params = (message.params ?? {}) as Record<string, unknown>;
+  if (!hasId) return { kind: "notification", method: message.method, params };
+  return { kind: "request", id: message.id as RequestId, method: message.method, params };
+}
+
+/** A JSON-RPC error to send back for a request. */
+export class RpcError extends Error {
+  constructor(readonly code: number, message: string, readonly data?: unknown) {
+    super(message);
+  }
+}
+
+/** Writes protocol messages to the client, one per line, in order. */
+export class StdioPeer {
+  #writer: BoundedWriter;
+
+  constructor(writable: WritableStream<Uint8Array>) {
+    this.#writer = new BoundedWriter(writable, MAX_QUEUED_OUT);
+  }
+
+  /** Sends a result. */
+  result(id: RequestId, result: unknown): Promise<void> {
+    return this.#send({ jsonrpc: "2.0", id, result });
+  }
+
+  /** Sends an error (id null only for unparseable input). */
+  error(id: RequestId | null, code: number, message: string, data?: unknown): Promise<void> {
+    const error = data === undefined ? { code, message } : { code, message, data };
+    return this.#send({ jsonrpc: "2.0", id, error });
+  }
+
+  /** Sends a notification. */
+  notify(method: string, params?: Record<string, unknown>): Promise<void> {
+    return this.#send(
+      params === undefined ? { jsonrpc: "2.0", method } : { jsonrpc: "2.0", method, params },
+    );
+  }
+
+  #send(message: unknown): Promise<void> {
+    return this.#writer.write(encodeLine(message)).catch(() => {});
+  }
+
+  /** Flushes queued messages. */
+  async close(): Promise<void> {
+    await this.#writer.close();
+  }
+}
+
+/** Reads classified messages from stdin until it closes. */
+export async function* readMessages(
+  readable: ReadableStream<Uint8Array>,
+): AsyncGenerator<Incoming | { kind: "oversized"; bytes: number }> {
+  const reader = new LineReader(readable, MAX_LINE_BYTES);
+  while (true) {
+    const next = await reader.next();
+    if (next === null) return;
+    if (next.kind === "oversized") {
+      yield next;
+      continue;
+    }
+    if (next.text.trim() === "") continue;
+    yield classify(next.text);
+  }
+}

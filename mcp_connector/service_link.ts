@@ -1,0 +1,306 @@
+/**
+ * The connector's link to the service: connects (starting the service on demand), checks the
+ * service's proof, multiplexes calls by sequence number, and reconnects for future calls after
+ * a break. Calls that may have started when the link broke end as outcome-unknown; nothing is
+ * ever replayed.
+ *
+ * @module
+ */
+
+import {
+  BRIDGE_MAX_FRAME,
+  type ConnectorMessage,
+  type Outcome,
+  ServiceMessage,
+  type ToolDescriptor,
+} from "../shared/bridge.ts";
+import { commandFor } from "../shared/executables.ts";
+import { encodeFrame } from "../shared/framing.ts";
+import { connectAndVerify, ImpostorError, type OpenedConnection } from "../shared/handshake.ts";
+import type { InstancePaths } from "../shared/instance.ts";
+
+/** How long the connector waits for a demand-started service to listen. */
+const START_TIMEOUT_MS = 15_000;
+
+/** The catalog as the service sent it. */
+export interface CatalogSnapshot {
+  generation: number;
+  instructions: string;
+  tools: ToolDescriptor[];
+}
+
+/** A refusal before any work began. */
+export interface Rejection {
+  kind: Extract<ServiceMessage, { type: "rejected" }>["kind"];
+  message: string;
+  next_step: string;
+}
+
+/** The end of one call: an outcome, or a rejection before it started. */
+export type CallEnd = { outcome: Outcome } | { rejected: Rejection };
+
+/** The service cannot be reached or trusted. */
+export class ServiceUnavailable extends Error {}
+
+type Pending =
+  | { kind: "catalog"; resolve: (c: CatalogSnapshot) => void; reject: (e: Error) => void }
+  | { kind: "workspace"; resolve: (id: string) => void; reject: (e: Error) => void }
+  | {
+    kind: "start";
+    resolve: (end: CallEnd) => void;
+    onStarted: (work: string) => void;
+    work: string | null;
+  };
+
+type Connection = OpenedConnection<unknown> & { pending: Map<number, Pending> };
+
+/** The connector's one link to its instance's service. */
+export class ServiceLink {
+  #paths: InstancePaths;
+  #client: { name: string; version: string };
+  #connection: Connection | null = null;
+  #connecting: Promise<Connection> | null = null;
+  #seq = 0;
+  #byWork = new Map<string, number>();
+  #catalogListeners: ((generation: number) => void)[] = [];
+  #closed = false;
+
+  constructor(paths: InstancePaths, client: { name: string; version: string }) {
+    this.#paths = paths;
+    this.#client = client;
+  }
+
+  /** Updates the client identity sent at the next (re)connection. */
+  setClient(client: { name: string; version: string }): void {
+    this.#client = client;
+  }
+
+  /** Calls `listener` when the service says the catalog changed. */
+  onCatalogChanged(listener: (generation: number) => void): void {
+    this.#catalogListeners.push(listener);
+  }
+
+  /** Fetches the tool catalog. */
+  async catalog(): Promise<CatalogSnapshot> {
+    const connection = await this.#connect();
+    return await new Promise((resolve, reject) => {
+      const seq = ++this.#seq;
+      connection.pending.set(seq, { kind: "catalog", resolve, reject });
+      this.#send(connection, { type: "catalog", seq });
+    });
+  }
+
+  /** Opens a workspace labelled for the user. */
+  async openWorkspace(label: string): Promise<string> {
+    const connection = await this.#connect();
+    return await new Promise((resolve, reject) => {
+      const seq = ++this.#seq;
+      connection.pending.set(seq, { kind: "workspace", resolve, reject });
+      this.#send(connection, { type: "open_workspace", seq, label: label.slice(0, 200) });
+    });
+  }
+
+  /** Releases a workspace (best effort: a broken link releases nothing). */
+  releaseWorkspace(workspace: string): void {
+    const connection = this.#connection;
+    if (connection) this.#send(connection, { type: "release_workspace", workspace });
+  }
+
+  /** Starts a tool call and resolves when it ends. `onStarted` receives the work id. */
+  async start(
+    request: Omit<Extract<ConnectorMessage, { type: "start" }>, "type" | "seq">,
+    onStarted: (work: string) => void = () => {},
+  ): Promise<CallEnd> {
+    const connection = await this.#connect();
+    return await new Promise((resolve) => {
+      const seq = ++this.#seq;
+      connection.pending.set(seq, { kind: "start", resolve, onStarted, work: null });
+      this.#send(connection, { type: "start", seq, ...request });
+    });
+  }
+
+  /** Asks the service to cancel a work. */
+  cancel(work: string): void {
+    const connection = this.#connection;
+    if (connection && this.#byWork.has(work)) {
+      this.#send(connection, { type: "cancel", work });
+    }
+  }
+
+  /** Closes the link; pending calls end as outcome-unknown. */
+  close(): void {
+    this.#closed = true;
+    const connection = this.#connection;
+    if (connection) {
+      try {
+        connection.conn.close();
+      } catch {
+        // Already closed.
+      }
+    }
+  }
+
+  #send(connection: Connection, message: ConnectorMessage): void {
+    connection.writer.write(encodeFrame(message, BRIDGE_MAX_FRAME)).catch(() => {
+      try {
+        connection.conn.close();
+      } catch {
+        // The read loop notices and fails what is pending.
+      }
+    });
+  }
+
+  #connect(): Promise<Connection> {
+    if (this.#closed) return Promise.reject(new ServiceUnavailable("the connector is closing"));
+    if (this.#connection) return Promise.resolve(this.#connection);
+    this.#connecting ??= this.#open().finally(() => this.#connecting = null);
+    return this.#connecting;
+  }
+
+  async #open(): Promise<Connection> {
+    let opened: OpenedConnection<unknown>;
+    try {
+      opened = await this.#handshake();
+    } catch (error) {
+      if (error instanceof ImpostorError) throw new ServiceUnavailable(error.message);
+      if (!isAbsent(error)) throw new ServiceUnavailable((error as Error).message);
+      this.#startService();
+      opened = await this.#waitForService();
+    }
+    const connection: Connection = { ...opened, pending: new Map() };
+    this.#connection = connection;
+    this.#readLoop(connection);
+    return connection;
+  }
+
+  #handshake(): Promise<OpenedConnection<unknown>> {
+    return connectAndVerify({
+      socket: this.#paths.bridgeSocket,
+      secretFile: this.#paths.secretFile,
+      role: "mcp",
+      client: this.#client,
+      maxFrame: BRIDGE_MAX_FRAME,
+    });
+  }
+
+  #startService(): void {
+    const { command, args } = commandFor("service");
+    const instance = this.#paths.instance === null ? [] : ["--instance", this.#paths.instance];
+    try {
+      const child = new Deno.Command(command, {
+        args: [...args, ...instance, "service", "--exit-when-idle"],
+        stdin: "null",
+        stdout: "null",
+        stderr: "null",
+        detached: true,
+      }).spawn();
+      child.unref();
+    } catch (error) {
+      throw new ServiceUnavailable(
+        `the Ghostlight service is not running and could not be started ` +
+          `(${(error as Error).message}); start it with 'ghostlight service'`,
+      );
+    }
+  }
+
+  async #waitForService(): Promise<OpenedConnection<unknown>> {
+    const deadline = Date.now() + START_TIMEOUT_MS;
+    let last: unknown;
+    while (Date.now() < deadline) {
+      try {
+        return await this.#handshake();
+      } catch (error) {
+        if (error instanceof ImpostorError) throw new ServiceUnavailable(error.message);
+        last = error;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    throw new ServiceUnavailable(
+      `the Ghostlight service did not come up within ${START_TIMEOUT_MS / 1000} s ` +
+        `(${(last as Error)?.message}); see ${this.#paths.logFile}`,
+    );
+  }
+
+  async #readLoop(connection: Connection): Promise<void> {
+    try {
+      while (true) {
+        const raw = await connection.reader.next();
+        if (raw === null) break;
+        const parsed = ServiceMessage.safeParse(raw);
+        if (!parsed.success) break;
+        this.#dispatch(connection, parsed.data);
+      }
+    } catch {
+      // A broken or garbled link ends like a closed one.
+    }
+    this.#connection = null;
+    try {
+      connection.conn.close();
+    } catch {
+      // Already closed.
+    }
+    for (const pending of connection.pending.values()) {
+      if (pending.kind === "start") {
+        if (pending.work) this.#byWork.delete(pending.work);
+        pending.resolve({
+          outcome: {
+            kind: "outcome_unknown",
+            message: "The connection to the Ghostlight service broke during this call.",
+            next_step: "It may or may not have happened: inspect the page before retrying.",
+          },
+        });
+      } else {
+        pending.reject(new ServiceUnavailable("the connection to the service broke"));
+      }
+    }
+    connection.pending.clear();
+  }
+
+  #dispatch(connection: Connection, message: ServiceMessage): void {
+    switch (message.type) {
+      case "catalog_changed":
+        for (const listener of this.#catalogListeners) listener(message.generation);
+        return;
+      case "completed": {
+        const seq = this.#byWork.get(message.work);
+        if (seq === undefined) return;
+        this.#byWork.delete(message.work);
+        const pending = connection.pending.get(seq);
+        connection.pending.delete(seq);
+        if (pending?.kind === "start") pending.resolve({ outcome: message.outcome });
+        return;
+      }
+    }
+    const pending = connection.pending.get(message.seq);
+    if (!pending) return;
+    switch (message.type) {
+      case "catalog":
+        connection.pending.delete(message.seq);
+        if (pending.kind === "catalog") pending.resolve(message);
+        return;
+      case "workspace_opened":
+        connection.pending.delete(message.seq);
+        if (pending.kind === "workspace") pending.resolve(message.workspace);
+        return;
+      case "started":
+        if (pending.kind === "start") {
+          pending.work = message.work;
+          this.#byWork.set(message.work, message.seq);
+          pending.onStarted(message.work);
+        }
+        return;
+      case "rejected":
+        connection.pending.delete(message.seq);
+        if (pending.kind === "start") {
+          pending.resolve({ rejected: message });
+        } else {
+          pending.reject(new ServiceUnavailable(`${message.message} ${message.next_step}`));
+        }
+        return;
+    }
+  }
+}
+
+function isAbsent(error: unknown): boolean {
+  return error instanceof Deno.errors.NotFound || error instanceof Deno.errors.ConnectionRefused;
+}

@@ -1,0 +1,241 @@
+/**
+ * Browser routing: the browsers attached through browser connectors, each a link that carries
+ * commands to its extension and results back. Tabs the model sees are composite numbers
+ * (browser slot × 2^32 + native tab id) so several browsers can be attached at once.
+ *
+ * @module
+ */
+
+import {
+  type Command,
+  FROM_EXTENSION_MAX_FRAME,
+  FromExtension,
+  type OperationName,
+  type OperationParams,
+  type OperationResult,
+  Operations,
+  TO_EXTENSION_MAX_FRAME,
+} from "../../shared/browser_protocol.ts";
+import { type BoundedWriter, encodeFrame, type FrameReader } from "../../shared/framing.ts";
+import { log } from "../log/mod.ts";
+
+/** How many commands may be in flight to one browser at once. */
+const MAX_IN_FLIGHT = 64;
+/** How long one browser operation may take before its outcome is unknown. */
+export const DEFAULT_OPERATION_TIMEOUT_MS = 30_000;
+const SLOT_FACTOR = 2 ** 32;
+
+/** Why a browser operation failed. */
+export type BrowserErrorKind =
+  | "no_such_tab"
+  | "cdp_error"
+  | "invalid_params"
+  | "unsupported"
+  | "internal"
+  | "disconnected"
+  | "timeout"
+  | "busy";
+
+/** A browser operation failed; `kind` says whether it may have happened. */
+export class BrowserError extends Error {
+  constructor(readonly kind: BrowserErrorKind, message: string) {
+    super(message);
+    this.name = "BrowserError";
+  }
+
+  /** True when the browser may have carried the operation out. */
+  get mayHaveHappened(): boolean {
+    return this.kind === "disconnected" || this.kind === "timeout";
+  }
+}
+
+interface Pending {
+  op: OperationName;
+  resolve: (value: unknown) => void;
+  reject: (error: BrowserError) => void;
+  timer: ReturnType<typeof setTimeout>;
+}
+
+/** One attached browser. */
+export class BrowserLink {
+  readonly connectedAt = new Date();
+  #writer: BoundedWriter;
+  #pending = new Map<number, Pending>();
+  #nextId = 1;
+  #closed = false;
+
+  constructor(
+    readonly browserId: string,
+    readonly slot: number,
+    readonly details: { extensionVersion: string; userAgent: string; launchToken?: string },
+    writer: BoundedWriter,
+  ) {
+    this.#writer = writer;
+  }
+
+  /** True while the connection to this browser is open. */
+  get connected(): boolean {
+    return !this.#closed;
+  }
+
+  /** Performs one operation in the browser, validating its result. */
+  async call<N extends OperationName>(
+    op: N,
+    params: OperationParams<N>,
+    options: { timeoutMs?: number } = {},
+  ): Promise<OperationResult<N>> {
+    if (this.#closed) throw new BrowserError("disconnected", "the browser is not connected");
+    if (this.#pending.size >= MAX_IN_FLIGHT) {
+      throw new BrowserError("busy", `the browser already has ${MAX_IN_FLIGHT} commands running`);
+    }
+    const id = this.#nextId++;
+    const command: Command = { type: "command", id, op, params };
+    const frame = encodeFrame(command, TO_EXTENSION_MAX_FRAME);
+    const timeoutMs = options.timeoutMs ?? DEFAULT_OPERATION_TIMEOUT_MS;
+    const raw = await new Promise<unknown>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.#pending.delete(id);
+        reject(new BrowserError("timeout", `the browser did not finish ${op} in ${timeoutMs} ms`));
+      }, timeoutMs);
+      this.#pending.set(id, { op, resolve, reject, timer });
+      this.#writer.write(frame).catch(() => {
+        this.#settle(id, (p) => p.reject(new BrowserError("disconnected", "send failed")));
+      });
+    });
+    const parsed = Operations[op].result.safeParse(raw);
+    if (!parsed.success) {
+      throw new BrowserError("internal", `the extension answered ${op} with an unexpected shape`);
+    }
+    return parsed.data as OperationResult<N>;
+  }
+
+  /** Routes one frame from the extension. */
+  handleResult(message: Extract<FromExtension, { type: "result" }>): void {
+    this.#settle(message.id, (pending) => {
+      if (message.ok) pending.resolve(message.value);
+      else pending.reject(new BrowserError(message.error.kind, message.error.message));
+    });
+  }
+
+  #settle(id: number, action: (pending: Pending) => void): void {
+    const pending = this.#pending.get(id);
+    if (!pending) return;
+    this.#pending.delete(id);
+    clearTimeout(pending.timer);
+    action(pending);
+  }
+
+  /** Ends every pending command: they may have happened. */
+  close(): void {
+    this.#closed = true;
+    for (const id of [...this.#pending.keys()]) {
+      this.#settle(
+        id,
+        (p) => p.reject(new BrowserError("disconnected", `the browser went away during ${p.op}`)),
+      );
+    }
+  }
+
+  /** The model-facing id of one of this browser's tabs. */
+  compose(nativeTabId: number): number {
+    return this.slot * SLOT_FACTOR + nativeTabId;
+  }
+}
+
+/** Splits a model-facing tab id into browser slot and native tab id. */
+export function decomposeTabId(tabId: number): { slot: number; native: number } | null {
+  if (!Number.isSafeInteger(tabId) || tabId < 0) return null;
+  return { slot: Math.floor(tabId / SLOT_FACTOR), native: tabId % SLOT_FACTOR };
+}
+
+/** Listeners for what browsers report on their own. */
+export interface BrowserEvents {
+  tabRemoved(link: BrowserLink, nativeTabId: number): void;
+}
+
+/** All attached browsers, with slots that stay stable for a browser id while the service runs. */
+export class BrowserHub {
+  #links = new Map<string, BrowserLink>();
+  #slots = new Map<string, number>();
+  #events: BrowserEvents[] = [];
+
+  /** Subscribes to browser events. */
+  onEvents(events: BrowserEvents): void {
+    this.#events.push(events);
+  }
+
+  /** The browsers attached now, most recent last. */
+  list(): BrowserLink[] {
+    return [...this.#links.values()];
+  }
+
+  /** The browser new work goes to: the one that attached most recently. */
+  pick(): BrowserLink | undefined {
+    return this.list().at(-1);
+  }
+
+  /** The browser in `slot`, if attached. */
+  bySlot(slot: number): BrowserLink | undefined {
+    return this.list().find((link) => link.slot === slot);
+  }
+
+  /**
+   * Serves one browser connector after its hello: waits for the extension's hello, then routes
+   * results until the connection ends.
+   */
+  async serve(reader: FrameReader, writer: BoundedWriter): Promise<void> {
+    let link: BrowserLink | null = null;
+    try {
+      while (true) {
+        const raw = await reader.next(FROM_EXTENSION_MAX_FRAME);
+        if (raw === null) break;
+        const parsed = FromExtension.safeParse(raw);
+        if (!parsed.success) {
+          log("warn", "browser sent a malformed message; closing its link");
+          break;
+        }
+        const message = parsed.data;
+        if (message.type === "hello") {
+          link?.close();
+          link = this.#attach(message, writer);
+        } else if (link === null) {
+          log("warn", "browser sent a message before its hello; closing its link");
+          break;
+        } else if (message.type === "result") {
+          link.handleResult(message);
+        } else {
+          for (const events of this.#events) events.tabRemoved(link, message.tab_id);
+        }
+      }
+    } catch (error) {
+      log("warn", `browser link failed: ${(error as Error).message}`);
+    } finally {
+      if (link) this.#detach(link);
+    }
+  }
+
+  #attach(hello: Extract<FromExtension, { type: "hello" }>, writer: BoundedWriter): BrowserLink {
+    let slot = this.#slots.get(hello.browser_id);
+    if (slot === undefined) {
+      slot = this.#slots.size;
+      this.#slots.set(hello.browser_id, slot);
+    }
+    this.#links.get(hello.browser_id)?.close();
+    const link = new BrowserLink(hello.browser_id, slot, {
+      extensionVersion: hello.extension_version,
+      userAgent: hello.user_agent,
+      launchToken: hello.launch_token,
+    }, writer);
+    this.#links.set(hello.browser_id, link);
+    log("info", `browser attached in slot ${slot} (extension ${hello.extension_version})`);
+    return link;
+  }
+
+  #detach(link: BrowserLink): void {
+    link.close();
+    if (this.#links.get(link.browserId) === link) {
+      this.#links.delete(link.browserId);
+      log("info", `browser in slot ${link.slot} detached`);
+    }
+  }
+}

@@ -1,0 +1,117 @@
+/**
+ * Checks tool arguments against the contract's input schemas. The schemas use a small subset
+ * of JSON Schema (types, properties, required, additionalProperties, enum, items, bounds), so a
+ * small checker whose messages name the field serves agents better than a general validator.
+ *
+ * @module
+ */
+
+type Schema = Record<string, unknown>;
+
+/** The first problem found, phrased for the model, or null when the arguments are valid. */
+export function firstArgumentProblem(schema: Schema, value: unknown): string | null {
+  return check(schema, value, "");
+}
+
+function typeOf(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "array";
+  if (typeof value === "number") return Number.isInteger(value) ? "integer" : "number";
+  return typeof value;
+}
+
+function matchesType(expected: string, value: unknown): boolean {
+  const actual = typeOf(value);
+  if (expected === "number") return actual === "number" || actual === "integer";
+  return expected === actual;
+}
+
+function describeField(path: string): string {
+  return path === "" ? "the arguments" : `"${path}"`;
+}
+
+function check(schema: Schema, value: unknown, path: string): string | null {
+  const field = describeField(path);
+  const type = schema.type as string | string[] | undefined;
+  if (type !== undefined) {
+    const types = Array.isArray(type) ? type : [type];
+    if (!types.some((t) => matchesType(t, value))) {
+      return `${field} must be ${types.join(" or ")}, not ${typeOf(value)}`;
+    }
+  }
+  if (typeof value === "number" && !Number.isFinite(value)) return `${field} must be finite`;
+  const allowed = schema.enum as unknown[] | undefined;
+  if (allowed && !allowed.includes(value)) {
+    return `${field} must be one of ${allowed.map((v) => JSON.stringify(v)).join(", ")}`;
+  }
+  if (typeof value === "number") {
+    if (typeof schema.minimum === "number" && value < schema.minimum) {
+      return `${field} must be at least ${schema.minimum}`;
+    }
+    if (typeof schema.maximum === "number" && value > schema.maximum) {
+      return `${field} must be at most ${schema.maximum}`;
+    }
+  }
+  if (typeof value === "string") {
+    if (typeof schema.minLength === "number" && value.length < schema.minLength) {
+      return `${field} must have at least ${schema.minLength} characters`;
+    }
+    if (typeof schema.maxLength === "number" && value.length > schema.maxLength) {
+      return `${field} must have at most ${schema.maxLength} characters`;
+    }
+  }
+  if (Array.isArray(value)) {
+    if (typeof schema.minItems === "number" && value.length < schema.minItems) {
+      return `${field} must have at least ${schema.minItems} items`;
+    }
+    if (typeof schema.maxItems === "number" && value.length > schema.maxItems) {
+      return `${field} must have at most ${schema.maxItems} items`;
+    }
+    const items = schema.items as Schema | undefined;
+    if (items) {
+      for (let i = 0; i < value.length; i++) {
+        const problem = check(items, value[i], `${path}[${i}]`);
+        if (problem) return problem;
+      }
+    }
+  }
+  if (typeOf(value) === "object") {
+    return checkObject(schema, value as Record<string, unknown>, path);
+  }
+  return null;
+}
+
+function checkObject(schema: Schema, value: Record<string, unknown>, path: string): string | null {
+  const properties = (schema.properties ?? {}) as Record<string, Schema>;
+  const prefix = path === "" ? "" : `${path}.`;
+  for (const name of (schema.required ?? []) as string[]) {
+    if (!(name in value) || value[name] === undefined) {
+      const expected = properties[name]?.type;
+      const shown = Array.isArray(expected) ? expected.join(" or ") : expected ?? "a value";
+      return `"${prefix}${name}" is required (${shown})`;
+    }
+  }
+  const count = Object.keys(value).length;
+  if (typeof schema.minProperties === "number" && count < schema.minProperties) {
+    return `${describeField(path)} must have at least ${schema.minProperties} entries`;
+  }
+  for (const [name, item] of Object.entries(value)) {
+    const propertySchema = properties[name];
+    if (propertySchema) {
+      const problem = check(propertySchema, item, `${prefix}${name}`);
+      if (problem) return problem;
+      continue;
+    }
+    const extra = schema.additionalProperties;
+    if (extra === false) {
+      const known = Object.keys(properties);
+      return `"${prefix}${name}" is not a parameter here` +
+        (known.length ? ` (known: ${known.join(", ")})` : " (this tool takes none)");
+    }
+    if (typeof extra === "object" && extra !== null) {
+      const problem = check(extra as Schema, item, `${prefix}${name}`);
+      if (problem) return problem;
+    }
+  }
+  return null;
+}

@@ -1,0 +1,149 @@
+/**
+ * The `ghostlight` command line: `service`, `status`, `browser launch`.
+ *
+ * @module
+ */
+
+import { type InstancePaths, instancePathsFromEnv } from "../../shared/instance.ts";
+import { fetchStatus } from "../control/mod.ts";
+import { startDaemon, VERSION } from "../daemon/mod.ts";
+import { AlreadyRunning, describeInstance } from "../host/mod.ts";
+import { launchBrowser } from "./launch.ts";
+
+const USAGE = `Usage: ghostlight [--instance NAME] <command>
+
+Commands:
+  service [--exit-when-idle]     run the service in the foreground
+  status [--json]                show the service, browsers and connectors
+  browser launch [--headless] [--url URL]
+                                 start an isolated Chromium with Ghostlight in it
+  version                        print the version
+
+--instance NAME (or GHOSTLIGHT_INSTANCE) selects an isolated instance.`;
+
+/** How long a demand-started service waits, quiet, before it exits. */
+const DEMAND_IDLE_MS = 30_000;
+
+/** A command-line mistake: printed with the usage, exit code 2. */
+class UsageError extends Error {}
+
+function takeFlag(args: string[], name: string): boolean {
+  const index = args.indexOf(name);
+  if (index < 0) return false;
+  args.splice(index, 1);
+  return true;
+}
+
+function takeOption(args: string[], name: string): string | undefined {
+  const index = args.findIndex((arg) => arg === name || arg.startsWith(`${name}=`));
+  if (index < 0) return undefined;
+  const arg = args[index];
+  if (arg.includes("=")) {
+    args.splice(index, 1);
+    return arg.slice(name.length + 1);
+  }
+  const value = args[index + 1];
+  if (value === undefined) throw new UsageError(`${name} needs a value`);
+  args.splice(index, 2);
+  return value;
+}
+
+function noMore(args: string[]): void {
+  if (args.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(args[0])}`);
+}
+
+async function runService(paths: InstancePaths, args: string[]): Promise<number> {
+  const demand = takeFlag(args, "--exit-when-idle");
+  noMore(args);
+  const idle = Number(Deno.env.get("GHOSTLIGHT_IDLE_EXIT_MS") ?? DEMAND_IDLE_MS);
+  const daemon = await startDaemon(paths, {
+    idleExitMs: demand ? idle : null,
+    logToStderr: !demand,
+  });
+  for (const signal of ["SIGINT", "SIGTERM"] as const) {
+    Deno.addSignalListener(signal, () => daemon.stop());
+  }
+  await daemon.finished;
+  return 0;
+}
+
+async function runStatus(paths: InstancePaths, args: string[]): Promise<number> {
+  const json = takeFlag(args, "--json");
+  noMore(args);
+  let status;
+  try {
+    status = await fetchStatus(paths.controlSocket);
+  } catch {
+    if (json) console.log(JSON.stringify({ service: null }));
+    else console.log(`The service for ${describeInstance(paths)} is not running.`);
+    return 3;
+  }
+  if (json) {
+    console.log(JSON.stringify(status));
+    return 0;
+  }
+  console.log(
+    `Service ${status.service.version}, pid ${status.service.pid}, ` +
+      `${describeInstance(paths)}, up since ${status.service.startedAt}`,
+  );
+  console.log(`Browsers: ${status.browsers.length}`);
+  for (const browser of status.browsers) {
+    console.log(
+      `  slot ${browser.slot}: extension ${browser.extensionVersion}, ${browser.userAgent}`,
+    );
+  }
+  console.log(`MCP connectors: ${status.connectors.length}`);
+  for (const connector of status.connectors) {
+    console.log(`  ${connector.client}, ${connector.activeWorks} calls running`);
+  }
+  console.log(`Workspaces: ${status.workspaces}`);
+  return 0;
+}
+
+/** Runs the command line; returns the exit code. */
+export async function runCli(argv: string[]): Promise<number> {
+  const args = [...argv];
+  try {
+    if (takeFlag(args, "--help") || takeFlag(args, "-h")) {
+      console.log(USAGE);
+      return 0;
+    }
+    const instance = takeOption(args, "--instance");
+    const paths = instancePathsFromEnv(instance);
+    const command = args.shift();
+    switch (command) {
+      case "service":
+        return await runService(paths, args);
+      case "status":
+        return await runStatus(paths, args);
+      case "browser": {
+        const sub = args.shift();
+        if (sub !== "launch") throw new UsageError("the browser command is 'browser launch'");
+        const headless = takeFlag(args, "--headless");
+        const url = takeOption(args, "--url") ?? null;
+        noMore(args);
+        await launchBrowser(paths, { headless, url });
+        return 0;
+      }
+      case "version":
+      case "--version":
+        console.log(`ghostlight ${VERSION}`);
+        return 0;
+      case undefined:
+        throw new UsageError("no command given");
+      default:
+        throw new UsageError(`unknown command ${JSON.stringify(command)}`);
+    }
+  } catch (error) {
+    if (error instanceof UsageError) {
+      console.error(`ghostlight: ${error.message}\n\n${USAGE}`);
+      return 2;
+    }
+    if (error instanceof AlreadyRunning) {
+      console.error(`ghostlight: ${error.message}`);
+      return 4;
+    }
+    console.error(`ghostlight: ${(error as Error).message}`);
+    return 1;
+  }
+}

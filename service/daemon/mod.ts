@@ -1,0 +1,175 @@
+/**
+ * The running service: binds the instance's sockets, admits connectors after the proof, serves
+ * the control API, and (when demand-started) exits after a quiet period.
+ *
+ * @module
+ */
+
+import { BRIDGE_MAX_FRAME } from "../../shared/bridge.ts";
+import { FROM_EXTENSION_MAX_FRAME } from "../../shared/browser_protocol.ts";
+import { acceptAndProve } from "../../shared/handshake.ts";
+import type { InstancePaths } from "../../shared/instance.ts";
+import { ensureSecret } from "../../shared/proof.ts";
+import { serveSession, type SessionInfo } from "../bridge/mod.ts";
+import { BrowserHub } from "../browser/mod.ts";
+import { Catalog } from "../catalog/mod.ts";
+import { controlApp, type Status } from "../control/mod.ts";
+import { bindSockets, ensureOwnedDir } from "../host/mod.ts";
+import { configureLog, log } from "../log/mod.ts";
+import { HANDLERS } from "../tools/mod.ts";
+import { WorkspaceRegistry } from "../workspace/mod.ts";
+
+/** The version every executable reports. */
+export const VERSION = "0.1.0";
+
+/** How the service runs. */
+export interface DaemonOptions {
+  /** Exit after this long with no connector, no browser and no work; null never. */
+  idleExitMs: number | null;
+  /** Echo the log to stderr as well as the log file. */
+  logToStderr: boolean;
+}
+
+/** A running service. */
+export interface Daemon {
+  /** Resolves when the service has stopped. */
+  finished: Promise<void>;
+  /** Stops the service. */
+  stop(): Promise<void>;
+  browsers: BrowserHub;
+}
+
+/** Starts the service for an instance. Throws `AlreadyRunning` when one serves it already. */
+export async function startDaemon(paths: InstancePaths, options: DaemonOptions): Promise<Daemon> {
+  await ensureOwnedDir(paths.stateDir);
+  configureLog({ file: paths.logFile, stderr: options.logToStderr });
+  const secret = await ensureSecret(paths.secretFile);
+  const listeners = await bindSockets(paths);
+  const browsers = new BrowserHub();
+  const workspaces = new WorkspaceRegistry();
+  const catalog = new Catalog(new Set(Object.keys(HANDLERS)));
+  const activity = { works: 0 };
+  const sessions = new Set<SessionInfo>();
+  const startedAt = new Date();
+  const identity = { version: VERSION, instance: paths.instance, pid: Deno.pid };
+  browsers.onEvents({
+    tabRemoved: (link, native) => workspaces.forgetTab(link.compose(native)),
+  });
+
+  const status = (): Status => ({
+    service: { ...identity, startedAt: startedAt.toISOString() },
+    browsers: browsers.list().map((link) => ({
+      slot: link.slot,
+      extensionVersion: link.details.extensionVersion,
+      userAgent: link.details.userAgent,
+      ...(link.details.launchToken ? { launchToken: link.details.launchToken } : {}),
+      connectedAt: link.connectedAt.toISOString(),
+    })),
+    connectors: [...sessions].map((session) => ({
+      client: session.client,
+      connectedAt: session.connectedAt.toISOString(),
+      activeWorks: session.activeWorks,
+    })),
+    workspaces: workspaces.size,
+  });
+
+  const control = Deno.serve({
+    path: listeners.control,
+    onListen: () => {},
+  }, controlApp(status).fetch);
+  await Deno.chmod(listeners.control, 0o600);
+
+  let lastBusy = Date.now();
+  const busy = () => sessions.size > 0 || browsers.list().length > 0 || activity.works > 0;
+
+  const acceptMcp = async () => {
+    for await (const conn of listeners.bridge) {
+      (async () => {
+        const opened = await acceptAndProve(conn, {
+          expectedRole: "mcp",
+          secret,
+          service: identity,
+          maxFrame: BRIDGE_MAX_FRAME,
+        });
+        if (!opened) return closeQuietly(conn);
+        const client = opened.hello.client;
+        const info: SessionInfo = {
+          client: client ? `${client.name} ${client.version}` : "unknown client",
+          connectedAt: new Date(),
+          activeWorks: 0,
+        };
+        sessions.add(info);
+        try {
+          await serveSession(opened.reader, opened.writer, info, {
+            catalog,
+            workspaces,
+            browsers,
+            activity,
+          });
+        } finally {
+          sessions.delete(info);
+          lastBusy = Date.now();
+          closeQuietly(conn);
+        }
+      })();
+    }
+  };
+
+  const acceptBrowsers = async () => {
+    for await (const conn of listeners.browser) {
+      (async () => {
+        const opened = await acceptAndProve(conn, {
+          expectedRole: "browser",
+          secret,
+          service: identity,
+          maxFrame: FROM_EXTENSION_MAX_FRAME,
+        });
+        if (!opened) return closeQuietly(conn);
+        try {
+          await browsers.serve(opened.reader, opened.writer);
+        } finally {
+          lastBusy = Date.now();
+          closeQuietly(conn);
+        }
+      })();
+    }
+  };
+
+  let resolveFinished: () => void;
+  const finished = new Promise<void>((resolve) => resolveFinished = resolve);
+  let stopping = false;
+  const stop = async () => {
+    if (stopping) return await finished;
+    stopping = true;
+    clearInterval(idleTimer);
+    listeners.bridge.close();
+    listeners.browser.close();
+    await control.shutdown().catch(() => {});
+    for (const path of [paths.bridgeSocket, paths.browserSocket, paths.controlSocket]) {
+      await Deno.remove(path).catch(() => {});
+    }
+    log("info", "service stopped");
+    resolveFinished();
+  };
+
+  const idleTimer = setInterval(() => {
+    if (busy()) lastBusy = Date.now();
+    else if (options.idleExitMs !== null && Date.now() - lastBusy > options.idleExitMs) {
+      log("info", `idle for ${options.idleExitMs} ms; exiting`);
+      stop();
+    }
+  }, 250);
+
+  acceptMcp().catch(() => {});
+  acceptBrowsers().catch(() => {});
+  log("info", `service ${VERSION} listening in ${paths.runtimeDir} (pid ${Deno.pid})`);
+  return { finished, stop, browsers };
+}
+
+function closeQuietly(conn: Deno.Conn): void {
+  try {
+    conn.close();
+  } catch {
+    // Already closed.
+  }
+}

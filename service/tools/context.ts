@@ -1,0 +1,34 @@
+/**
+ * What every tool handler receives, and the handler type.
+ *
+ * @module
+ */
+
+import type { ContentBlock, Outcome } from "../../shared/bridge.ts";
+import type { BrowserHub } from "../browser/mod.ts";
+import type { Workspace, WorkspaceRegistry } from "../workspace/mod.ts";
+
+/** The world a handler works in. */
+export interface ToolContext {
+  workspace: Workspace;
+  browsers: BrowserHub;
+  workspaces: WorkspaceRegistry;
+  /** Aborted when the caller cancels; multi-step handlers stop after their current step. */
+  signal: AbortSignal;
+}
+
+/** A tool's implementation. Arguments were already checked against its schema. */
+export type Handler = (args: Record<string, unknown>, context: ToolContext) => Promise<Outcome>;
+
+/** A success outcome with text and structured content. */
+export function success(
+  text: string,
+  structured?: Record<string, unknown>,
+  extra: ContentBlock[] = [],
+): Outcome {
+  return {
+    kind: "success",
+    content: [{ type: "text", text }, ...extra],
+    ...(structured ? { structured } : {}),
+  };
+}

@@ -1,0 +1,83 @@
+/**
+ * The context-creating tools: list the workspace's tabs, open a new one.
+ *
+ * @module
+ */
+
+import type { TabInfo } from "../../shared/browser_protocol.ts";
+import { BrowserError, decomposeTabId } from "../browser/mod.ts";
+import { type Handler, success, type ToolContext } from "./context.ts";
+import { workspaceBrowser } from "./target.ts";
+
+interface ListedTab {
+  tabId: number;
+  title: string;
+  url: string;
+}
+
+/** Lists the workspace's tabs that still exist, forgetting closed ones. */
+async function listTabs(context: ToolContext): Promise<{ tabs: ListedTab[]; groupId?: number }> {
+  const tabs: ListedTab[] = [];
+  let groupId: number | undefined;
+  for (const tabId of [...context.workspace.tabs]) {
+    const parts = decomposeTabId(tabId);
+    const link = parts && context.browsers.bySlot(parts.slot);
+    if (!parts || !link) continue;
+    try {
+      const info = await link.call("tab.get", { tab_id: parts.native });
+      tabs.push({ tabId, title: info.title, url: info.url });
+      if (info.group_id >= 0) groupId = info.group_id;
+    } catch (error) {
+      if (!(error instanceof BrowserError && error.kind === "no_such_tab")) throw error;
+      context.workspaces.forgetTab(tabId);
+    }
+  }
+  return { tabs, groupId };
+}
+
+/** Opens a blank tab in the workspace's group and takes ownership of it. */
+async function createTab(context: ToolContext): Promise<TabInfo & { tabId: number }> {
+  const link = workspaceBrowser(context.workspace, context.browsers);
+  const info = await link.call("tab.create", {
+    group: {
+      key: context.workspace.groupKey,
+      title: `Ghostlight — ${context.workspace.label}`.slice(0, 80),
+      color: context.workspace.color,
+    },
+    url: "about:blank",
+  });
+  const tabId = link.compose(info.tab_id);
+  context.workspace.tabs.add(tabId);
+  return { ...info, tabId };
+}
+
+function render(listed: { tabs: ListedTab[]; groupId?: number }, lead: string) {
+  const lines = listed.tabs.map((tab) =>
+    `- tabId ${tab.tabId}: ${tab.title || "(untitled)"} — ${tab.url}`
+  );
+  const text = listed.tabs.length === 0
+    ? `${lead}You have no tabs yet. Call tabs_context_mcp with createIfEmpty: true, or tabs_create_mcp.`
+    : `${lead}Your tabs:\n${lines.join("\n")}`;
+  return success(text, {
+    tabs: listed.tabs,
+    ...(listed.groupId !== undefined ? { groupId: listed.groupId } : {}),
+  });
+}
+
+/** `tabs_context_mcp`. */
+export const tabsContext: Handler = async (args, context) => {
+  let listed = await listTabs(context);
+  let lead = "";
+  if (listed.tabs.length === 0 && args.createIfEmpty === true) {
+    const created = await createTab(context);
+    listed = await listTabs(context);
+    lead = `Opened tab ${created.tabId} for you.\n`;
+  }
+  return render(listed, lead);
+};
+
+/** `tabs_create_mcp`. */
+export const tabsCreate: Handler = async (_args, context) => {
+  const created = await createTab(context);
+  return render(await listTabs(context), `Opened tab ${created.tabId}.\n`);
+};

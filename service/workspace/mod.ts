@@ -1,0 +1,108 @@
+/**
+ * Workspaces: one agent's share of the browser. A workspace owns its tabs and its tab group;
+ * its id is an opaque bearer capability, compared exactly and never logged.
+ *
+ * @module
+ */
+
+import type { GroupColor } from "../../shared/browser_protocol.ts";
+import { encodeBase64 } from "../../shared/base64.ts";
+
+/** How many workspaces one service holds at once. */
+export const MAX_WORKSPACES = 64;
+/** How many screenshots a workspace keeps for later reference. */
+export const MAX_IMAGES = 16;
+
+const COLORS: readonly GroupColor[] = ["blue", "purple", "cyan", "green", "orange", "pink", "red"];
+
+/** A screenshot kept so that later calls can refer to it. */
+export interface KeptImage {
+  id: string;
+  tabId: number;
+  data: string;
+  width: number;
+  height: number;
+  /** Viewport CSS pixels per screenshot pixel, to map coordinates back. */
+  scale: number;
+}
+
+/** One agent's workspace. */
+export interface Workspace {
+  readonly id: string;
+  readonly label: string;
+  readonly color: GroupColor;
+  /** Key the extension uses to find this workspace's tab group. */
+  readonly groupKey: string;
+  /** Fences page-sourced text so injected text cannot fake the end of a fence. */
+  readonly fenceNonce: string;
+  readonly createdAt: Date;
+  /** Model-facing ids of the tabs this workspace owns. */
+  readonly tabs: Set<number>;
+  /** Screenshots, oldest first, at most {@linkcode MAX_IMAGES}. */
+  readonly images: KeptImage[];
+  nextImage: number;
+}
+
+function randomToken(bytes: number): string {
+  return encodeBase64(crypto.getRandomValues(new Uint8Array(bytes)))
+    .replaceAll("+", "-").replaceAll("/", "_").replaceAll("=", "");
+}
+
+/** Thrown when the workspace limit is reached. */
+export class WorkspaceLimit extends Error {}
+
+/** The service's workspaces. */
+export class WorkspaceRegistry {
+  #workspaces = new Map<string, Workspace>();
+  #opened = 0;
+
+  /** Mints a new workspace labelled for the user (e.g. the client's name). */
+  open(label: string): Workspace {
+    if (this.#workspaces.size >= MAX_WORKSPACES) {
+      throw new WorkspaceLimit(
+        `the service already holds ${MAX_WORKSPACES} workspaces; close an MCP client first`,
+      );
+    }
+    const workspace: Workspace = {
+      id: `ws_${randomToken(24)}`,
+      label,
+      color: COLORS[this.#opened++ % COLORS.length],
+      groupKey: randomToken(12),
+      fenceNonce: randomToken(6),
+      createdAt: new Date(),
+      tabs: new Set(),
+      images: [],
+      nextImage: 1,
+    };
+    this.#workspaces.set(workspace.id, workspace);
+    return workspace;
+  }
+
+  /** The workspace with exactly this id, if any. */
+  get(id: string): Workspace | undefined {
+    return this.#workspaces.get(id);
+  }
+
+  /** Forgets a workspace. Its tabs stay open in the browser, now the user's. */
+  release(id: string): boolean {
+    return this.#workspaces.delete(id);
+  }
+
+  /** How many workspaces exist. */
+  get size(): number {
+    return this.#workspaces.size;
+  }
+
+  /** Drops a closed tab from whichever workspace owned it. */
+  forgetTab(tabId: number): void {
+    for (const workspace of this.#workspaces.values()) workspace.tabs.delete(tabId);
+  }
+}
+
+/** Keeps a screenshot in the workspace, evicting the oldest beyond the bound. */
+export function keepImage(workspace: Workspace, image: Omit<KeptImage, "id">): KeptImage {
+  const kept = { id: `img_${workspace.nextImage++}`, ...image };
+  workspace.images.push(kept);
+  while (workspace.images.length > MAX_IMAGES) workspace.images.shift();
+  return kept;
+}

@@ -1,0 +1,142 @@
+/**
+ * The bridge vocabulary between a connector and the service. Both sides validate every message
+ * with these schemas. It names no MCP revision and no JSON-RPC id: the connector maps its own
+ * request ids to `seq`, the service maps `seq` to a work id that the connector only echoes.
+ *
+ * @module
+ */
+
+import { z } from "zod";
+
+/** Bumped on any incompatible change; a mismatch is fatal at hello. */
+export const BRIDGE_MAJOR = 1;
+
+/** Largest frame on the connector ↔ service hop, either way (screenshots are the big ones). */
+export const BRIDGE_MAX_FRAME = 32 * 1024 * 1024;
+
+/** Who is connecting: an MCP connector or a browser connector. */
+export const Role = z.enum(["mcp", "browser"]);
+export type Role = z.infer<typeof Role>;
+
+/** The connector's opening message. `nonce` is what the service must prove it can sign. */
+export const ConnectorHello = z.object({
+  type: z.literal("hello"),
+  bridge_major: z.number().int(),
+  role: Role,
+  nonce: z.string().min(32).max(128),
+  client: z.object({ name: z.string().max(200), version: z.string().max(100) }).strict()
+    .optional(),
+}).strict();
+export type ConnectorHello = z.infer<typeof ConnectorHello>;
+
+/** The service's answer: the proof over the nonce, or a fatal refusal. */
+export const ServiceHello = z.discriminatedUnion("type", [
+  z.object({
+    type: z.literal("hello"),
+    bridge_major: z.number().int(),
+    proof: z.string(),
+    service: z.object({ version: z.string(), instance: z.string().nullable(), pid: z.number() }),
+  }).strict(),
+  z.object({ type: z.literal("refused"), message: z.string() }).strict(),
+]);
+export type ServiceHello = z.infer<typeof ServiceHello>;
+
+/** A block of tool output. Neutral shapes that every revision can render. */
+export const ContentBlock = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("text"), text: z.string() }).strict(),
+  z.object({ type: z.literal("image"), data: z.string(), mimeType: z.string() }).strict(),
+]);
+export type ContentBlock = z.infer<typeof ContentBlock>;
+
+/** What a finished work amounted to. The connector renders these per revision. */
+export const Outcome = z.discriminatedUnion("kind", [
+  z.object({
+    kind: z.literal("success"),
+    content: z.array(ContentBlock),
+    structured: z.record(z.string(), z.unknown()).optional(),
+    /** Set by context-creating tools: the workspace the call ran in. */
+    workspace: z.string().optional(),
+  }).strict(),
+  z.object({
+    kind: z.enum([
+      "tool_failure",
+      "not_dispatched",
+      "outcome_unknown",
+      "denied",
+      "held",
+      "attention_required",
+      "cancelled",
+    ]),
+    message: z.string(),
+    next_step: z.string(),
+  }).strict(),
+]);
+export type Outcome = z.infer<typeof Outcome>;
+
+/** Why the service refused a request before any work began. */
+export const RejectionKind = z.enum([
+  "invalid_request",
+  "unknown_tool",
+  "no_workspace",
+  "busy",
+  "unavailable",
+]);
+
+/** A tool as the catalog advertises it. */
+export const ToolDescriptor = z.object({
+  name: z.string(),
+  title: z.string(),
+  description: z.string(),
+  inputSchema: z.record(z.string(), z.unknown()),
+  annotations: z.record(z.string(), z.unknown()),
+  /** Context-creating tools mint a workspace when a call names none. */
+  createsContext: z.boolean(),
+  /** Stateful tools act inside a workspace. */
+  needsWorkspace: z.boolean(),
+}).strict();
+export type ToolDescriptor = z.infer<typeof ToolDescriptor>;
+
+const Seq = z.number().int().nonnegative();
+
+/** Everything a connector may send after hello. */
+export const ConnectorMessage = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("open_workspace"), seq: Seq, label: z.string().max(200) }).strict(),
+  z.object({ type: z.literal("release_workspace"), workspace: z.string() }).strict(),
+  z.object({ type: z.literal("catalog"), seq: Seq }).strict(),
+  z.object({
+    type: z.literal("start"),
+    seq: Seq,
+    tool: z.string().max(128),
+    arguments: z.record(z.string(), z.unknown()),
+    workspace: z.string().optional(),
+    context: z.object({
+      client_name: z.string().max(200),
+      client_version: z.string().max(100),
+    }).strict(),
+  }).strict(),
+  z.object({ type: z.literal("cancel"), work: z.string() }).strict(),
+]);
+export type ConnectorMessage = z.infer<typeof ConnectorMessage>;
+
+/** Everything the service may send after hello. */
+export const ServiceMessage = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("workspace_opened"), seq: Seq, workspace: z.string() }).strict(),
+  z.object({
+    type: z.literal("catalog"),
+    seq: Seq,
+    generation: z.number().int(),
+    instructions: z.string(),
+    tools: z.array(ToolDescriptor),
+  }).strict(),
+  z.object({ type: z.literal("catalog_changed"), generation: z.number().int() }).strict(),
+  z.object({ type: z.literal("started"), seq: Seq, work: z.string() }).strict(),
+  z.object({
+    type: z.literal("rejected"),
+    seq: Seq,
+    kind: RejectionKind,
+    message: z.string(),
+    next_step: z.string(),
+  }).strict(),
+  z.object({ type: z.literal("completed"), work: z.string(), outcome: Outcome }).strict(),
+]);
+export type ServiceMessage = z.infer<typeof ServiceMessage>;

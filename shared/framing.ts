@@ -1,0 +1,284 @@
+/**
+ * Framers for every hop. Internal hops (bridge, browser connector ↔ service) and Chrome native
+ * messaging use a 4-byte little-endian length followed by UTF-8 JSON. MCP stdio uses one JSON
+ * message per line. Both readers are bounded: nothing here buffers more than its cap.
+ *
+ * @module
+ */
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder("utf-8", { fatal: true });
+
+/** Why a frame or line could not be read or written. */
+export type FramingErrorKind = "too_large" | "malformed" | "truncated";
+
+/** A framing failure; the connection it happened on cannot be trusted for further frames. */
+export class FramingError extends Error {
+  /** Creates a framing error of a given kind. */
+  constructor(readonly kind: FramingErrorKind, message: string) {
+    super(message);
+    this.name = "FramingError";
+  }
+}
+
+/** Encodes one value as a length-prefixed frame, refusing frames over `maxBytes`. */
+export function encodeFrame(value: unknown, maxBytes: number): Uint8Array {
+  const body = encoder.encode(JSON.stringify(value));
+  if (body.length > maxBytes) {
+    throw new FramingError(
+      "too_large",
+      `frame of ${body.length} bytes exceeds this hop's cap of ${maxBytes} bytes`,
+    );
+  }
+  const frame = new Uint8Array(4 + body.length);
+  new DataView(frame.buffer).setUint32(0, body.length, true);
+  frame.set(body, 4);
+  return frame;
+}
+
+/**
+ * Pulls exact byte counts out of a byte stream while holding at most one partly used chunk.
+ */
+class ByteQueue {
+  #reader: ReadableStreamDefaultReader<Uint8Array>;
+  #chunks: Uint8Array[] = [];
+  #buffered = 0;
+  #done = false;
+
+  constructor(readable: ReadableStream<Uint8Array>) {
+    this.#reader = readable.getReader();
+  }
+
+  /** Ensures at least `count` bytes are buffered; false when the stream ended first. */
+  async fill(count: number): Promise<boolean> {
+    while (this.#buffered < count && !this.#done) {
+      const { value, done } = await this.#reader.read();
+      if (done) {
+        this.#done = true;
+        break;
+      }
+      if (value.length > 0) {
+        this.#chunks.push(value);
+        this.#buffered += value.length;
+      }
+    }
+    return this.#buffered >= count;
+  }
+
+  get buffered(): number {
+    return this.#buffered;
+  }
+
+  /** Removes and returns exactly `count` buffered bytes. */
+  take(count: number): Uint8Array {
+    const out = new Uint8Array(count);
+    let offset = 0;
+    while (offset < count) {
+      const head = this.#chunks[0];
+      const need = count - offset;
+      if (head.length <= need) {
+        out.set(head, offset);
+        offset += head.length;
+        this.#chunks.shift();
+      } else {
+        out.set(head.subarray(0, need), offset);
+        this.#chunks[0] = head.subarray(need);
+        offset += need;
+      }
+    }
+    this.#buffered -= count;
+    return out;
+  }
+
+  /** Returns the index of the first `byte` within the first `limit` buffered bytes, or -1. */
+  indexOf(byte: number, limit: number): number {
+    let base = 0;
+    for (const chunk of this.#chunks) {
+      const end = Math.min(chunk.length, limit - base);
+      for (let i = 0; i < end; i++) {
+        if (chunk[i] === byte) return base + i;
+      }
+      base += chunk.length;
+      if (base >= limit) break;
+    }
+    return -1;
+  }
+
+  /** Drops everything buffered. */
+  clear(): void {
+    this.#chunks = [];
+    this.#buffered = 0;
+  }
+
+  /** Reads one more chunk into the buffer; false at end of stream. */
+  async more(): Promise<boolean> {
+    if (this.#done) return false;
+    const before = this.#buffered;
+    await this.fill(before + 1);
+    return this.#buffered > before;
+  }
+
+  cancel(): void {
+    this.#reader.cancel().catch(() => {});
+  }
+}
+
+/** Reads length-prefixed JSON frames from a byte stream, refusing any frame over `maxBytes`. */
+export class FrameReader {
+  #queue: ByteQueue;
+  #maxBytes: number;
+
+  /** Wraps a readable byte stream. */
+  constructor(readable: ReadableStream<Uint8Array>, maxBytes: number) {
+    this.#queue = new ByteQueue(readable);
+    this.#maxBytes = maxBytes;
+  }
+
+  /**
+   * Returns the next decoded frame, or `null` at a clean end of stream. Throws a
+   * {@linkcode FramingError} for an oversized, truncated or non-JSON frame; the stream is then
+   * out of step and must be closed. `maxBytes` tightens the cap for this one frame.
+   */
+  async next(maxBytes: number = this.#maxBytes): Promise<unknown | null> {
+    if (!(await this.#queue.fill(4))) {
+      if (this.#queue.buffered === 0) return null;
+      throw new FramingError("truncated", "stream ended inside a frame header");
+    }
+    const header = this.#queue.take(4);
+    const length = new DataView(header.buffer).getUint32(0, true);
+    const cap = Math.min(maxBytes, this.#maxBytes);
+    if (length > cap) {
+      throw new FramingError(
+        "too_large",
+        `incoming frame of ${length} bytes exceeds this hop's cap of ${cap} bytes`,
+      );
+    }
+    if (!(await this.#queue.fill(length))) {
+      throw new FramingError("truncated", "stream ended inside a frame body");
+    }
+    const body = this.#queue.take(length);
+    try {
+      return JSON.parse(decoder.decode(body));
+    } catch {
+      throw new FramingError("malformed", "frame body is not UTF-8 JSON");
+    }
+  }
+
+  /** Stops reading the underlying stream. */
+  cancel(): void {
+    this.#queue.cancel();
+  }
+}
+
+/** One result of {@linkcode LineReader.next}. */
+export type LineResult =
+  | { kind: "line"; text: string }
+  | { kind: "oversized"; bytes: number };
+
+/**
+ * Reads newline-delimited UTF-8 lines with a hard length cap. An oversized line is discarded up
+ * to its newline and reported once, so the stream resynchronises at the next message.
+ */
+export class LineReader {
+  #queue: ByteQueue;
+  #maxBytes: number;
+
+  /** Wraps a readable byte stream. */
+  constructor(readable: ReadableStream<Uint8Array>, maxBytes: number) {
+    this.#queue = new ByteQueue(readable);
+    this.#maxBytes = maxBytes;
+  }
+
+  /** Returns the next line (without its newline), an oversize report, or `null` at the end. */
+  async next(): Promise<LineResult | null> {
+    while (true) {
+      const limit = Math.min(this.#queue.buffered, this.#maxBytes + 1);
+      const newline = this.#queue.indexOf(0x0a, limit);
+      if (newline >= 0) {
+        const bytes = this.#queue.take(newline + 1).subarray(0, newline);
+        return { kind: "line", text: decodeLine(bytes) };
+      }
+      if (this.#queue.buffered > this.#maxBytes) return await this.#skipOversized();
+      if (!(await this.#queue.more())) {
+        if (this.#queue.buffered === 0) return null;
+        const rest = this.#queue.take(this.#queue.buffered);
+        return { kind: "line", text: decodeLine(rest) };
+      }
+    }
+  }
+
+  async #skipOversized(): Promise<LineResult> {
+    let skipped = 0;
+    while (true) {
+      const newline = this.#queue.indexOf(0x0a, this.#queue.buffered);
+      if (newline >= 0) {
+        this.#queue.take(newline + 1);
+        return { kind: "oversized", bytes: skipped + newline };
+      }
+      skipped += this.#queue.buffered;
+      this.#queue.clear();
+      if (!(await this.#queue.more())) return { kind: "oversized", bytes: skipped };
+    }
+  }
+
+  /** Stops reading the underlying stream. */
+  cancel(): void {
+    this.#queue.cancel();
+  }
+}
+
+function decodeLine(bytes: Uint8Array): string {
+  const text = new TextDecoder().decode(bytes);
+  return text.endsWith("\r") ? text.slice(0, -1) : text;
+}
+
+/**
+ * Serialises writes of whole frames or lines to one writer, with a bound on how many may wait.
+ */
+export class BoundedWriter {
+  #writer: WritableStreamDefaultWriter<Uint8Array>;
+  #tail: Promise<void> = Promise.resolve();
+  #waiting = 0;
+  #maxWaiting: number;
+  #broken: Error | null = null;
+
+  /** Wraps a writable byte stream; at most `maxWaiting` writes may be queued at once. */
+  constructor(writable: WritableStream<Uint8Array>, maxWaiting: number) {
+    this.#writer = writable.getWriter();
+    this.#maxWaiting = maxWaiting;
+  }
+
+  /** Queues bytes for writing. Rejects when the queue is full or the stream has failed. */
+  write(bytes: Uint8Array): Promise<void> {
+    if (this.#broken) return Promise.reject(this.#broken);
+    if (this.#waiting >= this.#maxWaiting) {
+      return Promise.reject(
+        new FramingError("too_large", `outbound queue is full (${this.#maxWaiting} messages)`),
+      );
+    }
+    this.#waiting++;
+    const done = this.#tail.then(async () => {
+      try {
+        await this.#writer.write(bytes);
+      } catch (error) {
+        this.#broken = error instanceof Error ? error : new Error(String(error));
+        throw this.#broken;
+      } finally {
+        this.#waiting--;
+      }
+    });
+    this.#tail = done.catch(() => {});
+    return done;
+  }
+
+  /** Closes the underlying stream after queued writes. */
+  async close(): Promise<void> {
+    await this.#tail;
+    await this.#writer.close().catch(() => {});
+  }
+}
+
+/** Encodes a line of JSON for stdio. */
+export function encodeLine(value: unknown): Uint8Array {
+  return encoder.encode(JSON.stringify(value) + "\n");
+}

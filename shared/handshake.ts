@@ -1,0 +1,163 @@
+/**
+ * Both ends of the hello exchange that opens every connector ↔ service connection: the
+ * connector proves nothing, the service proves it holds the instance secret.
+ *
+ * @module
+ */
+
+import {
+  BRIDGE_MAJOR,
+  ConnectorHello,
+  type Role,
+  ServiceHello,
+  type ServiceHello as ServiceHelloType,
+} from "./bridge.ts";
+import { BoundedWriter, encodeFrame, FrameReader } from "./framing.ts";
+import { computeProof, freshNonce, proofsEqual, readSecret } from "./proof.ts";
+
+/** Hellos are small; anything larger is not a hello. */
+const HELLO_MAX_FRAME = 16 * 1024;
+/** How long either side waits for the other's hello. */
+export const HELLO_TIMEOUT_MS = 5_000;
+
+/** A connection past its hello, ready for the role's own messages. */
+export interface OpenedConnection<H> {
+  conn: Deno.UnixConn;
+  reader: FrameReader;
+  writer: BoundedWriter;
+  hello: H;
+}
+
+/** Thrown when the peer is not a genuine Ghostlight service for this instance. */
+export class ImpostorError extends Error {
+  constructor(socket: string, why: string) {
+    super(
+      `refusing to talk to the process on ${socket}: ${why}. It is not this user's Ghostlight ` +
+        `service; stop whatever owns that socket and try again.`,
+    );
+    this.name = "ImpostorError";
+  }
+}
+
+async function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`timed out waiting for ${what}`)), ms);
+  });
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * Connector side: connects to `socket`, says hello, and checks the service's proof with the
+ * secret in `secretFile`. Throws {@linkcode ImpostorError} when the proof is wrong.
+ */
+export async function connectAndVerify(
+  options: {
+    socket: string;
+    secretFile: string;
+    role: Role;
+    client?: { name: string; version: string };
+    maxFrame: number;
+  },
+): Promise<OpenedConnection<Extract<ServiceHelloType, { type: "hello" }>>> {
+  const conn = await Deno.connect({ transport: "unix", path: options.socket });
+  try {
+    const reader = new FrameReader(conn.readable, options.maxFrame);
+    const hello: ConnectorHello = {
+      type: "hello",
+      bridge_major: BRIDGE_MAJOR,
+      role: options.role,
+      nonce: freshNonce(),
+      ...(options.client ? { client: options.client } : {}),
+    };
+    await conn.write(encodeFrame(hello, HELLO_MAX_FRAME));
+    const raw = await withTimeout(
+      reader.next(HELLO_MAX_FRAME),
+      HELLO_TIMEOUT_MS,
+      "the service's hello",
+    );
+    const parsed = ServiceHello.safeParse(raw);
+    if (!parsed.success) throw new ImpostorError(options.socket, "its hello is not Ghostlight's");
+    const answer = parsed.data;
+    if (answer.type === "refused") throw new Error(`the service refused: ${answer.message}`);
+    let secret: Uint8Array;
+    try {
+      secret = await readSecret(options.secretFile);
+    } catch (error) {
+      throw new ImpostorError(
+        options.socket,
+        `the instance secret cannot be read (${(error as Error).message})`,
+      );
+    }
+    const expected = await computeProof(secret, hello);
+    if (!proofsEqual(expected, answer.proof)) {
+      throw new ImpostorError(options.socket, "it could not prove it holds the instance secret");
+    }
+    if (answer.bridge_major !== BRIDGE_MAJOR) {
+      throw new Error(
+        `the running service speaks bridge ${answer.bridge_major}, this connector ` +
+          `${BRIDGE_MAJOR}; restart the service so both come from the same install`,
+      );
+    }
+    return { conn, reader, writer: new BoundedWriter(conn.writable, 256), hello: answer };
+  } catch (error) {
+    try {
+      conn.close();
+    } catch {
+      // Already closed.
+    }
+    throw error;
+  }
+}
+
+/**
+ * Service side: reads a connector's hello, answers with the proof, and refuses a wrong role or
+ * bridge version. Returns null when the peer went away or sent garbage.
+ */
+export async function acceptAndProve(
+  conn: Deno.UnixConn,
+  options: {
+    expectedRole: Role;
+    secret: Uint8Array;
+    service: { version: string; instance: string | null; pid: number };
+    maxFrame: number;
+  },
+): Promise<OpenedConnection<ConnectorHello> | null> {
+  const reader = new FrameReader(conn.readable, options.maxFrame);
+  try {
+    const raw = await withTimeout(
+      reader.next(HELLO_MAX_FRAME),
+      HELLO_TIMEOUT_MS,
+      "the connector's hello",
+    );
+    const parsed = ConnectorHello.safeParse(raw);
+    if (!parsed.success) return null;
+    const hello = parsed.data;
+    const refuse = async (message: string) => {
+      await conn.write(encodeFrame({ type: "refused", message }, HELLO_MAX_FRAME));
+      return null;
+    };
+    if (hello.bridge_major !== BRIDGE_MAJOR) {
+      return await refuse(
+        `this service speaks bridge ${BRIDGE_MAJOR}, the connector ${hello.bridge_major}`,
+      );
+    }
+    if (hello.role !== options.expectedRole) {
+      return await refuse(`this socket serves ${options.expectedRole} connectors`);
+    }
+    const answer: ServiceHelloType = {
+      type: "hello",
+      bridge_major: BRIDGE_MAJOR,
+      proof: await computeProof(options.secret, hello),
+      service: options.service,
+    };
+    await conn.write(encodeFrame(answer, HELLO_MAX_FRAME));
+    return { conn, reader, writer: new BoundedWriter(conn.writable, 256), hello };
+  } catch {
+    return null;
+  }
+}

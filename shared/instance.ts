@@ -1,0 +1,103 @@
+/**
+ * Instance names and every path and name derived from them. One instance is one isolated
+ * Ghostlight: its own sockets, state, config, native host and MCP server name.
+ *
+ * @module
+ */
+
+import { z } from "zod";
+
+/** A valid instance name: `[a-z][a-z0-9-]{0,31}`, with `default` reserved for the unnamed one. */
+export const InstanceName = z
+  .string()
+  .regex(/^[a-z][a-z0-9-]{0,31}$/, "instance names are [a-z][a-z0-9-]{0,31}")
+  .refine((name) => name !== "default", "'default' is reserved; omit --instance instead");
+
+/** Reads an environment variable; injected so path resolution is a pure function. */
+export type EnvReader = (key: string) => string | undefined;
+
+/** Every location and name one instance uses. */
+export interface InstancePaths {
+  /** The instance name, or null for the default instance. */
+  instance: string | null;
+  runtimeDir: string;
+  stateDir: string;
+  configDir: string;
+  bridgeSocket: string;
+  browserSocket: string;
+  controlSocket: string;
+  /** Serialises service start-up so two demand starts cannot both bind. */
+  startLock: string;
+  secretFile: string;
+  logFile: string;
+  auditFile: string;
+  /** Chrome native-messaging host name. */
+  nativeHostName: string;
+  /** Name under which MCP clients know this server. */
+  mcpServerName: string;
+}
+
+/** Sockets longer than this (sun_path is 104 bytes on macOS, 108 on Linux) move to a hashed dir. */
+const MAX_SOCKET_PATH = 100;
+
+/**
+ * Parses an instance name from `--instance` or `GHOSTLIGHT_INSTANCE`. Returns null for the
+ * default instance and throws a readable error for an invalid name.
+ */
+export function parseInstance(raw: string | undefined): string | null {
+  if (raw === undefined || raw === "") return null;
+  const parsed = InstanceName.safeParse(raw);
+  if (!parsed.success) {
+    throw new Error(
+      `invalid instance name ${JSON.stringify(raw)}: ${parsed.error.issues[0].message}`,
+    );
+  }
+  return parsed.data;
+}
+
+/** Derives every path and name for an instance from the user's environment. */
+export function resolveInstancePaths(instance: string | null, env: EnvReader): InstancePaths {
+  const home = env("HOME");
+  if (!home) throw new Error("HOME is not set; Ghostlight keeps its state under the home folder");
+  const suffix = instance === null ? "" : `-${instance}`;
+  const base = `ghostlight${suffix}`;
+  const stateDir = `${env("XDG_STATE_HOME") || `${home}/.local/state`}/${base}`;
+  const configDir = `${env("XDG_CONFIG_HOME") || `${home}/.config`}/${base}`;
+  const runtimeParent = env("XDG_RUNTIME_DIR") || `${env("XDG_CACHE_HOME") || `${home}/.cache`}`;
+  let runtimeDir = `${runtimeParent}/${base}`;
+  if (`${runtimeDir}/control.sock`.length > MAX_SOCKET_PATH) {
+    runtimeDir = `${env("TMPDIR") || "/tmp"}/gl-${shortHash(runtimeDir)}`;
+  }
+  const hostSuffix = instance === null ? "" : `_${instance.replaceAll("-", "_")}`;
+  return {
+    instance,
+    runtimeDir,
+    stateDir,
+    configDir,
+    bridgeSocket: `${runtimeDir}/bridge.sock`,
+    browserSocket: `${runtimeDir}/browser.sock`,
+    controlSocket: `${runtimeDir}/control.sock`,
+    startLock: `${runtimeDir}/start.lock`,
+    secretFile: `${stateDir}/secret`,
+    logFile: `${stateDir}/service.log`,
+    auditFile: `${stateDir}/audit.jsonl`,
+    nativeHostName: `com.ghostlight.browser${hostSuffix}`,
+    mcpServerName: base,
+  };
+}
+
+/** Resolves the paths of the instance named by `--instance` or `GHOSTLIGHT_INSTANCE`. */
+export function instancePathsFromEnv(flag: string | undefined): InstancePaths {
+  const env: EnvReader = (key) => Deno.env.get(key);
+  return resolveInstancePaths(parseInstance(flag ?? env("GHOSTLIGHT_INSTANCE")), env);
+}
+
+/** A 16-hex-digit FNV-1a hash: short, stable, and needs no async crypto. */
+function shortHash(text: string): string {
+  let hash = 0xcbf29ce484222325n;
+  for (const byte of new TextEncoder().encode(text)) {
+    hash ^= BigInt(byte);
+    hash = (hash * 0x100000001b3n) & 0xffffffffffffffffn;
+  }
+  return hash.toString(16).padStart(16, "0");
+}

@@ -1,0 +1,76 @@
+/**
+ * Starts `ghostlight browser launch --headless` for a test instance and stops it again.
+ *
+ * @module
+ */
+
+import { executable, type TestEnv } from "./env.ts";
+
+/** A running `browser launch`. */
+export interface LaunchedBrowser {
+  ready: { slot: number; extension_id: string; user_data_dir: string; pid: number };
+  /** Sends SIGTERM and waits for launch to clean up; returns its exit code. */
+  stop(): Promise<number>;
+  stderr(): string;
+}
+
+/** Runs `browser launch --headless` and waits for its ready line. */
+export async function launchBrowser(
+  testEnv: TestEnv,
+  extra: string[] = [],
+): Promise<LaunchedBrowser> {
+  const { command, args } = executable("service", [
+    "--instance",
+    testEnv.instance,
+    "browser",
+    "launch",
+    "--headless",
+    ...extra,
+  ]);
+  const child = new Deno.Command(command, {
+    args,
+    env: testEnv.env,
+    clearEnv: true,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  let errText = "";
+  (async () => {
+    const decoder = new TextDecoder();
+    for await (const chunk of child.stderr) {
+      errText = (errText + decoder.decode(chunk)).slice(-20000);
+    }
+  })();
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let buffered = "";
+  const timeout = setTimeout(() => child.kill("SIGKILL"), 60_000);
+  try {
+    while (!buffered.includes("\n")) {
+      const { value, done } = await reader.read();
+      if (done) {
+        const status = await child.status;
+        throw new Error(`browser launch exited (${status.code}) before ready:\n${errText}`);
+      }
+      buffered += value;
+    }
+  } finally {
+    clearTimeout(timeout);
+  }
+  const ready = JSON.parse(buffered.split("\n")[0]);
+  (async () => {
+    while (!(await reader.read()).done) { /* drain */ }
+  })();
+  return {
+    ready,
+    stderr: () => errText,
+    async stop() {
+      try {
+        child.kill("SIGTERM");
+      } catch {
+        // Already gone.
+      }
+      return (await child.status).code;
+    },
+  };
+}

@@ -1,0 +1,47 @@
+/**
+ * Serves `tests/fixtures/` on 127.0.0.1 with an ephemeral port.
+ *
+ * @module
+ */
+
+import { ROOT } from "./env.ts";
+
+const TYPES: Record<string, string> = {
+  html: "text/html; charset=utf-8",
+  js: "text/javascript",
+  css: "text/css",
+  json: "application/json",
+  png: "image/png",
+};
+
+/** A running fixture server. */
+export interface FixtureServer {
+  origin: string;
+  url(path: string): string;
+  close(): Promise<void>;
+}
+
+/** Starts a fixture server; `headers` adds response headers per path. */
+export function serveFixtures(
+  headers: Record<string, Record<string, string>> = {},
+): FixtureServer {
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen: () => {} },
+    async (request) => {
+      const path = new URL(request.url).pathname;
+      const file = path === "/" ? "/index.html" : path;
+      if (file.includes("..")) return new Response("no", { status: 400 });
+      try {
+        const body = await Deno.readFile(`${ROOT}/tests/fixtures${file}`);
+        const ext = file.split(".").pop() ?? "";
+        return new Response(body, {
+          headers: { "content-type": TYPES[ext] ?? "application/octet-stream", ...headers[file] },
+        });
+      } catch {
+        return new Response("not found", { status: 404 });
+      }
+    },
+  );
+  const origin = `http://127.0.0.1:${server.addr.port}`;
+  return { origin, url: (path) => `${origin}${path}`, close: () => server.shutdown() };
+}
