@@ -19,9 +19,18 @@ type ImageBlock = { type: "image"; data: string; mimeType: string };
 Deno.test("an MCP client drives headless Chromium through all three processes", async () => {
   const testEnv = await makeTestEnv();
   const fixtures = serveFixtures();
-  const browser = await launchBrowser(testEnv);
+  // As the README says: `deno task ghostlight --instance X browser launch --headless`, and a
+  // client spawning the connector from some other directory.
+  const browser = await launchBrowser(testEnv, { viaTask: true });
+  const elsewhere = await Deno.makeTempDir({ dir: testEnv.home });
   const { command, args } = executable("mcp-connector", ["--instance", testEnv.instance]);
-  const transport = new StdioClientTransport({ command, args, env: testEnv.env, stderr: "pipe" });
+  const transport = new StdioClientTransport({
+    command,
+    args,
+    env: testEnv.env,
+    cwd: elsewhere,
+    stderr: "pipe",
+  });
   const client = new Client({ name: "skeleton-test", version: "1.0.0" });
   try {
     await client.connect(transport);
@@ -77,6 +86,12 @@ Deno.test("an MCP client drives headless Chromium through all three processes", 
   } finally {
     await client.close().catch(() => {});
     assertEquals(await browser.stop(), 0);
+    // Launch removes what it created and leaves no browser behind.
+    const profileGone = await Deno.stat(browser.ready.user_data_dir).then(() => false, () => true);
+    assert(profileGone, "the temporary profile is removed");
+    const alive = await new Deno.Command("kill", { args: ["-0", String(browser.ready.pid)] })
+      .output();
+    assert(!alive.success, "Chromium has exited");
     await fixtures.close();
     await testEnv.dispose();
   }

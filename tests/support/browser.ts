@@ -4,7 +4,7 @@
  * @module
  */
 
-import { executable, type TestEnv } from "./env.ts";
+import { executable, ROOT, type TestEnv } from "./env.ts";
 
 /** A running `browser launch`. */
 export interface LaunchedBrowser {
@@ -14,19 +14,28 @@ export interface LaunchedBrowser {
   stderr(): string;
 }
 
-/** Runs `browser launch --headless` and waits for its ready line. */
+/**
+ * Runs `browser launch --headless` and waits for its ready line. With `viaTask` it goes through
+ * `deno task ghostlight`, exactly as the README tells a person to.
+ */
 export async function launchBrowser(
   testEnv: TestEnv,
-  extra: string[] = [],
+  options: { extra?: string[]; viaTask?: boolean } = {},
 ): Promise<LaunchedBrowser> {
-  const { command, args } = executable("service", [
+  const cli = [
     "--instance",
     testEnv.instance,
     "browser",
     "launch",
     "--headless",
-    ...extra,
-  ]);
+    ...(options.extra ?? []),
+  ];
+  const { command, args } = options.viaTask
+    ? {
+      command: Deno.execPath(),
+      args: ["task", "-q", "--config", `${ROOT}/deno.json`, "ghostlight", ...cli],
+    }
+    : executable("service", cli);
   const child = new Deno.Command(command, {
     args,
     env: testEnv.env,

@@ -1,0 +1,82 @@
+/**
+ * One end-to-end session for a test: a fresh instance under a temporary HOME, headless Chromium
+ * through `browser launch`, the fixture server, and the 1.x SDK client spawning the MCP
+ * connector under its own permission set.
+ *
+ * @module
+ */
+
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { assert } from "./assert.ts";
+import { launchBrowser, type LaunchedBrowser } from "./browser.ts";
+import { executable, makeTestEnv, type TestEnv } from "./env.ts";
+import { type FixtureServer, serveFixtures } from "./fixtures.ts";
+
+/** A content block as tests read it. */
+export type Block = { type: string; text?: string; data?: string; mimeType?: string };
+
+/** The result of a tool call as tests read it. */
+export interface CallResult {
+  content: Block[];
+  structuredContent?: Record<string, unknown>;
+  isError?: boolean;
+}
+
+/** A running end-to-end session. */
+export interface E2ESession {
+  testEnv: TestEnv;
+  browser: LaunchedBrowser;
+  fixtures: FixtureServer;
+  client: Client;
+  /** Calls a tool and returns its raw result. */
+  call(name: string, args: Record<string, unknown>): Promise<CallResult>;
+  /** Calls a tool, fails the test on an error result, and returns the result. */
+  ok(name: string, args: Record<string, unknown>): Promise<CallResult>;
+  /** The first text block of a result. */
+  text(result: CallResult): string;
+  /** Opens a tab (tabs_context_mcp createIfEmpty) and returns its id. */
+  firstTab(): Promise<number>;
+  close(): Promise<void>;
+}
+
+/** Starts a session; `fixtureHeaders` adds response headers per fixture path. */
+export async function startSession(
+  options: { fixtureHeaders?: Record<string, Record<string, string>> } = {},
+): Promise<E2ESession> {
+  const testEnv = await makeTestEnv();
+  const fixtures = serveFixtures(options.fixtureHeaders);
+  const browser = await launchBrowser(testEnv);
+  const { command, args } = executable("mcp-connector", ["--instance", testEnv.instance]);
+  const client = new Client({ name: "ghostlight-test", version: "1.0.0" });
+  await client.connect(
+    new StdioClientTransport({ command, args, env: testEnv.env, stderr: "pipe" }),
+  );
+  const call = async (name: string, args: Record<string, unknown>) =>
+    await client.callTool({ name, arguments: args }) as CallResult;
+  const text = (result: CallResult) => result.content.find((b) => b.type === "text")?.text ?? "";
+  const session: E2ESession = {
+    testEnv,
+    browser,
+    fixtures,
+    client,
+    call,
+    text,
+    async ok(name, args) {
+      const result = await call(name, args);
+      assert(!result.isError, `${name} failed: ${JSON.stringify(result.content).slice(0, 2000)}`);
+      return result;
+    },
+    async firstTab() {
+      const result = await session.ok("tabs_context_mcp", { createIfEmpty: true });
+      return (result.structuredContent as { tabs: { tabId: number }[] }).tabs[0].tabId;
+    },
+    async close() {
+      await client.close().catch(() => {});
+      await browser.stop();
+      await fixtures.close();
+      await testEnv.dispose();
+    },
+  };
+  return session;
+}
