@@ -1,0 +1,50 @@
+import { assertEquals, assertMatch } from "../../tests/support/assert.ts";
+import { Catalog, CONTRACT } from "./mod.ts";
+
+const catalog = new Catalog(new Set(CONTRACT.map((row) => row.name)));
+
+Deno.test("valid arguments pass", () => {
+  assertEquals(catalog.argumentProblem("navigate", { url: "example.com", tabId: 1 }), null);
+  assertEquals(
+    catalog.argumentProblem("computer", { action: "left_click", tabId: 1, coordinate: [1, 2] }),
+    null,
+  );
+  assertEquals(
+    catalog.argumentProblem("form_input", { ref: "ref_1", value: true, tabId: 1 }),
+    null,
+  );
+});
+
+Deno.test("argument errors name the field and show a correct call", () => {
+  const missing = catalog.argumentProblem("navigate", { tabId: 1 })!;
+  assertMatch(missing, /"url" is required \(string\)/);
+  assertMatch(missing, /A correct call looks like: \{"url":"https:\/\/example.com","tabId":123\}/);
+  assertMatch(
+    catalog.argumentProblem("navigate", { url: 5, tabId: 1 })!,
+    /"url" must be string, not integer/,
+  );
+  assertMatch(
+    catalog.argumentProblem("computer", { action: "fly", tabId: 1 })!,
+    /"action" must be one of "left_click", "right_click"/,
+  );
+  assertMatch(
+    catalog.argumentProblem("computer", { action: "left_click", tabId: 1, coordinate: [1] })!,
+    /"coordinate" must have at least 2 items/,
+  );
+  assertMatch(
+    catalog.argumentProblem("computer", { action: "scroll", tabId: 1, scroll_amount: 11 })!,
+    /"scroll_amount" must be at most 10/,
+  );
+  assertMatch(
+    catalog.argumentProblem("tabs_create_mcp", { tabId: 1 })!,
+    /"tabId" is not a parameter here \(this tool takes none\)/,
+  );
+  assertMatch(
+    catalog.argumentProblem("get_page_text", { tabId: 1, maxChars: 5 })!,
+    /"maxChars" is not a parameter here \(known: tabId, max_chars\)/,
+  );
+  assertMatch(
+    catalog.argumentProblem("update_plan", { domains: ["a", 3], approach: [] })!,
+    /"domains\[1\]" must be string/,
+  );
+});

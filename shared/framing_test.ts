@@ -1,0 +1,80 @@
+import { assert, assertEquals, assertRejects } from "../tests/support/assert.ts";
+import { encodeFrame, FrameReader, FramingError, LineReader } from "./framing.ts";
+
+function streamOf(...chunks: Uint8Array[]): ReadableStream<Uint8Array> {
+  return new ReadableStream({
+    start(controller) {
+      for (const chunk of chunks) controller.enqueue(chunk);
+      controller.close();
+    },
+  });
+}
+
+const bytes = (text: string) => new TextEncoder().encode(text);
+
+function header(length: number): Uint8Array {
+  const out = new Uint8Array(4);
+  new DataView(out.buffer).setUint32(0, length, true);
+  return out;
+}
+
+Deno.test("frames round-trip even when split across chunks", async () => {
+  const frame = encodeFrame({ hello: "wörld", n: [1, 2, 3] }, 1024);
+  const reader = new FrameReader(
+    streamOf(frame.subarray(0, 3), frame.subarray(3, 9), frame.subarray(9)),
+    1024,
+  );
+  assertEquals(await reader.next(), { hello: "wörld", n: [1, 2, 3] });
+  assertEquals(await reader.next(), null);
+});
+
+Deno.test("a frame over the cap is refused before its body is read", async () => {
+  const reader = new FrameReader(streamOf(header(2048)), 1024);
+  const error = await assertRejects(
+    () => reader.next(),
+    /2048 bytes exceeds this hop's cap of 1024/,
+  );
+  assert(error instanceof FramingError && error.kind === "too_large");
+});
+
+Deno.test("a per-call cap tightens the reader's cap", async () => {
+  const reader = new FrameReader(streamOf(encodeFrame({ a: "x".repeat(100) }, 1024)), 1024);
+  await assertRejects(() => reader.next(16), /cap of 16/);
+});
+
+Deno.test("encoding refuses a frame over the cap", () => {
+  let caught: unknown;
+  try {
+    encodeFrame({ a: "x".repeat(100) }, 50);
+  } catch (error) {
+    caught = error;
+  }
+  assert(caught instanceof FramingError && caught.kind === "too_large");
+});
+
+Deno.test("malformed and truncated frames are reported as such", async () => {
+  const garbage = new FrameReader(streamOf(header(5), bytes("{oops")), 1024);
+  await assertRejects(() => garbage.next(), /not UTF-8 JSON/);
+  const cut = new FrameReader(streamOf(header(10), bytes("{}")), 1024);
+  await assertRejects(() => cut.next(), /ended inside a frame body/);
+  const cutHeader = new FrameReader(streamOf(new Uint8Array([1, 0])), 1024);
+  await assertRejects(() => cutHeader.next(), /ended inside a frame header/);
+});
+
+Deno.test("an oversized line is skipped and reading resumes at the next line", async () => {
+  const long = "x".repeat(5000);
+  const reader = new LineReader(
+    streamOf(bytes(`first\r\n${long}`), bytes(`${long}\nthird\nlast`)),
+    1000,
+  );
+  assertEquals(await reader.next(), { kind: "line", text: "first" });
+  assertEquals(await reader.next(), { kind: "oversized", bytes: 10000 });
+  assertEquals(await reader.next(), { kind: "line", text: "third" });
+  assertEquals(await reader.next(), { kind: "line", text: "last" });
+  assertEquals(await reader.next(), null);
+});
+
+Deno.test("a line exactly at the cap is accepted", async () => {
+  const reader = new LineReader(streamOf(bytes(`${"y".repeat(1000)}\n`)), 1000);
+  assertEquals(await reader.next(), { kind: "line", text: "y".repeat(1000) });
+});
