@@ -37,8 +37,11 @@ function parseInstanceFlag(args: string[]): string | undefined {
 
 type Service = OpenedConnection<unknown>;
 
-/** Relays between Chrome and the service until Chrome closes the port. */
-async function relay(paths: InstancePaths): Promise<void> {
+/**
+ * Relays between Chrome and the service until Chrome closes the port. Returns false when
+ * Chrome's side broke (an oversized or malformed frame) rather than closing cleanly.
+ */
+async function relay(paths: InstancePaths): Promise<boolean> {
   const toChrome = new BoundedWriter(Deno.stdout.writable, MAX_QUEUED_TO_CHROME);
   const fromChrome = new FrameReader(Deno.stdin.readable, FROM_EXTENSION_MAX_FRAME);
   const link: { service: Service | null } = { service: null };
@@ -96,6 +99,7 @@ async function relay(paths: InstancePaths): Promise<void> {
   };
   serviceLoop();
 
+  let clean = true;
   try {
     while (true) {
       const frame = await fromChrome.next();
@@ -109,8 +113,10 @@ async function relay(paths: InstancePaths): Promise<void> {
     }
   } catch (error) {
     report(`Chrome's port failed: ${(error as Error).message}`);
+    clean = false;
   }
   chromeOpen = false;
+  return clean;
 }
 
 if (import.meta.main) {
@@ -125,6 +131,5 @@ if (import.meta.main) {
     report((error as Error).message);
     Deno.exit(2);
   }
-  await relay(paths);
-  Deno.exit(0);
+  Deno.exit(await relay(paths) ? 0 : 1);
 }

@@ -9,6 +9,7 @@
 import { decodeBase64 } from "../../shared/base64.ts";
 import { commandFor, runningFromSource, SOURCE_ROOT } from "../../shared/executables.ts";
 import type { InstancePaths } from "../../shared/instance.ts";
+import { nativeHostManifest } from "../../shared/native_host.ts";
 import { fetchStatus } from "../control/mod.ts";
 import { type Daemon, startDaemon } from "../daemon/mod.ts";
 import { socketAlive } from "../host/mod.ts";
@@ -138,13 +139,9 @@ export async function launchBrowser(paths: InstancePaths, options: LaunchOptions
     await Deno.mkdir(`${profile}/NativeMessagingHosts`, { recursive: true });
     await Deno.writeTextFile(
       `${profile}/NativeMessagingHosts/${paths.nativeHostName}.json`,
-      JSON.stringify({
-        name: paths.nativeHostName,
-        description: "Ghostlight browser connector",
-        path: wrapper,
-        type: "stdio",
-        allowed_origins: [`chrome-extension://${extensionId}/`],
-      }),
+      JSON.stringify(
+        nativeHostManifest({ name: paths.nativeHostName, path: wrapper, extensionId }),
+      ),
     );
     const args = [
       `--user-data-dir=${profile}`,

@@ -1,0 +1,103 @@
+/**
+ * The process boundaries are code boundaries: each executable imports only `shared/` and its
+ * own folder; the service never speaks MCP, JSON-RPC or stdio; the connectors never write files.
+ */
+
+import { assertEquals } from "./support/assert.ts";
+import { ROOT } from "./support/env.ts";
+
+const FOLDERS = ["mcp_connector", "service", "browser_connector", "extension", "shared"] as const;
+type Folder = typeof FOLDERS[number];
+
+/** Which of our folders each folder may import from. */
+const ALLOWED: Record<Folder, Folder[]> = {
+  mcp_connector: ["mcp_connector", "shared"],
+  service: ["service", "shared"],
+  browser_connector: ["browser_connector", "shared"],
+  extension: ["extension", "shared"],
+  shared: ["shared"],
+};
+
+async function* sources(dir: string): AsyncGenerator<string> {
+  for await (const entry of Deno.readDir(dir)) {
+    const path = `${dir}/${entry.name}`;
+    if (entry.isDirectory && entry.name !== "dist") yield* sources(path);
+    else if (entry.isFile && path.endsWith(".ts") && !path.endsWith("_test.ts")) yield path;
+  }
+}
+
+function importsOf(text: string): string[] {
+  const specifiers: string[] = [];
+  const pattern =
+    /(?:import|export)\s[^;]*?from\s+["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)/g;
+  for (const match of text.matchAll(pattern)) specifiers.push(match[1] ?? match[2]);
+  return specifiers;
+}
+
+function folderOf(path: string): string {
+  return path.slice(ROOT.length + 1).split("/")[0];
+}
+
+async function violations(check: (folder: Folder, file: string, text: string) => string[]) {
+  const found: string[] = [];
+  for (const folder of FOLDERS) {
+    for await (const file of sources(`${ROOT}/${folder}`)) {
+      found.push(...check(folder, file, await Deno.readTextFile(file)));
+    }
+  }
+  return found;
+}
+
+/** Finds the breaches in a tree; exported so the test of the test can run it on a fixture. */
+export function importBreaches(folder: Folder, file: string, text: string): string[] {
+  const out: string[] = [];
+  for (const specifier of importsOf(text)) {
+    if (!specifier.startsWith(".")) continue;
+    const target = folderOf(new URL(specifier, `file://${file}`).pathname);
+    if (!ALLOWED[folder].includes(target as Folder)) {
+      out.push(`${file.slice(ROOT.length + 1)} imports ${specifier} (${target}/)`);
+    }
+  }
+  return out;
+}
+
+/** Words the service must never use: they belong to the MCP edge. */
+const SERVICE_FORBIDDEN = /2025-11-25|2026-07-28|json-?rpc|\bstdio\b|Deno\.stdin|Deno\.stdout/i;
+
+/** Filesystem writes the connectors must never make (their sets allow write only for sockets). */
+const CONNECTOR_WRITES =
+  /Deno\.(writeFile|writeTextFile|writeFileSync|writeTextFileSync|mkdir|mkdirSync|remove|removeSync|rename|renameSync|create|createSync|chmod|chmodSync|truncate|copyFile|symlink|link|makeTemp)/;
+
+Deno.test("each executable imports only shared/ and its own folder", async () => {
+  assertEquals(await violations(importBreaches), []);
+});
+
+Deno.test("the architecture check catches a cross-import", () => {
+  const file = `${ROOT}/service/daemon/mod.ts`;
+  assertEquals(
+    importBreaches("service", file, 'import { x } from "../../mcp_connector/jsonrpc.ts";').length,
+    1,
+  );
+  assertEquals(
+    importBreaches("service", file, 'import { x } from "../../shared/bridge.ts";').length,
+    0,
+  );
+});
+
+Deno.test("the service never names an MCP revision, JSON-RPC or stdio", async () => {
+  const found = await violations((folder, file, text) =>
+    folder === "service" && SERVICE_FORBIDDEN.test(text)
+      ? [`${file.slice(ROOT.length + 1)}: ${text.match(SERVICE_FORBIDDEN)![0]}`]
+      : []
+  );
+  assertEquals(found, []);
+});
+
+Deno.test("the connectors write no files", async () => {
+  const found = await violations((folder, file, text) =>
+    (folder === "mcp_connector" || folder === "browser_connector") && CONNECTOR_WRITES.test(text)
+      ? [`${file.slice(ROOT.length + 1)}: ${text.match(CONNECTOR_WRITES)![0]}`]
+      : []
+  );
+  assertEquals(found, []);
+});

@@ -1,0 +1,234 @@
+/**
+ * Bad input at every hop, against the real processes under their own permission sets: an
+ * oversized stdio line, frames over a hop's cap, malformed frames, and a fake service that
+ * cannot prove itself.
+ */
+
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { BRIDGE_MAX_FRAME } from "../shared/bridge.ts";
+import { FROM_EXTENSION_MAX_FRAME } from "../shared/browser_protocol.ts";
+import { encodeFrame, FrameReader } from "../shared/framing.ts";
+import { connectAndVerify } from "../shared/handshake.ts";
+import { type InstancePaths, resolveInstancePaths } from "../shared/instance.ts";
+import { ensureSecret } from "../shared/proof.ts";
+import { assert, assertEquals, assertMatch, assertRejects } from "./support/assert.ts";
+import { executable, makeTestEnv, type TestEnv } from "./support/env.ts";
+
+function pathsOf(testEnv: TestEnv): InstancePaths {
+  return resolveInstancePaths(testEnv.instance, (key) => testEnv.env[key]);
+}
+
+function spawn(
+  testEnv: TestEnv,
+  name: "service" | "mcp-connector" | "browser-connector",
+  args: string[],
+): Deno.ChildProcess {
+  const { command, args: full } = executable(name, args);
+  return new Deno.Command(command, {
+    args: full,
+    env: testEnv.env,
+    clearEnv: true,
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+}
+
+async function waitFor(check: () => Promise<boolean>, what: string, ms = 20_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+function closeQuietly(conn: Deno.Conn): void {
+  try {
+    conn.close();
+  } catch {
+    // The peer closed it first.
+  }
+}
+
+function header(length: number): Uint8Array {
+  const out = new Uint8Array(4);
+  new DataView(out.buffer).setUint32(0, length, true);
+  return out;
+}
+
+async function readLines(stream: ReadableStream<Uint8Array>, count: number): Promise<unknown[]> {
+  const reader = stream.pipeThrough(new TextDecoderStream()).getReader();
+  let text = "";
+  while (text.split("\n").length <= count) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    text += value;
+  }
+  reader.releaseLock();
+  return text.split("\n").slice(0, count).map((line) => JSON.parse(line));
+}
+
+Deno.test("an oversized stdio line gets one error and the stream resynchronises", async () => {
+  const testEnv = await makeTestEnv();
+  const connector = spawn(testEnv, "mcp-connector", ["--instance", testEnv.instance]);
+  try {
+    const writer = connector.stdin.getWriter();
+    const encoder = new TextEncoder();
+    await writer.write(encoder.encode("a".repeat(4 * 1024 * 1024 + 10) + "\n"));
+    await writer.write(encoder.encode('{"jsonrpc":"2.0","id":7,"method":"ping"}\n'));
+    const [first, second] = await readLines(connector.stdout, 2) as {
+      id: unknown;
+      error?: { code: number; message: string };
+    }[];
+    assertEquals(first.id, null);
+    assertEquals(first.error?.code, -32600);
+    assertMatch(first.error!.message, /over the 4194304-byte limit/);
+    assertEquals(second.id, 7, "the next line is read normally");
+    await writer.close();
+    assertEquals((await connector.status).code, 0);
+  } finally {
+    await connector.stderr.cancel();
+    await testEnv.dispose();
+  }
+});
+
+Deno.test("the service drops a connection that sends an oversized or malformed frame", async () => {
+  const testEnv = await makeTestEnv();
+  const paths = pathsOf(testEnv);
+  const service = spawn(testEnv, "service", ["--instance", testEnv.instance, "service"]);
+  try {
+    const connect = () =>
+      connectAndVerify({
+        socket: paths.bridgeSocket,
+        secretFile: paths.secretFile,
+        role: "mcp",
+        maxFrame: BRIDGE_MAX_FRAME,
+      });
+    await waitFor(
+      () => connect().then((c) => (closeQuietly(c.conn), true), () => false),
+      "the service",
+    );
+
+    const catalogWorks = async () => {
+      const opened = await connect();
+      await opened.writer.write(encodeFrame({ type: "catalog", seq: 1 }, 1024));
+      const reply = await opened.reader.next() as { type: string; tools: unknown[] };
+      closeQuietly(opened.conn);
+      return reply.type === "catalog" && reply.tools.length > 0;
+    };
+
+    const oversized = await connect();
+    await oversized.writer.write(header(BRIDGE_MAX_FRAME + 1));
+    assertEquals(await oversized.reader.next(), null, "an oversized frame ends the connection");
+    closeQuietly(oversized.conn);
+    assert(await catalogWorks(), "other connections are unaffected");
+
+    const malformed = await connect();
+    await malformed.writer.write(
+      new Uint8Array([...header(5), ...new TextEncoder().encode("{oops")]),
+    );
+    assertEquals(await malformed.reader.next(), null, "a malformed frame ends the connection");
+    closeQuietly(malformed.conn);
+
+    const unknown = await connect();
+    await unknown.writer.write(encodeFrame({ type: "launch_missiles", seq: 1 }, 1024));
+    assertEquals(await unknown.reader.next(), null, "an unknown message ends the connection");
+    closeQuietly(unknown.conn);
+    assert(await catalogWorks(), "the service still serves");
+
+    // A browser connection is held to the same rules.
+    const browserConn = await connectAndVerify({
+      socket: paths.browserSocket,
+      secretFile: paths.secretFile,
+      role: "browser",
+      maxFrame: BRIDGE_MAX_FRAME,
+    });
+    await browserConn.writer.write(header(FROM_EXTENSION_MAX_FRAME + 1));
+    assertEquals(await browserConn.reader.next(), null);
+    closeQuietly(browserConn.conn);
+
+    // The wrong role on a socket is refused with a reason.
+    await assertRejects(
+      () =>
+        connectAndVerify({
+          socket: paths.browserSocket,
+          secretFile: paths.secretFile,
+          role: "mcp",
+          maxFrame: 1024,
+        }),
+      /this socket serves browser connectors/,
+    );
+  } finally {
+    service.kill("SIGTERM");
+    assertEquals((await service.status).code, 0);
+    await service.stdout.cancel();
+    await service.stderr.cancel();
+    await testEnv.dispose();
+  }
+});
+
+Deno.test("the browser connector refuses a frame from Chrome over 64 MiB", async () => {
+  const testEnv = await makeTestEnv();
+  const connector = spawn(testEnv, "browser-connector", ["--instance", testEnv.instance]);
+  try {
+    const writer = connector.stdin.getWriter();
+    await writer.write(header(FROM_EXTENSION_MAX_FRAME + 1));
+    const status = await connector.status;
+    assertEquals(status.code, 1);
+    const stderr = new TextDecoder().decode(
+      (await new Response(connector.stderr).arrayBuffer()) as ArrayBuffer,
+    );
+    assertMatch(stderr, /exceeds this hop's cap of 67108864 bytes/);
+    await writer.close().catch(() => {});
+  } finally {
+    await connector.stdout.cancel().catch(() => {});
+    await testEnv.dispose();
+  }
+});
+
+Deno.test("a connector refuses a fake service that cannot prove itself", async () => {
+  const testEnv = await makeTestEnv();
+  const paths = pathsOf(testEnv);
+  await Deno.mkdir(paths.runtimeDir, { recursive: true, mode: 0o700 });
+  await Deno.mkdir(paths.stateDir, { recursive: true, mode: 0o700 });
+  await ensureSecret(paths.secretFile);
+  const listener = Deno.listen({ transport: "unix", path: paths.bridgeSocket });
+  const received: unknown[] = [];
+  const fake = (async () => {
+    for await (const conn of listener) {
+      const reader = new FrameReader(conn.readable, 1024 * 1024);
+      received.push(await reader.next());
+      await conn.write(encodeFrame({
+        type: "hello",
+        bridge_major: 1,
+        proof: btoa("not the right proof, not even close!"),
+        service: { version: "6.6.6", instance: testEnv.instance, pid: 1 },
+      }, 1024));
+      try {
+        while ((await reader.next()) !== null) received.push("more");
+      } catch {
+        // The connector hung up.
+      }
+    }
+  })();
+  const { command, args } = executable("mcp-connector", ["--instance", testEnv.instance]);
+  const client = new Client({ name: "impostor-test", version: "1.0.0" });
+  try {
+    const error = await assertRejects(
+      () =>
+        client.connect(
+          new StdioClientTransport({ command, args, env: testEnv.env, stderr: "pipe" }),
+        ),
+      /refusing to talk to the process on .*bridge\.sock: it could not prove it holds the instance secret/,
+    );
+    assertMatch(error.message, /not this user's Ghostlight service/);
+    assertEquals(received.length, 1, "the connector sent its hello and nothing else");
+    assertEquals((received[0] as { type: string }).type, "hello");
+  } finally {
+    await client.close().catch(() => {});
+    listener.close();
+    await fake.catch(() => {});
+    await testEnv.dispose();
+  }
+});
