@@ -17,10 +17,12 @@ async function attempt(action: () => Promise<unknown>): Promise<string> {
 const socketDir = Deno.args[0];
 const results = {
   tcpLoopback: await attempt(() => Deno.connect({ hostname: "127.0.0.1", port: 9 })),
-  tcpListen: await attempt(async () => Deno.listen({ hostname: "127.0.0.1", port: 0 }).close()),
+  tcpListen: await attempt(() =>
+    Promise.resolve().then(() => Deno.listen({ hostname: "127.0.0.1", port: 0 }).close())
+  ),
   runShell: await attempt(() => new Deno.Command("/bin/sh", { args: ["-c", "true"] }).output()),
   runDenoByName: await attempt(() => new Deno.Command("deno", { args: ["--version"] }).output()),
-  ffi: await attempt(async () => Deno.dlopen("libc.so.6", {})),
+  ffi: await attempt(() => Promise.resolve().then(() => Deno.dlopen("libc.so.6", {}))),
   unixSocket: await attempt(async () => {
     const path = `${socketDir}/probe.sock`;
     const listener = Deno.listen({ transport: "unix", path });
