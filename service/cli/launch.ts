@@ -204,9 +204,26 @@ export async function launchBrowser(paths: InstancePaths, options: LaunchOptions
     console.error(`ghostlight: stopping (${reason})`);
   } finally {
     if (browser) await stopProcess(browser);
-    await Deno.remove(root, { recursive: true }).catch(() => {});
+    await removeTree(root);
     if (daemon) await daemon.stop();
   }
+}
+
+/**
+ * Removes a folder that Chromium's helper processes may still be writing into for a moment
+ * after the browser process exits: retries for up to three seconds.
+ */
+async function removeTree(path: string): Promise<void> {
+  for (let attempt = 0; attempt < 30; attempt++) {
+    try {
+      await Deno.remove(path, { recursive: true });
+      return;
+    } catch (error) {
+      if (error instanceof Deno.errors.NotFound) return;
+      await delay(100);
+    }
+  }
+  console.error(`ghostlight: could not remove ${path}; remove it by hand`);
 }
 
 function delay(ms: number): Promise<void> {

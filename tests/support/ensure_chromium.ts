@@ -18,8 +18,12 @@ async function onPath(name: string): Promise<string | null> {
 }
 
 async function run(command: string, args: string[]): Promise<void> {
-  const status = await new Deno.Command(command, { args, stdout: "inherit", stderr: "inherit" })
-    .spawn().status;
+  const status = await new Deno.Command(command, {
+    args,
+    env: { DEBIAN_FRONTEND: "noninteractive" },
+    stdout: "inherit",
+    stderr: "inherit",
+  }).spawn().status;
   if (!status.success) throw new Error(`${command} ${args.join(" ")} failed (${status.code})`);
 }
 
