@@ -3,16 +3,43 @@
  * `2025-11-25` and `2026-07-28`, picking one per process, and relays tool calls to the service
  * over the bridge. Owns request ids and rendering; never governance, tabs or browser frames.
  *
+ * The switch: `server/discover` is answered without binding (and without reaching the service,
+ * so a discovery probe leaves nothing behind); a valid `initialize` binds `2025-11-25`; the
+ * first request carrying the `2026-07-28` envelope with a supported version binds `2026-07-28`.
+ * After binding, the other revision's shapes are refused.
+ *
  * @module
  */
 
 import { type InstancePaths, instancePathsFromEnv } from "../shared/instance.ts";
-import { ErrorCode, MAX_LINE_BYTES, readMessages, StdioPeer } from "./jsonrpc.ts";
-import { Session2025 } from "./mcp_2025_11_25.ts";
+import { CallBook, callSettingsFromEnv } from "./calls.ts";
+import {
+  ErrorCode,
+  type Incoming,
+  MAX_LINE_BYTES,
+  readMessages,
+  RpcError,
+  StdioPeer,
+} from "./jsonrpc.ts";
+import { readInitialize, REVISION as LEGACY, Session2025 } from "./mcp_2025_11_25.ts";
+import {
+  discoverResult,
+  hasEnvelope,
+  META,
+  readEnvelope,
+  REVISION as MODERN,
+  Session2026,
+  unsupportedVersion,
+} from "./mcp_2026_07_28.ts";
 import { ServiceLink } from "./service_link.ts";
 
 /** The connector's version. */
 export const VERSION = "0.1.0";
+
+/** How often the connector checks that the client that spawned it is still alive. */
+const PARENT_CHECK_MS = 1_000;
+
+type Request = Extract<Incoming, { kind: "request" }>;
 
 function report(message: string): void {
   try {
@@ -32,13 +59,88 @@ function parseArgs(args: string[]): { instance?: string } {
   return out;
 }
 
-/** Serves one client on stdin/stdout until stdin closes. */
-export async function serve(paths: InstancePaths): Promise<void> {
-  const peer = new StdioPeer(Deno.stdout.writable);
+/** The versions a process can still serve, by what it is bound to. */
+function servable(bound: "none" | typeof LEGACY | typeof MODERN): string[] {
+  if (bound === "none") return [MODERN, LEGACY];
+  return [bound];
+}
+
+/** Serves one client on `input`/`output` until `input` closes or `stop` aborts. */
+export async function serve(
+  paths: InstancePaths,
+  io: {
+    input: ReadableStream<Uint8Array>;
+    output: WritableStream<Uint8Array>;
+    stop?: AbortSignal;
+  },
+): Promise<void> {
+  const peer = new StdioPeer(io.output);
+  // The link connects (and starts the service) only when a bound session first needs it.
   const link = new ServiceLink(paths, { name: "unknown client", version: "" });
+  const calls = new CallBook(link, peer, callSettingsFromEnv());
   const server = { name: paths.mcpServerName, version: VERSION };
-  let session: Session2025 | null = null;
-  for await (const message of readMessages(Deno.stdin.readable)) {
+  let session: Session2025 | Session2026 | null = null;
+
+  const unbound = async (request: Request) => {
+    if (request.method === "initialize") {
+      readInitialize(request.params);
+      session = new Session2025(peer, link, { calls, server });
+      session.handleRequest(request);
+      return;
+    }
+    if (request.method === "server/discover") {
+      readEnvelope(request.params, servable("none"));
+      await peer.result(request.id, discoverResult(server, servable("none")));
+      return;
+    }
+    if (hasEnvelope(request.params)) {
+      readEnvelope(request.params, servable("none"));
+      session = new Session2026(peer, link, { calls, server });
+      session.handleRequest(request);
+      return;
+    }
+    throw new RpcError(
+      ErrorCode.invalidRequest,
+      `Send initialize first (${LEGACY}), or carry params._meta["${META.protocolVersion}"]: ` +
+        `"${MODERN}" with "${META.clientCapabilities}" on every request (${MODERN})`,
+    );
+  };
+
+  const bound = (request: Request) => {
+    if (session instanceof Session2025 && hasEnvelope(request.params)) {
+      throw new RpcError(
+        ErrorCode.invalidRequest,
+        `This connection was initialized with ${LEGACY}; ${MODERN} requests cannot be mixed ` +
+          "into it. Start a new connection for them.",
+      );
+    }
+    if (session instanceof Session2026 && request.method === "initialize") {
+      throw unsupportedVersion(request.params.protocolVersion ?? null, servable(MODERN));
+    }
+    session!.handleRequest(request);
+  };
+
+  const onRequest = async (request: Request) => {
+    try {
+      if (session === null) await unbound(request);
+      else bound(request);
+    } catch (error) {
+      const rpc = error instanceof RpcError
+        ? error
+        : new RpcError(ErrorCode.internalError, (error as Error).message);
+      await peer.error(request.id, rpc.code, rpc.message, rpc.data);
+    }
+  };
+
+  const messages = readMessages(io.input);
+  const stopped = new Promise<null>((resolve) => {
+    if (io.stop?.aborted) resolve(null);
+    io.stop?.addEventListener("abort", () => resolve(null), { once: true });
+  });
+  while (true) {
+    const next = await Promise.race([messages.next(), stopped]);
+    if (next === null || next.done) break;
+    const message = next.value;
     switch (message.kind) {
       case "oversized":
         await peer.error(
@@ -53,26 +155,29 @@ export async function serve(paths: InstancePaths): Promise<void> {
       case "response":
         continue;
       case "notification":
-        session?.handleNotification(message);
+        (session as Session2025 | Session2026 | null)?.handleNotification(message);
         continue;
       case "request":
-        if (session === null) {
-          if (message.method !== "initialize") {
-            await peer.error(
-              message.id,
-              ErrorCode.invalidRequest,
-              "Send initialize first (protocol version 2025-11-25)",
-            );
-            continue;
-          }
-          session = new Session2025(peer, link, server);
-        }
-        session.handleRequest(message);
+        await onRequest(message);
     }
   }
-  await session?.end();
+  await (session as Session2025 | Session2026 | null)?.end();
   link.close();
   await peer.close();
+}
+
+/** Aborts when the process that spawned the connector is gone (it was re-parented). */
+function parentGone(): AbortSignal {
+  const controller = new AbortController();
+  const parent = Deno.ppid;
+  const timer = setInterval(() => {
+    if (Deno.ppid !== parent) {
+      clearInterval(timer);
+      controller.abort();
+    }
+  }, PARENT_CHECK_MS);
+  Deno.unrefTimer(timer);
+  return controller.signal;
 }
 
 if (import.meta.main) {
@@ -83,6 +188,8 @@ if (import.meta.main) {
     report((error as Error).message);
     Deno.exit(2);
   }
-  await serve(paths);
+  const stop = parentGone();
+  stop.addEventListener("abort", () => report("the client that started this connector is gone"));
+  await serve(paths, { input: Deno.stdin.readable, output: Deno.stdout.writable, stop });
   Deno.exit(0);
 }

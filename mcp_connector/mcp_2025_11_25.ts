@@ -1,14 +1,22 @@
 /**
  * MCP revision `2025-11-25` over stdio: initialize → notifications/initialized lifecycle, ping,
- * tools/list with list-changed notifications, tools/call, and cancellation. One implicit
- * workspace per connection, opened at the first tool call and released at a clean end.
+ * tools/list with list-changed notifications, tools/call with progress, and cancellation. One
+ * implicit workspace per connection, opened at the first tool call and released at a clean end.
+ * Logging is not advertised, so `logging/setLevel` is an unknown method.
  *
  * @module
  */
 
+import {
+  type CallBook,
+  END_GRACE_MS,
+  type ProgressToken,
+  progressTokenOf,
+  settleWithin,
+} from "./calls.ts";
 import { ErrorCode, type Incoming, type RequestId, RpcError, type StdioPeer } from "./jsonrpc.ts";
-import { renderCallEnd } from "./render.ts";
-import { type CatalogSnapshot, type ServiceLink, ServiceUnavailable } from "./service_link.ts";
+import { renderCallEnd, type ToolResult } from "./render.ts";
+import type { CallEnd, CatalogSnapshot, ServiceLink } from "./service_link.ts";
 
 /** The revision this module implements. */
 export const REVISION = "2025-11-25";
@@ -16,37 +24,62 @@ export const REVISION = "2025-11-25";
 type Request = Extract<Incoming, { kind: "request" }>;
 type Notification = Extract<Incoming, { kind: "notification" }>;
 
-interface Call {
-  work: string | null;
-  cancelled: boolean;
+/** The client identity an `initialize` carries. */
+export interface ClientIdentity {
+  name: string;
+  version: string;
+}
+
+/**
+ * Checks an `initialize` request's params; the switch binds this revision only for a valid one.
+ * Returns the client's identity.
+ */
+export function readInitialize(params: Record<string, unknown>): ClientIdentity {
+  const info = params.clientInfo as { name?: unknown; version?: unknown } | undefined;
+  if (
+    typeof params.protocolVersion !== "string" ||
+    typeof params.capabilities !== "object" || params.capabilities === null ||
+    Array.isArray(params.capabilities) ||
+    typeof info?.name !== "string" || typeof info.version !== "string"
+  ) {
+    throw new RpcError(
+      ErrorCode.invalidParams,
+      "initialize needs protocolVersion (string), capabilities (object) and clientInfo " +
+        '{name, version}, e.g. {"protocolVersion":"2025-11-25","capabilities":{},' +
+        '"clientInfo":{"name":"my-client","version":"1.0.0"}}',
+    );
+  }
+  return { name: info.name.slice(0, 200), version: info.version.slice(0, 100) };
 }
 
 /** One client session speaking `2025-11-25`. */
 export class Session2025 {
   #peer: StdioPeer;
   #link: ServiceLink;
+  #calls: CallBook;
+  #answering = new Set<Promise<void>>();
   #server: { name: string; version: string };
   #state: "new" | "initialized" | "ready" = "new";
-  #client = { name: "unknown client", version: "" };
+  #client: ClientIdentity = { name: "unknown client", version: "" };
   #workspace: Promise<string> | null = null;
-  #calls = new Map<RequestId, Call>();
-  #inFlight = new Set<Promise<void>>();
   #catalog: CatalogSnapshot | null = null;
 
-  constructor(peer: StdioPeer, link: ServiceLink, server: { name: string; version: string }) {
+  constructor(
+    peer: StdioPeer,
+    link: ServiceLink,
+    options: { calls: CallBook; server: { name: string; version: string } },
+  ) {
     this.#peer = peer;
     this.#link = link;
-    this.#server = server;
-    link.onCatalogChanged(() => {
-      this.#catalog = null;
-      if (this.#state === "ready") this.#peer.notify("notifications/tools/list_changed");
-    });
+    this.#calls = options.calls;
+    this.#server = options.server;
+    link.onCatalogChanged(() => this.#catalogMayHaveChanged());
   }
 
   /** Handles one request; every request gets exactly one answer unless cancelled. */
   handleRequest(request: Request): void {
-    const task = this.#answer(request).finally(() => this.#inFlight.delete(task));
-    this.#inFlight.add(task);
+    const answering = this.#answer(request).finally(() => this.#answering.delete(answering));
+    this.#answering.add(answering);
   }
 
   /** Handles one notification. */
@@ -56,11 +89,8 @@ export class Session2025 {
         if (this.#state === "initialized") this.#state = "ready";
         return;
       case "notifications/cancelled": {
-        const id = notification.params.requestId as RequestId | undefined;
-        const call = id === undefined ? undefined : this.#calls.get(id);
-        if (!call) return;
-        call.cancelled = true;
-        if (call.work) this.#link.cancel(call.work);
+        const id = notification.params.requestId;
+        if (typeof id === "string" || typeof id === "number") this.#calls.cancel(id);
         return;
       }
     }
@@ -68,8 +98,8 @@ export class Session2025 {
 
   /** The client closed stdin: let running calls settle briefly, then release the workspace. */
   async end(): Promise<void> {
-    const settle = Promise.allSettled([...this.#inFlight]);
-    await Promise.race([settle, new Promise((resolve) => setTimeout(resolve, 2_000))]);
+    await settleWithin([...this.#answering], END_GRACE_MS);
+    await this.#calls.drain(END_GRACE_MS);
     if (this.#workspace) {
       const workspace = await this.#workspace.catch(() => null);
       if (workspace) this.#link.releaseWorkspace(workspace);
@@ -77,23 +107,22 @@ export class Session2025 {
   }
 
   async #answer(request: Request): Promise<void> {
+    let result: unknown;
     try {
-      const result = await this.#dispatch(request);
-      const call = this.#calls.get(request.id);
-      this.#calls.delete(request.id);
-      if (call?.cancelled) return;
-      await this.#peer.result(request.id, result);
+      result = await this.#dispatch(request);
     } catch (error) {
-      this.#calls.delete(request.id);
       if (error instanceof RpcError) {
         await this.#peer.error(request.id, error.code, error.message, error.data);
       } else {
         const message = error instanceof Error ? error.message : String(error);
         await this.#peer.error(request.id, ErrorCode.internalError, message);
       }
+      return;
     }
+    if (result !== null) await this.#peer.result(request.id, result);
   }
 
+  /** Resolves with the result, or null for a cancelled call (nothing is sent). */
   async #dispatch(request: Request): Promise<unknown> {
     switch (request.method) {
       case "initialize":
@@ -112,10 +141,7 @@ export class Session2025 {
   }
 
   #requireReady(): void {
-    if (this.#state === "new") {
-      throw new RpcError(ErrorCode.invalidRequest, "Send initialize first");
-    }
-    if (this.#state === "initialized") {
+    if (this.#state !== "ready") {
       throw new RpcError(
         ErrorCode.invalidRequest,
         "Send notifications/initialized before using tools",
@@ -127,19 +153,7 @@ export class Session2025 {
     if (this.#state !== "new") {
       throw new RpcError(ErrorCode.invalidRequest, "initialize was already received");
     }
-    const info = params.clientInfo as { name?: unknown; version?: unknown } | undefined;
-    if (
-      typeof params.protocolVersion !== "string" ||
-      typeof params.capabilities !== "object" || params.capabilities === null ||
-      typeof info?.name !== "string" || typeof info.version !== "string"
-    ) {
-      throw new RpcError(
-        ErrorCode.invalidParams,
-        "initialize needs protocolVersion (string), capabilities (object) and clientInfo " +
-          "{name, version}",
-      );
-    }
-    this.#client = { name: info.name.slice(0, 200), version: info.version.slice(0, 100) };
+    this.#client = readInitialize(params);
     this.#link.setClient(this.#client);
     const catalog = await this.#fetchCatalog();
     this.#state = "initialized";
@@ -158,6 +172,17 @@ export class Session2025 {
       return this.#catalog;
     } catch (error) {
       throw new RpcError(ErrorCode.internalError, (error as Error).message);
+    }
+  }
+
+  /** After a catalog change or a reconnection: tell the client only if the tools differ. */
+  async #catalogMayHaveChanged(): Promise<void> {
+    const before = this.#catalog;
+    this.#catalog = null;
+    if (this.#state !== "ready" || before === null) return;
+    const after = await this.#fetchCatalog().catch(() => null);
+    if (after === null || JSON.stringify(after.tools) !== JSON.stringify(before.tools)) {
+      await this.#peer.notify("notifications/tools/list_changed");
     }
   }
 
@@ -185,10 +210,13 @@ export class Session2025 {
     return this.#workspace;
   }
 
-  async #callTool(request: Request): Promise<unknown> {
+  async #callTool(request: Request): Promise<ToolResult | null> {
     const { name, arguments: args } = request.params as { name?: unknown; arguments?: unknown };
     if (typeof name !== "string") {
-      throw new RpcError(ErrorCode.invalidParams, "tools/call needs a tool name");
+      throw new RpcError(
+        ErrorCode.invalidParams,
+        'tools/call needs a tool name, e.g. {"name":"tabs_context_mcp","arguments":{}}',
+      );
     }
     if (args !== undefined && (typeof args !== "object" || args === null || Array.isArray(args))) {
       throw new RpcError(ErrorCode.invalidParams, "tools/call arguments must be an object");
@@ -200,34 +228,50 @@ export class Session2025 {
     if (this.#calls.has(request.id)) {
       throw new RpcError(ErrorCode.invalidRequest, `Request id ${request.id} is already in use`);
     }
-    const call: Call = { work: null, cancelled: false };
-    this.#calls.set(request.id, call);
-    try {
-      const workspace = await this.#ensureWorkspace();
-      const end = await this.#link.start({
-        tool: name,
-        arguments: (args ?? {}) as Record<string, unknown>,
-        workspace,
-        context: { client_name: this.#client.name, client_version: this.#client.version },
-      }, (work) => {
-        call.work = work;
-        if (call.cancelled) this.#link.cancel(work);
-      });
-      if ("rejected" in end && end.rejected.kind === "unknown_tool") {
-        throw new RpcError(ErrorCode.invalidParams, `Unknown tool: ${name}`);
-      }
-      return renderCallEnd(end);
-    } catch (error) {
-      if (error instanceof ServiceUnavailable) {
-        return renderCallEnd({
-          outcome: {
-            kind: "not_dispatched",
-            message: error.message,
-            next_step: "Nothing was done in the browser; it is safe to retry.",
-          },
-        });
-      }
-      throw error;
+    const end = await this.#run(request.id, name, (args ?? {}) as Record<string, unknown>, {
+      progressToken: progressTokenOf(request.params),
+      retryOnLostWorkspace: true,
+    });
+    if (end === null) return null;
+    if ("rejected" in end && end.rejected.kind === "unknown_tool") {
+      throw new RpcError(ErrorCode.invalidParams, `Unknown tool: ${name}`);
     }
+    return renderCallEnd(end);
+  }
+
+  async #run(
+    id: RequestId,
+    tool: string,
+    args: Record<string, unknown>,
+    options: { progressToken?: ProgressToken; retryOnLostWorkspace: boolean },
+  ): Promise<CallEnd | null> {
+    let workspace: string;
+    try {
+      workspace = await this.#ensureWorkspace();
+    } catch (error) {
+      return {
+        outcome: {
+          kind: "not_dispatched",
+          message: `Could not open a browser workspace: ${(error as Error).message}.`,
+          next_step: "Nothing was done in the browser; it is safe to retry.",
+        },
+      };
+    }
+    const end = await this.#calls.run(id, {
+      tool,
+      arguments: args,
+      workspace,
+      context: { client_name: this.#client.name, client_version: this.#client.version },
+    }, options.progressToken);
+    // A restarted service no longer knows this connection's workspace; a rejection means
+    // nothing started, so open a fresh one and try once more.
+    if (
+      end !== null && "rejected" in end && end.rejected.kind === "no_workspace" &&
+      options.retryOnLostWorkspace
+    ) {
+      this.#workspace = null;
+      return await this.#run(id, tool, args, { ...options, retryOnLostWorkspace: false });
+    }
+    return end;
   }
 }

@@ -62,8 +62,9 @@ export class ServiceLink {
   #connecting: Promise<Connection> | null = null;
   #seq = 0;
   #byWork = new Map<string, number>();
-  #catalogListeners: ((generation: number) => void)[] = [];
+  #catalogListeners: ((generation: number | null) => void)[] = [];
   #closed = false;
+  #everConnected = false;
 
   constructor(paths: InstancePaths, client: { name: string; version: string }) {
     this.#paths = paths;
@@ -75,8 +76,11 @@ export class ServiceLink {
     this.#client = client;
   }
 
-  /** Calls `listener` when the service says the catalog changed. */
-  onCatalogChanged(listener: (generation: number) => void): void {
+  /**
+   * Calls `listener` when the service says the catalog changed, and with null after a
+   * reconnection (a restarted service may be a different version with different tools).
+   */
+  onCatalogChanged(listener: (generation: number | null) => void): void {
     this.#catalogListeners.push(listener);
   }
 
@@ -170,6 +174,10 @@ export class ServiceLink {
     const connection: Connection = { ...opened, pending: new Map() };
     this.#connection = connection;
     this.#readLoop(connection);
+    if (this.#everConnected) {
+      for (const listener of this.#catalogListeners) listener(null);
+    }
+    this.#everConnected = true;
     return connection;
   }
 

@@ -17,10 +17,28 @@ import type { BrowserHub } from "../browser/mod.ts";
 import { type Catalog, INSTRUCTIONS } from "../catalog/mod.ts";
 import { log } from "../log/mod.ts";
 import { failureOutcome, HANDLERS } from "../tools/mod.ts";
+import { Scheduler, schedulerOptionsFromEnv } from "../scheduler/mod.ts";
 import { WorkspaceLimit, type WorkspaceRegistry } from "../workspace/mod.ts";
 
 /** How many works one connector may have running at once. */
 export const MAX_ACTIVE_WORKS = 16;
+
+/** How long a dispatched work may keep settling after its caller stopped waiting. */
+export const DEFAULT_SETTLEMENT_MS = 180_000;
+
+/** Reads `GHOSTLIGHT_SETTLEMENT_MS` (tests shorten it). */
+function settlementMsFromEnv(): number {
+  const raw = Number(Deno.env.get("GHOSTLIGHT_SETTLEMENT_MS"));
+  return Number.isInteger(raw) && raw > 0 ? raw : DEFAULT_SETTLEMENT_MS;
+}
+
+/** One scheduler for the whole service: lanes are workspaces, whichever connector they use. */
+let sharedScheduler: Scheduler | null = null;
+
+function serviceScheduler(): Scheduler {
+  sharedScheduler ??= new Scheduler(schedulerOptionsFromEnv());
+  return sharedScheduler;
+}
 
 /** What a session needs from the service. */
 export interface SessionDeps {
@@ -29,6 +47,8 @@ export interface SessionDeps {
   browsers: BrowserHub;
   /** Counts works across all sessions, so the service never idles out under work. */
   activity: { works: number };
+  /** Orders works per workspace; the service-wide one unless a test passes its own. */
+  scheduler?: Scheduler;
 }
 
 /** A connected MCP connector, for status. */
@@ -48,6 +68,8 @@ export async function serveSession(
   deps: SessionDeps,
 ): Promise<void> {
   const works = new Map<string, AbortController>();
+  const scheduler = deps.scheduler ?? serviceScheduler();
+  const settlementMs = settlementMsFromEnv();
   let open = true;
   const send = (message: ServiceMessage) => {
     if (!open) return;
@@ -120,44 +142,69 @@ export async function serveSession(
     }
     const work = `w${++workCounter}`;
     const controller = new AbortController();
+    const queued = scheduler.enqueue(workspace?.id ?? work, controller.signal);
+    if (queued === null) {
+      send({
+        type: "rejected",
+        seq: message.seq,
+        kind: "busy",
+        message: `This workspace already has ${scheduler.options.maxQueuedPerLane} browser ` +
+          "calls waiting.",
+        next_step: "Wait for some to finish, then try again.",
+      });
+      return;
+    }
     works.set(work, controller);
     deps.activity.works++;
     info.activeWorks = works.size;
     send({ type: "started", seq: message.seq, work });
     let outcome: Outcome;
-    try {
-      const problem = deps.catalog.argumentProblem(message.tool, message.arguments);
-      if (problem !== null) {
-        outcome = {
-          kind: "tool_failure",
-          message: problem,
-          next_step: "Fix the arguments and call again.",
-        };
-      } else {
-        outcome = await HANDLERS[message.tool](message.arguments, {
-          workspace: workspace!,
-          browsers: deps.browsers,
-          workspaces: deps.workspaces,
-          signal: controller.signal,
-        });
+    const admission = await queued;
+    if (admission.kind === "retired") {
+      outcome = retiredOutcome(admission.reason, admission.waitedMs);
+    } else {
+      const settlement = AbortSignal.timeout(settlementMs);
+      try {
+        const problem = deps.catalog.argumentProblem(message.tool, message.arguments);
+        if (problem !== null) {
+          outcome = {
+            kind: "tool_failure",
+            message: problem,
+            next_step: "Fix the arguments and call again.",
+          };
+        } else {
+          outcome = await HANDLERS[message.tool](message.arguments, {
+            workspace: workspace!,
+            browsers: deps.browsers,
+            workspaces: deps.workspaces,
+            signal: AbortSignal.any([controller.signal, settlement]),
+          });
+        }
+      } catch (error) {
+        outcome = failureOutcome(error);
+      } finally {
+        admission.release();
       }
-    } catch (error) {
-      outcome = failureOutcome(error);
-    } finally {
-      works.delete(work);
-      deps.activity.works--;
-      info.activeWorks = works.size;
+      if (outcome.kind === "success" && traits.createsContext && workspace) {
+        outcome = { ...outcome, workspace: workspace.id };
+      }
+      if (controller.signal.aborted) {
+        outcome = {
+          kind: "cancelled",
+          message: "The call was cancelled while it ran.",
+          next_step: "Inspect the page before repeating it: part of it may have happened.",
+        };
+      } else if (settlement.aborted && outcome.kind !== "success") {
+        outcome = {
+          kind: "outcome_unknown",
+          message: `The call did not settle within ${settlementMs / 1000} s and was stopped.`,
+          next_step: "It may have partly happened: inspect the page before retrying.",
+        };
+      }
     }
-    if (outcome.kind === "success" && traits.createsContext && workspace) {
-      outcome = { ...outcome, workspace: workspace.id };
-    }
-    if (controller.signal.aborted) {
-      outcome = {
-        kind: "cancelled",
-        message: "The call was cancelled.",
-        next_step: "Inspect the page before repeating it.",
-      };
-    }
+    works.delete(work);
+    deps.activity.works--;
+    info.activeWorks = works.size;
     send({ type: "completed", work, outcome });
   };
 
@@ -211,4 +258,21 @@ export async function serveSession(
   } finally {
     open = false;
   }
+}
+
+/** What a work that never left its queue amounted to: nothing happened in the browser. */
+function retiredOutcome(reason: "cancelled" | "queue_deadline", waitedMs: number): Outcome {
+  if (reason === "cancelled") {
+    return {
+      kind: "cancelled",
+      message: "The call was cancelled before it reached the browser; nothing was done.",
+      next_step: "Call it again if it is still wanted.",
+    };
+  }
+  return {
+    kind: "not_dispatched",
+    message: `The call waited ${Math.round(waitedMs / 100) / 10} s behind this workspace's ` +
+      "other calls and was not started.",
+    next_step: "Nothing was done in the browser; it is safe to retry.",
+  };
 }

@@ -1,0 +1,186 @@
+/**
+ * Tool calls in flight on one connection, shared by both revisions: the JSON-RPC id ↔ work id
+ * map, cancellation that reaches the service and silences the answer, the caller deadline that
+ * answers `outcome_unknown` once while the work settles privately, and progress notifications
+ * for callers that sent a progress token.
+ *
+ * @module
+ */
+
+import type { ConnectorMessage, Outcome } from "../shared/bridge.ts";
+import type { RequestId, StdioPeer } from "./jsonrpc.ts";
+import { type CallEnd, type ServiceLink, ServiceUnavailable } from "./service_link.ts";
+
+/** How long a caller waits for a call before it is answered `outcome_unknown`. */
+export const DEFAULT_CALL_DEADLINE_MS = 60_000;
+/** How often a call with a progress token reports that it is still running. */
+export const DEFAULT_PROGRESS_INTERVAL_MS = 5_000;
+
+/** The connector's timing, from its environment. */
+export interface CallSettings {
+  deadlineMs: number;
+  progressIntervalMs: number;
+}
+
+function positiveInteger(name: string, fallback: number): number {
+  const raw = Deno.env.get(name);
+  const value = raw === undefined ? NaN : Number(raw);
+  return Number.isInteger(value) && value > 0 ? value : fallback;
+}
+
+/** Reads `GHOSTLIGHT_CALL_DEADLINE_MS` and `GHOSTLIGHT_PROGRESS_INTERVAL_MS` over the defaults. */
+export function callSettingsFromEnv(): CallSettings {
+  return {
+    deadlineMs: positiveInteger("GHOSTLIGHT_CALL_DEADLINE_MS", DEFAULT_CALL_DEADLINE_MS),
+    progressIntervalMs: positiveInteger(
+      "GHOSTLIGHT_PROGRESS_INTERVAL_MS",
+      DEFAULT_PROGRESS_INTERVAL_MS,
+    ),
+  };
+}
+
+/** What a revision asks the service to start. */
+export type StartRequest = Omit<Extract<ConnectorMessage, { type: "start" }>, "type" | "seq">;
+
+/** A progress token: a string or an integer. */
+export type ProgressToken = string | number;
+
+interface Call {
+  work: string | null;
+  cancelled: boolean;
+  finish: (end: CallEnd | null) => void;
+}
+
+/** The tool calls in flight on one connection, by JSON-RPC id. */
+export class CallBook {
+  #link: ServiceLink;
+  #peer: StdioPeer;
+  #settings: CallSettings;
+  #calls = new Map<RequestId, Call>();
+  #running = new Set<Promise<unknown>>();
+
+  constructor(link: ServiceLink, peer: StdioPeer, settings: CallSettings) {
+    this.#link = link;
+    this.#peer = peer;
+    this.#settings = settings;
+  }
+
+  /** Whether a call with this id is in flight. */
+  has(id: RequestId): boolean {
+    return this.#calls.has(id);
+  }
+
+  /**
+   * Runs one call. Resolves with its end, or with null when the client cancelled it, in which
+   * case nothing more may be sent for that request.
+   */
+  run(
+    id: RequestId,
+    request: StartRequest,
+    progressToken?: ProgressToken,
+  ): Promise<CallEnd | null> {
+    const ended = new Promise<CallEnd | null>((resolve) => {
+      const startedAt = Date.now();
+      let progress = 0;
+      const ticker = progressToken === undefined ? undefined : setInterval(() => {
+        const seconds = Math.round((Date.now() - startedAt) / 1000);
+        this.#peer.notify("notifications/progress", {
+          progressToken,
+          progress: ++progress,
+          message: `${request.tool} is still running after ${seconds} s`,
+        });
+      }, this.#settings.progressIntervalMs);
+      const deadline = setTimeout(
+        () => call.finish({ outcome: deadlineOutcome(this.#settings.deadlineMs) }),
+        this.#settings.deadlineMs,
+      );
+      const call: Call = {
+        work: null,
+        cancelled: false,
+        finish: (end) => {
+          if (this.#calls.get(id) !== call) return;
+          this.#calls.delete(id);
+          clearTimeout(deadline);
+          clearInterval(ticker);
+          resolve(end);
+        },
+      };
+      this.#calls.set(id, call);
+      const onStarted = (work: string) => {
+        call.work = work;
+        if (call.cancelled) this.#link.cancel(work);
+      };
+      // The link's own promise outlives a deadline or a cancellation: the work settles
+      // privately and its late end is dropped here.
+      const settled = this.#link.start(request, onStarted).then(
+        (end) => call.finish(end),
+        (error) => call.finish({ outcome: unreachableOutcome(error) }),
+      ).finally(() => this.#running.delete(settled));
+      this.#running.add(settled);
+    });
+    return ended;
+  }
+
+  /** Cancels a call: the service retires or stops its work and the client hears nothing more. */
+  cancel(id: RequestId): void {
+    const call = this.#calls.get(id);
+    if (!call) return;
+    call.cancelled = true;
+    if (call.work !== null) this.#link.cancel(call.work);
+    call.finish(null);
+  }
+
+  /** Waits up to `ms` for works still settling on the service, so their ends are not cut off. */
+  async drain(ms: number): Promise<void> {
+    await settleWithin([...this.#running], ms);
+  }
+}
+
+function deadlineOutcome(deadlineMs: number): Outcome {
+  return {
+    kind: "outcome_unknown",
+    message: `The browser did not finish this call within ${deadlineMs / 1000} s; ` +
+      "it may still be happening.",
+    next_step: "Inspect the page (tabs_context_mcp, get_page_text or a screenshot) before " +
+      "retrying; do not simply repeat it.",
+  };
+}
+
+function unreachableOutcome(error: unknown): Outcome {
+  const message = error instanceof Error ? error.message : String(error);
+  if (error instanceof ServiceUnavailable) {
+    return {
+      kind: "not_dispatched",
+      message: `The Ghostlight service could not be reached: ${message}.`,
+      next_step: "Nothing was done in the browser; it is safe to retry.",
+    };
+  }
+  return {
+    kind: "outcome_unknown",
+    message: `The call failed inside the connector: ${message}.`,
+    next_step: "Inspect the page before retrying.",
+  };
+}
+
+/** How long a closing connection waits for answers and works still in flight. */
+export const END_GRACE_MS = 2_000;
+
+/** Waits for `promises` to settle, but no longer than `ms`. */
+export async function settleWithin(promises: Promise<unknown>[], ms: number): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  await Promise.race([
+    Promise.allSettled(promises),
+    new Promise((resolve) => timer = setTimeout(resolve, ms)),
+  ]);
+  clearTimeout(timer);
+}
+
+/** The progress token of a request, when it carries a valid one. */
+export function progressTokenOf(params: Record<string, unknown>): ProgressToken | undefined {
+  const meta = params._meta;
+  if (typeof meta !== "object" || meta === null) return undefined;
+  const token = (meta as Record<string, unknown>).progressToken;
+  return typeof token === "string" || (typeof token === "number" && Number.isInteger(token))
+    ? token
+    : undefined;
+}

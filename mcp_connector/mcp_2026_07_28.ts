@@ -1,0 +1,377 @@
+/**
+ * MCP revision `2026-07-28` over stdio: no handshake; every request carries its own version,
+ * capabilities and (optionally) client identity in `_meta` and is validated on its own, never
+ * borrowing from an earlier one. `server/discover`, `tools/list` (cacheable), `tools/call`,
+ * `subscriptions/listen`; every result has `resultType` and the server's identity. Browser state
+ * travels as an explicit `workspaceId` argument minted by the context-creating tools.
+ *
+ * @module
+ */
+
+import type { ToolDescriptor } from "../shared/bridge.ts";
+import { INSTRUCTIONS } from "../shared/instructions.ts";
+import {
+  type CallBook,
+  END_GRACE_MS,
+  type ProgressToken,
+  progressTokenOf,
+  settleWithin,
+} from "./calls.ts";
+import { ErrorCode, type Incoming, type RequestId, RpcError, type StdioPeer } from "./jsonrpc.ts";
+import { renderCallEnd, type ToolResult } from "./render.ts";
+import type { CallEnd, CatalogSnapshot, ServiceLink } from "./service_link.ts";
+
+/** The revision this module implements. */
+export const REVISION = "2026-07-28";
+
+/** The `_meta` keys this revision defines. */
+export const META = {
+  protocolVersion: "io.modelcontextprotocol/protocolVersion",
+  clientCapabilities: "io.modelcontextprotocol/clientCapabilities",
+  clientInfo: "io.modelcontextprotocol/clientInfo",
+  serverInfo: "io.modelcontextprotocol/serverInfo",
+  subscriptionId: "io.modelcontextprotocol/subscriptionId",
+} as const;
+
+/** How long clients may reuse a `server/discover` result. */
+export const DISCOVER_TTL_MS = 3_600_000;
+/** How long clients may reuse a `tools/list` result; listeners hear of changes sooner. */
+export const TOOLS_TTL_MS = 300_000;
+
+/** The methods this revision serves; every other one (including removed ones) is -32601. */
+const METHODS = new Set(["server/discover", "tools/list", "tools/call", "subscriptions/listen"]);
+
+const WORKSPACE_ID_SCHEMA = {
+  type: "string",
+  description: "The workspaceId that tabs_context_mcp or tabs_create_mcp returned. Pass it on " +
+    "every call that works in the browser. Omit it on those two tools to start a new workspace.",
+};
+
+type Request = Extract<Incoming, { kind: "request" }>;
+type Notification = Extract<Incoming, { kind: "notification" }>;
+
+/** Who the server is, as results carry it. */
+export interface ServerIdentity {
+  name: string;
+  version: string;
+}
+
+/** What one request's envelope says, once validated. */
+export interface Envelope {
+  client: { name: string; version: string } | null;
+  progressToken?: ProgressToken;
+}
+
+function metaOf(params: Record<string, unknown>): Record<string, unknown> | null {
+  const meta = params._meta;
+  return typeof meta === "object" && meta !== null && !Array.isArray(meta)
+    ? meta as Record<string, unknown>
+    : null;
+}
+
+/** Whether a request carries this revision's envelope at all (what binds the process). */
+export function hasEnvelope(params: Record<string, unknown>): boolean {
+  const meta = metaOf(params);
+  return meta !== null && META.protocolVersion in meta;
+}
+
+/** The `-32022` error for a version this process cannot serve. */
+export function unsupportedVersion(requested: unknown, supported: readonly string[]): RpcError {
+  return new RpcError(ErrorCode.unsupportedProtocolVersion, "Unsupported protocol version", {
+    supported: [...supported],
+    requested,
+  });
+}
+
+/**
+ * Validates one request's envelope: the version (missing → -32602, unsupported → -32022 with
+ * `supported`), then the capabilities (missing → -32602). Client info is optional and used only
+ * for presentation and audit.
+ */
+export function readEnvelope(
+  params: Record<string, unknown>,
+  supported: readonly string[],
+): Envelope {
+  const meta = metaOf(params);
+  const version = meta?.[META.protocolVersion];
+  if (typeof version !== "string") {
+    throw new RpcError(
+      ErrorCode.invalidParams,
+      `Every request needs params._meta["${META.protocolVersion}"] (a string such as ` +
+        `"${REVISION}")`,
+    );
+  }
+  if (version !== REVISION) throw unsupportedVersion(version, supported);
+  const capabilities = meta![META.clientCapabilities];
+  if (typeof capabilities !== "object" || capabilities === null || Array.isArray(capabilities)) {
+    throw new RpcError(
+      ErrorCode.invalidParams,
+      `Every request needs params._meta["${META.clientCapabilities}"] (an object; {} declares ` +
+        "none)",
+    );
+  }
+  const info = meta![META.clientInfo] as { name?: unknown; version?: unknown } | undefined;
+  const client = typeof info?.name === "string"
+    ? {
+      name: info.name.slice(0, 200),
+      version: typeof info.version === "string" ? info.version.slice(0, 100) : "",
+    }
+    : null;
+  const progressToken = progressTokenOf(params);
+  return progressToken === undefined ? { client } : { client, progressToken };
+}
+
+function stamp(server: ServerIdentity, result: Record<string, unknown>): Record<string, unknown> {
+  return {
+    resultType: "complete",
+    ...result,
+    _meta: { ...(result._meta as object ?? {}), [META.serverInfo]: { ...server } },
+  };
+}
+
+/** The `server/discover` result. Needs no service: probes must stay free of side effects. */
+export function discoverResult(
+  server: ServerIdentity,
+  supportedVersions: readonly string[],
+): Record<string, unknown> {
+  return stamp(server, {
+    supportedVersions: [...supportedVersions],
+    capabilities: { tools: { listChanged: true } },
+    instructions: INSTRUCTIONS,
+    ttlMs: DISCOVER_TTL_MS,
+    cacheScope: "public",
+  });
+}
+
+/** A tool as this revision lists it: stateful tools accept an optional `workspaceId`. */
+export function listedTool(tool: ToolDescriptor): Record<string, unknown> {
+  const inputSchema = tool.needsWorkspace
+    ? {
+      ...tool.inputSchema,
+      properties: {
+        ...(tool.inputSchema.properties as Record<string, unknown> | undefined ?? {}),
+        workspaceId: WORKSPACE_ID_SCHEMA,
+      },
+    }
+    : tool.inputSchema;
+  return {
+    name: tool.name,
+    title: tool.title,
+    description: tool.description,
+    inputSchema,
+    annotations: tool.annotations,
+  };
+}
+
+interface Subscription {
+  toolsListChanged: boolean;
+}
+
+/** One stdio connection speaking `2026-07-28`. Holds only in-flight requests and streams. */
+export class Session2026 {
+  #peer: StdioPeer;
+  #link: ServiceLink;
+  #calls: CallBook;
+  #answering = new Set<Promise<void>>();
+  #server: ServerIdentity;
+  #catalog: CatalogSnapshot | null = null;
+  #subscriptions = new Map<RequestId, Subscription>();
+  #identified = false;
+
+  constructor(
+    peer: StdioPeer,
+    link: ServiceLink,
+    options: { calls: CallBook; server: ServerIdentity },
+  ) {
+    this.#peer = peer;
+    this.#link = link;
+    this.#calls = options.calls;
+    this.#server = options.server;
+    link.onCatalogChanged(() => this.#catalogMayHaveChanged());
+  }
+
+  /** Handles one request; every request gets exactly one answer unless cancelled. */
+  handleRequest(request: Request): void {
+    const answering = this.#answer(request).finally(() => this.#answering.delete(answering));
+    this.#answering.add(answering);
+  }
+
+  /** Handles one notification: only cancellation means anything here. */
+  handleNotification(notification: Notification): void {
+    if (notification.method !== "notifications/cancelled") return;
+    const id = notification.params.requestId;
+    if (typeof id !== "string" && typeof id !== "number") return;
+    if (this.#subscriptions.delete(id)) return;
+    this.#calls.cancel(id);
+  }
+
+  /** stdin closed: end listen streams gracefully and let running calls settle briefly. */
+  async end(): Promise<void> {
+    for (const id of this.#subscriptions.keys()) {
+      await this.#peer.result(id, stamp(this.#server, { _meta: { [META.subscriptionId]: id } }));
+    }
+    this.#subscriptions.clear();
+    await settleWithin([...this.#answering], END_GRACE_MS);
+    await this.#calls.drain(END_GRACE_MS);
+  }
+
+  async #answer(request: Request): Promise<void> {
+    let result: Record<string, unknown> | null;
+    try {
+      result = await this.#dispatch(request);
+    } catch (error) {
+      if (error instanceof RpcError) {
+        await this.#peer.error(request.id, error.code, error.message, error.data);
+      } else {
+        const message = error instanceof Error ? error.message : String(error);
+        await this.#peer.error(request.id, ErrorCode.internalError, message);
+      }
+      return;
+    }
+    if (result !== null) await this.#peer.result(request.id, stamp(this.#server, result));
+  }
+
+  async #dispatch(request: Request): Promise<Record<string, unknown> | null> {
+    if (!METHODS.has(request.method)) {
+      throw new RpcError(
+        ErrorCode.methodNotFound,
+        `Method not found: ${request.method} (not part of ${REVISION})`,
+      );
+    }
+    const envelope = readEnvelope(request.params, [REVISION]);
+    if (envelope.client && !this.#identified) {
+      // For `ghostlight status` only: which client this connection serves.
+      this.#identified = true;
+      this.#link.setClient(envelope.client);
+    }
+    if (this.#calls.has(request.id) || this.#subscriptions.has(request.id)) {
+      throw new RpcError(ErrorCode.invalidRequest, `Request id ${request.id} is already in use`);
+    }
+    switch (request.method) {
+      case "server/discover":
+        return discoverResult(this.#server, [REVISION]);
+      case "tools/list":
+        return await this.#listTools(request.params);
+      case "tools/call":
+        return await this.#callTool(request, envelope);
+      default:
+        return this.#listen(request);
+    }
+  }
+
+  async #fetchCatalog(): Promise<CatalogSnapshot> {
+    if (this.#catalog) return this.#catalog;
+    try {
+      this.#catalog = await this.#link.catalog();
+      return this.#catalog;
+    } catch (error) {
+      throw new RpcError(ErrorCode.internalError, (error as Error).message);
+    }
+  }
+
+  async #catalogMayHaveChanged(): Promise<void> {
+    const before = this.#catalog;
+    this.#catalog = null;
+    if (before === null) return;
+    const after = await this.#fetchCatalog().catch(() => null);
+    if (after !== null && JSON.stringify(after.tools) === JSON.stringify(before.tools)) return;
+    for (const [id, subscription] of this.#subscriptions) {
+      if (!subscription.toolsListChanged) continue;
+      await this.#peer.notify("notifications/tools/list_changed", {
+        _meta: { [META.subscriptionId]: id },
+      });
+    }
+  }
+
+  async #listTools(params: Record<string, unknown>): Promise<Record<string, unknown>> {
+    if (params.cursor !== undefined) {
+      throw new RpcError(ErrorCode.invalidParams, "Invalid cursor: the tool list has one page");
+    }
+    const catalog = await this.#fetchCatalog();
+    return { tools: catalog.tools.map(listedTool), ttlMs: TOOLS_TTL_MS, cacheScope: "public" };
+  }
+
+  #listen(request: Request): null {
+    const filter = request.params.notifications;
+    if (typeof filter !== "object" || filter === null || Array.isArray(filter)) {
+      throw new RpcError(
+        ErrorCode.invalidParams,
+        'subscriptions/listen needs params.notifications, e.g. {"toolsListChanged":true}',
+      );
+    }
+    const toolsListChanged = (filter as Record<string, unknown>).toolsListChanged === true;
+    this.#subscriptions.set(request.id, { toolsListChanged });
+    this.#peer.notify("notifications/subscriptions/acknowledged", {
+      _meta: { [META.subscriptionId]: request.id },
+      notifications: toolsListChanged ? { toolsListChanged: true } : {},
+    });
+    // The stream stays open: it is answered only when the connector ends it.
+    return null;
+  }
+
+  async #callTool(request: Request, envelope: Envelope): Promise<Record<string, unknown> | null> {
+    const { name, arguments: args } = request.params as { name?: unknown; arguments?: unknown };
+    if (typeof name !== "string") {
+      throw new RpcError(
+        ErrorCode.invalidParams,
+        'tools/call needs a tool name, e.g. {"name":"tabs_context_mcp","arguments":{}}',
+      );
+    }
+    if (args !== undefined && (typeof args !== "object" || args === null || Array.isArray(args))) {
+      throw new RpcError(ErrorCode.invalidParams, "tools/call arguments must be an object");
+    }
+    const catalog = await this.#fetchCatalog();
+    const tool = catalog.tools.find((candidate) => candidate.name === name);
+    if (!tool) throw new RpcError(ErrorCode.invalidParams, `Unknown tool: ${name}`);
+    const { workspaceId, ...rest } = (args ?? {}) as Record<string, unknown>;
+    const toolArgs = tool.needsWorkspace ? rest : (args ?? {}) as Record<string, unknown>;
+    if (tool.needsWorkspace && workspaceId !== undefined && typeof workspaceId !== "string") {
+      return { ...invalidWorkspaceId(name) };
+    }
+    const client = envelope.client ?? { name: "unknown client", version: "" };
+    const end = await this.#calls.run(request.id, {
+      tool: name,
+      arguments: toolArgs,
+      ...(tool.needsWorkspace && typeof workspaceId === "string" ? { workspace: workspaceId } : {}),
+      context: { client_name: client.name, client_version: client.version },
+    }, envelope.progressToken);
+    if (end === null) return null;
+    if ("rejected" in end && end.rejected.kind === "unknown_tool") {
+      throw new RpcError(ErrorCode.invalidParams, `Unknown tool: ${name}`);
+    }
+    return { ...renderWithWorkspace(end) };
+  }
+}
+
+function invalidWorkspaceId(tool: string): ToolResult {
+  return {
+    content: [{
+      type: "text",
+      text: `workspaceId must be the string that tabs_context_mcp or tabs_create_mcp returned.\n` +
+        `Call ${tool} again with {"workspaceId":"ws_…", …}, or call tabs_context_mcp without ` +
+        "one to start a new workspace.",
+    }],
+    isError: true,
+  };
+}
+
+/** Renders a call's end; context-creating tools hand the model its `workspaceId`. */
+export function renderWithWorkspace(end: CallEnd): ToolResult {
+  const result = renderCallEnd(end);
+  if (!("outcome" in end) || end.outcome.kind !== "success" || !end.outcome.workspace) {
+    return result;
+  }
+  const workspaceId = end.outcome.workspace;
+  return {
+    content: [
+      ...result.content,
+      {
+        type: "text",
+        text: `workspaceId: ${workspaceId} — pass it as workspaceId on every later call in ` +
+          "this workspace.",
+      },
+    ],
+    structuredContent: { ...(result.structuredContent ?? {}), workspaceId },
+    ...(result.isError ? { isError: true } : {}),
+  };
+}
