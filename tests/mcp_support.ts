@@ -1,0 +1,163 @@
+/**
+ * Transcript testing for the MCP connector: spawn the real connector under its own permission
+ * set with a client's filtered environment, write exact lines to its stdin, and read exact lines
+ * from its stdout. Also the helpers the MCP and fault tests share.
+ *
+ * @module
+ */
+
+import { fetchStatus } from "../service/control/mod.ts";
+import { Catalog } from "../service/catalog/mod.ts";
+import { HANDLERS } from "../service/tools/mod.ts";
+import { resolveInstancePaths } from "../shared/instance.ts";
+import { assertEquals } from "./support/assert.ts";
+import { executable, type TestEnv } from "./support/env.ts";
+
+/** A connector process driven line by line. */
+export interface Transcript {
+  /** Writes `line` and a newline, byte for byte. */
+  send(line: string): Promise<void>;
+  /** Writes raw bytes, with no newline added. */
+  sendRaw(bytes: Uint8Array): Promise<void>;
+  /** The next stdout line, raw. */
+  next(timeoutMs?: number): Promise<string>;
+  /** The next stdout line, parsed. */
+  nextJson(timeoutMs?: number): Promise<Record<string, unknown>>;
+  /** Asserts the next stdout line is exactly `JSON.stringify(expected)`. */
+  expect(expected: unknown, timeoutMs?: number): Promise<void>;
+  /** Asserts that nothing arrives on stdout for `ms`. */
+  expectSilence(ms: number): Promise<void>;
+  /** Closes stdin and waits for the process to exit; returns the remaining stdout lines. */
+  close(): Promise<{ code: number; rest: string[] }>;
+  /** The process, for signals. */
+  child: Deno.ChildProcess;
+  stderr(): string;
+}
+
+/** Starts a connector for the test's instance. `env` adds variables (deadlines, ...). */
+export function startConnector(testEnv: TestEnv, env: Record<string, string> = {}): Transcript {
+  const { command, args } = executable("mcp-connector", ["--instance", testEnv.instance]);
+  const child = new Deno.Command(command, {
+    args,
+    env: { ...testEnv.env, ...env },
+    clearEnv: true,
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const writer = child.stdin.getWriter();
+  let errText = "";
+  const errDone = (async () => {
+    const decoder = new TextDecoder();
+    for await (const chunk of child.stderr) errText += decoder.decode(chunk);
+  })();
+  const lines: string[] = [];
+  const waiters: (() => void)[] = [];
+  let ended = false;
+  const outDone = (async () => {
+    const decoder = new TextDecoder();
+    let buffer = "";
+    for await (const chunk of child.stdout) {
+      buffer += decoder.decode(chunk, { stream: true });
+      let newline: number;
+      while ((newline = buffer.indexOf("\n")) >= 0) {
+        lines.push(buffer.slice(0, newline));
+        buffer = buffer.slice(newline + 1);
+        waiters.splice(0).forEach((wake) => wake());
+      }
+    }
+    ended = true;
+    waiters.splice(0).forEach((wake) => wake());
+  })();
+  const next = async (timeoutMs = 20_000): Promise<string> => {
+    const deadline = Date.now() + timeoutMs;
+    while (lines.length === 0) {
+      if (ended) throw new Error(`the connector closed stdout; stderr:\n${errText}`);
+      const left = deadline - Date.now();
+      if (left <= 0) throw new Error(`no line from the connector in ${timeoutMs} ms`);
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await new Promise<void>((resolve) => {
+        waiters.push(resolve);
+        timer = setTimeout(resolve, left);
+      });
+      clearTimeout(timer);
+    }
+    return lines.shift()!;
+  };
+  const encoder = new TextEncoder();
+  return {
+    child,
+    stderr: () => errText,
+    send: (line) => writer.write(encoder.encode(`${line}\n`)),
+    sendRaw: (bytes) => writer.write(bytes),
+    next,
+    nextJson: async (timeoutMs) => JSON.parse(await next(timeoutMs)),
+    async expect(expected, timeoutMs) {
+      assertEquals(await next(timeoutMs), JSON.stringify(expected));
+    },
+    async expectSilence(ms) {
+      await new Promise((resolve) => setTimeout(resolve, ms));
+      assertEquals(lines, [], "no output expected");
+    },
+    async close() {
+      await writer.close().catch(() => {});
+      const status = await child.status;
+      await outDone;
+      await errDone;
+      return { code: status.code, rest: lines.splice(0) };
+    },
+  };
+}
+
+/** The modern envelope, as a JSON fragment for hand-written lines. */
+export function envelope(extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientCapabilities": {},
+    ...extra,
+  };
+}
+
+/** The instructions, server identity and tool list every test expects, from the real catalog. */
+export function expectedServer(testEnv: TestEnv): {
+  info: { name: string; version: string };
+  descriptors: ReturnType<Catalog["descriptors"]>;
+} {
+  return {
+    info: { name: `ghostlight-${testEnv.instance}`, version: "0.1.0" },
+    descriptors: new Catalog(new Set(Object.keys(HANDLERS))).descriptors(),
+  };
+}
+
+/** Stops the service of the test's instance, if one is running (demand-started ones too). */
+export async function stopService(testEnv: TestEnv): Promise<void> {
+  const paths = resolveInstancePaths(testEnv.instance, (key) => testEnv.env[key]);
+  const status = await fetchStatus(paths.controlSocket).catch(() => null);
+  const pid = status?.service?.pid;
+  if (typeof pid !== "number") return;
+  try {
+    Deno.kill(pid, "SIGTERM");
+  } catch {
+    return;
+  }
+  const deadline = Date.now() + 10_000;
+  while (Date.now() < deadline) {
+    const alive = await new Deno.Command("kill", { args: ["-0", String(pid)], stderr: "null" })
+      .output();
+    if (!alive.success) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** Polls `check` until it holds. */
+export async function waitFor(
+  check: () => Promise<boolean>,
+  what: string,
+  ms = 20_000,
+): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await check().catch(() => false))) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
