@@ -41,6 +41,28 @@ export const TabInfo = z.object({
 }).strict();
 export type TabInfo = z.infer<typeof TabInfo>;
 
+const CdpMethod = z.string().regex(/^[A-Z][A-Za-z]+\.[a-zA-Z]+$/);
+
+/** Most commands in one `cdp.sequence`. */
+export const MAX_SEQUENCE = 4096;
+/** Most event kinds one tab forwards. */
+export const MAX_OBSERVED_EVENTS = 32;
+/** Window sides `window.resize` accepts, in pixels. */
+export const MIN_WINDOW_SIDE = 200;
+export const MAX_WINDOW_SIDE = 8192;
+/** Events one tab may forward per second; beyond it they are dropped and counted. */
+export const EVENTS_PER_SECOND = 200;
+/** Longest string inside a forwarded event; longer ones are cut. */
+export const EVENT_STRING_MAX = 2000;
+
+/** One kind of CDP event a tab forwards, and the parts of its params worth sending. */
+export const ObservedEvent = z.object({
+  method: CdpMethod,
+  /** Dotted paths into params to keep (e.g. "request.url"); absent keeps all (still clipped). */
+  fields: z.array(z.string().max(100)).max(32).optional(),
+}).strict();
+export type ObservedEvent = z.infer<typeof ObservedEvent>;
+
 /** Each operation's parameters and result. */
 export const Operations = {
   "tab.create": {
@@ -55,10 +77,50 @@ export const Operations = {
   "cdp": {
     params: z.object({
       tab_id: TabId,
-      method: z.string().regex(/^[A-Z][A-Za-z]+\.[a-zA-Z]+$/),
+      method: CdpMethod,
       params: z.record(z.string(), z.unknown()),
     }).strict(),
     result: z.record(z.string(), z.unknown()),
+  },
+  /**
+   * Several CDP commands in one message, sent in order; stops at the first failure. Input
+   * sequences (typing, drags) take one round trip instead of one per event.
+   */
+  "cdp.sequence": {
+    params: z.object({
+      tab_id: TabId,
+      commands: z.array(
+        z.object({ method: CdpMethod, params: z.record(z.string(), z.unknown()) })
+          .strict(),
+      ).min(1).max(MAX_SEQUENCE),
+    }).strict(),
+    result: z.object({ results: z.array(z.record(z.string(), z.unknown())) }).strict(),
+  },
+  /**
+   * Starts forwarding the tab's CDP events named in `events` (replacing any earlier list) and
+   * sends the `enable` commands, again after every re-attach. `fields` keeps only the listed
+   * dotted paths of an event's params, so big payloads never cross the native port.
+   */
+  "tab.observe": {
+    params: z.object({
+      tab_id: TabId,
+      events: z.array(ObservedEvent).max(MAX_OBSERVED_EVENTS),
+      enable: z.array(
+        z.object({ method: CdpMethod, params: z.record(z.string(), z.unknown()) })
+          .strict(),
+      ).max(16),
+    }).strict(),
+    result: z.object({}).strict(),
+  },
+  /** Resizes the window that holds the tab; answers the window's size afterwards. */
+  "window.resize": {
+    params: z.object({
+      tab_id: TabId,
+      width: z.number().int().min(MIN_WINDOW_SIDE).max(MAX_WINDOW_SIDE),
+      height: z.number().int().min(MIN_WINDOW_SIDE).max(MAX_WINDOW_SIDE),
+    }).strict(),
+    result: z.object({ window_id: z.number().int(), width: z.number(), height: z.number() })
+      .strict(),
   },
 } as const;
 
@@ -121,5 +183,23 @@ export const FromExtension = z.union([
     error: z.object({ kind: MechanismErrorKind, message: z.string() }).strict(),
   }).strict(),
   z.object({ type: z.literal("tab_removed"), tab_id: TabId }).strict(),
+  /** A tab appeared; `opener_tab_id` is set when a page opened it (popup, target=_blank). */
+  z.object({
+    type: z.literal("tab_created"),
+    tab_id: TabId,
+    opener_tab_id: TabId.optional(),
+    active: z.boolean(),
+  }).strict(),
+  /**
+   * A CDP event from an observed tab, already filtered and clipped by the extension.
+   * `dropped` counts events of this tab discarded by the rate bound since the last one sent.
+   */
+  z.object({
+    type: z.literal("cdp_event"),
+    tab_id: TabId,
+    method: CdpMethod,
+    params: z.record(z.string(), z.unknown()),
+    dropped: z.number().int().nonnegative().optional(),
+  }).strict(),
 ]);
 export type FromExtension = z.infer<typeof FromExtension>;

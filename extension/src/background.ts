@@ -8,6 +8,7 @@
 /// <reference types="@types/chrome" />
 
 import { type FromExtension, ToExtension } from "../../shared/browser_protocol.ts";
+import { setEventSink } from "./events.ts";
 import { MechanismError, perform } from "./operations.ts";
 
 const DEFAULT_HOST = "com.ghostlight.browser";
@@ -99,5 +100,15 @@ async function connect(): Promise<void> {
 }
 
 chrome.tabs.onRemoved.addListener((tabId) => send({ type: "tab_removed", tab_id: tabId }));
+chrome.tabs.onCreated.addListener((tab) => {
+  if (tab.id === undefined) return;
+  send({
+    type: "tab_created",
+    tab_id: tab.id,
+    active: tab.active,
+    ...(tab.openerTabId !== undefined ? { opener_tab_id: tab.openerTabId } : {}),
+  });
+});
+setEventSink(send);
 
 connect();

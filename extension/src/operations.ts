@@ -14,6 +14,7 @@ import {
   Operations,
   type TabInfo,
 } from "../../shared/browser_protocol.ts";
+import { enableCommands, forget, observe } from "./events.ts";
 
 /** A mechanism failure with the kind the service understands. */
 export class MechanismError extends Error {
@@ -34,7 +35,10 @@ const attached = new Set<number>();
 chrome.debugger.onDetach.addListener((source) => {
   if (source.tabId !== undefined) attached.delete(source.tabId);
 });
-chrome.tabs.onRemoved.addListener((tabId) => attached.delete(tabId));
+chrome.tabs.onRemoved.addListener((tabId) => {
+  attached.delete(tabId);
+  forget(tabId);
+});
 
 function describe(tab: chrome.tabs.Tab): TabInfo {
   return {
@@ -98,6 +102,18 @@ async function ensureAttached(tabId: number): Promise<void> {
     }
   }
   attached.add(tabId);
+  // A fresh attachment starts with every domain disabled: turn on what the service observes.
+  for (const command of enableCommands(tabId)) {
+    await chrome.debugger.sendCommand({ tabId }, command.method, command.params).catch(() => {});
+  }
+}
+
+function cdpFailure(tabId: number, method: string, error: unknown): MechanismError {
+  const message = (error as Error).message ?? String(error);
+  if (/no tab with given id|cannot find tab/i.test(message)) {
+    return new MechanismError("no_such_tab", `tab ${tabId} does not exist`);
+  }
+  return new MechanismError("cdp_error", `${method}: ${message}`);
 }
 
 async function sendCdp(params: OperationParams<"cdp">): Promise<Record<string, unknown>> {
@@ -110,12 +126,62 @@ async function sendCdp(params: OperationParams<"cdp">): Promise<Record<string, u
     );
     return (result ?? {}) as Record<string, unknown>;
   } catch (error) {
-    const message = (error as Error).message ?? String(error);
-    if (/no tab with given id|cannot find tab/i.test(message)) {
-      throw new MechanismError("no_such_tab", `tab ${params.tab_id} does not exist`);
-    }
-    throw new MechanismError("cdp_error", `${params.method}: ${message}`);
+    throw cdpFailure(params.tab_id, params.method, error);
   }
+}
+
+async function sendSequence(
+  params: OperationParams<"cdp.sequence">,
+): Promise<OperationResult<"cdp.sequence">> {
+  await ensureAttached(params.tab_id);
+  const results: Record<string, unknown>[] = [];
+  for (const command of params.commands) {
+    try {
+      const result = await chrome.debugger.sendCommand(
+        { tabId: params.tab_id },
+        command.method,
+        command.params,
+      );
+      results.push((result ?? {}) as Record<string, unknown>);
+    } catch (error) {
+      throw cdpFailure(params.tab_id, command.method, error);
+    }
+  }
+  return { results };
+}
+
+async function observeTab(params: OperationParams<"tab.observe">): Promise<Record<never, never>> {
+  observe(params.tab_id, params.events, params.enable);
+  if (attached.has(params.tab_id)) {
+    for (const command of params.enable) {
+      try {
+        await chrome.debugger.sendCommand({ tabId: params.tab_id }, command.method, command.params);
+      } catch (error) {
+        throw cdpFailure(params.tab_id, command.method, error);
+      }
+    }
+  } else {
+    await ensureAttached(params.tab_id);
+  }
+  return {};
+}
+
+async function resizeWindow(
+  params: OperationParams<"window.resize">,
+): Promise<OperationResult<"window.resize">> {
+  const tab = await getTab(params.tab_id);
+  let window: chrome.windows.Window;
+  try {
+    window = await chrome.windows.update(tab.windowId, {
+      state: "normal",
+      width: params.width,
+      height: params.height,
+    });
+  } catch (error) {
+    // Chrome refuses windows mostly off the screen; the service decides what to do instead.
+    throw new MechanismError("unsupported", (error as Error).message ?? String(error));
+  }
+  return { window_id: tab.windowId, width: window.width ?? 0, height: window.height ?? 0 };
 }
 
 const IMPLEMENTATIONS: {
@@ -129,6 +195,9 @@ const IMPLEMENTATIONS: {
     return {};
   },
   "cdp": sendCdp,
+  "cdp.sequence": sendSequence,
+  "tab.observe": observeTab,
+  "window.resize": resizeWindow,
 };
 
 /** Validates and performs one operation. */

@@ -18,12 +18,32 @@ import {
 } from "../../shared/browser_protocol.ts";
 import { type BoundedWriter, encodeFrame, type FrameReader } from "../../shared/framing.ts";
 import { log } from "../log/mod.ts";
+import { ENABLE_COMMANDS, OBSERVED_EVENTS, Ring, TabState } from "./tab_state.ts";
+
+export {
+  type ConsoleEntry,
+  type NetworkEntry,
+  type OpenDialog,
+  type TabEvent,
+  TabState,
+} from "./tab_state.ts";
 
 /** How many commands may be in flight to one browser at once. */
 const MAX_IN_FLIGHT = 64;
 /** How long one browser operation may take before its outcome is unknown. */
 export const DEFAULT_OPERATION_TIMEOUT_MS = 30_000;
 const SLOT_FACTOR = 2 ** 32;
+/** Tab openings and closings remembered per browser, for tab deltas. */
+const TAB_CHANGES_KEPT = 256;
+
+/** A tab the browser opened or closed, numbered in the order the extension reported it. */
+export interface TabChange {
+  serial: number;
+  kind: "opened" | "closed";
+  native: number;
+  opener?: number;
+  active?: boolean;
+}
 
 /** Why a browser operation failed. */
 export type BrowserErrorKind =
@@ -63,6 +83,10 @@ export class BrowserLink {
   #pending = new Map<number, Pending>();
   #nextId = 1;
   #closed = false;
+  #tabs = new Map<number, TabState>();
+  #observing = new Map<number, Promise<unknown>>();
+  #changes = new Ring<TabChange>(TAB_CHANGES_KEPT);
+  #changeSerial = 0;
 
   constructor(
     readonly browserId: string,
@@ -85,6 +109,9 @@ export class BrowserLink {
     options: { timeoutMs?: number } = {},
   ): Promise<OperationResult<N>> {
     if (this.#closed) throw new BrowserError("disconnected", "the browser is not connected");
+    if (op === "cdp" || op === "cdp.sequence") {
+      await this.#observe((params as { tab_id: number }).tab_id);
+    }
     if (this.#pending.size >= MAX_IN_FLIGHT) {
       throw new BrowserError("busy", `the browser already has ${MAX_IN_FLIGHT} commands running`);
     }
@@ -109,6 +136,68 @@ export class BrowserLink {
     return parsed.data as OperationResult<N>;
   }
 
+  /**
+   * Starts observing a tab the first time a command touches it, so console and network
+   * buffers cover everything since then.
+   */
+  #observe(native: number): Promise<unknown> {
+    let started = this.#observing.get(native);
+    if (!started) {
+      started = this.call("tab.observe", {
+        tab_id: native,
+        events: OBSERVED_EVENTS,
+        enable: ENABLE_COMMANDS,
+      }).catch((error) => {
+        this.#observing.delete(native);
+        throw error;
+      });
+      this.#observing.set(native, started);
+    }
+    return started;
+  }
+
+  /** What the service knows about one of this browser's tabs from its events. */
+  tab(native: number): TabState {
+    let state = this.#tabs.get(native);
+    if (!state) {
+      state = new TabState();
+      this.#tabs.set(native, state);
+    }
+    return state;
+  }
+
+  /** Routes one CDP event from the extension to its tab. */
+  handleEvent(message: Extract<FromExtension, { type: "cdp_event" }>): void {
+    if (!this.#observing.has(message.tab_id)) return;
+    this.tab(message.tab_id).apply(
+      { method: message.method, params: message.params },
+      message.dropped ?? 0,
+    );
+  }
+
+  /** Records a tab the browser opened. */
+  tabOpened(native: number, opener: number | undefined, active: boolean): void {
+    this.#changes.push({ serial: ++this.#changeSerial, kind: "opened", native, opener, active });
+  }
+
+  /** Records a closed tab and forgets what was known about it. */
+  tabClosed(native: number): void {
+    this.#changes.push({ serial: ++this.#changeSerial, kind: "closed", native });
+    this.#tabs.get(native)?.close();
+    this.#tabs.delete(native);
+    this.#observing.delete(native);
+  }
+
+  /** The serial of the latest tab change, to compare against later. */
+  get tabChangeSerial(): number {
+    return this.#changeSerial;
+  }
+
+  /** Tab changes after `serial`, oldest first (a bounded memory: very old ones are gone). */
+  tabChangesSince(serial: number): TabChange[] {
+    return this.#changes.items().filter((change) => change.serial > serial);
+  }
+
   /** Routes one frame from the extension. */
   handleResult(message: Extract<FromExtension, { type: "result" }>): void {
     this.#settle(message.id, (pending) => {
@@ -128,6 +217,7 @@ export class BrowserLink {
   /** Ends every pending command: they may have happened. */
   close(): void {
     this.#closed = true;
+    for (const state of this.#tabs.values()) state.close();
     for (const id of [...this.#pending.keys()]) {
       this.#settle(
         id,
@@ -151,6 +241,8 @@ export function decomposeTabId(tabId: number): { slot: number; native: number } 
 /** Listeners for what browsers report on their own. */
 export interface BrowserEvents {
   tabRemoved(link: BrowserLink, nativeTabId: number): void;
+  /** A tab appeared; `opener` is the native tab whose page opened it, if any. */
+  tabCreated?(link: BrowserLink, nativeTabId: number, opener: number | undefined): void;
 }
 
 /** All attached browsers, with slots that stay stable for a browser id while the service runs. */
@@ -203,7 +295,15 @@ export class BrowserHub {
           break;
         } else if (message.type === "result") {
           link.handleResult(message);
+        } else if (message.type === "cdp_event") {
+          link.handleEvent(message);
+        } else if (message.type === "tab_created") {
+          link.tabOpened(message.tab_id, message.opener_tab_id, message.active);
+          for (const events of this.#events) {
+            events.tabCreated?.(link, message.tab_id, message.opener_tab_id);
+          }
         } else {
+          link.tabClosed(message.tab_id);
           for (const events of this.#events) events.tabRemoved(link, message.tab_id);
         }
       }

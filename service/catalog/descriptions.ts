@@ -31,21 +31,29 @@ export const TOOL_TEXT: Record<string, ToolText> = {
   },
   navigate: {
     description:
-      "Load a URL in one of your tabs and wait for the page to load; returns the final URL (after " +
-      'redirects) and title. A URL without a scheme gets https://. Use "back" or "forward" ' +
-      "to move through the tab's history. force: true leaves a page even if it asks to stay.",
+      "Load a URL in one of your tabs and wait until it has loaded; returns the final URL (after " +
+      "redirects) and the title. A URL without a scheme gets https:// (http:// for localhost). " +
+      'url "back" or "forward" moves through the tab\'s history. If the page asks to stay ' +
+      "(unsaved changes), the call fails and says so; repeat it with force: true to leave anyway.",
     example: { url: "https://example.com", tabId: TAB },
   },
   computer: {
     description:
-      "Use the mouse and keyboard on a tab and take screenshots. action: screenshot (JPEG, no side " +
-      "over 1568 px), left_click/right_click/double_click/triple_click at coordinate [x, y] in the " +
-      "latest screenshot's pixels or on a ref from read_page/find, left_click_drag from " +
-      "start_coordinate to coordinate, hover, type (text), key (xdotool names, space-separated " +
-      'chords such as "ctrl+a Delete", with repeat), scroll (scroll_direction, scroll_amount; ' +
-      "returns a screenshot), scroll_to a ref, wait (duration seconds, at most 10), zoom (region " +
-      "[x0, y0, x1, y1] at full resolution). Prefer refs over coordinates when you have them.",
-    example: { action: "screenshot", tabId: TAB },
+      "Mouse, keyboard and screenshots on one of your tabs. Take a screenshot first: coordinates " +
+      "[x, y] are pixels of your latest screenshot of that tab (JPEG, no side over 1568 px) and " +
+      "land on the same spot of the page at any screen density. Actions: screenshot; " +
+      "left_click, right_click, double_click, triple_click at coordinate or on a ref from " +
+      'read_page/find (refs are surer; modifiers like "ctrl" or "shift+alt" hold keys); hover; ' +
+      "left_click_drag from start_coordinate to coordinate; type text into the focused element " +
+      "(click it first; real key presses); key with xdotool names and chords, space-separated, " +
+      'e.g. "Return", "ctrl+a Delete", "shift+Tab", "Page_Down", with repeat; scroll with ' +
+      "scroll_direction and scroll_amount (steps of 100 px, at coordinate or mid-page; returns a " +
+      "screenshot); scroll_to a ref; wait duration seconds (at most 10); zoom a region " +
+      "[x0, y0, x1, y1] to see small text (coordinates stay those of the full screenshot). " +
+      "Clicks, keys and typing return a receipt: what was hit, URL/title change, DOM changes, " +
+      "the focused field's value, blockers (dialog, disabled element) and tabs opened or closed " +
+      "(a popup becomes your tab: use its tabId).",
+    example: { action: "left_click", coordinate: [400, 300], tabId: TAB },
   },
   find: {
     description:
@@ -78,16 +86,19 @@ export const TOOL_TEXT: Record<string, ToolText> = {
   },
   read_console_messages: {
     description:
-      "Read the tab's console messages, buffered since Ghostlight first touched the tab. Filter " +
-      "with pattern (a regular expression), onlyErrors, limit; clear: true empties the buffer " +
-      "after reading.",
+      "Read the tab's console output (log, warning, error, uncaught exceptions, browser errors " +
+      "such as failed loads), buffered since Ghostlight first touched the tab, oldest first. " +
+      "pattern is a case-insensitive regular expression over the text; onlyErrors keeps errors; " +
+      "limit keeps the newest N (default 100); clear: true empties the buffer after reading, so " +
+      "the next read shows only what is new.",
     example: { tabId: TAB, onlyErrors: true },
   },
   read_network_requests: {
     description:
-      "Read the tab's network requests (method, URL, status, type, timing), buffered since " +
-      "Ghostlight first touched the tab. Filter with urlPattern (a substring), limit; clear: true " +
-      "empties the buffer after reading.",
+      "Read the tab's network requests (method, status or failure, URL, type, duration, size), " +
+      "buffered since Ghostlight first touched the tab, oldest first. urlPattern keeps URLs " +
+      'containing that text (e.g. "/api/"); limit keeps the newest N (default 100); clear: true ' +
+      "empties the buffer after reading. Request and response bodies are not recorded.",
     example: { tabId: TAB, urlPattern: "/api/" },
   },
   read_page: {
@@ -100,14 +111,17 @@ export const TOOL_TEXT: Record<string, ToolText> = {
   },
   resize_window: {
     description:
-      "Resize the browser window that holds the tab to width × height CSS pixels, for example to " +
-      "check a responsive layout.",
+      "Resize the browser window holding the tab to width × height pixels (200-8192), e.g. to " +
+      "check a responsive layout. If the screen is too small for such a window, the tab's " +
+      "viewport is emulated at that size instead and the answer says so. Take a new screenshot " +
+      "afterwards before clicking by coordinate.",
     example: { width: 1280, height: 800, tabId: TAB },
   },
   update_plan: {
     description:
-      "Tell the user what you are about to do in the browser: the domains you will visit and your " +
-      "approach, step by step. Shown to the user; touches no page.",
+      "Tell the user, before you start, what you will do in the browser: the domains you will " +
+      "visit and your approach as short steps. It is shown to the user (ghostlight status) and " +
+      "logged; no page is touched. Call it again when the plan changes.",
     example: { domains: ["example.com"], approach: ["Open the search page", "Read the results"] },
   },
   narrate: {

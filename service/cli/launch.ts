@@ -23,6 +23,8 @@ const EXTENSION_FILES = ["manifest.json", "dist/background.js"];
 export interface LaunchOptions {
   headless: boolean;
   url: string | null;
+  /** Pixels per CSS pixel, as on a HiDPI screen (Chromium's --force-device-scale-factor). */
+  deviceScaleFactor?: number;
 }
 
 /** The extension id Chrome derives from the manifest's public key. */
@@ -155,6 +157,9 @@ export async function launchBrowser(paths: InstancePaths, options: LaunchOptions
       "--disable-quic",
       "--window-size=1280,800",
       ...(options.headless ? ["--headless", "--disable-gpu"] : []),
+      ...(options.deviceScaleFactor
+        ? [`--force-device-scale-factor=${options.deviceScaleFactor}`]
+        : []),
       ...(Deno.uid() === 0 ? ["--no-sandbox"] : []),
       options.url ?? "about:blank",
     ];

@@ -15,7 +15,7 @@ const USAGE = `Usage: ghostlight [--instance NAME] <command>
 Commands:
   service [--exit-when-idle]     run the service in the foreground
   status [--json]                show the service, browsers and connectors
-  browser launch [--headless] [--url URL]
+  browser launch [--headless] [--url URL] [--device-scale-factor N]
                                  start an isolated Chromium with Ghostlight in it
   version                        print the version
 
@@ -97,6 +97,10 @@ async function runStatus(paths: InstancePaths, args: string[]): Promise<number> 
     console.log(`  ${connector.client}, ${connector.activeWorks} calls running`);
   }
   console.log(`Workspaces: ${status.workspaces}`);
+  for (const plan of status.plans ?? []) {
+    console.log(`  plan of ${plan.client} (${plan.at}): ${plan.domains.join(", ") || "no domain"}`);
+    plan.approach.forEach((step, index) => console.log(`    ${index + 1}. ${step}`));
+  }
   return 0;
 }
 
@@ -121,8 +125,15 @@ export async function runCli(argv: string[]): Promise<number> {
         if (sub !== "launch") throw new UsageError("the browser command is 'browser launch'");
         const headless = takeFlag(args, "--headless");
         const url = takeOption(args, "--url") ?? null;
+        const scale = takeOption(args, "--device-scale-factor");
+        const deviceScaleFactor = scale === undefined ? undefined : Number(scale);
+        if (
+          deviceScaleFactor !== undefined && !(deviceScaleFactor >= 0.5 && deviceScaleFactor <= 4)
+        ) {
+          throw new UsageError("--device-scale-factor takes a number from 0.5 to 4");
+        }
         noMore(args);
-        await launchBrowser(paths, { headless, url });
+        await launchBrowser(paths, { headless, url, deviceScaleFactor });
         return 0;
       }
       case "version":

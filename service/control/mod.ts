@@ -29,6 +29,13 @@ export const Status = z.object({
     activeWorks: z.number(),
   })),
   workspaces: z.number(),
+  /** The plans agents stated with update_plan, newest state per workspace. */
+  plans: z.array(z.object({
+    client: z.string(),
+    domains: z.array(z.string()),
+    approach: z.array(z.string()),
+    at: z.string(),
+  })).optional(),
 });
 export type Status = z.infer<typeof Status>;
 

@@ -54,6 +54,9 @@ export async function startDaemon(paths: InstancePaths, options: DaemonOptions):
   const identity = { version: VERSION, instance: paths.instance, pid: Deno.pid };
   browsers.onEvents({
     tabRemoved: (link, native) => workspaces.forgetTab(link.compose(native)),
+    tabCreated: (link, native, opener) => {
+      if (opener !== undefined) workspaces.adoptTab(link.compose(opener), link.compose(native));
+    },
   });
 
   const status = (): Status => ({
@@ -71,6 +74,7 @@ export async function startDaemon(paths: InstancePaths, options: DaemonOptions):
       activeWorks: session.activeWorks,
     })),
     workspaces: workspaces.size,
+    plans: workspaces.plans(),
   });
 
   const control = Deno.serve({

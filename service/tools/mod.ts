@@ -7,8 +7,11 @@
 import { computer } from "./computer.ts";
 import type { Handler } from "./context.ts";
 import { navigate } from "./navigate.ts";
+import { readConsoleMessages, readNetworkRequests } from "./page_logs.ts";
+import { updatePlan } from "./plan.ts";
 import { getPageText } from "./page_text.ts";
 import { tabsContext, tabsCreate } from "./tabs.ts";
+import { resizeWindow } from "./window.ts";
 
 export type { Handler, ToolContext } from "./context.ts";
 export { failureOutcome, ToolError } from "./errors.ts";
@@ -19,5 +22,9 @@ export const HANDLERS: Readonly<Record<string, Handler>> = {
   tabs_create_mcp: tabsCreate,
   navigate,
   computer,
+  read_console_messages: readConsoleMessages,
+  read_network_requests: readNetworkRequests,
+  resize_window: resizeWindow,
+  update_plan: updatePlan,
   get_page_text: getPageText,
 };

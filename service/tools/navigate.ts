@@ -1,25 +1,38 @@
 /**
  * `navigate`: load a URL or move through history in an owned tab, then wait for the load.
+ * Loads are recognised by the tab's CDP lifecycle events, with a readyState poll as fallback;
+ * a leave-page prompt is dismissed (and reported) unless `force` accepts it.
  *
  * @module
  */
 
+import type { TabState } from "../browser/mod.ts";
 import { type Handler, success } from "./context.ts";
 import { ToolError } from "./errors.ts";
+import { fence, originOf } from "./fence.ts";
 import { cdp, evaluate, ownedTab, pageInfo, type TabTarget } from "./target.ts";
 
 /** How long navigate waits for a page to finish loading. */
 const LOAD_TIMEOUT_MS = 20_000;
-const POLL_MS = 100;
+/** How often the fallback poll looks at document.readyState. */
+const POLL_MS = 150;
+/** Without a commit event, how long before readyState is trusted (it may be the old page's). */
+const COMMIT_GRACE_MS = 1_500;
 
 /** Adds https:// to a bare host and refuses schemes an agent must not open. */
 export function normalizeUrl(raw: string): string {
   const text = raw.trim();
   if (text === "") {
-    throw new ToolError("tool_failure", '"url" is empty.', 'Pass a URL such as "example.com".');
+    throw new ToolError(
+      "tool_failure",
+      "url is empty.",
+      'Call {"url": "https://example.com", "tabId": 123}.',
+    );
   }
   const withScheme = /^[a-z][a-z0-9+.-]*:/i.test(text) && !/^[^/]+:\d+(\/|$)/.test(text)
     ? text
+    : /^(localhost|127\.|\[::1\])/i.test(text)
+    ? `http://${text}`
     : `https://${text}`;
   let url: URL;
   try {
@@ -27,8 +40,8 @@ export function normalizeUrl(raw: string): string {
   } catch {
     throw new ToolError(
       "tool_failure",
-      `"${raw}" is not a URL.`,
-      'Pass a full URL such as "https://example.com/path".',
+      `url "${raw}" is not a URL.`,
+      'Pass a full URL such as {"url": "https://example.com/path", "tabId": 123}.',
     );
   }
   if (!["http:", "https:"].includes(url.protocol) && url.href !== "about:blank") {
@@ -41,65 +54,190 @@ export function normalizeUrl(raw: string): string {
   return url.href;
 }
 
-async function waitForLoad(target: TabTarget, expectedUrl?: string): Promise<boolean> {
-  const deadline = Date.now() + LOAD_TIMEOUT_MS;
-  while (Date.now() < deadline) {
-    const state = await evaluate<{ ready: string; url: string }>(
-      target,
-      "({ ready: document.readyState, url: location.href })",
-    ).catch(() => null);
-    if (state && state.ready === "complete" && (!expectedUrl || state.url === expectedUrl)) {
-      return true;
-    }
-    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
-  }
-  return false;
+interface History {
+  currentIndex: number;
+  entries: { id: number; url: string; title: string }[];
 }
 
-async function goThroughHistory(target: TabTarget, direction: "back" | "forward") {
-  const history = await cdp(target, "Page.getNavigationHistory") as {
-    currentIndex: number;
-    entries: { id: number; url: string }[];
-  };
-  const index = history.currentIndex + (direction === "back" ? -1 : 1);
-  const entry = history.entries[index];
-  if (!entry) {
+/**
+ * Waits for the main frame's load: `done` says whether the load event was seen (events can
+ * overtake the command's reply, so the caller collects them from before it sent the command);
+ * `committed` whether the new document is in place, after which document.readyState is a
+ * trustworthy fallback (a page restored from the back/forward cache fires no load event).
+ */
+async function waitForLoad(
+  target: TabTarget,
+  progress: { done(): boolean; committed(): boolean },
+  events: Promise<unknown>,
+): Promise<boolean> {
+  const started = Date.now();
+  const deadline = started + LOAD_TIMEOUT_MS;
+  let settled = progress.done();
+  events.then((event) => {
+    if (event) settled = true;
+  });
+  while (!settled && Date.now() < deadline) {
+    await Promise.race([events, new Promise((resolve) => setTimeout(resolve, POLL_MS))]);
+    if (settled || progress.done()) return true;
+    if (!progress.committed() && Date.now() - started < COMMIT_GRACE_MS) continue;
+    const ready = await evaluate<string>(target, "document.readyState").catch(() => null);
+    if (ready === "complete") return true;
+  }
+  return settled || progress.done();
+}
+
+/**
+ * Runs a navigation command while answering a leave-page prompt it raises: accepted with
+ * `force`, otherwise dismissed, in which case the page stays and the call fails clearly.
+ */
+async function throughPrompts<T>(
+  target: TabTarget,
+  state: TabState,
+  force: boolean,
+  command: () => Promise<T>,
+): Promise<T> {
+  const stop = new AbortController();
+  let refused = false;
+  const watch = (async () => {
+    while (!stop.signal.aborted) {
+      const event = await state.waitFor(
+        (e) => e.method === "Page.javascriptDialogOpening",
+        LOAD_TIMEOUT_MS,
+        stop.signal,
+      );
+      if (!event) return;
+      refused = !force;
+      await cdp(target, "Page.handleJavaScriptDialog", { accept: force }).catch(() => {});
+    }
+  })();
+  let result: T | undefined;
+  let failure: unknown;
+  try {
+    result = await command();
+  } catch (error) {
+    failure = error;
+  }
+  stop.abort();
+  await watch;
+  if (refused) {
     throw new ToolError(
       "tool_failure",
-      `There is no page to go ${direction} to in this tab's history.`,
-      "Navigate to a URL instead.",
+      "The page asked to stay (a leave-page prompt), so the tab did not navigate.",
+      "Call navigate again with force: true to leave anyway (unsaved input is lost).",
     );
   }
-  await cdp(target, "Page.navigateToHistoryEntry", { entryId: entry.id });
-  return await waitForLoad(target, entry.url);
+  if (failure !== undefined) throw failure;
+  return result as T;
+}
+
+/** Answers a dialog already open before navigating, or explains why navigation cannot start. */
+async function clearOpenDialog(target: TabTarget, state: TabState, force: boolean) {
+  const dialog = state.dialog;
+  if (!dialog) return;
+  if (!force) {
+    throw new ToolError(
+      "tool_failure",
+      `A JavaScript ${dialog.type} dialog is open in this tab and blocks navigation.`,
+      "Answer it with the dialog tool, or call navigate with force: true to dismiss it and go.",
+    );
+  }
+  await cdp(target, "Page.handleJavaScriptDialog", { accept: dialog.type === "beforeunload" });
 }
 
 /** `navigate`. */
 export const navigate: Handler = async (args, context) => {
   const target = ownedTab(context.workspace, context.browsers, args.tabId as number);
   const raw = (args.url as string).trim();
-  let loaded: boolean;
+  const force = args.force === true;
+  // A browser-side call first: it starts observation and works even while a dialog is open.
+  const history = await cdp(target, "Page.getNavigationHistory") as unknown as History;
+  const state = target.link.tab(target.native);
+  await clearOpenDialog(target, state, force);
+
+  const loaded = new Set<string>();
+  let committed = false;
+  let expected: string | null | undefined;
+  const stop = new AbortController();
+  const loadEvent = state.waitFor(
+    (event) => {
+      if (event.method === "Page.lifecycleEvent" && event.params.name === "load") {
+        loaded.add(String(event.params.loaderId));
+      }
+      const frame = event.params.frame as { parentId?: string } | undefined;
+      if (event.method === "Page.frameNavigated" && frame && !frame.parentId) committed = true;
+      if (expected === null) {
+        return event.method === "Page.navigatedWithinDocument" || loaded.size > 0;
+      }
+      return expected !== undefined && loaded.has(expected);
+    },
+    LOAD_TIMEOUT_MS,
+    stop.signal,
+  );
+
+  let requested: string;
   if (raw === "back" || raw === "forward") {
-    loaded = await goThroughHistory(target, raw);
-  } else {
-    const url = normalizeUrl(raw);
-    if (args.force === true) {
-      await evaluate(target, "window.onbeforeunload = null; true").catch(() => {});
-    }
-    const reply = await cdp(target, "Page.navigate", { url }, { timeoutMs: LOAD_TIMEOUT_MS });
-    if (typeof reply.errorText === "string" && reply.errorText !== "") {
+    const entry = history.entries[history.currentIndex + (raw === "back" ? -1 : 1)];
+    if (!entry) {
+      stop.abort();
       throw new ToolError(
         "tool_failure",
-        `Could not load ${url}: ${reply.errorText}.`,
+        `There is no page to go ${raw} to in this tab's history.`,
+        'Navigate to a URL instead: {"url": "https://example.com", "tabId": 123}.',
+      );
+    }
+    requested = entry.url;
+    expected = null;
+    await throughPrompts(
+      target,
+      state,
+      force,
+      () => cdp(target, "Page.navigateToHistoryEntry", { entryId: entry.id }),
+    );
+  } else {
+    requested = normalizeUrl(raw);
+    const reply = await throughPrompts(
+      target,
+      state,
+      force,
+      () => cdp(target, "Page.navigate", { url: requested }, { timeoutMs: LOAD_TIMEOUT_MS }),
+    );
+    if (typeof reply.errorText === "string" && reply.errorText !== "") {
+      stop.abort();
+      throw new ToolError(
+        "tool_failure",
+        `Could not load ${requested}: ${reply.errorText}.`,
         "Check the address; the site may be down or unreachable from this machine.",
       );
     }
-    loaded = await waitForLoad(target);
+    // No loader id: a same-document navigation (only the fragment changed); nothing to load.
+    expected = typeof reply.loaderId === "string" ? reply.loaderId : undefined;
+    if (expected === undefined) stop.abort();
   }
+  const complete = expected === undefined && raw !== "back" && raw !== "forward"
+    ? true
+    : await waitForLoad(target, {
+      done: () => expected !== undefined && expected !== null && loaded.has(expected),
+      committed: () => committed,
+    }, loadEvent);
+  stop.abort();
   const page = await pageInfo(target);
-  const note = loaded ? "" : " The page is still loading; read it again shortly.";
+  const origin = originOf(page.url);
+  const redirected = page.url !== requested && raw !== "back" && raw !== "forward";
+  const notes = [
+    redirected ? ` (redirected from ${requested})` : "",
+    complete ? "" : " It is still loading; read it again shortly.",
+  ].join("");
   return success(
-    `Tab ${target.tabId} is at ${page.url} — "${page.title}".${note}`,
-    { tabId: target.tabId, url: page.url, title: page.title, loaded },
+    `Tab ${target.tabId} is at ${page.url}${notes}\n${
+      fence(context.workspace, origin, `title: ${page.title}`)
+    }`,
+    {
+      tabId: target.tabId,
+      url: page.url,
+      title: page.title,
+      origin,
+      loaded: complete,
+      ...(redirected ? { requestedUrl: requested } : {}),
+    },
   );
 };

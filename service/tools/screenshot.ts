@@ -37,6 +37,8 @@ export async function capture(
     region?: { x: number; y: number; width: number; height: number };
     maxSide?: number;
     quality?: number;
+    /** Render small regions larger (up to 4×), for zoom. */
+    upscale?: boolean;
   } = {},
 ): Promise<{ data: string; width: number; height: number; cssPerPixel: number }> {
   const view = await viewport(target);
@@ -50,7 +52,8 @@ export async function capture(
   const maxSide = options.maxSide ?? MAX_IMAGE_SIDE;
   // Page.captureScreenshot yields clip × scale × devicePixelRatio pixels; dividing by the ratio
   // makes one image pixel one CSS pixel until the side cap shrinks it further.
-  const scale = Math.min(1, maxSide / Math.max(region.width, region.height)) / ratio;
+  const fit = maxSide / Math.max(region.width, region.height);
+  const scale = (options.upscale ? Math.min(4, fit) : Math.min(1, fit)) / ratio;
   const shot = await cdp(target, "Page.captureScreenshot", {
     format: "jpeg",
     quality: options.quality ?? 80,
@@ -80,4 +83,15 @@ export async function screenshot(workspace: Workspace, target: TabTarget): Promi
     height: shot.height,
     scale: shot.cssPerPixel,
   });
+}
+
+/** The newest full screenshot of a tab in the workspace: coordinates refer to it. */
+export function latestScreenshot(workspace: Workspace, tabId: number): KeptImage | undefined {
+  return workspace.images.findLast((image) => image.tabId === tabId && !image.region);
+}
+
+/** Viewport CSS pixels per screenshot pixel for a screenshot taken now. */
+export async function currentScale(target: TabTarget): Promise<number> {
+  const view = await viewport(target);
+  return Math.max(1, Math.max(view.clientWidth, view.clientHeight) / MAX_IMAGE_SIDE);
 }

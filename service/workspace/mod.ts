@@ -24,6 +24,16 @@ export interface KeptImage {
   height: number;
   /** Viewport CSS pixels per screenshot pixel, to map coordinates back. */
   scale: number;
+  /** For a zoom: the viewport region (CSS pixels) it shows; coordinates never refer to it. */
+  region?: { x: number; y: number; width: number; height: number };
+}
+
+/** What an agent said it will do (update_plan). */
+export interface AgentPlan {
+  domains: string[];
+  approach: string[];
+  /** ISO time it was stated. */
+  at: string;
 }
 
 /** One agent's workspace. */
@@ -38,6 +48,8 @@ export interface Workspace {
   readonly createdAt: Date;
   /** Model-facing ids of the tabs this workspace owns. */
   readonly tabs: Set<number>;
+  /** The plan the agent stated last with update_plan, shown to the user. */
+  plan?: AgentPlan;
   /** Screenshots, oldest first, at most {@linkcode MAX_IMAGES}. */
   readonly images: KeptImage[];
   nextImage: number;
@@ -88,9 +100,30 @@ export class WorkspaceRegistry {
     return this.#workspaces.delete(id);
   }
 
+  /** The plans agents stated, by workspace label (never the workspace id). */
+  plans(): (AgentPlan & { client: string })[] {
+    return [...this.#workspaces.values()].flatMap((workspace) =>
+      workspace.plan ? [{ client: workspace.label, ...workspace.plan }] : []
+    );
+  }
+
   /** How many workspaces exist. */
   get size(): number {
     return this.#workspaces.size;
+  }
+
+  /**
+   * Gives a tab the browser opened from an owned tab (a popup, a target=_blank link) to the
+   * opener's workspace; returns that workspace, if any.
+   */
+  adoptTab(openerTabId: number, tabId: number): Workspace | undefined {
+    for (const workspace of this.#workspaces.values()) {
+      if (workspace.tabs.has(openerTabId)) {
+        workspace.tabs.add(tabId);
+        return workspace;
+      }
+    }
+    return undefined;
   }
 
   /** Drops a closed tab from whichever workspace owned it. */

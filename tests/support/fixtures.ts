@@ -28,7 +28,12 @@ export function serveFixtures(
   const server = Deno.serve(
     { hostname: "127.0.0.1", port: 0, onListen: () => {} },
     async (request) => {
-      const path = new URL(request.url).pathname;
+      const url = new URL(request.url);
+      const path = url.pathname;
+      // `/redirect?to=/page.html` answers 302, for tests of where a navigation lands.
+      if (path === "/redirect") {
+        return Response.redirect(new URL(url.searchParams.get("to") ?? "/", url), 302);
+      }
       const file = path === "/" ? "/index.html" : path;
       if (file.includes("..")) return new Response("no", { status: 400 });
       try {

@@ -42,11 +42,15 @@ export interface E2ESession {
 
 /** Starts a session; `fixtureHeaders` adds response headers per fixture path. */
 export async function startSession(
-  options: { fixtureHeaders?: Record<string, Record<string, string>> } = {},
+  options: {
+    fixtureHeaders?: Record<string, Record<string, string>>;
+    /** Extra `browser launch` arguments, e.g. ["--device-scale-factor", "2"]. */
+    launchArgs?: string[];
+  } = {},
 ): Promise<E2ESession> {
   const testEnv = await makeTestEnv();
   const fixtures = serveFixtures(options.fixtureHeaders);
-  const browser = await launchBrowser(testEnv);
+  const browser = await launchBrowser(testEnv, { extra: options.launchArgs });
   const { command, args } = executable("mcp-connector", ["--instance", testEnv.instance]);
   const client = new Client({ name: "ghostlight-test", version: "1.0.0" });
   await client.connect(

@@ -1,0 +1,338 @@
+/**
+ * What the service remembers about each observed tab from its CDP events: bounded rings of
+ * console messages and network requests, the JavaScript dialog that is open, and waiters for
+ * events (loads, dialogs). Events are decoded leniently: a field the browser left out is
+ * skipped, never fatal.
+ *
+ * @module
+ */
+
+import type { ObservedEvent } from "../../shared/browser_protocol.ts";
+
+/** Console messages kept per tab. */
+export const CONSOLE_CAPACITY = 500;
+/** Network requests kept per tab. */
+export const NETWORK_CAPACITY = 500;
+/** Event waiters allowed per tab at once. */
+const MAX_WAITERS = 32;
+/** Longest console text kept. */
+const CONSOLE_TEXT_MAX = 2000;
+
+/** The CDP events the service observes on every tab it touches, with the fields it reads. */
+export const OBSERVED_EVENTS: ObservedEvent[] = [
+  {
+    method: "Runtime.consoleAPICalled",
+    fields: ["type", "args", "timestamp", "stackTrace.callFrames"],
+  },
+  { method: "Runtime.exceptionThrown", fields: ["timestamp", "exceptionDetails"] },
+  { method: "Log.entryAdded", fields: ["entry"] },
+  {
+    method: "Network.requestWillBeSent",
+    fields: [
+      "requestId",
+      "request.url",
+      "request.method",
+      "type",
+      "wallTime",
+      "timestamp",
+      "redirectResponse.status",
+    ],
+  },
+  {
+    method: "Network.responseReceived",
+    fields: ["requestId", "type", "response.status", "response.statusText", "response.mimeType"],
+  },
+  { method: "Network.loadingFinished", fields: ["requestId", "timestamp", "encodedDataLength"] },
+  { method: "Network.loadingFailed", fields: ["requestId", "timestamp", "errorText", "canceled"] },
+  { method: "Page.lifecycleEvent", fields: ["frameId", "loaderId", "name"] },
+  { method: "Page.frameNavigated", fields: ["frame.id", "frame.parentId", "frame.url"] },
+  { method: "Page.navigatedWithinDocument", fields: ["frameId", "url"] },
+  { method: "Page.javascriptDialogOpening", fields: ["url", "message", "type"] },
+  { method: "Page.javascriptDialogClosed", fields: ["result"] },
+];
+
+/** The CDP commands that turn those events on, sent on first touch and after every re-attach. */
+export const ENABLE_COMMANDS = [
+  { method: "Runtime.enable", params: {} },
+  { method: "Log.enable", params: {} },
+  // Bounded so that observing a tab never makes Chrome hold large response bodies for us.
+  {
+    method: "Network.enable",
+    params: { maxTotalBufferSize: 1_000_000, maxResourceBufferSize: 200_000 },
+  },
+  { method: "Page.enable", params: {} },
+  { method: "Page.setLifecycleEventsEnabled", params: { enabled: true } },
+];
+
+/** A bounded first-in-first-out buffer. */
+export class Ring<T> {
+  #items: T[] = [];
+  /** How many items were evicted since the last clear. */
+  evicted = 0;
+
+  constructor(readonly capacity: number) {}
+
+  /** Adds an item, evicting the oldest beyond capacity; returns the evicted item if any. */
+  push(item: T): T | undefined {
+    this.#items.push(item);
+    if (this.#items.length <= this.capacity) return undefined;
+    this.evicted++;
+    return this.#items.shift();
+  }
+
+  /** The items, oldest first. */
+  items(): readonly T[] {
+    return this.#items;
+  }
+
+  /** Empties the ring. */
+  clear(): void {
+    this.#items = [];
+    this.evicted = 0;
+  }
+}
+
+/** One console message. */
+export interface ConsoleEntry {
+  /** "log", "info", "warning", "error", "debug", "exception", ... */
+  level: string;
+  text: string;
+  /** Where it came from: "console", "exception", or a browser log source such as "network". */
+  source: string;
+  url?: string;
+  line?: number;
+  /** Milliseconds since the epoch. */
+  at: number;
+}
+
+/** One network request. */
+export interface NetworkEntry {
+  requestId: string;
+  method: string;
+  url: string;
+  type?: string;
+  status?: number;
+  statusText?: string;
+  mimeType?: string;
+  failed?: string;
+  /** Milliseconds since the epoch when it started. */
+  at: number;
+  /** Duration in ms once finished or failed. */
+  durationMs?: number;
+  bytes?: number;
+  /** Monotonic CDP timestamp (s) of the start, for durations. */
+  started?: number;
+}
+
+/** A JavaScript dialog blocking the tab. */
+export interface OpenDialog {
+  type: string;
+  message: string;
+  url: string;
+}
+
+/** A CDP event as the service sees it. */
+export interface TabEvent {
+  method: string;
+  params: Record<string, unknown>;
+}
+
+interface Waiter {
+  match: (event: TabEvent) => boolean;
+  resolve: (event: TabEvent | null) => void;
+  timer: ReturnType<typeof setTimeout>;
+}
+
+type Json = Record<string, unknown>;
+
+function obj(value: unknown): Json {
+  return value !== null && typeof value === "object" ? value as Json : {};
+}
+
+function str(value: unknown): string | undefined {
+  return typeof value === "string" ? value : undefined;
+}
+
+function num(value: unknown): number | undefined {
+  return typeof value === "number" && Number.isFinite(value) ? value : undefined;
+}
+
+function clipText(text: string): string {
+  return text.length > CONSOLE_TEXT_MAX ? `${text.slice(0, CONSOLE_TEXT_MAX)}…` : text;
+}
+
+/** Renders one console argument (a CDP RemoteObject) the way DevTools would, briefly. */
+function renderArg(arg: unknown): string {
+  const remote = obj(arg);
+  if (remote.type === "string") return String(remote.value);
+  if ("value" in remote && remote.type !== "object") return String(remote.value);
+  if (remote.unserializableValue !== undefined) return String(remote.unserializableValue);
+  if (remote.type === "undefined") return "undefined";
+  return str(remote.description) ?? str(remote.className) ?? String(remote.type ?? "?");
+}
+
+/** The state of one observed tab. */
+export class TabState {
+  readonly console = new Ring<ConsoleEntry>(CONSOLE_CAPACITY);
+  readonly network = new Ring<NetworkEntry>(NETWORK_CAPACITY);
+  #requests = new Map<string, NetworkEntry>();
+  /** The dialog open now, if any. */
+  dialog: OpenDialog | null = null;
+  /** Events the extension dropped under its rate bound. */
+  droppedEvents = 0;
+  #waiters = new Set<Waiter>();
+  /** When observation started (ms since the epoch): the buffers hold nothing older. */
+  readonly since = Date.now();
+
+  /** Applies one event from the browser. */
+  apply(event: TabEvent, dropped = 0): void {
+    this.droppedEvents += dropped;
+    const p = event.params;
+    switch (event.method) {
+      case "Runtime.consoleAPICalled": {
+        const args = Array.isArray(p.args) ? p.args : [];
+        const frame = obj(
+          Array.isArray(obj(p.stackTrace).callFrames)
+            ? (obj(p.stackTrace).callFrames as unknown[])[0]
+            : undefined,
+        );
+        this.console.push({
+          level: str(p.type) === "warning" ? "warning" : str(p.type) ?? "log",
+          text: clipText(args.map(renderArg).join(" ")),
+          source: "console",
+          url: str(frame.url) || undefined,
+          line: num(frame.lineNumber) === undefined ? undefined : num(frame.lineNumber)! + 1,
+          at: num(p.timestamp) ?? Date.now(),
+        });
+        break;
+      }
+      case "Runtime.exceptionThrown": {
+        const details = obj(p.exceptionDetails);
+        const description = str(obj(details.exception).description);
+        this.console.push({
+          level: "error",
+          text: clipText(description ?? str(details.text) ?? "Uncaught exception"),
+          source: "exception",
+          url: str(details.url) || undefined,
+          line: num(details.lineNumber) === undefined ? undefined : num(details.lineNumber)! + 1,
+          at: num(p.timestamp) ?? Date.now(),
+        });
+        break;
+      }
+      case "Log.entryAdded": {
+        const entry = obj(p.entry);
+        this.console.push({
+          level: str(entry.level) ?? "info",
+          text: clipText(str(entry.text) ?? ""),
+          source: str(entry.source) ?? "other",
+          url: str(entry.url) || undefined,
+          at: num(entry.timestamp) ?? Date.now(),
+        });
+        break;
+      }
+      case "Network.requestWillBeSent":
+        this.#requestStarted(p);
+        break;
+      case "Network.responseReceived": {
+        const entry = this.#requests.get(String(p.requestId));
+        const response = obj(p.response);
+        if (entry) {
+          entry.status = num(response.status);
+          entry.statusText = str(response.statusText) || undefined;
+          entry.mimeType = str(response.mimeType) || undefined;
+          entry.type = str(p.type) ?? entry.type;
+        }
+        break;
+      }
+      case "Network.loadingFinished":
+      case "Network.loadingFailed": {
+        const entry = this.#requests.get(String(p.requestId));
+        if (!entry) break;
+        const end = num(p.timestamp);
+        if (end !== undefined && entry.started !== undefined) {
+          entry.durationMs = Math.round((end - entry.started) * 1000);
+        }
+        if (event.method === "Network.loadingFailed") {
+          entry.failed = p.canceled === true ? "canceled" : str(p.errorText) ?? "failed";
+        } else {
+          entry.bytes = num(p.encodedDataLength);
+        }
+        break;
+      }
+      case "Page.javascriptDialogOpening":
+        this.dialog = {
+          type: str(p.type) ?? "alert",
+          message: clipText(str(p.message) ?? ""),
+          url: str(p.url) ?? "",
+        };
+        break;
+      case "Page.javascriptDialogClosed":
+        this.dialog = null;
+        break;
+    }
+    for (const waiter of [...this.#waiters]) {
+      if (waiter.match(event)) this.#finish(waiter, event);
+    }
+  }
+
+  #requestStarted(p: Json): void {
+    const id = String(p.requestId ?? "");
+    const request = obj(p.request);
+    const previous = this.#requests.get(id);
+    if (previous && p.redirectResponse !== undefined) {
+      previous.status = num(obj(p.redirectResponse).status);
+    }
+    const wall = num(p.wallTime);
+    const entry: NetworkEntry = {
+      requestId: id,
+      method: str(request.method) ?? "GET",
+      url: str(request.url) ?? "",
+      type: str(p.type),
+      at: wall !== undefined ? Math.round(wall * 1000) : Date.now(),
+      started: num(p.timestamp),
+    };
+    this.#requests.set(id, entry);
+    const evicted = this.network.push(entry);
+    if (evicted && this.#requests.get(evicted.requestId) === evicted) {
+      this.#requests.delete(evicted.requestId);
+    }
+  }
+
+  /** Empties the network ring. */
+  clearNetwork(): void {
+    this.network.clear();
+    this.#requests.clear();
+  }
+
+  /**
+   * Resolves with the first event that matches, or null after `timeoutMs` (or when the tab
+   * goes away, or `signal` aborts). Bounded: too many waiters at once resolve null at once.
+   */
+  waitFor(
+    match: (event: TabEvent) => boolean,
+    timeoutMs: number,
+    signal?: AbortSignal,
+  ): Promise<TabEvent | null> {
+    if (this.#waiters.size >= MAX_WAITERS || signal?.aborted) return Promise.resolve(null);
+    return new Promise((resolve) => {
+      const waiter: Waiter = {
+        match,
+        resolve,
+        timer: setTimeout(() => this.#finish(waiter, null), timeoutMs),
+      };
+      this.#waiters.add(waiter);
+      signal?.addEventListener("abort", () => this.#finish(waiter, null), { once: true });
+    });
+  }
+
+  #finish(waiter: Waiter, event: TabEvent | null): void {
+    if (!this.#waiters.delete(waiter)) return;
+    clearTimeout(waiter.timer);
+    waiter.resolve(event);
+  }
+
+  /** Ends every waiter: the tab or its browser is gone. */
+  close(): void {
+    for (const waiter of [...this.#waiters]) this.#finish(waiter, null);
+  }
+}

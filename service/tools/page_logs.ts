@@ -1,0 +1,189 @@
+/**
+ * `read_console_messages` and `read_network_requests`: the per-tab rings the service fills
+ * from CDP events since it first touched the tab, filtered and rendered one line per entry.
+ * Everything in them is page-sourced, so it goes out fenced.
+ *
+ * @module
+ */
+
+import type { ConsoleEntry, NetworkEntry, TabState } from "../browser/mod.ts";
+import { type Handler, success } from "./context.ts";
+import { ToolError } from "./errors.ts";
+import { fence, originOf } from "./fence.ts";
+import { ownedTab, type TabTarget } from "./target.ts";
+import type { Workspace } from "../workspace/mod.ts";
+
+/** Entries returned when `limit` is absent. */
+const DEFAULT_LIMIT = 100;
+/** Longest line returned per entry. */
+const LINE_MAX = 300;
+const ERROR_LEVELS = new Set(["error", "assert"]);
+
+function clip(text: string): string {
+  const flat = text.replace(/\s*\n\s*/g, " ⏎ ");
+  return flat.length > LINE_MAX ? `${flat.slice(0, LINE_MAX)}…` : flat;
+}
+
+function limitOf(args: Record<string, unknown>, example: string): number {
+  const raw = args.limit as number | undefined;
+  if (raw === undefined) return DEFAULT_LIMIT;
+  if (!Number.isFinite(raw) || raw < 1) {
+    throw new ToolError(
+      "tool_failure",
+      `limit must be a positive number, not ${raw}.`,
+      `Call ${example}.`,
+    );
+  }
+  return Math.floor(raw);
+}
+
+/** Starts observation if this is the first touch (a no-op CDP command) and returns the state. */
+async function observed(target: TabTarget): Promise<TabState> {
+  await target.link.call("cdp", {
+    tab_id: target.native,
+    method: "Page.getNavigationHistory",
+    params: {},
+  }).catch(() => {});
+  return target.link.tab(target.native);
+}
+
+async function currentOrigin(target: TabTarget): Promise<string> {
+  const info = await target.link.call("tab.get", { tab_id: target.native }).catch(() => null);
+  return originOf(info?.url ?? "");
+}
+
+function emptyHint(state: TabState): string {
+  return Date.now() - state.since < 2_000
+    ? " Ghostlight started listening to this tab just now; act on or reload the page, then read again."
+    : "";
+}
+
+/** The answer's text: a count line, then the entries inside the untrusted fence. */
+async function listing(
+  workspace: Workspace,
+  target: TabTarget,
+  state: TabState,
+  part: {
+    noun: string;
+    filter: string;
+    total: number;
+    matching: number;
+    lines: string[];
+    evicted: number;
+    cleared: boolean;
+  },
+): Promise<string> {
+  const head = `${part.matching} ${part.noun}${part.matching === 1 ? "" : "s"}${part.filter} ` +
+    `in tab ${target.tabId}` +
+    (part.lines.length < part.matching ? `, showing the newest ${part.lines.length}` : "") +
+    (part.evicted > 0 ? ` (${part.evicted} older ones were dropped)` : "") +
+    (part.cleared ? "; buffer cleared" : "") + ".";
+  if (part.lines.length === 0) return `${head}${part.total === 0 ? emptyHint(state) : ""}`;
+  return `${head}\n${fence(workspace, await currentOrigin(target), part.lines.join("\n"))}`;
+}
+
+function consoleLine(entry: ConsoleEntry): string {
+  const where = entry.url
+    ? ` (${entry.url.split("/").pop()}${entry.line ? `:${entry.line}` : ""})`
+    : "";
+  const source = entry.source === "console" ? "" : ` ${entry.source}`;
+  return clip(`[${entry.level}${source}] ${entry.text}${where}`);
+}
+
+/** `read_console_messages`. */
+export const readConsoleMessages: Handler = async (args, context) => {
+  const target = ownedTab(context.workspace, context.browsers, args.tabId as number);
+  const example = `{"tabId": ${target.tabId}, "pattern": "error|warn", "limit": 20}`;
+  let pattern: RegExp | null = null;
+  if (typeof args.pattern === "string" && args.pattern !== "") {
+    try {
+      pattern = new RegExp(args.pattern, "i");
+    } catch (error) {
+      throw new ToolError(
+        "tool_failure",
+        `pattern is not a valid regular expression: ${(error as Error).message}.`,
+        `Escape special characters, e.g. ${example}.`,
+      );
+    }
+  }
+  const limit = limitOf(args, example);
+  const state = await observed(target);
+  const all = state.console.items();
+  const matching = all.filter((entry) =>
+    (!args.onlyErrors || ERROR_LEVELS.has(entry.level)) &&
+    (!pattern || pattern.test(entry.text) || pattern.test(entry.url ?? ""))
+  );
+  const shown = matching.slice(-limit);
+  const evicted = state.console.evicted;
+  if (args.clear === true) state.console.clear();
+  const text = await listing(context.workspace, target, state, {
+    noun: "console message",
+    filter: pattern || args.onlyErrors ? ` matching, of ${all.length},` : "",
+    total: all.length,
+    matching: matching.length,
+    lines: shown.map(consoleLine),
+    evicted,
+    cleared: args.clear === true,
+  });
+  return success(text, {
+    tabId: target.tabId,
+    total: matching.length,
+    messages: shown.map((entry) => ({
+      level: entry.level,
+      source: entry.source,
+      text: entry.text,
+      ...(entry.url ? { url: entry.url } : {}),
+      ...(entry.line ? { line: entry.line } : {}),
+      at: new Date(entry.at).toISOString(),
+    })),
+    provenance: { pageSourced: true, untrusted: true, sessionNonce: context.workspace.fenceNonce },
+  });
+};
+
+function networkLine(entry: NetworkEntry): string {
+  const status = entry.failed ? `failed (${entry.failed})` : entry.status ?? "pending";
+  const extras = [
+    entry.type?.toLowerCase(),
+    entry.durationMs !== undefined ? `${entry.durationMs}ms` : undefined,
+    entry.bytes !== undefined ? `${entry.bytes}B` : undefined,
+  ].filter((part) => part !== undefined).join(" ");
+  return clip(`${entry.method} ${status} ${entry.url}${extras ? ` [${extras}]` : ""}`);
+}
+
+/** `read_network_requests`. */
+export const readNetworkRequests: Handler = async (args, context) => {
+  const target = ownedTab(context.workspace, context.browsers, args.tabId as number);
+  const example = `{"tabId": ${target.tabId}, "urlPattern": "/api/", "limit": 20}`;
+  const limit = limitOf(args, example);
+  const needle = typeof args.urlPattern === "string" ? args.urlPattern : "";
+  const state = await observed(target);
+  const all = state.network.items();
+  const matching = needle === "" ? [...all] : all.filter((entry) => entry.url.includes(needle));
+  const shown = matching.slice(-limit);
+  const evicted = state.network.evicted;
+  if (args.clear === true) state.clearNetwork();
+  const text = await listing(context.workspace, target, state, {
+    noun: "request",
+    filter: needle ? ` with "${needle}" in the URL, of ${all.length},` : "",
+    total: all.length,
+    matching: matching.length,
+    lines: shown.map(networkLine),
+    evicted,
+    cleared: args.clear === true,
+  });
+  return success(text, {
+    tabId: target.tabId,
+    total: matching.length,
+    requests: shown.map((entry) => ({
+      method: entry.method,
+      url: entry.url,
+      ...(entry.type ? { type: entry.type } : {}),
+      ...(entry.status !== undefined ? { status: entry.status } : {}),
+      ...(entry.failed ? { failed: entry.failed } : {}),
+      ...(entry.mimeType ? { mimeType: entry.mimeType } : {}),
+      ...(entry.durationMs !== undefined ? { durationMs: entry.durationMs } : {}),
+      at: new Date(entry.at).toISOString(),
+    })),
+    provenance: { pageSourced: true, untrusted: true, sessionNonce: context.workspace.fenceNonce },
+  });
+};

@@ -1,0 +1,65 @@
+/**
+ * `update_plan`: the agent states which domains it will visit and how it will go about the
+ * task. The plan is kept on the workspace (shown in `ghostlight status` and the control API)
+ * and written to the service log; no page is touched.
+ *
+ * @module
+ */
+
+import { log } from "../log/mod.ts";
+import { type Handler, success } from "./context.ts";
+import { ToolError } from "./errors.ts";
+
+/** Most domains and steps in one plan, and the longest entry. */
+const MAX_ITEMS = 30;
+const MAX_ITEM_CHARS = 300;
+const EXAMPLE = '{"domains": ["example.com"], "approach": ["Open the search page", ' +
+  '"Read the first result"]}';
+
+function entries(value: unknown, field: string): string[] {
+  const list = (value as unknown[]).map((item) => String(item).trim()).filter((item) => item);
+  if (list.length === 0 && field === "approach") {
+    throw new ToolError(
+      "tool_failure",
+      "approach must list at least one step.",
+      `Call ${EXAMPLE}.`,
+    );
+  }
+  if (list.length > MAX_ITEMS || list.some((item) => item.length > MAX_ITEM_CHARS)) {
+    throw new ToolError(
+      "tool_failure",
+      `${field} takes at most ${MAX_ITEMS} entries of at most ${MAX_ITEM_CHARS} characters.`,
+      `Summarise; e.g. ${EXAMPLE}.`,
+    );
+  }
+  return list;
+}
+
+/** A domain as the user should read it: the host, without scheme or path. */
+function host(domain: string): string {
+  try {
+    return new URL(/^[a-z]+:\/\//i.test(domain) ? domain : `https://${domain}`).hostname;
+  } catch {
+    return domain;
+  }
+}
+
+/** `update_plan`. */
+export const updatePlan: Handler = (args, context) => {
+  const domains = entries(args.domains, "domains").map(host);
+  const approach = entries(args.approach, "approach");
+  const workspace = context.workspace as typeof context.workspace | undefined;
+  const plan = { domains, approach, at: new Date().toISOString() };
+  if (workspace) workspace.plan = plan;
+  log(
+    "info",
+    `plan from ${workspace?.label ?? "a client"}: domains ${domains.join(", ") || "(none)"}; ` +
+      approach.map((step, index) => `${index + 1}. ${step}`).join(" "),
+  );
+  return Promise.resolve(success(
+    `Plan recorded and shown to the user: ${approach.length} step${
+      approach.length === 1 ? "" : "s"
+    } on ${domains.length === 0 ? "no named domain" : domains.join(", ")}.`,
+    { domains, approach, recorded: plan.at },
+  ));
+};

@@ -1,0 +1,320 @@
+/**
+ * Receipts: what an action targeted and how surely, and what was observed after it — URL or
+ * title change, DOM mutations, whether rendering advanced, the focused field, blockers such as
+ * a dialog or a disabled element, and the tabs it opened or closed. Page-sourced strings are
+ * fenced as untrusted.
+ *
+ * @module
+ */
+
+import type { Workspace } from "../workspace/mod.ts";
+import { fence, originOf } from "./fence.ts";
+import { cdp, type TabTarget } from "./target.ts";
+
+/** Longest wait for the page to settle after an action. */
+const SETTLE_MAX_MS = 600;
+/** Mutation-free time that counts as settled. */
+const QUIET_MS = 80;
+/** Longest wait for a page an action navigated to. */
+const NAVIGATION_WAIT_MS = 5_000;
+
+/** An element as a receipt names it. */
+export interface Described {
+  role: string;
+  name: string;
+  tag: string;
+  disabled?: boolean;
+  value?: string;
+}
+
+/** What was true before the action. */
+export interface Before {
+  url: string;
+  title: string;
+  mutations: number;
+  tabSerial: number;
+  owned: Set<number>;
+  /** The element at the action's point, when it had one. */
+  element?: Described;
+}
+
+/** How the action found its target. */
+export type Assurance = "semantic" | "ref" | "coordinate" | "none";
+
+/** A blocker the agent must deal with. */
+export interface Blocker {
+  kind: string;
+  summary: string;
+  nextStep: string;
+}
+
+/** The receipt of one action. */
+export interface Receipt {
+  action: string;
+  targetAssurance: Assurance;
+  target?: Described & { ref?: string; x?: number; y?: number };
+  observedAfter: {
+    urlChanged?: string;
+    titleChanged?: string;
+    mutations: number;
+    renderAdvanced: boolean;
+    settled: boolean;
+    focus?: Described;
+    /** The message of a dialog the action left open. */
+    alertOrStatus?: string;
+  };
+  blockers: Blocker[];
+  page: { tabId: number; url: string; origin: string; title: string; renderSerial: number };
+  tabDelta?: { opened: { tabId: number; active: boolean }[]; closed: number[]; more: boolean };
+  more: boolean;
+}
+
+/** Describes an element the way a receipt does; runs in the page. */
+const DESCRIBE = `function describe(el) {
+  if (!el || el.nodeType !== 1) return null;
+  const pick = el.closest("a[href],button,input,select,textarea,label,summary,[role],[contenteditable=''],[contenteditable=true],[onclick],[tabindex]") || el;
+  const tag = pick.tagName.toLowerCase();
+  const type = (pick.getAttribute("type") || "").toLowerCase();
+  const implicit = { a: "link", button: "button", select: "combobox", textarea: "textbox", img: "img",
+    summary: "button", h1: "heading", h2: "heading", h3: "heading", h4: "heading", label: "label" };
+  let role = pick.getAttribute("role") || implicit[tag] || (pick.isContentEditable ? "textbox" : tag);
+  if (tag === "input") role = ["checkbox", "radio"].includes(type) ? type
+    : ["button", "submit", "reset"].includes(type) ? "button" : type === "range" ? "slider" : "textbox";
+  const labels = pick.labels ? [...pick.labels].map((l) => l.innerText).join(" ") : "";
+  const name = (pick.getAttribute("aria-label") || labels || pick.getAttribute("alt") ||
+    pick.getAttribute("title") || (tag === "input" || tag === "textarea" ? pick.getAttribute("placeholder") || "" : pick.innerText || "")
+  ).replace(/\\s+/g, " ").trim().slice(0, 80);
+  const out = { role, name, tag };
+  if (pick.disabled === true || pick.getAttribute("aria-disabled") === "true") out.disabled = true;
+  if ("value" in pick && typeof pick.value === "string" && tag !== "button" && tag !== "li") {
+    out.value = type === "password" ? "[redacted]" : pick.value.slice(0, 120);
+  } else if (pick.isContentEditable) out.value = pick.innerText.slice(0, 120);
+  return out;
+}`;
+
+function counterKey(workspace: Workspace): string {
+  return `__ghostlight_${workspace.fenceNonce.replace(/[^A-Za-z0-9_]/g, "_")}`;
+}
+
+async function evaluateValue<T>(target: TabTarget, expression: string): Promise<T | null> {
+  try {
+    const reply = await cdp(target, "Runtime.evaluate", {
+      expression,
+      returnByValue: true,
+      awaitPromise: true,
+    });
+    if (reply.exceptionDetails) return null;
+    return ((reply.result as { value?: T } | undefined)?.value ?? null) as T | null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Notes the page's state before an action and installs the mutation counter; `point` (viewport
+ * CSS pixels) names the element there.
+ */
+export async function observeBefore(
+  workspace: Workspace,
+  target: TabTarget,
+  point?: { x: number; y: number },
+): Promise<Before> {
+  const key = JSON.stringify(counterKey(workspace));
+  const at = point ? `document.elementFromPoint(${point.x}, ${point.y})` : "null";
+  const state = await evaluateValue<{ url: string; title: string; n: number; el?: Described }>(
+    target,
+    `(() => { ${DESCRIBE}
+      let s = window[${key}];
+      if (!s) {
+        s = { n: 0, t: 0 };
+        new MutationObserver((records) => { s.n += records.length; s.t = performance.now(); })
+          .observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+        Object.defineProperty(window, ${key}, { value: s });
+      }
+      return { url: location.href, title: document.title, n: s.n, el: describe(${at}) || undefined };
+    })()`,
+  );
+  return {
+    url: state?.url ?? "",
+    title: state?.title ?? "",
+    mutations: state?.n ?? 0,
+    tabSerial: target.link.tabChangeSerial,
+    owned: new Set(workspace.tabs),
+    ...(state?.el ? { element: state.el } : {}),
+  };
+}
+
+async function settledState(workspace: Workspace, target: TabTarget) {
+  const key = JSON.stringify(counterKey(workspace));
+  return await evaluateValue<
+    {
+      url: string;
+      title: string;
+      n: number | null;
+      rendered: boolean;
+      settled: boolean;
+      ready: string;
+      focus?: Described;
+    }
+  >(
+    target,
+    `new Promise((resolve) => { ${DESCRIBE}
+      const s = window[${key}];
+      const start = performance.now();
+      let rendered = false;
+      requestAnimationFrame(() => requestAnimationFrame(() => { rendered = true; }));
+      const done = (settled) => {
+        const active = document.activeElement;
+        const focus = active && active !== document.body ? describe(active) : null;
+        resolve({ url: location.href, title: document.title, n: s ? s.n : null, rendered, settled,
+          ready: document.readyState, ...(focus ? { focus } : {}) });
+      };
+      const check = () => {
+        const now = performance.now();
+        if (rendered && now - Math.max(start, s ? s.t : 0) >= ${QUIET_MS}) return done(true);
+        if (now - start >= ${SETTLE_MAX_MS}) return done(false);
+        setTimeout(check, 25);
+      };
+      setTimeout(check, 25);
+    })`,
+  );
+}
+
+function dialogBlocker(target: TabTarget): Blocker | null {
+  const dialog = target.link.tab(target.native).dialog;
+  if (!dialog) return null;
+  return {
+    kind: "dialog",
+    summary: `A JavaScript ${dialog.type} dialog is open and blocks the page.`,
+    nextStep: dialog.type === "beforeunload"
+      ? "Call navigate with force: true to leave the page."
+      : "Answer it with the dialog tool; the page does nothing until it is closed.",
+  };
+}
+
+/** Observes the page after an action and builds its receipt. */
+export async function observeAfter(
+  workspace: Workspace,
+  target: TabTarget,
+  before: Before,
+  action: { action: string; assurance: Assurance; ref?: string; x?: number; y?: number },
+): Promise<Receipt> {
+  const blockers: Blocker[] = [];
+  const gone = () =>
+    target.link.tabChangesSince(before.tabSerial).some((change) =>
+      change.kind === "closed" && change.native === target.native
+    );
+  let state = target.link.tab(target.native).dialog || gone()
+    ? null
+    : await settledState(workspace, target);
+  // A navigation the action started: wait (bounded) for the new page.
+  const deadline = Date.now() + NAVIGATION_WAIT_MS;
+  while (
+    !target.link.tab(target.native).dialog && !gone() &&
+    (state === null || state.ready === "loading") && Date.now() < deadline
+  ) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    state = await settledState(workspace, target);
+  }
+  const openDialog = target.link.tab(target.native).dialog;
+  const dialog = dialogBlocker(target);
+  if (dialog) blockers.push(dialog);
+  if (before.element?.disabled) {
+    blockers.push({
+      kind: "disabled",
+      summary: "The element at that point is disabled, so the action may have done nothing.",
+      nextStep: "Complete what the form requires first, then try again.",
+    });
+  }
+  const url = state?.url ?? before.url;
+  const title = state?.title ?? before.title;
+  const navigated = url !== before.url;
+  const mutations = state?.n === null || state === null || navigated
+    ? 0
+    : Math.max(0, state.n - before.mutations);
+
+  const changes = target.link.tabChangesSince(before.tabSerial);
+  const opened = changes.filter((change) =>
+    change.kind === "opened" && workspace.tabs.has(target.link.compose(change.native))
+  ).map((change) => ({
+    tabId: target.link.compose(change.native),
+    active: change.active ?? false,
+  }));
+  const closed = changes.filter((change) =>
+    change.kind === "closed" && before.owned.has(target.link.compose(change.native))
+  ).map((change) => target.link.compose(change.native));
+
+  return {
+    action: action.action,
+    targetAssurance: action.assurance,
+    ...(before.element || action.ref || action.x !== undefined
+      ? {
+        target: {
+          ...(before.element ?? { role: "", name: "", tag: "" }),
+          ...(action.ref ? { ref: action.ref } : {}),
+          ...(action.x !== undefined ? { x: action.x, y: action.y } : {}),
+        },
+      }
+      : {}),
+    observedAfter: {
+      ...(navigated ? { urlChanged: url } : {}),
+      ...(title !== before.title ? { titleChanged: title } : {}),
+      mutations,
+      renderAdvanced: state?.rendered ?? false,
+      settled: state?.settled ?? false,
+      ...(state?.focus ? { focus: state.focus } : {}),
+      ...(openDialog ? { alertOrStatus: openDialog.message } : {}),
+    },
+    blockers,
+    page: {
+      tabId: target.tabId,
+      url,
+      origin: originOf(url),
+      title,
+      renderSerial: state?.n ?? 0,
+    },
+    ...(opened.length > 0 || closed.length > 0
+      ? { tabDelta: { opened, closed, more: false } }
+      : {}),
+    more: false,
+  };
+}
+
+function quote(element: Described): string {
+  const name = element.name ? ` "${element.name}"` : "";
+  const value = element.value !== undefined && element.value !== ""
+    ? ` holding "${element.value}"`
+    : "";
+  return `${element.role || element.tag}${name}${value}${element.disabled ? " (disabled)" : ""}`;
+}
+
+/**
+ * The receipt as short text: mechanical facts plainly, page-sourced strings (names, values,
+ * titles) inside the workspace's untrusted fence.
+ */
+export function renderReceipt(workspace: Workspace, receipt: Receipt, lead: string): string {
+  const after = receipt.observedAfter;
+  const facts: string[] = [lead];
+  if (after.urlChanged) facts.push(`Now at ${after.urlChanged}.`);
+  else if (after.mutations > 0) facts.push(`${after.mutations} DOM changes.`);
+  else facts.push("No DOM change seen.");
+  const delta = receipt.tabDelta;
+  if (delta?.opened.length) {
+    facts.push(
+      `Opened tab ${delta.opened.map((tab) => tab.tabId).join(", ")} (yours now; pass its tabId).`,
+    );
+  }
+  if (delta?.closed.length) facts.push(`Closed tab ${delta.closed.join(", ")}.`);
+  for (const blocker of receipt.blockers) facts.push(`${blocker.summary} ${blocker.nextStep}`);
+  const sourced: string[] = [];
+  if (receipt.target && (receipt.target.role || receipt.target.name)) {
+    sourced.push(`target: ${quote(receipt.target)}`);
+  }
+  if (after.focus) sourced.push(`focused: ${quote(after.focus)}`);
+  if (after.titleChanged !== undefined) sourced.push(`title: "${after.titleChanged}"`);
+  if (after.alertOrStatus !== undefined) sourced.push(`dialog says: "${after.alertOrStatus}"`);
+  const text = facts.join(" ");
+  return sourced.length === 0
+    ? text
+    : `${text}\n${fence(workspace, receipt.page.origin, sourced.join("\n"))}`;
+}

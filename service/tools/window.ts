@@ -1,0 +1,70 @@
+/**
+ * `resize_window`: resizes the browser window that holds an owned tab. A window is shared by
+ * every tab in it, so this is a whole-browser resource. When the screen is too small for the
+ * window Chrome refuses it; the tab's viewport is then emulated at the asked size instead, and
+ * the answer says so.
+ *
+ * @module
+ */
+
+import { MAX_WINDOW_SIDE, MIN_WINDOW_SIDE } from "../../shared/browser_protocol.ts";
+import { BrowserError } from "../browser/mod.ts";
+import { type Handler, success } from "./context.ts";
+import { ToolError } from "./errors.ts";
+import { cdp, evaluate, ownedTab } from "./target.ts";
+
+function side(value: unknown, field: string, tabId: number): number {
+  const number = value as number;
+  if (!Number.isFinite(number) || number < MIN_WINDOW_SIDE || number > MAX_WINDOW_SIDE) {
+    throw new ToolError(
+      "tool_failure",
+      `${field} must be between ${MIN_WINDOW_SIDE} and ${MAX_WINDOW_SIDE} pixels, not ${value}.`,
+      `Call {"width": 1280, "height": 800, "tabId": ${tabId}}.`,
+    );
+  }
+  return Math.round(number);
+}
+
+/** `resize_window`. */
+export const resizeWindow: Handler = async (args, context) => {
+  const target = ownedTab(context.workspace, context.browsers, args.tabId as number);
+  const width = side(args.width, "width", target.tabId);
+  const height = side(args.height, "height", target.tabId);
+  let lead: string;
+  let size: { width: number; height: number };
+  try {
+    const window = await target.link.call("window.resize", {
+      tab_id: target.native,
+      width,
+      height,
+    });
+    // A real window size replaces any viewport emulated by an earlier call.
+    await cdp(target, "Emulation.clearDeviceMetricsOverride");
+    size = { width: window.width, height: window.height };
+    lead = `The window of tab ${target.tabId} is ${window.width}×${window.height}`;
+    if (window.width !== width || window.height !== height) {
+      lead += ` (the browser allowed that, not ${width}×${height})`;
+    }
+  } catch (error) {
+    if (!(error instanceof BrowserError && error.kind === "unsupported")) throw error;
+    await cdp(target, "Emulation.setDeviceMetricsOverride", {
+      width,
+      height,
+      deviceScaleFactor: 0,
+      mobile: false,
+    });
+    size = { width, height };
+    lead = `The screen is too small for a ${width}×${height} window, so tab ${target.tabId}'s ` +
+      `viewport is emulated at ${width}×${height} instead`;
+  }
+  const view = await evaluate<number[]>(target, "[innerWidth, innerHeight]").catch(() => null);
+  const inner = view ? ` (page viewport ${view[0]}×${view[1]} CSS px)` : "";
+  return success(
+    `${lead}${inner}. Take a new screenshot before using coordinates.`,
+    {
+      tabId: target.tabId,
+      ...size,
+      ...(view ? { viewport: { width: view[0], height: view[1] } } : {}),
+    },
+  );
+};
