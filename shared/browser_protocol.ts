@@ -79,8 +79,24 @@ export const Operations = {
       tab_id: TabId,
       method: CdpMethod,
       params: z.record(z.string(), z.unknown()),
+      /** A child session of the tab (an out-of-process iframe), from `tab.frames`. */
+      session_id: z.string().max(100).optional(),
     }).strict(),
     result: z.record(z.string(), z.unknown()),
+  },
+  /** Turns on flat auto-attach for the tab and lists its out-of-process frames' sessions. */
+  "tab.frames": {
+    params: z.object({ tab_id: TabId }).strict(),
+    result: z.object({
+      sessions: z.array(
+        z.object({
+          session_id: z.string(),
+          target_id: z.string(),
+          type: z.string(),
+          url: z.string(),
+        }).strict(),
+      ).max(64),
+    }).strict(),
   },
   /**
    * Several CDP commands in one message, sent in order; stops at the first failure. Input

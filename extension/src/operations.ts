@@ -15,6 +15,7 @@ import {
   type TabInfo,
 } from "../../shared/browser_protocol.ts";
 import { enableCommands, forget, observe } from "./events.ts";
+import { childSessions, forgetSessions } from "./frames.ts";
 
 /** A mechanism failure with the kind the service understands. */
 export class MechanismError extends Error {
@@ -38,6 +39,7 @@ chrome.debugger.onDetach.addListener((source) => {
 chrome.tabs.onRemoved.addListener((tabId) => {
   attached.delete(tabId);
   forget(tabId);
+  forgetSessions(tabId);
 });
 
 function describe(tab: chrome.tabs.Tab): TabInfo {
@@ -120,13 +122,26 @@ async function sendCdp(params: OperationParams<"cdp">): Promise<Record<string, u
   await ensureAttached(params.tab_id);
   try {
     const result = await chrome.debugger.sendCommand(
-      { tabId: params.tab_id },
+      params.session_id
+        ? { tabId: params.tab_id, sessionId: params.session_id } as chrome.debugger.DebuggerSession
+        : { tabId: params.tab_id },
       params.method,
       params.params,
     );
     return (result ?? {}) as Record<string, unknown>;
   } catch (error) {
     throw cdpFailure(params.tab_id, params.method, error);
+  }
+}
+
+async function listFrames(
+  params: OperationParams<"tab.frames">,
+): Promise<OperationResult<"tab.frames">> {
+  await ensureAttached(params.tab_id);
+  try {
+    return { sessions: await childSessions(params.tab_id) };
+  } catch (error) {
+    throw cdpFailure(params.tab_id, "Target.setAutoAttach", error);
   }
 }
 
@@ -198,6 +213,7 @@ const IMPLEMENTATIONS: {
   "cdp.sequence": sendSequence,
   "tab.observe": observeTab,
   "window.resize": resizeWindow,
+  "tab.frames": listFrames,
 };
 
 /** Validates and performs one operation. */

@@ -6,10 +6,14 @@
 
 import { computer } from "./computer.ts";
 import type { Handler } from "./context.ts";
+import { find } from "./find.ts";
+import { formInput } from "./form_input.ts";
+import { javascriptTool } from "./javascript.ts";
 import { navigate } from "./navigate.ts";
 import { readConsoleMessages, readNetworkRequests } from "./page_logs.ts";
 import { updatePlan } from "./plan.ts";
 import { getPageText } from "./page_text.ts";
+import { readPage } from "./read_page.ts";
 import { tabsContext, tabsCreate } from "./tabs.ts";
 import { resizeWindow } from "./window.ts";
 
@@ -27,4 +31,8 @@ export const HANDLERS: Readonly<Record<string, Handler>> = {
   resize_window: resizeWindow,
   update_plan: updatePlan,
   get_page_text: getPageText,
+  read_page: readPage,
+  find,
+  form_input: formInput,
+  javascript_tool: javascriptTool,
 };

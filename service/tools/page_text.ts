@@ -1,52 +1,85 @@
 /**
- * `get_page_text`: the page's readable text, main content first, fenced as untrusted.
+ * `get_page_text`: the page's readable text, the article or main content first when the page
+ * has one, read in Ghostlight's isolated world (so neither the page's scripts nor its
+ * Content-Security-Policy can interfere), cut to `max_chars`, secrets redacted, and fenced as
+ * untrusted page content.
  *
  * @module
  */
 
 import { type Handler, success } from "./context.ts";
 import { fence, originOf } from "./fence.ts";
-import { evaluate, ownedTab } from "./target.ts";
+import { redactSecrets } from "./page/redact.ts";
+import { FrameGone, inFrame, mainFrame, tabPages } from "./refs.ts";
+import { ownedTab } from "./target.ts";
 
-const DEFAULT_MAX_CHARS = 40_000;
+/** Default cap on the text returned; about 10k tokens. */
+export const DEFAULT_MAX_CHARS = 40_000;
+const MIN_MAX_CHARS = 100;
 
-/** Runs in the page: picks the main content when there is a substantial one, else the body. */
-const EXTRACT = `(() => {
-  const main = document.querySelector("article, main, [role=main]");
-  const body = document.body;
-  const useMain = main && main.innerText.trim().length >= 200;
-  const root = useMain ? main : body;
-  const text = (root ? root.innerText : "").replace(/[ \\t]+\\n/g, "\\n").replace(/\\n{3,}/g, "\\n\\n").trim();
-  return { url: location.href, title: document.title, text, scope: useMain ? "main content" : "whole page" };
-})()`;
+interface Readable {
+  url: string;
+  title: string;
+  text: string;
+  scope: string;
+  /** Characters of the whole page's text, to say when the article is only part of it. */
+  whole: number;
+}
 
 /** `get_page_text`. */
 export const getPageText: Handler = async (args, context) => {
   const target = ownedTab(context.workspace, context.browsers, args.tabId as number);
   const maxChars = Math.max(
-    100,
+    MIN_MAX_CHARS,
     Math.floor((args.max_chars as number | undefined) ?? DEFAULT_MAX_CHARS),
   );
-  const page = await evaluate<{ url: string; title: string; text: string; scope: string }>(
-    target,
-    EXTRACT,
-  );
-  const truncated = page.text.length > maxChars;
-  const body = truncated ? page.text.slice(0, maxChars) : page.text;
-  const tail = truncated
-    ? `\n[Cut at ${maxChars} of ${page.text.length} characters. Pass a larger max_chars, or use find or read_page to reach a part.]`
-    : "";
+  const pages = tabPages(context.workspace, target.tabId);
+  let page: Readable;
+  try {
+    page = await inFrame<Readable>(
+      target,
+      pages,
+      await mainFrame(target, pages),
+      "__ghostlight.readable()",
+    );
+  } catch (error) {
+    if (!(error instanceof FrameGone)) throw error;
+    // The page navigated between finding its world and reading it: read the new one.
+    page = await inFrame<Readable>(
+      target,
+      pages,
+      await mainFrame(target, pages),
+      "__ghostlight.readable()",
+    );
+  }
+  const text = redactSecrets(page.text);
+  const truncated = text.length > maxChars;
+  const body = truncated ? text.slice(0, maxChars) : text;
+  const notes: string[] = [];
+  if (truncated) {
+    notes.push(
+      `[Cut at ${maxChars} of ${text.length} characters. Pass a larger max_chars, or use find ` +
+        "or read_page (with ref_id) to reach a part.]",
+    );
+  }
+  if (page.scope !== "whole page" && page.whole > page.text.length + 100) {
+    notes.push(
+      `[This is the page's ${page.scope}; the whole page has ${page.whole} characters of text, ` +
+        "including navigation and sidebars. read_page shows all of it.]",
+    );
+  }
   const origin = originOf(page.url);
   return success(
-    `Text of "${page.title}" (${page.url}, ${page.scope}):\n${
-      fence(context.workspace, origin, body)
-    }${tail}`,
+    `Text of tab ${target.tabId} (${page.url}, ${page.scope}):\n` +
+      fence(context.workspace, origin, `title ${JSON.stringify(page.title)}\n${body}`) +
+      (notes.length ? `\n${notes.join("\n")}` : ""),
     {
       tabId: target.tabId,
       url: page.url,
       title: page.title,
       origin,
-      characters: page.text.length,
+      scope: page.scope,
+      characters: text.length,
       truncated,
     },
   );

@@ -1,0 +1,118 @@
+/**
+ * `find`: elements matching a plain-language description, ranked by our own scoring (no model,
+ * no network), each with a ref, role, name, box and centre point in viewport CSS pixels.
+ *
+ * @module
+ */
+
+import { type Handler, success } from "./context.ts";
+import { ToolError } from "./errors.ts";
+import { fence, originOf } from "./fence.ts";
+import { collect, type CollectedNode } from "./page/collect.ts";
+import { rank } from "./page/rank.ts";
+import { redactSecrets } from "./page/redact.ts";
+import { type Frame, frameOrigin, inFrame, refFor, tabPages } from "./refs.ts";
+import { ownedTab } from "./target.ts";
+
+/** Most matches returned. */
+export const MAX_MATCHES = 20;
+
+interface Measured {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+  visible: boolean;
+  inViewport: boolean;
+}
+
+/** `find`. */
+export const find: Handler = async (args, context) => {
+  const target = ownedTab(context.workspace, context.browsers, args.tabId as number);
+  const query = (args.query as string).trim();
+  if (query === "") {
+    throw new ToolError(
+      "tool_failure",
+      '"query" is empty.',
+      `Describe the element, e.g. {"query": "search box", "tabId": ${target.tabId}}.`,
+    );
+  }
+  const pages = tabPages(context.workspace, target.tabId);
+  const outline = await collect(target, pages, { filter: "all", hints: true });
+  const ranked = rank(outline.nodes, query, MAX_MATCHES * 3);
+
+  // One match per element: a text run stands for the element that holds it.
+  const picked: { node: CollectedNode; ref: string; score: number }[] = [];
+  const seen = new Set<string>();
+  for (const { node, score } of ranked) {
+    if (!node.at) continue;
+    const ref = node.ref ?? refFor(pages, node.at.frame, node.at.localId);
+    if (seen.has(ref)) continue;
+    seen.add(ref);
+    picked.push({ node, ref, score });
+    if (picked.length >= MAX_MATCHES) break;
+  }
+
+  const byFrame = new Map<Frame, number[]>();
+  for (const { node } of picked) {
+    const list = byFrame.get(node.at!.frame) ?? [];
+    list.push(node.at!.localId);
+    byFrame.set(node.at!.frame, list);
+  }
+  const boxes = new Map<string, Measured | null>();
+  for (const [frame, ids] of byFrame) {
+    const measured = await inFrame<(Measured | null)[]>(
+      target,
+      pages,
+      frame,
+      `__ghostlight.boxes(${JSON.stringify(ids)})`,
+    );
+    const origin = await frameOrigin(target, pages, frame);
+    ids.forEach((id, i) => {
+      const box = measured[i];
+      boxes.set(
+        `${frame.key}#${id}`,
+        box ? { ...box, x: box.x + origin.x, y: box.y + origin.y } : null,
+      );
+    });
+  }
+
+  const matches = picked.flatMap(({ node, ref }, index) => {
+    const box = boxes.get(`${node.at!.frame.key}#${node.at!.localId}`);
+    if (!box) return [];
+    return [{
+      ref,
+      role: node.role,
+      name: redactSecrets(node.name.length > 150 ? `${node.name.slice(0, 149)}…` : node.name),
+      ...(node.value !== undefined ? { value: redactSecrets(node.value) } : {}),
+      box: { x: box.x, y: box.y, width: box.width, height: box.height },
+      x: Math.round(box.x + box.width / 2),
+      y: Math.round(box.y + box.height / 2),
+      visible: box.visible,
+      inViewport: box.inViewport,
+      matchRank: index + 1,
+    }];
+  });
+
+  const origin = originOf(outline.url);
+  const where = `tab ${target.tabId} (${outline.url})`;
+  if (matches.length === 0) {
+    return success(
+      `Nothing on ${where} matches "${query}". Try other words (a visible label or button ` +
+        'text), or read_page with filter: "interactive" to see every control.',
+      { tabId: target.tabId, url: outline.url, query, matches: [] },
+    );
+  }
+  const lines = matches.map((match) => {
+    const where = !match.visible ? " hidden" : match.inViewport ? "" : " off-screen";
+    const value = match.value !== undefined ? ` value=${JSON.stringify(match.value)}` : "";
+    return `${match.role} ${JSON.stringify(match.name)} [${match.ref}]${value} at ` +
+      `(${match.x},${match.y}) ${match.box.width}×${match.box.height}${where}`;
+  });
+  return success(
+    `${matches.length} match${matches.length === 1 ? "" : "es"} for "${query}" on ${where}, ` +
+      `best first (coordinates are viewport CSS pixels; pass the ref to computer, form_input or ` +
+      `read_page ref_id):\n${fence(context.workspace, origin, lines.join("\n"))}`,
+    { tabId: target.tabId, url: outline.url, query, matches },
+  );
+};

@@ -1,0 +1,151 @@
+/**
+ * `form_input`: sets one field found by ref (text, textarea, select, checkbox, radio,
+ * contenteditable) the way a user's input would reach the page: the native value setter, then
+ * the input and change events frameworks listen to. Returns a receipt with the value after.
+ *
+ * @module
+ */
+
+import { type Handler, success } from "./context.ts";
+import { ToolError } from "./errors.ts";
+import { fence, originOf } from "./fence.ts";
+import { redactSecrets } from "./page/redact.ts";
+import { FrameGone, frameOrigin, inFrame, lookupRef, refGone, tabPages } from "./refs.ts";
+import { ownedTab, pageInfo } from "./target.ts";
+
+interface Described {
+  role: string;
+  name: string;
+  value?: string;
+  states?: string[];
+  enabled: boolean;
+  box: { x: number; y: number; width: number; height: number; visible: boolean } | null;
+}
+
+type SetResult =
+  | { kind: string; after: Described; actual?: boolean }
+  | { error: "gone" | "disabled" | "readonly" | "radio_off" }
+  | { error: "no_option"; options: { value: string; label: string }[] }
+  | { error: "not_settable"; type: string }
+  | { error: "not_a_field"; role: string };
+
+function refusal(ref: string, tabId: number, result: Exclude<SetResult, { kind: string }>) {
+  switch (result.error) {
+    case "gone":
+      return refGone(ref);
+    case "disabled":
+      return new ToolError(
+        "tool_failure",
+        `${ref} is disabled, so it cannot take a value now.`,
+        "Fill the fields it depends on first, then read_page again to see whether it is enabled.",
+      );
+    case "readonly":
+      return new ToolError(
+        "tool_failure",
+        `${ref} is read-only.`,
+        "Look for another control that sets it (a picker or a button); find can help.",
+      );
+    case "radio_off":
+      return new ToolError(
+        "tool_failure",
+        `A radio button cannot be turned off directly (${ref}).`,
+        "Set the radio button you want in the same group to true instead.",
+      );
+    case "no_option": {
+      const options = result.options.map((o) =>
+        o.label === o.value ? JSON.stringify(o.label) : `${JSON.stringify(o.label)} (${o.value})`
+      ).join(", ");
+      return new ToolError(
+        "tool_failure",
+        `${ref} has no option with that value or label. Its options: ${options}.`,
+        `Pass one of them, e.g. {"ref": "${ref}", "value": ${
+          JSON.stringify(result.options.find((o) => o.value)?.label ?? "")
+        }, "tabId": ${tabId}}.`,
+      );
+    }
+    case "not_settable":
+      return new ToolError(
+        "tool_failure",
+        `${ref} is an input of type ${result.type}, which form_input cannot set.`,
+        result.type === "file"
+          ? "Use file_upload for file inputs."
+          : 'Click it instead: computer with action "left_click" and this ref.',
+      );
+    case "not_a_field":
+      return new ToolError(
+        "tool_failure",
+        `${ref} is a ${result.role}, not a form field.`,
+        'Click it with computer (action "left_click", ref), or find the field itself ' +
+          '(e.g. find "email field").',
+      );
+  }
+}
+
+/** `form_input`. */
+export const formInput: Handler = async (args, context) => {
+  const target = ownedTab(context.workspace, context.browsers, args.tabId as number);
+  const pages = tabPages(context.workspace, target.tabId);
+  const ref = args.ref as string;
+  const value = args.value as string | boolean | number;
+  const { frame, localId } = lookupRef(pages, ref);
+  let result: SetResult;
+  try {
+    result = await inFrame<SetResult>(
+      target,
+      pages,
+      frame,
+      `__ghostlight.setValue(${localId}, ${JSON.stringify(value)})`,
+    );
+  } catch (error) {
+    if (error instanceof FrameGone) throw refGone(ref);
+    throw error;
+  }
+  if ("error" in result) throw refusal(ref, target.tabId, result);
+  const after = result.after;
+  if (after.box) {
+    const origin = await frameOrigin(target, pages, frame);
+    after.box = { ...after.box, x: after.box.x + origin.x, y: after.box.y + origin.y };
+  }
+  const page = await pageInfo(target);
+  const shownValue = after.value === undefined ? undefined : redactSecrets(after.value);
+  const states = after.states?.length ? ` (${after.states.join(", ")})` : "";
+  const summary = shownValue !== undefined
+    ? `${after.role} ${JSON.stringify(after.name)} [${ref}] now holds ${
+      JSON.stringify(shownValue)
+    }${states}.`
+    : `${after.role} ${JSON.stringify(after.name)} [${ref}] is now${states || " set"}.`;
+  const mismatch = result.actual === false
+    ? "\nThe page changed the value after it was set (it may format or reject input)."
+    : "";
+  return success(
+    `Set ${result.kind} field; fired input and change events.\n` +
+      fence(context.workspace, originOf(page.url), summary) + mismatch,
+    {
+      tabId: target.tabId,
+      url: page.url,
+      action: "form_input",
+      targetAssurance: "ref",
+      target: {
+        ref,
+        role: after.role,
+        name: after.name,
+        enabled: after.enabled,
+        visible: after.box?.visible ?? false,
+        ...(shownValue !== undefined ? { value: shownValue } : {}),
+        ...(after.states?.length ? { states: after.states } : {}),
+        ...(after.box
+          ? {
+            box: {
+              x: after.box.x,
+              y: after.box.y,
+              width: after.box.width,
+              height: after.box.height,
+            },
+          }
+          : {}),
+      },
+      mechanicalActions: ["focus", "native value setter", "input event", "change event"],
+      valueKept: result.actual !== false,
+    },
+  );
+};

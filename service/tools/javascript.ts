@@ -1,0 +1,207 @@
+/**
+ * `javascript_tool`: runs the agent's script in the page's main world through CDP
+ * (`Runtime.evaluate` in REPL mode), so a strict Content-Security-Policy does not block it, top
+ * level `await` works and the last expression is the result. The result is serialised in the
+ * page with bounds, then secret-looking parts and the values of the page's password fields are
+ * redacted before it is fenced as page-sourced.
+ *
+ * @module
+ */
+
+import { type Handler, success } from "./context.ts";
+import { ToolError } from "./errors.ts";
+import { fence, originOf } from "./fence.ts";
+import { REDACTED, redactSecrets } from "./page/redact.ts";
+import { FrameGone, inFrame, mainFrame, send, tabPages } from "./refs.ts";
+import { ownedTab, pageInfo, type TabTarget } from "./target.ts";
+
+/** Longest result text returned. */
+export const MAX_RESULT_CHARS = 20_000;
+/** Longest a script may run, including awaited promises. */
+const SCRIPT_TIMEOUT_MS = 30_000;
+
+/** Runs in the page on the result object: a bounded, cycle-safe JSON-ready copy. */
+const SERIALIZE = String.raw`function () {
+  const seen = new WeakSet();
+  let budget = 5000;
+  const describeNode = (n) => {
+    if (n.nodeType === 1) {
+      let s = "<" + n.tagName.toLowerCase();
+      if (n.id) s += ' id="' + n.id + '"';
+      if (typeof n.className === "string" && n.className) s += ' class="' + n.className.slice(0, 80) + '"';
+      const text = (n.textContent || "").replace(/\s+/g, " ").trim();
+      return s + ">" + (text.length > 80 ? text.slice(0, 80) + "…" : text);
+    }
+    if (n.nodeType === 3) return "#text " + JSON.stringify(n.data.slice(0, 80));
+    return n.nodeName;
+  };
+  const ser = (v, depth) => {
+    if (--budget < 0) return "…";
+    if (v === undefined) return "[undefined]";
+    if (v === null || typeof v === "string" || typeof v === "boolean") return v;
+    if (typeof v === "number") return Number.isFinite(v) ? v : String(v);
+    if (typeof v === "bigint") return v.toString() + "n";
+    if (typeof v === "symbol") return v.toString();
+    if (typeof v === "function") return "[function " + (v.name || "anonymous") + "]";
+    if (typeof Node !== "undefined" && v instanceof Node) return describeNode(v);
+    if (seen.has(v)) return "[circular]";
+    if (depth > 8) return "[…]";
+    seen.add(v);
+    if (v instanceof Error) return { error: v.name, message: v.message };
+    if (v instanceof Date) return isNaN(v) ? "Invalid Date" : v.toISOString();
+    if (v instanceof RegExp) return v.toString();
+    if (v instanceof Map) return { "[Map]": Array.from(v.entries()).slice(0, 200).map(([k, x]) => [ser(k, depth + 1), ser(x, depth + 1)]) };
+    if (v instanceof Set) return { "[Set]": Array.from(v).slice(0, 200).map((x) => ser(x, depth + 1)) };
+    if (Array.isArray(v) || (typeof NodeList !== "undefined" && v instanceof NodeList) || (typeof HTMLCollection !== "undefined" && v instanceof HTMLCollection) || ArrayBuffer.isView(v)) {
+      const items = Array.from(v).slice(0, 500).map((x) => ser(x, depth + 1));
+      if (v.length > 500) items.push("… " + (v.length - 500) + " more");
+      return items;
+    }
+    const out = {};
+    let count = 0;
+    for (const key in v) {
+      if (count++ >= 200) { out["…"] = "more keys"; break; }
+      try { out[key] = ser(v[key], depth + 1); } catch (e) { out[key] = "[throws]"; }
+    }
+    return out;
+  };
+  return ser(this, 0);
+}`;
+
+interface RemoteObject {
+  type: string;
+  subtype?: string;
+  value?: unknown;
+  unserializableValue?: string;
+  objectId?: string;
+  description?: string;
+}
+
+interface Evaluated {
+  result?: RemoteObject;
+  exceptionDetails?: {
+    text?: string;
+    lineNumber?: number;
+    exception?: { description?: string; value?: unknown };
+  };
+}
+
+async function run(target: TabTarget, expression: string): Promise<Evaluated> {
+  return await target.link.call("cdp", {
+    tab_id: target.native,
+    method: "Runtime.evaluate",
+    params: {
+      expression,
+      replMode: true,
+      awaitPromise: true,
+      returnByValue: false,
+      userGesture: true,
+      allowUnsafeEvalBlockedByCSP: true,
+    },
+  }, { timeoutMs: SCRIPT_TIMEOUT_MS }) as Evaluated;
+}
+
+async function valueOf(target: TabTarget, remote: RemoteObject): Promise<unknown> {
+  if (remote.type === "undefined") return undefined;
+  if (remote.unserializableValue !== undefined) return remote.unserializableValue;
+  if (!remote.objectId) return remote.value;
+  try {
+    const copied = await send(target, undefined, "Runtime.callFunctionOn", {
+      objectId: remote.objectId,
+      functionDeclaration: SERIALIZE,
+      returnByValue: true,
+    });
+    return (copied.result as RemoteObject | undefined)?.value ?? remote.description;
+  } finally {
+    await send(target, undefined, "Runtime.releaseObject", { objectId: remote.objectId })
+      .catch(() => {});
+  }
+}
+
+/** The values of the page's password and secret fields, to strike from results. */
+async function fieldSecrets(target: TabTarget, pages: ReturnType<typeof tabPages>) {
+  try {
+    const frame = await mainFrame(target, pages);
+    return await inFrame<string[]>(target, pages, frame, "__ghostlight.secrets()");
+  } catch (error) {
+    if (error instanceof FrameGone) return [];
+    throw error;
+  }
+}
+
+/** `javascript_tool`. */
+export const javascriptTool: Handler = async (args, context) => {
+  const target = ownedTab(context.workspace, context.browsers, args.tabId as number);
+  if (args.action !== "javascript_exec") {
+    throw new ToolError(
+      "tool_failure",
+      `"action" must be "javascript_exec", not ${JSON.stringify(args.action)}.`,
+      `A correct call looks like: {"action": "javascript_exec", "text": "document.title", ` +
+        `"tabId": ${target.tabId}}`,
+    );
+  }
+  const text = args.text as string;
+  if (text.trim() === "") {
+    throw new ToolError(
+      "tool_failure",
+      '"text" is empty.',
+      `Pass the script, e.g. {"action": "javascript_exec", "text": "document.title", ` +
+        `"tabId": ${target.tabId}}`,
+    );
+  }
+  let evaluated = await run(target, text);
+  const syntax = evaluated.exceptionDetails?.exception?.description ?? "";
+  if (/Illegal return statement/.test(syntax)) {
+    // Agents often write a function body; run it as one rather than fail the first call.
+    evaluated = await run(target, `await (async () => {\n${text}\n})()`);
+  }
+  if (evaluated.result?.subtype === "promise" && evaluated.result.objectId) {
+    // REPL mode awaits top-level await but hands back a promise that is the last value.
+    evaluated = await target.link.call("cdp", {
+      tab_id: target.native,
+      method: "Runtime.awaitPromise",
+      params: { promiseObjectId: evaluated.result.objectId, returnByValue: false },
+    }, { timeoutMs: SCRIPT_TIMEOUT_MS }) as Evaluated;
+  }
+  if (evaluated.exceptionDetails) {
+    const details = evaluated.exceptionDetails;
+    const why = details.exception?.description?.split("\n")[0] ??
+      (details.exception?.value !== undefined
+        ? `Uncaught ${JSON.stringify(details.exception.value)}`
+        : details.text ?? "unknown error");
+    throw new ToolError(
+      "tool_failure",
+      `The script threw: ${redactSecrets(why)}`,
+      "Fix the script and run it again; statements before the error may already have run.",
+    );
+  }
+  const value = await valueOf(target, evaluated.result ?? { type: "undefined" });
+  const pages = tabPages(context.workspace, target.tabId);
+  let shown = value === undefined
+    ? "undefined"
+    : typeof value === "string"
+    ? value
+    : JSON.stringify(value, null, 1) ?? String(value);
+  for (const secret of await fieldSecrets(target, pages)) {
+    shown = shown.split(secret).join(REDACTED);
+  }
+  shown = redactSecrets(shown);
+  const total = shown.length;
+  if (total > MAX_RESULT_CHARS) shown = shown.slice(0, MAX_RESULT_CHARS);
+  const page = await pageInfo(target);
+  const type = evaluated.result?.subtype ?? evaluated.result?.type ?? "undefined";
+  const cut = total > MAX_RESULT_CHARS
+    ? `\n[Cut at ${MAX_RESULT_CHARS} of ${total} characters; return less (e.g. slice or map).]`
+    : "";
+  return success(
+    `Result (${type}) from tab ${target.tabId} (${page.url}):\n` +
+      fence(context.workspace, originOf(page.url), shown) + cut,
+    {
+      tabId: target.tabId,
+      url: page.url,
+      type,
+      result: shown,
+      truncated: total > MAX_RESULT_CHARS,
+    },
+  );
+};

@@ -1,0 +1,232 @@
+/**
+ * Collects the outline of a whole tab: the main frame's walk, with every iframe the walk could
+ * not enter itself (cross-origin ones) read through its own world and spliced in beneath it.
+ *
+ * @module
+ */
+
+import { ToolError } from "../errors.ts";
+import {
+  type Frame,
+  FrameGone,
+  frameWorld,
+  inFrame,
+  lookupRef,
+  mainFrame,
+  MAX_FRAMES,
+  refFor,
+  refGone,
+  send,
+  type TabPages,
+} from "../refs.ts";
+import type { TabTarget } from "../target.ts";
+import type { OutlineNode } from "./outline.ts";
+
+/** Most nodes one frame's walk returns; the walk counts the rest as omitted. */
+export const MAX_NODES = 20_000;
+
+/** A node as the in-page walker returns it: a frame-local id instead of a ref. */
+type WalkedNode = Omit<OutlineNode, "ref"> & {
+  /** The element's id in its frame's registry; 0 for text runs outside hint mode. */
+  id: number;
+  /** Set on an iframe the walker could not enter (cross-origin). */
+  frame?: boolean;
+};
+
+interface Walk {
+  gone?: boolean;
+  token: string;
+  url: string;
+  title: string;
+  nodes: WalkedNode[];
+  frames: number[];
+  omitted: number;
+  cutByDepth: number;
+}
+
+/** A collected node, with where its element lives (for boxes). */
+export interface CollectedNode extends OutlineNode {
+  at?: { frame: Frame; localId: number };
+}
+
+/** The outline of a tab. */
+export interface Collected {
+  url: string;
+  title: string;
+  nodes: CollectedNode[];
+  omitted: number;
+  cutByDepth: number;
+  /** Cross-origin frames that could not be read, with why. */
+  unreadFrames: string[];
+}
+
+/** What to walk. */
+export interface WalkOptions {
+  filter: "interactive" | "all";
+  depth?: number;
+  /** A ref whose subtree is read instead of the whole page. */
+  root?: string;
+  /** Also return hint words and text runs' owners (for find). */
+  hints?: boolean;
+}
+
+async function walkFrame(
+  target: TabTarget,
+  pages: TabPages,
+  frame: Frame,
+  options: WalkOptions & { localRoot?: number },
+): Promise<Walk> {
+  const args = {
+    filter: options.filter,
+    ...(options.depth !== undefined ? { depth: options.depth } : {}),
+    ...(options.localRoot !== undefined ? { root: options.localRoot } : {}),
+    hints: options.hints ?? false,
+    limit: MAX_NODES,
+  };
+  const walk = await inFrame<Walk>(
+    target,
+    pages,
+    frame,
+    `__ghostlight.snapshot(${JSON.stringify(args)})`,
+  );
+  if (walk.token !== undefined && walk.token !== frame.token) {
+    pages.frames.delete(frame.key);
+    throw new FrameGone();
+  }
+  return walk;
+}
+
+/**
+ * The frame an iframe element shows: in the same renderer when Chromium keeps it there, else in
+ * the out-of-process frame's own session.
+ */
+async function childFrame(
+  target: TabTarget,
+  pages: TabPages,
+  parent: Frame,
+  iframeId: number,
+): Promise<Frame> {
+  const handle = await send(target, parent.sessionId, "Runtime.evaluate", {
+    expression: `__ghostlight.element(${iframeId})`,
+    contextId: parent.contextId,
+    returnByValue: false,
+  });
+  const objectId = (handle.result as { objectId?: string } | undefined)?.objectId;
+  if (!objectId) throw new Error("the iframe is gone");
+  const described = await send(target, parent.sessionId, "DOM.describeNode", { objectId });
+  await send(target, parent.sessionId, "Runtime.releaseObject", { objectId }).catch(() => {});
+  const frameId = (described.node as { frameId?: string } | undefined)?.frameId;
+  if (!frameId) throw new Error("the iframe has no document yet");
+  const link = { frameKey: parent.key, localId: iframeId };
+  try {
+    return await frameWorld(target, pages, {
+      sessionId: parent.sessionId,
+      frameId,
+      parent: link,
+    });
+  } catch {
+    const sessionId = await outOfProcessSession(target, frameId);
+    return await frameWorld(target, pages, { sessionId, frameId, parent: link });
+  }
+}
+
+/** The CDP session of an out-of-process frame (its target id is its frame id). */
+async function outOfProcessSession(target: TabTarget, frameId: string): Promise<string> {
+  // Chrome reports sessions as events right after auto-attach is on: look a few times.
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const { sessions } = await target.link.call("tab.frames", { tab_id: target.native });
+    const found = sessions.find((session) => session.target_id === frameId);
+    if (found) return found.session_id;
+    await new Promise((resolve) => setTimeout(resolve, 100 * (attempt + 1)));
+  }
+  throw new Error("Chromium reported no session for this out-of-process frame");
+}
+
+/** Walks the tab (or the subtree under `options.root`) across frames. */
+export async function collect(
+  target: TabTarget,
+  pages: TabPages,
+  options: WalkOptions,
+): Promise<Collected> {
+  let start: Frame;
+  let localRoot: number | undefined;
+  if (options.root !== undefined) {
+    const found = lookupRef(pages, options.root, "ref_id");
+    start = found.frame;
+    localRoot = found.localId;
+  } else {
+    start = await mainFrame(target, pages);
+  }
+  let walk: Walk;
+  try {
+    walk = await walkFrame(target, pages, start, { ...options, localRoot });
+  } catch (error) {
+    if (!(error instanceof FrameGone)) throw error;
+    if (options.root !== undefined) throw refGone(options.root);
+    start = await mainFrame(target, pages);
+    walk = await walkFrame(target, pages, start, options);
+  }
+  if (walk.gone && options.root !== undefined) throw refGone(options.root);
+  const result: Collected = {
+    url: walk.url,
+    title: walk.title,
+    nodes: [],
+    omitted: walk.omitted,
+    cutByDepth: walk.cutByDepth,
+    unreadFrames: [],
+  };
+  await splice(target, pages, start, walk, 0, result, options, 0);
+  return result;
+}
+
+async function splice(
+  target: TabTarget,
+  pages: TabPages,
+  frame: Frame,
+  walk: Walk,
+  baseDepth: number,
+  into: Collected,
+  options: WalkOptions,
+  nesting: number,
+): Promise<void> {
+  for (const node of walk.nodes) {
+    const { id, frame: isFrame, ...rest } = node;
+    const collected: CollectedNode = { ...rest, depth: node.depth + baseDepth };
+    if (id) {
+      if (node.role !== "text") collected.ref = refFor(pages, frame, id);
+      collected.at = { frame, localId: id };
+    }
+    into.nodes.push(collected);
+    if (!isFrame) continue;
+    const childDepth = options.depth === undefined
+      ? undefined
+      : options.depth - (node.depth + baseDepth) - 1;
+    if (childDepth !== undefined && childDepth < 0) {
+      into.cutByDepth++;
+      continue;
+    }
+    if (nesting >= 4 || pages.frames.size > MAX_FRAMES) {
+      into.unreadFrames.push(`${collected.ref}: frames nest too deeply`);
+      continue;
+    }
+    try {
+      const child = await childFrame(target, pages, frame, id);
+      const inner = await walkFrame(target, pages, child, { ...options, depth: childDepth });
+      into.omitted += inner.omitted;
+      into.cutByDepth += inner.cutByDepth;
+      await splice(
+        target,
+        pages,
+        child,
+        inner,
+        node.depth + baseDepth + 1,
+        into,
+        options,
+        nesting + 1,
+      );
+    } catch (error) {
+      if (error instanceof ToolError) throw error;
+      into.unreadFrames.push(`${collected.ref}: ${(error as Error).message}`);
+    }
+  }
+}

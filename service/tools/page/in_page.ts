@@ -1,0 +1,547 @@
+/**
+ * The script Ghostlight installs in each frame's isolated world (created with
+ * `Page.createIsolatedWorld`, so the page's own scripts can neither see nor change it). It keeps
+ * the element registry behind refs, walks the DOM into a compact accessibility outline (open
+ * shadow roots and same-origin iframes included), measures elements and sets form values.
+ * Password and secret field values are redacted here, before they leave the browser.
+ *
+ * The source is plain JavaScript in a string because it runs in the page, not in Deno.
+ *
+ * @module
+ */
+
+/** Name of the isolated world the runtime lives in. */
+export const WORLD_NAME = "ghostlight";
+
+/**
+ * Evaluating this installs the runtime once per world and returns its registry token, a random
+ * string that changes whenever the world is new (a navigation or a fresh world), so refs from an
+ * older registry are recognised as gone.
+ */
+export const INSTALL = String.raw`(() => {
+if (globalThis.__ghostlight) return globalThis.__ghostlight.token;
+const token = Math.random().toString(36).slice(2, 10);
+const ids = new WeakMap();
+const elements = new Map();
+let nextId = 1;
+const MAX_ELEMENTS = 200000;
+
+function idOf(el) {
+  let id = ids.get(el);
+  if (id === undefined) {
+    if (elements.size >= MAX_ELEMENTS) {
+      for (const [key, ref] of elements) { if (!ref.deref() || !ref.deref().isConnected) elements.delete(key); }
+    }
+    id = nextId++;
+    ids.set(el, id);
+    elements.set(id, new WeakRef(el));
+  }
+  return id;
+}
+function byId(id) {
+  const ref = elements.get(id);
+  const el = ref && ref.deref();
+  if (!el || !el.isConnected) return null;
+  return el;
+}
+
+const INLINE = new Set(["A","ABBR","B","BDI","BDO","BR","CITE","CODE","DATA","DFN","EM","I","KBD","MARK","Q","S","SAMP","SMALL","SPAN","STRONG","SUB","SUP","TIME","U","VAR","WBR","FONT","LABEL","INS","DEL"]);
+const SKIP = new Set(["SCRIPT","STYLE","NOSCRIPT","TEMPLATE","HEAD","META","LINK","TITLE","SVG","svg","PATH","path"]);
+const INTERACTIVE = new Set(["link","button","textbox","searchbox","checkbox","radio","combobox","listbox","option","slider","spinbutton","switch","tab","menuitem","menuitemcheckbox","menuitemradio","treeitem","gridcell"]);
+const NAME_FROM_CONTENT = new Set(["button","link","heading","option","cell","gridcell","columnheader","rowheader","tab","menuitem","menuitemcheckbox","menuitemradio","treeitem","checkbox","radio","switch","tooltip","summary","legend","caption","label"]);
+const CONTAINER_ROLES = new Set(["cell","gridcell","columnheader","rowheader","listitem","generic-clickable"]);
+const ACTIONABLE = "a[href],button,input,select,textarea,[role],[tabindex],[contenteditable],iframe";
+const SECRET_FIELD = /pass(word|wd|code)?|secret|token|otp|one-time|cvv|cvc|csc|security.?code|api.?key|\bpin\b|cc-num|card.?number/i;
+
+function clean(text) { return (text || "").replace(/\s+/g, " ").trim(); }
+function clip(text, n) { return text.length > n ? text.slice(0, n - 1) + "…" : text; }
+
+function isHidden(el) {
+  if (el.hidden || el.getAttribute("aria-hidden") === "true") return true;
+  if (typeof el.checkVisibility === "function") return !el.checkVisibility();
+  return false;
+}
+
+function inputRole(el) {
+  const type = (el.getAttribute("type") || "text").toLowerCase();
+  switch (type) {
+    case "checkbox": return "checkbox";
+    case "radio": return "radio";
+    case "range": return "slider";
+    case "number": return "spinbutton";
+    case "search": return el.list ? "combobox" : "searchbox";
+    case "submit": case "reset": case "button": case "image": case "file": return "button";
+    case "hidden": return null;
+    default: return el.list ? "combobox" : "textbox";
+  }
+}
+
+function roleOf(el) {
+  const explicit = clean(el.getAttribute("role")).split(" ")[0];
+  if (explicit) return explicit === "none" ? "presentation" : explicit;
+  const tag = el.tagName;
+  switch (tag) {
+    case "A": case "AREA": return el.hasAttribute("href") ? "link" : null;
+    case "BUTTON": return "button";
+    case "INPUT": return inputRole(el);
+    case "TEXTAREA": return "textbox";
+    case "SELECT": return el.multiple || el.size > 1 ? "listbox" : "combobox";
+    case "OPTION": return "option";
+    case "H1": case "H2": case "H3": case "H4": case "H5": case "H6": return "heading";
+    case "IMG": return el.getAttribute("alt") === "" ? "presentation" : "img";
+    case "NAV": return "navigation";
+    case "MAIN": return "main";
+    case "HEADER": return el.closest("article, section, main, aside, nav") ? null : "banner";
+    case "FOOTER": return el.closest("article, section, main, aside, nav") ? null : "contentinfo";
+    case "ASIDE": return "complementary";
+    case "FORM": return "form";
+    case "SECTION": return el.hasAttribute("aria-label") || el.hasAttribute("aria-labelledby") ? "region" : null;
+    case "ARTICLE": return "article";
+    case "UL": case "OL": case "MENU": return "list";
+    case "LI": return "listitem";
+    case "TABLE": return "table";
+    case "TR": return "row";
+    case "TD": return "cell";
+    case "TH": return el.closest("thead") || el.getAttribute("scope") === "col" ? "columnheader" : "rowheader";
+    case "DIALOG": return "dialog";
+    case "DETAILS": return "group";
+    case "SUMMARY": return "button";
+    case "FIELDSET": return "group";
+    case "IFRAME": case "FRAME": return "iframe";
+    case "PROGRESS": return "progressbar";
+    case "METER": return "meter";
+    case "HR": return "separator";
+    case "OUTPUT": return "status";
+  }
+  if (el.isContentEditable && (!el.parentElement || !el.parentElement.isContentEditable)) return "textbox";
+  if (el.hasAttribute("onclick") || (el.hasAttribute("tabindex") && el.tabIndex >= 0)) return "generic-clickable";
+  return null;
+}
+
+function textOf(node, budget) {
+  let out = "";
+  const visit = (n) => {
+    if (out.length > budget) return;
+    if (n.nodeType === 3) { out += n.data; return; }
+    if (n.nodeType !== 1) return;
+    if (SKIP.has(n.tagName) || n.getAttribute("aria-hidden") === "true" || n.hidden) return;
+    if (n.tagName === "INPUT") { out += " " + (n.type === "password" ? "" : n.value) + " "; return; }
+    if (n.tagName === "IMG") { out += " " + (n.getAttribute("alt") || "") + " "; return; }
+    if (n.tagName === "SLOT") { const nodes = n.assignedNodes(); if (nodes.length) { nodes.forEach(visit); return; } }
+    if (n.shadowRoot) { n.shadowRoot.childNodes.forEach(visit); return; }
+    if (!INLINE.has(n.tagName)) out += " ";
+    n.childNodes.forEach(visit);
+    if (!INLINE.has(n.tagName)) out += " ";
+  };
+  visit(node);
+  return clean(out);
+}
+
+function rootOf(el) { return el.getRootNode ? el.getRootNode() : el.ownerDocument; }
+
+function labelsOf(el) {
+  const texts = [];
+  if (el.labels) for (const label of el.labels) texts.push(textOfLabel(label, el));
+  else if (el.id) {
+    const root = rootOf(el);
+    if (root.querySelectorAll) for (const label of root.querySelectorAll("label[for]")) {
+      if (label.htmlFor === el.id) texts.push(textOfLabel(label, el));
+    }
+  }
+  return clean(texts.join(" "));
+}
+function textOfLabel(label, control) {
+  const copy = [];
+  const visit = (n) => {
+    if (n === control) return;
+    if (n.nodeType === 3) copy.push(n.data);
+    else if (n.nodeType === 1 && !SKIP.has(n.tagName) && !(n.tagName === "SELECT" || n.tagName === "INPUT" || n.tagName === "TEXTAREA")) n.childNodes.forEach(visit);
+  };
+  visit(label);
+  return clean(copy.join(" "));
+}
+
+function nameOf(el, role) {
+  const labelledby = el.getAttribute("aria-labelledby");
+  if (labelledby) {
+    const root = rootOf(el);
+    const parts = labelledby.split(/\s+/).map((id) => {
+      const target = root.getElementById ? root.getElementById(id) : el.ownerDocument.getElementById(id);
+      return target ? textOf(target, 300) : "";
+    });
+    const joined = clean(parts.join(" "));
+    if (joined) return joined;
+  }
+  const label = clean(el.getAttribute("aria-label"));
+  if (label) return label;
+  const tag = el.tagName;
+  if (tag === "INPUT" || tag === "TEXTAREA" || tag === "SELECT" || tag === "METER" || tag === "PROGRESS" || tag === "OUTPUT") {
+    const type = (el.getAttribute("type") || "").toLowerCase();
+    if (tag === "INPUT" && (type === "submit" || type === "reset" || type === "button")) {
+      return clean(el.value) || (type === "submit" ? "Submit" : type === "reset" ? "Reset" : "");
+    }
+    if (tag === "INPUT" && type === "image") return clean(el.getAttribute("alt")) || "Submit";
+    const fromLabel = labelsOf(el);
+    if (fromLabel) return fromLabel;
+    return clean(el.getAttribute("title")) || clean(el.getAttribute("placeholder")) || clean(el.getAttribute("aria-placeholder"));
+  }
+  if (tag === "IMG" || tag === "AREA") return clean(el.getAttribute("alt")) || clean(el.getAttribute("title"));
+  if (tag === "FIELDSET") { const legend = el.querySelector(":scope > legend"); if (legend) return textOf(legend, 200); }
+  if (tag === "TABLE") { const caption = el.querySelector(":scope > caption"); if (caption) return textOf(caption, 200); }
+  if (tag === "IFRAME" || tag === "FRAME") return clean(el.getAttribute("title")) || clean(el.getAttribute("name"));
+  if (CONTAINER_ROLES.has(role) && el.querySelector(ACTIONABLE)) return clean(el.getAttribute("title"));
+  if (NAME_FROM_CONTENT.has(role) || role === "generic-clickable") {
+    const text = textOf(el, 400);
+    if (text) return text;
+  }
+  return clean(el.getAttribute("title"));
+}
+
+function isSecretField(el) {
+  if (el.tagName !== "INPUT" && el.tagName !== "TEXTAREA") return false;
+  if ((el.getAttribute("type") || "").toLowerCase() === "password") return true;
+  const hints = [el.getAttribute("autocomplete"), el.getAttribute("name"), el.id].filter(Boolean).join(" ");
+  return SECRET_FIELD.test(hints);
+}
+
+function valueOf(el, role) {
+  const tag = el.tagName;
+  let value = null;
+  if (tag === "INPUT") {
+    const type = (el.getAttribute("type") || "text").toLowerCase();
+    if (["checkbox", "radio", "submit", "reset", "button", "image", "hidden"].includes(type)) return null;
+    if (type === "file") value = Array.from(el.files || []).map((f) => f.name).join(", ");
+    else value = el.value;
+  } else if (tag === "TEXTAREA") value = el.value;
+  else if (tag === "SELECT") value = Array.from(el.selectedOptions).map((o) => clean(o.label || o.text)).join(", ");
+  else if (role === "textbox" && el.isContentEditable) value = textOf(el, 400);
+  else if (role === "slider" || role === "spinbutton" || role === "progressbar" || role === "meter") value = el.getAttribute("aria-valuenow") || (el.value !== undefined ? String(el.value) : null);
+  else if (role === "combobox" || role === "textbox" || role === "searchbox") value = el.getAttribute("aria-valuetext") || el.getAttribute("aria-valuenow") || textOf(el, 200);
+  if (value === null || value === "") return value;
+  if (isSecretField(el)) return "[redacted]";
+  return value;
+}
+
+function stateOf(el, role) {
+  const flags = [];
+  const aria = (name) => el.getAttribute("aria-" + name);
+  if (role === "heading") { const level = aria("level") || (/^H(\d)$/.exec(el.tagName) || [])[1]; if (level) flags.push("level=" + level); }
+  const checkable = role === "checkbox" || role === "radio" || role === "switch" || role === "menuitemcheckbox" || role === "menuitemradio";
+  if (checkable) {
+    const state = el.tagName === "INPUT" ? (el.indeterminate ? "mixed" : String(el.checked)) : aria("checked") || "false";
+    flags.push(state === "true" ? "checked" : state === "mixed" ? "mixed" : "unchecked");
+  }
+  if (role === "option" && (el.selected || aria("selected") === "true")) flags.push("selected");
+  if (aria("selected") === "true" && role !== "option") flags.push("selected");
+  if (aria("pressed") === "true") flags.push("pressed");
+  const expanded = aria("expanded");
+  if (expanded === "true" || (el.tagName === "DETAILS" && el.open)) flags.push("expanded");
+  else if (expanded === "false" || el.tagName === "DETAILS") flags.push("collapsed");
+  if (el.disabled || aria("disabled") === "true") flags.push("disabled");
+  if (el.required || aria("required") === "true") flags.push("required");
+  if (el.readOnly && (el.tagName === "INPUT" || el.tagName === "TEXTAREA")) flags.push("readonly");
+  if (aria("invalid") === "true") flags.push("invalid");
+  if (el.tagName === "INPUT") {
+    const type = (el.getAttribute("type") || "text").toLowerCase();
+    if (!["text", "checkbox", "radio", "submit", "button", "reset"].includes(type)) flags.push("type=" + type);
+  }
+  if (el.getAttribute("aria-current") && el.getAttribute("aria-current") !== "false") flags.push("current");
+  return flags;
+}
+
+function extrasOf(el, role, name) {
+  const out = {};
+  const placeholder = el.getAttribute("placeholder");
+  if (placeholder && clean(placeholder) !== name) out.placeholder = clip(clean(placeholder), 80);
+  if (role === "link") {
+    const href = el.getAttribute("href") || "";
+    if (href && !href.startsWith("javascript:")) out.href = clip(href, 120);
+  }
+  return out;
+}
+
+function frameDocument(el) {
+  try { return el.contentDocument || null; } catch { return null; }
+}
+
+function snapshot(options) {
+  const filter = options.filter || "all";
+  const maxDepth = typeof options.depth === "number" ? options.depth : Infinity;
+  const limit = options.limit || 20000;
+  const wantHints = !!options.hints;
+  const nodes = [];
+  const frames = [];
+  let omitted = 0;
+  let cutByDepth = 0;
+  let text = "";
+  let textDepth = 0;
+  let textOwner = null;
+  const flushText = () => {
+    const value = clean(text);
+    text = "";
+    if (!value || filter === "interactive") return;
+    if (nodes.length >= limit) { omitted++; return; }
+    nodes.push({ id: wantHints && textOwner ? idOf(textOwner) : 0, depth: textDepth, role: "text", name: clip(value, 300) });
+  };
+  const emit = (el, role, depth) => {
+    flushText();
+    if (nodes.length >= limit) { omitted++; return null; }
+    const name = clip(nameOf(el, role), 200);
+    const node = { id: idOf(el), depth, role: role === "generic-clickable" ? "clickable" : role, name };
+    const value = valueOf(el, role);
+    if (value !== null && value !== undefined && value !== "" && value !== name) node.value = clip(value, 200);
+    const states = stateOf(el, role);
+    if (states.length) node.states = states;
+    const extras = extrasOf(el, role, name);
+    if (extras.placeholder) node.placeholder = extras.placeholder;
+    if (extras.href) node.href = extras.href;
+    if (wantHints) {
+      const hints = [el.getAttribute("title"), el.getAttribute("name"), el.id, el.getAttribute("aria-describedby") ? textOf(rootOf(el).getElementById ? rootOf(el).getElementById(el.getAttribute("aria-describedby")) || el : el, 100) : "", el.getAttribute("data-testid")].filter(Boolean).join(" ");
+      if (hints) node.hints = clip(hints, 200);
+    }
+    nodes.push(node);
+    return node;
+  };
+  const walkChildren = (parent, depth, suppressText) => {
+    const kids = parent.shadowRoot ? parent.shadowRoot.childNodes : (parent.tagName === "SLOT" && parent.assignedNodes().length ? parent.assignedNodes() : parent.childNodes);
+    for (const child of kids) walk(child, depth, suppressText);
+  };
+  const walk = (n, depth, suppressText) => {
+    if (n.nodeType === 3) {
+      if (suppressText) return;
+      if (!text) { textDepth = depth; textOwner = n.parentElement; }
+      text += n.data;
+      return;
+    }
+    if (n.nodeType === 11) { walkChildren(n, depth, suppressText); return; }
+    if (n.nodeType !== 1) return;
+    if (SKIP.has(n.tagName) || isHidden(n)) return;
+    if ((n.tagName === "LABEL" && n.control && n.control !== n) || ((n.tagName === "LEGEND" || n.tagName === "CAPTION") && n.parentElement && n.parentElement.getAttribute("aria-label") === null)) {
+      walkChildren(n, depth, true);
+      return;
+    }
+    let role = roleOf(n);
+    if (role === "presentation") role = null;
+    if (!role) {
+      if (!INLINE.has(n.tagName)) flushText();
+      if (n.tagName === "BR") { text += " "; return; }
+      walkChildren(n, depth, suppressText);
+      if (!INLINE.has(n.tagName)) flushText();
+      return;
+    }
+    if (depth > maxDepth) { cutByDepth++; flushText(); return; }
+    const interesting = filter !== "interactive" || INTERACTIVE.has(role) || role === "generic-clickable" || role === "iframe";
+    const node = interesting ? emit(n, role, depth) : (flushText(), null);
+    if (role === "iframe") {
+      const doc = frameDocument(n);
+      if (doc && doc.body) walk(doc.body, depth + 1, false);
+      else if (node) { node.frame = true; frames.push(node.id); }
+      return;
+    }
+    if (n.tagName === "SELECT") {
+      if (filter === "interactive") return;
+      let count = 0;
+      for (const option of n.options) {
+        if (count++ >= 25) { omitted += n.options.length - 25; break; }
+        emit(option, "option", depth + 1);
+      }
+      return;
+    }
+    if (n.tagName === "TEXTAREA" || n.tagName === "INPUT") return;
+    const childDepth = node ? depth + 1 : depth;
+    const nameFromContent = node && NAME_FROM_CONTENT.has(role) && node.name && !n.getAttribute("aria-label");
+    walkChildren(n, childDepth, suppressText || nameFromContent || role === "textbox");
+    flushText();
+  };
+  let start = document.body || document.documentElement;
+  if (options.root) {
+    start = byId(options.root);
+    if (!start) return { gone: true };
+  }
+  if (start) walk(start, 0, false);
+  flushText();
+  return { token, url: location.href, title: document.title, nodes, frames, omitted, cutByDepth };
+}
+
+function frameOffset(win) {
+  let x = 0, y = 0;
+  while (true) {
+    let frame = null;
+    try { frame = win.frameElement; } catch { frame = null; }
+    if (!frame) break;
+    const rect = frame.getBoundingClientRect();
+    const style = frame.ownerDocument.defaultView.getComputedStyle(frame);
+    x += rect.left + frame.clientLeft + parseFloat(style.paddingLeft || "0");
+    y += rect.top + frame.clientTop + parseFloat(style.paddingTop || "0");
+    win = frame.ownerDocument.defaultView;
+  }
+  return { x, y };
+}
+
+function box(id) {
+  const el = byId(id);
+  if (!el) return null;
+  const rect = el.getBoundingClientRect();
+  const offset = frameOffset(el.ownerDocument.defaultView);
+  const view = el.ownerDocument.defaultView;
+  const x = rect.left + offset.x, y = rect.top + offset.y;
+  return {
+    x: Math.round(x), y: Math.round(y), width: Math.round(rect.width), height: Math.round(rect.height),
+    visible: rect.width > 0 && rect.height > 0 && !isHidden(el),
+    inViewport: rect.bottom > 0 && rect.right > 0 && rect.top < view.innerHeight && rect.left < view.innerWidth,
+  };
+}
+
+function boxes(list) { return list.map((id) => box(id)); }
+
+function contentOrigin(id) {
+  const el = byId(id);
+  if (!el) return null;
+  const b = box(id);
+  const style = el.ownerDocument.defaultView.getComputedStyle(el);
+  return { x: b.x + el.clientLeft + parseFloat(style.paddingLeft || "0"), y: b.y + el.clientTop + parseFloat(style.paddingTop || "0") };
+}
+
+function describe(id) {
+  const el = byId(id);
+  if (!el) return null;
+  const role = roleOf(el) || "generic";
+  const node = { role: role === "generic-clickable" ? "clickable" : role, name: clip(nameOf(el, role), 200) };
+  const value = valueOf(el, role);
+  if (value !== null && value !== undefined) node.value = clip(value, 200);
+  const states = stateOf(el, role);
+  if (states.length) node.states = states;
+  node.enabled = !(el.disabled || el.getAttribute("aria-disabled") === "true");
+  node.box = box(id);
+  return node;
+}
+
+function scrollTo(id) {
+  const el = byId(id);
+  if (!el) return null;
+  el.scrollIntoView({ block: "center", inline: "center", behavior: "instant" });
+  return box(id);
+}
+
+function nativeSetter(el, prop) {
+  let proto = Object.getPrototypeOf(el);
+  while (proto) {
+    const descriptor = Object.getOwnPropertyDescriptor(proto, prop);
+    if (descriptor && descriptor.set) return descriptor.set;
+    proto = Object.getPrototypeOf(proto);
+  }
+  return null;
+}
+
+function fire(el, type, init) {
+  const view = el.ownerDocument.defaultView;
+  const Ctor = type === "input" || type === "beforeinput" ? view.InputEvent : view.Event;
+  el.dispatchEvent(new Ctor(type, Object.assign({ bubbles: true, composed: true }, init || {})));
+}
+
+function setValue(id, value) {
+  const el = byId(id);
+  if (!el) return { error: "gone" };
+  const tag = el.tagName;
+  const type = (el.getAttribute("type") || "").toLowerCase();
+  const role = roleOf(el);
+  if (el.disabled) return { error: "disabled" };
+  if (el.readOnly && (tag === "INPUT" || tag === "TEXTAREA")) return { error: "readonly" };
+  const focus = () => { try { el.focus({ preventScroll: false }); } catch {} };
+  if (tag === "INPUT" && (type === "checkbox" || type === "radio")) {
+    const want = value === true || value === "true" || value === 1 || value === "on" || value === "checked";
+    if (type === "radio" && !want) return { error: "radio_off" };
+    focus();
+    if (el.checked !== want) {
+      el.click();
+      if (el.checked !== want) { nativeSetter(el, "checked").call(el, want); fire(el, "input"); fire(el, "change"); }
+    }
+    return { kind: type, after: describe(id) };
+  }
+  if (role === "checkbox" || role === "switch" || role === "radio") {
+    const want = value === true || value === "true";
+    const current = el.getAttribute("aria-checked") === "true";
+    if (current !== want) el.click();
+    return { kind: role, after: describe(id) };
+  }
+  if (tag === "SELECT") {
+    const wanted = String(value);
+    const options = Array.from(el.options);
+    const option = options.find((o) => o.value === wanted) || options.find((o) => clean(o.label || o.text) === clean(wanted)) ||
+      options.find((o) => clean(o.label || o.text).toLowerCase() === clean(wanted).toLowerCase());
+    if (!option) return { error: "no_option", options: options.slice(0, 30).map((o) => ({ value: o.value, label: clean(o.label || o.text) })) };
+    focus();
+    nativeSetter(el, "value").call(el, option.value);
+    option.selected = true;
+    fire(el, "input");
+    fire(el, "change");
+    return { kind: "select", after: describe(id) };
+  }
+  if (tag === "INPUT" || tag === "TEXTAREA") {
+    if (["file", "submit", "button", "reset", "image", "hidden"].includes(type)) return { error: "not_settable", type };
+    const text = String(value);
+    focus();
+    const setter = nativeSetter(el, "value");
+    fire(el, "beforeinput", { inputType: "insertReplacementText", data: text, cancelable: true });
+    setter.call(el, text);
+    fire(el, "input", { inputType: "insertReplacementText", data: text });
+    fire(el, "change");
+    return { kind: tag === "TEXTAREA" ? "textarea" : "text", after: describe(id), actual: el.value === text };
+  }
+  if (el.isContentEditable) {
+    const text = String(value);
+    focus();
+    const doc = el.ownerDocument;
+    const selection = doc.getSelection();
+    const range = doc.createRange();
+    range.selectNodeContents(el);
+    selection.removeAllRanges();
+    selection.addRange(range);
+    let done = false;
+    try { done = doc.execCommand("insertText", false, text); } catch { done = false; }
+    if (!done || clean(el.textContent) !== clean(text)) {
+      el.textContent = text;
+      fire(el, "input", { inputType: "insertText", data: text });
+    }
+    return { kind: "contenteditable", after: describe(id) };
+  }
+  return { error: "not_a_field", role: role || el.tagName.toLowerCase() };
+}
+
+function secrets() {
+  const found = [];
+  const visit = (root) => {
+    for (const el of root.querySelectorAll("input, textarea")) {
+      if (isSecretField(el) && el.value && el.value.length >= 4) found.push(el.value);
+    }
+    for (const host of root.querySelectorAll("*")) if (host.shadowRoot) visit(host.shadowRoot);
+  };
+  visit(document);
+  return found.slice(0, 50);
+}
+
+function readable() {
+  const textOf = (el) => (el.innerText || "").replace(/[ \t]+\n/g, "\n").replace(/\n{3,}/g, "\n\n").trim();
+  const body = document.body || document.documentElement;
+  let root = body, scope = "whole page";
+  const articles = Array.from(document.querySelectorAll("article")).filter((a) => textOf(a).length >= 200);
+  const main = document.querySelector("main, [role=main]");
+  if (articles.length === 1) { root = articles[0]; scope = "article"; }
+  else if (main && textOf(main).length >= 200) { root = main; scope = "main content"; }
+  else if (articles.length === 0) {
+    const weight = new Map();
+    for (const p of document.querySelectorAll("p")) {
+      const parent = p.parentElement;
+      if (parent) weight.set(parent, (weight.get(parent) || 0) + (p.textContent || "").length);
+    }
+    let best = null, most = 0;
+    for (const [el, w] of weight) if (w > most) { best = el; most = w; }
+    if (best && most >= 1000 && most >= 0.5 * textOf(body).length) { root = best; scope = "main content"; }
+  }
+  const text = textOf(root);
+  return { url: location.href, title: document.title, text, scope, whole: root === body ? text.length : textOf(body).length };
+}
+
+globalThis.__ghostlight = { token, readable, secrets, snapshot, box, boxes, contentOrigin, describe, scrollTo, setValue, element: byId };
+return token;
+})()`;

@@ -1,0 +1,212 @@
+/**
+ * Ranking for `find`: a plain-language query scored against each element's role, name, value,
+ * placeholder, hint words and text, with no model or network call. Role words in the query
+ * ("button", "search box", "dropdown") select roles; the other words are matched as whole words,
+ * prefixes and simple stems, with the name weighing most.
+ *
+ * @module
+ */
+
+import type { OutlineNode } from "./outline.ts";
+
+/** Query words that name roles, and the roles they mean. */
+const ROLE_WORDS: Record<string, string[]> = {
+  button: ["button"],
+  btn: ["button"],
+  link: ["link"],
+  links: ["link"],
+  field: ["textbox", "searchbox", "combobox", "spinbutton"],
+  input: ["textbox", "searchbox", "combobox", "spinbutton", "checkbox", "radio"],
+  box: ["textbox", "searchbox", "combobox", "checkbox"],
+  textbox: ["textbox", "searchbox"],
+  textarea: ["textbox"],
+  text: ["textbox", "text"],
+  search: ["searchbox"],
+  searchbox: ["searchbox"],
+  checkbox: ["checkbox"],
+  check: ["checkbox"],
+  tickbox: ["checkbox"],
+  toggle: ["checkbox", "switch", "button"],
+  switch: ["switch", "checkbox"],
+  radio: ["radio"],
+  option: ["option", "radio"],
+  dropdown: ["combobox", "listbox"],
+  select: ["combobox", "listbox"],
+  combobox: ["combobox"],
+  menu: ["menu", "menuitem", "combobox", "navigation"],
+  heading: ["heading"],
+  title: ["heading"],
+  header: ["heading", "banner"],
+  image: ["img"],
+  picture: ["img"],
+  photo: ["img"],
+  icon: ["img", "button"],
+  logo: ["img", "link"],
+  tab: ["tab"],
+  table: ["table"],
+  row: ["row"],
+  cell: ["cell"],
+  list: ["list"],
+  item: ["listitem", "option", "menuitem"],
+  slider: ["slider"],
+  dialog: ["dialog"],
+  modal: ["dialog"],
+  form: ["form"],
+  navigation: ["navigation"],
+  nav: ["navigation"],
+  frame: ["iframe"],
+  iframe: ["iframe"],
+};
+
+const STOP_WORDS = new Set([
+  "the",
+  "a",
+  "an",
+  "of",
+  "to",
+  "for",
+  "on",
+  "in",
+  "with",
+  "and",
+  "or",
+  "that",
+  "this",
+  "is",
+  "at",
+  "by",
+  "me",
+  "my",
+  "page",
+  "element",
+  "where",
+  "which",
+  "i",
+  "can",
+]);
+
+const INTERACTIVE = new Set([
+  "link",
+  "button",
+  "textbox",
+  "searchbox",
+  "checkbox",
+  "radio",
+  "combobox",
+  "listbox",
+  "option",
+  "slider",
+  "spinbutton",
+  "switch",
+  "tab",
+  "menuitem",
+  "clickable",
+]);
+
+function words(text: string): string[] {
+  return text.toLowerCase().normalize("NFKD").replace(/[\u0300-\u036f]/g, "")
+    .split(/[^\p{L}\p{N}@.]+/u).map((word) => word.replace(/^\.+|\.+$/g, ""))
+    .filter((word) => word.length > 0);
+}
+
+function stem(word: string): string {
+  if (word.length > 4 && word.endsWith("ies")) return word.slice(0, -3) + "y";
+  if (word.length > 3 && word.endsWith("s") && !word.endsWith("ss")) return word.slice(0, -1);
+  if (word.length > 5 && word.endsWith("ing")) return word.slice(0, -3);
+  if (word.length > 4 && word.endsWith("ed")) return word.slice(0, -2);
+  return word;
+}
+
+/** How well one query word matches a field's words: 1 exact, 0.8 stem, 0.6 prefix. */
+function wordScore(query: string, field: string[]): number {
+  let best = 0;
+  const queryStem = stem(query);
+  for (const word of field) {
+    if (word === query) return 1;
+    if (stem(word) === queryStem) best = Math.max(best, 0.8);
+    else if (query.length >= 3 && word.startsWith(query)) best = Math.max(best, 0.6);
+    else if (query.length >= 4 && word.includes(query)) best = Math.max(best, 0.4);
+  }
+  return best;
+}
+
+/** A node with its score. */
+export interface Ranked<T extends OutlineNode> {
+  node: T;
+  score: number;
+}
+
+/** The nodes that match `query`, best first, at most `limit`. */
+export function rank<T extends OutlineNode>(
+  nodes: readonly T[],
+  query: string,
+  limit = 20,
+): Ranked<T>[] {
+  const all = words(query);
+  const wanted = new Set<string>();
+  const terms: string[] = [];
+  for (const word of all) {
+    const roles = ROLE_WORDS[word];
+    if (roles) { for (const role of roles) wanted.add(role); }
+    if (!STOP_WORDS.has(word) && !(roles && isPureRoleWord(word))) {
+      terms.push(word);
+    }
+  }
+  const phrase = all.filter((word) => !STOP_WORDS.has(word)).join(" ");
+  const scored: Ranked<T>[] = [];
+  for (const node of nodes) {
+    const name = words(node.name);
+    const other = words(
+      [node.value, node.placeholder, node.hints, node.href].filter(Boolean).join(" "),
+    );
+    let score = 0;
+    for (const term of terms) {
+      const inName = wordScore(term, name);
+      const inOther = wordScore(term, other);
+      score += Math.max(inName * 3, inOther * 1.5);
+    }
+    if (terms.length > 0) {
+      if (score === 0) continue;
+      score /= terms.length;
+    } else if (!wanted.has(node.role)) {
+      continue;
+    }
+    const joined = name.join(" ");
+    if (phrase && joined === phrase) score += 3;
+    else if (phrase.length > 2 && joined.includes(phrase)) score += 1.5;
+    if (wanted.has(node.role)) score += 2;
+    if (INTERACTIVE.has(node.role)) score += 0.5;
+    if (node.role === "text") score -= 0.3;
+    // Shorter names that match are more likely the element meant than long paragraphs.
+    score -= Math.min(1, name.length / 60);
+    if (score > 0) scored.push({ node, score });
+  }
+  scored.sort((a, b) => b.score - a.score);
+  return scored.slice(0, limit);
+}
+
+/** Role words that carry no other meaning (unlike "search" or "title"). */
+function isPureRoleWord(word: string): boolean {
+  return [
+    "button",
+    "btn",
+    "link",
+    "links",
+    "field",
+    "input",
+    "box",
+    "textbox",
+    "textarea",
+    "checkbox",
+    "tickbox",
+    "radio",
+    "dropdown",
+    "combobox",
+    "searchbox",
+    "heading",
+    "image",
+    "icon",
+    "slider",
+    "iframe",
+  ].includes(word);
+}

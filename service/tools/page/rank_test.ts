@@ -1,0 +1,39 @@
+import { assertEquals } from "../../../tests/support/assert.ts";
+import type { OutlineNode } from "./outline.ts";
+import { rank } from "./rank.ts";
+
+const NODES: OutlineNode[] = [
+  { ref: "ref_1", depth: 0, role: "heading", name: "Join the Keepers' Guild" },
+  {
+    ref: "ref_2",
+    depth: 1,
+    role: "textbox",
+    name: "Email address",
+    placeholder: "you@example.com",
+  },
+  { ref: "ref_3", depth: 1, role: "textbox", name: "Password" },
+  { ref: "ref_4", depth: 1, role: "button", name: "Create account" },
+  { ref: "ref_5", depth: 1, role: "link", name: "Sign in" },
+  { ref: "ref_6", depth: 1, role: "combobox", name: "Country", value: "Norway" },
+  { ref: "ref_7", depth: 1, role: "searchbox", name: "Search the archive" },
+  { ref: "ref_8", depth: 1, role: "checkbox", name: "Send me the almanac" },
+  { depth: 1, role: "text", name: "Price: 42 krone for the first lamp" },
+];
+
+function top(query: string): string | undefined {
+  const best = rank(NODES, query)[0]?.node;
+  return best?.ref ?? best?.name;
+}
+
+Deno.test("find ranks by name, role words and hints", () => {
+  assertEquals(top("email field"), "ref_2");
+  assertEquals(top("create account button"), "ref_4");
+  assertEquals(top("sign in link"), "ref_5");
+  assertEquals(top("country dropdown"), "ref_6");
+  assertEquals(top("search box"), "ref_7");
+  assertEquals(top("newsletter almanac checkbox"), "ref_8");
+  assertEquals(top("you@example.com"), "ref_2");
+  assertEquals(top("price"), "Price: 42 krone for the first lamp");
+  assertEquals(top("button"), "ref_4");
+  assertEquals(rank(NODES, "zebra crossing").length, 0);
+});

@@ -1,0 +1,353 @@
+/**
+ * Refs: the `ref_N` ids read_page and find hand out, and how every ref-taking tool turns one
+ * back into an element. Each frame of a tab gets Ghostlight's isolated world (see
+ * `page/in_page.ts`), whose registry gives every element a local id for as long as it lives; this
+ * module numbers (frame, registry, local id) triples per tab, so the same element keeps the same
+ * ref across reads, and a ref from a page that has since navigated is recognised as gone.
+ * Cross-origin iframes are reached through their own CDP session when Chromium runs them out of
+ * process.
+ *
+ * @module
+ */
+
+import type { Workspace } from "../workspace/mod.ts";
+import { ToolError } from "./errors.ts";
+import { INSTALL, WORLD_NAME } from "./page/in_page.ts";
+import type { TabTarget } from "./target.ts";
+
+/** Most refs remembered per tab; beyond it the table starts again (old refs become unknown). */
+const MAX_REFS_PER_TAB = 100_000;
+/** Most frames followed in one tab, and how deeply iframes may nest. */
+export const MAX_FRAMES = 24;
+
+/** One frame's isolated world. */
+export interface Frame {
+  /** `session/frameId`; the session is empty for frames in the tab's own renderer. */
+  key: string;
+  sessionId?: string;
+  frameId: string;
+  contextId: number;
+  /** The registry's token: a new world (after a navigation) has a new one. */
+  token: string;
+  /** For a frame reached through a cross-origin iframe: that iframe in its parent frame. */
+  parent?: { frameKey: string; localId: number };
+}
+
+interface RefEntry {
+  frameKey: string;
+  token: string;
+  localId: number;
+}
+
+/** Ghostlight's per-tab memory of a page. */
+export interface TabPages {
+  frames: Map<string, Frame>;
+  /** `frameKey#token#localId` → ref number. */
+  numbers: Map<string, number>;
+  entries: Map<number, RefEntry>;
+  next: number;
+  /** The last read_page of this tab, for `diff`. */
+  last?: unknown;
+}
+
+const state = new WeakMap<Workspace, Map<number, TabPages>>();
+
+/** The page memory for one of the workspace's tabs (made on first use, dropped with the tab). */
+export function tabPages(workspace: Workspace, tabId: number): TabPages {
+  let tabs = state.get(workspace);
+  if (!tabs) state.set(workspace, tabs = new Map());
+  for (const known of tabs.keys()) if (!workspace.tabs.has(known)) tabs.delete(known);
+  let pages = tabs.get(tabId);
+  if (!pages) {
+    pages = { frames: new Map(), numbers: new Map(), entries: new Map(), next: 1 };
+    tabs.set(tabId, pages);
+  }
+  return pages;
+}
+
+/** Sends one CDP command to the tab, or to one of its child sessions (out-of-process frames). */
+export function send(
+  target: TabTarget,
+  sessionId: string | undefined,
+  method: string,
+  params: Record<string, unknown> = {},
+): Promise<Record<string, unknown>> {
+  return target.link.call("cdp", {
+    tab_id: target.native,
+    method,
+    params,
+    ...(sessionId ? { session_id: sessionId } : {}),
+  });
+}
+
+function isLostContext(error: unknown): boolean {
+  return /context with specified id|execution context was destroyed|cannot find context|no frame|frame.*not found|session.*not found|no session/i
+    .test((error as Error)?.message ?? "");
+}
+
+async function createWorld(
+  target: TabTarget,
+  sessionId: string | undefined,
+  frameId: string,
+): Promise<{ contextId: number; token: string }> {
+  const world = await send(target, sessionId, "Page.createIsolatedWorld", {
+    frameId,
+    worldName: WORLD_NAME,
+    grantUniveralAccess: false,
+  });
+  const contextId = world.executionContextId as number;
+  const installed = await send(target, sessionId, "Runtime.evaluate", {
+    expression: INSTALL,
+    contextId,
+    returnByValue: true,
+  });
+  const token = (installed.result as { value?: unknown } | undefined)?.value;
+  if (typeof token !== "string") {
+    throw new ToolError(
+      "tool_failure",
+      "Ghostlight could not start its reader in this page.",
+      "Wait for the page to finish loading (computer wait 1), then try again.",
+    );
+  }
+  return { contextId, token };
+}
+
+/** The world of a frame, made when first needed or after the old one went away. */
+export async function frameWorld(
+  target: TabTarget,
+  pages: TabPages,
+  where: { sessionId?: string; frameId: string; parent?: Frame["parent"] },
+): Promise<Frame> {
+  const key = `${where.sessionId ?? ""}/${where.frameId}`;
+  const known = pages.frames.get(key);
+  if (known) return known;
+  if (pages.frames.size >= MAX_FRAMES * 4) pages.frames.clear();
+  const world = await createWorld(target, where.sessionId, where.frameId);
+  const frame: Frame = { key, ...where, ...world };
+  pages.frames.set(key, frame);
+  return frame;
+}
+
+/** The tab's main frame. */
+export async function mainFrame(target: TabTarget, pages: TabPages): Promise<Frame> {
+  const tree = await send(target, undefined, "Page.getFrameTree");
+  const frameId = (tree.frameTree as { frame: { id: string } }).frame.id;
+  return await frameWorld(target, pages, { frameId });
+}
+
+/**
+ * Evaluates `expression` in the frame's world and returns its JSON value. When the world is
+ * gone (the frame navigated), it is made again once; `onNewWorld` then decides whether the
+ * call still makes sense (a ref into the old world does not).
+ */
+export async function inFrame<T>(
+  target: TabTarget,
+  pages: TabPages,
+  frame: Frame,
+  expression: string,
+): Promise<T> {
+  let reply: Record<string, unknown>;
+  try {
+    reply = await send(target, frame.sessionId, "Runtime.evaluate", {
+      expression,
+      contextId: frame.contextId,
+      returnByValue: true,
+      awaitPromise: true,
+    });
+  } catch (error) {
+    if (!isLostContext(error)) throw error;
+    pages.frames.delete(frame.key);
+    throw new FrameGone();
+  }
+  const details = reply.exceptionDetails as
+    | { text?: string; exception?: { description?: string } }
+    | undefined;
+  if (details) {
+    const why = details.exception?.description ?? details.text ?? "unknown exception";
+    if (/__ghostlight/.test(why)) {
+      pages.frames.delete(frame.key);
+      throw new FrameGone();
+    }
+    throw new ToolError(
+      "tool_failure",
+      `Reading the page failed: ${why.split("\n")[0]}`,
+      "Wait a moment for the page to settle and try again.",
+    );
+  }
+  return (reply.result as { value?: T } | undefined)?.value as T;
+}
+
+/** The frame's world went away (navigation); refs into it are gone. */
+export class FrameGone extends Error {
+  constructor() {
+    super("the frame's world is gone");
+  }
+}
+
+/** The number behind a frame-local element id, minted on first sight. */
+export function refFor(pages: TabPages, frame: Frame, localId: number): string {
+  const key = `${frame.key}#${frame.token}#${localId}`;
+  let number = pages.numbers.get(key);
+  if (number === undefined) {
+    if (pages.entries.size >= MAX_REFS_PER_TAB) {
+      pages.numbers.clear();
+      pages.entries.clear();
+    }
+    number = pages.next++;
+    pages.numbers.set(key, number);
+    pages.entries.set(number, { frameKey: frame.key, token: frame.token, localId });
+  }
+  return `ref_${number}`;
+}
+
+/** The error for a ref that names no element of the page as it is now. */
+export function refGone(ref: string): ToolError {
+  return new ToolError(
+    "tool_failure",
+    `${ref} is not on this page any more (the page changed or navigated).`,
+    "Call read_page or find again to get current refs.",
+  );
+}
+
+/** Where a ref points: the frame's world and the element's id inside it. */
+export function lookupRef(
+  pages: TabPages,
+  ref: string,
+  field = "ref",
+): { frame: Frame; localId: number } {
+  const match = /^ref_(\d+)$/.exec(ref.trim());
+  if (!match) {
+    throw new ToolError(
+      "tool_failure",
+      `"${field}" must look like "ref_12" (from read_page or find), not ${JSON.stringify(ref)}.`,
+      'Call find (e.g. {"query": "search box", "tabId": ...}) or read_page to get refs.',
+    );
+  }
+  const entry = pages.entries.get(Number(match[1]));
+  const frame = entry && pages.frames.get(entry.frameKey);
+  if (!entry || !frame || frame.token !== entry.token) throw refGone(ref);
+  return { frame, localId: entry.localId };
+}
+
+/** An element's box in viewport CSS pixels. */
+export interface Box {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+/** The offset of a frame's viewport inside the top-level viewport. */
+export async function frameOrigin(
+  target: TabTarget,
+  pages: TabPages,
+  frame: Frame,
+): Promise<{ x: number; y: number }> {
+  let x = 0, y = 0;
+  let current: Frame | undefined = frame;
+  for (let hops = 0; current?.parent && hops < MAX_FRAMES; hops++) {
+    const parent = pages.frames.get(current.parent.frameKey);
+    if (!parent) break;
+    const origin = await inFrame<{ x: number; y: number } | null>(
+      target,
+      pages,
+      parent,
+      `__ghostlight.contentOrigin(${current.parent.localId})`,
+    );
+    if (!origin) break;
+    x += origin.x;
+    y += origin.y;
+    current = parent;
+  }
+  return { x, y };
+}
+
+/** What {@linkcode resolveRef} found. */
+export interface ResolvedRef {
+  ref: string;
+  role: string;
+  name: string;
+  value?: string;
+  states?: string[];
+  enabled: boolean;
+  /** Border box in top-level viewport CSS pixels (what Input.dispatchMouseEvent takes). */
+  box: Box;
+  /** The box's centre, where a click should land. */
+  centre: { x: number; y: number };
+  visible: boolean;
+  /** Whether any part of the box is inside the viewport now. */
+  inViewport: boolean;
+  /** Runs a function on the element in Ghostlight's isolated world (for actions). */
+  call<T>(fnSource: string, ...args: unknown[]): Promise<T>;
+}
+
+/**
+ * Turns a ref into its element's current box and centre in top-level viewport CSS pixels, for
+ * clicks, hovers and scroll_to. `scroll: true` scrolls it into view (centred) first. Throws the
+ * model-facing error when the ref is malformed or its element is gone.
+ *
+ * Signature for other tools: `resolveRef(workspace, target, ref, { scroll?, field? })`.
+ */
+export async function resolveRef(
+  workspace: Workspace,
+  target: TabTarget,
+  ref: string,
+  options: { scroll?: boolean; field?: string } = {},
+): Promise<ResolvedRef> {
+  const pages = tabPages(workspace, target.tabId);
+  const { frame, localId } = lookupRef(pages, ref, options.field);
+  type Described =
+    & Omit<ResolvedRef, "ref" | "centre" | "call" | "box" | "visible" | "inViewport">
+    & {
+      box: (Box & { visible: boolean; inViewport: boolean }) | null;
+    };
+  let described: Described | null;
+  try {
+    if (options.scroll) {
+      await inFrame(target, pages, frame, `__ghostlight.scrollTo(${localId})`);
+    }
+    described = await inFrame<Described | null>(
+      target,
+      pages,
+      frame,
+      `__ghostlight.describe(${localId})`,
+    );
+  } catch (error) {
+    if (error instanceof FrameGone) throw refGone(ref);
+    throw error;
+  }
+  if (!described || !described.box) throw refGone(ref);
+  const origin = await frameOrigin(target, pages, frame);
+  const box = {
+    x: described.box.x + origin.x,
+    y: described.box.y + origin.y,
+    width: described.box.width,
+    height: described.box.height,
+  };
+  return {
+    ref,
+    role: described.role,
+    name: described.name,
+    ...(described.value !== undefined ? { value: described.value } : {}),
+    ...(described.states ? { states: described.states } : {}),
+    enabled: described.enabled,
+    box,
+    centre: { x: Math.round(box.x + box.width / 2), y: Math.round(box.y + box.height / 2) },
+    visible: described.box.visible,
+    inViewport: described.box.inViewport,
+    call: async <T>(fnSource: string, ...args: unknown[]) => {
+      const argText = args.map((arg) => JSON.stringify(arg)).join(", ");
+      try {
+        return await inFrame<T>(
+          target,
+          pages,
+          frame,
+          `(${fnSource})(__ghostlight.element(${localId})${argText ? `, ${argText}` : ""})`,
+        );
+      } catch (error) {
+        if (error instanceof FrameGone) throw refGone(ref);
+        throw error;
+      }
+    },
+  };
+}

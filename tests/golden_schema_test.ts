@@ -1,0 +1,77 @@
+/**
+ * Golden test of the trained tools' public surface: every input schema and annotation set the
+ * 13 trained tools advertise through a real 2025-11-25 client must equal the team's contract
+ * (`../shared/spec/tool-schemas.json`, beside the repository here and in CI) in names, types,
+ * enums, key order and requiredness. Descriptions are ours and are ignored.
+ */
+
+import { assert, assertEquals } from "./support/assert.ts";
+import { ROOT } from "./support/env.ts";
+import { startSession } from "./support/session.ts";
+import { CONTRACT } from "../service/catalog/contract.ts";
+
+interface SpecRow {
+  name: string;
+  trained: boolean;
+  inputSchema: unknown;
+  annotations: unknown;
+}
+
+/** A copy without `description` keys, keeping every other key in its order. */
+function withoutDescriptions(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutDescriptions);
+  if (value === null || typeof value !== "object") return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) {
+    if (key !== "description") out[key] = withoutDescriptions(item);
+  }
+  return out;
+}
+
+/** JSON that keeps key order, so a reordered schema is a difference. */
+function ordered(value: unknown): string {
+  return JSON.stringify(withoutDescriptions(value), null, 1);
+}
+
+async function readSpec(): Promise<SpecRow[]> {
+  return JSON.parse(await Deno.readTextFile(`${ROOT}/../shared/spec/tool-schemas.json`));
+}
+
+Deno.test("the repository's contract copy equals the team's spec", async () => {
+  const spec = await readSpec();
+  assertEquals(CONTRACT.map((row) => row.name), spec.map((row) => row.name));
+  for (const row of spec) {
+    const ours = CONTRACT.find((candidate) => candidate.name === row.name)!;
+    assertEquals(ours.trained, row.trained, `${row.name} trained flag`);
+    assertEquals(ordered(ours.inputSchema), ordered(row.inputSchema), `${row.name} inputSchema`);
+    assertEquals(ordered(ours.annotations), ordered(row.annotations), `${row.name} annotations`);
+  }
+});
+
+Deno.test("tools/list advertises the 13 trained tools exactly as the spec", async () => {
+  const trained = (await readSpec()).filter((row) => row.trained);
+  assertEquals(trained.length, 13);
+  const s = await startSession();
+  try {
+    const { tools } = await s.client.listTools();
+    const advertised = tools.map((tool: { name: string }) => tool.name);
+    const missing = trained.filter((row) => !advertised.includes(row.name)).map((r) => r.name);
+    assertEquals(missing, [], "every trained tool is advertised");
+    assertEquals(
+      advertised.filter((name: string) => trained.some((row) => row.name === name)),
+      trained.map((row) => row.name),
+      "trained tools keep the spec's order",
+    );
+    for (const row of trained) {
+      const tool = tools.find((candidate: { name: string }) => candidate.name === row.name)!;
+      assertEquals(ordered(tool.inputSchema), ordered(row.inputSchema), `${row.name} inputSchema`);
+      assertEquals(ordered(tool.annotations), ordered(row.annotations), `${row.name} annotations`);
+      assert(
+        typeof tool.description === "string" && tool.description.length >= 40,
+        `${row.name} has a description that teaches its use`,
+      );
+    }
+  } finally {
+    await s.close();
+  }
+});

@@ -1,0 +1,394 @@
+/**
+ * The page-understanding tools end to end: a real MCP client, all three processes and headless
+ * Chromium on the fixture site. Every action is checked against the page's real state
+ * afterwards (through javascript_tool or a fresh read), not against the tool's own report.
+ */
+
+import { assert, assertEquals, assertMatch } from "./support/assert.ts";
+import { serveFixtures } from "./support/fixtures.ts";
+import { type CallResult, type E2ESession, startSession } from "./support/session.ts";
+
+interface Match {
+  ref: string;
+  role: string;
+  name: string;
+  box: { x: number; y: number; width: number; height: number };
+  x: number;
+  y: number;
+}
+
+async function js(s: E2ESession, tabId: number, text: string): Promise<string> {
+  const result = await s.ok("javascript_tool", { action: "javascript_exec", text, tabId });
+  return (result.structuredContent as { result: string }).result;
+}
+
+async function findOne(s: E2ESession, tabId: number, query: string): Promise<Match> {
+  const result = await s.ok("find", { query, tabId });
+  const matches = (result.structuredContent as { matches: Match[] }).matches;
+  assert(matches.length > 0, `find "${query}" matched nothing`);
+  return matches[0];
+}
+
+function refIn(text: string, line: RegExp): string {
+  const found = text.split("\n").find((l) => line.test(l));
+  assert(found, `no line matching ${line} in:\n${text.slice(0, 3000)}`);
+  return /\[(ref_\d+)\]/.exec(found)![1];
+}
+
+function errorText(result: CallResult): string {
+  assert(result.isError, `expected an error, got ${JSON.stringify(result).slice(0, 500)}`);
+  return result.content.map((block) => block.text ?? "").join("\n");
+}
+
+Deno.test("read_page, find, form_input and javascript_tool on the fixture site", async (t) => {
+  const s = await startSession({
+    fixtureHeaders: {
+      "/csp.html": { "content-security-policy": "default-src 'none'; script-src 'none'" },
+    },
+  });
+  // A second server on another origin; "localhost" is another site than 127.0.0.1, so
+  // Chromium runs its frame out of process.
+  const other = serveFixtures();
+  try {
+    const tabId = await s.firstTab();
+    const go = (path: string) => s.ok("navigate", { url: s.fixtures.url(path), tabId });
+
+    await t.step("read_page outlines the form with refs and redacts secrets", async () => {
+      await go("/signup.html");
+      const text = s.text(await s.ok("read_page", { tabId }));
+      assertMatch(text, /trust="untrusted"/);
+      assertMatch(text, /textbox "Email address" \[ref_\d+\] placeholder="you@example.com"/);
+      assertMatch(text, /combobox "Country" \[ref_\d+\] value="Choose one"/);
+      assertMatch(text, /radio "Beacon plan" \[ref_\d+\] unchecked/);
+      assertMatch(text, /button "Cancel" \[ref_\d+\] disabled/);
+      assertMatch(text, /textbox "Password" \[ref_\d+\] value="\[redacted\]"/);
+      assert(!text.includes("hunter2"), "the password value never leaves the page");
+      assert(!text.includes("sk_live_4eC39"), "an API key in page text is redacted");
+      const again = s.text(await s.ok("read_page", { tabId }));
+      assertEquals(
+        refIn(again, /button "Create account"/),
+        refIn(text, /button "Create account"/),
+        "the same element keeps its ref across reads",
+      );
+      const interactive = s.text(await s.ok("read_page", { tabId, filter: "interactive" }));
+      assert(!/^\s*text "/m.test(interactive), "interactive filter drops text");
+      assert(!/^ {2}/m.test(interactive.split("\n").slice(2, -1).join("\n")), "flat list");
+      assertMatch(interactive, /checkbox "Send me the almanac"/);
+      const shallow = s.text(await s.ok("read_page", { tabId, depth: 1 }));
+      assert(!shallow.includes("Email address"), "depth 1 stops above the fields");
+      assertMatch(shallow, /deeper parts hidden by depth 1/);
+      const form = refIn(text, /form "Sign up"/);
+      const sub = s.text(await s.ok("read_page", { tabId, ref_id: form }));
+      assertMatch(sub, /under ref_\d+/);
+      assert(!sub.includes("Join the Keepers' Guild\" [ref"), "ref_id reads only the subtree");
+    });
+
+    await t.step("find ranks elements and gives boxes that match the page", async () => {
+      const email = await findOne(s, tabId, "email field");
+      assertEquals(email.role, "textbox");
+      assertEquals(email.name, "Email address");
+      const real = JSON.parse(
+        await js(
+          s,
+          tabId,
+          "const r = document.getElementById('email').getBoundingClientRect(); JSON.stringify([Math.round(r.x), Math.round(r.y)])",
+        ),
+      );
+      assertEquals([email.box.x, email.box.y], real, "find's box is the element's real box");
+      assertEquals(email.x, Math.round(email.box.x + email.box.width / 2));
+      const submit = await findOne(s, tabId, "create account button");
+      assertEquals(submit.name, "Create account");
+      const nothing = await s.ok("find", { query: "zebra crossing", tabId });
+      assertMatch(s.text(nothing), /Nothing on tab/);
+    });
+
+    await t.step("form_input sets every kind of field and the page sees it", async () => {
+      const text = s.text(await s.ok("read_page", { tabId }));
+      const ref = (pattern: RegExp) => refIn(text, pattern);
+
+      const set = async (target: string, value: string | boolean) =>
+        s.text(await s.ok("form_input", { ref: target, value, tabId }));
+
+      assertMatch(await set(ref(/textbox "Email address"/), "keeper@example.com"), /keeper@/);
+      assertEquals(
+        await js(s, tabId, "document.getElementById('email').value"),
+        "keeper@example.com",
+      );
+
+      // The framework-style input ignores a plain assignment plus input event...
+      assertEquals(
+        await js(
+          s,
+          tabId,
+          "const el = document.getElementById('username'); el.value = 'direct'; " +
+            "el.dispatchEvent(new Event('input', { bubbles: true })); window.frameworkState.username",
+        ),
+        "",
+      );
+      // ...but form_input's native setter and events reach its state.
+      await set(ref(/textbox "Username/), "skerry");
+      assertEquals(await js(s, tabId, "window.frameworkState.username"), "skerry");
+      assertEquals(
+        await js(s, tabId, "document.getElementById('username-state').textContent"),
+        "Framework state: skerry",
+      );
+
+      await set(ref(/textbox "Full name"/), "Ada Keeper");
+      await set(ref(/combobox "Country"/), "Ireland");
+      await set(ref(/checkbox "Send me the almanac"/), true);
+      await set(ref(/radio "Beacon plan"/), true);
+      await set(ref(/textbox "About your lighthouse"/), "Granite, 31 m, white light");
+      await set(ref(/textbox "Keeper's story"/), "Forty winters on the rock");
+      const state = JSON.parse(
+        await js(
+          s,
+          tabId,
+          `JSON.stringify({
+          name: document.getElementById('full-name').value,
+          country: document.getElementById('country').value,
+          news: document.getElementById('news').checked,
+          plan: document.querySelector('input[name=plan]:checked')?.value,
+          bio: document.getElementById('bio').value,
+          story: document.getElementById('story').textContent,
+          events: document.getElementById('events').textContent,
+        })`,
+        ),
+      );
+      assertEquals(state.name, "Ada Keeper");
+      assertEquals(state.country, "ie");
+      assertEquals(state.news, true);
+      assertEquals(state.plan, "beacon");
+      assertEquals(state.bio, "Granite, 31 m, white light");
+      assertEquals(state.story, "Forty winters on the rock");
+      for (
+        const event of ["full-name:input", "full-name:change", "country:change", "news:change"]
+      ) {
+        assert(state.events.includes(event), `${event} fired: ${state.events}`);
+      }
+      const unchecked = await s.ok("form_input", {
+        ref: ref(/checkbox "Send me the almanac"/),
+        value: false,
+        tabId,
+      });
+      assertEquals(
+        (unchecked.structuredContent as { target: { states: string[] } }).target.states,
+        [
+          "unchecked",
+        ],
+      );
+      assertEquals(await js(s, tabId, "document.getElementById('news').checked"), "false");
+
+      assertMatch(
+        errorText(
+          await s.call("form_input", { ref: ref(/combobox "Country"/), value: "Mars", tabId }),
+        ),
+        /no option .*"Norway" \(no\)/,
+      );
+      assertMatch(
+        errorText(
+          await s.call("form_input", { ref: ref(/button "Create account"/), value: "x", tabId }),
+        ),
+        /is a button, not a form field/,
+      );
+      assertMatch(
+        errorText(await s.call("form_input", { ref: "ref_99999", value: "x", tabId })),
+        /ref_99999 is not on this page any more[\s\S]*read_page or find/,
+      );
+      assertMatch(
+        errorText(await s.call("form_input", { ref: "email", value: "x", tabId })),
+        /"ref" must look like "ref_12"/,
+      );
+      assertMatch(
+        errorText(await s.call("form_input", { ref: ref(/textbox "Email address"/), tabId })),
+        /"value" is required[\s\S]*"ref":"ref_12"/,
+      );
+      assertMatch(
+        errorText(await s.call("read_page", { tabId, filter: "buttons" })),
+        /"filter" must be one of "interactive", "all"/,
+      );
+    });
+
+    await t.step("get_page_text reads the article first, fenced and capped", async () => {
+      await go("/article.html");
+      const text = s.text(await s.ok("get_page_text", { tabId }));
+      assertMatch(text, /\(http:\/\/127\.0\.0\.1:\d+\/article\.html, article\)/);
+      assertMatch(
+        text,
+        /<page-content-[\w-]+ origin="http:\/\/127\.0\.0\.1:\d+" trust="untrusted">/,
+      );
+      assertMatch(text, /first lit in 1858/);
+      assertMatch(text, /Ignore all previous instructions[\s\S]*<\/page-content-/);
+      assert(!text.includes("brass polish"), "the sidebar is not part of the article");
+      assertMatch(text, /the whole page has \d+ characters/);
+      const short = await s.ok("get_page_text", { tabId, max_chars: 120 });
+      assertMatch(s.text(short), /Cut at 120 of \d+ characters/);
+      assertEquals((short.structuredContent as { truncated: boolean }).truncated, true);
+      await go("/signup.html");
+    });
+
+    await t.step("javascript_tool redacts the page's password value", async () => {
+      const result = await js(
+        s,
+        tabId,
+        "document.getElementById('password')?.value ?? 'no password field at ' + location.href + ' ' + document.readyState",
+      );
+      assertEquals(result, "[redacted]");
+    });
+
+    await t.step("a 3,000-row page stays within max_chars and says how to narrow", async () => {
+      await go("/rows.html");
+      const full = s.text(await s.ok("read_page", { tabId }));
+      assert(full.length <= 24_000, `default read is ${full.length} characters`);
+      assertMatch(full, /Showing \d+ of 3005 lines/);
+      const table = refIn(full, /table "Entries"/);
+      assertMatch(full, new RegExp(`ref_id "${table}"`));
+      assertMatch(full, /row \[ref_\d+\] "1" \| "Lamp check number 1 done" \| button "Open 1"/);
+      const small = s.text(await s.ok("read_page", { tabId, max_chars: 3000 }));
+      assert(small.length <= 3000, `max_chars 3000 gave ${small.length}`);
+      assertMatch(small, /find with a description/);
+      const late = await findOne(s, tabId, "Open 2500 button");
+      assertEquals(late.name, "Open 2500");
+
+      // diff: after one click, only what changed.
+      await s.ok("read_page", { tabId, diff: true });
+      await js(s, tabId, "document.getElementById('toggle').click()");
+      const diff = s.text(await s.ok("read_page", { tabId, diff: true }));
+      assertMatch(diff, /~ button "Hide weather panel" \[ref_\d+\] expanded/);
+      assertMatch(diff, /\+ region "Weather" \[ref_\d+\]/);
+      assertMatch(diff, /\+ text "Gale warning/);
+      assert(!diff.includes("Lamp check"), "unchanged rows are not repeated");
+      assert(diff.length < 1500, `diff is ${diff.length} characters`);
+      const none = s.text(await s.ok("read_page", { tabId, diff: true }));
+      assertMatch(none, /No changes/);
+    });
+
+    await t.step("refs from a page that navigated away are refused clearly", async () => {
+      const before = s.text(await s.ok("read_page", { tabId, filter: "interactive" }));
+      const toggle = refIn(before, /button "Hide weather panel"/);
+      await go("/csp.html");
+      assertMatch(
+        errorText(await s.call("form_input", { ref: toggle, value: "x", tabId })),
+        new RegExp(`${toggle} is not on this page any more`),
+      );
+    });
+
+    await t.step("javascript_tool works under a strict CSP", async () => {
+      assertEquals(
+        await js(
+          s,
+          tabId,
+          "const tag = document.createElement('script'); tag.textContent = 'window.injected = 1'; " +
+            "document.head.append(tag); window.injected === undefined ? 'inline blocked' : 'ran'",
+        ),
+        "inline blocked",
+        "the page's policy is really in force",
+      );
+      assertEquals(
+        await js(s, tabId, "Number(document.getElementById('data').dataset.count) + 1"),
+        "42",
+      );
+      assertEquals(
+        await js(s, tabId, "await new Promise((r) => setTimeout(() => r('late'), 50))"),
+        "late",
+      );
+      assertEquals(await js(s, tabId, "return document.title"), "Strict policy page");
+      assertEquals(
+        await js(s, tabId, "new Promise((r) => setTimeout(() => r(7 * 6), 20))"),
+        "42",
+        "a promise as the last value is awaited",
+      );
+      const object = JSON.parse(
+        await js(s, tabId, "({ heading: document.querySelector('h1'), list: [1, 2], n: null })"),
+      );
+      assertEquals(object.list, [1, 2]);
+      assertMatch(object.heading, /^<h1>Strict policy/);
+      const jwt = await js(
+        s,
+        tabId,
+        "'session ' + 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U'",
+      );
+      assertEquals(jwt, "session [redacted]");
+      assertMatch(
+        errorText(
+          await s.call("javascript_tool", {
+            action: "javascript_exec",
+            text: "throw new Error('boom')",
+            tabId,
+          }),
+        ),
+        /The script threw: Error: boom/,
+      );
+      assertMatch(
+        errorText(await s.call("javascript_tool", { action: "run", text: "1", tabId })),
+        /"action" must be "javascript_exec"[\s\S]*"text": "document.title"/,
+      );
+      assertMatch(s.text(await s.ok("get_page_text", { tabId })), /No scripts may run here/);
+      const read = s.text(await s.ok("read_page", { tabId }));
+      assertMatch(read, /searchbox "Search the archive" \[ref_\d+\] placeholder="Search"/);
+      const search = refIn(read, /searchbox "Search the archive"/);
+      await s.ok("form_input", { ref: search, value: "gale", tabId });
+      assertEquals(await js(s, tabId, "document.getElementById('q').value"), "gale");
+    });
+
+    await t.step("shadow roots and same- and cross-origin iframes are read and used", async () => {
+      const cross = other.origin.replace("127.0.0.1", "localhost");
+      await s.ok("navigate", { url: s.fixtures.url(`/frames.html?cross=${cross}`), tabId });
+      const text = s.text(await s.ok("read_page", { tabId }));
+      assertMatch(text, /heading "Shadow keeper"/);
+      assertMatch(text, /iframe "Same-origin log" \[ref_\d+\]\n\s+heading "Same log"/);
+      assertMatch(text, /iframe "Cross-origin log" \[ref_\d+\]\n\s+heading "Cross log"/);
+
+      const note = await findOne(s, tabId, "shadow note");
+      await s.ok("form_input", { ref: note.ref, value: "in the shadow", tabId });
+      assertEquals(
+        await js(
+          s,
+          tabId,
+          "document.querySelector('keeper-card').shadowRoot.getElementById('shadow-note').value",
+        ),
+        "in the shadow",
+      );
+
+      const lines = text.split("\n");
+      const crossAt = lines.findIndex((line) => /iframe "Cross-origin log"/.test(line));
+      const crossEntry = refIn(lines.slice(crossAt).join("\n"), /textbox "Log entry"/);
+      const sameEntry = refIn(text, /textbox "Log entry"/);
+      await s.ok("form_input", { ref: sameEntry, value: "same value", tabId });
+      assertEquals(
+        await js(
+          s,
+          tabId,
+          "document.getElementById('same').contentDocument.getElementById('entry').value",
+        ),
+        "same value",
+      );
+      await s.ok("form_input", { ref: crossEntry, value: "cross value", tabId });
+      const crossFrame = refIn(text, /iframe "Cross-origin log"/);
+      const inside = s.text(await s.ok("read_page", { tabId, ref_id: crossFrame }));
+      assertMatch(inside, /textbox "Log entry" \[ref_\d+\] value="cross value"/);
+
+      // The cross-origin frame's boxes are in top-level viewport pixels: inside the iframe.
+      const frameBox = JSON.parse(
+        await js(
+          s,
+          tabId,
+          "const r = document.getElementById('cross').getBoundingClientRect(); JSON.stringify({ x: r.x, y: r.y, w: r.width, h: r.height })",
+        ),
+      );
+      const heading = (await s.ok("find", { query: "Cross log heading", tabId }))
+        .structuredContent as { matches: Match[] };
+      assertEquals(heading.matches[0].name, "Cross log");
+      assertEquals(heading.matches[0].box.x, Math.round(frameBox.x + 5 + 8), "border 5 + margin 8");
+      assert(heading.matches[0].y > frameBox.y && heading.matches[0].y < frameBox.y + frameBox.h);
+
+      // A click on a ref inside the out-of-process frame lands on it.
+      const crossStamp = refIn(lines.slice(crossAt).join("\n"), /button "Stamp entry"/);
+      await s.ok("computer", { action: "left_click", ref: crossStamp, tabId });
+      const stamped = s.text(await s.ok("read_page", { tabId, ref_id: crossFrame }));
+      assertMatch(stamped, /text "Stamped: cross value"/);
+    });
+  } finally {
+    await other.close();
+    await s.close();
+  }
+});
