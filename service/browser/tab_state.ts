@@ -168,6 +168,18 @@ function renderArg(arg: unknown): string {
   if ("value" in remote && remote.type !== "object") return String(remote.value);
   if (remote.unserializableValue !== undefined) return String(remote.unserializableValue);
   if (remote.type === "undefined") return "undefined";
+  const preview = obj(remote.preview);
+  if (Array.isArray(preview.properties)) {
+    const parts = (preview.properties as unknown[]).map((item) => {
+      const property = obj(item);
+      const value = property.type === "string" ? JSON.stringify(property.value) : property.value;
+      return preview.subtype === "array" ? String(value) : `${property.name}: ${value}`;
+    });
+    const more = preview.overflow === true ? ", …" : "";
+    return preview.subtype === "array"
+      ? `[${parts.join(", ")}${more}]`
+      : `{${parts.join(", ")}${more}}`;
+  }
   return str(remote.description) ?? str(remote.className) ?? String(remote.type ?? "?");
 }
 

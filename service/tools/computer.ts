@@ -1,32 +1,434 @@
 /**
- * `computer`: mouse, keyboard and screenshots.
+ * `computer`: mouse, keyboard and screenshots. Coordinates are pixels of the tab's latest
+ * screenshot and are mapped back to viewport CSS pixels with that screenshot's scale, so a
+ * point the model read off a downscaled image lands on the same page pixel. Input goes through
+ * CDP `Input.*` as real events (key down/up, mouse press/release), batched into one round trip.
  *
  * @module
  */
 
-import { type Handler, success } from "./context.ts";
+import type { ContentBlock } from "../../shared/bridge.ts";
+import { keepImage, type Workspace } from "../workspace/mod.ts";
+import { type Handler, success, type ToolContext } from "./context.ts";
 import { ToolError } from "./errors.ts";
-import { screenshot } from "./screenshot.ts";
-import { ownedTab } from "./target.ts";
+import { chordEvents, parseChords, parseModifiers, typeEvents } from "./input.ts";
+import { type Assurance, observeAfter, observeBefore, renderReceipt } from "./receipt.ts";
+import { resolveRef } from "./refs.ts";
+import { capture, currentScale, latestScreenshot, screenshot } from "./screenshot.ts";
+import { ownedTab, type TabTarget } from "./target.ts";
+
+/** CSS pixels one scroll_amount step moves. */
+const SCROLL_STEP_PX = 100;
+/** Intermediate mouse positions of a drag, so pages that track movement see one. */
+const DRAG_STEPS = 8;
+/** Resolves with the page's scroll position once it held still for three frames (≤ 600 ms). */
+const SCROLL_SETTLED = `new Promise((resolve) => {
+  const start = performance.now();
+  let last = "", still = 0;
+  const tick = () => {
+    const now = scrollX + "," + scrollY;
+    still = now === last ? still + 1 : 0;
+    last = now;
+    if (still >= 3 || performance.now() - start > 600) {
+      resolve([Math.round(scrollX), Math.round(scrollY)]);
+    } else requestAnimationFrame(tick);
+  };
+  requestAnimationFrame(tick);
+})`;
+/** Longest text one `type` call sends (each character is a real key press). */
+const MAX_TYPE_CHARS = 2_000;
+
+type Args = Record<string, unknown>;
+type Point = { x: number; y: number };
+
+function example(action: string, extra: Args): string {
+  return JSON.stringify({ action, ...extra, tabId: 123 });
+}
+
+function missing(field: string, action: string, extra: Args): ToolError {
+  return new ToolError(
+    "tool_failure",
+    `${field} is required for ${action}.`,
+    `Call ${example(action, extra)}.`,
+  );
+}
+
+/** Maps a screenshot-pixel coordinate to viewport CSS pixels. */
+async function toViewport(
+  workspace: Workspace,
+  target: TabTarget,
+  coordinate: number[],
+  field: string,
+): Promise<Point> {
+  const [x, y] = coordinate;
+  const image = latestScreenshot(workspace, target.tabId);
+  if (image && (x < 0 || y < 0 || x > image.width || y > image.height)) {
+    throw new ToolError(
+      "tool_failure",
+      `${field} [${x}, ${y}] is outside your latest screenshot (${image.width}×${image.height}).`,
+      "Use a point inside the screenshot, or take a new screenshot first.",
+    );
+  }
+  const scale = image?.scale ?? await currentScale(target);
+  return { x: x * scale, y: y * scale };
+}
+
+/** Where a pointer action lands: on a ref's centre (scrolled into view) or at a coordinate. */
+async function pointFor(
+  args: Args,
+  context: ToolContext,
+  target: TabTarget,
+  action: string,
+): Promise<{ point: Point; assurance: Assurance; ref?: string; coordinate?: number[] }> {
+  if (typeof args.ref === "string") {
+    const element = await resolveRef(context.workspace, target, args.ref, { scroll: true });
+    if (!element.visible) {
+      throw new ToolError(
+        "tool_failure",
+        `${args.ref} (${element.role} "${element.name}") is not visible, so it cannot be ${action}ed.`,
+        "Open whatever hides it (a menu, a tab), or find a visible element instead.",
+      );
+    }
+    return { point: element.centre, assurance: "ref", ref: args.ref };
+  }
+  const coordinate = args.coordinate as number[] | undefined;
+  if (!coordinate) throw missing("coordinate (or ref)", action, { coordinate: [400, 300] });
+  return {
+    point: await toViewport(context.workspace, target, coordinate, "coordinate"),
+    assurance: "coordinate",
+    coordinate,
+  };
+}
+
+function mouse(type: string, point: Point, extra: Args = {}) {
+  return {
+    method: "Input.dispatchMouseEvent",
+    params: { type, x: point.x, y: point.y, ...extra },
+  };
+}
+
+function clickEvents(point: Point, button: "left" | "right", clicks: number, modifiers: number) {
+  const events = [mouse("mouseMoved", point, { modifiers })];
+  for (let count = 1; count <= clicks; count++) {
+    const common = { button, clickCount: count, modifiers };
+    events.push(mouse("mousePressed", point, { ...common, buttons: button === "left" ? 1 : 2 }));
+    events.push(mouse("mouseReleased", point, { ...common, buttons: 0 }));
+  }
+  return events;
+}
+
+/**
+ * Sends input events in one round trip. If the page opens a JavaScript dialog meanwhile, the
+ * browser holds the input until it is answered: return then instead of waiting.
+ */
+async function dispatch(
+  target: TabTarget,
+  commands: { method: string; params: Record<string, unknown> }[],
+): Promise<void> {
+  const state = target.link.tab(target.native);
+  const sent = target.link.call("cdp.sequence", { tab_id: target.native, commands });
+  sent.catch(() => {});
+  const stop = new AbortController();
+  const dialog = state.waitFor(
+    (event) => event.method === "Page.javascriptDialogOpening",
+    60_000,
+    stop.signal,
+  );
+  const first = await Promise.race([
+    sent.then(() => "done"),
+    dialog.then((event) => event ? "dialog" : sent.then(() => "done")),
+  ]);
+  stop.abort();
+  if (first === "done") await sent;
+}
+
+async function act(
+  context: ToolContext,
+  target: TabTarget,
+  action: string,
+  where: { point?: Point; assurance: Assurance; ref?: string; coordinate?: number[] },
+  commands: { method: string; params: Record<string, unknown> }[],
+  lead: string,
+) {
+  const before = await observeBefore(context.workspace, target, where.point);
+  try {
+    await dispatch(target, commands);
+  } catch (error) {
+    // An action that closes its own tab (window.close()) detaches the debugger mid-input.
+    if (!await closedSince(target, before.tabSerial)) throw error;
+  }
+  const receipt = await observeAfter(context.workspace, target, before, {
+    action,
+    assurance: where.assurance,
+    ref: where.ref,
+    ...(where.coordinate ? { x: where.coordinate[0], y: where.coordinate[1] } : {}),
+  });
+  return success(renderReceipt(context.workspace, receipt, lead), {
+    tabId: target.tabId,
+    receipt,
+  });
+}
+
+/** Whether the tab closed after `serial`; waits briefly for the browser's report. */
+async function closedSince(target: TabTarget, serial: number): Promise<boolean> {
+  for (let tries = 0; tries < 10; tries++) {
+    const closed = target.link.tabChangesSince(serial).some((change) =>
+      change.kind === "closed" && change.native === target.native
+    );
+    if (closed) return true;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return false;
+}
+
+function describeWhere(where: { ref?: string; coordinate?: number[] }): string {
+  return where.ref ? where.ref : `(${where.coordinate![0]}, ${where.coordinate![1]})`;
+}
+
+async function shotContent(context: ToolContext, target: TabTarget) {
+  const image = await screenshot(context.workspace, target);
+  const block: ContentBlock = { type: "image", data: image.data, mimeType: "image/jpeg" };
+  return { image, block };
+}
+
+async function scroll(args: Args, context: ToolContext, target: TabTarget) {
+  const direction = args.scroll_direction as string | undefined;
+  if (!direction) {
+    throw missing("scroll_direction", "scroll", { scroll_direction: "down", scroll_amount: 3 });
+  }
+  const amount = (args.scroll_amount as number | undefined) ?? 3;
+  const coordinate = args.coordinate as number[] | undefined;
+  const point = coordinate
+    ? await toViewport(context.workspace, target, coordinate, "coordinate")
+    : await viewportCentre(target);
+  const distance = amount * SCROLL_STEP_PX;
+  const deltaX = direction === "left" ? -distance : direction === "right" ? distance : 0;
+  const deltaY = direction === "up" ? -distance : direction === "down" ? distance : 0;
+  const from = await pageValue<number[]>(target, "[Math.round(scrollX), Math.round(scrollY)]");
+  await dispatch(target, [mouse("mouseWheel", point, { deltaX, deltaY })]);
+  const to = await pageValue<number[]>(target, SCROLL_SETTLED);
+  const { image, block } = await shotContent(context, target);
+  const moved = from && to && (from[0] !== to[0] || from[1] !== to[1]);
+  const text = moved
+    ? `Scrolled ${direction} ${amount}; the page is now at x ${to[0]}, y ${to[1]}.`
+    : `Scrolled ${direction} ${amount} at that point; the page itself did not move (an inner ` +
+      `area may have scrolled, or the page is at its end).`;
+  return success(
+    `${text} Screenshot ${image.id} (${image.width}×${image.height}) follows.`,
+    {
+      tabId: target.tabId,
+      imageId: image.id,
+      width: image.width,
+      height: image.height,
+      scroll: to,
+    },
+    [block],
+  );
+}
+
+async function pageValue<T>(target: TabTarget, expression: string): Promise<T | null> {
+  const reply = await target.link.call("cdp", {
+    tab_id: target.native,
+    method: "Runtime.evaluate",
+    params: { expression, returnByValue: true, awaitPromise: true },
+  }).catch(() => null);
+  return ((reply?.result as { value?: T } | undefined)?.value ?? null) as T | null;
+}
+
+async function viewportCentre(target: TabTarget): Promise<Point> {
+  const size = await pageValue<number[]>(target, "[innerWidth, innerHeight]");
+  return size ? { x: size[0] / 2, y: size[1] / 2 } : { x: 100, y: 100 };
+}
+
+async function zoom(args: Args, context: ToolContext, target: TabTarget) {
+  const region = args.region as number[] | undefined;
+  if (!region) throw missing("region", "zoom", { region: [0, 0, 400, 300] });
+  const [x0, y0, x1, y1] = region;
+  if (!(x1 > x0 && y1 > y0)) {
+    throw new ToolError(
+      "tool_failure",
+      `region must be [x0, y0, x1, y1] with x1 > x0 and y1 > y0; got [${region.join(", ")}].`,
+      `Call ${example("zoom", { region: [100, 100, 500, 400] })}.`,
+    );
+  }
+  const topLeft = await toViewport(context.workspace, target, [x0, y0], "region");
+  const bottomRight = await toViewport(context.workspace, target, [x1, y1], "region");
+  const cssRegion = {
+    x: topLeft.x,
+    y: topLeft.y,
+    width: bottomRight.x - topLeft.x,
+    height: bottomRight.y - topLeft.y,
+  };
+  const shot = await capture(target, { region: cssRegion, quality: 90, upscale: true });
+  const image = keepImage(context.workspace, {
+    tabId: target.tabId,
+    data: shot.data,
+    width: shot.width,
+    height: shot.height,
+    scale: shot.cssPerPixel,
+    region: cssRegion,
+  });
+  return success(
+    `Zoom ${image.id} of [${region.join(", ")}] at ${image.width}×${image.height}. Coordinates ` +
+      `for clicks still refer to your latest full screenshot, not to this zoom.`,
+    { tabId: target.tabId, imageId: image.id, width: image.width, height: image.height },
+    [{ type: "image", data: image.data, mimeType: "image/jpeg" }],
+  );
+}
+
+async function wait(args: Args, context: ToolContext, target: TabTarget) {
+  const seconds = args.duration as number | undefined;
+  if (seconds === undefined) throw missing("duration", "wait", { duration: 2 });
+  await new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, seconds * 1000);
+    context.signal.addEventListener("abort", () => {
+      clearTimeout(timer);
+      resolve();
+    }, { once: true });
+  });
+  return success(`Waited ${seconds} s on tab ${target.tabId}.`, {
+    tabId: target.tabId,
+    waited: seconds,
+  });
+}
+
+async function scrollTo(args: Args, context: ToolContext, target: TabTarget) {
+  if (typeof args.ref !== "string") throw missing("ref", "scroll_to", { ref: "ref_12" });
+  const element = await resolveRef(context.workspace, target, args.ref, { scroll: true });
+  const box = element.box;
+  return success(
+    `Scrolled ${args.ref} into view; its box is now x ${Math.round(box.x)}, y ${
+      Math.round(box.y)
+    }, ${Math.round(box.width)}×${Math.round(box.height)} CSS px${
+      element.inViewport ? "" : " (still outside the viewport)"
+    }.`,
+    { tabId: target.tabId, ref: args.ref, box, inViewport: element.inViewport },
+  );
+}
 
 /** `computer`. */
 export const computer: Handler = async (args, context) => {
   const target = ownedTab(context.workspace, context.browsers, args.tabId as number);
-  switch (args.action) {
+  const action = args.action as string;
+  switch (action) {
     case "screenshot": {
-      const image = await screenshot(context.workspace, target);
+      const { image, block } = await shotContent(context, target);
       return success(
         `Screenshot ${image.id} of tab ${target.tabId}: ${image.width}×${image.height} px. ` +
           `Coordinates you pass to computer refer to this image's pixels.`,
         { tabId: target.tabId, imageId: image.id, width: image.width, height: image.height },
-        [{ type: "image", data: image.data, mimeType: "image/jpeg" }],
+        [block],
       );
     }
+    case "left_click":
+    case "right_click":
+    case "double_click":
+    case "triple_click": {
+      const modifiers = parseModifiers(args.modifiers as string | undefined);
+      const where = await pointFor(args, context, target, action);
+      const clicks = action === "double_click" ? 2 : action === "triple_click" ? 3 : 1;
+      const button = action === "right_click" ? "right" : "left";
+      return await act(
+        context,
+        target,
+        action,
+        where,
+        clickEvents(where.point, button, clicks, modifiers),
+        `${action} at ${describeWhere(where)}${modifiers ? ` with ${args.modifiers}` : ""}.`,
+      );
+    }
+    case "hover": {
+      const where = await pointFor(args, context, target, action);
+      return await act(
+        context,
+        target,
+        action,
+        where,
+        [mouse("mouseMoved", where.point)],
+        `Hovering at ${describeWhere(where)}.`,
+      );
+    }
+    case "left_click_drag": {
+      const start = args.start_coordinate as number[] | undefined;
+      const end = args.coordinate as number[] | undefined;
+      const shape = { start_coordinate: [100, 200], coordinate: [300, 200] };
+      if (!start) throw missing("start_coordinate", action, shape);
+      if (!end) throw missing("coordinate", action, shape);
+      const from = await toViewport(context.workspace, target, start, "start_coordinate");
+      const to = await toViewport(context.workspace, target, end, "coordinate");
+      const events = [
+        mouse("mouseMoved", from),
+        mouse("mousePressed", from, { button: "left", buttons: 1, clickCount: 1 }),
+      ];
+      for (let step = 1; step <= DRAG_STEPS; step++) {
+        const point = {
+          x: from.x + (to.x - from.x) * step / DRAG_STEPS,
+          y: from.y + (to.y - from.y) * step / DRAG_STEPS,
+        };
+        events.push(mouse("mouseMoved", point, { button: "left", buttons: 1 }));
+      }
+      events.push(mouse("mouseReleased", to, { button: "left", buttons: 0, clickCount: 1 }));
+      return await act(
+        context,
+        target,
+        action,
+        { point: from, assurance: "coordinate", coordinate: start },
+        events,
+        `Dragged from (${start.join(", ")}) to (${end.join(", ")}).`,
+      );
+    }
+    case "type": {
+      const text = args.text as string | undefined;
+      if (text === undefined) throw missing("text", action, { text: "hello" });
+      if (text.length > MAX_TYPE_CHARS) {
+        throw new ToolError(
+          "tool_failure",
+          `text is ${text.length} characters; type sends at most ${MAX_TYPE_CHARS} per call.`,
+          "Split it over several type calls, or set the field at once with form_input.",
+        );
+      }
+      if (text === "") {
+        return success("Nothing to type: text is empty.", { tabId: target.tabId });
+      }
+      return await act(
+        context,
+        target,
+        action,
+        { assurance: "none" },
+        typeEvents(text),
+        `Typed ${[...text].length} characters into the focused element.`,
+      );
+    }
+    case "key": {
+      const text = args.text as string | undefined;
+      if (text === undefined) throw missing("text", action, { text: "Return" });
+      const repeat = Math.floor((args.repeat as number | undefined) ?? 1);
+      const once = chordEvents(parseChords(text));
+      const events = Array.from({ length: repeat }, () => once).flat();
+      return await act(
+        context,
+        target,
+        action,
+        { assurance: "none" },
+        events,
+        `Pressed ${text.trim()}${repeat > 1 ? ` ×${repeat}` : ""}.`,
+      );
+    }
+    case "scroll":
+      return await scroll(args, context, target);
+    case "scroll_to":
+      return await scrollTo(args, context, target);
+    case "wait":
+      return await wait(args, context, target);
+    case "zoom":
+      return await zoom(args, context, target);
     default:
       throw new ToolError(
         "tool_failure",
-        `computer action "${args.action}" is not available in this build.`,
-        'Use action "screenshot".',
+        `action "${action}" is not a computer action.`,
+        "Use one of left_click, right_click, double_click, triple_click, hover, left_click_drag, " +
+          'type, key, scroll, scroll_to, wait, screenshot, zoom; e.g. {"action": "screenshot", ' +
+          '"tabId": 123}.',
       );
   }
 };

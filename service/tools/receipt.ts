@@ -296,8 +296,9 @@ export function renderReceipt(workspace: Workspace, receipt: Receipt, lead: stri
   const after = receipt.observedAfter;
   const facts: string[] = [lead];
   if (after.urlChanged) facts.push(`Now at ${after.urlChanged}.`);
-  else if (after.mutations > 0) facts.push(`${after.mutations} DOM changes.`);
-  else facts.push("No DOM change seen.");
+  else if (after.mutations > 0) {
+    facts.push(`${after.mutations} DOM change${after.mutations === 1 ? "" : "s"}.`);
+  } else facts.push("No DOM change seen.");
   const delta = receipt.tabDelta;
   if (delta?.opened.length) {
     facts.push(
@@ -310,7 +311,10 @@ export function renderReceipt(workspace: Workspace, receipt: Receipt, lead: stri
   if (receipt.target && (receipt.target.role || receipt.target.name)) {
     sourced.push(`target: ${quote(receipt.target)}`);
   }
-  if (after.focus) sourced.push(`focused: ${quote(after.focus)}`);
+  const focus = after.focus && quote(after.focus);
+  if (focus && !(receipt.target && quote(receipt.target) === focus)) {
+    sourced.push(`focused: ${focus}`);
+  }
   if (after.titleChanged !== undefined) sourced.push(`title: "${after.titleChanged}"`);
   if (after.alertOrStatus !== undefined) sourced.push(`dialog says: "${after.alertOrStatus}"`);
   const text = facts.join(" ");

@@ -1,0 +1,92 @@
+import { assertEquals } from "../../tests/support/assert.ts";
+import { Ring, TabState } from "./tab_state.ts";
+
+Deno.test("a ring keeps the newest items and counts evictions", () => {
+  const ring = new Ring<number>(3);
+  for (const n of [1, 2, 3, 4, 5]) ring.push(n);
+  assertEquals([...ring.items()], [3, 4, 5]);
+  assertEquals(ring.evicted, 2);
+  ring.clear();
+  assertEquals([ring.items().length, ring.evicted], [0, 0]);
+});
+
+Deno.test("console events become readable lines, with object previews", () => {
+  const tab = new TabState();
+  tab.apply({
+    method: "Runtime.consoleAPICalled",
+    params: {
+      type: "log",
+      timestamp: 1,
+      args: [
+        { type: "string", value: "boot" },
+        { type: "number", value: 42 },
+        {
+          type: "object",
+          preview: { properties: [{ name: "mode", type: "string", value: "test" }] },
+        },
+      ],
+      stackTrace: { callFrames: [{ url: "http://x/a.js", lineNumber: 9 }] },
+    },
+  });
+  tab.apply({
+    method: "Runtime.exceptionThrown",
+    params: { timestamp: 2, exceptionDetails: { exception: { description: "Error: late" } } },
+  });
+  const [log, exception] = tab.console.items();
+  assertEquals([log.level, log.text, log.line], ["log", 'boot 42 {mode: "test"}', 10]);
+  assertEquals([exception.level, exception.source, exception.text], [
+    "error",
+    "exception",
+    "Error: late",
+  ]);
+});
+
+Deno.test("a request is followed through redirect, response and finish", () => {
+  const tab = new TabState();
+  tab.apply({
+    method: "Network.requestWillBeSent",
+    params: { requestId: "1", request: { url: "http://a/", method: "GET" }, timestamp: 10 },
+  });
+  tab.apply({
+    method: "Network.requestWillBeSent",
+    params: {
+      requestId: "1",
+      request: { url: "http://a/b", method: "GET" },
+      redirectResponse: { status: 302 },
+      timestamp: 10.1,
+      type: "Document",
+    },
+  });
+  tab.apply({
+    method: "Network.responseReceived",
+    params: { requestId: "1", response: { status: 200, mimeType: "text/html" } },
+  });
+  tab.apply({
+    method: "Network.loadingFinished",
+    params: { requestId: "1", timestamp: 10.35, encodedDataLength: 99 },
+  });
+  const [first, second] = tab.network.items();
+  assertEquals([first.url, first.status], ["http://a/", 302]);
+  assertEquals([second.url, second.status, second.durationMs, second.bytes], [
+    "http://a/b",
+    200,
+    250,
+    99,
+  ]);
+});
+
+Deno.test("waiters resolve on a matching event, on timeout, or when aborted", async () => {
+  const tab = new TabState();
+  const dialog = tab.waitFor((e) => e.method === "Page.javascriptDialogOpening", 1_000);
+  tab.apply({ method: "Page.javascriptDialogOpening", params: { type: "alert", message: "hi" } });
+  assertEquals((await dialog)?.params.message, "hi");
+  assertEquals(tab.dialog?.message, "hi");
+  tab.apply({ method: "Page.javascriptDialogClosed", params: {} });
+  assertEquals(tab.dialog, null);
+
+  assertEquals(await tab.waitFor(() => true, 5), null);
+  const stop = new AbortController();
+  const aborted = tab.waitFor(() => false, 10_000, stop.signal);
+  stop.abort();
+  assertEquals(await aborted, null);
+});

@@ -1,0 +1,112 @@
+/**
+ * The tool benchmark: a fixed journey over the fixture site, repeated, through a real MCP
+ * client, all three processes and headless Chromium. Prints, per tool (and computer action),
+ * the median and slowest latency and the characters each call returns (text, and image data
+ * separately). Not a test: it asserts nothing about time.
+ *
+ * Run: `deno task bench [rounds]`.
+ */
+
+import { type CallResult, startSession } from "../support/session.ts";
+
+interface Sample {
+  ms: number;
+  text: number;
+  image: number;
+  failed: boolean;
+}
+
+const rounds = Math.max(1, Number(Deno.args[0] ?? 5));
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+}
+
+const s = await startSession();
+const samples = new Map<string, Sample[]>();
+try {
+  const { tools } = await s.client.listTools();
+  const advertised = new Set(tools.map((tool: { name: string }) => tool.name));
+  const measure = async (label: string, name: string, args: Record<string, unknown>) => {
+    if (!advertised.has(name)) return null;
+    const started = performance.now();
+    const result = await s.call(name, args) as CallResult;
+    const ms = performance.now() - started;
+    const text = result.content.reduce((sum, b) => sum + (b.text?.length ?? 0), 0);
+    const image = result.content.reduce((sum, b) => sum + (b.data?.length ?? 0), 0);
+    const list = samples.get(label) ?? [];
+    list.push({ ms, text, image, failed: result.isError === true });
+    samples.set(label, list);
+    return result;
+  };
+
+  const context = await measure("tabs_context_mcp", "tabs_context_mcp", { createIfEmpty: true });
+  const tabId = (context!.structuredContent as { tabs: { tabId: number }[] }).tabs[0].tabId;
+  for (let round = 0; round < rounds; round++) {
+    await measure("update_plan", "update_plan", {
+      domains: ["127.0.0.1"],
+      approach: ["Open the bench", "Click, type, scroll", "Read logs"],
+    });
+    await measure("navigate", "navigate", { url: s.fixtures.url("/actions.html"), tabId });
+    await measure("computer screenshot", "computer", { action: "screenshot", tabId });
+    await measure("computer left_click", "computer", {
+      action: "left_click",
+      coordinate: [200, 100],
+      tabId,
+    });
+    await measure("computer hover", "computer", { action: "hover", coordinate: [450, 435], tabId });
+    await s.call("computer", { action: "left_click", coordinate: [100, 435], tabId });
+    await measure("computer type", "computer", {
+      action: "type",
+      text: "lighthouse keeper",
+      tabId,
+    });
+    await measure("computer key", "computer", { action: "key", text: "ctrl+a Delete", tabId });
+    await measure("computer left_click_drag", "computer", {
+      action: "left_click_drag",
+      start_coordinate: [100, 500],
+      coordinate: [400, 500],
+      tabId,
+    });
+    await measure("computer scroll", "computer", {
+      action: "scroll",
+      scroll_direction: "down",
+      scroll_amount: 3,
+      tabId,
+    });
+    await measure("computer zoom", "computer", { action: "zoom", region: [0, 0, 400, 200], tabId });
+    await measure("get_page_text", "get_page_text", { tabId });
+    await measure("read_page", "read_page", { tabId, filter: "interactive" });
+    await measure("find", "find", { tabId, query: "name field" });
+    await measure("navigate (logs page)", "navigate", { url: s.fixtures.url("/logs.html"), tabId });
+    await measure("read_console_messages", "read_console_messages", { tabId, clear: true });
+    await measure("read_network_requests", "read_network_requests", { tabId, clear: true });
+    await measure("navigate back", "navigate", { url: "back", tabId });
+    await measure("resize_window", "resize_window", {
+      width: round % 2 ? 1280 : 1100,
+      height: 800,
+      tabId,
+    });
+  }
+} finally {
+  await s.close();
+}
+
+const rows = [...samples.entries()].map(([label, list]) => [
+  label,
+  String(list.length),
+  median(list.map((x) => x.ms)).toFixed(0),
+  Math.max(...list.map((x) => x.ms)).toFixed(0),
+  median(list.map((x) => x.text)).toFixed(0),
+  median(list.map((x) => x.image)).toFixed(0),
+  String(list.filter((x) => x.failed).length),
+]);
+const header = ["tool", "calls", "median ms", "max ms", "text chars", "image chars", "errors"];
+const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+const line = (cells: string[]) =>
+  cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join("  ");
+console.log(`Ghostlight tool benchmark: ${rounds} rounds of the fixture journey\n`);
+console.log(line(header));
+for (const row of rows) console.log(line(row));

@@ -1,0 +1,319 @@
+/**
+ * Every `computer` action end to end: a real MCP client, all three processes, headless
+ * Chromium, on the action bench fixture, which records what it received. Each step reads the
+ * page's own record back (get_page_text) and checks it.
+ */
+
+import { decodeBase64 } from "../shared/base64.ts";
+import { jpegSize } from "../service/tools/jpeg.ts";
+import { assert, assertEquals, assertMatch } from "./support/assert.ts";
+import { type CallResult, type E2ESession, startSession } from "./support/session.ts";
+
+interface BenchState {
+  events: {
+    type: string;
+    x: number;
+    y: number;
+    button: number;
+    detail: number;
+    ctrl: boolean;
+    shift: boolean;
+  }[];
+  keys: string[];
+  value: string;
+  hovered: boolean;
+  drag: { from: number[]; to: number[] } | null;
+  scrollY: number;
+}
+
+async function benchState(s: E2ESession, tabId: number): Promise<BenchState> {
+  const text = s.text(await s.ok("get_page_text", { tabId }));
+  const match = /STATE (\{.*\}) END/.exec(text);
+  assert(match !== null, `the bench shows its state: ${text.slice(0, 500)}`);
+  return JSON.parse(match[1]);
+}
+
+function image(result: CallResult): { width: number; height: number } {
+  const block = result.content.find((b) => b.type === "image");
+  assert(block?.data, "an image block");
+  assertEquals(block.mimeType, "image/jpeg");
+  const size = jpegSize(decodeBase64(block.data));
+  assert(size !== null, "the image decodes as JPEG");
+  return size;
+}
+
+function near(actual: number, expected: number, what: string): void {
+  assert(Math.abs(actual - expected) <= 1, `${what}: expected ${expected}, got ${actual}`);
+}
+
+async function failure(s: E2ESession, args: Record<string, unknown>): Promise<string> {
+  const result = await s.call("computer", args);
+  assert(result.isError, `expected an error for ${JSON.stringify(args)}`);
+  return s.text(result);
+}
+
+Deno.test("computer: every action lands on the page as real input", async (t) => {
+  const s = await startSession();
+  try {
+    const tabId = await s.firstTab();
+    await s.ok("navigate", { url: s.fixtures.url("/actions.html"), tabId });
+
+    await t.step("screenshot keeps an id and sets the coordinate space", async () => {
+      const shot = await s.ok("computer", { action: "screenshot", tabId });
+      const size = image(shot);
+      assertEquals(shot.structuredContent?.width, size.width);
+      assertMatch(String(shot.structuredContent?.imageId), /^img_\d+$/);
+    });
+
+    await t.step("left_click at a coordinate, with a receipt", async () => {
+      const result = await s.ok("computer", {
+        action: "left_click",
+        coordinate: [200, 100],
+        tabId,
+      });
+      const receipt = result.structuredContent?.receipt as Record<string, unknown>;
+      assertEquals(receipt.targetAssurance, "coordinate");
+      assertMatch(s.text(result), /click pad/);
+      assertMatch(s.text(result), /trust="untrusted"/);
+      const state = await benchState(s, tabId);
+      const click = state.events.at(-1)!;
+      assertEquals([click.type, click.button, click.detail], ["click", 0, 1]);
+      near(click.x, 200, "x");
+      near(click.y, 100, "y");
+    });
+
+    await t.step("modifiers reach the click", async () => {
+      await s.ok("computer", {
+        action: "left_click",
+        coordinate: [300, 150],
+        modifiers: "ctrl+shift",
+        tabId,
+      });
+      const click = (await benchState(s, tabId)).events.at(-1)!;
+      assertEquals([click.ctrl, click.shift], [true, true]);
+    });
+
+    await t.step("double_click and triple_click", async () => {
+      await s.ok("computer", { action: "double_click", coordinate: [250, 120], tabId });
+      let events = (await benchState(s, tabId)).events;
+      assertEquals(events.at(-1)!.type, "dblclick");
+      await s.ok("computer", { action: "triple_click", coordinate: [250, 120], tabId });
+      events = (await benchState(s, tabId)).events;
+      assertEquals(events.filter((e) => e.type === "click").at(-1)!.detail, 3);
+    });
+
+    await t.step("right_click opens the context menu event", async () => {
+      await s.ok("computer", { action: "right_click", coordinate: [210, 110], tabId });
+      const last = (await benchState(s, tabId)).events.at(-1)!;
+      assertEquals([last.type, last.button], ["contextmenu", 2]);
+    });
+
+    await t.step("hover moves the mouse over an element", async () => {
+      await s.ok("computer", { action: "hover", coordinate: [450, 435], tabId });
+      assertEquals((await benchState(s, tabId)).hovered, true);
+    });
+
+    await t.step("type sends real key events into the focused field", async () => {
+      await s.ok("computer", { action: "left_click", coordinate: [100, 435], tabId });
+      const typed = await s.ok("computer", { action: "type", text: "Hi there", tabId });
+      assertMatch(s.text(typed), /Hi there/);
+      const state = await benchState(s, tabId);
+      assertEquals(state.value, "Hi there");
+      assertEquals(state.keys.slice(-8).join(""), "Hi there");
+    });
+
+    await t.step("key chords, shift+Tab and repeat", async () => {
+      await s.ok("computer", { action: "key", text: "ctrl+a Delete", tabId });
+      let state = await benchState(s, tabId);
+      assertEquals(state.value, "");
+      assert(state.keys.includes("a+ctrl"), JSON.stringify(state.keys));
+      await s.ok("computer", { action: "key", text: "Return", repeat: 3, tabId });
+      state = await benchState(s, tabId);
+      assertEquals(state.keys.slice(-3), ["Enter", "Enter", "Enter"]);
+      await s.ok("computer", { action: "key", text: "shift+Tab", tabId });
+      state = await benchState(s, tabId);
+      assertEquals(state.keys.at(-1), "Tab+shift");
+    });
+
+    await t.step("refs from find: click and scroll_to", async () => {
+      const ref = async (query: string) => {
+        const found = await s.ok("find", { query, tabId });
+        const matches = found.structuredContent?.matches as { ref: string }[];
+        assert(matches.length > 0, `find ${query}: ${s.text(found)}`);
+        return matches[0].ref;
+      };
+      const field = await ref("Name field");
+      await s.ok("computer", { action: "key", text: "Escape", tabId });
+      const clicked = await s.ok("computer", { action: "triple_click", ref: field, tabId });
+      assertEquals(
+        (clicked.structuredContent?.receipt as { targetAssurance: string }).targetAssurance,
+        "ref",
+      );
+      await s.ok("computer", { action: "type", text: "via ref", tabId });
+      assertEquals((await benchState(s, tabId)).value, "via ref");
+
+      const far = await ref("Far below");
+      const scrolled = await s.ok("computer", { action: "scroll_to", ref: far, tabId });
+      assertMatch(s.text(scrolled), /into view/);
+      assert((await benchState(s, tabId)).scrollY > 1000, "the page scrolled to the element");
+      await s.ok("computer", {
+        action: "scroll",
+        scroll_direction: "up",
+        scroll_amount: 10,
+        tabId,
+      });
+      await s.ok("computer", {
+        action: "scroll",
+        scroll_direction: "up",
+        scroll_amount: 10,
+        tabId,
+      });
+      await s.ok("computer", {
+        action: "scroll",
+        scroll_direction: "up",
+        scroll_amount: 10,
+        tabId,
+      });
+
+      assertMatch(
+        await failure(s, { action: "left_click", ref: "ref_99999", tabId }),
+        /ref_99999 is not on this page/,
+      );
+      assertMatch(
+        await failure(s, { action: "scroll_to", tabId }),
+        /ref is required for scroll_to/,
+      );
+    });
+
+    await t.step("left_click_drag presses, moves and releases", async () => {
+      await s.ok("computer", {
+        action: "left_click_drag",
+        start_coordinate: [100, 500],
+        coordinate: [400, 510],
+        tabId,
+      });
+      const drag = (await benchState(s, tabId)).drag!;
+      near(drag.from[0], 100, "drag start x");
+      near(drag.to[0], 400, "drag end x");
+      near(drag.to[1], 510, "drag end y");
+    });
+
+    await t.step("a click on a disabled button reports the blocker", async () => {
+      const result = await s.ok("computer", {
+        action: "left_click",
+        coordinate: [950, 485],
+        tabId,
+      });
+      const receipt = result.structuredContent?.receipt as { blockers: { kind: string }[] };
+      assertEquals(receipt.blockers.map((b) => b.kind), ["disabled"]);
+    });
+
+    await t.step("scroll moves the page and returns a screenshot", async () => {
+      const result = await s.ok("computer", {
+        action: "scroll",
+        scroll_direction: "down",
+        scroll_amount: 5,
+        tabId,
+      });
+      image(result);
+      assertEquals((await benchState(s, tabId)).scrollY, 500);
+      await s.ok("computer", {
+        action: "scroll",
+        scroll_direction: "up",
+        scroll_amount: 10,
+        tabId,
+      });
+      assertEquals((await benchState(s, tabId)).scrollY, 0);
+    });
+
+    await t.step("zoom renders a region larger, under its own id", async () => {
+      const result = await s.ok("computer", { action: "zoom", region: [0, 0, 200, 100], tabId });
+      const size = image(result);
+      assert(size.width >= 400, `zoom is magnified: ${size.width}`);
+      near(size.width / size.height, 2, "aspect ratio");
+    });
+
+    await t.step("wait waits", async () => {
+      const started = Date.now();
+      await s.ok("computer", { action: "wait", duration: 0.3, tabId });
+      assert(Date.now() - started >= 300, "waited at least the duration");
+    });
+
+    await t.step(
+      "a popup and a target=_blank tab become the agent's, with a tab delta",
+      async () => {
+        const result = await s.ok("computer", {
+          action: "left_click",
+          coordinate: [760, 435],
+          tabId,
+        });
+        const delta = (result.structuredContent?.receipt as {
+          tabDelta?: { opened: { tabId: number }[] };
+        }).tabDelta;
+        assert(delta && delta.opened.length === 1, `a tab delta: ${s.text(result)}`);
+        const popup = delta.opened[0].tabId;
+        assertMatch(s.text(result), new RegExp(`Opened tab ${popup}`));
+        const listed = await s.ok("tabs_context_mcp", {});
+        const ids = (listed.structuredContent as { tabs: { tabId: number }[] }).tabs.map((t) =>
+          t.tabId
+        );
+        assert(ids.includes(popup), `the popup is listed: ${s.text(listed)}`);
+        const closing = await s.ok("computer", {
+          action: "left_click",
+          coordinate: [60, 75],
+          tabId: popup,
+        });
+        const closed = (closing.structuredContent?.receipt as { tabDelta?: { closed: number[] } })
+          .tabDelta;
+        assertEquals(closed?.closed, [popup]);
+
+        const blank = await s.ok("computer", {
+          action: "left_click",
+          coordinate: [870, 428],
+          tabId,
+        });
+        const opened = (blank.structuredContent?.receipt as {
+          tabDelta?: { opened: { tabId: number }[] };
+        }).tabDelta?.opened ?? [];
+        assertEquals(opened.length, 1, s.text(blank));
+        const text = s.text(await s.ok("get_page_text", { tabId: opened[0].tabId }));
+        assertMatch(text, /Child page opened/);
+      },
+    );
+
+    await t.step("argument errors name the field and show a correct call", async () => {
+      assertMatch(
+        await failure(s, { action: "left_click", tabId }),
+        /coordinate \(or ref\) is required for left_click[\s\S]*"coordinate":\[400,300\]/,
+      );
+      assertMatch(await failure(s, { action: "type", tabId }), /text is required for type/);
+      assertMatch(
+        await failure(s, { action: "key", text: "ctrl+Banana", tabId }),
+        /unknown key name "Banana"/,
+      );
+      assertMatch(
+        await failure(s, { action: "left_click_drag", coordinate: [1, 1], tabId }),
+        /start_coordinate is required/,
+      );
+      assertMatch(
+        await failure(s, { action: "scroll", tabId }),
+        /scroll_direction is required for scroll/,
+      );
+      assertMatch(await failure(s, { action: "zoom", region: [5, 5, 1, 1], tabId }), /x1 > x0/);
+      assertMatch(
+        await failure(s, { action: "left_click", coordinate: [99999, 5], tabId }),
+        /outside your latest screenshot/,
+      );
+      assertMatch(
+        await failure(s, { action: "left_click", modifiers: "hyper", coordinate: [5, 5], tabId }),
+        /modifiers: "hyper" is not a modifier/,
+      );
+      assertMatch(
+        await failure(s, { action: "screenshot", tabId: tabId + 999 }),
+        /is not one of your tabs/,
+      );
+    });
+  } finally {
+    await s.close();
+  }
+});

@@ -1,0 +1,223 @@
+/**
+ * navigate, read_console_messages, read_network_requests, resize_window and update_plan end to
+ * end, in a headless Chromium with device scale factor 2; and the screenshot coordinate model
+ * on a viewport wider than 1568 px, so the screenshot really is downscaled.
+ */
+
+import { decodeBase64 } from "../shared/base64.ts";
+import { jpegSize } from "../service/tools/jpeg.ts";
+import { assert, assertEquals, assertMatch } from "./support/assert.ts";
+import { executable } from "./support/env.ts";
+import { type E2ESession, startSession } from "./support/session.ts";
+
+async function failureText(
+  s: E2ESession,
+  tool: string,
+  args: Record<string, unknown>,
+): Promise<string> {
+  const result = await s.call(tool, args);
+  assert(result.isError, `expected ${tool} to fail for ${JSON.stringify(args)}`);
+  return s.text(result);
+}
+
+async function benchState(s: E2ESession, tabId: number) {
+  const text = s.text(await s.ok("get_page_text", { tabId }));
+  const match = /STATE (\{.*\}) END/.exec(text);
+  assert(match !== null, `the bench shows its state: ${text.slice(0, 300)}`);
+  return JSON.parse(match[1]) as {
+    events: { type: string; x: number; y: number }[];
+    dpr: number;
+    width: number;
+  };
+}
+
+async function eventually(check: () => Promise<boolean>, what: string): Promise<void> {
+  for (let tries = 0; tries < 40; tries++) {
+    if (await check()) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+Deno.test("navigate, console, network, resize and plan in a HiDPI browser", async (t) => {
+  const s = await startSession({ launchArgs: ["--device-scale-factor", "2"] });
+  try {
+    const tabId = await s.firstTab();
+
+    await t.step("console messages are buffered from the first touch", async () => {
+      await s.ok("navigate", { url: s.fixtures.url("/logs.html"), tabId });
+      let text = "";
+      await eventually(async () => {
+        text = s.text(await s.ok("read_console_messages", { tabId }));
+        return /late failure/.test(text) && /data says lit/.test(text);
+      }, "the page's console output");
+      assertMatch(text, /\[log\] boot ok 42/);
+      assertMatch(text, /\[warning\] careful: low fog/);
+      assertMatch(text, /\[error\] broken thing in the lighthouse/);
+      assertMatch(text, /\[error exception\] .*late failure/);
+      assertMatch(text, /trust="untrusted"/);
+
+      const errors = await s.ok("read_console_messages", { tabId, onlyErrors: true });
+      const levels = (errors.structuredContent?.messages as { level: string }[]).map((m) =>
+        m.level
+      );
+      assert(levels.length >= 2 && levels.every((level) => level === "error"), String(levels));
+
+      const fog = await s.ok("read_console_messages", { tabId, pattern: "FOG|nothing" });
+      assertEquals(fog.structuredContent?.total, 1);
+      const last = await s.ok("read_console_messages", { tabId, limit: 1 });
+      assertEquals((last.structuredContent?.messages as unknown[]).length, 1);
+
+      assertMatch(
+        await failureText(s, "read_console_messages", { tabId, pattern: "(" }),
+        /pattern is not a valid regular expression/,
+      );
+      await s.ok("read_console_messages", { tabId, clear: true });
+      const cleared = await s.ok("read_console_messages", { tabId });
+      assertEquals(cleared.structuredContent?.total, 0);
+    });
+
+    await t.step("network requests with status, method and type", async () => {
+      const all = await s.ok("read_network_requests", { tabId });
+      const requests = all.structuredContent?.requests as {
+        method: string;
+        url: string;
+        status?: number;
+        type?: string;
+      }[];
+      const page = requests.find((r) => r.url.endsWith("/logs.html"));
+      assertEquals([page?.method, page?.status, page?.type], ["GET", 200, "Document"]);
+      const missing = requests.find((r) => r.url.endsWith("/api/missing.json"));
+      assertEquals([missing?.method, missing?.status], ["POST", 404]);
+      assertMatch(s.text(all), /POST 404 http:\/\/127\.0\.0\.1:\d+\/api\/missing\.json/);
+
+      const data = await s.ok("read_network_requests", { tabId, urlPattern: "data.json" });
+      assertEquals(data.structuredContent?.total, 1);
+      await s.ok("read_network_requests", { tabId, clear: true });
+      assertEquals(
+        (await s.ok("read_network_requests", { tabId })).structuredContent?.total,
+        0,
+      );
+    });
+
+    await t.step("events after an action land in the buffers", async () => {
+      await s.ok("computer", { action: "screenshot", tabId });
+      await s.ok("computer", { action: "left_click", coordinate: [70, 75], tabId });
+      await eventually(async () => {
+        const net = await s.ok("read_network_requests", { tabId, urlPattern: "click=1" });
+        return net.structuredContent?.total === 1;
+      }, "the click's fetch");
+      const logs = await s.ok("read_console_messages", { tabId, pattern: "^clicked" });
+      assertMatch(s.text(logs), /clicked 1/);
+    });
+
+    await t.step("navigate: scheme default, redirects, history", async () => {
+      const bare = s.fixtures.url("/index.html").replace("http://", "");
+      const plain = await s.ok("navigate", { url: bare, tabId });
+      assertEquals(plain.structuredContent?.url, s.fixtures.url("/index.html"));
+      assertMatch(s.text(plain), /Ghostlight fixture home/);
+
+      const redirected = await s.ok("navigate", {
+        url: s.fixtures.url("/redirect?to=/actions.html"),
+        tabId,
+      });
+      assertEquals(redirected.structuredContent?.url, s.fixtures.url("/actions.html"));
+      assertMatch(s.text(redirected), /redirected from .*\/redirect\?to=/);
+
+      const back = await s.ok("navigate", { url: "back", tabId });
+      assertEquals(back.structuredContent?.url, s.fixtures.url("/index.html"));
+      const forward = await s.ok("navigate", { url: "forward", tabId });
+      assertEquals(forward.structuredContent?.url, s.fixtures.url("/actions.html"));
+    });
+
+    await t.step("navigate: a leave-page prompt stops it unless forced", async () => {
+      await s.ok("navigate", { url: s.fixtures.url("/leave.html"), tabId });
+      await s.ok("computer", { action: "left_click", coordinate: [100, 80], tabId });
+      await s.ok("computer", { action: "type", text: "draft", tabId });
+      const refused = await failureText(s, "navigate", {
+        url: s.fixtures.url("/index.html"),
+        tabId,
+      });
+      assertMatch(refused, /asked to stay[\s\S]*force: true/);
+      const still = s.text(await s.ok("get_page_text", { tabId }));
+      assertMatch(still, /asks before you leave/);
+      const forced = await s.ok("navigate", {
+        url: s.fixtures.url("/index.html"),
+        force: true,
+        tabId,
+      });
+      assertEquals(forced.structuredContent?.url, s.fixtures.url("/index.html"));
+    });
+
+    await t.step("navigate: clear errors", async () => {
+      assertMatch(
+        await failureText(s, "navigate", { url: "javascript:alert(1)", tabId }),
+        /only opens http and https/,
+      );
+      assertMatch(
+        await failureText(s, "navigate", { url: "http://127.0.0.1:9/", tabId }),
+        /Could not load http:\/\/127\.0\.0\.1:9\/: net::ERR_/,
+      );
+      assertMatch(
+        await failureText(s, "navigate", { url: "https://example.com", tabId: 42 }),
+        /Tab 42 is not one of your tabs/,
+      );
+    });
+
+    await t.step(
+      "coordinates land exactly on a downscaled screenshot at scale factor 2",
+      async () => {
+        const resized = await s.ok("resize_window", { width: 1900, height: 1000, tabId });
+        assertMatch(s.text(resized), /1900×1000/);
+        await s.ok("navigate", { url: s.fixtures.url("/actions.html"), tabId });
+        const shot = await s.ok("computer", { action: "screenshot", tabId });
+        const block = shot.content.find((b) => b.type === "image")!;
+        const size = jpegSize(decodeBase64(block.data!))!;
+        assertEquals(size.width, 1568, "the screenshot is downscaled to 1568 px wide");
+        const before = await benchState(s, tabId);
+        assertEquals(before.dpr, 2);
+        assert(before.width > 1568, `viewport ${before.width}`);
+        for (const [x, y] of [[784, 200], [1500, 50], [13, 330]]) {
+          await s.ok("computer", { action: "left_click", coordinate: [x, y], tabId });
+          const click = (await benchState(s, tabId)).events.at(-1)!;
+          const scale = before.width / size.width;
+          assert(Math.abs(click.x - x * scale) <= 1, `x ${x} → ${click.x}, expected ${x * scale}`);
+          assert(Math.abs(click.y - y * scale) <= 1, `y ${y} → ${click.y}, expected ${y * scale}`);
+        }
+        assertMatch(
+          await failureText(s, "resize_window", { width: 50, height: 800, tabId }),
+          /width must be between 200 and 8192/,
+        );
+      },
+    );
+
+    await t.step("update_plan is recorded and shown in ghostlight status", async () => {
+      const plan = await s.ok("update_plan", {
+        domains: ["https://example.com/path", "docs.example.org"],
+        approach: ["Open the docs", "Read the install page"],
+      });
+      assertMatch(s.text(plan), /2 steps on example\.com, docs\.example\.org/);
+      const { command, args } = executable("service", [
+        "--instance",
+        s.testEnv.instance,
+        "status",
+        "--json",
+      ]);
+      const output = await new Deno.Command(command, {
+        args,
+        env: s.testEnv.env,
+        clearEnv: true,
+        stdout: "piped",
+        stderr: "null",
+      }).output();
+      const status = JSON.parse(new TextDecoder().decode(output.stdout));
+      assertEquals(status.plans[0].approach, ["Open the docs", "Read the install page"]);
+      assertMatch(
+        await failureText(s, "update_plan", { domains: [], approach: [] }),
+        /approach must list at least one step/,
+      );
+    });
+  } finally {
+    await s.close();
+  }
+});
