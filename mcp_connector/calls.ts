@@ -83,7 +83,7 @@ export class CallBook {
       const startedAt = Date.now();
       let progress = 0;
       const ticker = progressToken === undefined ? undefined : setInterval(() => {
-        const seconds = Math.round((Date.now() - startedAt) / 1000);
+        const seconds = ((Date.now() - startedAt) / 1000).toFixed(1);
         this.#peer.notify("notifications/progress", {
           progressToken,
           progress: ++progress,

@@ -161,3 +161,16 @@ export async function waitFor(
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
+
+/** Runs `ghostlight service` for the test's instance in the foreground, as its own process. */
+export function startService(testEnv: TestEnv): Deno.ChildProcess {
+  const { command, args } = executable("service", ["--instance", testEnv.instance, "service"]);
+  return new Deno.Command(command, {
+    args,
+    env: testEnv.env,
+    clearEnv: true,
+    stdin: "null",
+    stdout: "null",
+    stderr: "null",
+  }).spawn();
+}

@@ -1,0 +1,300 @@
+/**
+ * Truthful failure, end to end through the real connector, service and headless Chromium: the
+ * caller deadline, progress, cancellation of a queued call, the queue deadline, the service
+ * killed during calls and recovery afterwards, and the connector's own exit. Slow calls are real:
+ * `navigate` to pages this test's own server holds back.
+ */
+
+import { fetchStatus } from "../service/control/mod.ts";
+import { resolveInstancePaths } from "../shared/instance.ts";
+import { assert, assertEquals, assertMatch } from "./support/assert.ts";
+import { launchBrowser } from "./support/browser.ts";
+import { executable, makeTestEnv } from "./support/env.ts";
+import { envelope, startConnector, startService, type Transcript, waitFor } from "./mcp_support.ts";
+
+interface SlowServer {
+  url(tag: string, ms: number): string;
+  /** Tags the browser requested. */
+  seen: string[];
+  close(): Promise<void>;
+}
+
+/** Pages that answer after `ms`, titled by their tag; every request is recorded. */
+function serveSlowPages(): SlowServer {
+  const seen: string[] = [];
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, async (req) => {
+    const url = new URL(req.url);
+    const tag = url.searchParams.get("tag");
+    if (tag === null) return new Response("", { status: 404 });
+    seen.push(tag);
+    await new Promise((resolve) => setTimeout(resolve, Number(url.searchParams.get("ms") ?? 0)));
+    return new Response(`<!doctype html><title>slow ${tag}</title><p>page ${tag}</p>`, {
+      headers: { "content-type": "text/html; charset=utf-8" },
+    });
+  });
+  const origin = `http://127.0.0.1:${server.addr.port}`;
+  return {
+    seen,
+    url: (tag, ms) => `${origin}/slow?tag=${tag}&ms=${ms}`,
+    close: () => server.shutdown(),
+  };
+}
+
+const INIT = '{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":' +
+  '"2025-11-25","capabilities":{},"clientInfo":{"name":"fault","version":"1"}}}';
+
+/** Initializes a 2025 connection and opens its first tab. */
+async function legacyWithTab(mcp: Transcript): Promise<number> {
+  await mcp.send(INIT);
+  await mcp.nextJson(30_000);
+  await mcp.send('{"jsonrpc":"2.0","method":"notifications/initialized"}');
+  await mcp.send(call(1, "tabs_context_mcp", { createIfEmpty: true }));
+  const context = await mcp.nextJson();
+  const structured = (context.result as { structuredContent: { tabs: { tabId: number }[] } })
+    .structuredContent;
+  return structured.tabs[0].tabId;
+}
+
+function call(id: number | string, name: string, args: Record<string, unknown>, meta?: object) {
+  return JSON.stringify({
+    jsonrpc: "2.0",
+    id,
+    method: "tools/call",
+    params: { name, arguments: args, ...(meta ? { _meta: meta } : {}) },
+  });
+}
+
+function toolError(id: number | string, text: string) {
+  return { jsonrpc: "2.0", id, result: { content: [{ type: "text", text }], isError: true } };
+}
+
+const BROKE = "Outcome unknown: The connection to the Ghostlight service broke during this " +
+  "call.\nIt may or may not have happened: inspect the page before retrying.";
+
+Deno.test("failures are told truthfully and recovered from", async (t) => {
+  const testEnv = await makeTestEnv("flt");
+  testEnv.env.GHOSTLIGHT_QUEUE_DEADLINE_MS = "1500";
+  const paths = resolveInstancePaths(testEnv.instance, (key) => testEnv.env[key]);
+  const slow = serveSlowPages();
+  let service = startService(testEnv);
+  await waitFor(async () => (await fetchStatus(paths.controlSocket)).service !== null, "service");
+  const browser = await launchBrowser(testEnv);
+  const opened: Transcript[] = [];
+  const connector = (env: Record<string, string> = {}) => {
+    const mcp = startConnector(testEnv, env);
+    opened.push(mcp);
+    return mcp;
+  };
+  const seenAfter = async (tag: string) =>
+    await waitFor(() => Promise.resolve(slow.seen.includes(tag)), `the browser to ask for ${tag}`);
+  try {
+    await t.step("F01 deadline: one outcome_unknown answer, progress before it only", async () => {
+      const mcp = connector({
+        GHOSTLIGHT_CALL_DEADLINE_MS: "1500",
+        GHOSTLIGHT_PROGRESS_INTERVAL_MS: "400",
+      });
+      const tabId = await legacyWithTab(mcp);
+      const startedAt = Date.now();
+      await mcp.send(call(2, "navigate", { url: slow.url("late", 4000), tabId }, {
+        progressToken: "p-late",
+      }));
+      const progress: number[] = [];
+      let answer = await mcp.nextJson();
+      while (answer.method === "notifications/progress") {
+        const params = answer.params as {
+          progressToken: string;
+          progress: number;
+          message: string;
+        };
+        assertEquals(params.progressToken, "p-late");
+        assertMatch(params.message, /^navigate is still running after \d+\.\d s$/);
+        progress.push(params.progress);
+        answer = await mcp.nextJson();
+      }
+      const waited = Date.now() - startedAt;
+      assert(waited >= 1400 && waited < 3500, `answered after ${waited} ms`);
+      assertEquals(progress, [1, 2, 3]);
+      assertEquals(
+        JSON.stringify(answer),
+        JSON.stringify(toolError(
+          2,
+          "Outcome unknown: The browser did not finish this call within 1.5 s; it may still be " +
+            "happening.\nInspect the page (tabs_context_mcp, get_page_text or a screenshot) " +
+            "before retrying; do not simply repeat it.",
+        )),
+      );
+      // The work settles privately: nothing more is said about request 2.
+      await mcp.expectSilence(3000);
+      await mcp.send(call(3, "get_page_text", { tabId }));
+      const text = await mcp.nextJson();
+      assertMatch(JSON.stringify(text.result), /page late/);
+    });
+
+    const mcp = connector();
+    const tabId = await legacyWithTab(mcp);
+
+    await t.step("F02 a cancelled queued call never reaches the browser", async () => {
+      await mcp.send(call(10, "navigate", { url: slow.url("first", 2500), tabId }));
+      await seenAfter("first");
+      await mcp.send(call(11, "navigate", { url: slow.url("cancelled", 0), tabId }));
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await mcp.send(
+        '{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":11,' +
+          '"reason":"changed my mind"}}',
+      );
+      const first = await mcp.nextJson();
+      assertEquals(first.id, 10);
+      assertMatch(JSON.stringify(first.result), /slow first/);
+      await mcp.expectSilence(1000);
+      assert(!slow.seen.includes("cancelled"), "the cancelled call never reached the browser");
+    });
+
+    await t.step("F03 queue deadline: a call that waits too long is not dispatched", async () => {
+      await mcp.send(call(20, "navigate", { url: slow.url("hog", 3500), tabId }));
+      await seenAfter("hog");
+      await mcp.send(call(21, "navigate", { url: slow.url("starved", 0), tabId }));
+      const starved = await mcp.nextJson();
+      assertEquals(starved.id, 21);
+      assertMatch(
+        (starved.result as { content: { text: string }[] }).content[0].text,
+        /^Not done: The call waited 1\.\d s behind this workspace's other calls and was not started\.\nNothing was done in the browser; it is safe to retry\.$/,
+      );
+      const hog = await mcp.nextJson();
+      assertEquals(hog.id, 20);
+      assert(!slow.seen.includes("starved"), "the starved call never reached the browser");
+    });
+
+    await t.step(
+      "F04 the service killed during calls: outcome unknown, then recovery",
+      async () => {
+        const modern = connector();
+        await modern.send(JSON.stringify({
+          jsonrpc: "2.0",
+          id: "m1",
+          method: "tools/call",
+          params: {
+            name: "tabs_context_mcp",
+            arguments: { createIfEmpty: true },
+            _meta: envelope(),
+          },
+        }));
+        const before = (await modern.nextJson(30_000)).result as {
+          structuredContent: { workspaceId: string };
+        };
+        const oldWorkspace = before.structuredContent.workspaceId;
+
+        await mcp.send('{"jsonrpc":"2.0","id":29,"method":"tools/list"}');
+        const toolsBefore = JSON.stringify((await mcp.nextJson()).result);
+        await mcp.send(call(30, "navigate", { url: slow.url("killed", 5000), tabId }));
+        await seenAfter("killed");
+        await mcp.send(call(31, "get_page_text", { tabId }));
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        service.kill("SIGKILL");
+        await service.status;
+        const ends = [await mcp.nextJson(), await mcp.nextJson()];
+        ends.sort((a, b) => Number(a.id) - Number(b.id));
+        assertEquals(JSON.stringify(ends[0]), JSON.stringify(toolError(30, BROKE)));
+        assertEquals(JSON.stringify(ends[1]), JSON.stringify(toolError(31, BROKE)));
+
+        service = startService(testEnv);
+        await waitFor(
+          async () => (await fetchStatus(paths.controlSocket)).browsers.length === 1,
+          "the browser to reattach",
+        );
+        // Same connector, same revision: the next call works (in a fresh implicit workspace,
+        // since the old service's workspaces died with it). list_changed comes first only if the
+        // restarted service's tools differ (they can, when its code changed meanwhile).
+        await mcp.send(call(32, "tabs_context_mcp", { createIfEmpty: true }));
+        let recovered = await mcp.nextJson(30_000);
+        const listChanged = recovered.method === "notifications/tools/list_changed";
+        if (listChanged) recovered = await mcp.nextJson();
+        assertEquals(recovered.id, 32, JSON.stringify(recovered));
+        const result = recovered.result as { isError?: boolean; structuredContent: object };
+        assert(!result.isError, JSON.stringify(recovered));
+        await mcp.send('{"jsonrpc":"2.0","id":33,"method":"tools/list"}');
+        const toolsAfter = JSON.stringify((await mcp.nextJson()).result);
+        assertEquals(listChanged, toolsAfter !== toolsBefore, "list_changed exactly when changed");
+
+        // A 2026-07-28 caller holding the dead workspace is told to make a new one.
+        const modernCall = (id: string, args: Record<string, unknown>) =>
+          JSON.stringify({
+            jsonrpc: "2.0",
+            id,
+            method: "tools/call",
+            params: { name: "tabs_context_mcp", arguments: args, _meta: envelope() },
+          });
+        await modern.send(modernCall("m2", { workspaceId: oldWorkspace }));
+        const stale = await modern.nextJson(30_000);
+        assertMatch(JSON.stringify(stale.result), /That workspaceId is unknown or was released/);
+        await modern.send(modernCall("m3", { createIfEmpty: true }));
+        const fresh = (await modern.nextJson()).result as {
+          isError?: boolean;
+          structuredContent: { workspaceId: string };
+        };
+        assert(!fresh.isError, JSON.stringify(fresh));
+        assert(fresh.structuredContent.workspaceId !== oldWorkspace, "a new workspace");
+      },
+    );
+
+    await t.step("F05 the connector exits on EOF and leaves the service running", async () => {
+      const pid = (await fetchStatus(paths.controlSocket)).service.pid;
+      const { code } = await mcp.close();
+      assertEquals(code, 0);
+      assertEquals((await fetchStatus(paths.controlSocket)).service.pid, pid);
+    });
+
+    await t.step(
+      "F06 the connector exits when its parent dies, though stdin stays open",
+      async () => {
+        const fifo = `${testEnv.home}/connector-stdin`;
+        const out = `${testEnv.home}/connector-stdout`;
+        const made = await new Deno.Command("mkfifo", { args: [fifo] }).output();
+        assert(made.success, "mkfifo");
+        const { command, args } = executable("mcp-connector", ["--instance", testEnv.instance]);
+        const quoted = [command, ...args].map((part) => `'${part}'`).join(" ");
+        const parent = new Deno.Command("sh", {
+          args: ["-c", `${quoted} < '${fifo}' > '${out}' 2>/dev/null & echo $!; exec sleep 60`],
+          env: testEnv.env,
+          clearEnv: true,
+          stdout: "piped",
+          stderr: "null",
+        }).spawn();
+        const holder = await Deno.open(fifo, { write: true });
+        const reader = parent.stdout.pipeThrough(new TextDecoderStream()).getReader();
+        const pid = Number((await reader.read()).value!.trim());
+        reader.releaseLock();
+        await parent.stdout.cancel().catch(() => {});
+        // The connector is serving once it has answered a probe.
+        const probe = JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "server/discover",
+          params: { _meta: envelope() },
+        });
+        await holder.write(new TextEncoder().encode(`${probe}\n`));
+        await waitFor(
+          async () => (await Deno.readTextFile(out)).includes('"supportedVersions"'),
+          "the connector to answer",
+        );
+        // Alive and not a zombie: an orphan is reaped by whatever init this machine has.
+        const alive = async () => {
+          const stat = await Deno.readTextFile(`/proc/${pid}/stat`).catch(() => "");
+          return stat !== "" && stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
+        };
+        const servicePid = (await fetchStatus(paths.controlSocket)).service.pid;
+        parent.kill("SIGKILL");
+        await parent.status;
+        await waitFor(async () => !(await alive()), "the orphaned connector to exit", 10_000);
+        holder.close();
+        assertEquals((await fetchStatus(paths.controlSocket)).service.pid, servicePid);
+      },
+    );
+  } finally {
+    for (const mcp of opened) await mcp.close().catch(() => {});
+    await browser.stop();
+    service.kill("SIGTERM");
+    await service.status;
+    await slow.close();
+    await testEnv.dispose();
+  }
+});
