@@ -334,9 +334,10 @@ Deno.test("read_page, find, form_input and javascript_tool on the fixture site",
       const cross = other.origin.replace("127.0.0.1", "localhost");
       await s.ok("navigate", { url: s.fixtures.url(`/frames.html?cross=${cross}`), tabId });
       const text = s.text(await s.ok("read_page", { tabId }));
-      assertMatch(text, /heading "Shadow keeper"/);
-      assertMatch(text, /iframe "Same-origin log" \[ref_\d+\]\n\s+heading "Same log"/);
-      assertMatch(text, /iframe "Cross-origin log" \[ref_\d+\]\n\s+heading "Cross log"/);
+      assertMatch(text, /heading "Shadow keeper"[\s\S]*text "Slotted lamp note"/);
+      assertMatch(text, /iframe "Cross-origin log" \[ref_\d+\] src="http:\/\/localhost:\d+\//);
+      assertMatch(text, /iframe "Same-origin log" \[ref_\d+\][^\n]*\n\s+heading "Same log"/);
+      assertMatch(text, /iframe "Cross-origin log" \[ref_\d+\][^\n]*\n\s+heading "Cross log"/);
 
       const note = await findOne(s, tabId, "shadow note");
       await s.ok("form_input", { ref: note.ref, value: "in the shadow", tabId });

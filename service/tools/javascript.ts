@@ -12,7 +12,7 @@ import { type Handler, success } from "./context.ts";
 import { ToolError } from "./errors.ts";
 import { fence, originOf } from "./fence.ts";
 import { REDACTED, redactSecrets } from "./page/redact.ts";
-import { FrameGone, inFrame, mainFrame, send, tabPages } from "./refs.ts";
+import { inMainFrame, send, tabPages } from "./refs.ts";
 import { ownedTab, pageInfo, type TabTarget } from "./target.ts";
 
 /** Longest result text returned. */
@@ -118,17 +118,6 @@ async function valueOf(target: TabTarget, remote: RemoteObject): Promise<unknown
   }
 }
 
-/** The values of the page's password and secret fields, to strike from results. */
-async function fieldSecrets(target: TabTarget, pages: ReturnType<typeof tabPages>) {
-  try {
-    const frame = await mainFrame(target, pages);
-    return await inFrame<string[]>(target, pages, frame, "__ghostlight.secrets()");
-  } catch (error) {
-    if (error instanceof FrameGone) return [];
-    throw error;
-  }
-}
-
 /** `javascript_tool`. */
 export const javascriptTool: Handler = async (args, context) => {
   const target = ownedTab(context.workspace, context.browsers, args.tabId as number);
@@ -182,7 +171,7 @@ export const javascriptTool: Handler = async (args, context) => {
     : typeof value === "string"
     ? value
     : JSON.stringify(value, null, 1) ?? String(value);
-  for (const secret of await fieldSecrets(target, pages)) {
+  for (const secret of await inMainFrame<string[]>(target, pages, "__ghostlight.secrets()")) {
     shown = shown.split(secret).join(REDACTED);
   }
   shown = redactSecrets(shown);

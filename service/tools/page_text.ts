@@ -10,7 +10,7 @@
 import { type Handler, success } from "./context.ts";
 import { fence, originOf } from "./fence.ts";
 import { redactSecrets } from "./page/redact.ts";
-import { FrameGone, inFrame, mainFrame, tabPages } from "./refs.ts";
+import { inMainFrame, tabPages } from "./refs.ts";
 import { ownedTab } from "./target.ts";
 
 /** Default cap on the text returned; about 10k tokens. */
@@ -34,24 +34,7 @@ export const getPageText: Handler = async (args, context) => {
     Math.floor((args.max_chars as number | undefined) ?? DEFAULT_MAX_CHARS),
   );
   const pages = tabPages(context.workspace, target.tabId);
-  let page: Readable;
-  try {
-    page = await inFrame<Readable>(
-      target,
-      pages,
-      await mainFrame(target, pages),
-      "__ghostlight.readable()",
-    );
-  } catch (error) {
-    if (!(error instanceof FrameGone)) throw error;
-    // The page navigated between finding its world and reading it: read the new one.
-    page = await inFrame<Readable>(
-      target,
-      pages,
-      await mainFrame(target, pages),
-      "__ghostlight.readable()",
-    );
-  }
+  const page = await inMainFrame<Readable>(target, pages, "__ghostlight.readable()");
   const text = redactSecrets(page.text);
   const truncated = text.length > maxChars;
   const body = truncated ? text.slice(0, maxChars) : text;

@@ -29,6 +29,8 @@ export interface Frame {
   contextId: number;
   /** The registry's token: a new world (after a navigation) has a new one. */
   token: string;
+  /** The document the world belongs to. */
+  loaderId?: string;
   /** For a frame reached through a cross-origin iframe: that iframe in its parent frame. */
   parent?: { frameKey: string; localId: number };
 }
@@ -112,18 +114,43 @@ async function createWorld(
   return { contextId, token };
 }
 
-/** The world of a frame, made when first needed or after the old one went away. */
+interface FrameTree {
+  frame: { id: string; loaderId: string };
+  childFrames?: FrameTree[];
+}
+
+/** The loader (document) a frame shows now, or undefined when the session does not hold it. */
+async function currentLoader(
+  target: TabTarget,
+  sessionId: string | undefined,
+  frameId: string,
+): Promise<string | undefined> {
+  const reply = await send(target, sessionId, "Page.getFrameTree");
+  const stack = [reply.frameTree as FrameTree];
+  while (stack.length) {
+    const tree = stack.pop()!;
+    if (tree.frame.id === frameId) return tree.frame.loaderId;
+    stack.push(...(tree.childFrames ?? []));
+  }
+  return undefined;
+}
+
+/**
+ * The world of a frame's current document, made when first needed or after the frame loaded
+ * another document (its loader id changed).
+ */
 export async function frameWorld(
   target: TabTarget,
   pages: TabPages,
   where: { sessionId?: string; frameId: string; parent?: Frame["parent"] },
 ): Promise<Frame> {
   const key = `${where.sessionId ?? ""}/${where.frameId}`;
+  const loaderId = await currentLoader(target, where.sessionId, where.frameId);
   const known = pages.frames.get(key);
-  if (known) return known;
+  if (known && known.loaderId === loaderId) return known;
   if (pages.frames.size >= MAX_FRAMES * 4) pages.frames.clear();
   const world = await createWorld(target, where.sessionId, where.frameId);
-  const frame: Frame = { key, ...where, ...world };
+  const frame: Frame = { key, ...where, ...world, loaderId };
   pages.frames.set(key, frame);
   return frame;
 }
@@ -131,7 +158,7 @@ export async function frameWorld(
 /** The tab's main frame. */
 export async function mainFrame(target: TabTarget, pages: TabPages): Promise<Frame> {
   const tree = await send(target, undefined, "Page.getFrameTree");
-  const frameId = (tree.frameTree as { frame: { id: string } }).frame.id;
+  const frameId = (tree.frameTree as FrameTree).frame.id;
   return await frameWorld(target, pages, { frameId });
 }
 
@@ -148,6 +175,11 @@ export async function inFrame<T>(
 ): Promise<T> {
   let reply: Record<string, unknown>;
   try {
+    // A world whose document was replaced (even one kept in the back/forward cache) is gone.
+    if (await currentLoader(target, frame.sessionId, frame.frameId) !== frame.loaderId) {
+      pages.frames.delete(frame.key);
+      throw new FrameGone();
+    }
     reply = await send(target, frame.sessionId, "Runtime.evaluate", {
       expression,
       contextId: frame.contextId,
@@ -155,6 +187,7 @@ export async function inFrame<T>(
       awaitPromise: true,
     });
   } catch (error) {
+    if (error instanceof FrameGone) throw error;
     if (!isLostContext(error)) throw error;
     pages.frames.delete(frame.key);
     throw new FrameGone();
@@ -175,6 +208,20 @@ export async function inFrame<T>(
     );
   }
   return (reply.result as { value?: T } | undefined)?.value as T;
+}
+
+/** Evaluates in the main frame's world, making it again once if the page navigated since. */
+export async function inMainFrame<T>(
+  target: TabTarget,
+  pages: TabPages,
+  expression: string,
+): Promise<T> {
+  try {
+    return await inFrame<T>(target, pages, await mainFrame(target, pages), expression);
+  } catch (error) {
+    if (!(error instanceof FrameGone)) throw error;
+    return await inFrame<T>(target, pages, await mainFrame(target, pages), expression);
+  }
 }
 
 /** The frame's world went away (navigation); refs into it are gone. */

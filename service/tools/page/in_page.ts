@@ -58,7 +58,10 @@ function clip(text, n) { return text.length > n ? text.slice(0, n - 1) + "…" :
 
 function isHidden(el) {
   if (el.hidden || el.getAttribute("aria-hidden") === "true") return true;
-  if (typeof el.checkVisibility === "function") return !el.checkVisibility();
+  if (typeof el.checkVisibility === "function" && !el.checkVisibility()) {
+    // display: contents (slots, framework wrappers) has no box of its own but shows its children.
+    return el.ownerDocument.defaultView.getComputedStyle(el).display !== "contents";
+  }
   return false;
 }
 
@@ -124,6 +127,11 @@ function textOf(node, budget) {
     if (out.length > budget) return;
     if (n.nodeType === 3) { out += n.data; return; }
     if (n.nodeType !== 1) return;
+    if (n.tagName.toLowerCase() === "svg") {
+      const title = n.querySelector("title");
+      out += " " + (n.getAttribute("aria-label") || (title ? title.textContent : "")) + " ";
+      return;
+    }
     if (SKIP.has(n.tagName) || n.getAttribute("aria-hidden") === "true" || n.hidden) return;
     if (n.tagName === "INPUT") { out += " " + (n.type === "password" ? "" : n.value) + " "; return; }
     if (n.tagName === "IMG") { out += " " + (n.getAttribute("alt") || "") + " "; return; }
@@ -253,6 +261,7 @@ function extrasOf(el, role, name) {
   const out = {};
   const placeholder = el.getAttribute("placeholder");
   if (placeholder && clean(placeholder) !== name) out.placeholder = clip(clean(placeholder), 80);
+  if (role === "iframe" && el.src) out.href = clip(el.src, 120);
   if (role === "link") {
     const href = el.getAttribute("href") || "";
     if (href && !href.startsWith("javascript:")) out.href = clip(href, 120);

@@ -33,7 +33,7 @@ export function lineOf(node: OutlineNode): string {
   if (node.ref) line += ` [${node.ref}]`;
   if (node.value !== undefined) line += ` value=${quote(node.value)}`;
   if (node.placeholder) line += ` placeholder=${quote(node.placeholder)}`;
-  if (node.href) line += ` href=${quote(node.href)}`;
+  if (node.href) line += ` ${node.role === "iframe" ? "src" : "href"}=${quote(node.href)}`;
   if (node.states?.length) line += ` ${node.states.join(" ")}`;
   return line;
 }
