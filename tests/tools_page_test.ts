@@ -74,9 +74,11 @@ Deno.test("read_page, find, form_input and javascript_tool on the fixture site",
       assert(!/^\s*text "/m.test(interactive), "interactive filter drops text");
       assert(!/^ {2}/m.test(interactive.split("\n").slice(2, -1).join("\n")), "flat list");
       assertMatch(interactive, /checkbox "Send me the almanac"/);
-      const shallow = s.text(await s.ok("read_page", { tabId, depth: 1 }));
-      assert(!shallow.includes("Email address"), "depth 1 stops above the fields");
-      assertMatch(shallow, /deeper parts hidden by depth 1/);
+      const shallow = s.text(await s.ok("read_page", { tabId, depth: 2 }));
+      assertMatch(shallow, /group "Who you are" \[ref_\d+\]/);
+      assert(!shallow.includes("Email address"), "depth 2 stops above the fields");
+      assert(!shallow.includes("Framework state"), "depth 2 hides deeper text too");
+      assertMatch(shallow, /deeper parts hidden by depth 2/);
       const form = refIn(text, /form "Sign up"/);
       const sub = s.text(await s.ok("read_page", { tabId, ref_id: form }));
       assertMatch(sub, /under ref_\d+/);
@@ -188,7 +190,7 @@ Deno.test("read_page, find, form_input and javascript_tool on the fixture site",
         errorText(
           await s.call("form_input", { ref: ref(/button "Create account"/), value: "x", tabId }),
         ),
-        /is a button, not a form field/,
+        /is not a form field \(it is a button\)/,
       );
       assertMatch(
         errorText(await s.call("form_input", { ref: "ref_99999", value: "x", tabId })),
@@ -251,7 +253,9 @@ Deno.test("read_page, find, form_input and javascript_tool on the fixture site",
 
       // diff: after one click, only what changed.
       await s.ok("read_page", { tabId, diff: true });
-      await js(s, tabId, "document.getElementById('toggle').click()");
+      const toggle = refIn(full, /button "Show weather panel"/);
+      await s.ok("computer", { action: "left_click", ref: toggle, tabId });
+      assertEquals(await js(s, tabId, "document.getElementById('panel').hidden"), "false");
       const diff = s.text(await s.ok("read_page", { tabId, diff: true }));
       assertMatch(diff, /~ button "Hide weather panel" \[ref_\d+\] expanded/);
       assertMatch(diff, /\+ region "Weather" \[ref_\d+\]/);

@@ -74,7 +74,7 @@ function refusal(ref: string, tabId: number, result: Exclude<SetResult, { kind: 
     case "not_a_field":
       return new ToolError(
         "tool_failure",
-        `${ref} is a ${result.role}, not a form field.`,
+        `${ref} is not a form field (it is a ${result.role}).`,
         'Click it with computer (action "left_click", ref), or find the field itself ' +
           '(e.g. find "email field").',
       );

@@ -289,6 +289,7 @@ function snapshot(options) {
     const value = clean(text);
     text = "";
     if (!value || filter === "interactive") return;
+    if (textDepth > maxDepth) { cutByDepth++; return; }
     if (nodes.length >= limit) { omitted++; return; }
     nodes.push({ id: wantHints && textOwner ? idOf(textOwner) : 0, depth: textDepth, role: "text", name: clip(value, 300) });
   };
