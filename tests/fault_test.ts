@@ -149,6 +149,59 @@ Deno.test("failures are told truthfully and recovered from", async (t) => {
       assert(!slow.seen.includes("cancelled"), "the cancelled call never reached the browser");
     });
 
+    await t.step("F07 an id still in flight cannot be reused: -32600", async () => {
+      await mcp.send(call(40, "navigate", { url: slow.url("inflight", 1500), tabId }));
+      await seenAfter("inflight");
+      await mcp.send(call(40, "get_page_text", { tabId }));
+      await mcp.expect({
+        jsonrpc: "2.0",
+        id: 40,
+        error: { code: -32600, message: "Request id 40 is already in use" },
+      });
+      const first = await mcp.nextJson();
+      assertEquals(first.id, 40);
+      assertMatch(JSON.stringify(first.result), /slow inflight/);
+    });
+
+    await t.step("F08 2026-07-28: progress on its own token, cancellation silences", async () => {
+      const modern = connector({ GHOSTLIGHT_PROGRESS_INTERVAL_MS: "300" });
+      const request = (id: string, name: string, args: Record<string, unknown>, token?: string) =>
+        JSON.stringify({
+          jsonrpc: "2.0",
+          id,
+          method: "tools/call",
+          params: {
+            name,
+            arguments: args,
+            _meta: envelope(token === undefined ? {} : { progressToken: token }),
+          },
+        });
+      await modern.send(request("c1", "tabs_context_mcp", { createIfEmpty: true }));
+      const made = (await modern.nextJson(30_000)).result as {
+        structuredContent: { workspaceId: string; tabs: { tabId: number }[] };
+      };
+      const where = {
+        workspaceId: made.structuredContent.workspaceId,
+        tabId: made.structuredContent.tabs[0].tabId,
+      };
+      await modern.send(
+        request("c2", "navigate", { url: slow.url("modern-cancel", 2000), ...where }, "tok"),
+      );
+      await seenAfter("modern-cancel");
+      const progress = await modern.nextJson();
+      assertEquals(progress.method, "notifications/progress");
+      assertEquals((progress.params as { progressToken: string }).progressToken, "tok");
+      await modern.send(
+        '{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"c2"}}',
+      );
+      // After cancellation nothing more is sent for c2: no progress, no answer.
+      await modern.expectSilence(2500);
+      await modern.send(request("c3", "get_page_text", where));
+      const text = await modern.nextJson();
+      assertEquals(text.id, "c3");
+      assertEquals((text.result as { resultType: string }).resultType, "complete");
+    });
+
     await t.step("F03 queue deadline: a call that waits too long is not dispatched", async () => {
       await mcp.send(call(20, "navigate", { url: slow.url("hog", 3500), tabId }));
       await seenAfter("hog");

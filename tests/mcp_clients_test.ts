@@ -10,6 +10,8 @@ import { Client as Client1 } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport as Stdio1 } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { Client as Client2 } from "@modelcontextprotocol/client";
 import { StdioClientTransport as Stdio2 } from "@modelcontextprotocol/client/stdio";
+import { fetchStatus } from "../service/control/mod.ts";
+import { resolveInstancePaths } from "../shared/instance.ts";
 import { assert, assertEquals, assertMatch } from "./support/assert.ts";
 import { launchBrowser } from "./support/browser.ts";
 import { executable, makeTestEnv } from "./support/env.ts";
@@ -68,6 +70,7 @@ Deno.test("real clients of both revisions drive headless Chromium", async (t) =>
   const browser = await launchBrowser(testEnv);
   const { command, args } = executable("mcp-connector", ["--instance", testEnv.instance]);
   const url = fixtures.url("/index.html");
+  const paths = resolveInstancePaths(testEnv.instance, (key) => testEnv.env[key]);
   try {
     await t.step("R01 @modelcontextprotocol/sdk 1.x speaks 2025-11-25", async () => {
       const client = new Client1({ name: "sdk-1x", version: "1.0.0" });
@@ -97,9 +100,15 @@ Deno.test("real clients of both revisions drive headless Chromium", async (t) =>
           const client = new Client2({ name: "client-2x", version: "2.0.0" }, {
             versionNegotiation: { mode },
           });
+          const logBefore = await Deno.readTextFile(paths.logFile);
+          const workspacesBefore = (await fetchStatus(paths.controlSocket)).workspaces;
+          // connect() probes with server/discover on a sibling process it then kills.
           await client.connect(new Stdio2({ command, args, env: testEnv.env, stderr: "pipe" }));
           try {
             assertEquals(client.getNegotiatedProtocolVersion(), "2026-07-28");
+            assertEquals((await fetchStatus(paths.controlSocket)).workspaces, workspacesBefore);
+            const logged = (await Deno.readTextFile(paths.logFile)).slice(logBefore.length);
+            assertEquals(logged.split("\n").filter((line) => / (warn|error) /.test(line)), []);
             const { tools } = await client.listTools();
             await drive(
               async (name, args) => await client.callTool({ name, arguments: args }) as ToolResult,
