@@ -89,6 +89,11 @@ Deno.test("read_page, find, form_input and javascript_tool on the fixture site",
       const email = await findOne(s, tabId, "email field");
       assertEquals(email.role, "textbox");
       assertEquals(email.name, "Email address");
+      const record = (await s.ok("find", { query: "email field", tabId })).structuredContent as {
+        provenance: { pageSourced: boolean; untrusted: boolean; topOrigin: string };
+      };
+      assertEquals(record.provenance.untrusted, true);
+      assertEquals(record.provenance.topOrigin, s.fixtures.origin);
       const real = JSON.parse(
         await js(
           s,
@@ -184,7 +189,7 @@ Deno.test("read_page, find, form_input and javascript_tool on the fixture site",
         errorText(
           await s.call("form_input", { ref: ref(/combobox "Country"/), value: "Mars", tabId }),
         ),
-        /no option .*"Norway" \(no\)/,
+        /no option[\s\S]*trust="untrusted">\n[^\n]*"Norway" \(no\)/,
       );
       assertMatch(
         errorText(

@@ -9,6 +9,7 @@ import { type Handler, success } from "./context.ts";
 import { ToolError } from "./errors.ts";
 import { fence, originOf } from "./fence.ts";
 import { collect, type CollectedNode } from "./page/collect.ts";
+import { provenance } from "./page/provenance.ts";
 import { rank } from "./page/rank.ts";
 import { redactSecrets } from "./page/redact.ts";
 import { type Frame, frameOrigin, inFrame, refFor, tabPages } from "./refs.ts";
@@ -113,6 +114,12 @@ export const find: Handler = async (args, context) => {
     `${matches.length} match${matches.length === 1 ? "" : "es"} for "${query}" on ${where}, ` +
       `best first (coordinates are viewport CSS pixels; pass the ref to computer, form_input or ` +
       `read_page ref_id):\n${fence(context.workspace, origin, lines.join("\n"))}`,
-    { tabId: target.tabId, url: outline.url, query, matches },
+    {
+      tabId: target.tabId,
+      url: outline.url,
+      query,
+      matches,
+      provenance: provenance(context.workspace, outline.url),
+    },
   );
 };

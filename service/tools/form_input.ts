@@ -9,6 +9,7 @@
 import { type Handler, success } from "./context.ts";
 import { ToolError } from "./errors.ts";
 import { fence, originOf } from "./fence.ts";
+import { provenance } from "./page/provenance.ts";
 import { redactSecrets } from "./page/redact.ts";
 import { FrameGone, frameOrigin, inFrame, lookupRef, refGone, tabPages } from "./refs.ts";
 import { ownedTab, pageInfo } from "./target.ts";
@@ -29,7 +30,12 @@ type SetResult =
   | { error: "not_settable"; type: string }
   | { error: "not_a_field"; role: string };
 
-function refusal(ref: string, tabId: number, result: Exclude<SetResult, { kind: string }>) {
+function refusal(
+  ref: string,
+  tabId: number,
+  result: Exclude<SetResult, { kind: string }>,
+  fenceOptions: (text: string) => string,
+) {
   switch (result.error) {
     case "gone":
       return refGone(ref);
@@ -57,10 +63,9 @@ function refusal(ref: string, tabId: number, result: Exclude<SetResult, { kind: 
       ).join(", ");
       return new ToolError(
         "tool_failure",
-        `${ref} has no option with that value or label. Its options: ${options}.`,
-        `Pass one of them, e.g. {"ref": "${ref}", "value": ${
-          JSON.stringify(result.options.find((o) => o.value)?.label ?? "")
-        }, "tabId": ${tabId}}.`,
+        `${ref} has no option with that value or label. Its options:\n${fenceOptions(options)}`,
+        `Pass one of the labels above as value, e.g. {"ref": "${ref}", "value": "<label>", ` +
+          `"tabId": ${tabId}}.`,
       );
     }
     case "not_settable":
@@ -100,7 +105,15 @@ export const formInput: Handler = async (args, context) => {
     if (error instanceof FrameGone) throw refGone(ref);
     throw error;
   }
-  if ("error" in result) throw refusal(ref, target.tabId, result);
+  if ("error" in result) {
+    const { url } = await pageInfo(target);
+    throw refusal(
+      ref,
+      target.tabId,
+      result,
+      (text) => fence(context.workspace, originOf(url), text),
+    );
+  }
   const after = result.after;
   if (after.box) {
     const origin = await frameOrigin(target, pages, frame);
@@ -146,6 +159,7 @@ export const formInput: Handler = async (args, context) => {
       },
       mechanicalActions: ["focus", "native value setter", "input event", "change event"],
       valueKept: result.actual !== false,
+      provenance: provenance(context.workspace, page.url),
     },
   );
 };

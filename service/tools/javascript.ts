@@ -11,6 +11,7 @@
 import { type Handler, success } from "./context.ts";
 import { ToolError } from "./errors.ts";
 import { fence, originOf } from "./fence.ts";
+import { provenance } from "./page/provenance.ts";
 import { REDACTED, redactSecrets } from "./page/redact.ts";
 import { inMainFrame, send, tabPages } from "./refs.ts";
 import { ownedTab, pageInfo, type TabTarget } from "./target.ts";
@@ -191,6 +192,7 @@ export const javascriptTool: Handler = async (args, context) => {
       type,
       result: shown,
       truncated: total > MAX_RESULT_CHARS,
+      provenance: provenance(context.workspace, page.url),
     },
   );
 };

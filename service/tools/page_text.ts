@@ -9,6 +9,7 @@
 
 import { type Handler, success } from "./context.ts";
 import { fence, originOf } from "./fence.ts";
+import { provenance } from "./page/provenance.ts";
 import { redactSecrets } from "./page/redact.ts";
 import { inMainFrame, tabPages } from "./refs.ts";
 import { ownedTab } from "./target.ts";
@@ -64,6 +65,7 @@ export const getPageText: Handler = async (args, context) => {
       scope: page.scope,
       characters: text.length,
       truncated,
+      provenance: provenance(context.workspace, page.url),
     },
   );
 };

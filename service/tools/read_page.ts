@@ -17,6 +17,7 @@ import {
   type Remembered,
   render,
 } from "./page/outline.ts";
+import { provenance } from "./page/provenance.ts";
 import { redactSecrets } from "./page/redact.ts";
 import { tabPages } from "./refs.ts";
 import { ToolError } from "./errors.ts";
@@ -60,6 +61,7 @@ export const readPage: Handler = async (args, context) => {
     title: outline.title,
     lines: outline.nodes.length,
     elements,
+    provenance: provenance(context.workspace, outline.url),
   };
 
   if (args.diff === true) {
