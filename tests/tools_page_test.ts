@@ -143,7 +143,13 @@ Deno.test("read_page, find, form_input and javascript_tool on the fixture site",
       await set(ref(/textbox "Full name"/), "Ada Keeper");
       await set(ref(/combobox "Country"/), "Ireland");
       await set(ref(/checkbox "Send me the almanac"/), true);
-      await set(ref(/radio "Beacon plan"/), true);
+      await set(ref(/radio "Lamp plan"/), true);
+      assertEquals(
+        await js(s, tabId, "document.querySelector('input[name=plan]:checked').value"),
+        "lamp",
+      );
+      // A group with a radio's label chooses that radio.
+      assertMatch(await set(ref(/group "Plan"/), "Beacon plan"), /radio "Beacon plan" \[ref_\d+\]/);
       await set(ref(/textbox "About your lighthouse"/), "Granite, 31 m, white light");
       await set(ref(/textbox "Keeper's story"/), "Forty winters on the rock");
       const state = JSON.parse(

@@ -11,7 +11,7 @@ import { ToolError } from "./errors.ts";
 import { fence, originOf } from "./fence.ts";
 import { provenance } from "./page/provenance.ts";
 import { redactSecrets } from "./page/redact.ts";
-import { FrameGone, frameOrigin, inFrame, lookupRef, refGone, tabPages } from "./refs.ts";
+import { FrameGone, frameOrigin, inFrame, lookupRef, refFor, refGone, tabPages } from "./refs.ts";
 import { ownedTab, pageInfo } from "./target.ts";
 
 interface Described {
@@ -24,7 +24,7 @@ interface Described {
 }
 
 type SetResult =
-  | { kind: string; after: Described; actual?: boolean }
+  | { kind: string; after: Described; actual?: boolean; chose?: number }
   | { error: "gone" | "disabled" | "readonly" | "radio_off" }
   | { error: "no_option"; options: { value: string; label: string }[] }
   | { error: "not_settable"; type: string }
@@ -115,6 +115,8 @@ export const formInput: Handler = async (args, context) => {
     );
   }
   const after = result.after;
+  // A group given a radio's label answers with the radio it chose.
+  const targetRef = result.chose === undefined ? ref : refFor(pages, frame, result.chose);
   if (after.box) {
     const origin = await frameOrigin(target, pages, frame);
     after.box = { ...after.box, x: after.box.x + origin.x, y: after.box.y + origin.y };
@@ -123,10 +125,10 @@ export const formInput: Handler = async (args, context) => {
   const shownValue = after.value === undefined ? undefined : redactSecrets(after.value);
   const states = after.states?.length ? ` (${after.states.join(", ")})` : "";
   const summary = shownValue !== undefined
-    ? `${after.role} ${JSON.stringify(after.name)} [${ref}] now holds ${
+    ? `${after.role} ${JSON.stringify(after.name)} [${targetRef}] now holds ${
       JSON.stringify(shownValue)
     }${states}.`
-    : `${after.role} ${JSON.stringify(after.name)} [${ref}] is now${states || " set"}.`;
+    : `${after.role} ${JSON.stringify(after.name)} [${targetRef}] is now${states || " set"}.`;
   const mismatch = result.actual === false
     ? "\nThe page changed the value after it was set (it may format or reject input)."
     : "";
@@ -139,7 +141,7 @@ export const formInput: Handler = async (args, context) => {
       action: "form_input",
       targetAssurance: "ref",
       target: {
-        ref,
+        ref: targetRef,
         role: after.role,
         name: after.name,
         enabled: after.enabled,

@@ -458,6 +458,22 @@ function setValue(id, value) {
   if (el.disabled) return { error: "disabled" };
   if (el.readOnly && (tag === "INPUT" || tag === "TEXTAREA")) return { error: "readonly" };
   const focus = () => { try { el.focus({ preventScroll: false }); } catch {} };
+  const choice = typeof value === "string" && !/^(true|false|on|off|checked|unchecked)$/i.test(value);
+  if (choice && (type === "radio" || !(tag === "INPUT" || tag === "TEXTAREA" || tag === "SELECT" || el.isContentEditable))) {
+    // A radio group (or one of its radios) given the label or value of the radio to choose.
+    const scope = type === "radio" ? (el.form || el.getRootNode()) : el;
+    const radios = Array.from(scope.querySelectorAll("input[type=radio]")).filter((r) => type !== "radio" || r.name === el.name);
+    if (radios.length) {
+      const wanted = clean(value).toLowerCase();
+      const radio = radios.find((r) => r.value.toLowerCase() === wanted) || radios.find((r) => nameOf(r, "radio").toLowerCase() === wanted) ||
+        radios.find((r) => nameOf(r, "radio").toLowerCase().includes(wanted));
+      if (!radio) return { error: "no_option", options: radios.slice(0, 30).map((r) => ({ value: r.value, label: nameOf(r, "radio") })) };
+      try { radio.focus(); } catch {}
+      if (!radio.checked) radio.click();
+      if (!radio.checked) { nativeSetter(radio, "checked").call(radio, true); fire(radio, "input"); fire(radio, "change"); }
+      return { kind: "radio", chose: idOf(radio), after: describe(idOf(radio)) };
+    }
+  }
   if (tag === "INPUT" && (type === "checkbox" || type === "radio")) {
     const want = value === true || value === "true" || value === 1 || value === "on" || value === "checked";
     if (type === "radio" && !want) return { error: "radio_off" };
