@@ -46,10 +46,8 @@ function near(actual: number, expected: number, what: string): void {
   assert(Math.abs(actual - expected) <= 1, `${what}: expected ${expected}, got ${actual}`);
 }
 
-async function failure(s: E2ESession, args: Record<string, unknown>): Promise<string> {
-  const result = await s.call("computer", args);
-  assert(result.isError, `expected an error for ${JSON.stringify(args)}`);
-  return s.text(result);
+function failure(s: E2ESession, args: Record<string, unknown>): Promise<string> {
+  return s.fail("computer", args);
 }
 
 Deno.test("computer: every action lands on the page as real input", async (t) => {
@@ -206,6 +204,45 @@ Deno.test("computer: every action lands on the page as real input", async (t) =>
       });
       const receipt = result.structuredContent?.receipt as { blockers: { kind: string }[] };
       assertEquals(receipt.blockers.map((b) => b.kind), ["disabled"]);
+    });
+
+    await t.step("an overlay on a ref's target and an alert are reported as blockers", async () => {
+      const found = await s.ok("find", { query: "Covered target", tabId });
+      const ref = (found.structuredContent?.matches as { ref: string }[])[0].ref;
+      const covered = await s.ok("computer", { action: "left_click", ref, tabId });
+      const receipt = covered.structuredContent?.receipt as {
+        blockers: { kind: string }[];
+        target: { name: string };
+      };
+      assertEquals(receipt.blockers.map((b) => b.kind), ["overlay"]);
+      assertEquals(receipt.target.name, "Covered target");
+      assertMatch(s.text(covered), /div "Cookie banner" lies on top of ref_\d+/);
+
+      const alerted = await s.ok("computer", {
+        action: "left_click",
+        coordinate: [700, 485],
+        tabId,
+      });
+      const blockers = (alerted.structuredContent?.receipt as { blockers: { kind: string }[] })
+        .blockers;
+      assertEquals(blockers.map((b) => b.kind), ["dialog"]);
+      assertMatch(s.text(alerted), /dialog says: "hi from the bench"/);
+      assertMatch(
+        await s.fail("navigate", { url: s.fixtures.url("/actions.html"), tabId }),
+        /A JavaScript alert dialog is open/,
+      );
+      assertMatch(
+        await failure(s, { action: "screenshot", tabId }),
+        /alert dialog \("hi from the bench"\) is open and freezes the page[\s\S]*key "Return"/,
+      );
+      assertMatch(
+        s.text(await s.ok("computer", { action: "key", text: "Return", tabId })),
+        /Accepted the alert dialog/,
+      );
+      await s.ok("computer", { action: "screenshot", tabId });
+      await s.ok("computer", { action: "left_click", coordinate: [700, 485], tabId });
+      await s.ok("navigate", { url: s.fixtures.url("/actions.html"), force: true, tabId });
+      assertEquals((await benchState(s, tabId)).events.length, 0);
     });
 
     await t.step("scroll moves the page and returns a screenshot", async () => {

@@ -10,16 +10,6 @@ import { assert, assertEquals, assertMatch } from "./support/assert.ts";
 import { executable } from "./support/env.ts";
 import { type E2ESession, startSession } from "./support/session.ts";
 
-async function failureText(
-  s: E2ESession,
-  tool: string,
-  args: Record<string, unknown>,
-): Promise<string> {
-  const result = await s.call(tool, args);
-  assert(result.isError, `expected ${tool} to fail for ${JSON.stringify(args)}`);
-  return s.text(result);
-}
-
 async function benchState(s: E2ESession, tabId: number) {
   const text = s.text(await s.ok("get_page_text", { tabId }));
   const match = /STATE (\{.*\}) END/.exec(text);
@@ -69,7 +59,7 @@ Deno.test("navigate, console, network, resize and plan in a HiDPI browser", asyn
       assertEquals((last.structuredContent?.messages as unknown[]).length, 1);
 
       assertMatch(
-        await failureText(s, "read_console_messages", { tabId, pattern: "(" }),
+        await s.fail("read_console_messages", { tabId, pattern: "(" }),
         /pattern is not a valid regular expression/,
       );
       await s.ok("read_console_messages", { tabId, clear: true });
@@ -134,7 +124,7 @@ Deno.test("navigate, console, network, resize and plan in a HiDPI browser", asyn
       await s.ok("navigate", { url: s.fixtures.url("/leave.html"), tabId });
       await s.ok("computer", { action: "left_click", coordinate: [100, 80], tabId });
       await s.ok("computer", { action: "type", text: "draft", tabId });
-      const refused = await failureText(s, "navigate", {
+      const refused = await s.fail("navigate", {
         url: s.fixtures.url("/index.html"),
         tabId,
       });
@@ -151,15 +141,15 @@ Deno.test("navigate, console, network, resize and plan in a HiDPI browser", asyn
 
     await t.step("navigate: clear errors", async () => {
       assertMatch(
-        await failureText(s, "navigate", { url: "javascript:alert(1)", tabId }),
+        await s.fail("navigate", { url: "javascript:alert(1)", tabId }),
         /only opens http and https/,
       );
       assertMatch(
-        await failureText(s, "navigate", { url: "http://127.0.0.1:9/", tabId }),
+        await s.fail("navigate", { url: "http://127.0.0.1:9/", tabId }),
         /Could not load http:\/\/127\.0\.0\.1:9\/: net::ERR_/,
       );
       assertMatch(
-        await failureText(s, "navigate", { url: "https://example.com", tabId: 42 }),
+        await s.fail("navigate", { url: "https://example.com", tabId: 42 }),
         /Tab 42 is not one of your tabs/,
       );
     });
@@ -185,7 +175,7 @@ Deno.test("navigate, console, network, resize and plan in a HiDPI browser", asyn
           assert(Math.abs(click.y - y * scale) <= 1, `y ${y} → ${click.y}, expected ${y * scale}`);
         }
         assertMatch(
-          await failureText(s, "resize_window", { width: 50, height: 800, tabId }),
+          await s.fail("resize_window", { width: 50, height: 800, tabId }),
           /width must be between 200 and 8192/,
         );
       },
@@ -213,7 +203,7 @@ Deno.test("navigate, console, network, resize and plan in a HiDPI browser", asyn
       const status = JSON.parse(new TextDecoder().decode(output.stdout));
       assertEquals(status.plans[0].approach, ["Open the docs", "Read the install page"]);
       assertMatch(
-        await failureText(s, "update_plan", { domains: [], approach: [] }),
+        await s.fail("update_plan", { domains: [], approach: [] }),
         /approach must list at least one step/,
       );
     });

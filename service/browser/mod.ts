@@ -33,6 +33,9 @@ const MAX_IN_FLIGHT = 64;
 /** How long one browser operation may take before its outcome is unknown. */
 export const DEFAULT_OPERATION_TIMEOUT_MS = 30_000;
 const SLOT_FACTOR = 2 ** 32;
+/** CDP commands that need the page's renderer, which a JavaScript dialog blocks. */
+const RENDERER_BOUND =
+  /^(Runtime|DOM|DOMSnapshot|Input|Accessibility|CSS|Overlay)\.|^Page\.(captureScreenshot|createIsolatedWorld|getLayoutMetrics|reload)$/;
 /** Tab openings and closings remembered per browser, for tab deltas. */
 const TAB_CHANGES_KEPT = 256;
 
@@ -54,7 +57,8 @@ export type BrowserErrorKind =
   | "internal"
   | "disconnected"
   | "timeout"
-  | "busy";
+  | "busy"
+  | "dialog_open";
 
 /** A browser operation failed; `kind` says whether it may have happened. */
 export class BrowserError extends Error {
@@ -110,7 +114,9 @@ export class BrowserLink {
   ): Promise<OperationResult<N>> {
     if (this.#closed) throw new BrowserError("disconnected", "the browser is not connected");
     if (op === "cdp" || op === "cdp.sequence") {
-      await this.#observe((params as { tab_id: number }).tab_id);
+      const tabId = (params as { tab_id: number }).tab_id;
+      await this.#observe(tabId);
+      this.#refuseWhileDialog(tabId, params as OperationParams<"cdp" | "cdp.sequence">);
     }
     if (this.#pending.size >= MAX_IN_FLIGHT) {
       throw new BrowserError("busy", `the browser already has ${MAX_IN_FLIGHT} commands running`);
@@ -154,6 +160,24 @@ export class BrowserLink {
       this.#observing.set(native, started);
     }
     return started;
+  }
+
+  /**
+   * A JavaScript dialog freezes the page's renderer: a command that needs it would hang until
+   * the operation timeout. Refuse such commands at once, saying how to get out.
+   */
+  #refuseWhileDialog(tabId: number, params: OperationParams<"cdp" | "cdp.sequence">): void {
+    const dialog = this.#tabs.get(tabId)?.dialog;
+    if (!dialog) return;
+    const methods = "commands" in params
+      ? params.commands.map((command) => command.method)
+      : [params.method];
+    if (!methods.some((method) => RENDERER_BOUND.test(method))) return;
+    const quoted = dialog.message ? ` ("${dialog.message.slice(0, 100)}")` : "";
+    throw new BrowserError(
+      "dialog_open",
+      `A JavaScript ${dialog.type} dialog${quoted} is open and freezes the page`,
+    );
   }
 
   /** What the service knows about one of this browser's tabs from its events. */

@@ -8,14 +8,22 @@
  */
 
 import type { ContentBlock } from "../../shared/bridge.ts";
+import type { OpenDialog } from "../browser/mod.ts";
 import { keepImage, type Workspace } from "../workspace/mod.ts";
 import { type Handler, success, type ToolContext } from "./context.ts";
 import { ToolError } from "./errors.ts";
 import { chordEvents, parseChords, parseModifiers, typeEvents } from "./input.ts";
-import { type Assurance, observeAfter, observeBefore, renderReceipt } from "./receipt.ts";
+import {
+  type Assurance,
+  type Blocker,
+  type Described,
+  observeAfter,
+  observeBefore,
+  renderReceipt,
+} from "./receipt.ts";
 import { resolveRef } from "./refs.ts";
 import { capture, currentScale, latestScreenshot, screenshot } from "./screenshot.ts";
-import { ownedTab, type TabTarget } from "./target.ts";
+import { cdp, ownedTab, type TabTarget } from "./target.ts";
 
 /** CSS pixels one scroll_amount step moves. */
 const SCROLL_STEP_PX = 100;
@@ -73,15 +81,42 @@ async function toViewport(
   return { x: x * scale, y: y * scale };
 }
 
+/** Where an action lands and what is known about its target beforehand. */
+interface Where {
+  point?: Point;
+  assurance: Assurance;
+  ref?: string;
+  coordinate?: number[];
+  element?: Described;
+  blockers?: Blocker[];
+}
+
+/**
+ * Runs on a ref's element (in Ghostlight's isolated world, which shares the DOM): what other
+ * element receives a click at its centre, or null when the element itself does.
+ */
+const COVERED_BY = `(el) => {
+  const box = el.getBoundingClientRect();
+  const hit = document.elementFromPoint(box.left + box.width / 2, box.top + box.height / 2);
+  if (!hit || hit === el || el.contains(hit) || hit.contains(el)) return null;
+  const label = (hit.getAttribute("aria-label") || hit.innerText || "").trim().slice(0, 60);
+  return hit.tagName.toLowerCase() + (label ? ' "' + label + '"' : "");
+}`;
+
 /** Where a pointer action lands: on a ref's centre (scrolled into view) or at a coordinate. */
 async function pointFor(
   args: Args,
   context: ToolContext,
   target: TabTarget,
   action: string,
-): Promise<{ point: Point; assurance: Assurance; ref?: string; coordinate?: number[] }> {
+): Promise<Where & { point: Point }> {
   if (typeof args.ref === "string") {
-    const element = await resolveRef(context.workspace, target, args.ref, { scroll: true });
+    // Scroll only when needed: a page that moves under a visible target invalidates the
+    // coordinates of the screenshot the model holds.
+    let element = await resolveRef(context.workspace, target, args.ref);
+    if (element.visible && !element.inViewport) {
+      element = await resolveRef(context.workspace, target, args.ref, { scroll: true });
+    }
     if (!element.visible) {
       throw new ToolError(
         "tool_failure",
@@ -89,7 +124,25 @@ async function pointFor(
         "Open whatever hides it (a menu, a tab), or find a visible element instead.",
       );
     }
-    return { point: element.centre, assurance: "ref", ref: args.ref };
+    const cover = await element.call<string | null>(COVERED_BY).catch(() => null);
+    return {
+      point: element.centre,
+      assurance: "ref",
+      ref: args.ref,
+      element: {
+        role: element.role,
+        name: element.name,
+        tag: "",
+        ...(element.enabled ? {} : { disabled: true }),
+      },
+      blockers: cover
+        ? [{
+          kind: "overlay",
+          summary: `${cover} lies on top of ${args.ref}, so the ${action} reached it instead.`,
+          nextStep: "Close or dismiss what covers it (Escape, its close button), then retry.",
+        }]
+        : [],
+    };
   }
   const coordinate = args.coordinate as number[] | undefined;
   if (!coordinate) throw missing("coordinate (or ref)", action, { coordinate: [400, 300] });
@@ -146,7 +199,7 @@ async function act(
   context: ToolContext,
   target: TabTarget,
   action: string,
-  where: { point?: Point; assurance: Assurance; ref?: string; coordinate?: number[] },
+  where: Where,
   commands: { method: string; params: Record<string, unknown> }[],
   lead: string,
 ) {
@@ -161,11 +214,19 @@ async function act(
     action,
     assurance: where.assurance,
     ref: where.ref,
+    element: where.element,
+    blockers: where.blockers,
     ...(where.coordinate ? { x: where.coordinate[0], y: where.coordinate[1] } : {}),
   });
   return success(renderReceipt(context.workspace, receipt, lead), {
     tabId: target.tabId,
     receipt,
+    provenance: {
+      pageSourced: true,
+      untrusted: true,
+      topOrigin: receipt.page.origin,
+      sessionNonce: context.workspace.fenceNonce,
+    },
   });
 }
 
@@ -306,10 +367,54 @@ async function scrollTo(args: Args, context: ToolContext, target: TabTarget) {
   );
 }
 
+/**
+ * While a JavaScript dialog is open, `key` Return/Escape and `type` (for a prompt) answer it,
+ * as a user's keyboard would.
+ */
+async function answerDialog(args: Args, target: TabTarget, dialog: OpenDialog) {
+  const text = String(args.text ?? "").trim();
+  let accept: boolean;
+  let promptText: string | undefined;
+  if (args.action === "type") {
+    if (dialog.type !== "prompt") {
+      throw new ToolError(
+        "tool_failure",
+        `A JavaScript ${dialog.type} dialog is open; it takes no text.`,
+        'Press {"action": "key", "text": "Return"} to accept it or "Escape" to dismiss it.',
+      );
+    }
+    accept = true;
+    promptText = String(args.text ?? "");
+  } else if (/^(return|enter|kp_enter)$/i.test(text)) {
+    accept = true;
+  } else if (/^(escape|esc)$/i.test(text)) {
+    accept = false;
+  } else {
+    throw new ToolError(
+      "tool_failure",
+      `A JavaScript ${dialog.type} dialog is open; only Return (accept) or Escape (dismiss) ` +
+        `reach it, not "${text}".`,
+      `Call {"action": "key", "text": "Return", "tabId": ${target.tabId}}.`,
+    );
+  }
+  await cdp(target, "Page.handleJavaScriptDialog", {
+    accept,
+    ...(promptText !== undefined ? { promptText } : {}),
+  });
+  return success(
+    `${accept ? "Accepted" : "Dismissed"} the ${dialog.type} dialog; the page runs again.`,
+    { tabId: target.tabId, dialog: { type: dialog.type, accepted: accept } },
+  );
+}
+
 /** `computer`. */
 export const computer: Handler = async (args, context) => {
   const target = ownedTab(context.workspace, context.browsers, args.tabId as number);
   const action = args.action as string;
+  const dialog = target.link.tab(target.native).dialog;
+  if (dialog && (action === "key" || action === "type")) {
+    return await answerDialog(args, target, dialog);
+  }
   switch (action) {
     case "screenshot": {
       const { image, block } = await shotContent(context, target);

@@ -31,6 +31,14 @@ export function failureOutcome(error: unknown): Outcome {
         next_step: "It may still have happened: inspect the page before retrying.",
       };
     }
+    if (error.kind === "dialog_open") {
+      return {
+        kind: "tool_failure",
+        message: `${error.message}.`,
+        next_step: 'Answer it first: computer key "Return" accepts it, key "Escape" dismisses ' +
+          "it, type answers a prompt; or navigate with force: true to leave the page.",
+      };
+    }
     if (error.kind === "no_such_tab") {
       return {
         kind: "tool_failure",

@@ -197,9 +197,19 @@ export async function observeAfter(
   workspace: Workspace,
   target: TabTarget,
   before: Before,
-  action: { action: string; assurance: Assurance; ref?: string; x?: number; y?: number },
+  action: {
+    action: string;
+    assurance: Assurance;
+    ref?: string;
+    x?: number;
+    y?: number;
+    /** What the ref resolver said the target is (surer than the element at the point). */
+    element?: Described;
+    /** Blockers found before acting (an overlay on the target). */
+    blockers?: Blocker[];
+  },
 ): Promise<Receipt> {
-  const blockers: Blocker[] = [];
+  const blockers: Blocker[] = [...action.blockers ?? []];
   const gone = () =>
     target.link.tabChangesSince(before.tabSerial).some((change) =>
       change.kind === "closed" && change.native === target.native
@@ -219,7 +229,7 @@ export async function observeAfter(
   const openDialog = target.link.tab(target.native).dialog;
   const dialog = dialogBlocker(target);
   if (dialog) blockers.push(dialog);
-  if (before.element?.disabled) {
+  if (before.element?.disabled || action.element?.disabled) {
     blockers.push({
       kind: "disabled",
       summary: "The element at that point is disabled, so the action may have done nothing.",
@@ -250,7 +260,7 @@ export async function observeAfter(
     ...(before.element || action.ref || action.x !== undefined
       ? {
         target: {
-          ...(before.element ?? { role: "", name: "", tag: "" }),
+          ...(action.element ?? before.element ?? { role: "", name: "", tag: "" }),
           ...(action.ref ? { ref: action.ref } : {}),
           ...(action.x !== undefined ? { x: action.x, y: action.y } : {}),
         },

@@ -33,6 +33,8 @@ export interface E2ESession {
   call(name: string, args: Record<string, unknown>): Promise<CallResult>;
   /** Calls a tool, fails the test on an error result, and returns the result. */
   ok(name: string, args: Record<string, unknown>): Promise<CallResult>;
+  /** Calls a tool, fails the test unless it is an error result, and returns the error text. */
+  fail(name: string, args: Record<string, unknown>): Promise<string>;
   /** The first text block of a result. */
   text(result: CallResult): string;
   /** Opens a tab (tabs_context_mcp createIfEmpty) and returns its id. */
@@ -70,6 +72,11 @@ export async function startSession(
       const result = await call(name, args);
       assert(!result.isError, `${name} failed: ${JSON.stringify(result.content).slice(0, 2000)}`);
       return result;
+    },
+    async fail(name, args) {
+      const result = await call(name, args);
+      assert(result.isError, `expected ${name} to fail for ${JSON.stringify(args)}`);
+      return text(result);
     },
     async firstTab() {
       const result = await session.ok("tabs_context_mcp", { createIfEmpty: true });
