@@ -235,6 +235,14 @@ Deno.test("failures are told truthfully and recovered from", async (t) => {
           structuredContent: { workspaceId: string };
         };
         const oldWorkspace = before.structuredContent.workspaceId;
+        const listen = JSON.stringify({
+          jsonrpc: "2.0",
+          id: "L",
+          method: "subscriptions/listen",
+          params: { notifications: { toolsListChanged: true }, _meta: envelope() },
+        });
+        await modern.send(listen);
+        assertEquals((await modern.nextJson()).method, "notifications/subscriptions/acknowledged");
 
         await mcp.send('{"jsonrpc":"2.0","id":29,"method":"tools/list"}');
         const toolsBefore = JSON.stringify((await mcp.nextJson()).result);
@@ -277,7 +285,15 @@ Deno.test("failures are told truthfully and recovered from", async (t) => {
             params: { name: "tabs_context_mcp", arguments: args, _meta: envelope() },
           });
         await modern.send(modernCall("m2", { workspaceId: oldWorkspace }));
-        const stale = await modern.nextJson(30_000);
+        // The reconnection re-reads the catalog; the stream hears of it only if tools changed,
+        // and then with its own subscriptionId.
+        let stale = await modern.nextJson(30_000);
+        const streamed = stale.method === "notifications/tools/list_changed";
+        if (streamed) {
+          assertEquals(stale.params, { _meta: { "io.modelcontextprotocol/subscriptionId": "L" } });
+          stale = await modern.nextJson();
+        }
+        assertEquals(streamed, listChanged, "the stream tells what the 2025 connection told");
         assertMatch(JSON.stringify(stale.result), /That workspaceId is unknown or was released/);
         await modern.send(modernCall("m3", { createIfEmpty: true }));
         const fresh = (await modern.nextJson()).result as {
