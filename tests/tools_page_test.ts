@@ -275,11 +275,22 @@ Deno.test("read_page, find, form_input and javascript_tool on the fixture site",
       assert(diff.length < 1500, `diff is ${diff.length} characters`);
       const none = s.text(await s.ok("read_page", { tabId, diff: true }));
       assertMatch(none, /No changes/);
+      // A read with another filter in between does not disturb the diff of the full outline.
+      await s.ok("read_page", { tabId, filter: "interactive", max_chars: 2000 });
+      await s.ok("computer", { action: "left_click", ref: toggle, tabId });
+      const back = s.text(await s.ok("read_page", { tabId, diff: true }));
+      assertMatch(back, /~ button "Show weather panel" \[ref_\d+\] collapsed/);
+      assertMatch(back, /- region "Weather"/);
+      // After a reload every element is new: the whole outline is more useful than a diff.
+      await go("/rows.html");
+      const reloaded = s.text(await s.ok("read_page", { tabId, diff: true, max_chars: 3000 }));
+      assertMatch(reloaded, /Most of the page changed since your last read/);
+      assertMatch(reloaded, /row \[ref_\d+\] "1" \|/);
     });
 
     await t.step("refs from a page that navigated away are refused clearly", async () => {
       const before = s.text(await s.ok("read_page", { tabId, filter: "interactive" }));
-      const toggle = refIn(before, /button "Hide weather panel"/);
+      const toggle = refIn(before, /button "Show weather panel"/);
       await go("/csp.html");
       assertMatch(
         errorText(await s.call("form_input", { ref: toggle, value: "x", tabId })),

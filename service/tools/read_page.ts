@@ -27,6 +27,34 @@ import { ownedTab } from "./target.ts";
 export const DEFAULT_MAX_CHARS = 24_000;
 const MIN_MAX_CHARS = 1000;
 
+/** Earlier reads kept per tab for diff, one per scope (filter, depth, ref_id). */
+const MAX_SCOPES = 4;
+
+/** A diff against the earlier read, or why the whole outline is more useful. */
+function compare(
+  before: Remembered | undefined,
+  now: Remembered,
+): ReturnType<typeof diffOutlines> | { why: string } {
+  if (!before) {
+    return {
+      why: "No earlier read of this tab with the same filter, depth and ref_id, so this is the " +
+        "whole outline; diff: true next time shows only changes.",
+    };
+  }
+  if (before.url !== now.url) {
+    return { why: "The page navigated since your last read, so this is the whole outline." };
+  }
+  const diff = diffOutlines(before, now);
+  const count = diff.added.length + diff.removed.length + diff.changed.length;
+  if (count > Math.max(30, now.lines.length / 2)) {
+    return {
+      why: "Most of the page changed since your last read (a reload or a new view), so this " +
+        "is the whole outline.",
+    };
+  }
+  return diff;
+}
+
 /** `read_page`. */
 export const readPage: Handler = async (args, context) => {
   const target = ownedTab(context.workspace, context.browsers, args.tabId as number);
@@ -49,8 +77,10 @@ export const readPage: Handler = async (args, context) => {
   const flat = filter === "interactive";
   const scope = JSON.stringify({ filter, depth, root });
   const now = remember(scope, outline.url, outline.nodes);
-  const before = pages.last as Remembered | undefined;
-  pages.last = now;
+  const before = pages.reads.get(scope);
+  pages.reads.delete(scope);
+  pages.reads.set(scope, now);
+  while (pages.reads.size > MAX_SCOPES) pages.reads.delete(pages.reads.keys().next().value!);
   const origin = originOf(outline.url);
   const where = `tab ${target.tabId} (${outline.url})`;
   const titled = (body: string) => `title ${JSON.stringify(outline.title)}\n${body}`;
@@ -64,35 +94,37 @@ export const readPage: Handler = async (args, context) => {
     provenance: provenance(context.workspace, outline.url),
   };
 
+  let whole = "";
   if (args.diff === true) {
-    if (before && before.scope === scope && before.url === outline.url) {
-      const { added, removed, changed } = diffOutlines(before, now);
+    const verdict = compare(before, now);
+    if ("why" in verdict) {
+      whole = verdict.why;
+    } else {
+      const { added, removed, changed } = verdict;
+      const counts = { changed: changed.length, added: added.length, removed: removed.length };
       const all = [...changed, ...added, ...removed];
       if (all.length === 0) {
         return success(`No changes in ${where} since your last read_page.`, {
           ...structured,
-          changed: 0,
-          added: 0,
-          removed: 0,
+          ...counts,
         });
       }
       let body = "";
       let shown = 0;
       for (const line of all) {
-        if (body.length + line.length + 1 > maxChars) break;
+        if (body.length + line.length + 1 > maxChars - 600) break;
         body += (shown ? "\n" : "") + line;
         shown++;
       }
       const cut = shown < all.length
-        ? `\n[${
-          all.length - shown
-        } more changes not shown; read_page without diff for the whole outline.]`
+        ? `\n[${all.length - shown} more changes not shown; read_page without diff for the whole ` +
+          "outline.]"
         : "";
       return success(
-        `Changes in ${where} since your last read_page: ${changed.length} changed, ` +
-          `${added.length} added, ${removed.length} removed.\n` +
+        `Changes in ${where} since your last read_page: ${counts.changed} changed, ` +
+          `${counts.added} added, ${counts.removed} removed.\n` +
           fence(context.workspace, origin, redactSecrets(titled(body))) + cut,
-        { ...structured, changed: changed.length, added: added.length, removed: removed.length },
+        { ...structured, ...counts },
       );
     }
   }
@@ -103,14 +135,7 @@ export const readPage: Handler = async (args, context) => {
   const compose = (budget: number) => {
     const { text, shown, total } = render(lines, budget);
     const notes: string[] = [];
-    if (args.diff === true) {
-      notes.push(
-        before && before.url !== outline.url
-          ? "The page changed since your last read, so this is the whole outline."
-          : "No earlier read of this tab with the same filter, depth and ref_id, so this is the " +
-            "whole outline; diff: true next time shows only changes.",
-      );
-    }
+    if (whole) notes.push(whole);
     if (shown < total) {
       const sections = biggestSections(outline.nodes)
         .map((node) =>

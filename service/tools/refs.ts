@@ -13,6 +13,7 @@
 import type { Workspace } from "../workspace/mod.ts";
 import { ToolError } from "./errors.ts";
 import { INSTALL, WORLD_NAME } from "./page/in_page.ts";
+import type { Remembered } from "./page/outline.ts";
 import type { TabTarget } from "./target.ts";
 
 /** Most refs remembered per tab; beyond it the table starts again (old refs become unknown). */
@@ -48,8 +49,8 @@ export interface TabPages {
   numbers: Map<string, number>;
   entries: Map<number, RefEntry>;
   next: number;
-  /** The last read_page of this tab, for `diff`. */
-  last?: unknown;
+  /** The latest read_page of this tab per scope (filter, depth, ref_id), for `diff`. */
+  reads: Map<string, Remembered>;
 }
 
 const state = new WeakMap<Workspace, Map<number, TabPages>>();
@@ -61,7 +62,13 @@ export function tabPages(workspace: Workspace, tabId: number): TabPages {
   for (const known of tabs.keys()) if (!workspace.tabs.has(known)) tabs.delete(known);
   let pages = tabs.get(tabId);
   if (!pages) {
-    pages = { frames: new Map(), numbers: new Map(), entries: new Map(), next: 1 };
+    pages = {
+      frames: new Map(),
+      numbers: new Map(),
+      entries: new Map(),
+      next: 1,
+      reads: new Map(),
+    };
     tabs.set(tabId, pages);
   }
   return pages;
