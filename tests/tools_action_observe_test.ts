@@ -101,6 +101,19 @@ Deno.test("navigate, console, network, resize and plan in a HiDPI browser", asyn
       assertMatch(s.text(logs), /clicked 1/);
     });
 
+    await t.step("a page flooding the console stays bounded and the tab stays usable", async () => {
+      const tab = (await s.ok("tabs_create_mcp", {})).structuredContent as {
+        tabs: { tabId: number }[];
+      };
+      const flooded = tab.tabs.at(-1)!.tabId;
+      await s.ok("navigate", { url: s.fixtures.url("/flood.html"), tabId: flooded });
+      const read = await s.ok("read_console_messages", { tabId: flooded, limit: 3 });
+      const total = read.structuredContent?.total as number;
+      assert(total > 0 && total <= 500, `kept ${total}`);
+      assertMatch(s.text(read), /were not recorded|older ones were dropped/);
+      await s.ok("computer", { action: "screenshot", tabId: flooded });
+    });
+
     await t.step("navigate: scheme default, redirects, history", async () => {
       const bare = s.fixtures.url("/index.html").replace("http://", "");
       const plain = await s.ok("navigate", { url: bare, tabId });

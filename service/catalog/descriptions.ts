@@ -52,7 +52,9 @@ export const TOOL_TEXT: Record<string, ToolText> = {
       "[x0, y0, x1, y1] to see small text (coordinates stay those of the full screenshot). " +
       "Clicks, keys and typing return a receipt: what was hit, URL/title change, DOM changes, " +
       "the focused field's value, blockers (dialog, disabled element) and tabs opened or closed " +
-      "(a popup becomes your tab: use its tabId).",
+      "(a popup becomes your tab: use its tabId). While a JavaScript alert/confirm/prompt is " +
+      'open the page is frozen: key "Return" accepts it, key "Escape" dismisses it, type ' +
+      "answers a prompt.",
     example: { action: "left_click", coordinate: [400, 300], tabId: TAB },
   },
   find: {

@@ -77,6 +77,9 @@ async function listing(
     `in tab ${target.tabId}` +
     (part.lines.length < part.matching ? `, showing the newest ${part.lines.length}` : "") +
     (part.evicted > 0 ? ` (${part.evicted} older ones were dropped)` : "") +
+    (state.droppedEvents > 0
+      ? ` (the page sent events too fast: ${state.droppedEvents} were not recorded)`
+      : "") +
     (part.cleared ? "; buffer cleared" : "") + ".";
   if (part.lines.length === 0) return `${head}${part.total === 0 ? emptyHint(state) : ""}`;
   return `${head}\n${fence(workspace, await currentOrigin(target), part.lines.join("\n"))}`;
