@@ -40,6 +40,14 @@ export const VERSION = "0.1.0";
 const PARENT_CHECK_MS = 1_000;
 
 type Request = Extract<Incoming, { kind: "request" }>;
+type Notification = Extract<Incoming, { kind: "notification" }>;
+
+/** What the switch needs of a revision module's session. */
+interface RevisionSession {
+  handleRequest(request: Request): void;
+  handleNotification(notification: Notification): void;
+  end(): Promise<void>;
+}
 
 function report(message: string): void {
   try {
@@ -65,6 +73,90 @@ function servable(bound: "none" | typeof LEGACY | typeof MODERN): string[] {
   return [bound];
 }
 
+/** Picks the revision for this process and routes every message to it. */
+class RevisionSwitch {
+  #peer: StdioPeer;
+  #link: ServiceLink;
+  #calls: CallBook;
+  #server: { name: string; version: string };
+  #session: RevisionSession | null = null;
+  #bound: "none" | typeof LEGACY | typeof MODERN = "none";
+
+  constructor(peer: StdioPeer, link: ServiceLink, server: { name: string; version: string }) {
+    this.#peer = peer;
+    this.#link = link;
+    this.#calls = new CallBook(link, peer, callSettingsFromEnv());
+    this.#server = server;
+  }
+
+  /** Answers or routes one request; every error becomes a JSON-RPC error for its id. */
+  async request(request: Request): Promise<void> {
+    try {
+      if (this.#session === null) await this.#unbound(request);
+      else this.#routeBound(this.#session, request);
+    } catch (error) {
+      const rpc = error instanceof RpcError
+        ? error
+        : new RpcError(ErrorCode.internalError, (error as Error).message);
+      await this.#peer.error(request.id, rpc.code, rpc.message, rpc.data);
+    }
+  }
+
+  /** Routes a notification; before binding there is nothing to notify. */
+  notification(notification: Notification): void {
+    this.#session?.handleNotification(notification);
+  }
+
+  /** Ends the bound session, if any. */
+  async end(): Promise<void> {
+    await this.#session?.end();
+  }
+
+  #bind(revision: typeof LEGACY | typeof MODERN, request: Request): void {
+    const options = { calls: this.#calls, server: this.#server };
+    this.#bound = revision;
+    this.#session = revision === LEGACY
+      ? new Session2025(this.#peer, this.#link, options)
+      : new Session2026(this.#peer, this.#link, options);
+    this.#session.handleRequest(request);
+  }
+
+  async #unbound(request: Request): Promise<void> {
+    if (request.method === "initialize") {
+      readInitialize(request.params);
+      return this.#bind(LEGACY, request);
+    }
+    if (request.method === "server/discover") {
+      readEnvelope(request.params, servable(this.#bound));
+      await this.#peer.result(request.id, discoverResult(this.#server, servable(this.#bound)));
+      return;
+    }
+    if (hasEnvelope(request.params)) {
+      readEnvelope(request.params, servable(this.#bound));
+      return this.#bind(MODERN, request);
+    }
+    throw new RpcError(
+      ErrorCode.invalidRequest,
+      `Send initialize first (${LEGACY}), or carry params._meta["${META.protocolVersion}"]: ` +
+        `"${MODERN}" with "${META.clientCapabilities}" on every request (${MODERN})`,
+    );
+  }
+
+  #routeBound(session: RevisionSession, request: Request): void {
+    if (this.#bound === LEGACY && hasEnvelope(request.params)) {
+      throw new RpcError(
+        ErrorCode.invalidRequest,
+        `This connection was initialized with ${LEGACY}; ${MODERN} requests cannot be mixed ` +
+          "into it. Start a new connection for them.",
+      );
+    }
+    if (this.#bound === MODERN && request.method === "initialize") {
+      throw unsupportedVersion(request.params.protocolVersion ?? null, servable(MODERN));
+    }
+    session.handleRequest(request);
+  }
+}
+
 /** Serves one client on `input`/`output` until `input` closes or `stop` aborts. */
 export async function serve(
   paths: InstancePaths,
@@ -77,61 +169,7 @@ export async function serve(
   const peer = new StdioPeer(io.output);
   // The link connects (and starts the service) only when a bound session first needs it.
   const link = new ServiceLink(paths, { name: "unknown client", version: "" });
-  const calls = new CallBook(link, peer, callSettingsFromEnv());
-  const server = { name: paths.mcpServerName, version: VERSION };
-  let session: Session2025 | Session2026 | null = null;
-
-  const unbound = async (request: Request) => {
-    if (request.method === "initialize") {
-      readInitialize(request.params);
-      session = new Session2025(peer, link, { calls, server });
-      session.handleRequest(request);
-      return;
-    }
-    if (request.method === "server/discover") {
-      readEnvelope(request.params, servable("none"));
-      await peer.result(request.id, discoverResult(server, servable("none")));
-      return;
-    }
-    if (hasEnvelope(request.params)) {
-      readEnvelope(request.params, servable("none"));
-      session = new Session2026(peer, link, { calls, server });
-      session.handleRequest(request);
-      return;
-    }
-    throw new RpcError(
-      ErrorCode.invalidRequest,
-      `Send initialize first (${LEGACY}), or carry params._meta["${META.protocolVersion}"]: ` +
-        `"${MODERN}" with "${META.clientCapabilities}" on every request (${MODERN})`,
-    );
-  };
-
-  const bound = (request: Request) => {
-    if (session instanceof Session2025 && hasEnvelope(request.params)) {
-      throw new RpcError(
-        ErrorCode.invalidRequest,
-        `This connection was initialized with ${LEGACY}; ${MODERN} requests cannot be mixed ` +
-          "into it. Start a new connection for them.",
-      );
-    }
-    if (session instanceof Session2026 && request.method === "initialize") {
-      throw unsupportedVersion(request.params.protocolVersion ?? null, servable(MODERN));
-    }
-    session!.handleRequest(request);
-  };
-
-  const onRequest = async (request: Request) => {
-    try {
-      if (session === null) await unbound(request);
-      else bound(request);
-    } catch (error) {
-      const rpc = error instanceof RpcError
-        ? error
-        : new RpcError(ErrorCode.internalError, (error as Error).message);
-      await peer.error(request.id, rpc.code, rpc.message, rpc.data);
-    }
-  };
-
+  const revisions = new RevisionSwitch(peer, link, { name: paths.mcpServerName, version: VERSION });
   const messages = readMessages(io.input);
   const stopped = new Promise<null>((resolve) => {
     if (io.stop?.aborted) resolve(null);
@@ -155,13 +193,13 @@ export async function serve(
       case "response":
         continue;
       case "notification":
-        (session as Session2025 | Session2026 | null)?.handleNotification(message);
+        revisions.notification(message);
         continue;
       case "request":
-        await onRequest(message);
+        await revisions.request(message);
     }
   }
-  await (session as Session2025 | Session2026 | null)?.end();
+  await revisions.end();
   link.close();
   await peer.close();
 }
