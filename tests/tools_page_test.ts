@@ -190,6 +190,15 @@ Deno.test("read_page, find, form_input and javascript_tool on the fixture site",
         ],
       );
       assertEquals(await js(s, tabId, "document.getElementById('news').checked"), "false");
+      await set(ref(/checkbox "Send me the almanac"/), "yes");
+      assertEquals(await js(s, tabId, "document.getElementById('news').checked"), "true");
+      assertMatch(
+        errorText(
+          await s.call("form_input", { ref: ref(/checkbox "Send me/), value: "maybe", tabId }),
+        ),
+        /"value" must be true or false[\s\S]*"value": true/,
+      );
+      await set(ref(/checkbox "Send me the almanac"/), false);
 
       assertMatch(
         errorText(

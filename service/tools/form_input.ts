@@ -28,7 +28,8 @@ type SetResult =
   | { error: "gone" | "disabled" | "readonly" | "radio_off" }
   | { error: "no_option"; options: { value: string; label: string }[] }
   | { error: "not_settable"; type: string }
-  | { error: "not_a_field"; role: string };
+  | { error: "not_a_field"; role: string }
+  | { error: "not_boolean"; role: string };
 
 function refusal(
   ref: string,
@@ -75,6 +76,12 @@ function refusal(
         result.type === "file"
           ? "Use file_upload for file inputs."
           : 'Click it instead: computer with action "left_click" and this ref.',
+      );
+    case "not_boolean":
+      return new ToolError(
+        "tool_failure",
+        `${ref} is a ${result.role}: "value" must be true or false.`,
+        `A correct call looks like: {"ref": "${ref}", "value": true, "tabId": ${tabId}}`,
       );
     case "not_a_field":
       return new ToolError(

@@ -449,6 +449,15 @@ function fire(el, type, init) {
   el.dispatchEvent(new Ctor(type, Object.assign({ bubbles: true, composed: true }, init || {})));
 }
 
+function toBool(value) {
+  if (value === true || value === 1) return true;
+  if (value === false || value === 0) return false;
+  const text = String(value).trim().toLowerCase();
+  if (["true", "on", "yes", "y", "checked", "1"].includes(text)) return true;
+  if (["false", "off", "no", "n", "unchecked", "0", ""].includes(text)) return false;
+  return null;
+}
+
 function setValue(id, value) {
   const el = byId(id);
   if (!el) return { error: "gone" };
@@ -458,7 +467,7 @@ function setValue(id, value) {
   if (el.disabled) return { error: "disabled" };
   if (el.readOnly && (tag === "INPUT" || tag === "TEXTAREA")) return { error: "readonly" };
   const focus = () => { try { el.focus({ preventScroll: false }); } catch {} };
-  const choice = typeof value === "string" && !/^(true|false|on|off|checked|unchecked)$/i.test(value);
+  const choice = typeof value === "string" && toBool(value) === null;
   if (choice && (type === "radio" || !(tag === "INPUT" || tag === "TEXTAREA" || tag === "SELECT" || el.isContentEditable))) {
     // A radio group (or one of its radios) given the label or value of the radio to choose.
     const scope = type === "radio" ? (el.form || el.getRootNode()) : el;
@@ -475,7 +484,8 @@ function setValue(id, value) {
     }
   }
   if (tag === "INPUT" && (type === "checkbox" || type === "radio")) {
-    const want = value === true || value === "true" || value === 1 || value === "on" || value === "checked";
+    const want = toBool(value);
+    if (want === null) return { error: "not_boolean", role: type };
     if (type === "radio" && !want) return { error: "radio_off" };
     focus();
     if (el.checked !== want) {
@@ -485,7 +495,8 @@ function setValue(id, value) {
     return { kind: type, after: describe(id) };
   }
   if (role === "checkbox" || role === "switch" || role === "radio") {
-    const want = value === true || value === "true";
+    const want = toBool(value);
+    if (want === null) return { error: "not_boolean", role };
     const current = el.getAttribute("aria-checked") === "true";
     if (current !== want) el.click();
     return { kind: role, after: describe(id) };
