@@ -218,11 +218,15 @@ Deno.test("read_page, find, form_input and javascript_tool on the fixture site",
       );
       assertMatch(
         errorText(await s.call("form_input", { ref: "email", value: "x", tabId })),
-        /"ref" must look like "ref_12"/,
+        /"ref" must look like "ref_12"[\s\S]*\{"query": "search box", "tabId": \d+\}/,
       );
       assertMatch(
         errorText(await s.call("form_input", { ref: ref(/textbox "Email address"/), tabId })),
         /"value" is required[\s\S]*"ref":"ref_12"/,
+      );
+      assertMatch(
+        errorText(await s.call("read_page", { tabId, ref_id: "form" })),
+        /"ref_id" must look like "ref_12"/,
       );
       assertMatch(
         errorText(await s.call("read_page", { tabId, filter: "buttons" })),

@@ -99,7 +99,7 @@ export const formInput: Handler = async (args, context) => {
   const pages = tabPages(context.workspace, target.tabId);
   const ref = args.ref as string;
   const value = args.value as string | boolean | number;
-  const { frame, localId } = lookupRef(pages, ref);
+  const { frame, localId } = lookupRef(pages, ref, { tabId: target.tabId });
   let result: SetResult;
   try {
     result = await inFrame<SetResult>(

@@ -267,14 +267,17 @@ export function refGone(ref: string): ToolError {
 export function lookupRef(
   pages: TabPages,
   ref: string,
-  field = "ref",
+  options: { field?: string; tabId?: number } = {},
 ): { frame: Frame; localId: number } {
   const match = /^ref_(\d+)$/.exec(ref.trim());
   if (!match) {
     throw new ToolError(
       "tool_failure",
-      `"${field}" must look like "ref_12" (from read_page or find), not ${JSON.stringify(ref)}.`,
-      'Call find (e.g. {"query": "search box", "tabId": ...}) or read_page to get refs.',
+      `"${options.field ?? "ref"}" must look like "ref_12" (a ref from read_page or find), ` +
+        `not ${JSON.stringify(ref)}.`,
+      `Get refs first, e.g. find with {"query": "search box", "tabId": ${
+        options.tabId ?? 123
+      }}, then pass one of its refs.`,
     );
   }
   const entry = pages.entries.get(Number(match[1]));
@@ -349,7 +352,7 @@ export async function resolveRef(
   options: { scroll?: boolean; field?: string } = {},
 ): Promise<ResolvedRef> {
   const pages = tabPages(workspace, target.tabId);
-  const { frame, localId } = lookupRef(pages, ref, options.field);
+  const { frame, localId } = lookupRef(pages, ref, { field: options.field, tabId: target.tabId });
   type Described =
     & Omit<ResolvedRef, "ref" | "centre" | "call" | "box" | "visible" | "inViewport">
     & {

@@ -151,7 +151,7 @@ export async function collect(
   let start: Frame;
   let localRoot: number | undefined;
   if (options.root !== undefined) {
-    const found = lookupRef(pages, options.root, "ref_id");
+    const found = lookupRef(pages, options.root, { field: "ref_id", tabId: target.tabId });
     start = found.frame;
     localRoot = found.localId;
   } else {
