@@ -371,7 +371,10 @@ Deno.test("read_page, find, form_input and javascript_tool on the fixture site",
 
     await t.step("shadow roots and same- and cross-origin iframes are read and used", async () => {
       const cross = other.origin.replace("127.0.0.1", "localhost");
-      await s.ok("navigate", { url: s.fixtures.url(`/frames.html?cross=${cross}`), tabId });
+      await s.ok("navigate", {
+        url: s.fixtures.url(`/frames.html?cross=${cross}&site=${other.origin}`),
+        tabId,
+      });
       const text = s.text(await s.ok("read_page", { tabId }));
       assertMatch(text, /heading "Shadow keeper"[\s\S]*text "Slotted lamp note"/);
       assertMatch(text, /iframe "Cross-origin log" \[ref_\d+\] src="http:\/\/localhost:\d+\//);
@@ -404,6 +407,16 @@ Deno.test("read_page, find, form_input and javascript_tool on the fixture site",
       );
       await s.ok("form_input", { ref: crossEntry, value: "cross value", tabId });
       const crossFrame = refIn(text, /iframe "Cross-origin log"/);
+      // The same-site, cross-origin frame runs in the page's process: reached in the same session.
+      assertMatch(text, /iframe "Same-site log" \[ref_\d+\][^\n]*\n\s+heading "Site log"/);
+      const siteAt = lines.findIndex((line) => /iframe "Same-site log"/.test(line));
+      const siteEntry = refIn(lines.slice(siteAt).join("\n"), /textbox "Log entry"/);
+      await s.ok("form_input", { ref: siteEntry, value: "site value", tabId });
+      const siteFrame = refIn(text, /iframe "Same-site log"/);
+      assertMatch(
+        s.text(await s.ok("read_page", { tabId, ref_id: siteFrame })),
+        /textbox "Log entry" \[ref_\d+\] value="site value"/,
+      );
       const inside = s.text(await s.ok("read_page", { tabId, ref_id: crossFrame }));
       assertMatch(inside, /textbox "Log entry" \[ref_\d+\] value="cross value"/);
 
