@@ -318,6 +318,19 @@ Deno.test("computer: every action lands on the page as real input", async (t) =>
       },
     );
 
+    await t.step("a click that navigates reports the new URL and title", async () => {
+      const found = await s.ok("find", { query: "Home link", tabId });
+      const ref = (found.structuredContent?.matches as { ref: string }[])[0].ref;
+      const result = await s.ok("computer", { action: "left_click", ref, tabId });
+      const after = (result.structuredContent?.receipt as {
+        observedAfter: { urlChanged?: string; titleChanged?: string };
+      }).observedAfter;
+      assertEquals(after.urlChanged, s.fixtures.url("/index.html"));
+      assertEquals(after.titleChanged, "Ghostlight fixture home");
+      assertMatch(s.text(result), /Now at http:\/\/127\.0\.0\.1:\d+\/index\.html/);
+      await s.ok("navigate", { url: "back", tabId });
+    });
+
     await t.step("argument errors name the field and show a correct call", async () => {
       assertMatch(
         await failure(s, { action: "left_click", tabId }),

@@ -112,7 +112,7 @@ async function evaluateValue<T>(target: TabTarget, expression: string): Promise<
 
 /**
  * Notes the page's state before an action and installs the mutation counter; `point` (viewport
- * CSS pixels) names the element there.
+ * CSS pixels) names the element there. A tab in the background is brought to the front.
  */
 export async function observeBefore(
   workspace: Workspace,
@@ -121,7 +121,9 @@ export async function observeBefore(
 ): Promise<Before> {
   const key = JSON.stringify(counterKey(workspace));
   const at = point ? `document.elementFromPoint(${point.x}, ${point.y})` : "null";
-  const state = await evaluateValue<{ url: string; title: string; n: number; el?: Described }>(
+  const state = await evaluateValue<
+    { url: string; title: string; n: number; el?: Described; hidden: boolean }
+  >(
     target,
     `(() => { ${DESCRIBE}
       let s = window[${key}];
@@ -131,9 +133,13 @@ export async function observeBefore(
           .observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
         Object.defineProperty(window, ${key}, { value: s });
       }
-      return { url: location.href, title: document.title, n: s.n, el: describe(${at}) || undefined };
+      return { url: location.href, title: document.title, n: s.n, el: describe(${at}) || undefined,
+        hidden: document.visibilityState === "hidden" };
     })()`,
   );
+  // A user acts on the tab in front. A background tab also has its timers throttled and its
+  // frames paused, which would stall the settle wait after the action.
+  if (state?.hidden) await cdp(target, "Page.bringToFront").catch(() => {});
   return {
     url: state?.url ?? "",
     title: state?.title ?? "",
@@ -175,6 +181,10 @@ async function settledState(workspace: Workspace, target: TabTarget) {
         if (now - start >= ${SETTLE_MAX_MS}) return done(false);
         setTimeout(check, 25);
       };
+      // A page sent to the background (the action opened a tab in front) renders no more
+      // frames and its timers slow to one a second: report at once instead.
+      if (document.hidden) return done(false);
+      document.addEventListener("visibilitychange", () => done(false), { once: true });
       setTimeout(check, 25);
     })`,
   );
