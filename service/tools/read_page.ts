@@ -5,27 +5,30 @@
  * @module
  */
 
+import type { Outcome } from "../../shared/bridge.ts";
+import type { Workspace } from "../workspace/mod.ts";
 import { type Handler, success } from "./context.ts";
 import { fence, originOf } from "./fence.ts";
-import { collect } from "./page/collect.ts";
+import { collect, type Collected } from "./page/collect.ts";
 import {
   biggestSections,
   diffOutlines,
   displayLines,
-  lineOf,
   remember,
   type Remembered,
   render,
 } from "./page/outline.ts";
 import { provenance } from "./page/provenance.ts";
 import { redactSecrets } from "./page/redact.ts";
-import { tabPages } from "./refs.ts";
+import { type TabPages, tabPages } from "./refs.ts";
 import { ToolError } from "./errors.ts";
 import { ownedTab } from "./target.ts";
 
 /** Default size of a read; about 6k tokens. */
 export const DEFAULT_MAX_CHARS = 24_000;
 const MIN_MAX_CHARS = 1000;
+/** Room kept for the header, the fence and the advice when cutting the outline to max_chars. */
+const RESERVED_CHARS = 600;
 
 /** Earlier reads kept per tab for diff, one per scope (filter, depth, ref_id). */
 const MAX_SCOPES = 4;
@@ -55,6 +58,115 @@ function compare(
   return diff;
 }
 
+/** Keeps `now` as the tab's latest read of its scope; returns the one it replaces. */
+function keepRead(pages: TabPages, now: Remembered): Remembered | undefined {
+  const before = pages.reads.get(now.scope);
+  pages.reads.delete(now.scope);
+  pages.reads.set(now.scope, now);
+  while (pages.reads.size > MAX_SCOPES) pages.reads.delete(pages.reads.keys().next().value!);
+  return before;
+}
+
+/** What every answer about one read says about its page. */
+interface Page {
+  where: string;
+  origin: string;
+  title: string;
+  structured: Record<string, unknown>;
+}
+
+/** Page-sourced text inside the workspace's fence, title first, secrets redacted. */
+function fenced(workspace: Workspace, page: Page, body: string): string {
+  return fence(
+    workspace,
+    page.origin,
+    redactSecrets(`title ${JSON.stringify(page.title)}\n${body}`),
+  );
+}
+
+function diffAnswer(
+  workspace: Workspace,
+  page: Page,
+  diff: ReturnType<typeof diffOutlines>,
+  maxChars: number,
+): Outcome {
+  const counts = {
+    changed: diff.changed.length,
+    added: diff.added.length,
+    removed: diff.removed.length,
+  };
+  const all = [...diff.changed, ...diff.added, ...diff.removed];
+  if (all.length === 0) {
+    return success(`No changes in ${page.where} since your last read_page.`, {
+      ...page.structured,
+      ...counts,
+    });
+  }
+  const { text, shown } = render(all, maxChars - RESERVED_CHARS);
+  const cut = shown < all.length
+    ? `\n[${all.length - shown} more changes not shown; read_page without diff for the whole ` +
+      "outline.]"
+    : "";
+  return success(
+    `Changes in ${page.where} since your last read_page: ${counts.changed} changed, ` +
+      `${counts.added} added, ${counts.removed} removed.\n` + fenced(workspace, page, text) + cut,
+    { ...page.structured, ...counts },
+  );
+}
+
+function outlineAnswer(
+  workspace: Workspace,
+  page: Page,
+  outline: Collected,
+  options: { flat: boolean; maxChars: number; depth?: number; root?: string; note?: string },
+): Outcome {
+  const lines = displayLines(outline.nodes, options.flat);
+  const header = `${options.flat ? "Interactive elements" : "Outline"} of ${page.where}` +
+    (options.root ? `, under ${options.root}` : "") + ":";
+  // Role only: names are page text and stay inside the fence.
+  const sections = biggestSections(outline.nodes)
+    .map((node) => `ref_id "${node.ref}" (${node.role})`);
+  const compose = (budget: number) => {
+    const { text, shown, total } = render(lines, budget);
+    const notes: string[] = options.note ? [options.note] : [];
+    if (shown < total) {
+      notes.push(
+        `Showing ${shown} of ${total} lines (max_chars ${options.maxChars}). To see the rest, ` +
+          "narrow the read: " + (sections.length ? `${sections.join(", ")}; ` : "") +
+          (options.flat ? "" : 'filter: "interactive" for controls only; ') +
+          "depth: 2 for the top levels; or find with a description of what you need.",
+      );
+    }
+    if (outline.omitted > 0) {
+      notes.push(`${outline.omitted} more nodes were not read (page too large).`);
+    }
+    if (outline.cutByDepth > 0) {
+      notes.push(
+        `${outline.cutByDepth} deeper parts hidden by depth ${options.depth}; use ref_id to ` +
+          "open one.",
+      );
+    }
+    if (outline.unreadFrames.length) {
+      notes.push(`Frames not read: ${outline.unreadFrames.slice(0, 5).join("; ")}.`);
+    }
+    const full = `${header}\n${fenced(workspace, page, text === "" ? "(nothing matched)" : text)}` +
+      (notes.length ? `\n${notes.join("\n")}` : "");
+    return { full, shown, total };
+  };
+  // The whole answer, fence and advice included, stays within max_chars.
+  let budget = options.maxChars - RESERVED_CHARS;
+  let answer = compose(budget);
+  for (let tries = 0; answer.full.length > options.maxChars && tries < 4; tries++) {
+    budget -= answer.full.length - options.maxChars + 50;
+    answer = compose(Math.max(0, budget));
+  }
+  return success(answer.full, {
+    ...page.structured,
+    shown: answer.shown,
+    truncated: answer.shown < answer.total,
+  });
+}
+
 /** `read_page`. */
 export const readPage: Handler = async (args, context) => {
   const target = ownedTab(context.workspace, context.browsers, args.tabId as number);
@@ -74,106 +186,26 @@ export const readPage: Handler = async (args, context) => {
   );
   const root = args.ref_id as string | undefined;
   const outline = await collect(target, pages, { filter, depth, root });
-  const flat = filter === "interactive";
-  const scope = JSON.stringify({ filter, depth, root });
-  const now = remember(scope, outline.url, outline.nodes);
-  const before = pages.reads.get(scope);
-  pages.reads.delete(scope);
-  pages.reads.set(scope, now);
-  while (pages.reads.size > MAX_SCOPES) pages.reads.delete(pages.reads.keys().next().value!);
-  const origin = originOf(outline.url);
-  const where = `tab ${target.tabId} (${outline.url})`;
-  const titled = (body: string) => `title ${JSON.stringify(outline.title)}\n${body}`;
-  const elements = outline.nodes.filter((node) => node.ref).length;
-  const structured = {
-    tabId: target.tabId,
-    url: outline.url,
+  const now = remember(JSON.stringify({ filter, depth, root }), outline.url, outline.nodes);
+  const before = keepRead(pages, now);
+  const page: Page = {
+    where: `tab ${target.tabId} (${outline.url})`,
+    origin: originOf(outline.url),
     title: outline.title,
-    lines: outline.nodes.length,
-    elements,
-    provenance: provenance(context.workspace, outline.url),
+    structured: {
+      tabId: target.tabId,
+      url: outline.url,
+      title: outline.title,
+      lines: outline.nodes.length,
+      elements: outline.nodes.filter((node) => node.ref).length,
+      provenance: provenance(context.workspace, outline.url),
+    },
   };
-
-  let whole = "";
-  if (args.diff === true) {
-    const verdict = compare(before, now);
-    if ("why" in verdict) {
-      whole = verdict.why;
-    } else {
-      const { added, removed, changed } = verdict;
-      const counts = { changed: changed.length, added: added.length, removed: removed.length };
-      const all = [...changed, ...added, ...removed];
-      if (all.length === 0) {
-        return success(`No changes in ${where} since your last read_page.`, {
-          ...structured,
-          ...counts,
-        });
-      }
-      let body = "";
-      let shown = 0;
-      for (const line of all) {
-        if (body.length + line.length + 1 > maxChars - 600) break;
-        body += (shown ? "\n" : "") + line;
-        shown++;
-      }
-      const cut = shown < all.length
-        ? `\n[${all.length - shown} more changes not shown; read_page without diff for the whole ` +
-          "outline.]"
-        : "";
-      return success(
-        `Changes in ${where} since your last read_page: ${counts.changed} changed, ` +
-          `${counts.added} added, ${counts.removed} removed.\n` +
-          fence(context.workspace, origin, redactSecrets(titled(body))) + cut,
-        { ...structured, ...counts },
-      );
-    }
+  const options = { flat: filter === "interactive", maxChars, depth, root };
+  if (args.diff !== true) return outlineAnswer(context.workspace, page, outline, options);
+  const verdict = compare(before, now);
+  if ("why" in verdict) {
+    return outlineAnswer(context.workspace, page, outline, { ...options, note: verdict.why });
   }
-
-  const lines = displayLines(outline.nodes, flat);
-  const header = `${flat ? "Interactive elements" : "Outline"} of ${where}` +
-    (root ? `, under ${root}` : "") + ":";
-  const compose = (budget: number) => {
-    const { text, shown, total } = render(lines, budget);
-    const notes: string[] = [];
-    if (whole) notes.push(whole);
-    if (shown < total) {
-      const sections = biggestSections(outline.nodes)
-        .map((node) =>
-          `ref_id "${node.ref}" (${lineOf({ ...node, ref: undefined }).slice(0, 50)})`
-        );
-      notes.push(
-        `Showing ${shown} of ${total} lines (max_chars ${maxChars}). To see the rest, narrow the read: ` +
-          (sections.length ? `${sections.join(", ")}; ` : "") +
-          (flat ? "" : 'filter: "interactive" for controls only; ') +
-          "depth: 2 for the top levels; or find with a description of what you need.",
-      );
-    }
-    if (outline.omitted > 0) {
-      notes.push(`${outline.omitted} more nodes were not read (page too large).`);
-    }
-    if (outline.cutByDepth > 0) {
-      notes.push(
-        `${outline.cutByDepth} deeper parts hidden by depth ${depth}; use ref_id to open one.`,
-      );
-    }
-    if (outline.unreadFrames.length) {
-      notes.push(`Frames not read: ${outline.unreadFrames.slice(0, 5).join("; ")}.`);
-    }
-    const body = text === "" ? "(nothing matched)" : redactSecrets(text);
-    const full = `${header}\n${fence(context.workspace, origin, titled(body))}` +
-      (notes.length ? `\n${notes.join("\n")}` : "");
-    return { full, shown, total };
-  };
-  // The whole answer, fence and advice included, stays within max_chars.
-  let budget = maxChars - 600;
-  let answer = compose(budget);
-  for (let tries = 0; answer.full.length > maxChars && tries < 4; tries++) {
-    budget -= answer.full.length - maxChars + 50;
-    answer = compose(Math.max(0, budget));
-  }
-  return success(answer.full, {
-    ...structured,
-    shown: answer.shown,
-    truncated: answer.shown < answer.total,
-  });
+  return diffAnswer(context.workspace, page, verdict, maxChars);
 };
