@@ -18,7 +18,7 @@ import type { TabTarget } from "./target.ts";
 
 /** Most refs remembered per tab; beyond it the table starts again (old refs become unknown). */
 const MAX_REFS_PER_TAB = 100_000;
-/** Most frames followed in one tab, and how deeply iframes may nest. */
+/** Most frames followed in one tab. */
 export const MAX_FRAMES = 24;
 
 /** One frame's isolated world. */
@@ -154,7 +154,11 @@ export async function frameWorld(
   const key = `${where.sessionId ?? ""}/${where.frameId}`;
   const loaderId = await currentLoader(target, where.sessionId, where.frameId);
   const known = pages.frames.get(key);
-  if (known && known.loaderId === loaderId) return known;
+  if (known && known.loaderId === loaderId) {
+    // The iframe element showing the frame may have been replaced: keep the link current.
+    if (where.parent) known.parent = where.parent;
+    return known;
+  }
   if (pages.frames.size >= MAX_FRAMES * 4) pages.frames.clear();
   const world = await createWorld(target, where.sessionId, where.frameId);
   const frame: Frame = { key, ...where, ...world, loaderId };

@@ -24,6 +24,8 @@ import type { OutlineNode } from "./outline.ts";
 
 /** Most nodes one frame's walk returns; the walk counts the rest as omitted. */
 export const MAX_NODES = 20_000;
+/** How deeply iframes inside iframes are followed. */
+const MAX_NESTING = 4;
 
 /** A node as the in-page walker returns it: a frame-local id instead of a ref. */
 type WalkedNode = Omit<OutlineNode, "ref"> & {
@@ -175,55 +177,57 @@ export async function collect(
     cutByDepth: walk.cutByDepth,
     unreadFrames: [],
   };
-  await splice(target, pages, start, walk, 0, result, options, 0);
+  await splice({ target, pages, options, into: result }, { frame: start, walk, baseDepth: 0 }, 0);
   return result;
 }
 
+/** One collection in progress. */
+interface Collecting {
+  target: TabTarget;
+  pages: TabPages;
+  options: WalkOptions;
+  into: Collected;
+}
+
+/**
+ * Adds one frame's walk to the collection, numbering refs, and reads each iframe it could not
+ * enter into the lines beneath that iframe.
+ */
 async function splice(
-  target: TabTarget,
-  pages: TabPages,
-  frame: Frame,
-  walk: Walk,
-  baseDepth: number,
-  into: Collected,
-  options: WalkOptions,
+  run: Collecting,
+  part: { frame: Frame; walk: Walk; baseDepth: number },
   nesting: number,
 ): Promise<void> {
-  for (const node of walk.nodes) {
+  const { target, pages, options, into } = run;
+  for (const node of part.walk.nodes) {
     const { id, frame: isFrame, ...rest } = node;
-    const collected: CollectedNode = { ...rest, depth: node.depth + baseDepth };
+    const depth = node.depth + part.baseDepth;
+    const collected: CollectedNode = { ...rest, depth };
     if (id) {
-      if (node.role !== "text") collected.ref = refFor(pages, frame, id);
-      collected.at = { frame, localId: id };
+      if (node.role !== "text") collected.ref = refFor(pages, part.frame, id);
+      collected.at = { frame: part.frame, localId: id };
     }
     into.nodes.push(collected);
     if (!isFrame) continue;
-    const childDepth = options.depth === undefined
-      ? undefined
-      : options.depth - (node.depth + baseDepth) - 1;
+    const childDepth = options.depth === undefined ? undefined : options.depth - depth - 1;
     if (childDepth !== undefined && childDepth < 0) {
       into.cutByDepth++;
       continue;
     }
-    if (nesting >= 4 || pages.frames.size > MAX_FRAMES) {
-      into.unreadFrames.push(`${collected.ref}: frames nest too deeply`);
+    if (nesting >= MAX_NESTING) {
+      into.unreadFrames.push(`${collected.ref}: frames nest more than ${MAX_NESTING} deep`);
+      continue;
+    }
+    if (pages.frames.size > MAX_FRAMES) {
+      into.unreadFrames.push(`${collected.ref}: the page has more than ${MAX_FRAMES} frames`);
       continue;
     }
     try {
-      const child = await childFrame(target, pages, frame, id);
-      const inner = await walkFrame(target, pages, child, { ...options, depth: childDepth });
-      into.omitted += inner.omitted;
-      into.cutByDepth += inner.cutByDepth;
-      await splice(
-        target,
-        pages,
-        child,
-        inner,
-        node.depth + baseDepth + 1,
-        into,
-        options,
-        nesting + 1,
-      );
+      const child = await childFrame(target, pages, part.frame, id);
+      const walk = await walkFrame(target, pages, child, { ...options, depth: childDepth });
+      into.omitted += walk.omitted;
+      into.cutByDepth += walk.cutByDepth;
+      await splice(run, { frame: child, walk, baseDepth: depth + 1 }, nesting + 1);
     } catch (error) {
       if (error instanceof ToolError) throw error;
       into.unreadFrames.push(`${collected.ref}: ${(error as Error).message}`);
