@@ -5,6 +5,7 @@
  * enums, key order and requiredness. Descriptions are ours and are ignored.
  */
 
+import { LATEST_PROTOCOL_VERSION } from "@modelcontextprotocol/sdk/types.js";
 import { assert, assertEquals } from "./support/assert.ts";
 import { ROOT } from "./support/env.ts";
 import { startSession } from "./support/session.ts";
@@ -37,6 +38,25 @@ async function readSpec(): Promise<SpecRow[]> {
   return JSON.parse(await Deno.readTextFile(`${ROOT}/../shared/spec/tool-schemas.json`));
 }
 
+Deno.test("the comparison sees reordered keys, enums and required lists", () => {
+  const schema = {
+    type: "object",
+    properties: { a: { type: "string", enum: ["x", "y"] }, b: { type: "number" } },
+    required: ["a", "b"],
+  };
+  const same = { ...schema, description: "ours", properties: { ...schema.properties } };
+  assertEquals(ordered(same), ordered(schema), "descriptions are ignored");
+  const reordered = { ...schema, properties: { b: schema.properties.b, a: schema.properties.a } };
+  const enums = {
+    ...schema,
+    properties: { ...schema.properties, a: { type: "string", enum: ["y", "x"] } },
+  };
+  const required = { ...schema, required: ["b", "a"] };
+  for (const changed of [reordered, enums, required]) {
+    assert(ordered(changed) !== ordered(schema), JSON.stringify(changed));
+  }
+});
+
 Deno.test("the repository's contract copy equals the team's spec", async () => {
   const spec = await readSpec();
   assertEquals(CONTRACT.map((row) => row.name), spec.map((row) => row.name));
@@ -51,6 +71,8 @@ Deno.test("the repository's contract copy equals the team's spec", async () => {
 Deno.test("tools/list advertises the 13 trained tools exactly as the spec", async () => {
   const trained = (await readSpec()).filter((row) => row.trained);
   assertEquals(trained.length, 13);
+  // The 1.x SDK client asks for this revision, and Ghostlight binds it.
+  assertEquals(LATEST_PROTOCOL_VERSION, "2025-11-25");
   const s = await startSession();
   try {
     const { tools } = await s.client.listTools();
