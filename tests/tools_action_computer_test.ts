@@ -80,6 +80,26 @@ Deno.test("computer: every action lands on the page as real input", async (t) =>
       near(click.y, 100, "y");
     });
 
+    await t.step(
+      "a receipt names what changed, and typing with nothing focused is flagged",
+      async () => {
+        const result = await s.ok("computer", {
+          action: "left_click",
+          coordinate: [220, 90],
+          tabId,
+        });
+        const after = (result.structuredContent?.receipt as {
+          observedAfter: { changedElements?: { name: string }[] };
+        }).observedAfter;
+        assertMatch(after.changedElements?.[0]?.name ?? "", /^STATE /);
+        assertMatch(s.text(result), /changed: pre "STATE/);
+        const typed = await s.ok("computer", { action: "type", text: "zz", tabId });
+        const blockers = (typed.structuredContent?.receipt as { blockers: { kind: string }[] })
+          .blockers;
+        assertEquals(blockers.map((b) => b.kind), ["no_focus"]);
+      },
+    );
+
     await t.step("modifiers reach the click", async () => {
       await s.ok("computer", {
         action: "left_click",

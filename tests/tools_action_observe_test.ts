@@ -35,7 +35,8 @@ Deno.test("navigate, console, network, resize and plan in a HiDPI browser", asyn
     const tabId = await s.firstTab();
 
     await t.step("console messages are buffered from the first touch", async () => {
-      await s.ok("navigate", { url: s.fixtures.url("/logs.html"), tabId });
+      const loaded = await s.ok("navigate", { url: s.fixtures.url("/logs.html"), tabId });
+      assertMatch(s.text(loaded), /logged \d+ console errors? \(read_console_messages/);
       let text = "";
       await eventually(async () => {
         text = s.text(await s.ok("read_console_messages", { tabId }));

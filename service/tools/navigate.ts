@@ -154,6 +154,7 @@ export const navigate: Handler = async (args, context) => {
   const state = target.link.tab(target.native);
   await clearOpenDialog(target, state, force);
 
+  const started = Date.now();
   const loaded = new Set<string>();
   let committed = false;
   let expected: string | null | undefined;
@@ -223,9 +224,16 @@ export const navigate: Handler = async (args, context) => {
   const page = await pageInfo(target);
   const origin = originOf(page.url);
   const redirected = page.url !== requested && raw !== "back" && raw !== "forward";
+  const errors =
+    state.console.items().filter((entry) => entry.level === "error" && entry.at >= started - 1_000)
+      .length;
   const notes = [
     redirected ? ` (redirected from ${requested})` : "",
     complete ? "" : " It is still loading; read it again shortly.",
+    errors > 0
+      ? ` The page logged ${errors} console error${errors === 1 ? "" : "s"} ` +
+        "(read_console_messages with onlyErrors: true)."
+      : "",
   ].join("");
   return success(
     `Tab ${target.tabId} is at ${page.url}${notes}\n${

@@ -15,6 +15,8 @@ import { cdp, type TabTarget } from "./target.ts";
 const SETTLE_MAX_MS = 600;
 /** Mutation-free time that counts as settled. */
 const QUIET_MS = 80;
+/** Elements a mutation touched, remembered per action (three are reported). */
+const MAX_CHANGED_KEPT = 40;
 /** Longest wait for a page an action navigated to. */
 const NAVIGATION_WAIT_MS = 5_000;
 
@@ -36,6 +38,8 @@ export interface Before {
   owned: Set<number>;
   /** The element at the action's point, when it had one. */
   element?: Described;
+  /** The focused element before the action. */
+  focus?: Described;
 }
 
 /** How the action found its target. */
@@ -60,6 +64,8 @@ export interface Receipt {
     renderAdvanced: boolean;
     settled: boolean;
     focus?: Described;
+    /** Up to three elements whose content or attributes changed. */
+    changedElements?: Described[];
     /** The message of a dialog the action left open. */
     alertOrStatus?: string;
   };
@@ -122,19 +128,30 @@ export async function observeBefore(
   const key = JSON.stringify(counterKey(workspace));
   const at = point ? `document.elementFromPoint(${point.x}, ${point.y})` : "null";
   const state = await evaluateValue<
-    { url: string; title: string; n: number; el?: Described; hidden: boolean }
+    { url: string; title: string; n: number; el?: Described; hidden: boolean; focus?: Described }
   >(
     target,
     `(() => { ${DESCRIBE}
       let s = window[${key}];
       if (!s) {
-        s = { n: 0, t: 0 };
-        new MutationObserver((records) => { s.n += records.length; s.t = performance.now(); })
-          .observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+        s = { n: 0, t: 0, changed: [] };
+        new MutationObserver((records) => {
+          s.n += records.length;
+          s.t = performance.now();
+          for (const record of records) {
+            if (s.changed.length >= ${MAX_CHANGED_KEPT}) break;
+            const node = record.target;
+            const el = node.nodeType === 1 ? node : node.parentElement;
+            if (el) s.changed.push(el);
+          }
+        }).observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
         Object.defineProperty(window, ${key}, { value: s });
       }
+      s.changed = [];
+      const active = document.activeElement;
       return { url: location.href, title: document.title, n: s.n, el: describe(${at}) || undefined,
-        hidden: document.visibilityState === "hidden" };
+        hidden: document.visibilityState === "hidden",
+        focus: active && active !== document.body ? describe(active) || undefined : undefined };
     })()`,
   );
   // A user acts on the tab in front. A background tab also has its timers throttled and its
@@ -147,6 +164,7 @@ export async function observeBefore(
     tabSerial: target.link.tabChangeSerial,
     owned: new Set(workspace.tabs),
     ...(state?.el ? { element: state.el } : {}),
+    ...(state?.focus ? { focus: state.focus } : {}),
   };
 }
 
@@ -161,6 +179,7 @@ async function settledState(workspace: Workspace, target: TabTarget) {
       settled: boolean;
       ready: string;
       focus?: Described;
+      changed: Described[];
     }
   >(
     target,
@@ -172,8 +191,20 @@ async function settledState(workspace: Workspace, target: TabTarget) {
       const done = (settled) => {
         const active = document.activeElement;
         const focus = active && active !== document.body ? describe(active) : null;
+        const seen = new Set();
+        const changed = [];
+        for (const el of (s && s.changed) || []) {
+          if (changed.length >= 3) break;
+          if (!el.isConnected || el === document.body || el === document.documentElement ||
+            el.closest("head, script, style")) continue;
+          const d = describe(el);
+          const id = d && d.role + "|" + d.name;
+          if (!d || !d.name || seen.has(id)) continue;
+          seen.add(id);
+          changed.push(d);
+        }
         resolve({ url: location.href, title: document.title, n: s ? s.n : null, rendered, settled,
-          ready: document.readyState, ...(focus ? { focus } : {}) });
+          ready: document.readyState, changed, ...(focus ? { focus } : {}) });
       };
       const check = () => {
         const now = performance.now();
@@ -252,6 +283,13 @@ export async function observeAfter(
   const mutations = state?.n === null || state === null || navigated
     ? 0
     : Math.max(0, state.n - before.mutations);
+  if (action.action === "type" && !before.focus && !state?.focus && mutations === 0) {
+    blockers.push({
+      kind: "no_focus",
+      summary: "Nothing had focus, so the typed text went nowhere.",
+      nextStep: "Click the field first (left_click on it or its ref), then type again.",
+    });
+  }
 
   const changes = target.link.tabChangesSince(before.tabSerial);
   const opened = changes.filter((change) =>
@@ -283,6 +321,7 @@ export async function observeAfter(
       renderAdvanced: state?.rendered ?? false,
       settled: state?.settled ?? false,
       ...(state?.focus ? { focus: state.focus } : {}),
+      ...(state?.changed?.length && !navigated ? { changedElements: state.changed } : {}),
       ...(openDialog ? { alertOrStatus: openDialog.message } : {}),
     },
     blockers,
@@ -335,6 +374,7 @@ export function renderReceipt(workspace: Workspace, receipt: Receipt, lead: stri
   if (focus && !(receipt.target && quote(receipt.target) === focus)) {
     sourced.push(`focused: ${focus}`);
   }
+  for (const element of after.changedElements ?? []) sourced.push(`changed: ${quote(element)}`);
   if (after.titleChanged !== undefined) sourced.push(`title: "${after.titleChanged}"`);
   if (after.alertOrStatus !== undefined) sourced.push(`dialog says: "${after.alertOrStatus}"`);
   const text = facts.join(" ");
