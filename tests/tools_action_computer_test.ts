@@ -351,6 +351,19 @@ Deno.test("computer: every action lands on the page as real input", async (t) =>
       await s.ok("navigate", { url: "back", tabId });
     });
 
+    await t.step("left_click_drag performs an HTML5 drag and drop", async () => {
+      await s.ok("navigate", { url: s.fixtures.url("/dnd.html"), tabId });
+      await s.ok("computer", { action: "screenshot", tabId });
+      const result = await s.ok("computer", {
+        action: "left_click_drag",
+        start_coordinate: [70, 40],
+        coordinate: [400, 70],
+        tabId,
+      });
+      assertMatch(s.text(result), /changed: p "dropped item"/);
+      await s.ok("navigate", { url: "back", tabId });
+    });
+
     await t.step("argument errors name the field and show a correct call", async () => {
       assertMatch(
         await failure(s, { action: "left_click", tabId }),
