@@ -508,7 +508,8 @@ export const computer: Handler = async (args, context) => {
       const text = args.text as string | undefined;
       if (text === undefined) throw missing("text", action, { text: "Return" });
       const repeat = Math.floor((args.repeat as number | undefined) ?? 1);
-      const once = chordEvents(parseChords(text));
+      const mac = /Macintosh|Mac OS X/.test(target.link.details.userAgent);
+      const once = chordEvents(parseChords(text), { mac });
       const events = Array.from({ length: repeat }, () => once).flat();
       return await act(
         context,

@@ -227,8 +227,37 @@ export function pressEvents(key: KeyDefinition, modifiers = 0, text = key.text):
   ];
 }
 
-/** The key events for a list of chords. */
-export function chordEvents(chords: Chord[]): KeyEvent[] {
+/** Editing shortcuts and the editor command each runs. */
+const EDIT_COMMANDS: Record<string, string> = {
+  a: "selectAll",
+  c: "copy",
+  x: "cut",
+  v: "paste",
+  z: "undo",
+  "shift+z": "redo",
+  y: "redo",
+};
+
+/**
+ * The editor command of a chord such as ctrl+a or cmd+shift+z. Chrome on macOS runs editing
+ * shortcuts only when the key event names their command, and agents write ctrl or cmd
+ * interchangeably, so both count there.
+ */
+function editCommand(chord: Chord): string | undefined {
+  const key = chord.key?.text?.toLowerCase();
+  if (!key) return undefined;
+  const others = chord.modifiers.filter((m) => m !== "ctrl" && m !== "meta");
+  if (others.length === chord.modifiers.length || others.some((m) => m !== "shift")) {
+    return undefined;
+  }
+  return EDIT_COMMANDS[others.length ? `shift+${key}` : key];
+}
+
+/**
+ * The key events for a list of chords; `mac` adds the editor commands Chrome on macOS needs
+ * for editing shortcuts.
+ */
+export function chordEvents(chords: Chord[], options: { mac?: boolean } = {}): KeyEvent[] {
   const events: KeyEvent[] = [];
   for (const chord of chords) {
     let mask = 0;
@@ -241,7 +270,10 @@ export function chordEvents(chords: Chord[]): KeyEvent[] {
           /^[a-z]$/.test(chord.key.text)
         ? chord.key.text.toUpperCase()
         : chord.key.text;
-      events.push(...pressEvents(chord.key, mask, shifted));
+      const press = pressEvents(chord.key, mask, shifted);
+      const command = options.mac ? editCommand(chord) : undefined;
+      if (command) press[0].params.commands = [command];
+      events.push(...press);
     }
     for (const modifier of [...chord.modifiers].reverse()) {
       mask &= ~MODIFIER_BITS[modifier];

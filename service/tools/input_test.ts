@@ -80,3 +80,12 @@ Deno.test("typing presses one key per character, newlines as Enter", () => {
   ]);
   assertEquals(typeEvents("é😀").length, 4);
 });
+
+Deno.test("on macOS editing shortcuts carry their editor command", () => {
+  const commands = (text: string, mac: boolean) =>
+    chordEvents(parseChords(text), { mac }).map((event) => event.params.commands).filter(Boolean);
+  assertEquals(commands("ctrl+a", true), [["selectAll"]]);
+  assertEquals(commands("cmd+shift+z", true), [["redo"]]);
+  assertEquals(commands("ctrl+a", false), []);
+  assertEquals(commands("alt+a shift+a a", true), []);
+});
