@@ -74,6 +74,12 @@ Deno.test("read_page, find, form_input and javascript_tool on the fixture site",
       assert(!/^\s*text "/m.test(interactive), "interactive filter drops text");
       assert(!/^ {2}/m.test(interactive.split("\n").slice(2, -1).join("\n")), "flat list");
       assertMatch(interactive, /checkbox "Send me the almanac"/);
+      const promo = refIn(interactive, /clickable "Apply promo code"/);
+      await s.ok("computer", { action: "left_click", ref: promo, tabId });
+      assertEquals(
+        await js(s, tabId, "document.getElementById('promo').textContent"),
+        "Promo applied",
+      );
       const shallow = s.text(await s.ok("read_page", { tabId, depth: 2 }));
       assertMatch(shallow, /group "Who you are" \[ref_\d+\]/);
       assert(!shallow.includes("Email address"), "depth 2 stops above the fields");

@@ -285,6 +285,7 @@ function snapshot(options) {
   let text = "";
   let textDepth = 0;
   let textOwner = null;
+  let underPointer = false;
   const flushText = () => {
     const value = clean(text);
     text = "";
@@ -326,12 +327,19 @@ function snapshot(options) {
     if (n.nodeType === 11) { walkChildren(n, depth, suppressText); return; }
     if (n.nodeType !== 1) return;
     if (SKIP.has(n.tagName) || isHidden(n)) return;
+    const outer = underPointer;
+    try { walkElement(n, depth, suppressText); } finally { underPointer = outer; }
+  };
+  const walkElement = (n, depth, suppressText) => {
     if ((n.tagName === "LABEL" && n.control && n.control !== n) || ((n.tagName === "LEGEND" || n.tagName === "CAPTION") && n.parentElement && n.parentElement.getAttribute("aria-label") === null)) {
       walkChildren(n, depth, true);
       return;
     }
     let role = roleOf(n);
     if (role === "presentation") role = null;
+    // Script-made controls (a div with a click listener) show themselves by a pointer cursor.
+    if (!role && !underPointer && n.tagName !== "BR" && n.ownerDocument.defaultView.getComputedStyle(n).cursor === "pointer") role = "generic-clickable";
+    if (role && (INTERACTIVE.has(role) || role === "generic-clickable")) underPointer = true;
     if (!role) {
       if (!INLINE.has(n.tagName)) flushText();
       if (n.tagName === "BR") { text += " "; return; }
