@@ -74,6 +74,7 @@ const BROKE = "Outcome unknown: The connection to the Ghostlight service broke d
 Deno.test("failures are told truthfully and recovered from", async (t) => {
   const testEnv = await makeTestEnv("flt");
   testEnv.env.GHOSTLIGHT_QUEUE_DEADLINE_MS = "1500";
+  testEnv.env.GHOSTLIGHT_SETTLEMENT_MS = "3500";
   const paths = resolveInstancePaths(testEnv.instance, (key) => testEnv.env[key]);
   const slow = serveSlowPages();
   let service = startService(testEnv);
@@ -203,7 +204,7 @@ Deno.test("failures are told truthfully and recovered from", async (t) => {
     });
 
     await t.step("F03 queue deadline: a call that waits too long is not dispatched", async () => {
-      await mcp.send(call(20, "navigate", { url: slow.url("hog", 3500), tabId }));
+      await mcp.send(call(20, "navigate", { url: slow.url("hog", 3000), tabId }));
       await seenAfter("hog");
       await mcp.send(call(21, "navigate", { url: slow.url("starved", 0), tabId }));
       const starved = await mcp.nextJson();
@@ -302,6 +303,33 @@ Deno.test("failures are told truthfully and recovered from", async (t) => {
         };
         assert(!fresh.isError, JSON.stringify(fresh));
         assert(fresh.structuredContent.workspaceId !== oldWorkspace, "a new workspace");
+      },
+    );
+
+    await t.step(
+      "F09 settlement window: an endless call is abandoned as outcome_unknown",
+      async () => {
+        const other = connector();
+        const otherTab = await legacyWithTab(other);
+        const startedAt = Date.now();
+        await other.send(call(2, "navigate", { url: slow.url("endless", 7000), tabId: otherTab }));
+        await other.expect(toolError(
+          2,
+          "Outcome unknown: The call did not settle within 3.5 s and was abandoned.\nIt may have " +
+            "partly happened: inspect the page before retrying.",
+        ));
+        const waited = Date.now() - startedAt;
+        assert(waited >= 3400 && waited < 5500, `abandoned after ${waited} ms`);
+        // The lane stays held while the abandoned step is still in the browser, so the next
+        // call on this workspace waits, and here runs into the queue deadline untouched.
+        await other.send(call(3, "get_page_text", { tabId: otherTab }));
+        const held = await other.nextJson();
+        assertMatch(JSON.stringify(held), /Not done: The call waited 1\.\d s behind/);
+        // Once the browser step really ended, the workspace works again.
+        await waitFor(() => Promise.resolve(Date.now() - startedAt > 7500), "the endless page");
+        await other.send(call(4, "get_page_text", { tabId: otherTab }));
+        const text = await other.nextJson();
+        assertMatch(JSON.stringify(text.result), /page endless/);
       },
     );
 

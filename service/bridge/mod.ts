@@ -16,7 +16,7 @@ import { type BoundedWriter, encodeFrame, type FrameReader } from "../../shared/
 import type { BrowserHub } from "../browser/mod.ts";
 import { type Catalog, INSTRUCTIONS } from "../catalog/mod.ts";
 import { log } from "../log/mod.ts";
-import { failureOutcome, HANDLERS } from "../tools/mod.ts";
+import { failureOutcome, HANDLERS, type ToolContext } from "../tools/mod.ts";
 import { Scheduler, schedulerOptionsFromEnv } from "../scheduler/mod.ts";
 import { WorkspaceLimit, type WorkspaceRegistry } from "../workspace/mod.ts";
 
@@ -76,6 +76,25 @@ export async function serveSession(
     writer.write(encodeFrame(message, BRIDGE_MAX_FRAME)).catch((error) => {
       log("warn", `could not send ${message.type} to a connector: ${error.message}`);
     });
+  };
+
+  const handle = async (
+    message: Extract<ConnectorMessage, { type: "start" }>,
+    context: ToolContext,
+  ): Promise<Outcome> => {
+    const problem = deps.catalog.argumentProblem(message.tool, message.arguments);
+    if (problem !== null) {
+      return {
+        kind: "tool_failure",
+        message: problem,
+        next_step: "Fix the arguments and call again.",
+      };
+    }
+    try {
+      return await HANDLERS[message.tool](message.arguments, context);
+    } catch (error) {
+      return failureOutcome(error);
+    }
   };
 
   const runWork = async (message: Extract<ConnectorMessage, { type: "start" }>) => {
@@ -164,27 +183,16 @@ export async function serveSession(
       outcome = retiredOutcome(admission.reason, admission.waitedMs);
     } else {
       const settlement = AbortSignal.timeout(settlementMs);
-      try {
-        const problem = deps.catalog.argumentProblem(message.tool, message.arguments);
-        if (problem !== null) {
-          outcome = {
-            kind: "tool_failure",
-            message: problem,
-            next_step: "Fix the arguments and call again.",
-          };
-        } else {
-          outcome = await HANDLERS[message.tool](message.arguments, {
-            workspace: workspace!,
-            browsers: deps.browsers,
-            workspaces: deps.workspaces,
-            signal: AbortSignal.any([controller.signal, settlement]),
-          });
-        }
-      } catch (error) {
-        outcome = failureOutcome(error);
-      } finally {
-        admission.release();
-      }
+      const handling = handle(message, {
+        workspace: workspace!,
+        browsers: deps.browsers,
+        workspaces: deps.workspaces,
+        signal: AbortSignal.any([controller.signal, settlement]),
+      });
+      // The lane stays held until the handler really returns, even past the settlement window:
+      // the next call on this workspace must not interleave with a step still in the browser.
+      handling.finally(() => admission.release());
+      outcome = await Promise.race([handling, unsettled(settlement, settlementMs)]);
       if (outcome.kind === "success" && traits.createsContext && workspace) {
         outcome = { ...outcome, workspace: workspace.id };
       }
@@ -193,12 +201,6 @@ export async function serveSession(
           kind: "cancelled",
           message: "The call was cancelled while it ran.",
           next_step: "Inspect the page before repeating it: part of it may have happened.",
-        };
-      } else if (settlement.aborted && outcome.kind !== "success") {
-        outcome = {
-          kind: "outcome_unknown",
-          message: `The call did not settle within ${settlementMs / 1000} s and was stopped.`,
-          next_step: "It may have partly happened: inspect the page before retrying.",
         };
       }
     }
@@ -275,4 +277,16 @@ function retiredOutcome(reason: "cancelled" | "queue_deadline", waitedMs: number
       "other calls and was not started.",
     next_step: "Nothing was done in the browser; it is safe to retry.",
   };
+}
+
+/** Resolves when the settlement window closes on a work that has not ended. */
+function unsettled(settlement: AbortSignal, settlementMs: number): Promise<Outcome> {
+  return new Promise((resolve) => {
+    settlement.addEventListener("abort", () =>
+      resolve({
+        kind: "outcome_unknown",
+        message: `The call did not settle within ${settlementMs / 1000} s and was abandoned.`,
+        next_step: "It may have partly happened: inspect the page before retrying.",
+      }), { once: true });
+  });
 }
