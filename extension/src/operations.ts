@@ -167,16 +167,16 @@ async function sendSequence(
 
 async function observeTab(params: OperationParams<"tab.observe">): Promise<Record<never, never>> {
   observe(params.tab_id, params.events, params.enable);
-  if (attached.has(params.tab_id)) {
-    for (const command of params.enable) {
-      try {
-        await chrome.debugger.sendCommand({ tabId: params.tab_id }, command.method, command.params);
-      } catch (error) {
-        throw cdpFailure(params.tab_id, command.method, error);
-      }
-    }
-  } else {
+  if (!attached.has(params.tab_id)) {
+    // Attaching sends the enable commands.
     await ensureAttached(params.tab_id);
+    return {};
+  }
+  // Observation is best effort, as after a re-attach: a domain a page refuses must not make
+  // every later command to the tab fail.
+  for (const command of params.enable) {
+    await chrome.debugger.sendCommand({ tabId: params.tab_id }, command.method, command.params)
+      .catch(() => {});
   }
   return {};
 }
