@@ -114,7 +114,10 @@ Deno.test("failures are told truthfully and recovered from", async (t) => {
       }
       const waited = Date.now() - startedAt;
       assert(waited >= 1400 && waited < 3500, `answered after ${waited} ms`);
-      assertEquals(progress, [1, 2, 3]);
+      // Ticks every 400 ms before a 1.5 s deadline: a few, counting up from 1, however loaded
+      // the machine is.
+      assert(progress.length >= 2, `progress ${progress}`);
+      assertEquals(progress, progress.map((_, index) => index + 1));
       assertEquals(
         JSON.stringify(answer),
         JSON.stringify(toolError(
