@@ -38,6 +38,9 @@ export const DISCOVER_TTL_MS = 3_600_000;
 /** How long clients may reuse a `tools/list` result; listeners hear of changes sooner. */
 export const TOOLS_TTL_MS = 300_000;
 
+/** Listen streams one connection may hold open at once. */
+export const MAX_SUBSCRIPTIONS = 16;
+
 /** The methods this revision serves; every other one (including removed ones) is -32601. */
 const METHODS = new Set(["server/discover", "tools/list", "tools/call", "subscriptions/listen"]);
 
@@ -297,6 +300,12 @@ export class Session2026 {
       throw new RpcError(
         ErrorCode.invalidParams,
         'subscriptions/listen needs params.notifications, e.g. {"toolsListChanged":true}',
+      );
+    }
+    if (this.#subscriptions.size >= MAX_SUBSCRIPTIONS) {
+      throw new RpcError(
+        ErrorCode.invalidRequest,
+        `At most ${MAX_SUBSCRIPTIONS} listen streams may be open at once; cancel one first`,
       );
     }
     const toolsListChanged = (filter as Record<string, unknown>).toolsListChanged === true;

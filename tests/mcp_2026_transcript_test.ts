@@ -223,6 +223,24 @@ Deno.test("2026-07-28, core and switch transcripts", async (t) => {
             'subscriptions/listen needs params.notifications, e.g. {"toolsListChanged":true}',
           ),
         );
+        // Streams are bounded: 7 and s2 are open, 14 more fit, the next is refused.
+        for (let i = 0; i < 14; i++) {
+          await mcp.send(modern(`x${i}`, "subscriptions/listen", '"notifications":{}'));
+          await mcp.next();
+        }
+        await mcp.send(modern("x14", "subscriptions/listen", '"notifications":{}'));
+        await mcp.expect(
+          error(
+            "x14",
+            -32600,
+            "At most 16 listen streams may be open at once; cancel one first",
+          ),
+        );
+        for (let i = 0; i < 14; i++) {
+          await mcp.send(
+            `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"x${i}"}}`,
+          );
+        }
         // Ending a stream from the client side: nothing more is sent for it.
         await mcp.send(
           '{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"s2"}}',
