@@ -353,6 +353,14 @@ Deno.test("read_page, find, form_input and javascript_tool on the fixture site",
         "'session ' + 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U'",
       );
       assertEquals(jwt, "session [redacted]");
+      const alerted = await s.ok("javascript_tool", {
+        action: "javascript_exec",
+        text: "alert('Lamp lit'); 'after'",
+        tabId,
+      });
+      assertMatch(s.text(alerted), /opened a JavaScript alert dialog[\s\S]*Lamp lit/);
+      await s.ok("computer", { action: "key", text: "Return", tabId });
+      assertEquals(await js(s, tabId, "document.title"), "Strict policy page");
       assertMatch(
         errorText(
           await s.call("javascript_tool", {

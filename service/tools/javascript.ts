@@ -8,6 +8,7 @@
  * @module
  */
 
+import type { TabEvent } from "../browser/mod.ts";
 import { type Handler, success } from "./context.ts";
 import { ToolError } from "./errors.ts";
 import { fence, originOf } from "./fence.ts";
@@ -87,8 +88,19 @@ interface Evaluated {
   };
 }
 
+/** The script opened a JavaScript dialog, which freezes the page until it is answered. */
+class DialogOpened extends Error {
+  constructor(readonly type: string, readonly text: string) {
+    super("the script opened a dialog");
+  }
+}
+
+/**
+ * Runs the expression. A dialog the script opens (alert, confirm, prompt) holds the evaluation
+ * until someone answers it, so the call returns as soon as one opens.
+ */
 async function run(target: TabTarget, expression: string): Promise<Evaluated> {
-  return await target.link.call("cdp", {
+  const sent = target.link.call("cdp", {
     tab_id: target.native,
     method: "Runtime.evaluate",
     params: {
@@ -99,7 +111,27 @@ async function run(target: TabTarget, expression: string): Promise<Evaluated> {
       userGesture: true,
       allowUnsafeEvalBlockedByCSP: true,
     },
-  }, { timeoutMs: SCRIPT_TIMEOUT_MS }) as Evaluated;
+  }, { timeoutMs: SCRIPT_TIMEOUT_MS }) as Promise<Evaluated>;
+  sent.catch(() => {});
+  const stop = new AbortController();
+  const opened = target.link.tab(target.native).waitFor(
+    (event) => event.method === "Page.javascriptDialogOpening",
+    SCRIPT_TIMEOUT_MS,
+    stop.signal,
+  );
+  try {
+    const first = await Promise.race<{ done: Evaluated } | { dialog: TabEvent }>([
+      sent.then((done) => ({ done })),
+      opened.then((event) => event ? { dialog: event } : sent.then((done) => ({ done }))),
+    ]);
+    if ("dialog" in first) {
+      const params = first.dialog.params as { type?: string; message?: string };
+      throw new DialogOpened(params.type ?? "alert", params.message ?? "");
+    }
+    return first.done;
+  } finally {
+    stop.abort();
+  }
 }
 
 async function valueOf(target: TabTarget, remote: RemoteObject): Promise<unknown> {
@@ -139,7 +171,21 @@ export const javascriptTool: Handler = async (args, context) => {
         `"tabId": ${target.tabId}}`,
     );
   }
-  let evaluated = await run(target, text);
+  let evaluated: Evaluated;
+  try {
+    evaluated = await run(target, text);
+  } catch (error) {
+    if (!(error instanceof DialogOpened)) throw error;
+    const { url } = target.link.tab(target.native).dialog ?? { url: "" };
+    return success(
+      `The script opened a JavaScript ${error.type} dialog and waits for it; the page is frozen ` +
+        "until it is answered, and the script's result is lost. It says:\n" +
+        fence(context.workspace, originOf(url), redactSecrets(error.text)) +
+        `\nAnswer it with computer: {"action": "key", "text": "Return", "tabId": ${target.tabId}} ` +
+        'accepts, "Escape" dismisses.',
+      { tabId: target.tabId, dialog: { type: error.type, message: redactSecrets(error.text) } },
+    );
+  }
   const syntax = evaluated.exceptionDetails?.exception?.description ?? "";
   if (/Illegal return statement/.test(syntax)) {
     // Agents often write a function body; run it as one rather than fail the first call.
