@@ -1,0 +1,70 @@
+/**
+ * The pure part of event forwarding: keeping only named fields of an event, clipping what is
+ * left, and the per-tab token bucket. No Chrome API here, so it is tested on its own.
+ *
+ * @module
+ */
+
+import { EVENT_STRING_MAX, EVENTS_PER_SECOND } from "../../shared/browser_protocol.ts";
+
+/** Deepest nesting kept in a forwarded event. */
+const MAX_DEPTH = 6;
+/** Most items kept from an array in a forwarded event. */
+const MAX_ITEMS = 50;
+/** A forwarded event larger than this (serialized) is dropped and counted. */
+export const MAX_EVENT_CHARS = 64 * 1024;
+
+/** A token bucket refilled at EVENTS_PER_SECOND, holding at most that many. */
+export interface Bucket {
+  tokens: number;
+  refilledAt: number;
+}
+
+/** Cuts long strings, deep nesting and long arrays. */
+export function clip(value: unknown, depth: number): unknown {
+  if (typeof value === "string") {
+    return value.length > EVENT_STRING_MAX ? `${value.slice(0, EVENT_STRING_MAX)}…` : value;
+  }
+  if (value === null || typeof value !== "object") return value;
+  if (depth >= MAX_DEPTH) return "…";
+  if (Array.isArray(value)) return value.slice(0, MAX_ITEMS).map((item) => clip(item, depth + 1));
+  const out: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) out[key] = clip(item, depth + 1);
+  return out;
+}
+
+/** Keeps only the dotted paths `fields` of `params`. */
+export function project(
+  params: Record<string, unknown>,
+  fields: string[],
+): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const path of fields) {
+    const parts = path.split(".");
+    let from: unknown = params;
+    for (const part of parts) {
+      from = from !== null && typeof from === "object"
+        ? (from as Record<string, unknown>)[part]
+        : undefined;
+    }
+    if (from === undefined) continue;
+    let into = out;
+    for (const part of parts.slice(0, -1)) {
+      into = (into[part] ??= {}) as Record<string, unknown>;
+    }
+    into[parts.at(-1)!] = from;
+  }
+  return out;
+}
+
+/** Takes one token if there is one (refilling first); false means drop the event. */
+export function takeToken(observer: Bucket, now: number): boolean {
+  observer.tokens = Math.min(
+    EVENTS_PER_SECOND,
+    observer.tokens + ((now - observer.refilledAt) / 1000) * EVENTS_PER_SECOND,
+  );
+  observer.refilledAt = now;
+  if (observer.tokens < 1) return false;
+  observer.tokens -= 1;
+  return true;
+}

@@ -1,0 +1,38 @@
+import { assertEquals } from "../../tests/support/assert.ts";
+import { EVENT_STRING_MAX, EVENTS_PER_SECOND } from "../../shared/browser_protocol.ts";
+import { clip, project, takeToken } from "./event_filter.ts";
+
+Deno.test("projection keeps only the named dotted paths", () => {
+  const params = {
+    requestId: "7",
+    request: { url: "http://a/", method: "GET", headers: { cookie: "secret" }, postData: "x" },
+    initiator: { stack: { callFrames: [] } },
+  };
+  assertEquals(project(params, ["requestId", "request.url", "request.method", "missing.x"]), {
+    requestId: "7",
+    request: { url: "http://a/", method: "GET" },
+  });
+});
+
+Deno.test("clipping cuts long strings, deep nesting and long arrays", () => {
+  const long = "x".repeat(EVENT_STRING_MAX + 10);
+  const clipped = clip({
+    text: long,
+    list: Array.from({ length: 80 }, (_, i) => i),
+    deep: { a: { b: { c: { d: { e: { f: { g: 1 } } } } } } },
+  }, 0) as { text: string; list: number[]; deep: Record<string, unknown> };
+  assertEquals(clipped.text.length, EVENT_STRING_MAX + 1);
+  assertEquals(clipped.list.length, 50);
+  assertEquals(JSON.stringify(clipped.deep), '{"a":{"b":{"c":{"d":{"e":"…"}}}}}');
+});
+
+Deno.test("the token bucket allows a burst, then the refill rate", () => {
+  const bucket = { tokens: EVENTS_PER_SECOND, refilledAt: 0 };
+  let allowed = 0;
+  for (let i = 0; i < EVENTS_PER_SECOND * 3; i++) if (takeToken(bucket, 0)) allowed++;
+  assertEquals(allowed, EVENTS_PER_SECOND);
+  assertEquals(takeToken(bucket, 0), false);
+  assertEquals(takeToken(bucket, 10), true, "10 ms refill two tokens at 200/s");
+  assertEquals(takeToken(bucket, 10), true);
+  assertEquals(takeToken(bucket, 10), false);
+});
