@@ -1,0 +1,90 @@
+import { assertEquals } from "../tests/support/assert.ts";
+import { ErrorCode, RpcError } from "./jsonrpc.ts";
+import { hasEnvelope, listedTool, readEnvelope, renderWithWorkspace } from "./mcp_2026_07_28.ts";
+
+const META = {
+  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+  "io.modelcontextprotocol/clientCapabilities": {},
+};
+
+function rpcError(fn: () => unknown): { code: number; data?: unknown } {
+  try {
+    fn();
+  } catch (error) {
+    if (error instanceof RpcError) return { code: error.code, data: error.data };
+    throw error;
+  }
+  throw new Error("expected an RpcError");
+}
+
+Deno.test("the envelope is read from this request alone, version before capabilities", () => {
+  assertEquals(readEnvelope({ _meta: META }, ["2026-07-28"]), { client: null });
+  assertEquals(
+    readEnvelope({
+      _meta: {
+        ...META,
+        "io.modelcontextprotocol/clientInfo": { name: "x", version: "2" },
+        progressToken: 7,
+      },
+    }, ["2026-07-28"]),
+    { client: { name: "x", version: "2" }, progressToken: 7 },
+  );
+  assertEquals(rpcError(() => readEnvelope({}, ["2026-07-28"])).code, ErrorCode.invalidParams);
+  assertEquals(
+    rpcError(() =>
+      readEnvelope({
+        _meta: { "io.modelcontextprotocol/protocolVersion": "2030-01-01" },
+      }, ["2026-07-28"])
+    ),
+    {
+      code: ErrorCode.unsupportedProtocolVersion,
+      data: { supported: ["2026-07-28"], requested: "2030-01-01" },
+    },
+  );
+  assertEquals(
+    rpcError(() =>
+      readEnvelope({
+        _meta: { ...META, "io.modelcontextprotocol/clientCapabilities": [] },
+      }, ["2026-07-28"])
+    ).code,
+    ErrorCode.invalidParams,
+  );
+  assertEquals(hasEnvelope({ _meta: { progressToken: 1 } }), false);
+  assertEquals(hasEnvelope({ _meta: META }), true);
+});
+
+Deno.test("stateful tools gain an optional workspaceId; stateless ones are untouched", () => {
+  const tool = {
+    name: "navigate",
+    title: "Navigate",
+    description: "d",
+    inputSchema: { type: "object", properties: { url: { type: "string" } }, required: ["url"] },
+    annotations: {},
+    createsContext: false,
+    needsWorkspace: true,
+  };
+  const listed = listedTool(tool) as { inputSchema: Record<string, unknown> };
+  assertEquals(Object.keys(listed.inputSchema.properties as object), ["url", "workspaceId"]);
+  assertEquals(listed.inputSchema.required, ["url"]);
+  assertEquals(listedTool({ ...tool, needsWorkspace: false }).inputSchema, tool.inputSchema);
+});
+
+Deno.test("a minted workspace is handed to the model; failures are left as they are", () => {
+  const rendered = renderWithWorkspace({
+    outcome: {
+      kind: "success",
+      content: [{ type: "text", text: "1 tab" }],
+      structured: { tabs: [] },
+      workspace: "ws_abc",
+    },
+  });
+  assertEquals(rendered.structuredContent, { tabs: [], workspaceId: "ws_abc" });
+  assertEquals(rendered.content.length, 2);
+  const failed = renderWithWorkspace({
+    outcome: { kind: "denied", message: "no", next_step: "ask" },
+  });
+  assertEquals(failed, {
+    content: [{ type: "text", text: "Denied: no\nask" }],
+    isError: true,
+  });
+});
