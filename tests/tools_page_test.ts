@@ -206,6 +206,18 @@ Deno.test("read_page, find, form_input and javascript_tool on the fixture site",
       );
       await set(ref(/checkbox "Send me the almanac"/), false);
 
+      // A change handler that opens a dialog freezes the page: form_input says so at once.
+      const station = await s.call("form_input", {
+        ref: ref(/textbox "Lighthouse name"/),
+        value: "Skerry",
+        tabId,
+      });
+      assertMatch(
+        errorText(station),
+        /opened a JavaScript alert dialog[\s\S]*Station Skerry saved/,
+      );
+      await s.ok("computer", { action: "key", text: "Return", tabId });
+      assertEquals(await js(s, tabId, "document.getElementById('station').value"), "Skerry");
       assertMatch(
         errorText(
           await s.call("form_input", { ref: ref(/combobox "Country"/), value: "Mars", tabId }),

@@ -8,13 +8,12 @@
  * @module
  */
 
-import type { TabEvent } from "../browser/mod.ts";
 import { type Handler, success } from "./context.ts";
 import { ToolError } from "./errors.ts";
 import { fence, originOf } from "./fence.ts";
 import { provenance } from "./page/provenance.ts";
 import { REDACTED, redactSecrets } from "./page/redact.ts";
-import { inMainFrame, send, tabPages } from "./refs.ts";
+import { DialogOpened, inMainFrame, send, sendRacingDialogs, tabPages } from "./refs.ts";
 import { ownedTab, pageInfo, type TabTarget } from "./target.ts";
 
 /** Longest result text returned. */
@@ -88,50 +87,34 @@ interface Evaluated {
   };
 }
 
-/** The script opened a JavaScript dialog, which freezes the page until it is answered. */
-class DialogOpened extends Error {
-  constructor(readonly type: string, readonly text: string) {
-    super("the script opened a dialog");
-  }
+/** Runs the expression in the main world; returns early if it opens a JavaScript dialog. */
+async function run(target: TabTarget, expression: string): Promise<Evaluated> {
+  return await sendRacingDialogs(target, undefined, "Runtime.evaluate", {
+    expression,
+    replMode: true,
+    awaitPromise: true,
+    returnByValue: false,
+    userGesture: true,
+    allowUnsafeEvalBlockedByCSP: true,
+  }, SCRIPT_TIMEOUT_MS) as Evaluated;
 }
 
-/**
- * Runs the expression. A dialog the script opens (alert, confirm, prompt) holds the evaluation
- * until someone answers it, so the call returns as soon as one opens.
- */
-async function run(target: TabTarget, expression: string): Promise<Evaluated> {
-  const sent = target.link.call("cdp", {
-    tab_id: target.native,
-    method: "Runtime.evaluate",
-    params: {
-      expression,
-      replMode: true,
-      awaitPromise: true,
-      returnByValue: false,
-      userGesture: true,
-      allowUnsafeEvalBlockedByCSP: true,
-    },
-  }, { timeoutMs: SCRIPT_TIMEOUT_MS }) as Promise<Evaluated>;
-  sent.catch(() => {});
-  const stop = new AbortController();
-  const opened = target.link.tab(target.native).waitFor(
-    (event) => event.method === "Page.javascriptDialogOpening",
-    SCRIPT_TIMEOUT_MS,
-    stop.signal,
-  );
-  try {
-    const first = await Promise.race<{ done: Evaluated } | { dialog: TabEvent }>([
-      sent.then((done) => ({ done })),
-      opened.then((event) => event ? { dialog: event } : sent.then((done) => ({ done }))),
-    ]);
-    if ("dialog" in first) {
-      const params = first.dialog.params as { type?: string; message?: string };
-      throw new DialogOpened(params.type ?? "alert", params.message ?? "");
-    }
-    return first.done;
-  } finally {
-    stop.abort();
+/** Runs the agent's script as a console line would, its last value awaited. */
+async function evaluateScript(target: TabTarget, text: string): Promise<Evaluated> {
+  let evaluated = await run(target, text);
+  const syntax = evaluated.exceptionDetails?.exception?.description ?? "";
+  if (/Illegal return statement/.test(syntax)) {
+    // Agents often write a function body; run it as one rather than fail the first call.
+    evaluated = await run(target, `await (async () => {\n${text}\n})()`);
   }
+  if (evaluated.result?.subtype === "promise" && evaluated.result.objectId) {
+    // REPL mode awaits top-level await but hands back a promise that is the last value.
+    evaluated = await sendRacingDialogs(target, undefined, "Runtime.awaitPromise", {
+      promiseObjectId: evaluated.result.objectId,
+      returnByValue: false,
+    }, SCRIPT_TIMEOUT_MS) as Evaluated;
+  }
+  return evaluated;
 }
 
 async function valueOf(target: TabTarget, remote: RemoteObject): Promise<unknown> {
@@ -173,7 +156,7 @@ export const javascriptTool: Handler = async (args, context) => {
   }
   let evaluated: Evaluated;
   try {
-    evaluated = await run(target, text);
+    evaluated = await evaluateScript(target, text);
   } catch (error) {
     if (!(error instanceof DialogOpened)) throw error;
     const { url } = target.link.tab(target.native).dialog ?? { url: "" };
@@ -185,19 +168,6 @@ export const javascriptTool: Handler = async (args, context) => {
         'accepts, "Escape" dismisses.',
       { tabId: target.tabId, dialog: { type: error.type, message: redactSecrets(error.text) } },
     );
-  }
-  const syntax = evaluated.exceptionDetails?.exception?.description ?? "";
-  if (/Illegal return statement/.test(syntax)) {
-    // Agents often write a function body; run it as one rather than fail the first call.
-    evaluated = await run(target, `await (async () => {\n${text}\n})()`);
-  }
-  if (evaluated.result?.subtype === "promise" && evaluated.result.objectId) {
-    // REPL mode awaits top-level await but hands back a promise that is the last value.
-    evaluated = await target.link.call("cdp", {
-      tab_id: target.native,
-      method: "Runtime.awaitPromise",
-      params: { promiseObjectId: evaluated.result.objectId, returnByValue: false },
-    }, { timeoutMs: SCRIPT_TIMEOUT_MS }) as Evaluated;
   }
   if (evaluated.exceptionDetails) {
     const details = evaluated.exceptionDetails;

@@ -10,6 +10,7 @@
  * @module
  */
 
+import type { TabEvent } from "../browser/mod.ts";
 import type { Workspace } from "../workspace/mod.ts";
 import { ToolError } from "./errors.ts";
 import { INSTALL, WORLD_NAME } from "./page/in_page.ts";
@@ -87,6 +88,53 @@ export function send(
     params,
     ...(sessionId ? { session_id: sessionId } : {}),
   });
+}
+
+/** The page opened a JavaScript dialog while a command ran; the page is frozen until answered. */
+export class DialogOpened extends Error {
+  constructor(readonly type: string, readonly text: string) {
+    super(`the page opened a JavaScript ${type} dialog`);
+  }
+}
+
+/**
+ * Sends a command that runs page script. A dialog the script opens (alert, confirm, prompt)
+ * holds the command until someone answers it, so this throws {@linkcode DialogOpened} as soon
+ * as one opens instead of waiting for the timeout.
+ */
+export async function sendRacingDialogs(
+  target: TabTarget,
+  sessionId: string | undefined,
+  method: string,
+  params: Record<string, unknown>,
+  timeoutMs = 30_000,
+): Promise<Record<string, unknown>> {
+  const sent = target.link.call("cdp", {
+    tab_id: target.native,
+    method,
+    params,
+    ...(sessionId ? { session_id: sessionId } : {}),
+  }, { timeoutMs });
+  sent.catch(() => {});
+  const stop = new AbortController();
+  const opened = target.link.tab(target.native).waitFor(
+    (event) => event.method === "Page.javascriptDialogOpening",
+    timeoutMs,
+    stop.signal,
+  );
+  try {
+    const first = await Promise.race<{ done: Record<string, unknown> } | { dialog: TabEvent }>([
+      sent.then((done) => ({ done })),
+      opened.then((event) => event ? { dialog: event } : sent.then((done) => ({ done }))),
+    ]);
+    if ("dialog" in first) {
+      const opened = first.dialog.params as { type?: string; message?: string };
+      throw new DialogOpened(opened.type ?? "alert", opened.message ?? "");
+    }
+    return first.done;
+  } finally {
+    stop.abort();
+  }
 }
 
 function isLostContext(error: unknown): boolean {
@@ -191,13 +239,22 @@ export async function inFrame<T>(
       pages.frames.delete(frame.key);
       throw new FrameGone();
     }
-    reply = await send(target, frame.sessionId, "Runtime.evaluate", {
+    reply = await sendRacingDialogs(target, frame.sessionId, "Runtime.evaluate", {
       expression,
       contextId: frame.contextId,
       returnByValue: true,
       awaitPromise: true,
     });
   } catch (error) {
+    if (error instanceof DialogOpened) {
+      throw new ToolError(
+        "outcome_unknown",
+        `The page opened a JavaScript ${error.type} dialog while Ghostlight worked in it, and is ` +
+          `frozen until it is answered. It says: "${error.text.slice(0, 200)}" (page text).`,
+        `Answer it with computer {"action": "key", "text": "Return", "tabId": ${target.tabId}} ` +
+          '(accept) or "Escape" (dismiss), then check the page before repeating anything.',
+      );
+    }
     if (error instanceof FrameGone) throw error;
     if (!isLostContext(error)) throw error;
     pages.frames.delete(frame.key);
