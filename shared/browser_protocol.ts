@@ -100,11 +100,15 @@ export const Operations = {
   },
   /**
    * Several CDP commands in one message, sent in order; stops at the first failure. Input
-   * sequences (typing, drags) take one round trip instead of one per event.
+   * sequences (typing, drags) take one round trip instead of one per event. With `pipeline`
+   * each command is sent without waiting for the previous one's answer (Chrome still runs
+   * them in order): right for key presses, wrong where the page must react in between (a
+   * drag must start before the mouse moves on).
    */
   "cdp.sequence": {
     params: z.object({
       tab_id: TabId,
+      pipeline: z.boolean().optional(),
       commands: z.array(
         z.object({ method: CdpMethod, params: z.record(z.string(), z.unknown()) })
           .strict(),

@@ -138,6 +138,10 @@ Deno.test("computer: every action lands on the page as real input", async (t) =>
       const state = await benchState(s, tabId);
       assertEquals(state.value, "Hi there");
       assertEquals(state.keys.slice(-8).join(""), "Hi there");
+      const long = "0123456789".repeat(200);
+      await s.ok("computer", { action: "key", text: "ctrl+a Delete", tabId });
+      await s.ok("computer", { action: "type", text: long, tabId });
+      assertEquals((await benchState(s, tabId)).value, long);
     });
 
     await t.step("key chords, shift+Tab and repeat", async () => {

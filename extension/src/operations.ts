@@ -149,18 +149,27 @@ async function sendSequence(
   params: OperationParams<"cdp.sequence">,
 ): Promise<OperationResult<"cdp.sequence">> {
   await ensureAttached(params.tab_id);
-  const results: Record<string, unknown>[] = [];
-  for (const command of params.commands) {
-    try {
-      const result = await chrome.debugger.sendCommand(
-        { tabId: params.tab_id },
-        command.method,
-        command.params,
+  const send = (command: (typeof params.commands)[number]) =>
+    chrome.debugger.sendCommand({ tabId: params.tab_id }, command.method, command.params)
+      .then(
+        (result) => ({ ok: true as const, result: (result ?? {}) as Record<string, unknown> }),
+        (error) => ({
+          ok: false as const,
+          error: cdpFailure(params.tab_id, command.method, error),
+        }),
       );
-      results.push((result ?? {}) as Record<string, unknown>);
-    } catch (error) {
-      throw cdpFailure(params.tab_id, command.method, error);
+  const results: Record<string, unknown>[] = [];
+  if (params.pipeline) {
+    for (const outcome of await Promise.all(params.commands.map(send))) {
+      if (!outcome.ok) throw outcome.error;
+      results.push(outcome.result);
     }
+    return { results };
+  }
+  for (const command of params.commands) {
+    const outcome = await send(command);
+    if (!outcome.ok) throw outcome.error;
+    results.push(outcome.result);
   }
   return { results };
 }

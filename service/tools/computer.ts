@@ -43,6 +43,8 @@ const SCROLL_SETTLED = `new Promise((resolve) => {
   };
   requestAnimationFrame(tick);
 })`;
+/** Input events per `cdp.sequence` message. */
+const SEQUENCE_CHUNK = 500;
 /** Longest text one `type` call sends (each character is a real key press). */
 const MAX_TYPE_CHARS = 2_000;
 
@@ -179,7 +181,17 @@ async function dispatch(
   commands: { method: string; params: Record<string, unknown> }[],
 ): Promise<void> {
   const state = target.link.tab(target.native);
-  const sent = target.link.call("cdp.sequence", { tab_id: target.native, commands });
+  const sent = (async () => {
+    // Chunks keep each message far below Chrome's 1 MiB limit toward the extension.
+    for (let start = 0; start < commands.length; start += SEQUENCE_CHUNK) {
+      const chunk = commands.slice(start, start + SEQUENCE_CHUNK);
+      await target.link.call("cdp.sequence", {
+        tab_id: target.native,
+        commands: chunk,
+        pipeline: chunk.every((command) => command.method === "Input.dispatchKeyEvent"),
+      });
+    }
+  })();
   sent.catch(() => {});
   const stop = new AbortController();
   const dialog = state.waitFor(
