@@ -120,6 +120,13 @@ export class StdioPeer {
     return this.#send({ jsonrpc: "2.0", id, error });
   }
 
+  /** Sends the error for anything thrown while answering: an RpcError as is, else -32603. */
+  failure(id: RequestId, error: unknown): Promise<void> {
+    if (error instanceof RpcError) return this.error(id, error.code, error.message, error.data);
+    const message = error instanceof Error ? error.message : String(error);
+    return this.error(id, ErrorCode.internalError, message);
+  }
+
   /** Sends a notification. */
   notify(method: string, params?: Record<string, unknown>): Promise<void> {
     return this.#send(

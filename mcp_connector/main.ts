@@ -95,10 +95,7 @@ class RevisionSwitch {
       if (this.#session === null) await this.#unbound(request);
       else this.#routeBound(this.#session, request);
     } catch (error) {
-      const rpc = error instanceof RpcError
-        ? error
-        : new RpcError(ErrorCode.internalError, (error as Error).message);
-      await this.#peer.error(request.id, rpc.code, rpc.message, rpc.data);
+      await this.#peer.failure(request.id, error);
     }
   }
 

@@ -111,12 +111,7 @@ export class Session2025 {
     try {
       result = await this.#dispatch(request);
     } catch (error) {
-      if (error instanceof RpcError) {
-        await this.#peer.error(request.id, error.code, error.message, error.data);
-      } else {
-        const message = error instanceof Error ? error.message : String(error);
-        await this.#peer.error(request.id, ErrorCode.internalError, message);
-      }
+      await this.#peer.failure(request.id, error);
       return;
     }
     if (result !== null) await this.#peer.result(request.id, result);
