@@ -111,6 +111,14 @@ Deno.test("read_page, find, form_input and javascript_tool on the fixture site",
       assertEquals(email.x, Math.round(email.box.x + email.box.width / 2));
       const submit = await findOne(s, tabId, "create account button");
       assertEquals(submit.name, "Create account");
+      const login = await findOne(s, tabId, "register");
+      assertEquals(login.name, "Create account", "synonyms reach the button's own words");
+      const fallback = await s.ok("find", { query: "zebra checkbox", tabId });
+      assertMatch(
+        s.text(fallback),
+        /no element .* has the words of "zebra checkbox"; here are its checkbox/i,
+      );
+      assertMatch(s.text(fallback), /checkbox "Send me the almanac"/);
       const nothing = await s.ok("find", { query: "zebra crossing", tabId });
       assertMatch(s.text(nothing), /Nothing on tab/);
     });

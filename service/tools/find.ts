@@ -10,7 +10,7 @@ import { ToolError } from "./errors.ts";
 import { fence, originOf } from "./fence.ts";
 import { collect, type CollectedNode } from "./page/collect.ts";
 import { provenance } from "./page/provenance.ts";
-import { rank } from "./page/rank.ts";
+import { rank, roleWords } from "./page/rank.ts";
 import { redactSecrets } from "./page/redact.ts";
 import { type Frame, frameOrigin, inFrame, refFor, tabPages } from "./refs.ts";
 import { ownedTab } from "./target.ts";
@@ -40,7 +40,10 @@ export const find: Handler = async (args, context) => {
   }
   const pages = tabPages(context.workspace, target.tabId);
   const outline = await collect(target, pages, { filter: "all", hints: true });
-  const ranked = rank(outline.nodes, query, MAX_MATCHES * 3);
+  let ranked = rank(outline.nodes, query, MAX_MATCHES * 3);
+  // No element has the query's words: offer the elements of the roles it named instead.
+  const roles = ranked.length === 0 ? roleWords(query) : "";
+  if (roles) ranked = rank(outline.nodes, roles, MAX_MATCHES * 3);
 
   // One match per element: a text run stands for the element that holds it.
   const picked: { node: CollectedNode; ref: string; score: number }[] = [];
@@ -110,9 +113,13 @@ export const find: Handler = async (args, context) => {
     return `${match.role} ${JSON.stringify(match.name)} [${match.ref}]${value} at ` +
       `(${match.x},${match.y}) ${match.box.width}×${match.box.height}${where}`;
   });
+  const heading = roles
+    ? `No element on ${where} has the words of "${query}"; here are its ${roles} elements ` +
+      "instead"
+    : `${matches.length} match${matches.length === 1 ? "" : "es"} for "${query}" on ${where}, ` +
+      "best first";
   return success(
-    `${matches.length} match${matches.length === 1 ? "" : "es"} for "${query}" on ${where}, ` +
-      `best first (coordinates are viewport CSS pixels; pass the ref to computer, form_input or ` +
+    `${heading} (coordinates are viewport CSS pixels; pass the ref to computer, form_input or ` +
       `read_page ref_id):\n${fence(context.workspace, origin, lines.join("\n"))}`,
     {
       tabId: target.tabId,

@@ -159,10 +159,17 @@ export function rank<T extends OutlineNode>(
     const other = words(
       [node.value, node.placeholder, node.hints, node.href].filter(Boolean).join(" "),
     );
+    const nameText = name.join(" ");
+    const otherText = other.join(" ");
     let score = 0;
     for (const term of terms) {
-      const inName = wordScore(term, name);
-      const inOther = wordScore(term, other);
+      let inName = wordScore(term, name);
+      let inOther = wordScore(term, other);
+      // Words people use for the same control ("login" for a "Sign in" button).
+      for (const synonym of SYNONYMS[term] ?? []) {
+        inName = Math.max(inName, 0.9 * phraseScore(synonym, name, nameText));
+        inOther = Math.max(inOther, 0.9 * phraseScore(synonym, other, otherText));
+      }
       score += Math.max(inName * 3, inOther * 1.5);
     }
     if (terms.length > 0) {
@@ -171,9 +178,8 @@ export function rank<T extends OutlineNode>(
     } else if (!wanted.has(node.role)) {
       continue;
     }
-    const joined = name.join(" ");
-    if (phrase && joined === phrase) score += 3;
-    else if (phrase.length > 2 && joined.includes(phrase)) score += 1.5;
+    if (phrase && nameText === phrase) score += 3;
+    else if (phrase.length > 2 && nameText.includes(phrase)) score += 1.5;
     if (wanted.has(node.role)) score += 2;
     if (INTERACTIVE.has(node.role)) score += 0.5;
     if (node.role === "text") score -= 0.3;
@@ -184,6 +190,50 @@ export function rank<T extends OutlineNode>(
   scored.sort((a, b) => b.score - a.score);
   return scored.slice(0, limit);
 }
+
+/** The query's role words alone ("sign-up button" → "button"), or "" when it has none. */
+export function roleWords(query: string): string {
+  return words(query).filter((word) => ROLE_WORDS[word]).join(" ");
+}
+
+/** A word or a phrase of several words against a field. */
+function phraseScore(phrase: string, field: string[], fieldText: string): number {
+  if (!phrase.includes(" ")) return wordScore(phrase, field);
+  return ` ${fieldText} `.includes(` ${phrase} `) ? 1 : 0;
+}
+
+/** Common words for the same control; each side finds the other. */
+const SYNONYM_GROUPS: readonly string[][] = [
+  ["login", "log in", "sign in", "signin"],
+  ["logout", "log out", "sign out", "signout"],
+  ["signup", "sign up", "register", "create account", "join"],
+  ["search", "find", "look up"],
+  ["submit", "send", "continue", "next", "go", "ok", "confirm", "save"],
+  ["close", "dismiss", "cancel", "x", "×"],
+  ["cart", "basket", "bag"],
+  ["checkout", "check out", "pay", "buy"],
+  ["menu", "hamburger", "navigation"],
+  ["email", "e-mail", "mail"],
+  ["phone", "telephone", "mobile", "tel"],
+  ["password", "passcode"],
+  ["username", "user name", "login name"],
+  ["delete", "remove", "trash"],
+  ["edit", "modify", "change"],
+  ["settings", "preferences", "options"],
+  ["help", "support", "faq"],
+  ["accept", "agree", "allow"],
+];
+
+const SYNONYMS: Record<string, string[]> = (() => {
+  const map: Record<string, string[]> = {};
+  for (const group of SYNONYM_GROUPS) {
+    for (const word of group) {
+      if (word.includes(" ")) continue;
+      map[word] = group.filter((other) => other !== word);
+    }
+  }
+  return map;
+})();
 
 /** Role words that carry no other meaning (unlike "search" or "title"). */
 function isPureRoleWord(word: string): boolean {

@@ -36,4 +36,6 @@ Deno.test("find ranks by name, role words and hints", () => {
   assertEquals(top("price"), "Price: 42 krone for the first lamp");
   assertEquals(top("button"), "ref_4");
   assertEquals(rank(NODES, "zebra crossing").length, 0);
+  assertEquals(top("login"), "ref_5", "a synonym phrase finds Sign in");
+  assertEquals(top("register button"), "ref_4", "register finds Create account");
 });
