@@ -339,6 +339,21 @@ Deno.test("computer: every action lands on the page as real input", async (t) =>
         assertEquals(opened.length, 1, s.text(blank));
         const text = s.text(await s.ok("get_page_text", { tabId: opened[0].tabId }));
         assertMatch(text, /Child page opened/);
+
+        // The new tab is in front now: scrolling the opener brings it back first.
+        const scrolled = await s.ok("computer", {
+          action: "scroll",
+          scroll_direction: "down",
+          scroll_amount: 2,
+          tabId,
+        });
+        assertMatch(s.text(scrolled), /the page is now at x 0, y 200/);
+        await s.ok("computer", {
+          action: "scroll",
+          scroll_direction: "up",
+          scroll_amount: 2,
+          tabId,
+        });
       },
     );
 

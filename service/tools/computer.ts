@@ -32,6 +32,7 @@ const DRAG_STEPS = 8;
 /** Resolves with the page's scroll position once it held still for three frames (≤ 600 ms). */
 const SCROLL_SETTLED = `new Promise((resolve) => {
   const start = performance.now();
+  setTimeout(() => resolve([Math.round(scrollX), Math.round(scrollY)]), 700);
   let last = "", still = 0;
   const tick = () => {
     const now = scrollX + "," + scrollY;
@@ -277,7 +278,12 @@ async function scroll(args: Args, context: ToolContext, target: TabTarget) {
   const distance = amount * SCROLL_STEP_PX;
   const deltaX = direction === "left" ? -distance : direction === "right" ? distance : 0;
   const deltaY = direction === "up" ? -distance : direction === "down" ? distance : 0;
-  const from = await pageValue<number[]>(target, "[Math.round(scrollX), Math.round(scrollY)]");
+  const from = await pageValue<[number, number, boolean]>(
+    target,
+    "[Math.round(scrollX), Math.round(scrollY), document.hidden]",
+  );
+  // A background tab renders no frames: bring it to the front, as a user scrolling would.
+  if (from?.[2]) await cdp(target, "Page.bringToFront");
   await dispatch(target, [mouse("mouseWheel", point, { deltaX, deltaY })]);
   const to = await pageValue<number[]>(target, SCROLL_SETTLED);
   const { image, block } = await shotContent(context, target);

@@ -44,11 +44,13 @@ export async function capture(
   const view = await viewport(target);
   const region = options.region ??
     { x: 0, y: 0, width: view.clientWidth, height: view.clientHeight };
-  const dpr = (await cdp(target, "Runtime.evaluate", {
-    expression: "window.devicePixelRatio",
+  const page = (await cdp(target, "Runtime.evaluate", {
+    expression: "[window.devicePixelRatio, document.hidden]",
     returnByValue: true,
-  })).result as { value: number };
-  const ratio = dpr.value || 1;
+  })).result as { value?: [number, boolean] };
+  const ratio = page.value?.[0] || 1;
+  // A screenshot shows what the user would see of the tab: bring it to the front first.
+  if (page.value?.[1]) await cdp(target, "Page.bringToFront");
   const maxSide = options.maxSide ?? MAX_IMAGE_SIDE;
   // Page.captureScreenshot yields clip × scale × devicePixelRatio pixels; dividing by the ratio
   // makes one image pixel one CSS pixel until the side cap shrinks it further.
