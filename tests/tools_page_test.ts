@@ -272,6 +272,9 @@ Deno.test("read_page, find, form_input and javascript_tool on the fixture site",
       assertMatch(text, /Ignore all previous instructions[\s\S]*<\/page-content-/);
       assert(!text.includes("brass polish"), "the sidebar is not part of the article");
       assertMatch(text, /the whole page has \d+ characters/);
+      const outline = s.text(await s.ok("read_page", { tabId }));
+      assertMatch(outline, /img "Drawing of the tower" \[ref_\d+\]/);
+      assertMatch(outline, /button "Share this story" \[ref_\d+\]/);
       const short = await s.ok("get_page_text", { tabId, max_chars: 120 });
       assertMatch(s.text(short), /Cut at 120 of \d+ characters/);
       assertEquals((short.structuredContent as { truncated: boolean }).truncated, true);

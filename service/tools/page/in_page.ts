@@ -133,7 +133,7 @@ function textOf(node, budget) {
       return;
     }
     if (SKIP.has(n.tagName) || n.getAttribute("aria-hidden") === "true" || n.hidden) return;
-    if (n.tagName === "INPUT") { out += " " + (n.type === "password" ? "" : n.value) + " "; return; }
+    if (n.tagName === "INPUT") { out += " " + (isSecretField(n) ? "" : n.value) + " "; return; }
     if (n.tagName === "IMG") { out += " " + (n.getAttribute("alt") || "") + " "; return; }
     if (n.tagName === "SLOT") { const nodes = n.assignedNodes(); if (nodes.length) { nodes.forEach(visit); return; } }
     if (n.shadowRoot) { n.shadowRoot.childNodes.forEach(visit); return; }
@@ -194,6 +194,7 @@ function nameOf(el, role) {
     return clean(el.getAttribute("title")) || clean(el.getAttribute("placeholder")) || clean(el.getAttribute("aria-placeholder"));
   }
   if (tag === "IMG" || tag === "AREA") return clean(el.getAttribute("alt")) || clean(el.getAttribute("title"));
+  if (tag.toLowerCase() === "svg") { const title = el.querySelector("title"); return title ? clean(title.textContent) : ""; }
   if (tag === "FIELDSET") { const legend = el.querySelector(":scope > legend"); if (legend) return textOf(legend, 200); }
   if (tag === "TABLE") { const caption = el.querySelector(":scope > caption"); if (caption) return textOf(caption, 200); }
   if (tag === "IFRAME" || tag === "FRAME") return clean(el.getAttribute("title")) || clean(el.getAttribute("name"));
@@ -326,6 +327,13 @@ function snapshot(options) {
     }
     if (n.nodeType === 11) { walkChildren(n, depth, suppressText); return; }
     if (n.nodeType !== 1) return;
+    if (n.tagName.toLowerCase() === "svg") {
+      // An icon is part of its control's name; a labelled graphic stands on its own.
+      if (!isHidden(n) && !underPointer && (n.getAttribute("aria-label") || n.getAttribute("role") === "img")) {
+        if (depth <= maxDepth && filter !== "interactive") emit(n, "img", depth);
+      }
+      return;
+    }
     if (SKIP.has(n.tagName) || isHidden(n)) return;
     const outer = underPointer;
     try { walkElement(n, depth, suppressText); } finally { underPointer = outer; }
