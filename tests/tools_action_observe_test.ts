@@ -134,6 +134,12 @@ Deno.test("navigate, console, network, resize and plan in a HiDPI browser", asyn
       assertEquals(forward.structuredContent?.url, s.fixtures.url("/actions.html"));
     });
 
+    await t.step("navigate returns a ready document without waiting for a slow image", async () => {
+      const result = await s.ok("navigate", { url: s.fixtures.url("/slow.html"), tabId });
+      assertEquals(result.structuredContent?.readyState, "interactive");
+      assertMatch(s.text(result), /document is ready; some resources are still loading/);
+    });
+
     await t.step("navigate: a leave-page prompt stops it unless forced", async () => {
       await s.ok("navigate", { url: s.fixtures.url("/leave.html"), tabId });
       await s.ok("computer", { action: "left_click", coordinate: [100, 80], tabId });

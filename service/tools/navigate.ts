@@ -16,6 +16,8 @@ import { cdp, evaluate, ownedTab, pageInfo, type TabTarget } from "./target.ts";
 const LOAD_TIMEOUT_MS = 20_000;
 /** How often the fallback poll looks at document.readyState. */
 const POLL_MS = 150;
+/** How long a ready document waits for its load event before navigate returns anyway. */
+const INTERACTIVE_GRACE_MS = 4_000;
 /** Without a commit event, how long before readyState is trusted (it may be the old page's). */
 const COMMIT_GRACE_MS = 1_500;
 
@@ -59,31 +61,41 @@ interface History {
   entries: { id: number; url: string; title: string }[];
 }
 
+/** How far a load got: fully, its document only (subresources still coming), or neither. */
+type LoadState = "complete" | "interactive" | "loading";
+
 /**
  * Waits for the main frame's load: `done` says whether the load event was seen (events can
  * overtake the command's reply, so the caller collects them from before it sent the command);
  * `committed` whether the new document is in place, after which document.readyState is a
- * trustworthy fallback (a page restored from the back/forward cache fires no load event).
+ * trustworthy fallback (a page restored from the back/forward cache fires no load event). A
+ * document that is ready but whose load event lags (a slow image, a hanging request) is
+ * returned after {@linkcode INTERACTIVE_GRACE_MS}: the agent can work with it already.
  */
 async function waitForLoad(
   target: TabTarget,
   progress: { done(): boolean; committed(): boolean },
   events: Promise<unknown>,
-): Promise<boolean> {
+): Promise<LoadState> {
   const started = Date.now();
   const deadline = started + LOAD_TIMEOUT_MS;
   let settled = progress.done();
+  let interactiveSince: number | null = null;
   events.then((event) => {
     if (event) settled = true;
   });
   while (!settled && Date.now() < deadline) {
     await Promise.race([events, new Promise((resolve) => setTimeout(resolve, POLL_MS))]);
-    if (settled || progress.done()) return true;
+    if (settled || progress.done()) return "complete";
     if (!progress.committed() && Date.now() - started < COMMIT_GRACE_MS) continue;
     const ready = await evaluate<string>(target, "document.readyState").catch(() => null);
-    if (ready === "complete") return true;
+    if (ready === "complete") return "complete";
+    if (ready === "interactive") {
+      interactiveSince ??= Date.now();
+      if (Date.now() - interactiveSince >= INTERACTIVE_GRACE_MS) return "interactive";
+    }
   }
-  return settled || progress.done();
+  return settled || progress.done() ? "complete" : interactiveSince ? "interactive" : "loading";
 }
 
 /**
@@ -214,8 +226,8 @@ export const navigate: Handler = async (args, context) => {
     expected = typeof reply.loaderId === "string" ? reply.loaderId : undefined;
     if (expected === undefined) stop.abort();
   }
-  const complete = expected === undefined && raw !== "back" && raw !== "forward"
-    ? true
+  const load: LoadState = expected === undefined && raw !== "back" && raw !== "forward"
+    ? "complete"
     : await waitForLoad(target, {
       done: () => expected !== undefined && expected !== null && loaded.has(expected),
       committed: () => committed,
@@ -229,7 +241,11 @@ export const navigate: Handler = async (args, context) => {
       .length;
   const notes = [
     redirected ? ` (redirected from ${requested})` : "",
-    complete ? "" : " It is still loading; read it again shortly.",
+    load === "complete"
+      ? ""
+      : load === "interactive"
+      ? " Its document is ready; some resources are still loading."
+      : " It is still loading; read it again shortly.",
     errors > 0
       ? ` The page logged ${errors} console error${errors === 1 ? "" : "s"} ` +
         "(read_console_messages with onlyErrors: true)."
@@ -244,7 +260,8 @@ export const navigate: Handler = async (args, context) => {
       url: page.url,
       title: page.title,
       origin,
-      loaded: complete,
+      loaded: load === "complete",
+      readyState: load,
       ...(redirected ? { requestedUrl: requested } : {}),
     },
   );

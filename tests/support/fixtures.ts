@@ -34,6 +34,18 @@ export function serveFixtures(
       if (path === "/redirect") {
         return Response.redirect(new URL(url.searchParams.get("to") ?? "/", url), 302);
       }
+      // `/slow?ms=N` answers after N ms (at most 15 s, sooner if the browser gives up).
+      if (path === "/slow") {
+        const ms = Math.min(15_000, Number(url.searchParams.get("ms")) || 0);
+        await new Promise((resolve) => {
+          const timer = setTimeout(resolve, ms);
+          request.signal.addEventListener("abort", () => {
+            clearTimeout(timer);
+            resolve(null);
+          });
+        });
+        return new Response("slow", { headers: { "content-type": "text/plain" } });
+      }
       const file = path === "/" ? "/index.html" : path;
       if (file.includes("..")) return new Response("no", { status: 400 });
       try {
