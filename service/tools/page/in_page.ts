@@ -48,7 +48,7 @@ function byId(id) {
 const INLINE = new Set(["A","ABBR","B","BDI","BDO","BR","CITE","CODE","DATA","DFN","EM","I","KBD","MARK","Q","S","SAMP","SMALL","SPAN","STRONG","SUB","SUP","TIME","U","VAR","WBR","FONT","LABEL","INS","DEL"]);
 const SKIP = new Set(["SCRIPT","STYLE","NOSCRIPT","TEMPLATE","HEAD","META","LINK","TITLE","SVG","svg","PATH","path"]);
 const INTERACTIVE = new Set(["link","button","textbox","searchbox","checkbox","radio","combobox","listbox","option","slider","spinbutton","switch","tab","menuitem","menuitemcheckbox","menuitemradio","treeitem","gridcell"]);
-const NAME_FROM_CONTENT = new Set(["button","link","heading","option","cell","gridcell","columnheader","rowheader","tab","menuitem","menuitemcheckbox","menuitemradio","treeitem","checkbox","radio","switch","tooltip","summary","legend","caption","label"]);
+const NAME_FROM_CONTENT = new Set(["button","link","heading","option","cell","listitem","gridcell","columnheader","rowheader","tab","menuitem","menuitemcheckbox","menuitemradio","treeitem","checkbox","radio","switch","tooltip","summary","legend","caption","label"]);
 const CONTAINER_ROLES = new Set(["cell","gridcell","columnheader","rowheader","listitem","generic-clickable"]);
 const ACTIONABLE = "a[href],button,input,select,textarea,[role],[tabindex],[contenteditable],iframe";
 const SECRET_FIELD = /pass(word|wd|code)?|secret|token|otp|one-time|cvv|cvc|csc|security.?code|api.?key|\bpin\b|cc-num|card.?number/i;

@@ -76,12 +76,30 @@ function compactRow(nodes: OutlineNode[], index: number): { line: string; end: n
   return { line: `${head} ${parts.join(" | ")}`, end };
 }
 
-/** The outline's display lines: one per node, except simple table rows, one per row. */
+/** A list item holding just one element or text: `listitem: link "Home" [ref_6]`. */
+function compactItem(nodes: OutlineNode[], index: number): { line: string; end: number } | null {
+  const item = nodes[index];
+  if (item.name || item.states?.length) return null;
+  const end = subtreeEnd(nodes, index);
+  if (end !== index + 2) return null;
+  return { line: `${item.role}: ${lineOf(nodes[index + 1])}`, end };
+}
+
+/**
+ * The outline's display lines: one per node, except simple table rows (one per row) and list
+ * items around a single element (one per item).
+ */
 export function displayLines(nodes: OutlineNode[], flat = false): string[] {
   const lines: string[] = [];
   for (let i = 0; i < nodes.length;) {
     const node = nodes[i];
-    const compact = !flat && node.role === "row" ? compactRow(nodes, i) : null;
+    const compact = flat
+      ? null
+      : node.role === "row"
+      ? compactRow(nodes, i)
+      : node.role === "listitem"
+      ? compactItem(nodes, i)
+      : null;
     if (compact) {
       lines.push(indent(node.depth, flat) + compact.line);
       i = compact.end;

@@ -28,6 +28,24 @@ Deno.test("simple table rows render as one line each", () => {
   assert(flat.every((line) => !line.startsWith(" ")), "interactive outlines are flat");
 });
 
+Deno.test("a list item around one element is one line", () => {
+  const lines = displayLines([
+    { ref: "ref_1", depth: 0, role: "list", name: "" },
+    { ref: "ref_2", depth: 1, role: "listitem", name: "" },
+    { ref: "ref_3", depth: 2, role: "link", name: "Home", href: "/" },
+    { ref: "ref_4", depth: 1, role: "listitem", name: "" },
+    { ref: "ref_5", depth: 2, role: "link", name: "A" },
+    { ref: "ref_6", depth: 2, role: "link", name: "B" },
+  ]);
+  assertEquals(lines, [
+    "list [ref_1]",
+    '  listitem: link "Home" [ref_3] href="/"',
+    "  listitem [ref_4]",
+    '    link "A" [ref_5]',
+    '    link "B" [ref_6]',
+  ]);
+});
+
 Deno.test("render stops at the budget on a line boundary", () => {
   const lines = displayLines(TABLE);
   const { text, shown, total } = render(lines, 120);
