@@ -10,35 +10,14 @@ import { resolveInstancePaths } from "../shared/instance.ts";
 import { assert, assertEquals, assertMatch } from "./support/assert.ts";
 import { launchBrowser } from "./support/browser.ts";
 import { executable, makeTestEnv } from "./support/env.ts";
-import { envelope, startConnector, startService, type Transcript, waitFor } from "./mcp_support.ts";
-
-interface SlowServer {
-  url(tag: string, ms: number): string;
-  /** Tags the browser requested. */
-  seen: string[];
-  close(): Promise<void>;
-}
-
-/** Pages that answer after `ms`, titled by their tag; every request is recorded. */
-function serveSlowPages(): SlowServer {
-  const seen: string[] = [];
-  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, async (req) => {
-    const url = new URL(req.url);
-    const tag = url.searchParams.get("tag");
-    if (tag === null) return new Response("", { status: 404 });
-    seen.push(tag);
-    await new Promise((resolve) => setTimeout(resolve, Number(url.searchParams.get("ms") ?? 0)));
-    return new Response(`<!doctype html><title>slow ${tag}</title><p>page ${tag}</p>`, {
-      headers: { "content-type": "text/html; charset=utf-8" },
-    });
-  });
-  const origin = `http://127.0.0.1:${server.addr.port}`;
-  return {
-    seen,
-    url: (tag, ms) => `${origin}/slow?tag=${tag}&ms=${ms}`,
-    close: () => server.shutdown(),
-  };
-}
+import {
+  envelope,
+  serveSlowPages,
+  startConnector,
+  startService,
+  type Transcript,
+  waitFor,
+} from "./mcp_support.ts";
 
 const INIT = '{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":' +
   '"2025-11-25","capabilities":{},"clientInfo":{"name":"fault","version":"1"}}}';

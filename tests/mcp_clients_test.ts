@@ -16,7 +16,7 @@ import { assert, assertEquals, assertMatch } from "./support/assert.ts";
 import { launchBrowser } from "./support/browser.ts";
 import { executable, makeTestEnv } from "./support/env.ts";
 import { serveFixtures } from "./support/fixtures.ts";
-import { envelope, startConnector, stopService } from "./mcp_support.ts";
+import { envelope, serveSlowPages, startConnector, stopService } from "./mcp_support.ts";
 
 interface ToolResult {
   content: { type: string; text?: string }[];
@@ -177,7 +177,8 @@ Deno.test("real clients of both revisions drive headless Chromium", async (t) =>
     await t.step(
       "R05 concurrent 2026-07-28 requests with different metadata never cross-stamp",
       async () => {
-        const mcp = startConnector(testEnv, { GHOSTLIGHT_PROGRESS_INTERVAL_MS: "100" });
+        const mcp = startConnector(testEnv, { GHOSTLIGHT_PROGRESS_INTERVAL_MS: "200" });
+        const slow = serveSlowPages();
         try {
           const request = (id: string, name: string, args: Record<string, unknown>, who: string) =>
             JSON.stringify({
@@ -211,29 +212,33 @@ Deno.test("real clients of both revisions drive headless Chromium", async (t) =>
             };
           }
           assert(made.a1.workspaceId !== made.b1.workspaceId, "two requests, two workspaces");
+          // Two slow calls at once, each with its own token and client: alpha's page takes
+          // 1.2 s, beta's 2.4 s, so both report progress and alpha finishes first.
           await Promise.all([
-            mcp.send(request("a2", "navigate", { url: `${url}?who=alpha`, ...made.a1 }, "alpha")),
-            mcp.send(request("b2", "navigate", { url: `${url}?who=beta`, ...made.b1 }, "beta")),
+            mcp.send(
+              request("a2", "navigate", { url: slow.url("alpha", 1200), ...made.a1 }, "alpha"),
+            ),
+            mcp.send(
+              request("b2", "navigate", { url: slow.url("beta", 2400), ...made.b1 }, "beta"),
+            ),
           ]);
-          const answered = new Set<string>();
-          while (answered.size < 2) {
+          const answered: string[] = [];
+          const ticks: Record<string, number[]> = { "token-alpha": [], "token-beta": [] };
+          while (answered.length < 2) {
             const message = await mcp.nextJson(30_000);
             if (message.method === "notifications/progress") {
-              const token = (message.params as { progressToken: string }).progressToken;
-              assert(token === "token-alpha" || token === "token-beta", token);
-              for (const done of answered) {
-                assert(
-                  !token.endsWith(done === "a2" ? "alpha" : "beta"),
-                  "no progress after the answer",
-                );
-              }
+              const params = message.params as { progressToken: string; progress: number };
+              assert(params.progressToken in ticks, params.progressToken);
+              const owner = params.progressToken === "token-alpha" ? "a2" : "b2";
+              assert(!answered.includes(owner), "no progress after the answer");
+              ticks[params.progressToken].push(params.progress);
               continue;
             }
             const id = message.id as string;
-            answered.add(id);
+            answered.push(id);
             const result = message.result as ToolResult & { _meta: unknown; resultType: string };
             assertEquals(result.resultType, "complete");
-            assertMatch(firstText(result), id === "a2" ? /who=alpha/ : /who=beta/);
+            assertMatch(firstText(result), id === "a2" ? /slow alpha/ : /slow beta/);
             assertEquals(
               (result._meta as Record<string, { name: string }>)[
                 "io.modelcontextprotocol/serverInfo"
@@ -241,6 +246,11 @@ Deno.test("real clients of both revisions drive headless Chromium", async (t) =>
                 .name,
               `ghostlight-${testEnv.instance}`,
             );
+          }
+          assertEquals(answered, ["a2", "b2"]);
+          for (const [token, seen] of Object.entries(ticks)) {
+            assert(seen.length >= 1, `progress for ${token}`);
+            assertEquals(seen, seen.map((_, index) => index + 1));
           }
           // Another workspace's tab is denied even with a valid workspaceId of one's own.
           await mcp.send(request(
@@ -254,6 +264,7 @@ Deno.test("real clients of both revisions drive headless Chromium", async (t) =>
           assert((denied.result as ToolResult).isError, JSON.stringify(denied));
         } finally {
           await mcp.close();
+          await slow.close();
         }
       },
     );

@@ -174,3 +174,32 @@ export function startService(testEnv: TestEnv): Deno.ChildProcess {
     stderr: "null",
   }).spawn();
 }
+
+/** Pages that answer late, for real slow calls. */
+export interface SlowServer {
+  url(tag: string, ms: number): string;
+  /** Tags the browser requested. */
+  seen: string[];
+  close(): Promise<void>;
+}
+
+/** Pages that answer after `ms`, titled by their tag; every request is recorded. */
+export function serveSlowPages(): SlowServer {
+  const seen: string[] = [];
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, async (req) => {
+    const url = new URL(req.url);
+    const tag = url.searchParams.get("tag");
+    if (tag === null) return new Response("", { status: 404 });
+    seen.push(tag);
+    await new Promise((resolve) => setTimeout(resolve, Number(url.searchParams.get("ms") ?? 0)));
+    return new Response(`<!doctype html><title>slow ${tag}</title><p>page ${tag}</p>`, {
+      headers: { "content-type": "text/html; charset=utf-8" },
+    });
+  });
+  const origin = `http://127.0.0.1:${server.addr.port}`;
+  return {
+    seen,
+    url: (tag, ms) => `${origin}/slow?tag=${tag}&ms=${ms}`,
+    close: () => server.shutdown(),
+  };
+}
