@@ -116,6 +116,14 @@ Deno.test("real clients of both revisions drive headless Chromium", async (t) =>
               url,
               true,
             );
+            // A listen stream: acknowledged with the honoured subset, closed by the client.
+            const stream = await client.listen({
+              toolsListChanged: true,
+              promptsListChanged: true,
+            });
+            assertEquals(stream.honoredFilter, { toolsListChanged: true });
+            await stream.close();
+            assertEquals(await stream.closed, "local");
           } finally {
             await client.close();
           }
