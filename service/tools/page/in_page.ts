@@ -356,7 +356,9 @@ function snapshot(options) {
       return;
     }
     if (depth > maxDepth) { cutByDepth++; flushText(); return; }
-    const interesting = filter !== "interactive" || INTERACTIVE.has(role) || role === "generic-clickable" || role === "iframe";
+    const actionable = INTERACTIVE.has(role) || role === "generic-clickable" || role === "iframe";
+    // Inside an element named by its content, only controls add lines: the rest is its name.
+    const interesting = actionable || (filter !== "interactive" && !suppressText);
     const node = interesting ? emit(n, role, depth) : (flushText(), null);
     if (role === "iframe") {
       const doc = frameDocument(n);
@@ -375,7 +377,7 @@ function snapshot(options) {
     }
     if (n.tagName === "TEXTAREA" || n.tagName === "INPUT") return;
     const childDepth = node ? depth + 1 : depth;
-    const nameFromContent = node && NAME_FROM_CONTENT.has(role) && node.name && !n.getAttribute("aria-label");
+    const nameFromContent = node && (NAME_FROM_CONTENT.has(role) || role === "generic-clickable") && node.name && !n.getAttribute("aria-label");
     walkChildren(n, childDepth, suppressText || nameFromContent || role === "textbox");
     flushText();
   };
