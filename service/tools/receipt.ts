@@ -17,6 +17,8 @@ const SETTLE_MAX_MS = 600;
 const QUIET_MS = 80;
 /** Elements a mutation touched, remembered per action (three are reported). */
 const MAX_CHANGED_KEPT = 40;
+/** How many 50 ms waits for the report of a tab an action opened in front. */
+const TAB_REPORT_TRIES = 20;
 /** Longest wait for a page an action navigated to. */
 const NAVIGATION_WAIT_MS = 5_000;
 
@@ -180,6 +182,7 @@ async function settledState(workspace: Workspace, target: TabTarget) {
       ready: string;
       focus?: Described;
       changed: Described[];
+      hidden: boolean;
     }
   >(
     target,
@@ -204,7 +207,7 @@ async function settledState(workspace: Workspace, target: TabTarget) {
           changed.push(d);
         }
         resolve({ url: location.href, title: document.title, n: s ? s.n : null, rendered, settled,
-          ready: document.readyState, changed, ...(focus ? { focus } : {}) });
+          ready: document.readyState, changed, hidden: document.hidden, ...(focus ? { focus } : {}) });
       };
       const check = () => {
         const now = performance.now();
@@ -291,6 +294,13 @@ export async function observeAfter(
     });
   }
 
+  // The page went to the background: a tab opened in front of it. The browser's report of
+  // that tab may still be on its way; wait for it (briefly) so the delta names it.
+  const opensTab = () =>
+    target.link.tabChangesSince(before.tabSerial).some((change) => change.kind === "opened");
+  for (let tries = 0; state?.hidden && !opensTab() && tries < TAB_REPORT_TRIES; tries++) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
   const changes = target.link.tabChangesSince(before.tabSerial);
   const opened = changes.filter((change) =>
     change.kind === "opened" && workspace.tabs.has(target.link.compose(change.native))
