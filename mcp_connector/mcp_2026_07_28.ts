@@ -208,10 +208,18 @@ export class Session2026 {
     this.#calls.cancel(id);
   }
 
-  /** stdin closed: end listen streams gracefully and let running calls settle briefly. */
+  /**
+   * stdin closed: end listen streams — the graceful empty result, then the server-side
+   * `notifications/cancelled` the cancellation page requires for a stream the server tears
+   * down — and let running calls settle briefly.
+   */
   async end(): Promise<void> {
     for (const id of this.#subscriptions.keys()) {
       await this.#peer.result(id, stamp(this.#server, { _meta: { [META.subscriptionId]: id } }));
+      await this.#peer.notify("notifications/cancelled", {
+        requestId: id,
+        reason: "The server is shutting down.",
+      });
     }
     this.#subscriptions.clear();
     await settleWithin([...this.#answering], END_GRACE_MS);

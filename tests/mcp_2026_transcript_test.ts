@@ -325,20 +325,28 @@ Deno.test("2026-07-28, core and switch transcripts", async (t) => {
       assertEquals(again.result.structuredContent.workspaceId, id);
     });
 
-    await t.step("S14 a graceful end answers open listen streams, then exits 0", async () => {
-      const { code, rest } = await mcp.close();
-      assertEquals(rest, [
-        JSON.stringify({
-          jsonrpc: "2.0",
-          id: 7,
-          result: {
-            resultType: "complete",
-            _meta: { "io.modelcontextprotocol/subscriptionId": 7, ...serverMeta },
-          },
-        }),
-      ]);
-      assertEquals(code, 0);
-    });
+    await t.step(
+      "S14 a graceful end answers open listen streams and cancels them, then exits 0",
+      async () => {
+        const { code, rest } = await mcp.close();
+        assertEquals(rest, [
+          JSON.stringify({
+            jsonrpc: "2.0",
+            id: 7,
+            result: {
+              resultType: "complete",
+              _meta: { "io.modelcontextprotocol/subscriptionId": 7, ...serverMeta },
+            },
+          }),
+          JSON.stringify({
+            jsonrpc: "2.0",
+            method: "notifications/cancelled",
+            params: { requestId: 7, reason: "The server is shutting down." },
+          }),
+        ]);
+        assertEquals(code, 0);
+      },
+    );
 
     const core = startConnector(testEnv);
     await t.step("C01 parse error: -32700 with a null id", async () => {
