@@ -123,6 +123,11 @@ class RevisionSwitch {
       readInitialize(request.params);
       return this.#bind(LEGACY, request);
     }
+    if (request.method === "ping" && !hasEnvelope(request.params)) {
+      // 2025-11-25 lets a client ping before initialize; it binds nothing.
+      await this.#peer.result(request.id, {});
+      return;
+    }
     if (request.method === "server/discover") {
       readEnvelope(request.params, servable(this.#bound));
       await this.#peer.result(request.id, discoverResult(this.#server, servable(this.#bound)));

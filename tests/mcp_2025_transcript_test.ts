@@ -155,32 +155,37 @@ Deno.test("2025-11-25 transcripts", async (t) => {
       }
     });
 
-    await t.step("L13 an invalid initialize does not bind; a valid one then does", async () => {
-      const other = startConnector(testEnv);
-      await other.send('{"jsonrpc":"2.0","id":"a","method":"initialize","params":{}}');
-      await other.expect(
-        error(
-          "a",
-          -32602,
-          "initialize needs protocolVersion (string), capabilities (object) and clientInfo " +
-            '{name, version}, e.g. {"protocolVersion":"2025-11-25","capabilities":{},' +
-            '"clientInfo":{"name":"my-client","version":"1.0.0"}}',
-        ),
-      );
-      await other.send('{"jsonrpc":"2.0","id":"b","method":"tools/list"}');
-      await other.expect(
-        error(
-          "b",
-          -32600,
-          'Send initialize first (2025-11-25), or carry params._meta["io.modelcontextprotocol/' +
-            'protocolVersion"]: "2026-07-28" with "io.modelcontextprotocol/clientCapabilities" ' +
-            "on every request (2026-07-28)",
-        ),
-      );
-      await other.send(INIT.replace('"id":1', '"id":"c"'));
-      await other.expect(initResult("c"), 30_000);
-      assertEquals((await other.close()).code, 0);
-    });
+    await t.step(
+      "L13 ping before initialize and an invalid initialize bind nothing; a valid one then does",
+      async () => {
+        const other = startConnector(testEnv);
+        await other.send('{"jsonrpc":"2.0","id":"p0","method":"ping"}');
+        await other.expect({ jsonrpc: "2.0", id: "p0", result: {} });
+        await other.send('{"jsonrpc":"2.0","id":"a","method":"initialize","params":{}}');
+        await other.expect(
+          error(
+            "a",
+            -32602,
+            "initialize needs protocolVersion (string), capabilities (object) and clientInfo " +
+              '{name, version}, e.g. {"protocolVersion":"2025-11-25","capabilities":{},' +
+              '"clientInfo":{"name":"my-client","version":"1.0.0"}}',
+          ),
+        );
+        await other.send('{"jsonrpc":"2.0","id":"b","method":"tools/list"}');
+        await other.expect(
+          error(
+            "b",
+            -32600,
+            'Send initialize first (2025-11-25), or carry params._meta["io.modelcontextprotocol/' +
+              'protocolVersion"]: "2026-07-28" with "io.modelcontextprotocol/clientCapabilities" ' +
+              "on every request (2026-07-28)",
+          ),
+        );
+        await other.send(INIT.replace('"id":1', '"id":"c"'));
+        await other.expect(initResult("c"), 30_000);
+        assertEquals((await other.close()).code, 0);
+      },
+    );
   } finally {
     await mcp.close();
     await stopService(testEnv);
