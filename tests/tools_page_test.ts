@@ -214,6 +214,16 @@ Deno.test("read_page, find, form_input and javascript_tool on the fixture site",
       );
       await set(ref(/checkbox "Send me the almanac"/), false);
 
+      await set(ref(/textbox "First watch"/), "2026-12-01");
+      await s.ok("form_input", { ref: ref(/slider "Lamp brightness"/), value: 7, tabId });
+      assertEquals(
+        await js(
+          s,
+          tabId,
+          "document.getElementById('start').value + ' ' + document.getElementById('bright').value",
+        ),
+        "2026-12-01 7",
+      );
       // A change handler that opens a dialog freezes the page: form_input says so at once.
       const station = await s.call("form_input", {
         ref: ref(/textbox "Lighthouse name"/),
