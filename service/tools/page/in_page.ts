@@ -575,8 +575,59 @@ function secrets() {
   return found.slice(0, 50);
 }
 
+const PHRASING = new Set(["B","I","EM","STRONG","CODE","SMALL","SUB","SUP","ABBR","MARK","TIME","U","S","Q","CITE","DFN","KBD","SAMP","VAR","BDI","BDO","WBR","DATA","FONT","INS","DEL"]);
+const PARAGRAPH = /^(P|H[1-6]|UL|OL|DL|TABLE|BLOCKQUOTE|PRE|FIGURE|SECTION|ARTICLE|HEADER|FOOTER|NAV|ASIDE|FORM|FIELDSET)$/;
+
+// innerText leaves out shadow DOM and iframes; this walks the flat tree (open shadow roots,
+// slots, same-origin iframes) and breaks lines where the layout does, as innerText would.
+function flatText(root) {
+  const out = [];
+  let line = "";
+  const end = (paragraph) => {
+    const text = line.replace(/\s+/g, " ").trim();
+    line = "";
+    if (text) out.push(text);
+    if (paragraph && out.length && out[out.length - 1] !== "") out.push("");
+  };
+  const visit = (n) => {
+    if (n.nodeType === 3) { line += n.data; return; }
+    if (n.nodeType === 11) { n.childNodes.forEach(visit); return; }
+    if (n.nodeType !== 1) return;
+    const tag = n.tagName;
+    if (SKIP.has(tag) || tag.toLowerCase() === "svg" || isHidden(n)) return;
+    if (tag === "BR") { end(false); return; }
+    if (tag === "INPUT" || tag === "TEXTAREA" || tag === "SELECT") return;
+    if (tag === "IFRAME" || tag === "FRAME") {
+      const doc = frameDocument(n);
+      if (doc && doc.body) { end(true); visit(doc.body); end(true); }
+      return;
+    }
+    if (tag === "PRE") { end(true); out.push(n.textContent.replace(/\s+$/, "")); end(true); return; }
+    const display = PHRASING.has(tag) ? "inline" : n.ownerDocument.defaultView.getComputedStyle(n).display;
+    const block = !display.startsWith("inline") && display !== "contents";
+    const paragraph = block && PARAGRAPH.test(tag);
+    if (block) end(paragraph);
+    const kids = n.shadowRoot ? n.shadowRoot.childNodes : (tag === "SLOT" && n.assignedNodes().length ? n.assignedNodes() : n.childNodes);
+    kids.forEach(visit);
+    if (tag === "TD" || tag === "TH") line += " \t ";
+    if (block) end(paragraph);
+  };
+  visit(root);
+  end(false);
+  return out.join("\n").replace(/ ?\t ?/g, "\t").replace(/\n{3,}/g, "\n\n").trim();
+}
+
+function hasFlatTreeParts(root) {
+  for (const el of root.querySelectorAll("*")) {
+    if (el.shadowRoot || el.tagName === "IFRAME" || el.tagName === "FRAME") return true;
+  }
+  return false;
+}
+
 function readable() {
-  const textOf = (el) => (el.innerText || "").replace(/[ \t]+\n/g, "\n").replace(/\n{3,}/g, "\n\n").trim();
+  const textOf = (el) => hasFlatTreeParts(el)
+    ? flatText(el)
+    : (el.innerText || "").replace(/[ \t]+\n/g, "\n").replace(/\n{3,}/g, "\n\n").trim();
   const body = document.body || document.documentElement;
   let root = body, scope = "whole page";
   const articles = Array.from(document.querySelectorAll("article")).filter((a) => textOf(a).length >= 200);
