@@ -54,6 +54,7 @@ Deno.test("failures are told truthfully and recovered from", async (t) => {
   const testEnv = await makeTestEnv("flt");
   testEnv.env.GHOSTLIGHT_QUEUE_DEADLINE_MS = "1500";
   testEnv.env.GHOSTLIGHT_SETTLEMENT_MS = "3500";
+  testEnv.env.GHOSTLIGHT_WORKSPACE_GRACE_MS = "2000";
   const paths = resolveInstancePaths(testEnv.instance, (key) => testEnv.env[key]);
   const slow = serveSlowPages();
   let service = startService(testEnv);
@@ -312,6 +313,27 @@ Deno.test("failures are told truthfully and recovered from", async (t) => {
         await other.send(call(4, "get_page_text", { tabId: otherTab }));
         const text = await other.nextJson();
         assertMatch(JSON.stringify(text.result), /page endless/);
+      },
+    );
+
+    await t.step(
+      "F10 a lost connection's workspace is kept for a grace period, then released",
+      async () => {
+        const workspaces = async () => (await fetchStatus(paths.controlSocket)).workspaces;
+        const lost = connector();
+        await legacyWithTab(lost);
+        const withIt = await workspaces();
+        lost.child.kill("SIGKILL");
+        await lost.close();
+        await new Promise((resolve) => setTimeout(resolve, 800));
+        assertEquals(await workspaces(), withIt, "still kept during the grace period");
+        await waitFor(async () => (await workspaces()) === withIt - 1, "the release", 10_000);
+
+        const clean = connector();
+        await legacyWithTab(clean);
+        const before = await workspaces();
+        assertEquals((await clean.close()).code, 0);
+        await waitFor(async () => (await workspaces()) === before - 1, "the release at EOF", 3_000);
       },
     );
 

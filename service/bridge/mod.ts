@@ -40,6 +40,21 @@ function serviceScheduler(): Scheduler {
   return sharedScheduler;
 }
 
+/** How long a workspace outlives the connection that opened it when that connection is lost. */
+export const DEFAULT_WORKSPACE_GRACE_MS = 60_000;
+
+/** Reads `GHOSTLIGHT_WORKSPACE_GRACE_MS` (tests shorten it). */
+function workspaceGraceMsFromEnv(): number {
+  const raw = Number(Deno.env.get("GHOSTLIGHT_WORKSPACE_GRACE_MS"));
+  return Number.isInteger(raw) && raw > 0 ? raw : DEFAULT_WORKSPACE_GRACE_MS;
+}
+
+/**
+ * Workspaces whose connection was lost without releasing them, with the timer that will release
+ * them. A reconnecting connector that names one again takes it back.
+ */
+const orphaned = new Map<string, ReturnType<typeof setTimeout>>();
+
 /** What a session needs from the service. */
 export interface SessionDeps {
   catalog: Catalog;
@@ -68,6 +83,8 @@ export async function serveSession(
   deps: SessionDeps,
 ): Promise<void> {
   const works = new Map<string, AbortController>();
+  /** Workspaces this connection opened and has not released. */
+  const held = new Set<string>();
   const scheduler = deps.scheduler ?? serviceScheduler();
   const settlementMs = settlementMsFromEnv();
   let open = true;
@@ -123,6 +140,11 @@ export async function serveSession(
     let workspace = message.workspace === undefined
       ? undefined
       : deps.workspaces.get(message.workspace);
+    if (workspace && orphaned.has(workspace.id)) {
+      clearTimeout(orphaned.get(workspace.id));
+      orphaned.delete(workspace.id);
+      held.add(workspace.id);
+    }
     if (message.workspace !== undefined && !workspace) {
       send({
         type: "rejected",
@@ -233,6 +255,7 @@ export async function serveSession(
         case "open_workspace":
           try {
             const workspace = deps.workspaces.open(message.label);
+            held.add(workspace.id);
             send({ type: "workspace_opened", seq: message.seq, workspace: workspace.id });
           } catch (error) {
             send({
@@ -245,6 +268,7 @@ export async function serveSession(
           }
           break;
         case "release_workspace":
+          held.delete(message.workspace);
           deps.workspaces.release(message.workspace);
           break;
         case "start":
@@ -259,6 +283,18 @@ export async function serveSession(
     log("warn", `connector session ended: ${(error as Error).message}`);
   } finally {
     open = false;
+    // A connection lost without a clean release: keep its workspaces for a grace period so a
+    // reconnecting connector can carry on in them, then let them go.
+    const graceMs = workspaceGraceMsFromEnv();
+    for (const id of held) {
+      orphaned.set(
+        id,
+        setTimeout(() => {
+          orphaned.delete(id);
+          deps.workspaces.release(id);
+        }, graceMs),
+      );
+    }
   }
 }
 
