@@ -47,6 +47,13 @@ Deno.test("navigate, console, network, resize and plan in a HiDPI browser", asyn
       assertMatch(text, /\[error\] broken thing in the lighthouse/);
       assertMatch(text, /\[error exception\] .*late failure/);
       assertMatch(text, /trust="untrusted"/);
+      assertMatch(text, /deploy key \[redacted\]/);
+      assert(!text.includes("abcdefghijklmnopqrstuvwxyz0123"), "the token is not shown");
+      await eventually(async () => {
+        text = s.text(await s.ok("read_console_messages", { tabId, pattern: "absent" }));
+        return /access_token=\[redacted\]/.test(text);
+      }, "the failed load of /absent");
+      assert(!text.includes("s3cr3t"), `the credential is not shown: ${text}`);
 
       const errors = await s.ok("read_console_messages", { tabId, onlyErrors: true });
       const levels = (errors.structuredContent?.messages as { level: string }[]).map((m) =>
@@ -81,6 +88,8 @@ Deno.test("navigate, console, network, resize and plan in a HiDPI browser", asyn
       const missing = requests.find((r) => r.url.endsWith("/api/missing.json"));
       assertEquals([missing?.method, missing?.status], ["POST", 404]);
       assertMatch(s.text(all), /POST 404 http:\/\/127\.0\.0\.1:\d+\/api\/missing\.json/);
+      assertMatch(s.text(all), /\/absent\?access_token=\[redacted\]/);
+      assert(!JSON.stringify(all).includes("s3cr3t"), "the credential is not shown");
 
       const data = await s.ok("read_network_requests", { tabId, urlPattern: "data.json" });
       assertEquals(data.structuredContent?.total, 1);

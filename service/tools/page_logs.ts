@@ -10,6 +10,7 @@ import type { ConsoleEntry, NetworkEntry, TabState } from "../browser/mod.ts";
 import { type Handler, success } from "./context.ts";
 import { ToolError } from "./errors.ts";
 import { fence, originOf } from "./fence.ts";
+import { REDACTED, redactSecrets } from "./page/redact.ts";
 import { ownedTab, type TabTarget } from "./target.ts";
 import type { Workspace } from "../workspace/mod.ts";
 
@@ -18,6 +19,34 @@ const DEFAULT_LIMIT = 100;
 /** Longest line returned per entry. */
 const LINE_MAX = 300;
 const ERROR_LEVELS = new Set(["error", "assert"]);
+
+/** Query parameters whose values are credentials, whatever they look like. */
+const SECRET_PARAM =
+  /token|secret|password|passwd|api[_-]?key|apikey|auth|session|signature|sig$|^code$|^key$/i;
+
+/** A URL with credential-like query values, its password and secret-looking parts replaced. */
+export function redactUrl(raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return redactSecrets(raw);
+  }
+  if (url.search.length > 1) {
+    url.search = url.search.slice(1).split("&").map((pair) => {
+      const name = pair.split("=", 1)[0];
+      let decoded = name;
+      try {
+        decoded = decodeURIComponent(name.replaceAll("+", " "));
+      } catch {
+        // A malformed escape: judge the name as written.
+      }
+      return SECRET_PARAM.test(decoded) ? `${name}=${REDACTED}` : pair;
+    }).join("&");
+  }
+  const href = url.password ? url.href.replace(`:${url.password}@`, `:${REDACTED}@`) : url.href;
+  return redactSecrets(href);
+}
 
 function clip(text: string): string {
   const flat = text.replace(/\s*\n\s*/g, " ⏎ ");
@@ -87,10 +116,10 @@ async function listing(
 
 function consoleLine(entry: ConsoleEntry): string {
   const where = entry.url
-    ? ` (${entry.url.split("/").pop()}${entry.line ? `:${entry.line}` : ""})`
+    ? ` (${redactUrl(entry.url).split("/").pop()}${entry.line ? `:${entry.line}` : ""})`
     : "";
   const source = entry.source === "console" ? "" : ` ${entry.source}`;
-  return clip(`[${entry.level}${source}] ${entry.text}${where}`);
+  return clip(`[${entry.level}${source}] ${redactSecrets(entry.text)}${where}`);
 }
 
 /** `read_console_messages`. */
@@ -134,8 +163,8 @@ export const readConsoleMessages: Handler = async (args, context) => {
     messages: shown.map((entry) => ({
       level: entry.level,
       source: entry.source,
-      text: entry.text,
-      ...(entry.url ? { url: entry.url } : {}),
+      text: redactSecrets(entry.text),
+      ...(entry.url ? { url: redactUrl(entry.url) } : {}),
       ...(entry.line ? { line: entry.line } : {}),
       at: new Date(entry.at).toISOString(),
     })),
@@ -150,7 +179,7 @@ function networkLine(entry: NetworkEntry): string {
     entry.durationMs !== undefined ? `${entry.durationMs}ms` : undefined,
     entry.bytes !== undefined ? `${entry.bytes}B` : undefined,
   ].filter((part) => part !== undefined).join(" ");
-  return clip(`${entry.method} ${status} ${entry.url}${extras ? ` [${extras}]` : ""}`);
+  return clip(`${entry.method} ${status} ${redactUrl(entry.url)}${extras ? ` [${extras}]` : ""}`);
 }
 
 /** `read_network_requests`. */
@@ -179,7 +208,7 @@ export const readNetworkRequests: Handler = async (args, context) => {
     total: matching.length,
     requests: shown.map((entry) => ({
       method: entry.method,
-      url: entry.url,
+      url: redactUrl(entry.url),
       ...(entry.type ? { type: entry.type } : {}),
       ...(entry.status !== undefined ? { status: entry.status } : {}),
       ...(entry.failed ? { failed: entry.failed } : {}),

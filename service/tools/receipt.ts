@@ -9,6 +9,7 @@
 
 import type { Workspace } from "../workspace/mod.ts";
 import { fence, originOf } from "./fence.ts";
+import { redactSecrets } from "./page/redact.ts";
 import { cdp, type TabTarget } from "./target.ts";
 
 /** Longest wait for the page to settle after an action. */
@@ -224,6 +225,15 @@ async function settledState(workspace: Workspace, target: TabTarget) {
   );
 }
 
+/** An element description with secret-looking names and values replaced. */
+function clean(element: Described): Described {
+  return {
+    ...element,
+    name: redactSecrets(element.name),
+    ...(element.value !== undefined ? { value: redactSecrets(element.value) } : {}),
+  };
+}
+
 function dialogBlocker(target: TabTarget): Blocker | null {
   const dialog = target.link.tab(target.native).dialog;
   if (!dialog) return null;
@@ -318,7 +328,7 @@ export async function observeAfter(
     ...(before.element || action.ref || action.x !== undefined
       ? {
         target: {
-          ...(action.element ?? before.element ?? { role: "", name: "", tag: "" }),
+          ...clean(action.element ?? before.element ?? { role: "", name: "", tag: "" }),
           ...(action.ref ? { ref: action.ref } : {}),
           ...(action.x !== undefined ? { x: action.x, y: action.y } : {}),
         },
@@ -330,9 +340,11 @@ export async function observeAfter(
       mutations,
       renderAdvanced: state?.rendered ?? false,
       settled: state?.settled ?? false,
-      ...(state?.focus ? { focus: state.focus } : {}),
-      ...(state?.changed?.length && !navigated ? { changedElements: state.changed } : {}),
-      ...(openDialog ? { alertOrStatus: openDialog.message } : {}),
+      ...(state?.focus ? { focus: clean(state.focus) } : {}),
+      ...(state?.changed?.length && !navigated
+        ? { changedElements: state.changed.map(clean) }
+        : {}),
+      ...(openDialog ? { alertOrStatus: redactSecrets(openDialog.message) } : {}),
     },
     blockers,
     page: {
