@@ -334,6 +334,25 @@ Deno.test("failures are told truthfully and recovered from", async (t) => {
         const before = await workspaces();
         assertEquals((await clean.close()).code, 0);
         await waitFor(async () => (await workspaces()) === before - 1, "the release at EOF", 3_000);
+
+        // 2026-07-28 handles outlive their connection by the grace period only.
+        const modern = connector();
+        await modern.send(JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "tools/call",
+          params: { name: "tabs_context_mcp", arguments: {}, _meta: envelope() },
+        }));
+        await modern.nextJson(30_000);
+        const minted = await workspaces();
+        assertEquals((await modern.close()).code, 0);
+        await new Promise((resolve) => setTimeout(resolve, 800));
+        assertEquals(await workspaces(), minted, "kept during the grace period");
+        await waitFor(
+          async () => (await workspaces()) === minted - 1,
+          "the handle's release",
+          10_000,
+        );
       },
     );
 

@@ -169,6 +169,9 @@ export async function serveSession(
       }
       try {
         workspace = deps.workspaces.open(message.context.client_name);
+        // Minted for a caller that holds it only as a handle: it lives while this connection
+        // does, and for the grace period after, unless some connection names it again.
+        held.add(workspace.id);
       } catch (error) {
         if (!(error instanceof WorkspaceLimit)) throw error;
         send({
