@@ -137,6 +137,17 @@ Deno.test("navigate, console, network, resize and plan in a HiDPI browser", asyn
       assertEquals(redirected.structuredContent?.url, s.fixtures.url("/actions.html"));
       assertMatch(s.text(redirected), /redirected from .*\/redirect\?to=/);
 
+      const secret = await s.ok("navigate", {
+        url: s.fixtures.url("/index.html?session_id=zzz123&page=2"),
+        tabId,
+      });
+      assertEquals(
+        secret.structuredContent?.url,
+        s.fixtures.url("/index.html?session_id=[redacted]&page=2"),
+      );
+      assert(!s.text(secret).includes("zzz123"), "the session id is not shown");
+      await s.ok("navigate", { url: "back", tabId });
+
       const back = await s.ok("navigate", { url: "back", tabId });
       assertEquals(back.structuredContent?.url, s.fixtures.url("/index.html"));
       const forward = await s.ok("navigate", { url: "forward", tabId });

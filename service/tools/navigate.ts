@@ -10,6 +10,7 @@ import type { TabState } from "../browser/mod.ts";
 import { type Handler, success } from "./context.ts";
 import { ToolError } from "./errors.ts";
 import { fence, originOf } from "./fence.ts";
+import { redactUrl } from "./redact_url.ts";
 import { cdp, evaluate, ownedTab, pageInfo, type TabTarget } from "./target.ts";
 
 /** How long navigate waits for a page to finish loading. */
@@ -236,11 +237,13 @@ export const navigate: Handler = async (args, context) => {
   const page = await pageInfo(target);
   const origin = originOf(page.url);
   const redirected = page.url !== requested && raw !== "back" && raw !== "forward";
+  // A landing URL can carry credentials (an OAuth code, a session token): never show them.
+  const landed = redactUrl(page.url);
   const errors =
     state.console.items().filter((entry) => entry.level === "error" && entry.at >= started - 1_000)
       .length;
   const notes = [
-    redirected ? ` (redirected from ${requested})` : "",
+    redirected ? ` (redirected from ${redactUrl(requested)})` : "",
     load === "complete"
       ? ""
       : load === "interactive"
@@ -252,17 +255,17 @@ export const navigate: Handler = async (args, context) => {
       : "",
   ].join("");
   return success(
-    `Tab ${target.tabId} is at ${page.url}${notes}\n${
+    `Tab ${target.tabId} is at ${landed}${notes}\n${
       fence(context.workspace, origin, `title: ${page.title}`)
     }`,
     {
       tabId: target.tabId,
-      url: page.url,
+      url: landed,
       title: page.title,
       origin,
       loaded: load === "complete",
       readyState: load,
-      ...(redirected ? { requestedUrl: requested } : {}),
+      ...(redirected ? { requestedUrl: redactUrl(requested) } : {}),
     },
   );
 };

@@ -10,7 +10,8 @@ import type { ConsoleEntry, NetworkEntry, TabState } from "../browser/mod.ts";
 import { type Handler, success } from "./context.ts";
 import { ToolError } from "./errors.ts";
 import { fence, originOf } from "./fence.ts";
-import { REDACTED, redactSecrets } from "./page/redact.ts";
+import { redactSecrets } from "./page/redact.ts";
+import { redactUrl } from "./redact_url.ts";
 import { ownedTab, type TabTarget } from "./target.ts";
 import type { Workspace } from "../workspace/mod.ts";
 
@@ -19,34 +20,6 @@ const DEFAULT_LIMIT = 100;
 /** Longest line returned per entry. */
 const LINE_MAX = 300;
 const ERROR_LEVELS = new Set(["error", "assert"]);
-
-/** Query parameters whose values are credentials, whatever they look like. */
-const SECRET_PARAM =
-  /token|secret|password|passwd|api[_-]?key|apikey|auth|session|signature|sig$|^code$|^key$/i;
-
-/** A URL with credential-like query values, its password and secret-looking parts replaced. */
-export function redactUrl(raw: string): string {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    return redactSecrets(raw);
-  }
-  if (url.search.length > 1) {
-    url.search = url.search.slice(1).split("&").map((pair) => {
-      const name = pair.split("=", 1)[0];
-      let decoded = name;
-      try {
-        decoded = decodeURIComponent(name.replaceAll("+", " "));
-      } catch {
-        // A malformed escape: judge the name as written.
-      }
-      return SECRET_PARAM.test(decoded) ? `${name}=${REDACTED}` : pair;
-    }).join("&");
-  }
-  const href = url.password ? url.href.replace(`:${url.password}@`, `:${REDACTED}@`) : url.href;
-  return redactSecrets(href);
-}
 
 function clip(text: string): string {
   const flat = text.replace(/\s*\n\s*/g, " ⏎ ");

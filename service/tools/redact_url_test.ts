@@ -1,5 +1,5 @@
 import { assertEquals } from "../../tests/support/assert.ts";
-import { redactUrl } from "./page_logs.ts";
+import { redactUrl } from "./redact_url.ts";
 
 Deno.test("credential query values and URL passwords are redacted, the rest kept", () => {
   assertEquals(
