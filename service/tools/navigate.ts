@@ -151,7 +151,8 @@ async function clearOpenDialog(target: TabTarget, state: TabState, force: boolea
     throw new ToolError(
       "tool_failure",
       `A JavaScript ${dialog.type} dialog is open in this tab and blocks navigation.`,
-      "Answer it with the dialog tool, or call navigate with force: true to dismiss it and go.",
+      'Answer it with computer key "Return" or "Escape", or call navigate with force: true ' +
+        "to dismiss it and go.",
     );
   }
   await cdp(target, "Page.handleJavaScriptDialog", { accept: dialog.type === "beforeunload" });

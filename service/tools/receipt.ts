@@ -242,7 +242,8 @@ function dialogBlocker(target: TabTarget): Blocker | null {
     summary: `A JavaScript ${dialog.type} dialog is open and blocks the page.`,
     nextStep: dialog.type === "beforeunload"
       ? "Call navigate with force: true to leave the page."
-      : "Answer it with the dialog tool; the page does nothing until it is closed.",
+      : 'The page is frozen until it is answered: computer key "Return" accepts it, key ' +
+        '"Escape" dismisses it, type answers a prompt.',
   };
 }
 
