@@ -114,6 +114,15 @@ function diffAnswer(
   );
 }
 
+/** What an empty outline means. */
+function emptyNote(outline: Collected, flat: boolean): string {
+  if (outline.nodes.length > 0) return "(no line fits in max_chars)";
+  return flat
+    ? "(no interactive elements; read_page without filter shows the rest, or wait if the page " +
+      "is still loading)"
+    : "(the page shows nothing yet; if it is still loading, wait a moment and read again)";
+}
+
 function outlineAnswer(
   workspace: Workspace,
   page: Page,
@@ -149,7 +158,10 @@ function outlineAnswer(
     if (outline.unreadFrames.length) {
       notes.push(`Frames not read: ${outline.unreadFrames.slice(0, 5).join("; ")}.`);
     }
-    const full = `${header}\n${fenced(workspace, page, text === "" ? "(nothing matched)" : text)}` +
+    const full =
+      `${header}\n${
+        fenced(workspace, page, text === "" ? emptyNote(outline, options.flat) : text)
+      }` +
       (notes.length ? `\n${notes.join("\n")}` : "");
     return { full, shown, total };
   };
