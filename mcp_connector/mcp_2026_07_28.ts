@@ -50,6 +50,12 @@ const WORKSPACE_ID_SCHEMA = {
     "every call that works in the browser. Omit it on those two tools to start a new workspace.",
 };
 
+/** The handle's retention policy, told where the handle is created (tools page, "Lifetime"). */
+const WORKSPACE_LIFETIME = " Called without a workspaceId, it starts a new workspace and " +
+  "returns its workspaceId; pass that on every later call. A workspace lasts while this " +
+  "connection is open and about a minute after it closes; an expired one is reported as " +
+  "unknown, and you start a new one.";
+
 type Request = Extract<Incoming, { kind: "request" }>;
 type Notification = Extract<Incoming, { kind: "notification" }>;
 
@@ -160,7 +166,7 @@ export function listedTool(tool: ToolDescriptor): Record<string, unknown> {
   return {
     name: tool.name,
     title: tool.title,
-    description: tool.description,
+    description: tool.createsContext ? tool.description + WORKSPACE_LIFETIME : tool.description,
     inputSchema,
     annotations: tool.annotations,
   };

@@ -52,7 +52,12 @@ Deno.test("2026-07-28, core and switch transcripts", async (t) => {
   const toolList = descriptors.map((tool) => ({
     name: tool.name,
     title: tool.title,
-    description: tool.description,
+    description: tool.createsContext
+      ? tool.description + " Called without a workspaceId, it starts a new workspace and " +
+        "returns its workspaceId; pass that on every later call. A workspace lasts while this " +
+        "connection is open and about a minute after it closes; an expired one is reported as " +
+        "unknown, and you start a new one."
+      : tool.description,
     inputSchema: tool.needsWorkspace
       ? {
         ...tool.inputSchema,
