@@ -187,7 +187,7 @@ export const javascriptTool: Handler = async (args, context) => {
     ? "undefined"
     : typeof value === "string"
     ? value
-    : JSON.stringify(value, null, 1) ?? String(value);
+    : JSON.stringify(value) ?? String(value);
   for (const secret of await inMainFrame<string[]>(target, pages, "__ghostlight.secrets()")) {
     shown = shown.split(secret).join(REDACTED);
   }
