@@ -149,6 +149,9 @@ Deno.test("computer: every action lands on the page as real input", async (t) =>
       let state = await benchState(s, tabId);
       assertEquals(state.value, "");
       assert(state.keys.includes("a+ctrl"), JSON.stringify(state.keys));
+      await s.ok("computer", { action: "type", text: "again", tabId });
+      await s.ok("computer", { action: "key", text: "cmd+a BackSpace", tabId });
+      assertEquals((await benchState(s, tabId)).value, "", "cmd+a selects all here too");
       await s.ok("computer", { action: "key", text: "Return", repeat: 3, tabId });
       state = await benchState(s, tabId);
       assertEquals(state.keys.slice(-3), ["Enter", "Enter", "Enter"]);

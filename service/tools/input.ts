@@ -255,7 +255,7 @@ function editCommand(chord: Chord): string | undefined {
 
 /**
  * The key events for a list of chords; `mac` adds the editor commands Chrome on macOS needs
- * for editing shortcuts.
+ * for editing shortcuts (elsewhere only cmd/meta shortcuts get them).
  */
 export function chordEvents(chords: Chord[], options: { mac?: boolean } = {}): KeyEvent[] {
   const events: KeyEvent[] = [];
@@ -271,7 +271,11 @@ export function chordEvents(chords: Chord[], options: { mac?: boolean } = {}): K
         ? chord.key.text.toUpperCase()
         : chord.key.text;
       const press = pressEvents(chord.key, mask, shifted);
-      const command = options.mac ? editCommand(chord) : undefined;
+      // Elsewhere ctrl shortcuts work by themselves; cmd (meta) ones, which agents used to a Mac
+      // send, get the command so they do what was meant.
+      const command = options.mac || chord.modifiers.includes("meta")
+        ? editCommand(chord)
+        : undefined;
       if (command) press[0].params.commands = [command];
       events.push(...press);
     }

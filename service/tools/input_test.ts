@@ -87,5 +87,6 @@ Deno.test("on macOS editing shortcuts carry their editor command", () => {
   assertEquals(commands("ctrl+a", true), [["selectAll"]]);
   assertEquals(commands("cmd+shift+z", true), [["redo"]]);
   assertEquals(commands("ctrl+a", false), []);
+  assertEquals(commands("cmd+a", false), [["selectAll"]]);
   assertEquals(commands("alt+a shift+a a", true), []);
 });
