@@ -290,6 +290,25 @@ Deno.test("computer: every action lands on the page as real input", async (t) =>
       assertEquals((await benchState(s, tabId)).scrollY, 0);
     });
 
+    await t.step("scroll over an inner scroller moves it, not the page", async () => {
+      const result = await s.ok("computer", {
+        action: "scroll",
+        coordinate: [1100, 600],
+        scroll_direction: "down",
+        scroll_amount: 2,
+        tabId,
+      });
+      assertMatch(s.text(result), /inside "Inner list", now at x 0, y 200; the page itself/);
+      assertEquals((await benchState(s, tabId)).scrollY, 0);
+      const end = await s.ok("computer", {
+        action: "scroll",
+        scroll_direction: "up",
+        scroll_amount: 3,
+        tabId,
+      });
+      assertMatch(s.text(end), /nothing moved/);
+    });
+
     await t.step("zoom renders a region larger, under its own id", async () => {
       const result = await s.ok("computer", { action: "zoom", region: [0, 0, 200, 100], tabId });
       const size = image(result);

@@ -265,6 +265,33 @@ async function shotContent(context: ToolContext, target: TabTarget) {
   return { image, block };
 }
 
+/** Where the page and the inner scroller under a point stand; runs in the page. */
+function scrollProbe(point: Point | null): string {
+  const at = point ? `${point.x}, ${point.y}` : "innerWidth / 2, innerHeight / 2";
+  return `(() => {
+    let el = document.elementFromPoint(${at});
+    while (el && el !== document.body && el !== document.documentElement) {
+      const style = getComputedStyle(el);
+      const scrolls = /(auto|scroll)/.test(style.overflowY + style.overflowX) &&
+        (el.scrollHeight > el.clientHeight || el.scrollWidth > el.clientWidth);
+      if (scrolls) break;
+      el = el.parentElement;
+    }
+    const inner = el && el !== document.body && el !== document.documentElement ? el : null;
+    const name = inner && (inner.getAttribute("aria-label") || inner.id || inner.tagName.toLowerCase());
+    return { page: [Math.round(scrollX), Math.round(scrollY)], hidden: document.hidden,
+      centre: [innerWidth / 2, innerHeight / 2],
+      inner: inner ? { name, at: [Math.round(inner.scrollLeft), Math.round(inner.scrollTop)] } : null };
+  })()`;
+}
+
+interface ScrollProbe {
+  page: [number, number];
+  hidden: boolean;
+  centre: [number, number];
+  inner: { name: string; at: [number, number] } | null;
+}
+
 async function scroll(args: Args, context: ToolContext, target: TabTarget) {
   const direction = args.scroll_direction as string | undefined;
   if (!direction) {
@@ -272,26 +299,32 @@ async function scroll(args: Args, context: ToolContext, target: TabTarget) {
   }
   const amount = (args.scroll_amount as number | undefined) ?? 3;
   const coordinate = args.coordinate as number[] | undefined;
-  const point = coordinate
+  const given = coordinate
     ? await toViewport(context.workspace, target, coordinate, "coordinate")
-    : await viewportCentre(target);
+    : null;
+  const from = await pageValue<ScrollProbe>(target, scrollProbe(given));
+  // A background tab renders no frames: bring it to the front, as a user scrolling would.
+  if (from?.hidden) await cdp(target, "Page.bringToFront");
+  const point = given ?? (from ? { x: from.centre[0], y: from.centre[1] } : { x: 100, y: 100 });
   const distance = amount * SCROLL_STEP_PX;
   const deltaX = direction === "left" ? -distance : direction === "right" ? distance : 0;
   const deltaY = direction === "up" ? -distance : direction === "down" ? distance : 0;
-  const from = await pageValue<[number, number, boolean]>(
-    target,
-    "[Math.round(scrollX), Math.round(scrollY), document.hidden]",
-  );
-  // A background tab renders no frames: bring it to the front, as a user scrolling would.
-  if (from?.[2]) await cdp(target, "Page.bringToFront");
   await dispatch(target, [mouse("mouseWheel", point, { deltaX, deltaY })]);
-  const to = await pageValue<number[]>(target, SCROLL_SETTLED);
+  await pageValue(target, SCROLL_SETTLED);
+  const to = await pageValue<ScrollProbe>(target, scrollProbe(point));
   const { image, block } = await shotContent(context, target);
-  const moved = from && to && (from[0] !== to[0] || from[1] !== to[1]);
-  const text = moved
-    ? `Scrolled ${direction} ${amount}; the page is now at x ${to[0]}, y ${to[1]}.`
-    : `Scrolled ${direction} ${amount} at that point; the page itself did not move (an inner ` +
-      `area may have scrolled, or the page is at its end).`;
+  const same = (a?: number[], b?: number[]) => a?.[0] === b?.[0] && a?.[1] === b?.[1];
+  const pageMoved = from && to && !same(from.page, to.page);
+  const innerMoved = from?.inner && to?.inner && from.inner.name === to.inner.name &&
+    !same(from.inner.at, to.inner.at);
+  const text = pageMoved
+    ? `Scrolled ${direction} ${amount}; the page is now at x ${to.page[0]}, y ${to.page[1]}.`
+    : innerMoved
+    ? `Scrolled ${direction} ${amount} inside "${to.inner!.name}", now at x ${to.inner!.at[0]}, y ${
+      to.inner!.at[1]
+    }; the page itself did not move.`
+    : `Scrolled ${direction} ${amount}, but nothing moved: the page or the area under that ` +
+      "point is already at its end, or does not scroll that way.";
   return success(
     `${text} Screenshot ${image.id} (${image.width}×${image.height}) follows.`,
     {
@@ -299,7 +332,8 @@ async function scroll(args: Args, context: ToolContext, target: TabTarget) {
       imageId: image.id,
       width: image.width,
       height: image.height,
-      scroll: to,
+      scroll: to?.page,
+      ...(innerMoved ? { innerScroll: to!.inner } : {}),
     },
     [block],
   );
@@ -312,11 +346,6 @@ async function pageValue<T>(target: TabTarget, expression: string): Promise<T | 
     params: { expression, returnByValue: true, awaitPromise: true },
   }).catch(() => null);
   return ((reply?.result as { value?: T } | undefined)?.value ?? null) as T | null;
-}
-
-async function viewportCentre(target: TabTarget): Promise<Point> {
-  const size = await pageValue<number[]>(target, "[innerWidth, innerHeight]");
-  return size ? { x: size[0] / 2, y: size[1] / 2 } : { x: 100, y: 100 };
 }
 
 async function zoom(args: Args, context: ToolContext, target: TabTarget) {
