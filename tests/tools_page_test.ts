@@ -429,7 +429,10 @@ Deno.test("read_page, find, form_input and javascript_tool on the fixture site",
       assertMatch(text, /iframe "Cross-origin log" \[ref_\d+\][^\n]*\n\s+heading "Cross log"/);
 
       const pageText = s.text(await s.ok("get_page_text", { tabId }));
-      assertMatch(pageText, /Shadow keeper[\s\S]*Slotted lamp note[\s\S]*Same log/);
+      assertMatch(
+        pageText,
+        /Shadow keeper[\s\S]*Slotted lamp note[\s\S]*Same log[\s\S]*Cross log[\s\S]*Site log/,
+      );
       const note = await findOne(s, tabId, "shadow note");
       await s.ok("form_input", { ref: note.ref, value: "in the shadow", tabId });
       assertEquals(

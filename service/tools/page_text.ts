@@ -11,8 +11,18 @@ import { type Handler, success } from "./context.ts";
 import { fence, originOf } from "./fence.ts";
 import { provenance } from "./page/provenance.ts";
 import { redactSecrets } from "./page/redact.ts";
-import { inMainFrame, tabPages } from "./refs.ts";
-import { ownedTab } from "./target.ts";
+import { ToolError } from "./errors.ts";
+import { childFrame } from "./page/collect.ts";
+import {
+  type Frame,
+  FrameGone,
+  inFrame,
+  mainFrame,
+  MAX_FRAMES,
+  type TabPages,
+  tabPages,
+} from "./refs.ts";
+import { ownedTab, type TabTarget } from "./target.ts";
 
 /** Default cap on the text returned; about 10k tokens. */
 export const DEFAULT_MAX_CHARS = 40_000;
@@ -27,6 +37,38 @@ interface Readable {
   whole: number;
 }
 
+/** Where the page's text has a cross-origin iframe: `\u0000<element id>\u0000`. */
+// deno-lint-ignore no-control-regex -- NUL is the mark because no page text keeps one.
+const FRAME_MARK = /\u0000(\d+)\u0000/;
+/** How deeply cross-origin frames inside cross-origin frames are read. */
+const MAX_FRAME_NESTING = 3;
+
+/** The text with each cross-origin iframe's own text put in at its mark. */
+async function withFrames(
+  target: TabTarget,
+  pages: TabPages,
+  frame: Frame,
+  text: string,
+  nesting: number,
+): Promise<string> {
+  const parts = text.split(FRAME_MARK);
+  let out = parts[0];
+  for (let i = 1; i < parts.length; i += 2) {
+    let inner = "";
+    if (nesting < MAX_FRAME_NESTING && i < MAX_FRAMES * 2) {
+      try {
+        const child = await childFrame(target, pages, frame, Number(parts[i]));
+        const read = await inFrame<Readable>(target, pages, child, "__ghostlight.readable(true)");
+        inner = await withFrames(target, pages, child, read.text, nesting + 1);
+      } catch (error) {
+        if (error instanceof ToolError) throw error;
+      }
+    }
+    out += inner + parts[i + 1];
+  }
+  return out.replace(/\n{3,}/g, "\n\n").trim();
+}
+
 /** `get_page_text`. */
 export const getPageText: Handler = async (args, context) => {
   const target = ownedTab(context.workspace, context.browsers, args.tabId as number);
@@ -35,7 +77,16 @@ export const getPageText: Handler = async (args, context) => {
     Math.floor((args.max_chars as number | undefined) ?? DEFAULT_MAX_CHARS),
   );
   const pages = tabPages(context.workspace, target.tabId);
-  const page = await inMainFrame<Readable>(target, pages, "__ghostlight.readable()");
+  let frame = await mainFrame(target, pages);
+  let page: Readable;
+  try {
+    page = await inFrame<Readable>(target, pages, frame, "__ghostlight.readable()");
+  } catch (error) {
+    if (!(error instanceof FrameGone)) throw error;
+    frame = await mainFrame(target, pages);
+    page = await inFrame<Readable>(target, pages, frame, "__ghostlight.readable()");
+  }
+  page.text = await withFrames(target, pages, frame, page.text, 0);
   const text = redactSecrets(page.text);
   const truncated = text.length > maxChars;
   const body = truncated ? text.slice(0, maxChars) : text;

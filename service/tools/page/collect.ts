@@ -102,7 +102,7 @@ async function walkFrame(
  * The frame an iframe element shows: in the same renderer when Chromium keeps it there, else in
  * the out-of-process frame's own session.
  */
-async function childFrame(
+export async function childFrame(
   target: TabTarget,
   pages: TabPages,
   parent: Frame,

@@ -575,6 +575,7 @@ function secrets() {
   return found.slice(0, 50);
 }
 
+const FRAME_MARK = "\u0000";
 const PHRASING = new Set(["B","I","EM","STRONG","CODE","SMALL","SUB","SUP","ABBR","MARK","TIME","U","S","Q","CITE","DFN","KBD","SAMP","VAR","BDI","BDO","WBR","DATA","FONT","INS","DEL"]);
 const PARAGRAPH = /^(P|H[1-6]|UL|OL|DL|TABLE|BLOCKQUOTE|PRE|FIGURE|SECTION|ARTICLE|HEADER|FOOTER|NAV|ASIDE|FORM|FIELDSET)$/;
 
@@ -590,7 +591,7 @@ function flatText(root) {
     if (paragraph && out.length && out[out.length - 1] !== "") out.push("");
   };
   const visit = (n) => {
-    if (n.nodeType === 3) { line += n.data; return; }
+    if (n.nodeType === 3) { line += n.data.split(FRAME_MARK).join(""); return; }
     if (n.nodeType === 11) { n.childNodes.forEach(visit); return; }
     if (n.nodeType !== 1) return;
     const tag = n.tagName;
@@ -599,7 +600,11 @@ function flatText(root) {
     if (tag === "INPUT" || tag === "TEXTAREA" || tag === "SELECT") return;
     if (tag === "IFRAME" || tag === "FRAME") {
       const doc = frameDocument(n);
-      if (doc && doc.body) { end(true); visit(doc.body); end(true); }
+      end(true);
+      if (doc && doc.body) visit(doc.body);
+      // A cross-origin frame is read by the service in its own world and put in at the marker.
+      else out.push(FRAME_MARK + idOf(n) + FRAME_MARK);
+      end(true);
       return;
     }
     if (tag === "PRE") { end(true); out.push(n.textContent.replace(/\s+$/, "")); end(true); return; }
@@ -624,12 +629,13 @@ function hasFlatTreeParts(root) {
   return false;
 }
 
-function readable() {
+function readable(whole) {
   const textOf = (el) => hasFlatTreeParts(el)
     ? flatText(el)
-    : (el.innerText || "").replace(/[ \t]+\n/g, "\n").replace(/\n{3,}/g, "\n\n").trim();
+    : (el.innerText || "").split(FRAME_MARK).join("").replace(/[ \t]+\n/g, "\n").replace(/\n{3,}/g, "\n\n").trim();
   const body = document.body || document.documentElement;
   let root = body, scope = "whole page";
+  if (whole) { const text = textOf(body); return { url: location.href, title: document.title, text, scope, whole: text.length }; }
   const articles = Array.from(document.querySelectorAll("article")).filter((a) => textOf(a).length >= 200);
   const main = document.querySelector("main, [role=main]");
   if (articles.length === 1) { root = articles[0]; scope = "article"; }
