@@ -381,6 +381,9 @@ export function renderReceipt(workspace: Workspace, receipt: Receipt, lead: stri
   else if (after.mutations > 0) {
     facts.push(`${after.mutations} DOM change${after.mutations === 1 ? "" : "s"}.`);
   } else facts.push("No DOM change seen.");
+  if (!after.urlChanged && after.renderAdvanced && !after.settled) {
+    facts.push("The page was still changing; look again before relying on it.");
+  }
   const delta = receipt.tabDelta;
   if (delta?.opened.length) {
     facts.push(
