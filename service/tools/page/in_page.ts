@@ -362,6 +362,9 @@ function snapshot(options) {
     const node = interesting ? emit(n, role, depth) : (flushText(), null);
     if (role === "iframe") {
       const doc = frameDocument(n);
+      const rect = n.getBoundingClientRect();
+      // Tracking pixels and hidden helper frames hold nothing to read or act on.
+      if (rect.width < 3 || rect.height < 3) return;
       if (doc && doc.body) walk(doc.body, depth + 1, false);
       else if (node) { node.frame = true; frames.push(node.id); }
       return;
