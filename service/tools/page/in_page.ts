@@ -24,13 +24,16 @@ const token = Math.random().toString(36).slice(2, 10);
 const ids = new WeakMap();
 const elements = new Map();
 let nextId = 1;
-const MAX_ELEMENTS = 200000;
+// Dead entries are swept when the registry reaches this size; if most are alive, the next
+// sweep waits until it has doubled, so a huge page never sweeps on every new element.
+let sweepAt = 200000;
 
 function idOf(el) {
   let id = ids.get(el);
   if (id === undefined) {
-    if (elements.size >= MAX_ELEMENTS) {
+    if (elements.size >= sweepAt) {
       for (const [key, ref] of elements) { if (!ref.deref() || !ref.deref().isConnected) elements.delete(key); }
+      sweepAt = Math.max(200000, elements.size * 2);
     }
     id = nextId++;
     ids.set(el, id);
