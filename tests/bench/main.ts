@@ -64,6 +64,12 @@ try {
       tabId,
     });
     await measure("computer key", "computer", { action: "key", text: "ctrl+a Delete", tabId });
+    await measure("computer type (200 chars)", "computer", {
+      action: "type",
+      text: "The fog bell was tested on Tuesday. ".repeat(6).slice(0, 200),
+      tabId,
+    });
+    await s.call("computer", { action: "key", text: "ctrl+a Delete", tabId });
     await measure("computer left_click_drag", "computer", {
       action: "left_click_drag",
       start_coordinate: [100, 500],
