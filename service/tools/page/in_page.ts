@@ -38,6 +38,9 @@ function idOf(el) {
     id = nextId++;
     ids.set(el, id);
     elements.set(id, new WeakRef(el));
+  } else if (!elements.has(id)) {
+    // Swept while detached, now back in the page (a recycled list row): the same ref again.
+    elements.set(id, new WeakRef(el));
   }
   return id;
 }
