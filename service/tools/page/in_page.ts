@@ -379,7 +379,11 @@ function snapshot(options) {
       if (filter === "interactive") return;
       let count = 0;
       for (const option of n.options) {
-        if (count++ >= 25) { omitted += n.options.length - 25; break; }
+        if (count++ >= 25) {
+          flushText();
+          nodes.push({ id: 0, depth: depth + 1, role: "text", name: "… " + (n.options.length - 25) + " more options (form_input takes any option's label)" });
+          break;
+        }
         emit(option, "option", depth + 1);
       }
       return;
