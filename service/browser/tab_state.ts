@@ -157,6 +157,12 @@ function num(value: unknown): number | undefined {
   return typeof value === "number" && Number.isFinite(value) ? value : undefined;
 }
 
+/** A 1-based line number from CDP's 0-based one. */
+function lineOf(value: unknown): number | undefined {
+  const line = num(value);
+  return line === undefined ? undefined : line + 1;
+}
+
 function clipText(text: string): string {
   return text.length > CONSOLE_TEXT_MAX ? `${text.slice(0, CONSOLE_TEXT_MAX)}…` : text;
 }
@@ -213,7 +219,7 @@ export class TabState {
           text: clipText(args.map(renderArg).join(" ")),
           source: "console",
           url: str(frame.url) || undefined,
-          line: num(frame.lineNumber) === undefined ? undefined : num(frame.lineNumber)! + 1,
+          line: lineOf(frame.lineNumber),
           at: num(p.timestamp) ?? Date.now(),
         });
         break;
@@ -226,7 +232,7 @@ export class TabState {
           text: clipText(description ?? str(details.text) ?? "Uncaught exception"),
           source: "exception",
           url: str(details.url) || undefined,
-          line: num(details.lineNumber) === undefined ? undefined : num(details.lineNumber)! + 1,
+          line: lineOf(details.lineNumber),
           at: num(p.timestamp) ?? Date.now(),
         });
         break;
