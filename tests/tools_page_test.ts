@@ -422,6 +422,7 @@ Deno.test("read_page, find, form_input and javascript_tool on the fixture site",
         url: s.fixtures.url(`/frames.html?cross=${cross}&site=${other.origin}`),
         tabId,
       });
+      // frames.html also fakes window.__ghostlight and breaks DOM methods in its own world.
       const text = s.text(await s.ok("read_page", { tabId }));
       assertMatch(text, /heading "Shadow keeper"[\s\S]*text "Slotted lamp note"/);
       assertMatch(text, /iframe "Cross-origin log" \[ref_\d+\] src="http:\/\/localhost:\d+\//);
