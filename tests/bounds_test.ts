@@ -14,6 +14,7 @@ import { type InstancePaths, resolveInstancePaths } from "../shared/instance.ts"
 import { ensureSecret } from "../shared/proof.ts";
 import { assert, assertEquals, assertMatch, assertRejects } from "./support/assert.ts";
 import { executable, makeTestEnv, type TestEnv } from "./support/env.ts";
+import { waitFor } from "./support/processes.ts";
 
 function pathsOf(testEnv: TestEnv): InstancePaths {
   return resolveInstancePaths(testEnv.instance, (key) => testEnv.env[key]);
@@ -33,14 +34,6 @@ function spawn(
     stdout: "piped",
     stderr: "piped",
   }).spawn();
-}
-
-async function waitFor(check: () => Promise<boolean>, what: string, ms = 20_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 function closeQuietly(conn: Deno.Conn): void {

@@ -12,6 +12,7 @@ import { HANDLERS } from "../service/tools/mod.ts";
 import { resolveInstancePaths } from "../shared/instance.ts";
 import { assertEquals } from "./support/assert.ts";
 import { executable, type TestEnv } from "./support/env.ts";
+export { startService, waitFor } from "./support/processes.ts";
 
 /** A connector process driven line by line. */
 export interface Transcript {
@@ -147,32 +148,6 @@ export async function stopService(testEnv: TestEnv): Promise<void> {
     if (!alive.success) return;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-}
-
-/** Polls `check` until it holds. */
-export async function waitFor(
-  check: () => Promise<boolean>,
-  what: string,
-  ms = 20_000,
-): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check().catch(() => false))) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
-/** Runs `ghostlight service` for the test's instance in the foreground, as its own process. */
-export function startService(testEnv: TestEnv): Deno.ChildProcess {
-  const { command, args } = executable("service", ["--instance", testEnv.instance, "service"]);
-  return new Deno.Command(command, {
-    args,
-    env: testEnv.env,
-    clearEnv: true,
-    stdin: "null",
-    stdout: "null",
-    stderr: "null",
-  }).spawn();
 }
 
 /** Pages that answer late, for real slow calls. */

@@ -9,28 +9,9 @@ import { resolveInstancePaths } from "../shared/instance.ts";
 import { fetchStatus } from "../service/control/mod.ts";
 import { assert, assertEquals, assertMatch } from "./support/assert.ts";
 import { launchBrowser } from "./support/browser.ts";
-import { executable, makeTestEnv, type TestEnv } from "./support/env.ts";
+import { executable, makeTestEnv } from "./support/env.ts";
+import { startService, waitFor } from "./support/processes.ts";
 import { serveFixtures } from "./support/fixtures.ts";
-
-function startService(testEnv: TestEnv): Deno.ChildProcess {
-  const { command, args } = executable("service", ["--instance", testEnv.instance, "service"]);
-  return new Deno.Command(command, {
-    args,
-    env: testEnv.env,
-    clearEnv: true,
-    stdin: "null",
-    stdout: "null",
-    stderr: "null",
-  }).spawn();
-}
-
-async function waitFor(check: () => Promise<boolean>, what: string, ms = 20_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check().catch(() => false))) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 Deno.test("the browser reattaches after the service restarts, without Chrome noticing", async () => {
   const testEnv = await makeTestEnv();

@@ -8,36 +8,14 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { type InstancePaths, resolveInstancePaths } from "../shared/instance.ts";
 import { assert, assertEquals, assertMatch } from "./support/assert.ts";
 import { executable, makeTestEnv, type TestEnv } from "./support/env.ts";
+import { ghostlight, startService, waitFor } from "./support/processes.ts";
 
 function pathsOf(testEnv: TestEnv): InstancePaths {
   return resolveInstancePaths(testEnv.instance, (key) => testEnv.env[key]);
 }
 
-async function ghostlight(testEnv: TestEnv, args: string[]) {
-  const { command, args: full } = executable("service", ["--instance", testEnv.instance, ...args]);
-  const output = await new Deno.Command(command, {
-    args: full,
-    env: testEnv.env,
-    clearEnv: true,
-    stdin: "null",
-  }).output();
-  return {
-    code: output.code,
-    stdout: new TextDecoder().decode(output.stdout),
-    stderr: new TextDecoder().decode(output.stderr),
-  };
-}
-
 async function exists(path: string): Promise<boolean> {
   return await Deno.stat(path).then(() => true, () => false);
-}
-
-async function waitFor(check: () => Promise<boolean>, what: string, ms = 20_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 Deno.test("the service refuses a runtime dir that other users can enter", async () => {
@@ -58,15 +36,7 @@ Deno.test("the service refuses a runtime dir that other users can enter", async 
 Deno.test("one service per instance, owner-only sockets, status, clean stop", async () => {
   const testEnv = await makeTestEnv();
   const paths = pathsOf(testEnv);
-  const { command, args } = executable("service", ["--instance", testEnv.instance, "service"]);
-  const service = new Deno.Command(command, {
-    args,
-    env: testEnv.env,
-    clearEnv: true,
-    stdin: "null",
-    stdout: "null",
-    stderr: "null",
-  }).spawn();
+  const service = startService(testEnv);
   try {
     await waitFor(() => exists(paths.controlSocket), "the control socket");
     await waitFor(
@@ -138,15 +108,7 @@ Deno.test("another OS user cannot reach the sockets", async () => {
   }
   const testEnv = await makeTestEnv();
   const paths = pathsOf(testEnv);
-  const { command, args } = executable("service", ["--instance", testEnv.instance, "service"]);
-  const service = new Deno.Command(command, {
-    args,
-    env: testEnv.env,
-    clearEnv: true,
-    stdin: "null",
-    stdout: "null",
-    stderr: "null",
-  }).spawn();
+  const service = startService(testEnv);
   try {
     await waitFor(() => exists(paths.controlSocket), "the service");
     // The test HOME must be traversable for the other user to get as far as the runtime dir.

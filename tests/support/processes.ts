@@ -1,0 +1,52 @@
+/**
+ * Starting and waiting for Ghostlight processes in tests.
+ *
+ * @module
+ */
+
+import { executable, type TestEnv } from "./env.ts";
+
+/** Polls `check` (a rejection counts as not yet) until it holds, or fails after `ms`. */
+export async function waitFor(
+  check: () => Promise<boolean>,
+  what: string,
+  ms = 20_000,
+): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await check().catch(() => false))) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** Runs `ghostlight service` for the test's instance in the foreground, as its own process. */
+export function startService(testEnv: TestEnv): Deno.ChildProcess {
+  const { command, args } = executable("service", ["--instance", testEnv.instance, "service"]);
+  return new Deno.Command(command, {
+    args,
+    env: testEnv.env,
+    clearEnv: true,
+    stdin: "null",
+    stdout: "null",
+    stderr: "null",
+  }).spawn();
+}
+
+/** Runs one `ghostlight` command for the test's instance and collects its output. */
+export async function ghostlight(
+  testEnv: TestEnv,
+  args: string[],
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  const { command, args: full } = executable("service", ["--instance", testEnv.instance, ...args]);
+  const output = await new Deno.Command(command, {
+    args: full,
+    env: testEnv.env,
+    clearEnv: true,
+    stdin: "null",
+  }).output();
+  return {
+    code: output.code,
+    stdout: new TextDecoder().decode(output.stdout),
+    stderr: new TextDecoder().decode(output.stderr),
+  };
+}
