@@ -267,6 +267,24 @@ Deno.test("computer: every action lands on the page as real input", async (t) =>
         /Accepted the alert dialog/,
       );
       await s.ok("computer", { action: "screenshot", tabId });
+
+      const asked = await s.ok("computer", { action: "left_click", coordinate: [820, 485], tabId });
+      assertMatch(s.text(asked), /dialog says: "Your name\?"/);
+      assertMatch(
+        s.text(await s.ok("computer", { action: "type", text: "Ada", tabId })),
+        /Accepted the prompt dialog\. Another confirm dialog opened[\s\S]*"Keep it\?"/,
+      );
+      assertMatch(
+        await failure(s, { action: "key", text: "Tab", tabId }),
+        /confirm dialog is open; only Return \(accept\) or Escape \(dismiss\)/,
+      );
+      await s.ok("computer", { action: "key", text: "Escape", tabId });
+      const answered = await benchState(s, tabId) as BenchState & {
+        answer: string;
+        confirmed: boolean;
+      };
+      assertEquals([answered.answer, answered.confirmed], ["Ada", false]);
+
       await s.ok("computer", { action: "left_click", coordinate: [700, 485], tabId });
       await s.ok("navigate", { url: s.fixtures.url("/actions.html"), force: true, tabId });
       assertEquals((await benchState(s, tabId)).events.length, 0);

@@ -12,6 +12,8 @@ import type { OpenDialog } from "../browser/mod.ts";
 import { keepImage, type Workspace } from "../workspace/mod.ts";
 import { type Handler, success, type ToolContext } from "./context.ts";
 import { ToolError } from "./errors.ts";
+import { fence, originOf } from "./fence.ts";
+import { redactSecrets } from "./page/redact.ts";
 import { chordEvents, parseChords, parseModifiers, typeEvents } from "./input.ts";
 import {
   type Assurance,
@@ -44,6 +46,8 @@ const SCROLL_SETTLED = `new Promise((resolve) => {
   };
   requestAnimationFrame(tick);
 })`;
+/** How long answering a dialog waits for the page to open another one. */
+const NEXT_DIALOG_WAIT_MS = 500;
 /** Input events per `cdp.sequence` message. */
 const SEQUENCE_CHUNK = 500;
 /** Longest text one `type` call sends (each character is a real key press). */
@@ -418,7 +422,12 @@ async function scrollTo(args: Args, context: ToolContext, target: TabTarget) {
  * While a JavaScript dialog is open, `key` Return/Escape and `type` (for a prompt) answer it,
  * as a user's keyboard would.
  */
-async function answerDialog(args: Args, target: TabTarget, dialog: OpenDialog) {
+async function answerDialog(
+  args: Args,
+  workspace: Workspace,
+  target: TabTarget,
+  dialog: OpenDialog,
+) {
   const text = String(args.text ?? "").trim();
   let accept: boolean;
   let promptText: string | undefined;
@@ -444,13 +453,34 @@ async function answerDialog(args: Args, target: TabTarget, dialog: OpenDialog) {
       `Call {"action": "key", "text": "Return", "tabId": ${target.tabId}}.`,
     );
   }
+  const state = target.link.tab(target.native);
+  const next = state.waitFor(
+    (event) => event.method === "Page.javascriptDialogOpening",
+    NEXT_DIALOG_WAIT_MS,
+  );
   await cdp(target, "Page.handleJavaScriptDialog", {
     accept,
     ...(promptText !== undefined ? { promptText } : {}),
   });
+  const answered = `${accept ? "Accepted" : "Dismissed"} the ${dialog.type} dialog`;
+  // Pages often chain dialogs (a prompt, then a confirm): say so at once.
+  const chained = await next;
+  const followUp = chained ? state.dialog : null;
+  if (!followUp) {
+    return success(`${answered}; the page runs again.`, {
+      tabId: target.tabId,
+      dialog: { type: dialog.type, accepted: accept },
+    });
+  }
   return success(
-    `${accept ? "Accepted" : "Dismissed"} the ${dialog.type} dialog; the page runs again.`,
-    { tabId: target.tabId, dialog: { type: dialog.type, accepted: accept } },
+    `${answered}. Another ${followUp.type} dialog opened at once; answer it the same way.\n${
+      fence(workspace, originOf(followUp.url), `dialog says: "${redactSecrets(followUp.message)}"`)
+    }`,
+    {
+      tabId: target.tabId,
+      dialog: { type: dialog.type, accepted: accept },
+      next: { type: followUp.type },
+    },
   );
 }
 
@@ -460,7 +490,7 @@ export const computer: Handler = async (args, context) => {
   const action = args.action as string;
   const dialog = target.link.tab(target.native).dialog;
   if (dialog && (action === "key" || action === "type")) {
-    return await answerDialog(args, target, dialog);
+    return await answerDialog(args, context.workspace, target, dialog);
   }
   switch (action) {
     case "screenshot": {
