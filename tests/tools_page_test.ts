@@ -59,6 +59,7 @@ Deno.test("read_page, find, form_input and javascript_tool on the fixture site",
       assertMatch(text, /trust="untrusted"/);
       assertMatch(text, /textbox "Email address" \[ref_\d+\] placeholder="you@example.com"/);
       assertMatch(text, /combobox "Country" \[ref_\d+\] value="Choose one"/);
+      assert(!text.includes("/join"), "a visibility: hidden menu is not read");
       assertMatch(text, /radio "Beacon plan" \[ref_\d+\] unchecked/);
       assertMatch(text, /button "Cancel" \[ref_\d+\] disabled/);
       assertMatch(text, /textbox "Password" \[ref_\d+\] value="\[redacted\]"/);
@@ -111,6 +112,9 @@ Deno.test("read_page, find, form_input and javascript_tool on the fixture site",
       assertEquals(email.x, Math.round(email.box.x + email.box.width / 2));
       const submit = await findOne(s, tabId, "create account button");
       assertEquals(submit.name, "Create account");
+      // A hidden duplicate earlier in the page (an off-canvas menu's link) loses to the visible one.
+      const visible = await findOne(s, tabId, "create account");
+      assertEquals(visible.role, "button");
       const login = await findOne(s, tabId, "register");
       assertEquals(login.name, "Create account", "synonyms reach the button's own words");
       const fallback = await s.ok("find", { query: "zebra checkbox", tabId });

@@ -17,6 +17,8 @@ import { ownedTab } from "./target.ts";
 
 /** Most matches returned. */
 export const MAX_MATCHES = 20;
+/** Candidates measured before the visible ones are preferred. */
+const CANDIDATES = 40;
 
 interface Measured {
   x: number;
@@ -40,10 +42,10 @@ export const find: Handler = async (args, context) => {
   }
   const pages = tabPages(context.workspace, target.tabId);
   const outline = await collect(target, pages, { filter: "all", hints: true });
-  let ranked = rank(outline.nodes, query, MAX_MATCHES * 3);
+  let ranked = rank(outline.nodes, query, CANDIDATES * 2);
   // No element has the query's words: offer the elements of the roles it named instead.
   const roles = ranked.length === 0 ? roleWords(query) : "";
-  if (roles) ranked = rank(outline.nodes, roles, MAX_MATCHES * 3);
+  if (roles) ranked = rank(outline.nodes, roles, CANDIDATES * 2);
 
   // One match per element: a text run stands for the element that holds it.
   const picked: { node: CollectedNode; ref: string; score: number }[] = [];
@@ -54,7 +56,7 @@ export const find: Handler = async (args, context) => {
     if (seen.has(ref)) continue;
     seen.add(ref);
     picked.push({ node, ref, score });
-    if (picked.length >= MAX_MATCHES) break;
+    if (picked.length >= CANDIDATES) break;
   }
 
   const byFrame = new Map<Frame, number[]>();
@@ -81,10 +83,21 @@ export const find: Handler = async (args, context) => {
     });
   }
 
-  const matches = picked.flatMap(({ node, ref }, index) => {
-    const box = boxes.get(`${node.at!.frame.key}#${node.at!.localId}`);
+  // What the user can see wins a close call: a hidden duplicate (an off-canvas mobile menu)
+  // loses to the visible control, and on-screen beats scrolled away.
+  const measured = picked.flatMap((candidate) => {
+    const box = boxes.get(`${candidate.node.at!.frame.key}#${candidate.node.at!.localId}`);
     if (!box) return [];
-    return [{
+    const seenBonus = !box.visible || box.width * box.height === 0
+      ? -1.5
+      : box.inViewport
+      ? 0.3
+      : 0;
+    return [{ ...candidate, box, score: candidate.score + seenBonus }];
+  });
+  measured.sort((a, b) => b.score - a.score);
+  const matches = measured.slice(0, MAX_MATCHES).map(({ node, ref, box }, index) => {
+    return {
       ref,
       role: node.role,
       name: redactSecrets(node.name.length > 150 ? `${node.name.slice(0, 149)}…` : node.name),
@@ -95,7 +108,7 @@ export const find: Handler = async (args, context) => {
       visible: box.visible,
       inViewport: box.inViewport,
       matchRank: index + 1,
-    }];
+    };
   });
 
   const origin = originOf(outline.url);

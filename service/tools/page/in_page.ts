@@ -349,6 +349,12 @@ function snapshot(options) {
       walkChildren(n, depth, true);
       return;
     }
+    // visibility: hidden hides the element and its text, but a child may be visible again.
+    if (typeof n.checkVisibility === "function" && n.checkVisibility() && !n.checkVisibility({ visibilityProperty: true })) {
+      flushText();
+      walkChildren(n, depth, true);
+      return;
+    }
     let role = roleOf(n);
     if (role === "presentation") role = null;
     // Script-made controls (a div with a click listener) show themselves by a pointer cursor.
@@ -428,7 +434,8 @@ function box(id) {
   const x = rect.left + offset.x, y = rect.top + offset.y;
   return {
     x: Math.round(x), y: Math.round(y), width: Math.round(rect.width), height: Math.round(rect.height),
-    visible: rect.width > 0 && rect.height > 0 && !isHidden(el),
+    visible: rect.width > 0 && rect.height > 0 && !isHidden(el) &&
+      (typeof el.checkVisibility !== "function" || el.checkVisibility({ visibilityProperty: true, opacityProperty: true })),
     inViewport: rect.bottom > 0 && rect.right > 0 && rect.top < view.innerHeight && rect.left < view.innerWidth,
   };
 }
