@@ -197,10 +197,11 @@ async function currentLoader(
 export async function frameWorld(
   target: TabTarget,
   pages: TabPages,
-  where: { sessionId?: string; frameId: string; parent?: Frame["parent"] },
+  where: { sessionId?: string; frameId: string; parent?: Frame["parent"]; loaderId?: string },
 ): Promise<Frame> {
   const key = `${where.sessionId ?? ""}/${where.frameId}`;
-  const loaderId = await currentLoader(target, where.sessionId, where.frameId);
+  const loaderId = where.loaderId ??
+    await currentLoader(target, where.sessionId, where.frameId);
   const known = pages.frames.get(key);
   if (known && known.loaderId === loaderId) {
     // The iframe element showing the frame may have been replaced: keep the link current.
@@ -209,7 +210,14 @@ export async function frameWorld(
   }
   if (pages.frames.size >= MAX_FRAMES * 4) pages.frames.clear();
   const world = await createWorld(target, where.sessionId, where.frameId);
-  const frame: Frame = { key, ...where, ...world, loaderId };
+  const frame: Frame = {
+    key,
+    sessionId: where.sessionId,
+    frameId: where.frameId,
+    parent: where.parent,
+    ...world,
+    loaderId,
+  };
   pages.frames.set(key, frame);
   return frame;
 }
@@ -217,8 +225,8 @@ export async function frameWorld(
 /** The tab's main frame. */
 export async function mainFrame(target: TabTarget, pages: TabPages): Promise<Frame> {
   const tree = await send(target, undefined, "Page.getFrameTree");
-  const frameId = (tree.frameTree as FrameTree).frame.id;
-  return await frameWorld(target, pages, { frameId });
+  const { id: frameId, loaderId } = (tree.frameTree as FrameTree).frame;
+  return await frameWorld(target, pages, { frameId, loaderId });
 }
 
 /**
