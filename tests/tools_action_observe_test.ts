@@ -204,6 +204,7 @@ Deno.test("navigate, console, network, resize and plan in a HiDPI browser", asyn
         const block = shot.content.find((b) => b.type === "image")!;
         const size = jpegSize(decodeBase64(block.data!))!;
         assertEquals(size.width, 1568, "the screenshot is downscaled to 1568 px wide");
+        assertMatch(s.text(shot), /the page's viewport is \d+×\d+ CSS px: divide page coordinates/);
         const before = await benchState(s, tabId);
         assertEquals(before.dpr, 2);
         assert(before.width > 1568, `viewport ${before.width}`);

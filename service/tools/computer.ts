@@ -495,10 +495,23 @@ export const computer: Handler = async (args, context) => {
   switch (action) {
     case "screenshot": {
       const { image, block } = await shotContent(context, target);
+      // When the viewport was larger than the image, say by how much: find and read_page give
+      // boxes in page (CSS) pixels.
+      const scaled = Math.abs(image.scale - 1) > 0.001
+        ? ` (the page's viewport is ${Math.round(image.width * image.scale)}×${
+          Math.round(image.height * image.scale)
+        } CSS px: divide page coordinates by ${image.scale.toFixed(3)})`
+        : "";
       return success(
-        `Screenshot ${image.id} of tab ${target.tabId}: ${image.width}×${image.height} px. ` +
+        `Screenshot ${image.id} of tab ${target.tabId}: ${image.width}×${image.height} px${scaled}. ` +
           `Coordinates you pass to computer refer to this image's pixels.`,
-        { tabId: target.tabId, imageId: image.id, width: image.width, height: image.height },
+        {
+          tabId: target.tabId,
+          imageId: image.id,
+          width: image.width,
+          height: image.height,
+          cssPerPixel: image.scale,
+        },
         [block],
       );
     }
