@@ -290,7 +290,7 @@ Deno.test("read_page, find, form_input and javascript_tool on the fixture site",
       assertMatch(outline, /img "Drawing of the tower" \[ref_\d+\]/);
       assertMatch(outline, /button "Share this story" \[ref_\d+\]/);
       const short = await s.ok("get_page_text", { tabId, max_chars: 120 });
-      assertMatch(s.text(short), /Cut at 120 of \d+ characters/);
+      assertMatch(s.text(short), /Cut at 100 of \d+ characters/);
       assertEquals((short.structuredContent as { truncated: boolean }).truncated, true);
       await go("/signup.html");
     });
@@ -315,6 +315,9 @@ Deno.test("read_page, find, form_input and javascript_tool on the fixture site",
       const small = s.text(await s.ok("read_page", { tabId, max_chars: 3000 }));
       assert(small.length <= 3000, `max_chars 3000 gave ${small.length}`);
       assertMatch(small, /find with a description/);
+      const text = s.text(await s.ok("get_page_text", { tabId, max_chars: 5000 }));
+      assert(text.length <= 5000, `get_page_text with max_chars 5000 gave ${text.length}`);
+      assertMatch(text, /Lamp check number 1 done[\s\S]*Cut at \d+ of \d+ characters/);
       const late = await findOne(s, tabId, "Open 2500 button");
       assertEquals(late.name, "Open 2500");
 

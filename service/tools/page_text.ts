@@ -88,26 +88,37 @@ export const getPageText: Handler = async (args, context) => {
   }
   page.text = await withFrames(target, pages, frame, page.text, 0);
   const text = redactSecrets(page.text);
-  const truncated = text.length > maxChars;
-  const body = truncated ? text.slice(0, maxChars) : text;
-  const notes: string[] = [];
-  if (truncated) {
-    notes.push(
-      `[Cut at ${maxChars} of ${text.length} characters. Pass a larger max_chars, or use find ` +
-        "or read_page (with ref_id) to reach a part.]",
-    );
-  }
-  if (page.scope !== "whole page" && page.whole > page.text.length + 100) {
-    notes.push(
-      `[This is the page's ${page.scope}; the whole page has ${page.whole} characters of text, ` +
-        "including navigation and sidebars. read_page shows all of it.]",
-    );
-  }
   const origin = originOf(page.url);
+  const compose = (shown: number) => {
+    const notes: string[] = [];
+    if (shown < text.length) {
+      notes.push(
+        `[Cut at ${shown} of ${text.length} characters. Pass a larger max_chars, or use find ` +
+          "or read_page (with ref_id) to reach a part.]",
+      );
+    }
+    if (page.scope !== "whole page" && page.whole > page.text.length + 100) {
+      notes.push(
+        `[This is the page's ${page.scope}; the whole page has ${page.whole} characters of ` +
+          "text, including navigation and sidebars. read_page shows all of it.]",
+      );
+    }
+    const body = `title ${JSON.stringify(page.title)}\n${text.slice(0, shown)}`;
+    return `Text of tab ${target.tabId} (${page.url}, ${page.scope}):\n` +
+      fence(context.workspace, origin, body) + (notes.length ? `\n${notes.join("\n")}` : "");
+  };
+  // The whole answer, fence and notes included, stays within max_chars (the text gets at least
+  // MIN_MAX_CHARS of it).
+  let answer = compose(text.length);
+  let shown = text.length;
+  if (answer.length > maxChars) {
+    const overhead = compose(0).length;
+    shown = Math.min(text.length, Math.max(MIN_MAX_CHARS, maxChars - overhead - 20));
+    answer = compose(shown);
+  }
+  const truncated = shown < text.length;
   return success(
-    `Text of tab ${target.tabId} (${page.url}, ${page.scope}):\n` +
-      fence(context.workspace, origin, `title ${JSON.stringify(page.title)}\n${body}`) +
-      (notes.length ? `\n${notes.join("\n")}` : ""),
+    answer,
     {
       tabId: target.tabId,
       url: page.url,
