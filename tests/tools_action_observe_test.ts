@@ -179,6 +179,18 @@ Deno.test("navigate, console, network, resize and plan in a HiDPI browser", asyn
       assertEquals(forced.structuredContent?.url, s.fixtures.url("/index.html"));
     });
 
+    await t.step("navigate returns when the page opens a dialog while loading", async () => {
+      const result = await s.ok("navigate", { url: s.fixtures.url("/greet.html"), tabId });
+      assertEquals(result.structuredContent?.readyState, "blocked");
+      assertMatch(s.text(result), /alert dialog opened while it loaded[\s\S]*"Welcome aboard"/);
+      await s.ok("computer", { action: "key", text: "Return", tabId });
+      let text = "";
+      await eventually(async () => {
+        text = s.text(await s.ok("get_page_text", { tabId }));
+        return /Loaded after the greeting/.test(text);
+      }, "the rest of the page");
+    });
+
     await t.step("navigate: clear errors", async () => {
       assertMatch(
         await s.fail("navigate", { url: "javascript:alert(1)", tabId }),

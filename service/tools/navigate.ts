@@ -10,6 +10,7 @@ import type { TabState } from "../browser/mod.ts";
 import { type Handler, success } from "./context.ts";
 import { ToolError } from "./errors.ts";
 import { fence, originOf } from "./fence.ts";
+import { redactSecrets } from "./page/redact.ts";
 import { redactUrl } from "./redact_url.ts";
 import { cdp, evaluate, ownedTab, pageInfo, type TabTarget } from "./target.ts";
 
@@ -63,7 +64,7 @@ interface History {
 }
 
 /** How far a load got: fully, its document only (subresources still coming), or neither. */
-type LoadState = "complete" | "interactive" | "loading";
+type LoadState = "complete" | "interactive" | "loading" | "blocked";
 
 /**
  * Waits for the main frame's load: `done` says whether the load event was seen (events can
@@ -75,7 +76,7 @@ type LoadState = "complete" | "interactive" | "loading";
  */
 async function waitForLoad(
   target: TabTarget,
-  progress: { done(): boolean; committed(): boolean },
+  progress: { done(): boolean; committed(): boolean; blocked(): boolean },
   events: Promise<unknown>,
 ): Promise<LoadState> {
   const started = Date.now();
@@ -88,6 +89,8 @@ async function waitForLoad(
   while (!settled && Date.now() < deadline) {
     await Promise.race([events, new Promise((resolve) => setTimeout(resolve, POLL_MS))]);
     if (settled || progress.done()) return "complete";
+    // A dialog opened by the page freezes its load until someone answers it.
+    if (progress.blocked()) return "blocked";
     if (!progress.committed() && Date.now() - started < COMMIT_GRACE_MS) continue;
     const ready = await evaluate<string>(target, "document.readyState").catch(() => null);
     if (ready === "complete") return "complete";
@@ -233,9 +236,13 @@ export const navigate: Handler = async (args, context) => {
     : await waitForLoad(target, {
       done: () => expected !== undefined && expected !== null && loaded.has(expected),
       committed: () => committed,
+      blocked: () => state.dialog !== null,
     }, loadEvent);
   stop.abort();
-  const page = await pageInfo(target);
+  // With a dialog open the page cannot be asked; the browser still knows where the tab is.
+  const page = state.dialog
+    ? await target.link.call("tab.get", { tab_id: target.native })
+    : await pageInfo(target);
   const origin = originOf(page.url);
   const redirected = page.url !== requested && raw !== "back" && raw !== "forward";
   // A landing URL can carry credentials (an OAuth code, a session token): never show them.
@@ -249,7 +256,13 @@ export const navigate: Handler = async (args, context) => {
       ? ""
       : load === "interactive"
       ? " Its document is ready; some resources are still loading."
-      : " It is still loading; read it again shortly.",
+      : load === "loading"
+      ? " It is still loading; read it again shortly."
+      : "",
+    state.dialog
+      ? ` A JavaScript ${state.dialog.type} dialog opened while it loaded and freezes the page: ` +
+        'computer key "Return" accepts it, "Escape" dismisses it.'
+      : "",
     errors > 0
       ? ` The page logged ${errors} console error${errors === 1 ? "" : "s"} ` +
         "(read_console_messages with onlyErrors: true)."
@@ -257,7 +270,13 @@ export const navigate: Handler = async (args, context) => {
   ].join("");
   return success(
     `Tab ${target.tabId} is at ${landed}${notes}\n${
-      fence(context.workspace, origin, `title: ${page.title}`)
+      fence(
+        context.workspace,
+        origin,
+        `title: ${page.title}${
+          state.dialog ? `\ndialog says: "${redactSecrets(state.dialog.message)}"` : ""
+        }`,
+      )
     }`,
     {
       tabId: target.tabId,
