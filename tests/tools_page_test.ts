@@ -62,6 +62,7 @@ Deno.test("read_page, find, form_input and javascript_tool on the fixture site",
       assert(!text.includes("/join"), "a visibility: hidden menu is not read");
       assertMatch(text, /radio "Beacon plan" \[ref_\d+\] unchecked/);
       assertMatch(text, /button "Cancel" \[ref_\d+\] disabled/);
+      assertMatch(text, /textbox "Referral code" \[ref_\d+\] disabled/);
       assertMatch(text, /textbox "Password" \[ref_\d+\] value="\[redacted\]"/);
       assert(!text.includes("hunter2"), "the password value never leaves the page");
       assert(!text.includes("sk_live_4eC39"), "an API key in page text is redacted");

@@ -237,6 +237,11 @@ function valueOf(el, role) {
   return value;
 }
 
+// :disabled also covers controls inside a disabled fieldset.
+function isDisabled(el) {
+  return el.matches(":disabled") || el.getAttribute("aria-disabled") === "true";
+}
+
 function stateOf(el, role) {
   const flags = [];
   const aria = (name) => el.getAttribute("aria-" + name);
@@ -252,7 +257,7 @@ function stateOf(el, role) {
   const expanded = aria("expanded");
   if (expanded === "true" || (el.tagName === "DETAILS" && el.open)) flags.push("expanded");
   else if (expanded === "false" || el.tagName === "DETAILS") flags.push("collapsed");
-  if (el.disabled || aria("disabled") === "true") flags.push("disabled");
+  if (isDisabled(el)) flags.push("disabled");
   if (el.required || aria("required") === "true") flags.push("required");
   if (el.readOnly && (el.tagName === "INPUT" || el.tagName === "TEXTAREA")) flags.push("readonly");
   if (aria("invalid") === "true") flags.push("invalid");
@@ -459,7 +464,7 @@ function describe(id) {
   if (value !== null && value !== undefined) node.value = clip(value, 200);
   const states = stateOf(el, role);
   if (states.length) node.states = states;
-  node.enabled = !(el.disabled || el.getAttribute("aria-disabled") === "true");
+  node.enabled = !isDisabled(el);
   node.box = box(id);
   return node;
 }
@@ -502,7 +507,7 @@ function setValue(id, value) {
   const tag = el.tagName;
   const type = (el.getAttribute("type") || "").toLowerCase();
   const role = roleOf(el);
-  if (el.disabled) return { error: "disabled" };
+  if (isDisabled(el)) return { error: "disabled" };
   if (el.readOnly && (tag === "INPUT" || tag === "TEXTAREA")) return { error: "readonly" };
   const focus = () => { try { el.focus({ preventScroll: false }); } catch {} };
   const choice = typeof value === "string" && toBool(value) === null;
