@@ -319,7 +319,10 @@ function snapshot(options) {
     if (extras.placeholder) node.placeholder = extras.placeholder;
     if (extras.href) node.href = extras.href;
     if (wantHints) {
-      const hints = [el.getAttribute("title"), el.getAttribute("name"), el.id, el.getAttribute("aria-describedby") ? textOf(rootOf(el).getElementById ? rootOf(el).getElementById(el.getAttribute("aria-describedby")) || el : el, 100) : "", el.getAttribute("data-testid")].filter(Boolean).join(" ");
+      const root = rootOf(el);
+      const describedBy = clean(el.getAttribute("aria-describedby")).split(" ")[0];
+      const description = describedBy && root.getElementById ? root.getElementById(describedBy) : null;
+      const hints = [el.getAttribute("title"), el.getAttribute("name"), el.id, description ? textOf(description, 100) : "", el.getAttribute("data-testid")].filter(Boolean).join(" ");
       if (hints) node.hints = clip(hints, 200);
     }
     nodes.push(node);
