@@ -335,7 +335,7 @@ function snapshot(options) {
   const walk = (n, depth, suppressText) => {
     if (n.nodeType === 3) {
       if (suppressText) return;
-      if (!text) { textDepth = depth; textOwner = n.parentElement; }
+      if (!text) { textDepth = depth; textOwner = n.parentElement || (n.parentNode && n.parentNode.host) || null; }
       text += n.data;
       return;
     }
