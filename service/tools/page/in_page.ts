@@ -254,6 +254,8 @@ function stateOf(el, role) {
   if (role === "option" && (el.selected || aria("selected") === "true")) flags.push("selected");
   if (aria("selected") === "true" && role !== "option") flags.push("selected");
   if (aria("pressed") === "true") flags.push("pressed");
+  // A modal dialog makes the rest of the page inert: act inside it first.
+  if ((role === "dialog" || role === "alertdialog") && (aria("modal") === "true" || el.matches(":modal"))) flags.push("modal");
   const expanded = aria("expanded");
   if (expanded === "true" || (el.tagName === "DETAILS" && el.open)) flags.push("expanded");
   else if (expanded === "false" || el.tagName === "DETAILS") flags.push("collapsed");
