@@ -423,6 +423,15 @@ Deno.test("computer: every action lands on the page as real input", async (t) =>
       await s.ok("navigate", { url: "back", tabId });
     });
 
+    await t.step("resize_window resizes the real window", async () => {
+      const real = await s.ok("resize_window", { width: 1000, height: 700, tabId });
+      assertMatch(s.text(real), /The window of tab \d+ is 1000×700/);
+      const narrow = (await benchState(s, tabId)) as BenchState & { width: number };
+      assert(narrow.width <= 1000, `the page has a narrower viewport: ${narrow.width}`);
+      await s.ok("resize_window", { width: 1280, height: 800, tabId });
+      await s.ok("computer", { action: "screenshot", tabId });
+    });
+
     await t.step("argument errors name the field and show a correct call", async () => {
       assertMatch(
         await failure(s, { action: "left_click", tabId }),

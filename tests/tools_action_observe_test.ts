@@ -227,6 +227,8 @@ Deno.test("navigate, console, network, resize and plan in a HiDPI browser", asyn
           assert(Math.abs(click.x - x * scale) <= 1, `x ${x} → ${click.x}, expected ${x * scale}`);
           assert(Math.abs(click.y - y * scale) <= 1, `y ${y} → ${click.y}, expected ${y * scale}`);
         }
+        assertMatch(s.text(resized), /viewport is emulated at 1900×1000/);
+
         assertMatch(
           await s.fail("resize_window", { width: 50, height: 800, tabId }),
           /width must be between 200 and 8192/,
