@@ -495,6 +495,22 @@ Deno.test("read_page, find, form_input and javascript_tool on the fixture site",
       assertEquals(heading.matches[0].box.x, Math.round(frameBox.x + 5 + 8), "border 5 + margin 8");
       assert(heading.matches[0].y > frameBox.y && heading.matches[0].y < frameBox.y + frameBox.h);
 
+      // Below the fold, a frame's elements are out of view even though they are inside their
+      // own frame's viewport; scroll_to on a ref there brings it into view.
+      await js(
+        s,
+        tabId,
+        "const spacer = document.createElement('div'); spacer.style.height = '3000px'; " +
+          "document.getElementById('cross-holder').before(spacer); 1",
+      );
+      const low = ((await s.ok("find", { query: "Cross log heading", tabId }))
+        .structuredContent as { matches: (Match & { inViewport: boolean })[] }).matches[0];
+      assertEquals(low.inViewport, false, "a frame's element below the fold is out of view");
+      await s.ok("computer", { action: "scroll_to", ref: low.ref, tabId });
+      const raised = ((await s.ok("find", { query: "Cross log heading", tabId }))
+        .structuredContent as { matches: (Match & { inViewport: boolean })[] }).matches[0];
+      assertEquals(raised.inViewport, true, "scroll_to reaches into the out-of-process frame");
+
       // A click on a ref inside the out-of-process frame lands on it.
       const crossStamp = refIn(lines.slice(crossAt).join("\n"), /button "Stamp entry"/);
       await s.ok("computer", { action: "left_click", ref: crossStamp, tabId });

@@ -12,7 +12,15 @@ import { collect, type CollectedNode } from "./page/collect.ts";
 import { provenance } from "./page/provenance.ts";
 import { rank, roleWords } from "./page/rank.ts";
 import { redactSecrets } from "./page/redact.ts";
-import { type Frame, frameOrigin, inFrame, refFor, tabPages } from "./refs.ts";
+import {
+  type Frame,
+  frameOrigin,
+  inFrame,
+  intersects,
+  refFor,
+  tabPages,
+  topViewport,
+} from "./refs.ts";
 import { ownedTab } from "./target.ts";
 
 /** Most matches returned. */
@@ -66,6 +74,9 @@ export const find: Handler = async (args, context) => {
     byFrame.set(node.at!.frame, list);
   }
   const boxes = new Map<string, Measured | null>();
+  const viewport = [...byFrame.keys()].some((frame) => frame.parent)
+    ? await topViewport(target)
+    : undefined;
   for (const [frame, ids] of byFrame) {
     const measured = await inFrame<(Measured | null)[]>(
       target,
@@ -76,10 +87,14 @@ export const find: Handler = async (args, context) => {
     const origin = await frameOrigin(target, pages, frame);
     ids.forEach((id, i) => {
       const box = measured[i];
-      boxes.set(
-        `${frame.key}#${id}`,
-        box ? { ...box, x: box.x + origin.x, y: box.y + origin.y } : null,
-      );
+      if (!box) {
+        boxes.set(`${frame.key}#${id}`, null);
+        return;
+      }
+      const moved = { ...box, x: box.x + origin.x, y: box.y + origin.y };
+      // A frame in another origin only knows its own viewport: check the tab's too.
+      if (viewport) moved.inViewport &&= intersects(moved, viewport);
+      boxes.set(`${frame.key}#${id}`, moved);
     });
   }
 

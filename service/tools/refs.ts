@@ -363,6 +363,19 @@ export interface Box {
   height: number;
 }
 
+/** The size of the tab's top-level viewport in CSS pixels. */
+export async function topViewport(target: TabTarget): Promise<{ width: number; height: number }> {
+  const metrics = await send(target, undefined, "Page.getLayoutMetrics");
+  const view = metrics.cssLayoutViewport as { clientWidth: number; clientHeight: number };
+  return { width: view.clientWidth, height: view.clientHeight };
+}
+
+/** Whether a box in top-level viewport pixels shows any part inside the viewport. */
+export function intersects(box: Box, viewport: { width: number; height: number }): boolean {
+  return box.x + box.width > 0 && box.y + box.height > 0 && box.x < viewport.width &&
+    box.y < viewport.height;
+}
+
 /** The offset of a frame's viewport inside the top-level viewport. */
 export async function frameOrigin(
   target: TabTarget,
@@ -450,6 +463,9 @@ export async function resolveRef(
     width: described.box.width,
     height: described.box.height,
   };
+  // A frame in another origin only knows its own viewport: check the tab's too.
+  const inViewport = described.box.inViewport &&
+    (!frame.parent || intersects(box, await topViewport(target)));
   return {
     ref,
     role: described.role,
@@ -460,7 +476,7 @@ export async function resolveRef(
     box,
     centre: { x: Math.round(box.x + box.width / 2), y: Math.round(box.y + box.height / 2) },
     visible: described.box.visible,
-    inViewport: described.box.inViewport,
+    inViewport,
     call: async <T>(fnSource: string, ...args: unknown[]) => {
       const argText = args.map((arg) => JSON.stringify(arg)).join(", ");
       try {

@@ -442,11 +442,16 @@ function box(id) {
   const offset = frameOffset(el.ownerDocument.defaultView);
   const view = el.ownerDocument.defaultView;
   const x = rect.left + offset.x, y = rect.top + offset.y;
+  // In view of its own frame and of the outermost window this world can reach; the service
+  // checks the top-level viewport for frames in other origins.
+  let outer = view;
+  try { while (outer.frameElement) outer = outer.frameElement.ownerDocument.defaultView; } catch {}
   return {
     x: Math.round(x), y: Math.round(y), width: Math.round(rect.width), height: Math.round(rect.height),
     visible: rect.width > 0 && rect.height > 0 && !isHidden(el) &&
       (typeof el.checkVisibility !== "function" || el.checkVisibility({ visibilityProperty: true, opacityProperty: true })),
-    inViewport: rect.bottom > 0 && rect.right > 0 && rect.top < view.innerHeight && rect.left < view.innerWidth,
+    inViewport: rect.bottom > 0 && rect.right > 0 && rect.top < view.innerHeight && rect.left < view.innerWidth &&
+      y + rect.height > 0 && x + rect.width > 0 && y < outer.innerHeight && x < outer.innerWidth,
   };
 }
 
