@@ -359,6 +359,10 @@ Deno.test("computer: every action lands on the page as real input", async (t) =>
           t.tabId
         );
         assert(ids.includes(popup), `the popup is listed: ${s.text(listed)}`);
+        const logs = await s.ok("read_console_messages", { tabId: popup });
+        assertMatch(s.text(logs), /child says hello/);
+        const requests = await s.ok("read_network_requests", { tabId: popup });
+        assertMatch(s.text(requests), /GET 200 http:\/\/127\.0\.0\.1:\d+\/data\.json\?from=child/);
         const closing = await s.ok("computer", {
           action: "left_click",
           coordinate: [60, 75],

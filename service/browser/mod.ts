@@ -143,6 +143,14 @@ export class BrowserLink {
   }
 
   /**
+   * Starts observing a tab now, before any command touches it (a popup the workspace just
+   * adopted), so its buffers cover its first requests.
+   */
+  observe(native: number): Promise<unknown> {
+    return this.#observe(native);
+  }
+
+  /**
    * Starts observing a tab the first time a command touches it, so console and network
    * buffers cover everything since then.
    */

@@ -55,7 +55,11 @@ export async function startDaemon(paths: InstancePaths, options: DaemonOptions):
   browsers.onEvents({
     tabRemoved: (link, native) => workspaces.forgetTab(link.compose(native)),
     tabCreated: (link, native, opener) => {
-      if (opener !== undefined) workspaces.adoptTab(link.compose(opener), link.compose(native));
+      if (opener === undefined) return;
+      // An adopted popup is observed at once, so its first requests are in its buffers.
+      if (workspaces.adoptTab(link.compose(opener), link.compose(native))) {
+        link.observe(native).catch(() => {});
+      }
     },
   });
 
