@@ -223,7 +223,7 @@ Deno.test("computer: every action lands on the page as real input", async (t) =>
       near(drag.to[1], 510, "drag end y");
     });
 
-    await t.step("a click on a disabled button reports the blocker", async () => {
+    await t.step("a click on a disabled button or a select reports the blocker", async () => {
       const result = await s.ok("computer", {
         action: "left_click",
         coordinate: [950, 485],
@@ -231,6 +231,13 @@ Deno.test("computer: every action lands on the page as real input", async (t) =>
       });
       const receipt = result.structuredContent?.receipt as { blockers: { kind: string }[] };
       assertEquals(receipt.blockers.map((b) => b.kind), ["disabled"]);
+      const select = await s.ok("computer", {
+        action: "left_click",
+        coordinate: [930, 535],
+        tabId,
+      });
+      assertMatch(s.text(select), /Choose the option with form_input/);
+      await s.ok("computer", { action: "key", text: "Escape", tabId });
     });
 
     await t.step("an overlay on a ref's target and an alert are reported as blockers", async () => {

@@ -291,6 +291,15 @@ export async function observeAfter(
       nextStep: "Complete what the form requires first, then try again.",
     });
   }
+  if (before.element?.tag === "select" && /click/.test(action.action)) {
+    blockers.push({
+      kind: "native_popup",
+      summary: "A select's option list is drawn by the browser, outside the page: clicks and " +
+        "screenshots do not reach it.",
+      nextStep: "Choose the option with form_input (the select's ref from find, and the " +
+        "option's label or value).",
+    });
+  }
   const url = state?.url ?? before.url;
   const title = state?.title ?? before.title;
   const navigated = url !== before.url;
