@@ -229,6 +229,23 @@ Deno.test("navigate, console, network, resize and plan in a HiDPI browser", asyn
         }
         assertMatch(s.text(resized), /viewport is emulated at 1900×1000/);
 
+        // find speaks the same coordinates: its centre, clicked as it is, hits the element.
+        const found = await s.ok("find", { query: "click pad", tabId });
+        const pad = (found.structuredContent as { matches: { x: number; y: number }[] }).matches[0];
+        const clicksBefore = (await benchState(s, tabId)).events.filter((e) => e.type === "click");
+        await s.ok("computer", { action: "left_click", coordinate: [pad.x, pad.y], tabId });
+        const clicks = (await benchState(s, tabId)).events.filter((e) => e.type === "click");
+        assertEquals(clicks.length, clicksBefore.length + 1, "the click landed on the pad");
+        const rect = await s.ok("javascript_tool", {
+          action: "javascript_exec",
+          text: "const r = document.getElementById('pad').getBoundingClientRect(); " +
+            "[r.left + r.width / 2, r.top + r.height / 2]",
+          tabId,
+        });
+        const [cx, cy] = JSON.parse(/\[[\d., -]+\]/.exec(s.text(rect))![0]) as number[];
+        assert(Math.abs(clicks.at(-1)!.x - cx) <= 2, `x ${clicks.at(-1)!.x}, centre ${cx}`);
+        assert(Math.abs(clicks.at(-1)!.y - cy) <= 2, `y ${clicks.at(-1)!.y}, centre ${cy}`);
+
         assertMatch(
           await s.fail("resize_window", { width: 50, height: 800, tabId }),
           /width must be between 200 and 8192/,

@@ -1,6 +1,7 @@
 /**
  * `find`: elements matching a plain-language description, ranked by our own scoring (no model,
- * no network), each with a ref, role, name, box and centre point in viewport CSS pixels.
+ * no network), each with a ref, role, name, box and centre point in screenshot pixels — the
+ * coordinate space `computer` takes — so a match's centre can be clicked as it is.
  *
  * @module
  */
@@ -21,6 +22,7 @@ import {
   tabPages,
   topViewport,
 } from "./refs.ts";
+import { currentScale, latestScreenshot } from "./screenshot.ts";
 import { ownedTab } from "./target.ts";
 
 /** Most matches returned. */
@@ -111,15 +113,24 @@ export const find: Handler = async (args, context) => {
     return [{ ...candidate, box, score: candidate.score + seenBonus }];
   });
   measured.sort((a, b) => b.score - a.score);
+  // Viewport CSS pixels per screenshot pixel: 1 unless the viewport is wider than a screenshot.
+  const scale = latestScreenshot(context.workspace, target.tabId)?.scale ??
+    await currentScale(target);
+  const inShot = (css: number) => Math.round(css / scale);
   const matches = measured.slice(0, MAX_MATCHES).map(({ node, ref, box }, index) => {
     return {
       ref,
       role: node.role,
       name: redactSecrets(node.name.length > 150 ? `${node.name.slice(0, 149)}…` : node.name),
       ...(node.value !== undefined ? { value: redactSecrets(node.value) } : {}),
-      box: { x: box.x, y: box.y, width: box.width, height: box.height },
-      x: Math.round(box.x + box.width / 2),
-      y: Math.round(box.y + box.height / 2),
+      box: {
+        x: inShot(box.x),
+        y: inShot(box.y),
+        width: inShot(box.width),
+        height: inShot(box.height),
+      },
+      x: inShot(box.x + box.width / 2),
+      y: inShot(box.y + box.height / 2),
       visible: box.visible,
       inViewport: box.inViewport,
       matchRank: index + 1,
@@ -147,8 +158,10 @@ export const find: Handler = async (args, context) => {
     : `${matches.length} match${matches.length === 1 ? "" : "es"} for "${query}" on ${where}, ` +
       "best first";
   return success(
-    `${heading} (coordinates are viewport CSS pixels; pass the ref to computer, form_input or ` +
-      `read_page ref_id):\n${fence(context.workspace, origin, lines.join("\n"))}`,
+    `${heading} (coordinates are screenshot pixels, as computer takes them; better, pass the ` +
+      `ref to computer, form_input or read_page ref_id):\n${
+        fence(context.workspace, origin, lines.join("\n"))
+      }`,
     {
       tabId: target.tabId,
       url: outline.url,
