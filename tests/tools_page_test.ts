@@ -516,6 +516,14 @@ Deno.test("read_page, find, form_input and javascript_tool on the fixture site",
       await s.ok("computer", { action: "left_click", ref: crossStamp, tabId });
       const stamped = s.text(await s.ok("read_page", { tabId, ref_id: crossFrame }));
       assertMatch(stamped, /text "Stamped: cross value"/);
+
+      // The page broke Element.prototype.getAttribute in its own world; a receipt reads the
+      // page from Ghostlight's isolated world and is not fooled.
+      const receipt = s.text(
+        await s.ok("computer", { action: "left_click", ref: note.ref, tabId }),
+      );
+      assert(!/tampered/.test(receipt), `the receipt is the page's own: ${receipt}`);
+      assertMatch(receipt, /in the shadow/);
     });
   } finally {
     await other.close();

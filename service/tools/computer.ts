@@ -104,8 +104,16 @@ interface Where {
  */
 const COVERED_BY = `(el) => {
   const box = el.getBoundingClientRect();
-  const hit = document.elementFromPoint(box.left + box.width / 2, box.top + box.height / 2);
-  if (!hit || hit === el || el.contains(hit) || hit.contains(el)) return null;
+  const x = box.left + box.width / 2;
+  const y = box.top + box.height / 2;
+  // Inside a shadow tree the document only sees the host: ask the element's own root.
+  const root = el.getRootNode();
+  const hit = (root.elementFromPoint ? root : document).elementFromPoint(x, y);
+  const within = (outer, inner) => {
+    for (let node = inner; node; node = node.parentNode || node.host) if (node === outer) return true;
+    return false;
+  };
+  if (!hit || within(el, hit) || within(hit, el)) return null;
   const label = (hit.getAttribute("aria-label") || hit.innerText || "").trim().slice(0, 60);
   return hit.tagName.toLowerCase() + (label ? ' "' + label + '"' : "");
 }`;

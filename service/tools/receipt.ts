@@ -10,6 +10,7 @@
 import type { Workspace } from "../workspace/mod.ts";
 import { fence, originOf } from "./fence.ts";
 import { redactSecrets } from "./page/redact.ts";
+import { inMainFrame, tabPages } from "./refs.ts";
 import { cdp, type TabTarget } from "./target.ts";
 
 /** Longest wait for the page to settle after an action. */
@@ -105,15 +106,19 @@ function counterKey(workspace: Workspace): string {
   return `__ghostlight_${workspace.fenceNonce.replace(/[^A-Za-z0-9_]/g, "_")}`;
 }
 
-async function evaluateValue<T>(target: TabTarget, expression: string): Promise<T | null> {
+/**
+ * Evaluates in Ghostlight's isolated world of the main frame: it shares the DOM but not the
+ * page's globals, so a hostile page cannot fake what a receipt reports (its own
+ * `MutationObserver`, `activeElement` or prototype overrides never run here). A receipt is best
+ * effort: anything that fails reads as unknown.
+ */
+async function evaluateValue<T>(
+  workspace: Workspace,
+  target: TabTarget,
+  expression: string,
+): Promise<T | null> {
   try {
-    const reply = await cdp(target, "Runtime.evaluate", {
-      expression,
-      returnByValue: true,
-      awaitPromise: true,
-    });
-    if (reply.exceptionDetails) return null;
-    return ((reply.result as { value?: T } | undefined)?.value ?? null) as T | null;
+    return (await inMainFrame<T>(target, tabPages(workspace, target.tabId), expression)) ?? null;
   } catch {
     return null;
   }
@@ -133,6 +138,7 @@ export async function observeBefore(
   const state = await evaluateValue<
     { url: string; title: string; n: number; el?: Described; hidden: boolean; focus?: Described }
   >(
+    workspace,
     target,
     `(() => { ${DESCRIBE}
       let s = window[${key}];
@@ -151,7 +157,8 @@ export async function observeBefore(
         Object.defineProperty(window, ${key}, { value: s });
       }
       s.changed = [];
-      const active = document.activeElement;
+      let active = document.activeElement;
+      while (active && active.shadowRoot && active.shadowRoot.activeElement) active = active.shadowRoot.activeElement;
       return { url: location.href, title: document.title, n: s.n, el: describe(${at}) || undefined,
         hidden: document.visibilityState === "hidden",
         focus: active && active !== document.body ? describe(active) || undefined : undefined };
@@ -186,6 +193,7 @@ async function settledState(workspace: Workspace, target: TabTarget) {
       hidden: boolean;
     }
   >(
+    workspace,
     target,
     `new Promise((resolve) => { ${DESCRIBE}
       const s = window[${key}];
@@ -193,7 +201,8 @@ async function settledState(workspace: Workspace, target: TabTarget) {
       let rendered = false;
       requestAnimationFrame(() => requestAnimationFrame(() => { rendered = true; }));
       const done = (settled) => {
-        const active = document.activeElement;
+        let active = document.activeElement;
+      while (active && active.shadowRoot && active.shadowRoot.activeElement) active = active.shadowRoot.activeElement;
         const focus = active && active !== document.body ? describe(active) : null;
         const seen = new Set();
         const changed = [];
