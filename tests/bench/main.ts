@@ -85,7 +85,17 @@ try {
     await measure("computer zoom", "computer", { action: "zoom", region: [0, 0, 400, 200], tabId });
     await measure("get_page_text", "get_page_text", { tabId });
     await measure("read_page", "read_page", { tabId, filter: "interactive" });
-    await measure("find", "find", { tabId, query: "name field" });
+    const found = await measure("find", "find", { tabId, query: "name field" });
+    const field = (found?.structuredContent as { matches: { ref: string }[] } | undefined)
+      ?.matches[0]?.ref;
+    if (field) {
+      await measure("form_input", "form_input", { ref: field, value: `round ${round}`, tabId });
+    }
+    await measure("javascript_tool", "javascript_tool", {
+      action: "javascript_exec",
+      text: "document.querySelectorAll('button').length",
+      tabId,
+    });
     await measure("navigate (logs page)", "navigate", { url: s.fixtures.url("/logs.html"), tabId });
     await measure("read_console_messages", "read_console_messages", { tabId, clear: true });
     await measure("read_network_requests", "read_network_requests", { tabId, clear: true });
