@@ -30,8 +30,10 @@ export function runningFromSource(): boolean {
 }
 
 /**
- * The command line that starts an executable. From source the command is the bare name `deno`,
- * resolved on PATH, because permission sets can only name programs that way.
+ * The command line that starts an executable under its permission set. The command is a bare
+ * name (`deno` from source, `ghostlight` and its siblings when compiled) resolved on PATH,
+ * because a permission set can only name programs that way: spawning the same program by an
+ * absolute path that PATH does not lead to is refused.
  */
 export function commandFor(executable: Executable): { command: string; args: string[] } {
   if (runningFromSource()) {
@@ -47,6 +49,11 @@ export function commandFor(executable: Executable): { command: string; args: str
       ],
     };
   }
+  return { command: COMPILED_NAMES[executable], args: [] };
+}
+
+/** The absolute path of a compiled executable installed beside this one. */
+export function siblingPath(executable: Executable): string {
   const dir = Deno.execPath().replace(/\/[^/]*$/, "");
-  return { command: `${dir}/${COMPILED_NAMES[executable]}`, args: [] };
+  return `${dir}/${COMPILED_NAMES[executable]}`;
 }

@@ -16,7 +16,11 @@ Deno.test("no permission set grants everything", () => {
     assert(set, `${name} is declared`);
     assert(set.all === undefined, `${name} has no 'all'`);
     assert(set.ffi === undefined, `${name} has no ffi`);
-    assertEquals(set.net?.deny, ["0.0.0.0/0"], `${name} denies every IPv4 address`);
+    assertEquals(
+      set.net?.deny,
+      ["0.0.0.0/0", "[::]", "[::1]", "localhost"],
+      `${name} denies IPv4, the IPv6 wildcard and loopback`,
+    );
   }
   assertEquals(config.permissions["mcp-connector"].run, ["deno", "ghostlight"]);
   assertEquals(config.permissions["service"].run, ["chromium"]);
@@ -50,6 +54,10 @@ Deno.test("the sets are enforced on running processes", async () => {
       assertEquals(JSON.parse(text), {
         tcpLoopback: "refused",
         tcpListen: "refused",
+        tcpLoopbackV6: "refused",
+        tcpLocalhost: "refused",
+        tcpListenAllV6: "refused",
+        dns: "refused",
         runShell: "refused",
         ffi: "refused",
         unixSocket: "allowed",

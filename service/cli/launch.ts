@@ -7,7 +7,12 @@
  */
 
 import { decodeBase64 } from "../../shared/base64.ts";
-import { commandFor, runningFromSource, SOURCE_ROOT } from "../../shared/executables.ts";
+import {
+  commandFor,
+  runningFromSource,
+  siblingPath,
+  SOURCE_ROOT,
+} from "../../shared/executables.ts";
 import type { InstancePaths } from "../../shared/instance.ts";
 import { nativeHostManifest } from "../../shared/native_host.ts";
 import { fetchStatus } from "../control/mod.ts";
@@ -67,8 +72,10 @@ function shellQuote(text: string): string {
 
 /** Writes the executable the native-messaging manifest points at. */
 async function writeHostWrapper(path: string, paths: InstancePaths): Promise<void> {
+  // Chrome runs the host by absolute path: from source that is the deno on PATH, compiled it is
+  // the browser connector installed beside this binary.
   const { command, args } = commandFor("browser-connector");
-  const resolved = command.includes("/") ? command : await which(command);
+  const resolved = runningFromSource() ? await which(command) : siblingPath("browser-connector");
   const exports = ["HOME", "XDG_RUNTIME_DIR", "XDG_STATE_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME"]
     .flatMap((key) => {
       const value = Deno.env.get(key);

@@ -20,6 +20,12 @@ const results = {
   tcpListen: await attempt(() =>
     Promise.resolve().then(() => Deno.listen({ hostname: "127.0.0.1", port: 0 }).close())
   ),
+  tcpLoopbackV6: await attempt(() => Deno.connect({ hostname: "::1", port: 9 })),
+  tcpLocalhost: await attempt(() => Deno.connect({ hostname: "localhost", port: 9 })),
+  tcpListenAllV6: await attempt(() =>
+    Promise.resolve().then(() => Deno.listen({ hostname: "::", port: 0 }).close())
+  ),
+  dns: await attempt(() => Deno.resolveDns("example.com", "A")),
   runShell: await attempt(() => new Deno.Command("/bin/sh", { args: ["-c", "true"] }).output()),
   runDenoByName: await attempt(() => new Deno.Command("deno", { args: ["--version"] }).output()),
   ffi: await attempt(() => Promise.resolve().then(() => Deno.dlopen("libc.so.6", {}))),
