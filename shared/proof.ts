@@ -8,7 +8,8 @@
 
 import { encodeBase64 } from "./base64.ts";
 
-const SECRET_BYTES = 32;
+/** The size of an instance secret. */
+export const SECRET_BYTES = 32;
 
 /** Makes a fresh random nonce for one hello. */
 export function freshNonce(): string {
@@ -46,21 +47,9 @@ export async function readSecret(path: string): Promise<Uint8Array> {
     throw new Error(`${path} is readable by other users; remove it and restart the service`);
   }
   if (info.uid !== null && info.uid !== Deno.uid()) {
-    throw new Error(`${path} is owned by another user`);
+    throw new Error(`${path} is owned by another user; remove it and restart the service`);
   }
   const secret = await Deno.readFile(path);
   if (secret.length !== SECRET_BYTES) throw new Error(`${path} is not a Ghostlight secret`);
-  return secret;
-}
-
-/** Creates the secret (0600) if it does not exist yet, and returns it. */
-export async function ensureSecret(path: string): Promise<Uint8Array> {
-  try {
-    return await readSecret(path);
-  } catch (error) {
-    if (!(error instanceof Deno.errors.NotFound)) throw error;
-  }
-  const secret = crypto.getRandomValues(new Uint8Array(SECRET_BYTES));
-  await Deno.writeFile(path, secret, { mode: 0o600, createNew: true });
   return secret;
 }

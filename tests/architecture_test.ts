@@ -29,8 +29,8 @@ async function* sources(dir: string): AsyncGenerator<string> {
 function importsOf(text: string): string[] {
   const specifiers: string[] = [];
   const pattern =
-    /(?:import|export)\s[^;]*?from\s+["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)/g;
-  for (const match of text.matchAll(pattern)) specifiers.push(match[1] ?? match[2]);
+    /(?:import|export)\s[^;]*?from\s+["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)|import\s+["']([^"']+)["']/g;
+  for (const match of text.matchAll(pattern)) specifiers.push(match[1] ?? match[2] ?? match[3]);
   return specifiers;
 }
 
@@ -72,8 +72,27 @@ Deno.test("each executable imports only shared/ and its own folder", async () =>
   assertEquals(await violations(importBreaches), []);
 });
 
+/** Every local module a program loads, following relative imports from its entry point. */
+async function closure(entry: string): Promise<Set<string>> {
+  const seen = new Set<string>();
+  const queue = [entry];
+  while (queue.length > 0) {
+    const file = queue.pop()!;
+    if (seen.has(file)) continue;
+    seen.add(file);
+    for (const specifier of importsOf(await Deno.readTextFile(file))) {
+      if (specifier.startsWith(".")) queue.push(new URL(specifier, `file://${file}`).pathname);
+    }
+  }
+  return seen;
+}
+
 Deno.test("the architecture check catches a cross-import", () => {
   const file = `${ROOT}/service/daemon/mod.ts`;
+  assertEquals(
+    importBreaches("service", file, 'import "../../mcp_connector/jsonrpc.ts";').length,
+    1,
+  );
   assertEquals(
     importBreaches("service", file, 'import { x } from "../../mcp_connector/jsonrpc.ts";').length,
     1,
@@ -93,11 +112,26 @@ Deno.test("the service never names an MCP revision, JSON-RPC or stdio", async ()
   assertEquals(found, []);
 });
 
-Deno.test("the connectors write no files", async () => {
-  const found = await violations((folder, file, text) =>
-    (folder === "mcp_connector" || folder === "browser_connector") && CONNECTOR_WRITES.test(text)
-      ? [`${file.slice(ROOT.length + 1)}: ${text.match(CONNECTOR_WRITES)![0]}`]
-      : []
-  );
+Deno.test("the connectors write no files, in their own code or any module they load", async () => {
+  const found: string[] = [];
+  for (const entry of ["mcp_connector/main.ts", "browser_connector/main.ts"]) {
+    for (const file of await closure(`${ROOT}/${entry}`)) {
+      const text = await Deno.readTextFile(file);
+      if (CONNECTOR_WRITES.test(text)) {
+        found.push(
+          `${entry} loads ${file.slice(ROOT.length + 1)}: ${text.match(CONNECTOR_WRITES)![0]}`,
+        );
+      }
+    }
+  }
   assertEquals(found, []);
+});
+
+Deno.test("the MCP connector loads no browser or service code", async () => {
+  const loaded = [...await closure(`${ROOT}/mcp_connector/main.ts`)]
+    .map((file) => file.slice(ROOT.length + 1))
+    .filter((file) =>
+      file === "shared/browser_protocol.ts" || !/^(mcp_connector|shared)\//.test(file)
+    );
+  assertEquals(loaded, []);
 });
