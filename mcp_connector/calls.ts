@@ -8,13 +8,18 @@
  */
 
 import type { ConnectorMessage, Outcome } from "../shared/bridge.ts";
-import type { RequestId, StdioPeer } from "./jsonrpc.ts";
+import { ErrorCode, type RequestId, RpcError, type StdioPeer } from "./jsonrpc.ts";
 import { type CallEnd, type ServiceLink, ServiceUnavailable } from "./service_link.ts";
 
 /** How long a caller waits for a call before it is answered `outcome_unknown`. */
 export const DEFAULT_CALL_DEADLINE_MS = 60_000;
 /** How often a call with a progress token reports that it is still running. */
 export const DEFAULT_PROGRESS_INTERVAL_MS = 5_000;
+/**
+ * Requests one connection may have unanswered at once, counting those still waiting for the
+ * service's catalog or a workspace; more are refused rather than queued without bound.
+ */
+export const MAX_OPEN_REQUESTS = 256;
 
 /** The connector's timing, from its environment. */
 export interface CallSettings {
@@ -47,17 +52,27 @@ export type ProgressToken = string | number;
 
 interface Call {
   work: string | null;
-  cancelled: boolean;
   finish: (end: CallEnd | null) => void;
 }
 
-/** The tool calls in flight on one connection, by JSON-RPC id. */
+/** A request admitted and not yet answered; `call` is set while its tool call runs. */
+interface OpenRequest {
+  cancelled: boolean;
+  call: Call | null;
+}
+
+/**
+ * The requests open on one connection, by JSON-RPC id, and the tool calls among them. An id is
+ * admitted the moment its request arrives, before anything is awaited, so a reused id and an
+ * early cancellation are both seen however early they come.
+ */
 export class CallBook {
   #link: ServiceLink;
   #peer: StdioPeer;
   #settings: CallSettings;
-  #calls = new Map<RequestId, Call>();
+  #open = new Map<RequestId, OpenRequest>();
   #running = new Set<Promise<unknown>>();
+  #answering = new Set<Promise<void>>();
 
   constructor(link: ServiceLink, peer: StdioPeer, settings: CallSettings) {
     this.#link = link;
@@ -65,20 +80,58 @@ export class CallBook {
     this.#settings = settings;
   }
 
-  /** Whether a call with this id is in flight. */
-  has(id: RequestId): boolean {
-    return this.#calls.has(id);
+  /**
+   * Admits a request as it arrives (synchronously, before any await). Throws -32600 when its id
+   * is still open or the connection already has {@linkcode MAX_OPEN_REQUESTS} open.
+   */
+  admit(id: RequestId): void {
+    if (this.#open.has(id)) {
+      throw new RpcError(ErrorCode.invalidRequest, `Request id ${id} is already in use`);
+    }
+    if (this.#open.size >= MAX_OPEN_REQUESTS) {
+      throw new RpcError(
+        ErrorCode.invalidRequest,
+        `${MAX_OPEN_REQUESTS} requests are already waiting for an answer on this connection; ` +
+          "wait for some to be answered before sending more",
+      );
+    }
+    this.#open.set(id, { cancelled: false, call: null });
   }
 
   /**
-   * Runs one call. Resolves with its end, or with null when the client cancelled it, in which
-   * case nothing more may be sent for that request.
+   * Admits a request and runs `answer` for it, freeing its id when that settles; a refused one
+   * (reused id, too many open, or `inUse` elsewhere on the connection) is answered with its
+   * -32600 instead. Every answer is tracked so {@linkcode drain} can wait for it.
+   */
+  serve(id: RequestId, answer: () => Promise<void>, inUse = false): void {
+    let answering: Promise<void>;
+    try {
+      if (inUse) {
+        throw new RpcError(ErrorCode.invalidRequest, `Request id ${id} is already in use`);
+      }
+      this.admit(id);
+      answering = answer().finally(() => this.#open.delete(id));
+    } catch (error) {
+      answering = this.#peer.failure(id, error);
+    }
+    const tracked = answering.finally(() => this.#answering.delete(tracked));
+    this.#answering.add(tracked);
+  }
+
+  /**
+   * Runs one call for an admitted request. Resolves with its end, or with null when the client
+   * cancelled it (before it started too), in which case nothing more may be sent for it.
    */
   run(
     id: RequestId,
     request: StartRequest,
     progressToken?: ProgressToken,
   ): Promise<CallEnd | null> {
+    const open = this.#open.get(id);
+    if (open === undefined || open.call !== null) {
+      throw new Error(`request ${id} was not admitted, or already has a call running`);
+    }
+    if (open.cancelled) return Promise.resolve(null);
     const ended = new Promise<CallEnd | null>((resolve) => {
       const startedAt = Date.now();
       let progress = 0;
@@ -96,19 +149,18 @@ export class CallBook {
       );
       const call: Call = {
         work: null,
-        cancelled: false,
         finish: (end) => {
-          if (this.#calls.get(id) !== call) return;
-          this.#calls.delete(id);
+          if (open.call !== call) return;
+          open.call = null;
           clearTimeout(deadline);
           clearInterval(ticker);
           resolve(end);
         },
       };
-      this.#calls.set(id, call);
+      open.call = call;
       const onStarted = (work: string) => {
         call.work = work;
-        if (call.cancelled) this.#link.cancel(work);
+        if (open.cancelled) this.#link.cancel(work);
       };
       // The link's own promise outlives a deadline or a cancellation: the work settles
       // privately and its late end is dropped here.
@@ -123,15 +175,21 @@ export class CallBook {
 
   /** Cancels a call: the service retires or stops its work and the client hears nothing more. */
   cancel(id: RequestId): void {
-    const call = this.#calls.get(id);
-    if (!call) return;
-    call.cancelled = true;
+    const open = this.#open.get(id);
+    if (!open) return;
+    open.cancelled = true;
+    const call = open.call;
+    if (call === null) return;
     if (call.work !== null) this.#link.cancel(call.work);
     call.finish(null);
   }
 
-  /** Waits up to `ms` for works still settling on the service, so their ends are not cut off. */
+  /**
+   * Waits up to `ms` for unanswered requests, then up to `ms` for works still settling on the
+   * service, so their ends are not cut off.
+   */
   async drain(ms: number): Promise<void> {
+    await settleWithin([...this.#answering], ms);
     await settleWithin([...this.#running], ms);
   }
 }

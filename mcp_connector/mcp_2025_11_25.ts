@@ -7,13 +7,7 @@
  * @module
  */
 
-import {
-  type CallBook,
-  END_GRACE_MS,
-  type ProgressToken,
-  progressTokenOf,
-  settleWithin,
-} from "./calls.ts";
+import { type CallBook, END_GRACE_MS, type ProgressToken, progressTokenOf } from "./calls.ts";
 import { ErrorCode, type Incoming, type RequestId, RpcError, type StdioPeer } from "./jsonrpc.ts";
 import { renderCallEnd, type ToolResult } from "./render.ts";
 import type { CallEnd, CatalogSnapshot, ServiceLink } from "./service_link.ts";
@@ -57,7 +51,6 @@ export class Session2025 {
   #peer: StdioPeer;
   #link: ServiceLink;
   #calls: CallBook;
-  #answering = new Set<Promise<void>>();
   #server: { name: string; version: string };
   #state: "new" | "initialized" | "ready" = "new";
   #client: ClientIdentity = { name: "unknown client", version: "" };
@@ -78,8 +71,7 @@ export class Session2025 {
 
   /** Handles one request; every request gets exactly one answer unless cancelled. */
   handleRequest(request: Request): void {
-    const answering = this.#answer(request).finally(() => this.#answering.delete(answering));
-    this.#answering.add(answering);
+    this.#calls.serve(request.id, () => this.#answer(request));
   }
 
   /** Handles one notification. */
@@ -98,7 +90,6 @@ export class Session2025 {
 
   /** The client closed stdin: let running calls settle briefly, then release the workspace. */
   async end(): Promise<void> {
-    await settleWithin([...this.#answering], END_GRACE_MS);
     await this.#calls.drain(END_GRACE_MS);
     if (this.#workspace) {
       const workspace = await this.#workspace.catch(() => null);
@@ -219,9 +210,6 @@ export class Session2025 {
     const catalog = await this.#fetchCatalog();
     if (!catalog.tools.some((tool) => tool.name === name)) {
       throw new RpcError(ErrorCode.invalidParams, `Unknown tool: ${name}`);
-    }
-    if (this.#calls.has(request.id)) {
-      throw new RpcError(ErrorCode.invalidRequest, `Request id ${request.id} is already in use`);
     }
     const end = await this.#run(request.id, name, (args ?? {}) as Record<string, unknown>, {
       progressToken: progressTokenOf(request.params),

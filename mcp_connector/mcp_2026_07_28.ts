@@ -10,13 +10,7 @@
 
 import type { ToolDescriptor } from "../shared/bridge.ts";
 import { INSTRUCTIONS } from "../shared/instructions.ts";
-import {
-  type CallBook,
-  END_GRACE_MS,
-  type ProgressToken,
-  progressTokenOf,
-  settleWithin,
-} from "./calls.ts";
+import { type CallBook, END_GRACE_MS, type ProgressToken, progressTokenOf } from "./calls.ts";
 import { ErrorCode, type Incoming, type RequestId, RpcError, type StdioPeer } from "./jsonrpc.ts";
 import { renderCallEnd, type ToolResult } from "./render.ts";
 import type { CallEnd, CatalogSnapshot, ServiceLink } from "./service_link.ts";
@@ -181,7 +175,6 @@ export class Session2026 {
   #peer: StdioPeer;
   #link: ServiceLink;
   #calls: CallBook;
-  #answering = new Set<Promise<void>>();
   #server: ServerIdentity;
   #catalog: CatalogSnapshot | null = null;
   #subscriptions = new Map<RequestId, Subscription>();
@@ -201,8 +194,8 @@ export class Session2026 {
 
   /** Handles one request; every request gets exactly one answer unless cancelled. */
   handleRequest(request: Request): void {
-    const answering = this.#answer(request).finally(() => this.#answering.delete(answering));
-    this.#answering.add(answering);
+    const inUse = this.#subscriptions.has(request.id);
+    this.#calls.serve(request.id, () => this.#answer(request), inUse);
   }
 
   /** Handles one notification: only cancellation means anything here. */
@@ -228,7 +221,6 @@ export class Session2026 {
       });
     }
     this.#subscriptions.clear();
-    await settleWithin([...this.#answering], END_GRACE_MS);
     await this.#calls.drain(END_GRACE_MS);
   }
 
@@ -255,9 +247,6 @@ export class Session2026 {
       // For `ghostlight status` only: which client this connection serves.
       this.#identified = true;
       this.#link.setClient(envelope.client);
-    }
-    if (this.#calls.has(request.id) || this.#subscriptions.has(request.id)) {
-      throw new RpcError(ErrorCode.invalidRequest, `Request id ${request.id} is already in use`);
     }
     switch (request.method) {
       case "server/discover":

@@ -6,7 +6,7 @@
  */
 
 import { INSTRUCTIONS } from "../shared/instructions.ts";
-import { assertEquals } from "./support/assert.ts";
+import { assert, assertEquals } from "./support/assert.ts";
 import { makeTestEnv } from "./support/env.ts";
 import { expectedServer, startConnector, stopService } from "./mcp_support.ts";
 
@@ -183,6 +183,53 @@ Deno.test("2025-11-25 transcripts", async (t) => {
         );
         await other.send(INIT.replace('"id":1', '"id":"c"'));
         await other.expect(initResult("c"), 30_000);
+        assertEquals((await other.close()).code, 0);
+      },
+    );
+
+    await t.step(
+      "L14 a request id reused back to back is refused; the first call ends cleanly",
+      async () => {
+        const other = startConnector(testEnv, { GHOSTLIGHT_PROGRESS_INTERVAL_MS: "100" });
+        await other.send(INIT);
+        await other.expect(initResult(1), 30_000);
+        await other.send(INITIALIZED);
+        // Both lines arrive together, while the first call still waits for its workspace.
+        const twice = '{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":' +
+          '"tabs_context_mcp","arguments":{},"_meta":{"progressToken":"t5"}}}\n';
+        await other.sendRaw(new TextEncoder().encode(twice + twice));
+        await other.expect(error(5, -32600, "Request id 5 is already in use"));
+        let answer = await other.nextJson(30_000);
+        while (answer.method === "notifications/progress") answer = await other.nextJson();
+        assertEquals(answer.id, 5);
+        assert("result" in answer, JSON.stringify(answer));
+        // The one call that ran has ended: no more progress for it, and its id is free again.
+        await other.expectSilence(600);
+        await other.send(twice.trim());
+        answer = await other.nextJson(30_000);
+        while (answer.method === "notifications/progress") answer = await other.nextJson();
+        assertEquals(answer.id, 5);
+        assert("result" in answer, JSON.stringify(answer));
+        assertEquals((await other.close()).code, 0);
+      },
+    );
+
+    await t.step(
+      "L15 a cancellation that arrives before the call is under way still cancels it",
+      async () => {
+        const other = startConnector(testEnv);
+        await other.send(INIT);
+        await other.expect(initResult(1), 30_000);
+        await other.send(INITIALIZED);
+        // The first call of a connection waits for its workspace; the cancellation comes first.
+        await other.sendRaw(new TextEncoder().encode(
+          '{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"tabs_context_mcp",' +
+            '"arguments":{}}}\n{"jsonrpc":"2.0","method":"notifications/cancelled",' +
+            '"params":{"requestId":6}}\n',
+        ));
+        await other.expectSilence(1500);
+        await other.send('{"jsonrpc":"2.0","id":7,"method":"ping"}');
+        await other.expect({ jsonrpc: "2.0", id: 7, result: {} });
         assertEquals((await other.close()).code, 0);
       },
     );
