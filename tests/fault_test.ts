@@ -93,7 +93,8 @@ Deno.test("failures are told truthfully and recovered from", async (t) => {
         answer = await mcp.nextJson();
       }
       const waited = Date.now() - startedAt;
-      assert(waited >= 1400 && waited < 3500, `answered after ${waited} ms`);
+      // Only a lower bound: a loaded machine may answer late, never early.
+      assert(waited >= 1400, `answered after ${waited} ms`);
       // Ticks every 400 ms before a 1.5 s deadline: a few, counting up from 1, however loaded
       // the machine is.
       assert(progress.length >= 2, `progress ${progress}`);
@@ -121,7 +122,12 @@ Deno.test("failures are told truthfully and recovered from", async (t) => {
       await mcp.send(call(10, "navigate", { url: slow.url("first", 2500), tabId }));
       await seenAfter("first");
       await mcp.send(call(11, "navigate", { url: slow.url("cancelled", 0), tabId }));
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      // Queued behind call 10 on the service: both count as this connector's works.
+      await waitFor(
+        async () =>
+          (await fetchStatus(paths.controlSocket)).connectors.some((c) => c.activeWorks === 2),
+        "the second call to be queued",
+      );
       await mcp.send(
         '{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":11,' +
           '"reason":"changed my mind"}}',
@@ -194,7 +200,7 @@ Deno.test("failures are told truthfully and recovered from", async (t) => {
       assertEquals(starved.id, 21);
       assertMatch(
         (starved.result as { content: { text: string }[] }).content[0].text,
-        /^Not done: The call waited 1\.\d s behind this workspace's other calls and was not started\.\nNothing was done in the browser; it is safe to retry\.$/,
+        /^Not done: The call waited \d+(\.\d)? s behind this workspace's other calls and was not started\.\nNothing was done in the browser; it is safe to retry\.$/,
       );
       const hog = await mcp.nextJson();
       assertEquals(hog.id, 20);
@@ -233,7 +239,11 @@ Deno.test("failures are told truthfully and recovered from", async (t) => {
         await mcp.send(call(30, "navigate", { url: slow.url("killed", 5000), tabId }));
         await seenAfter("killed");
         await mcp.send(call(31, "get_page_text", { tabId }));
-        await new Promise((resolve) => setTimeout(resolve, 300));
+        await waitFor(
+          async () =>
+            (await fetchStatus(paths.controlSocket)).connectors.some((c) => c.activeWorks === 2),
+          "the second call to reach the service",
+        );
         service.kill("SIGKILL");
         await service.status;
         const ends = [await mcp.nextJson(), await mcp.nextJson()];
@@ -302,12 +312,12 @@ Deno.test("failures are told truthfully and recovered from", async (t) => {
             "partly happened: inspect the page before retrying.",
         ));
         const waited = Date.now() - startedAt;
-        assert(waited >= 3400 && waited < 5500, `abandoned after ${waited} ms`);
+        assert(waited >= 3400, `abandoned after ${waited} ms`);
         // The lane stays held while the abandoned step is still in the browser, so the next
         // call on this workspace waits, and here runs into the queue deadline untouched.
         await other.send(call(3, "get_page_text", { tabId: otherTab }));
         const held = await other.nextJson();
-        assertMatch(JSON.stringify(held), /Not done: The call waited 1\.\d s behind/);
+        assertMatch(JSON.stringify(held), /Not done: The call waited \d+(\.\d)? s behind/);
         // Once the browser step really ended, the workspace works again.
         await waitFor(() => Promise.resolve(Date.now() - startedAt > 7500), "the endless page");
         await other.send(call(4, "get_page_text", { tabId: otherTab }));
@@ -320,12 +330,15 @@ Deno.test("failures are told truthfully and recovered from", async (t) => {
       "F10 a lost connection's workspace is kept for a grace period, then released",
       async () => {
         const workspaces = async () => (await fetchStatus(paths.controlSocket)).workspaces;
+        const connectors = async () => (await fetchStatus(paths.controlSocket)).connectors.length;
         const lost = connector();
         await legacyWithTab(lost);
         const withIt = await workspaces();
+        const connected = await connectors();
         lost.child.kill("SIGKILL");
         await lost.close();
-        await new Promise((resolve) => setTimeout(resolve, 800));
+        // Once the service has seen the connection go, the workspace is still there.
+        await waitFor(async () => (await connectors()) === connected - 1, "the loss to be seen");
         assertEquals(await workspaces(), withIt, "still kept during the grace period");
         await waitFor(async () => (await workspaces()) === withIt - 1, "the release", 10_000);
 
@@ -345,8 +358,12 @@ Deno.test("failures are told truthfully and recovered from", async (t) => {
         }));
         await modern.nextJson(30_000);
         const minted = await workspaces();
+        const modernConnected = await connectors();
         assertEquals((await modern.close()).code, 0);
-        await new Promise((resolve) => setTimeout(resolve, 800));
+        await waitFor(
+          async () => (await connectors()) === modernConnected - 1,
+          "the connection's end to be seen",
+        );
         assertEquals(await workspaces(), minted, "kept during the grace period");
         await waitFor(
           async () => (await workspaces()) === minted - 1,
@@ -379,34 +396,52 @@ Deno.test("failures are told truthfully and recovered from", async (t) => {
           stdout: "piped",
           stderr: "null",
         }).spawn();
-        const holder = await Deno.open(fifo, { write: true });
-        const reader = parent.stdout.pipeThrough(new TextDecoderStream()).getReader();
-        const pid = Number((await reader.read()).value!.trim());
-        reader.releaseLock();
-        await parent.stdout.cancel().catch(() => {});
-        // The connector is serving once it has answered a probe.
-        const probe = JSON.stringify({
-          jsonrpc: "2.0",
-          id: 1,
-          method: "server/discover",
-          params: { _meta: envelope() },
-        });
-        await holder.write(new TextEncoder().encode(`${probe}\n`));
-        await waitFor(
-          async () => (await Deno.readTextFile(out)).includes('"supportedVersions"'),
-          "the connector to answer",
-        );
+        let parentExited = false;
+        parent.status.then(() => parentExited = true);
+        let holder: Deno.FsFile | null = null;
+        let pid = 0;
+        const kill = (target: number) => {
+          try {
+            if (target > 0) Deno.kill(target, "SIGKILL");
+          } catch {
+            // Already gone.
+          }
+        };
         // Alive and not a zombie: an orphan is reaped by whatever init this machine has.
         const alive = async () => {
           const stat = await Deno.readTextFile(`/proc/${pid}/stat`).catch(() => "");
           return stat !== "" && stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
         };
-        const servicePid = (await fetchStatus(paths.controlSocket)).service.pid;
-        parent.kill("SIGKILL");
-        await parent.status;
-        await waitFor(async () => !(await alive()), "the orphaned connector to exit", 10_000);
-        holder.close();
-        assertEquals((await fetchStatus(paths.controlSocket)).service.pid, servicePid);
+        try {
+          holder = await Deno.open(fifo, { write: true });
+          const reader = parent.stdout.pipeThrough(new TextDecoderStream()).getReader();
+          pid = Number((await reader.read()).value!.trim());
+          reader.releaseLock();
+          await parent.stdout.cancel().catch(() => {});
+          // The connector is serving once it has answered a probe.
+          const probe = JSON.stringify({
+            jsonrpc: "2.0",
+            id: 1,
+            method: "server/discover",
+            params: { _meta: envelope() },
+          });
+          await holder.write(new TextEncoder().encode(`${probe}\n`));
+          await waitFor(
+            async () => (await Deno.readTextFile(out)).includes('"supportedVersions"'),
+            "the connector to answer",
+          );
+          const servicePid = (await fetchStatus(paths.controlSocket)).service.pid;
+          parent.kill("SIGKILL");
+          await parent.status;
+          await waitFor(async () => !(await alive()), "the orphaned connector to exit", 10_000);
+          assertEquals((await fetchStatus(paths.controlSocket)).service.pid, servicePid);
+        } finally {
+          // On failure too: no shell, sleep, orphaned connector or FIFO writer is left behind.
+          if (!parentExited) kill(parent.pid);
+          await parent.status;
+          if (pid > 0 && await alive()) kill(pid);
+          holder?.close();
+        }
       },
     );
   } finally {

@@ -53,7 +53,21 @@ export async function launchBrowser(
   })();
   const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
   let buffered = "";
-  const timeout = setTimeout(() => child.kill("SIGKILL"), 60_000);
+  // On timeout, SIGTERM first so launch stops its Chromium and removes its profile; SIGKILL only
+  // if it does not go within a few seconds (that would orphan Chromium).
+  let killTimer: ReturnType<typeof setTimeout> | undefined;
+  const signal = (name: Deno.Signal) => {
+    try {
+      child.kill(name);
+    } catch {
+      // Already gone.
+    }
+  };
+  const timeout = setTimeout(() => {
+    signal("SIGTERM");
+    killTimer = setTimeout(() => signal("SIGKILL"), 5_000);
+  }, 60_000);
+  child.status.then(() => clearTimeout(killTimer));
   try {
     while (!buffered.includes("\n")) {
       const { value, done } = await reader.read();
@@ -74,11 +88,7 @@ export async function launchBrowser(
     ready,
     stderr: () => errText,
     async stop() {
-      try {
-        child.kill("SIGTERM");
-      } catch {
-        // Already gone.
-      }
+      signal("SIGTERM");
       return (await child.status).code;
     },
   };
