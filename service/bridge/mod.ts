@@ -13,7 +13,7 @@ import {
 } from "../../shared/bridge.ts";
 import { BRIDGE_MAX_FRAME } from "../../shared/bridge.ts";
 import { type BoundedWriter, encodeFrame, type FrameReader } from "../../shared/framing.ts";
-import type { BrowserHub } from "../browser/mod.ts";
+import { BrowserError, type BrowserHub } from "../browser/mod.ts";
 import { type Catalog, INSTRUCTIONS } from "../catalog/mod.ts";
 import { log } from "../log/mod.ts";
 import { failureOutcome, HANDLERS, type ToolContext } from "../tools/mod.ts";
@@ -110,6 +110,7 @@ export async function serveSession(
     try {
       return await HANDLERS[message.tool](message.arguments, context);
     } catch (error) {
+      if (error instanceof BrowserError && error.kind === "not_sent") return notSentOutcome(error);
       return failureOutcome(error);
     }
   };
@@ -299,6 +300,21 @@ export async function serveSession(
       );
     }
   }
+}
+
+/**
+ * A browser command refused before it left the service (the browser link was already closed or
+ * would not take the frame): that command did not happen. Commands cut off in flight are
+ * `disconnected` instead and stay outcome_unknown.
+ */
+function notSentOutcome(error: BrowserError): Outcome {
+  return {
+    kind: "not_dispatched",
+    message: `The browser was not reachable, so this call's browser command was never sent ` +
+      `(${error.message}).`,
+    next_step: "Check that the browser is running and attached ('ghostlight status'), then " +
+      "retry.",
+  };
 }
 
 /** What a work that never left its queue amounted to: nothing happened in the browser. */

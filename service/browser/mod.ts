@@ -38,6 +38,8 @@ const RENDERER_BOUND =
   /^(Runtime|DOM|DOMSnapshot|Input|Accessibility|CSS|Overlay)\.|^Page\.(captureScreenshot|createIsolatedWorld|getLayoutMetrics|reload)$/;
 /** Tab openings and closings remembered per browser, for tab deltas. */
 const TAB_CHANGES_KEPT = 256;
+/** Browser ids whose slot is remembered; the longest-detached ones are forgotten beyond this. */
+export const MAX_KNOWN_BROWSERS = 64;
 
 /** A tab the browser opened or closed, numbered in the order the extension reported it. */
 export interface TabChange {
@@ -56,11 +58,15 @@ export type BrowserErrorKind =
   | "unsupported"
   | "internal"
   | "disconnected"
+  | "not_sent"
   | "timeout"
   | "busy"
   | "dialog_open";
 
-/** A browser operation failed; `kind` says whether it may have happened. */
+/**
+ * A browser operation failed; `kind` says whether it may have happened. `not_sent` means the
+ * command never left the service (the link was already closed, or the write was refused).
+ */
 export class BrowserError extends Error {
   constructor(readonly kind: BrowserErrorKind, message: string) {
     super(message);
@@ -112,7 +118,7 @@ export class BrowserLink {
     params: OperationParams<N>,
     options: { timeoutMs?: number } = {},
   ): Promise<OperationResult<N>> {
-    if (this.#closed) throw new BrowserError("disconnected", "the browser is not connected");
+    if (this.#closed) throw new BrowserError("not_sent", "the browser is not connected");
     if (op === "cdp" || op === "cdp.sequence") {
       const tabId = (params as { tab_id: number }).tab_id;
       await this.#observe(tabId);
@@ -131,8 +137,10 @@ export class BrowserLink {
         reject(new BrowserError("timeout", `the browser did not finish ${op} in ${timeoutMs} ms`));
       }, timeoutMs);
       this.#pending.set(id, { op, resolve, reject, timer });
-      this.#writer.write(frame).catch(() => {
-        this.#settle(id, (p) => p.reject(new BrowserError("disconnected", "send failed")));
+      this.#writer.write(frame).catch((error) => {
+        // The frame did not reach the extension whole, so it cannot have run there.
+        const reason = `could not send ${op} to the browser: ${(error as Error).message}`;
+        this.#settle(id, (p) => p.reject(new BrowserError("not_sent", reason)));
       });
     });
     const parsed = Operations[op].result.safeParse(raw);
@@ -280,7 +288,9 @@ export interface BrowserEvents {
 /** All attached browsers, with slots that stay stable for a browser id while the service runs. */
 export class BrowserHub {
   #links = new Map<string, BrowserLink>();
+  /** Slots by browser id, least recently attached first; never reused for another browser. */
   #slots = new Map<string, number>();
+  #nextSlot = 0;
   #events: BrowserEvents[] = [];
 
   /** Subscribes to browser events. */
@@ -320,7 +330,8 @@ export class BrowserHub {
         }
         const message = parsed.data;
         if (message.type === "hello") {
-          link?.close();
+          // A second hello on this connection replaces the first link entirely.
+          if (link) this.#detach(link);
           link = this.#attach(message, writer);
         } else if (link === null) {
           log("warn", "browser sent a message before its hello; closing its link");
@@ -348,10 +359,12 @@ export class BrowserHub {
 
   #attach(hello: Extract<FromExtension, { type: "hello" }>, writer: BoundedWriter): BrowserLink {
     let slot = this.#slots.get(hello.browser_id);
+    this.#slots.delete(hello.browser_id);
     if (slot === undefined) {
-      slot = this.#slots.size;
-      this.#slots.set(hello.browser_id, slot);
+      slot = this.#nextSlot++;
+      this.#forgetDetached();
     }
+    this.#slots.set(hello.browser_id, slot);
     this.#links.get(hello.browser_id)?.close();
     const link = new BrowserLink(hello.browser_id, slot, {
       extensionVersion: hello.extension_version,
@@ -361,6 +374,19 @@ export class BrowserHub {
     this.#links.set(hello.browser_id, link);
     log("info", `browser attached in slot ${slot} (extension ${hello.extension_version})`);
     return link;
+  }
+
+  /** Keeps the slot memory bounded by forgetting browsers detached longest ago. */
+  #forgetDetached(): void {
+    for (const browserId of this.#slots.keys()) {
+      if (this.#slots.size < MAX_KNOWN_BROWSERS) return;
+      if (!this.#links.has(browserId)) this.#slots.delete(browserId);
+    }
+  }
+
+  /** How many browser ids have a remembered slot (bounded by MAX_KNOWN_BROWSERS). */
+  get knownBrowsers(): number {
+    return this.#slots.size;
   }
 
   #detach(link: BrowserLink): void {

@@ -1,0 +1,80 @@
+import { FROM_EXTENSION_MAX_FRAME } from "../../shared/browser_protocol.ts";
+import { BoundedWriter, encodeFrame, FrameReader } from "../../shared/framing.ts";
+import { assert, assertEquals } from "../../tests/support/assert.ts";
+import { BrowserError, BrowserHub, MAX_KNOWN_BROWSERS } from "./mod.ts";
+
+/** One browser connection into a real hub, driven frame by frame from the extension's side. */
+function connect(hub: BrowserHub, sink: UnderlyingSink<Uint8Array> = {}) {
+  let feed!: ReadableStreamDefaultController<Uint8Array>;
+  const readable = new ReadableStream<Uint8Array>({ start: (c) => void (feed = c) });
+  const writer = new BoundedWriter(new WritableStream(sink), 16);
+  const served = hub.serve(new FrameReader(readable, FROM_EXTENSION_MAX_FRAME), writer);
+  return {
+    say: (message: unknown) => feed.enqueue(encodeFrame(message, FROM_EXTENSION_MAX_FRAME)),
+    async end() {
+      feed.close();
+      await served;
+    },
+  };
+}
+
+const hello = (browserId: string) => ({
+  type: "hello",
+  browser_id: browserId,
+  extension_version: "1",
+  user_agent: "test",
+});
+
+const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
+
+Deno.test("a second hello on one connection replaces the first browser entirely", async () => {
+  const hub = new BrowserHub();
+  const conn = connect(hub);
+  conn.say(hello("browser-one"));
+  await settle();
+  const first = hub.pick()!;
+  conn.say(hello("browser-two"));
+  await settle();
+  assertEquals(hub.list().map((link) => link.browserId), ["browser-two"]);
+  assert(!first.connected, "the first link is closed");
+  assertEquals(hub.bySlot(first.slot), undefined);
+  await conn.end();
+  assertEquals(hub.list(), []);
+});
+
+Deno.test("a command that never left the service is not_sent, not 'may have happened'", async () => {
+  const hub = new BrowserHub();
+  const refusing = connect(hub, {
+    write: () => Promise.reject(new Error("pipe closed")),
+  });
+  refusing.say(hello("browser-refusing"));
+  await settle();
+  const link = hub.pick()!;
+  const refused = await link.call("tab.get", { tab_id: 1 }).catch((error) => error);
+  assert(refused instanceof BrowserError, String(refused));
+  assertEquals(refused.kind, "not_sent");
+  assertEquals(refused.mayHaveHappened, false);
+  await refusing.end();
+  const closed = await link.call("tab.get", { tab_id: 1 }).catch((error) => error);
+  assertEquals([closed.kind, closed.mayHaveHappened], ["not_sent", false]);
+});
+
+Deno.test("slots stay stable for recent browsers and the memory of old ones is bounded", async () => {
+  const hub = new BrowserHub();
+  const slotOf = async (browserId: string) => {
+    const conn = connect(hub);
+    conn.say(hello(browserId));
+    await settle();
+    const slot = hub.pick()!.slot;
+    await conn.end();
+    return slot;
+  };
+  const first = await slotOf("browser-0000");
+  for (let n = 1; n <= MAX_KNOWN_BROWSERS + 5; n++) await slotOf(`browser-${n}`.padEnd(12, "x"));
+  assert(hub.knownBrowsers <= MAX_KNOWN_BROWSERS, `${hub.knownBrowsers} remembered`);
+  const recent = `browser-${MAX_KNOWN_BROWSERS}`.padEnd(12, "x");
+  assertEquals(await slotOf(recent), await slotOf(recent));
+  // A forgotten browser gets a fresh slot, never one another browser used.
+  const again = await slotOf("browser-0000");
+  assert(again !== first && again > MAX_KNOWN_BROWSERS, `slot ${again}`);
+});
