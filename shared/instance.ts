@@ -55,15 +55,25 @@ export function parseInstance(raw: string | undefined): string | null {
   return parsed.data;
 }
 
-/** Derives every path and name for an instance from the user's environment. */
-export function resolveInstancePaths(instance: string | null, env: EnvReader): InstancePaths {
+/**
+ * Derives every path and name for an instance from the user's environment. `loginRuntimeDir` is
+ * the user's login runtime folder (`/run/user/<uid>`) when it exists: MCP clients start the
+ * connector with a filtered environment that often lacks `XDG_RUNTIME_DIR`, and the connector
+ * must still find the service a terminal started where that variable was set.
+ */
+export function resolveInstancePaths(
+  instance: string | null,
+  env: EnvReader,
+  options: { loginRuntimeDir?: string | null } = {},
+): InstancePaths {
   const home = env("HOME");
   if (!home) throw new Error("HOME is not set; Ghostlight keeps its state under the home folder");
   const suffix = instance === null ? "" : `-${instance}`;
   const base = `ghostlight${suffix}`;
   const stateDir = `${env("XDG_STATE_HOME") || `${home}/.local/state`}/${base}`;
   const configDir = `${env("XDG_CONFIG_HOME") || `${home}/.config`}/${base}`;
-  const runtimeParent = env("XDG_RUNTIME_DIR") || `${env("XDG_CACHE_HOME") || `${home}/.cache`}`;
+  const runtimeParent = env("XDG_RUNTIME_DIR") || options.loginRuntimeDir ||
+    `${env("XDG_CACHE_HOME") || `${home}/.cache`}`;
   let runtimeDir = `${runtimeParent}/${base}`;
   if (`${runtimeDir}/control.sock`.length > MAX_SOCKET_PATH) {
     runtimeDir = `${env("TMPDIR") || "/tmp"}/gl-${shortHash(runtimeDir)}`;
@@ -89,7 +99,20 @@ export function resolveInstancePaths(instance: string | null, env: EnvReader): I
 /** Resolves the paths of the instance named by `--instance` or `GHOSTLIGHT_INSTANCE`. */
 export function instancePathsFromEnv(flag: string | undefined): InstancePaths {
   const env: EnvReader = (key) => Deno.env.get(key);
-  return resolveInstancePaths(parseInstance(flag ?? env("GHOSTLIGHT_INSTANCE")), env);
+  return resolveInstancePaths(parseInstance(flag ?? env("GHOSTLIGHT_INSTANCE")), env, {
+    loginRuntimeDir: env("XDG_RUNTIME_DIR") ? null : loginRuntimeDir(),
+  });
+}
+
+/** `/run/user/<uid>` when it is a folder of this user's, as systemd-logind makes it. */
+function loginRuntimeDir(): string | null {
+  try {
+    const dir = `/run/user/${Deno.uid()}`;
+    const info = Deno.statSync(dir);
+    return info.isDirectory && info.uid === Deno.uid() ? dir : null;
+  } catch {
+    return null;
+  }
 }
 
 /** A 16-hex-digit FNV-1a hash: short, stable, and needs no async crypto. */

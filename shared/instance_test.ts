@@ -44,3 +44,18 @@ Deno.test("a socket path too long for sun_path moves to a short hashed folder", 
   );
   assertEquals(again.runtimeDir, paths.runtimeDir);
 });
+
+Deno.test("without XDG_RUNTIME_DIR the login runtime folder is used, as a terminal would", () => {
+  const fromClient = resolveInstancePaths("x", env({ HOME: "/home/u" }), {
+    loginRuntimeDir: "/run/user/1000",
+  });
+  const fromTerminal = resolveInstancePaths(
+    "x",
+    env({ HOME: "/home/u", XDG_RUNTIME_DIR: "/run/user/1000" }),
+  );
+  assertEquals(fromClient.bridgeSocket, fromTerminal.bridgeSocket);
+  assertEquals(
+    resolveInstancePaths("x", env({ HOME: "/home/u" }), { loginRuntimeDir: null }).runtimeDir,
+    "/home/u/.cache/ghostlight-x",
+  );
+});
