@@ -93,7 +93,7 @@ export class Session2025 {
     await this.#calls.drain(END_GRACE_MS);
     if (this.#workspace) {
       const workspace = await this.#workspace.catch(() => null);
-      if (workspace) this.#link.releaseWorkspace(workspace);
+      if (workspace) await this.#link.releaseWorkspace(workspace);
     }
   }
 

@@ -104,10 +104,13 @@ export class ServiceLink {
     });
   }
 
-  /** Releases a workspace (best effort: a broken link releases nothing). */
-  releaseWorkspace(workspace: string): void {
+  /**
+   * Releases a workspace (best effort: a broken link releases nothing). Resolves once the
+   * message is written, so closing the link right after cannot cut it off.
+   */
+  async releaseWorkspace(workspace: string): Promise<void> {
     const connection = this.#connection;
-    if (connection) this.#send(connection, { type: "release_workspace", workspace });
+    if (connection) await this.#send(connection, { type: "release_workspace", workspace });
   }
 
   /** Starts a tool call and resolves when it ends. `onStarted` receives the work id. */
@@ -144,8 +147,8 @@ export class ServiceLink {
     }
   }
 
-  #send(connection: Connection, message: ConnectorMessage): void {
-    connection.writer.write(encodeFrame(message, BRIDGE_MAX_FRAME)).catch(() => {
+  #send(connection: Connection, message: ConnectorMessage): Promise<void> {
+    return connection.writer.write(encodeFrame(message, BRIDGE_MAX_FRAME)).catch(() => {
       try {
         connection.conn.close();
       } catch {
