@@ -21,6 +21,8 @@ const RECONNECT_MIN_MS = 100;
 const RECONNECT_MAX_MS = 1_000;
 /** Frames waiting for Chrome's stdin before the connector gives up on it. */
 const MAX_QUEUED_TO_CHROME = 64;
+/** Bytes waiting for Chrome's stdin before the connector gives up on it. */
+const MAX_QUEUED_BYTES_TO_CHROME = 8 * 1024 * 1024;
 
 function report(message: string): void {
   try {
@@ -42,7 +44,16 @@ type Service = OpenedConnection<unknown>;
  * Chrome's side broke (an oversized or malformed frame) rather than closing cleanly.
  */
 async function relay(paths: InstancePaths): Promise<boolean> {
-  const toChrome = new BoundedWriter(Deno.stdout.writable, MAX_QUEUED_TO_CHROME);
+  // Chrome not reading what the extension is sent: end, so Chrome restarts the host, rather
+  // than lose a result silently.
+  const toChrome = new BoundedWriter(Deno.stdout.writable, {
+    maxWaiting: MAX_QUEUED_TO_CHROME,
+    maxBytes: MAX_QUEUED_BYTES_TO_CHROME,
+    onOverflow: (error) => {
+      report(`Chrome is not reading: ${error.message}`);
+      Deno.exit(1);
+    },
+  });
   const fromChrome = new FrameReader(Deno.stdin.readable, FROM_EXTENSION_MAX_FRAME);
   const link: { service: Service | null } = { service: null };
   let chromeOpen = true;
@@ -109,7 +120,17 @@ async function relay(paths: InstancePaths): Promise<boolean> {
       // have nobody waiting for them.
       const current = link.service;
       if (current === null) continue;
-      current.writer.write(encodeFrame(frame, FROM_EXTENSION_MAX_FRAME)).catch(() => {});
+      // Awaited, so a slow service slows reading from Chrome instead of queueing without end.
+      // A failed write ends this service link (the extension hears "disconnected" and says
+      // hello again on the next one); nothing is dropped without the link ending.
+      await current.writer.write(encodeFrame(frame, FROM_EXTENSION_MAX_FRAME)).catch((error) => {
+        report(`could not pass a frame to the service: ${error.message}`);
+        try {
+          current.conn.close();
+        } catch {
+          // Already closed; the service loop notices.
+        }
+      });
     }
   } catch (error) {
     report(`Chrome's port failed: ${(error as Error).message}`);

@@ -12,6 +12,8 @@ import { BoundedWriter, encodeLine, LineReader } from "../shared/framing.ts";
 export const MAX_LINE_BYTES = 4 * 1024 * 1024;
 /** Messages that may wait for stdout before the connector treats the client as stuck. */
 const MAX_QUEUED_OUT = 1024;
+/** Bytes that may wait for stdout before the connector treats the client as stuck. */
+const MAX_QUEUED_OUT_BYTES = 64 * 1024 * 1024;
 
 /** JSON-RPC and MCP error codes used by the connector. */
 export const ErrorCode = {
@@ -101,12 +103,32 @@ export class RpcError extends Error {
   }
 }
 
-/** Writes protocol messages to the client, one per line, in order. */
+/**
+ * Writes protocol messages to the client, one per line, in order. A client that stops reading
+ * until the outbound bounds overflow is stuck: {@linkcode stuck} resolves and the connection
+ * ends, rather than a response going missing silently.
+ */
 export class StdioPeer {
   #writer: BoundedWriter;
+  #stuck = Promise.withResolvers<string>();
+  #isStuck = false;
 
-  constructor(writable: WritableStream<Uint8Array>) {
-    this.#writer = new BoundedWriter(writable, MAX_QUEUED_OUT);
+  constructor(writable: WritableStream<Uint8Array>, bounds = {
+    maxWaiting: MAX_QUEUED_OUT,
+    maxBytes: MAX_QUEUED_OUT_BYTES,
+  }) {
+    this.#writer = new BoundedWriter(writable, {
+      ...bounds,
+      onOverflow: (error) => {
+        this.#isStuck = true;
+        this.#stuck.resolve(error.message);
+      },
+    });
+  }
+
+  /** Resolves, with the reason, once the client stopped reading and output overflowed. */
+  get stuck(): Promise<string> {
+    return this.#stuck.promise;
   }
 
   /** Sends a result. */
@@ -138,9 +160,9 @@ export class StdioPeer {
     return this.#writer.write(encodeLine(message)).catch(() => {});
   }
 
-  /** Flushes queued messages. */
+  /** Flushes queued messages; a stuck client's are abandoned, since it is not reading. */
   async close(): Promise<void> {
-    await this.#writer.close();
+    if (!this.#isStuck) await this.#writer.close();
   }
 }
 

@@ -1,5 +1,5 @@
-import { assertEquals } from "../tests/support/assert.ts";
-import { classify, ErrorCode } from "./jsonrpc.ts";
+import { assert, assertEquals } from "../tests/support/assert.ts";
+import { classify, ErrorCode, StdioPeer } from "./jsonrpc.ts";
 
 Deno.test("classify sorts lines into requests, notifications, responses and errors", () => {
   assertEquals(classify('{"jsonrpc":"2.0","id":1,"method":"m"}'), {
@@ -26,4 +26,21 @@ Deno.test("classify sorts lines into requests, notifications, responses and erro
     (classify('{"jsonrpc":"2.0","id":1,"method":"m","params":3}') as { code: number }).code,
     ErrorCode.invalidParams,
   );
+});
+
+Deno.test("a client that stops reading ends the connection instead of losing answers", async () => {
+  const lines: string[] = [];
+  const writable = new WritableStream<Uint8Array>({
+    write: (chunk) => {
+      lines.push(new TextDecoder().decode(chunk));
+      return new Promise(() => {}); // the client never reads again
+    },
+  }, { highWaterMark: 1 });
+  const peer = new StdioPeer(writable, { maxWaiting: 4, maxBytes: 1 << 20 });
+  for (let id = 1; id <= 6; id++) peer.result(id, {});
+  const reason = await peer.stuck;
+  assert(reason.includes("not keeping up"), reason);
+  // Closing does not wait for a reader that is never coming back.
+  await peer.close();
+  assertEquals(lines.length, 1);
 });

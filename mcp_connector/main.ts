@@ -176,6 +176,11 @@ export async function serve(
   const stopped = new Promise<null>((resolve) => {
     if (io.stop?.aborted) resolve(null);
     io.stop?.addEventListener("abort", () => resolve(null), { once: true });
+    // A client that stopped reading its answers: end the connection, never drop one silently.
+    peer.stuck.then((reason) => {
+      report(`ending the connection: ${reason}`);
+      resolve(null);
+    });
   });
   while (true) {
     const next = await Promise.race([messages.next(), stopped]);

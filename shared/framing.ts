@@ -232,39 +232,72 @@ function decodeLine(bytes: Uint8Array): string {
   return text.endsWith("\r") ? text.slice(0, -1) : text;
 }
 
+/** How a {@linkcode BoundedWriter} bounds what waits for a slow reader. */
+export interface WriterBounds {
+  /** Writes that may wait at once. */
+  maxWaiting: number;
+  /**
+   * Bytes that may wait at once. One write larger than this still goes when nothing else is
+   * waiting (frames are capped by their own hop).
+   */
+  maxBytes: number;
+  /**
+   * Called once when a write overflows a bound: the reader is stuck, and the connection should
+   * be ended rather than go on with a gap in it.
+   */
+  onOverflow?: (error: FramingError) => void;
+}
+
 /**
- * Serialises writes of whole frames or lines to one writer, with a bound on how many may wait.
+ * Serialises writes of whole frames or lines to one writer, bounded in messages and in bytes.
+ * A write past either bound breaks the writer for good (no later message may follow a lost one)
+ * and calls `onOverflow`, so nothing is ever dropped silently.
  */
 export class BoundedWriter {
   #writer: WritableStreamDefaultWriter<Uint8Array>;
   #tail: Promise<void> = Promise.resolve();
   #waiting = 0;
-  #maxWaiting: number;
+  #waitingBytes = 0;
+  #bounds: WriterBounds;
   #broken: Error | null = null;
 
-  /** Wraps a writable byte stream; at most `maxWaiting` writes may be queued at once. */
-  constructor(writable: WritableStream<Uint8Array>, maxWaiting: number) {
+  /** Wraps a writable byte stream. */
+  constructor(writable: WritableStream<Uint8Array>, bounds: WriterBounds) {
     this.#writer = writable.getWriter();
-    this.#maxWaiting = maxWaiting;
+    this.#bounds = bounds;
   }
 
-  /** Queues bytes for writing. Rejects when the queue is full or the stream has failed. */
+  /** Bytes queued and not yet written. */
+  get waitingBytes(): number {
+    return this.#waitingBytes;
+  }
+
+  /** Queues bytes for writing. Rejects when a bound is passed or the stream has failed. */
   write(bytes: Uint8Array): Promise<void> {
     if (this.#broken) return Promise.reject(this.#broken);
-    if (this.#waiting >= this.#maxWaiting) {
-      return Promise.reject(
-        new FramingError("too_large", `outbound queue is full (${this.#maxWaiting} messages)`),
+    const { maxWaiting, maxBytes } = this.#bounds;
+    const overBytes = this.#waiting > 0 && this.#waitingBytes + bytes.length > maxBytes;
+    if (this.#waiting >= maxWaiting || overBytes) {
+      const error = new FramingError(
+        "too_large",
+        `the reader is not keeping up: ${this.#waiting} messages (${this.#waitingBytes} bytes) ` +
+          `are already waiting (bounds: ${maxWaiting} messages, ${maxBytes} bytes)`,
       );
+      this.#broken = error;
+      this.#bounds.onOverflow?.(error);
+      return Promise.reject(error);
     }
     this.#waiting++;
+    this.#waitingBytes += bytes.length;
     const done = this.#tail.then(async () => {
       try {
         await this.#writer.write(bytes);
       } catch (error) {
-        this.#broken = error instanceof Error ? error : new Error(String(error));
+        this.#broken ??= error instanceof Error ? error : new Error(String(error));
         throw this.#broken;
       } finally {
         this.#waiting--;
+        this.#waitingBytes -= bytes.length;
       }
     });
     this.#tail = done.catch(() => {});

@@ -1,5 +1,5 @@
 import { assert, assertEquals, assertRejects } from "../tests/support/assert.ts";
-import { encodeFrame, FrameReader, FramingError, LineReader } from "./framing.ts";
+import { BoundedWriter, encodeFrame, FrameReader, FramingError, LineReader } from "./framing.ts";
 
 function streamOf(...chunks: Uint8Array[]): ReadableStream<Uint8Array> {
   return new ReadableStream({
@@ -77,4 +77,51 @@ Deno.test("an oversized line is skipped and reading resumes at the next line", a
 Deno.test("a line exactly at the cap is accepted", async () => {
   const reader = new LineReader(streamOf(bytes(`${"y".repeat(1000)}\n`)), 1000);
   assertEquals(await reader.next(), { kind: "line", text: "y".repeat(1000) });
+});
+
+/** A writable whose reader never reads: every write after the first stays pending. */
+function stuckSink(): { writable: WritableStream<Uint8Array>; written: number[] } {
+  const written: number[] = [];
+  const writable = new WritableStream<Uint8Array>({
+    write: (chunk) => {
+      written.push(chunk.length);
+      return new Promise(() => {});
+    },
+  }, { highWaterMark: 1 });
+  return { writable, written };
+}
+
+Deno.test("a writer bounded in bytes overflows once, loudly, and stays broken", async () => {
+  const { writable, written } = stuckSink();
+  const overflows: string[] = [];
+  const writer = new BoundedWriter(writable, {
+    maxWaiting: 100,
+    maxBytes: 1000,
+    onOverflow: (error) => overflows.push(error.message),
+  });
+  // One write over the byte bound still goes when nothing waits (hops cap frames themselves).
+  writer.write(new Uint8Array(1500));
+  await Promise.resolve();
+  assertEquals(writer.waitingBytes, 1500);
+  const refused = await writer.write(new Uint8Array(10)).catch((error) => error);
+  assert(refused instanceof FramingError, String(refused));
+  assertEquals(overflows.length, 1);
+  // Broken for good: a later small message may not slip in after the lost one.
+  const after = await writer.write(new Uint8Array(1)).catch((error) => error);
+  assert(after instanceof FramingError);
+  assertEquals(overflows.length, 1);
+  assertEquals(written, [1500]);
+});
+
+Deno.test("a writer bounded in messages overflows at its count", async () => {
+  const { writable } = stuckSink();
+  let overflowed = false;
+  const writer = new BoundedWriter(writable, {
+    maxWaiting: 3,
+    maxBytes: 1 << 20,
+    onOverflow: () => overflowed = true,
+  });
+  for (let i = 0; i < 3; i++) writer.write(new Uint8Array(1));
+  const refused = await writer.write(new Uint8Array(1)).catch((error) => error);
+  assert(refused instanceof FramingError && overflowed);
 });

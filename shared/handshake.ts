@@ -19,6 +19,31 @@ import { computeProof, freshNonce, proofsEqual, readSecret } from "./proof.ts";
 const HELLO_MAX_FRAME = 16 * 1024;
 /** How long either side waits for the other's hello. */
 export const HELLO_TIMEOUT_MS = 5_000;
+/** Bytes that may wait for a peer on an internal hop before the connection is ended. */
+export const QUEUED_BYTES = 64 * 1024 * 1024;
+/** Frames that may wait for a peer on an internal hop before the connection is ended. */
+const QUEUED_FRAMES = 256;
+
+/** The bounded writer of an opened connection: a stuck peer gets its connection closed. */
+function boundedWriter(conn: Deno.UnixConn): BoundedWriter {
+  return new BoundedWriter(conn.writable, {
+    maxWaiting: QUEUED_FRAMES,
+    maxBytes: QUEUED_BYTES,
+    onOverflow: () => {
+      try {
+        conn.close();
+      } catch {
+        // Already closed.
+      }
+    },
+  });
+}
+
+/** Writes all of `bytes`: one write call may take only part of them. */
+async function writeAll(conn: Deno.UnixConn, bytes: Uint8Array): Promise<void> {
+  let written = 0;
+  while (written < bytes.length) written += await conn.write(bytes.subarray(written));
+}
 
 /** A connection past its hello, ready for the role's own messages. */
 export interface OpenedConnection<H> {
@@ -74,7 +99,7 @@ export async function connectAndVerify(
       nonce: freshNonce(),
       ...(options.client ? { client: options.client } : {}),
     };
-    await conn.write(encodeFrame(hello, HELLO_MAX_FRAME));
+    await writeAll(conn, encodeFrame(hello, HELLO_MAX_FRAME));
     const raw = await withTimeout(
       reader.next(HELLO_MAX_FRAME),
       HELLO_TIMEOUT_MS,
@@ -103,7 +128,7 @@ export async function connectAndVerify(
           `${BRIDGE_MAJOR}; restart the service so both come from the same install`,
       );
     }
-    return { conn, reader, writer: new BoundedWriter(conn.writable, 256), hello: answer };
+    return { conn, reader, writer: boundedWriter(conn), hello: answer };
   } catch (error) {
     try {
       conn.close();
@@ -138,7 +163,7 @@ export async function acceptAndProve(
     if (!parsed.success) return null;
     const hello = parsed.data;
     const refuse = async (message: string) => {
-      await conn.write(encodeFrame({ type: "refused", message }, HELLO_MAX_FRAME));
+      await writeAll(conn, encodeFrame({ type: "refused", message }, HELLO_MAX_FRAME));
       return null;
     };
     if (hello.bridge_major !== BRIDGE_MAJOR) {
@@ -155,8 +180,8 @@ export async function acceptAndProve(
       proof: await computeProof(options.secret, hello),
       service: options.service,
     };
-    await conn.write(encodeFrame(answer, HELLO_MAX_FRAME));
-    return { conn, reader, writer: new BoundedWriter(conn.writable, 256), hello };
+    await writeAll(conn, encodeFrame(answer, HELLO_MAX_FRAME));
+    return { conn, reader, writer: boundedWriter(conn), hello };
   } catch {
     return null;
   }

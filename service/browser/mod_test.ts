@@ -7,7 +7,10 @@ import { BrowserError, BrowserHub, MAX_KNOWN_BROWSERS } from "./mod.ts";
 function connect(hub: BrowserHub, sink: UnderlyingSink<Uint8Array> = {}) {
   let feed!: ReadableStreamDefaultController<Uint8Array>;
   const readable = new ReadableStream<Uint8Array>({ start: (c) => void (feed = c) });
-  const writer = new BoundedWriter(new WritableStream(sink), 16);
+  const writer = new BoundedWriter(new WritableStream(sink), {
+    maxWaiting: 16,
+    maxBytes: 1 << 20,
+  });
   const served = hub.serve(new FrameReader(readable, FROM_EXTENSION_MAX_FRAME), writer);
   return {
     say: (message: unknown) => feed.enqueue(encodeFrame(message, FROM_EXTENSION_MAX_FRAME)),
