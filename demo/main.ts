@@ -24,7 +24,7 @@ const testEnv = await makeTestEnv("demo");
 const shotPath = `${Deno.cwd()}/ghostlight-demo-screenshot.jpg`;
 
 function show(label: string, value: unknown): void {
-  console.log(`\n\x1b[1m${label}\x1b[0m`);
+  console.log(Deno.stdout.isTerminal() ? `\n\x1b[1m${label}\x1b[0m` : `\n${label}`);
   console.log(typeof value === "string" ? value : JSON.stringify(value, null, 2));
 }
 

@@ -89,6 +89,10 @@ Deno.test("an MCP client drives headless Chromium through all three processes", 
     // Launch removes what it created and leaves no browser behind.
     const profileGone = await Deno.stat(browser.ready.user_data_dir).then(() => false, () => true);
     assert(profileGone, "the temporary profile is removed");
+    const strays = [`${testEnv.home}/config/chromium`, `${testEnv.home}/cache/chromium`];
+    for (const stray of strays) {
+      assert(await Deno.stat(stray).then(() => false, () => true), `nothing left in ${stray}`);
+    }
     const alive = await new Deno.Command("kill", { args: ["-0", String(browser.ready.pid)] })
       .output();
     assert(!alive.success, "Chromium has exited");

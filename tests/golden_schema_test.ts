@@ -1,8 +1,9 @@
 /**
  * Golden test of the trained tools' public surface: every input schema and annotation set the
- * 13 trained tools advertise through a real 2025-11-25 client must equal the team's contract
- * (`../shared/spec/tool-schemas.json`, beside the repository here and in CI) in names, types,
- * enums, key order and requiredness. Descriptions are ours and are ignored.
+ * 13 trained tools advertise through a real 2025-11-25 client must equal the team's contract in
+ * names, types, enums, key order and requiredness. Descriptions are ours and are ignored. The
+ * contract is kept verbatim in `tests/golden/tool-schemas.json`, so a bare clone tests itself;
+ * where the team's spec sits beside the repository (as in CI), the copy must equal it too.
  */
 
 import { LATEST_PROTOCOL_VERSION } from "@modelcontextprotocol/sdk/types.js";
@@ -34,9 +35,28 @@ function ordered(value: unknown): string {
   return JSON.stringify(withoutDescriptions(value), null, 1);
 }
 
+const GOLDEN = `${ROOT}/tests/golden/tool-schemas.json`;
+const TEAM_SPEC = `${ROOT}/../shared/spec/tool-schemas.json`;
+
 async function readSpec(): Promise<SpecRow[]> {
-  return JSON.parse(await Deno.readTextFile(`${ROOT}/../shared/spec/tool-schemas.json`));
+  return JSON.parse(await Deno.readTextFile(GOLDEN));
 }
+
+function exists(path: string): boolean {
+  try {
+    Deno.statSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+Deno.test({
+  name: "the golden copy is the team's spec, byte for byte",
+  ignore: !exists(TEAM_SPEC),
+}, async () => {
+  assertEquals(await Deno.readTextFile(GOLDEN), await Deno.readTextFile(TEAM_SPEC));
+});
 
 Deno.test("the comparison sees reordered keys, enums and required lists", () => {
   const schema = {

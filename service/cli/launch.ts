@@ -172,6 +172,9 @@ export async function launchBrowser(paths: InstancePaths, options: LaunchOptions
     ];
     browser = new Deno.Command(chromium, {
       args,
+      // Chromium keeps crash reports and caches under XDG folders, outside --user-data-dir:
+      // point them into the throwaway folder so launch leaves nothing behind.
+      env: { XDG_CONFIG_HOME: `${root}/xdg-config`, XDG_CACHE_HOME: `${root}/xdg-cache` },
       stdin: "null",
       stdout: "null",
       stderr: "piped",
