@@ -24,6 +24,16 @@ Commands:
 /** How long a demand-started service waits, quiet, before it exits. */
 const DEMAND_IDLE_MS = 30_000;
 
+/**
+ * Reads `GHOSTLIGHT_IDLE_EXIT_MS`: a positive whole number of milliseconds. Anything else (an
+ * unset, empty or unparseable value) means the default, so a typo can never keep a
+ * demand-started service alive forever.
+ */
+export function idleExitMsFromEnv(raw: string | undefined): number {
+  const value = raw === undefined || raw.trim() === "" ? NaN : Number(raw);
+  return Number.isSafeInteger(value) && value > 0 ? value : DEMAND_IDLE_MS;
+}
+
 /** A command-line mistake: printed with the usage, exit code 2. */
 class UsageError extends Error {}
 
@@ -55,7 +65,7 @@ function noMore(args: string[]): void {
 async function runService(paths: InstancePaths, args: string[]): Promise<number> {
   const demand = takeFlag(args, "--exit-when-idle");
   noMore(args);
-  const idle = Number(Deno.env.get("GHOSTLIGHT_IDLE_EXIT_MS") ?? DEMAND_IDLE_MS);
+  const idle = idleExitMsFromEnv(Deno.env.get("GHOSTLIGHT_IDLE_EXIT_MS"));
   const daemon = await startDaemon(paths, {
     idleExitMs: demand ? idle : null,
     logToStderr: !demand,

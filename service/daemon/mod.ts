@@ -87,25 +87,44 @@ export async function startDaemon(paths: InstancePaths, options: DaemonOptions):
   await Deno.chmod(listeners.control, 0o600);
 
   let lastBusy = Date.now();
-  const busy = () => sessions.size > 0 || browsers.list().length > 0 || activity.works > 0;
+  /** Connections accepted and still in their hello: about to be a session or a browser. */
+  let handshaking = 0;
+  const busy = () =>
+    handshaking > 0 || sessions.size > 0 || browsers.list().length > 0 || activity.works > 0;
+  /** Accepts a connection's hello while counting it as activity, so idle exit waits for it. */
+  const admit = async <H>(admitting: () => Promise<H>): Promise<H> => {
+    handshaking++;
+    try {
+      return await admitting();
+    } finally {
+      handshaking--;
+      lastBusy = Date.now();
+    }
+  };
 
   const acceptMcp = async () => {
     for await (const conn of listeners.bridge) {
       (async () => {
-        const opened = await acceptAndProve(conn, {
-          expectedRole: "mcp",
-          secret,
-          service: identity,
-          maxFrame: BRIDGE_MAX_FRAME,
+        const admitted = await admit(async () => {
+          const opened = await acceptAndProve(conn, {
+            expectedRole: "mcp",
+            secret,
+            service: identity,
+            maxFrame: BRIDGE_MAX_FRAME,
+          });
+          if (!opened || stopping) return null;
+          const client = opened.hello.client;
+          const info: SessionInfo = {
+            client: client ? `${client.name} ${client.version}` : "unknown client",
+            connectedAt: new Date(),
+            activeWorks: 0,
+          };
+          // Counted as a session before the hello stops counting, so busy() never dips between.
+          sessions.add(info);
+          return { opened, info };
         });
-        if (!opened) return closeQuietly(conn);
-        const client = opened.hello.client;
-        const info: SessionInfo = {
-          client: client ? `${client.name} ${client.version}` : "unknown client",
-          connectedAt: new Date(),
-          activeWorks: 0,
-        };
-        sessions.add(info);
+        if (!admitted) return closeQuietly(conn);
+        const { opened, info } = admitted;
         try {
           await serveSession(opened.reader, opened.writer, info, {
             catalog,
@@ -125,13 +144,15 @@ export async function startDaemon(paths: InstancePaths, options: DaemonOptions):
   const acceptBrowsers = async () => {
     for await (const conn of listeners.browser) {
       (async () => {
-        const opened = await acceptAndProve(conn, {
-          expectedRole: "browser",
-          secret,
-          service: identity,
-          maxFrame: FROM_EXTENSION_MAX_FRAME,
-        });
-        if (!opened) return closeQuietly(conn);
+        const opened = await admit(() =>
+          acceptAndProve(conn, {
+            expectedRole: "browser",
+            secret,
+            service: identity,
+            maxFrame: FROM_EXTENSION_MAX_FRAME,
+          })
+        );
+        if (!opened || stopping) return closeQuietly(conn);
         try {
           await browsers.serve(opened.reader, opened.writer);
         } finally {
@@ -162,6 +183,8 @@ export async function startDaemon(paths: InstancePaths, options: DaemonOptions):
   const idleTimer = setInterval(() => {
     if (busy()) lastBusy = Date.now();
     else if (options.idleExitMs !== null && Date.now() - lastBusy > options.idleExitMs) {
+      // stop() closes the listeners before it awaits anything, so no connection can slip in
+      // between this check and the close.
       log("info", `idle for ${options.idleExitMs} ms; exiting`);
       stop();
     }
