@@ -18,7 +18,7 @@ import {
 } from "../../shared/browser_protocol.ts";
 import { type BoundedWriter, encodeFrame, type FrameReader } from "../../shared/framing.ts";
 import { log } from "../log/mod.ts";
-import { ENABLE_COMMANDS, OBSERVED_EVENTS, Ring, TabState } from "./tab_state.ts";
+import { ENABLE_COMMANDS, OBSERVED_EVENTS, type OpenDialog, Ring, TabState } from "./tab_state.ts";
 
 export {
   type ConsoleEntry,
@@ -35,7 +35,13 @@ export const DEFAULT_OPERATION_TIMEOUT_MS = 30_000;
 const SLOT_FACTOR = 2 ** 32;
 /** CDP commands that need the page's renderer, which a JavaScript dialog blocks. */
 const RENDERER_BOUND =
-  /^(Runtime|DOM|DOMSnapshot|Input|Accessibility|CSS|Overlay)\.|^Page\.(captureScreenshot|createIsolatedWorld|getLayoutMetrics|reload)$/;
+  /^(Runtime|DOM|DOMSnapshot|Input|Accessibility|CSS|Overlay)\.|^Page\.(captureScreenshot|createIsolatedWorld|getFrameTree|getLayoutMetrics|reload)$/;
+/**
+ * Renderer-bound commands that can themselves open a dialog (input reaches page handlers, a
+ * reload runs the new page's scripts): their callers report the dialog, so they are not cut
+ * short when one opens.
+ */
+const MAY_OPEN_DIALOG = /^Input\.|^Page\.reload$/;
 /** Tab openings and closings remembered per browser, for tab deltas. */
 const TAB_CHANGES_KEPT = 256;
 /** Browser ids whose slot is remembered; the longest-detached ones are forgotten beyond this. */
@@ -112,17 +118,26 @@ export class BrowserLink {
     return !this.#closed;
   }
 
-  /** Performs one operation in the browser, validating its result. */
+  /**
+   * Performs one operation in the browser, validating its result. A renderer-bound command is
+   * refused at once while a JavaScript dialog is open, and fails with `dialog_open` as soon as
+   * one opens while it waits, unless `ownDialogs` says the caller races dialogs itself.
+   */
   async call<N extends OperationName>(
     op: N,
     params: OperationParams<N>,
-    options: { timeoutMs?: number } = {},
+    options: { timeoutMs?: number; ownDialogs?: boolean } = {},
   ): Promise<OperationResult<N>> {
     if (this.#closed) throw new BrowserError("not_sent", "the browser is not connected");
+    let dialogWatch: number | undefined;
     if (op === "cdp" || op === "cdp.sequence") {
       const tabId = (params as { tab_id: number }).tab_id;
       await this.#observe(tabId);
-      this.#refuseWhileDialog(tabId, params as OperationParams<"cdp" | "cdp.sequence">);
+      const methods = cdpMethods(params as OperationParams<"cdp" | "cdp.sequence">);
+      this.#refuseWhileDialog(tabId, methods);
+      const blocked = methods.some((method) => RENDERER_BOUND.test(method));
+      const opens = methods.some((method) => MAY_OPEN_DIALOG.test(method));
+      if (blocked && !opens && !options.ownDialogs) dialogWatch = tabId;
     }
     if (this.#pending.size >= MAX_IN_FLIGHT) {
       throw new BrowserError("busy", `the browser already has ${MAX_IN_FLIGHT} commands running`);
@@ -137,6 +152,7 @@ export class BrowserLink {
         reject(new BrowserError("timeout", `the browser did not finish ${op} in ${timeoutMs} ms`));
       }, timeoutMs);
       this.#pending.set(id, { op, resolve, reject, timer });
+      if (dialogWatch !== undefined) this.#failOnDialog(id, dialogWatch, timeoutMs);
       this.#writer.write(frame).catch((error) => {
         // The frame did not reach the extension whole, so it cannot have run there.
         const reason = `could not send ${op} to the browser: ${(error as Error).message}`;
@@ -182,18 +198,32 @@ export class BrowserLink {
    * A JavaScript dialog freezes the page's renderer: a command that needs it would hang until
    * the operation timeout. Refuse such commands at once, saying how to get out.
    */
-  #refuseWhileDialog(tabId: number, params: OperationParams<"cdp" | "cdp.sequence">): void {
+  #refuseWhileDialog(tabId: number, methods: string[]): void {
     const dialog = this.#tabs.get(tabId)?.dialog;
     if (!dialog) return;
-    const methods = "commands" in params
-      ? params.commands.map((command) => command.method)
-      : [params.method];
     if (!methods.some((method) => RENDERER_BOUND.test(method))) return;
-    const quoted = dialog.message ? ` ("${dialog.message.slice(0, 100)}")` : "";
-    throw new BrowserError(
-      "dialog_open",
-      `A JavaScript ${dialog.type} dialog${quoted} is open and freezes the page`,
-    );
+    throw dialogOpenError(dialog);
+  }
+
+  /**
+   * A dialog that opens while a renderer-bound command waits holds that command until someone
+   * answers it: fail the command at once instead of waiting out its timeout.
+   */
+  #failOnDialog(id: number, tabId: number, timeoutMs: number): void {
+    const stop = new AbortController();
+    this.tab(tabId).waitFor(
+      (event) => event.method === "Page.javascriptDialogOpening",
+      timeoutMs,
+      stop.signal,
+    ).then(() => {
+      const dialog = this.#tabs.get(tabId)?.dialog;
+      if (dialog) this.#settle(id, (p) => p.reject(dialogOpenError(dialog)));
+    });
+    const pending = this.#pending.get(id);
+    if (!pending) return stop.abort();
+    const { resolve, reject } = pending;
+    pending.resolve = (value) => (stop.abort(), resolve(value));
+    pending.reject = (error) => (stop.abort(), reject(error));
   }
 
   /** What the service knows about one of this browser's tabs from its events. */
@@ -270,6 +300,20 @@ export class BrowserLink {
   compose(nativeTabId: number): number {
     return this.slot * SLOT_FACTOR + nativeTabId;
   }
+}
+
+/** The CDP methods a `cdp` or `cdp.sequence` operation sends. */
+function cdpMethods(params: OperationParams<"cdp" | "cdp.sequence">): string[] {
+  return "commands" in params ? params.commands.map((command) => command.method) : [params.method];
+}
+
+/** The refusal for a command the open dialog would hold. */
+function dialogOpenError(dialog: OpenDialog): BrowserError {
+  const quoted = dialog.message ? ` ("${dialog.message.slice(0, 100)}")` : "";
+  return new BrowserError(
+    "dialog_open",
+    `A JavaScript ${dialog.type} dialog${quoted} is open and freezes the page`,
+  );
 }
 
 /** Splits a model-facing tab id into browser slot and native tab id. */

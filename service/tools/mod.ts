@@ -6,6 +6,8 @@
 
 import { computer } from "./computer.ts";
 import type { Handler } from "./context.ts";
+import { ToolError } from "./errors.ts";
+import { BrowserError } from "../browser/mod.ts";
 import { find } from "./find.ts";
 import { formInput } from "./form_input.ts";
 import { javascriptTool } from "./javascript.ts";
@@ -20,19 +22,38 @@ import { resizeWindow } from "./window.ts";
 export type { Handler, ToolContext } from "./context.ts";
 export { failureOutcome, ToolError } from "./errors.ts";
 
+/**
+ * A tool that only reads: a browser that does not answer in time changed nothing, so its
+ * timeout is a plain failure rather than "it may have happened".
+ */
+function readOnly(handler: Handler): Handler {
+  return async (args, context) => {
+    try {
+      return await handler(args, context);
+    } catch (error) {
+      if (!(error instanceof BrowserError) || !error.mayHaveHappened) throw error;
+      throw new ToolError(
+        "tool_failure",
+        `The browser did not answer: ${error.message}. This tool only reads, so nothing changed.`,
+        "Check the tab with a screenshot (computer screenshot), then try again.",
+      );
+    }
+  };
+}
+
 /** Every implemented tool. */
 export const HANDLERS: Readonly<Record<string, Handler>> = {
   tabs_context_mcp: tabsContext,
   tabs_create_mcp: tabsCreate,
   navigate,
   computer,
-  read_console_messages: readConsoleMessages,
-  read_network_requests: readNetworkRequests,
+  read_console_messages: readOnly(readConsoleMessages),
+  read_network_requests: readOnly(readNetworkRequests),
   resize_window: resizeWindow,
   update_plan: updatePlan,
-  get_page_text: getPageText,
-  read_page: readPage,
-  find,
+  get_page_text: readOnly(getPageText),
+  read_page: readOnly(readPage),
+  find: readOnly(find),
   form_input: formInput,
   javascript_tool: javascriptTool,
 };

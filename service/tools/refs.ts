@@ -114,7 +114,7 @@ export async function sendRacingDialogs(
     method,
     params,
     ...(sessionId ? { session_id: sessionId } : {}),
-  }, { timeoutMs });
+  }, { timeoutMs, ownDialogs: true });
   sent.catch(() => {});
   const stop = new AbortController();
   const opened = target.link.tab(target.native).waitFor(

@@ -1,0 +1,59 @@
+/**
+ * Findings from a new user's trial, end to end: a real MCP client, all three processes and
+ * headless Chromium. Each step is one finding that once failed.
+ */
+
+import { assert, assertMatch } from "./support/assert.ts";
+import { startSession } from "./support/session.ts";
+
+/** Runs `work` and returns its result with how long it took. */
+async function timed<T>(work: () => Promise<T>): Promise<{ value: T; ms: number }> {
+  const started = performance.now();
+  const value = await work();
+  return { value, ms: performance.now() - started };
+}
+
+Deno.test("trial: what a new user ran into", async (t) => {
+  const s = await startSession();
+  try {
+    const tabId = await s.firstTab();
+    await s.ok("navigate", { url: s.fixtures.url("/trial.html"), tabId });
+
+    await t.step("every read answers at once while a dialog is open", async () => {
+      const found = await s.ok("find", { query: "Alert me", tabId });
+      const ref = (found.structuredContent?.matches as { ref: string }[])[0].ref;
+      assertMatch(
+        s.text(await s.ok("computer", { action: "left_click", ref, tabId })),
+        /dialog says: "Trial alert"/,
+      );
+      const reads: [string, Record<string, unknown>][] = [
+        ["get_page_text", { tabId }],
+        ["find", { query: "Prompt", tabId }],
+        ["read_page", { tabId, filter: "interactive" }],
+        ["javascript_tool", { action: "javascript_exec", text: "1 + 1", tabId }],
+      ];
+      for (const [name, args] of reads) {
+        const { value, ms } = await timed(() => s.fail(name, args));
+        assertMatch(value, /alert dialog[\s\S]*is open[\s\S]*Trial alert[\s\S]*key "Return"/, name);
+        assert(ms < 5_000, `${name} answered in ${Math.round(ms)} ms`);
+      }
+      await s.ok("computer", { action: "key", text: "Return", tabId });
+
+      // A dialog that opens while Ghostlight still works in the page cuts its commands short.
+      const late = await timed(() =>
+        s.call("javascript_tool", {
+          action: "javascript_exec",
+          text: "setTimeout(() => alert('Later alert'), 0); 1",
+          tabId,
+        })
+      );
+      assert(late.ms < 5_000, `javascript_tool answered in ${Math.round(late.ms)} ms`);
+      const { value, ms } = await timed(() => s.fail("get_page_text", { tabId }));
+      assertMatch(value, /alert dialog[\s\S]*is open[\s\S]*Later alert/);
+      assert(ms < 5_000, `get_page_text answered in ${Math.round(ms)} ms`);
+      await s.ok("computer", { action: "key", text: "Return", tabId });
+    });
+  } finally {
+    await s.close();
+  }
+});
