@@ -23,6 +23,7 @@ function modern(id: number | string, method: string, params = ""): string {
 Deno.test("2026-07-28, core and switch transcripts", async (t) => {
   const testEnv = await makeTestEnv("m26");
   testEnv.env.GHOSTLIGHT_IDLE_EXIT_MS = "3000";
+  testEnv.env.GHOSTLIGHT_WORKSPACE_GRACE_MS = "500";
   const { info, descriptors } = expectedServer(testEnv);
   const serverMeta = { "io.modelcontextprotocol/serverInfo": info };
   const error = (id: number | string | null, code: number, message: string, data?: unknown) => ({
@@ -329,6 +330,59 @@ Deno.test("2026-07-28, core and switch transcripts", async (t) => {
       const again = JSON.parse(await mcp.next());
       assertEquals(again.result.structuredContent.workspaceId, id);
     });
+
+    await t.step("S15 one connection holds at most 8 workspaces; the 9th is refused", async () => {
+      // S13 minted one; seven more fit, the ninth is refused with how to carry on.
+      const minted: string[] = [];
+      for (let n = 0; n < 8; n++) {
+        await mcp.send(modern(150 + n, "tools/call", '"name":"tabs_context_mcp","arguments":{}'));
+        const answer = JSON.parse(await mcp.next());
+        if (n < 7) {
+          assert(!answer.result.isError, JSON.stringify(answer));
+          minted.push(answer.result.structuredContent.workspaceId);
+          continue;
+        }
+        assertEquals(answer.result.isError, true);
+        assertEquals(
+          answer.result.content[0].text,
+          "This connection already holds 8 browser workspaces.\nPass the workspaceId an " +
+            "earlier tabs_context_mcp or tabs_create_mcp call returned instead of starting " +
+            "another workspace.",
+        );
+      }
+      // Workspaces it already holds still work.
+      await mcp.send(
+        modern(
+          160,
+          "tools/call",
+          `"name":"tabs_context_mcp","arguments":{"workspaceId":"${minted[0]}"}`,
+        ),
+      );
+      const held = JSON.parse(await mcp.next());
+      assertEquals(held.result.structuredContent.workspaceId, minted[0]);
+    });
+
+    await t.step(
+      "S16 a workspace lives while any connection that named it does, past another's grace",
+      async () => {
+        const minter = startConnector(testEnv);
+        await minter.send(modern(1, "tools/call", '"name":"tabs_context_mcp","arguments":{}'));
+        const id = JSON.parse(await minter.next(30_000)).result.structuredContent.workspaceId;
+        const user = startConnector(testEnv);
+        const name = (n: number) =>
+          modern(n, "tools/call", `"name":"tabs_context_mcp","arguments":{"workspaceId":"${id}"}`);
+        await user.send(name(1));
+        assertEquals(JSON.parse(await user.next(30_000)).result.structuredContent.workspaceId, id);
+        // The minting connection ends; its grace period (500 ms here) passes.
+        assertEquals((await minter.close()).code, 0);
+        await new Promise((resolve) => setTimeout(resolve, 1500));
+        await user.send(name(2));
+        const still = JSON.parse(await user.next());
+        assert(!still.result.isError, JSON.stringify(still));
+        assertEquals(still.result.structuredContent.workspaceId, id);
+        assertEquals((await user.close()).code, 0);
+      },
+    );
 
     await t.step(
       "S14 a graceful end answers open listen streams and cancels them, then exits 0",

@@ -23,6 +23,12 @@ import { WorkspaceLimit, type WorkspaceRegistry } from "../workspace/mod.ts";
 /** How many works one connector may have running at once. */
 export const MAX_ACTIVE_WORKS = 16;
 
+/**
+ * How many workspaces one connection may hold (opened, minted or named), so one client cannot
+ * take all of the service's workspaces from everyone else.
+ */
+export const MAX_WORKSPACES_PER_CONNECTION = 8;
+
 /** How long a dispatched work may keep settling after its caller stopped waiting. */
 export const DEFAULT_SETTLEMENT_MS = 180_000;
 
@@ -50,10 +56,19 @@ function workspaceGraceMsFromEnv(): number {
 }
 
 /**
- * Workspaces whose connection was lost without releasing them, with the timer that will release
- * them. A reconnecting connector that names one again takes it back.
+ * Workspaces whose connections were all lost without releasing them, with the timer that will
+ * release them. A reconnecting connector that names one again takes it back.
  */
 const orphaned = new Map<string, ReturnType<typeof setTimeout>>();
+
+/** How many live connections hold each workspace; it is orphaned only when none does. */
+const holders = new Map<string, number>();
+
+/** Stops a workspace's pending grace-period release, if it has one. */
+function adopt(id: string): void {
+  clearTimeout(orphaned.get(id));
+  orphaned.delete(id);
+}
 
 /** What a session needs from the service. */
 export interface SessionDeps {
@@ -83,8 +98,26 @@ export async function serveSession(
   deps: SessionDeps,
 ): Promise<void> {
   const works = new Map<string, AbortController>();
-  /** Workspaces this connection opened and has not released. */
+  /** Workspaces this connection opened, minted or named, and has not released. */
   const held = new Set<string>();
+  const hold = (id: string) => {
+    if (held.has(id)) return;
+    held.add(id);
+    holders.set(id, (holders.get(id) ?? 0) + 1);
+    adopt(id);
+  };
+  const letGo = (id: string): number => {
+    held.delete(id);
+    const left = (holders.get(id) ?? 1) - 1;
+    if (left > 0) holders.set(id, left);
+    else holders.delete(id);
+    return left;
+  };
+  /** The refusal for one workspace too many on this connection, or null when there is room. */
+  const overWorkspaceCap = (): string | null =>
+    held.size < MAX_WORKSPACES_PER_CONNECTION
+      ? null
+      : `This connection already holds ${MAX_WORKSPACES_PER_CONNECTION} browser workspaces.`;
   const scheduler = deps.scheduler ?? serviceScheduler();
   const settlementMs = settlementMsFromEnv();
   let open = true;
@@ -141,10 +174,20 @@ export async function serveSession(
     let workspace = message.workspace === undefined
       ? undefined
       : deps.workspaces.get(message.workspace);
-    if (workspace && orphaned.has(workspace.id)) {
-      clearTimeout(orphaned.get(workspace.id));
-      orphaned.delete(workspace.id);
-      held.add(workspace.id);
+    if (workspace && !held.has(workspace.id)) {
+      const full = overWorkspaceCap();
+      if (full !== null) {
+        send({
+          type: "rejected",
+          seq: message.seq,
+          kind: "busy",
+          message: full,
+          next_step: "Keep using a workspaceId you already have, or use a new connection.",
+        });
+        return;
+      }
+      // Naming a workspace holds it: it lives while any connection that uses it does.
+      hold(workspace.id);
     }
     if (message.workspace !== undefined && !workspace) {
       send({
@@ -168,11 +211,23 @@ export async function serveSession(
         });
         return;
       }
+      const full = overWorkspaceCap();
+      if (full !== null) {
+        send({
+          type: "rejected",
+          seq: message.seq,
+          kind: "busy",
+          message: full,
+          next_step: "Pass the workspaceId an earlier tabs_context_mcp or tabs_create_mcp call " +
+            "returned instead of starting another workspace.",
+        });
+        return;
+      }
       try {
         workspace = deps.workspaces.open(message.context.client_name);
         // Minted for a caller that holds it only as a handle: it lives while this connection
         // does, and for the grace period after, unless some connection names it again.
-        held.add(workspace.id);
+        hold(workspace.id);
       } catch (error) {
         if (!(error instanceof WorkspaceLimit)) throw error;
         send({
@@ -208,7 +263,10 @@ export async function serveSession(
     if (admission.kind === "retired") {
       outcome = retiredOutcome(admission.reason, admission.waitedMs);
     } else {
-      const settlement = AbortSignal.timeout(settlementMs);
+      // A clearable timer rather than AbortSignal.timeout, so nothing outlives the work.
+      const settling = new AbortController();
+      const settlementTimer = setTimeout(() => settling.abort(), settlementMs);
+      const settlement = settling.signal;
       const handling = handle(message, {
         workspace: workspace!,
         browsers: deps.browsers,
@@ -219,6 +277,7 @@ export async function serveSession(
       // the next call on this workspace must not interleave with a step still in the browser.
       handling.finally(() => admission.release());
       outcome = await Promise.race([handling, unsettled(settlement, settlementMs)]);
+      clearTimeout(settlementTimer);
       if (outcome.kind === "success" && traits.createsContext && workspace) {
         outcome = { ...outcome, workspace: workspace.id };
       }
@@ -258,8 +317,10 @@ export async function serveSession(
           break;
         case "open_workspace":
           try {
+            const full = overWorkspaceCap();
+            if (full !== null) throw new WorkspaceLimit(full);
             const workspace = deps.workspaces.open(message.label);
-            held.add(workspace.id);
+            hold(workspace.id);
             send({ type: "workspace_opened", seq: message.seq, workspace: workspace.id });
           } catch (error) {
             send({
@@ -272,7 +333,8 @@ export async function serveSession(
           }
           break;
         case "release_workspace":
-          held.delete(message.workspace);
+          if (held.has(message.workspace)) letGo(message.workspace);
+          adopt(message.workspace);
           deps.workspaces.release(message.workspace);
           break;
         case "start":
@@ -289,8 +351,11 @@ export async function serveSession(
     open = false;
     // A connection lost without a clean release: keep its workspaces for a grace period so a
     // reconnecting connector can carry on in them, then let them go.
+    // Only the last connection holding a workspace starts its grace period; one timer each.
     const graceMs = workspaceGraceMsFromEnv();
-    for (const id of held) {
+    for (const id of [...held]) {
+      if (letGo(id) > 0) continue;
+      adopt(id);
       orphaned.set(
         id,
         setTimeout(() => {
