@@ -141,6 +141,8 @@ interface Waiter {
   match: (event: TabEvent) => boolean;
   resolve: (event: TabEvent | null) => void;
   timer: ReturnType<typeof setTimeout>;
+  /** Removes the waiter's abort listener, so a long-lived signal does not keep it alive. */
+  unlisten: () => void;
 }
 
 type Json = Record<string, unknown>;
@@ -333,19 +335,22 @@ export class TabState {
   ): Promise<TabEvent | null> {
     if (this.#waiters.size >= MAX_WAITERS || signal?.aborted) return Promise.resolve(null);
     return new Promise((resolve) => {
+      const onAbort = () => this.#finish(waiter, null);
       const waiter: Waiter = {
         match,
         resolve,
-        timer: setTimeout(() => this.#finish(waiter, null), timeoutMs),
+        timer: setTimeout(onAbort, timeoutMs),
+        unlisten: () => signal?.removeEventListener("abort", onAbort),
       };
       this.#waiters.add(waiter);
-      signal?.addEventListener("abort", () => this.#finish(waiter, null), { once: true });
+      signal?.addEventListener("abort", onAbort, { once: true });
     });
   }
 
   #finish(waiter: Waiter, event: TabEvent | null): void {
     if (!this.#waiters.delete(waiter)) return;
     clearTimeout(waiter.timer);
+    waiter.unlisten();
     waiter.resolve(event);
   }
 

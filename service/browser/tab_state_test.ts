@@ -1,4 +1,4 @@
-import { assertEquals } from "../../tests/support/assert.ts";
+import { assert, assertEquals } from "../../tests/support/assert.ts";
 import { Ring, TabState } from "./tab_state.ts";
 
 Deno.test("a ring keeps the newest items and counts evictions", () => {
@@ -89,4 +89,25 @@ Deno.test("waiters resolve on a matching event, on timeout, or when aborted", as
   const aborted = tab.waitFor(() => false, 10_000, stop.signal);
   stop.abort();
   assertEquals(await aborted, null);
+});
+
+Deno.test("a settled waiter leaves no listener on a long-lived signal", async () => {
+  const tab = new TabState();
+  const signal = new AbortController().signal;
+  let listening = 0;
+  const add = signal.addEventListener.bind(signal);
+  const remove = signal.removeEventListener.bind(signal);
+  signal.addEventListener = ((...args: Parameters<typeof add>) => {
+    listening++;
+    add(...args);
+  }) as typeof signal.addEventListener;
+  signal.removeEventListener = ((...args: Parameters<typeof remove>) => {
+    listening--;
+    remove(...args);
+  }) as typeof signal.removeEventListener;
+  const matched = tab.waitFor((e) => e.method === "Page.loadEventFired", 1_000, signal);
+  tab.apply({ method: "Page.loadEventFired", params: {} }, 0);
+  assert((await matched) !== null);
+  assertEquals(await tab.waitFor(() => false, 5, signal), null);
+  assertEquals(listening, 0);
 });
