@@ -169,6 +169,17 @@ Deno.test("navigate, console, network, resize and plan in a HiDPI browser", asyn
         tabId,
       });
       assertMatch(refused, /asked to stay[\s\S]*force: true/);
+      // A tab has 32 event waiters; a refused navigation must not keep one until its timeout,
+      // or after 32 refusals the next prompt would go unanswered.
+      const started = Date.now();
+      for (let i = 0; i < 34; i++) {
+        assertMatch(
+          await s.fail("navigate", { url: s.fixtures.url("/index.html"), tabId }),
+          /asked to stay/,
+          `refusal ${i + 2}`,
+        );
+      }
+      assert(Date.now() - started < 15_000, "the refusals outlasted the load timeout");
       const still = s.text(await s.ok("get_page_text", { tabId }));
       assertMatch(still, /asks before you leave/);
       const forced = await s.ok("navigate", {

@@ -410,7 +410,7 @@ Deno.test("read_page, find, form_input and javascript_tool on the fixture site",
             tabId,
           }),
         ),
-        /The script threw: Error: boom/,
+        /The script threw:\n<page-content-[^>]+ trust="untrusted">\nError: boom/,
       );
       assertMatch(
         errorText(await s.call("javascript_tool", { action: "run", text: "1", tabId })),

@@ -123,7 +123,27 @@ export async function serveSession(
   let open = true;
   const send = (message: ServiceMessage) => {
     if (!open) return;
-    writer.write(encodeFrame(message, BRIDGE_MAX_FRAME)).catch((error) => {
+    let frame: Uint8Array;
+    try {
+      frame = encodeFrame(message, BRIDGE_MAX_FRAME);
+    } catch (error) {
+      // Only a result can outgrow a frame; the caller still gets an answer, not a silent wait.
+      if (message.type !== "completed") throw error;
+      log("warn", `a result did not fit a bridge frame: ${(error as Error).message}`);
+      frame = encodeFrame(
+        {
+          type: "completed",
+          work: message.work,
+          outcome: {
+            kind: "tool_failure",
+            message: "The result was too large to return.",
+            next_step: "Ask for less: pass a smaller max_chars or limit, or narrow the request.",
+          },
+        } satisfies ServiceMessage,
+        BRIDGE_MAX_FRAME,
+      );
+    }
+    writer.write(frame).catch((error) => {
       log("warn", `could not send ${message.type} to a connector: ${error.message}`);
     });
   };
@@ -144,7 +164,7 @@ export async function serveSession(
       return await HANDLERS[message.tool](message.arguments, context);
     } catch (error) {
       if (error instanceof BrowserError && error.kind === "not_sent") return notSentOutcome(error);
-      return failureOutcome(error);
+      return failureOutcome(error, context.workspace);
     }
   };
 

@@ -6,6 +6,9 @@
 
 import type { Outcome } from "../../shared/bridge.ts";
 import { BrowserError } from "../browser/mod.ts";
+import type { Workspace } from "../workspace/mod.ts";
+import { fence } from "./fence.ts";
+import { redactSecrets } from "./page/redact.ts";
 
 /** Non-success outcome kinds a handler can end with. */
 export type FailureKind = Exclude<Outcome["kind"], "success">;
@@ -18,8 +21,14 @@ export class ToolError extends Error {
   }
 }
 
-/** Turns anything a handler threw into an outcome; nothing escapes as a bare error. */
-export function failureOutcome(error: unknown): Outcome {
+/** How the browser side words a refusal while a dialog is open (service/browser/mod.ts). */
+const DIALOG_REFUSAL = /^A JavaScript (\w+) dialog(?: \("([\s\S]*)"\))? is open/;
+
+/**
+ * Turns anything a handler threw into an outcome; nothing escapes as a bare error. Text the page
+ * chose (a dialog's message) goes out fenced in the workspace's nonce, or not at all without one.
+ */
+export function failureOutcome(error: unknown, workspace?: Workspace): Outcome {
   if (error instanceof ToolError) {
     return { kind: error.kind, message: error.message, next_step: error.nextStep };
   }
@@ -32,9 +41,15 @@ export function failureOutcome(error: unknown): Outcome {
       };
     }
     if (error.kind === "dialog_open") {
+      const [, type = "", said = ""] = DIALOG_REFUSAL.exec(error.message) ?? [];
+      const says = said && workspace
+        ? ` It says:\n${fence(workspace, "unknown", redactSecrets(said))}`
+        : "";
       return {
         kind: "tool_failure",
-        message: `${error.message}.`,
+        message: `A JavaScript${
+          type ? ` ${type}` : ""
+        } dialog is open and freezes the page.${says}`,
         next_step: 'Answer it first: computer key "Return" accepts it, key "Escape" dismisses ' +
           "it, type answers a prompt; or navigate with force: true to leave the page.",
       };
@@ -48,7 +63,7 @@ export function failureOutcome(error: unknown): Outcome {
     }
     return {
       kind: "tool_failure",
-      message: `The browser could not do it: ${error.message}`,
+      message: `The browser could not do it: ${redactSecrets(error.message)}`,
       next_step: "Check the arguments against the page's current state and try again.",
     };
   }

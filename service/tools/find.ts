@@ -24,6 +24,7 @@ import {
 } from "./refs.ts";
 import { currentScale, latestScreenshot } from "./screenshot.ts";
 import { ownedTab } from "./target.ts";
+import { displayUrl } from "./redact_url.ts";
 
 /** Most matches returned. */
 export const MAX_MATCHES = 20;
@@ -138,12 +139,12 @@ export const find: Handler = async (args, context) => {
   });
 
   const origin = originOf(outline.url);
-  const where = `tab ${target.tabId} (${outline.url})`;
+  const where = `tab ${target.tabId} (${displayUrl(outline.url)})`;
   if (matches.length === 0) {
     return success(
       `Nothing on ${where} matches "${query}". Try other words (a visible label or button ` +
         'text), or read_page with filter: "interactive" to see every control.',
-      { tabId: target.tabId, url: outline.url, query, matches: [] },
+      { tabId: target.tabId, url: displayUrl(outline.url), query, matches: [] },
     );
   }
   const lines = matches.map((match) => {
@@ -164,7 +165,7 @@ export const find: Handler = async (args, context) => {
       }`,
     {
       tabId: target.tabId,
-      url: outline.url,
+      url: displayUrl(outline.url),
       query,
       matches,
       provenance: provenance(context.workspace, outline.url),

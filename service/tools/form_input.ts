@@ -11,8 +11,18 @@ import { ToolError } from "./errors.ts";
 import { fence, originOf } from "./fence.ts";
 import { provenance } from "./page/provenance.ts";
 import { redactSecrets } from "./page/redact.ts";
-import { FrameGone, frameOrigin, inFrame, lookupRef, refFor, refGone, tabPages } from "./refs.ts";
-import { ownedTab, pageInfo } from "./target.ts";
+import {
+  FrameGone,
+  frameOrigin,
+  inFrame,
+  lookupRef,
+  pageInfo,
+  refFor,
+  refGone,
+  tabPages,
+} from "./refs.ts";
+import { displayUrl } from "./redact_url.ts";
+import { ownedTab } from "./target.ts";
 
 interface Described {
   role: string;
@@ -113,7 +123,7 @@ export const formInput: Handler = async (args, context) => {
     throw error;
   }
   if ("error" in result) {
-    const { url } = await pageInfo(target);
+    const { url } = await pageInfo(context.workspace, target);
     throw refusal(
       ref,
       target.tabId,
@@ -128,7 +138,7 @@ export const formInput: Handler = async (args, context) => {
     const origin = await frameOrigin(target, pages, frame);
     after.box = { ...after.box, x: after.box.x + origin.x, y: after.box.y + origin.y };
   }
-  const page = await pageInfo(target);
+  const page = await pageInfo(context.workspace, target);
   const shownValue = after.value === undefined ? undefined : redactSecrets(after.value);
   const states = after.states?.length ? ` (${after.states.join(", ")})` : "";
   const summary = shownValue !== undefined
@@ -144,7 +154,7 @@ export const formInput: Handler = async (args, context) => {
       fence(context.workspace, originOf(page.url), summary) + mismatch,
     {
       tabId: target.tabId,
-      url: page.url,
+      url: displayUrl(page.url),
       action: "form_input",
       targetAssurance: "ref",
       target: {

@@ -2,8 +2,9 @@
  * `javascript_tool`: runs the agent's script in the page's main world through CDP
  * (`Runtime.evaluate` in REPL mode), so a strict Content-Security-Policy does not block it, top
  * level `await` works and the last expression is the result. The result is serialised in the
- * page with bounds, then secret-looking parts and the values of the page's password fields are
- * redacted before it is fenced as page-sourced.
+ * page with bounds and cut, the values of the page's password fields are redacted in
+ * Ghostlight's isolated world (so they never reach the service), then secret-looking parts are
+ * redacted here before it is fenced as page-sourced.
  *
  * @module
  */
@@ -12,12 +13,17 @@ import { type Handler, success } from "./context.ts";
 import { ToolError } from "./errors.ts";
 import { fence, originOf } from "./fence.ts";
 import { provenance } from "./page/provenance.ts";
-import { REDACTED, redactSecrets } from "./page/redact.ts";
-import { DialogOpened, inMainFrame, send, sendRacingDialogs, tabPages } from "./refs.ts";
-import { ownedTab, pageInfo, type TabTarget } from "./target.ts";
+import { redactSecrets } from "./page/redact.ts";
+import { displayUrl } from "./redact_url.ts";
+import { DialogOpened, inMainFrame, pageInfo, send, sendRacingDialogs, tabPages } from "./refs.ts";
+import { ownedTab, type TabTarget } from "./target.ts";
 
 /** Longest result text returned. */
 export const MAX_RESULT_CHARS = 20_000;
+/** Characters read past the cut, so redaction sees a secret that straddles it whole. */
+const READ_MARGIN = 2_000;
+/** Longest exception text shown. */
+const MAX_THROWN_CHARS = 1_000;
 /** Longest a script may run, including awaited promises. */
 const SCRIPT_TIMEOUT_MS = 30_000;
 
@@ -100,7 +106,10 @@ async function run(target: TabTarget, expression: string): Promise<Evaluated> {
 }
 
 /** Runs the agent's script as a console line would, its last value awaited. */
-async function evaluateScript(target: TabTarget, text: string): Promise<Evaluated> {
+async function evaluateScript(
+  target: TabTarget,
+  text: string,
+): Promise<Evaluated> {
   let evaluated = await run(target, text);
   const syntax = evaluated.exceptionDetails?.exception?.description ?? "";
   if (/Illegal return statement/.test(syntax)) {
@@ -109,17 +118,28 @@ async function evaluateScript(target: TabTarget, text: string): Promise<Evaluate
   }
   if (evaluated.result?.subtype === "promise" && evaluated.result.objectId) {
     // REPL mode awaits top-level await but hands back a promise that is the last value.
-    evaluated = await sendRacingDialogs(target, undefined, "Runtime.awaitPromise", {
-      promiseObjectId: evaluated.result.objectId,
-      returnByValue: false,
-    }, SCRIPT_TIMEOUT_MS) as Evaluated;
+    evaluated = await sendRacingDialogs(
+      target,
+      undefined,
+      "Runtime.awaitPromise",
+      {
+        promiseObjectId: evaluated.result.objectId,
+        returnByValue: false,
+      },
+      SCRIPT_TIMEOUT_MS,
+    ) as Evaluated;
   }
   return evaluated;
 }
 
-async function valueOf(target: TabTarget, remote: RemoteObject): Promise<unknown> {
+async function valueOf(
+  target: TabTarget,
+  remote: RemoteObject,
+): Promise<unknown> {
   if (remote.type === "undefined") return undefined;
-  if (remote.unserializableValue !== undefined) return remote.unserializableValue;
+  if (remote.unserializableValue !== undefined) {
+    return remote.unserializableValue;
+  }
   if (!remote.objectId) return remote.value;
   try {
     const copied = await send(target, undefined, "Runtime.callFunctionOn", {
@@ -127,16 +147,23 @@ async function valueOf(target: TabTarget, remote: RemoteObject): Promise<unknown
       functionDeclaration: SERIALIZE,
       returnByValue: true,
     });
-    return (copied.result as RemoteObject | undefined)?.value ?? remote.description;
+    return (copied.result as RemoteObject | undefined)?.value ??
+      remote.description;
   } finally {
-    await send(target, undefined, "Runtime.releaseObject", { objectId: remote.objectId })
+    await send(target, undefined, "Runtime.releaseObject", {
+      objectId: remote.objectId,
+    })
       .catch(() => {});
   }
 }
 
 /** `javascript_tool`. */
 export const javascriptTool: Handler = async (args, context) => {
-  const target = ownedTab(context.workspace, context.browsers, args.tabId as number);
+  const target = ownedTab(
+    context.workspace,
+    context.browsers,
+    args.tabId as number,
+  );
   if (args.action !== "javascript_exec") {
     throw new ToolError(
       "tool_failure",
@@ -166,7 +193,10 @@ export const javascriptTool: Handler = async (args, context) => {
         fence(context.workspace, originOf(url), redactSecrets(error.text)) +
         `\nAnswer it with computer: {"action": "key", "text": "Return", "tabId": ${target.tabId}} ` +
         'accepts, "Escape" dismisses.',
-      { tabId: target.tabId, dialog: { type: error.type, message: redactSecrets(error.text) } },
+      {
+        tabId: target.tabId,
+        dialog: { type: error.type, message: redactSecrets(error.text) },
+      },
     );
   }
   if (evaluated.exceptionDetails) {
@@ -175,36 +205,53 @@ export const javascriptTool: Handler = async (args, context) => {
       (details.exception?.value !== undefined
         ? `Uncaught ${JSON.stringify(details.exception.value)}`
         : details.text ?? "unknown error");
+    // The exception's text is chosen by the page (or the script): it goes out fenced.
+    const page = await pageInfo(context.workspace, target).catch(() => ({
+      url: "",
+    }));
     throw new ToolError(
       "tool_failure",
-      `The script threw: ${redactSecrets(why)}`,
+      "The script threw:\n" +
+        fence(
+          context.workspace,
+          originOf(page.url),
+          redactSecrets(why.slice(0, MAX_THROWN_CHARS)),
+        ),
       "Fix the script and run it again; statements before the error may already have run.",
     );
   }
-  const value = await valueOf(target, evaluated.result ?? { type: "undefined" });
+  const value = await valueOf(
+    target,
+    evaluated.result ?? { type: "undefined" },
+  );
   const pages = tabPages(context.workspace, target.tabId);
   let shown = value === undefined
     ? "undefined"
     : typeof value === "string"
     ? value
     : JSON.stringify(value) ?? String(value);
-  for (const secret of await inMainFrame<string[]>(target, pages, "__ghostlight.secrets()")) {
-    shown = shown.split(secret).join(REDACTED);
-  }
-  shown = redactSecrets(shown);
   const total = shown.length;
-  if (total > MAX_RESULT_CHARS) shown = shown.slice(0, MAX_RESULT_CHARS);
-  const page = await pageInfo(target);
-  const type = evaluated.result?.subtype ?? evaluated.result?.type ?? "undefined";
+  // Only what can be shown is redacted and returned; a script can return any amount.
+  shown = await inMainFrame<string>(
+    target,
+    pages,
+    `__ghostlight.redactFields(${JSON.stringify(shown.slice(0, MAX_RESULT_CHARS + READ_MARGIN))})`,
+  );
+  shown = redactSecrets(shown);
+  if (shown.length > MAX_RESULT_CHARS) shown = shown.slice(0, MAX_RESULT_CHARS);
+  const page = await pageInfo(context.workspace, target);
+  const url = displayUrl(page.url);
+  const type = evaluated.result?.subtype ?? evaluated.result?.type ??
+    "undefined";
   const cut = total > MAX_RESULT_CHARS
     ? `\n[Cut at ${MAX_RESULT_CHARS} of ${total} characters; return less (e.g. slice or map).]`
     : "";
   return success(
-    `Result (${type}) from tab ${target.tabId} (${page.url}):\n` +
+    `Result (${type}) from tab ${target.tabId} (${url}):\n` +
       fence(context.workspace, originOf(page.url), shown) + cut,
     {
       tabId: target.tabId,
-      url: page.url,
+      url,
       type,
       result: shown,
       truncated: total > MAX_RESULT_CHARS,

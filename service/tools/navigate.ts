@@ -11,8 +11,9 @@ import { type Handler, success } from "./context.ts";
 import { ToolError } from "./errors.ts";
 import { fence, originOf } from "./fence.ts";
 import { redactSecrets } from "./page/redact.ts";
-import { redactUrl } from "./redact_url.ts";
-import { cdp, evaluate, ownedTab, pageInfo, type TabTarget } from "./target.ts";
+import { displayUrl } from "./redact_url.ts";
+import { pageInfo } from "./refs.ts";
+import { cdp, evaluate, ownedTab, type TabTarget } from "./target.ts";
 
 /** How long navigate waits for a page to finish loading. */
 const LOAD_TIMEOUT_MS = 20_000;
@@ -193,65 +194,71 @@ export const navigate: Handler = async (args, context) => {
   );
 
   let requested: string;
-  if (raw === "back" || raw === "forward") {
-    const entry = history.entries[history.currentIndex + (raw === "back" ? -1 : 1)];
-    if (!entry) {
-      stop.abort();
-      throw new ToolError(
-        "tool_failure",
-        `There is no page to go ${raw} to in this tab's history.`,
-        'Navigate to a URL instead: {"url": "https://example.com", "tabId": 123}.',
+  let load: LoadState;
+  // However the navigation ends, its load waiter goes: a tab has few of them (32), and a
+  // leaked one would hold its place until the load timeout.
+  try {
+    if (raw === "back" || raw === "forward") {
+      const entry = history.entries[history.currentIndex + (raw === "back" ? -1 : 1)];
+      if (!entry) {
+        stop.abort();
+        throw new ToolError(
+          "tool_failure",
+          `There is no page to go ${raw} to in this tab's history.`,
+          'Navigate to a URL instead: {"url": "https://example.com", "tabId": 123}.',
+        );
+      }
+      requested = entry.url;
+      expected = null;
+      await throughPrompts(
+        target,
+        state,
+        force,
+        () => cdp(target, "Page.navigateToHistoryEntry", { entryId: entry.id }),
       );
-    }
-    requested = entry.url;
-    expected = null;
-    await throughPrompts(
-      target,
-      state,
-      force,
-      () => cdp(target, "Page.navigateToHistoryEntry", { entryId: entry.id }),
-    );
-  } else {
-    requested = normalizeUrl(raw);
-    const reply = await throughPrompts(
-      target,
-      state,
-      force,
-      () => cdp(target, "Page.navigate", { url: requested }, { timeoutMs: LOAD_TIMEOUT_MS }),
-    );
-    if (typeof reply.errorText === "string" && reply.errorText !== "") {
-      stop.abort();
-      throw new ToolError(
-        "tool_failure",
-        `Could not load ${requested}: ${reply.errorText}.`,
-        "Check the address; the site may be down or unreachable from this machine.",
+    } else {
+      requested = normalizeUrl(raw);
+      const reply = await throughPrompts(
+        target,
+        state,
+        force,
+        () => cdp(target, "Page.navigate", { url: requested }, { timeoutMs: LOAD_TIMEOUT_MS }),
       );
+      if (typeof reply.errorText === "string" && reply.errorText !== "") {
+        stop.abort();
+        throw new ToolError(
+          "tool_failure",
+          `Could not load ${requested}: ${reply.errorText}.`,
+          "Check the address; the site may be down or unreachable from this machine.",
+        );
+      }
+      // No loader id: a same-document navigation (only the fragment changed); nothing to load.
+      expected = typeof reply.loaderId === "string" ? reply.loaderId : undefined;
+      if (expected === undefined) stop.abort();
     }
-    // No loader id: a same-document navigation (only the fragment changed); nothing to load.
-    expected = typeof reply.loaderId === "string" ? reply.loaderId : undefined;
-    if (expected === undefined) stop.abort();
+    load = expected === undefined && raw !== "back" && raw !== "forward"
+      ? "complete"
+      : await waitForLoad(target, {
+        done: () => expected !== undefined && expected !== null && loaded.has(expected),
+        committed: () => committed,
+        blocked: () => state.dialog !== null,
+      }, loadEvent);
+  } finally {
+    stop.abort();
   }
-  const load: LoadState = expected === undefined && raw !== "back" && raw !== "forward"
-    ? "complete"
-    : await waitForLoad(target, {
-      done: () => expected !== undefined && expected !== null && loaded.has(expected),
-      committed: () => committed,
-      blocked: () => state.dialog !== null,
-    }, loadEvent);
-  stop.abort();
   // With a dialog open the page cannot be asked; the browser still knows where the tab is.
   const page = state.dialog
     ? await target.link.call("tab.get", { tab_id: target.native })
-    : await pageInfo(target);
+    : await pageInfo(context.workspace, target);
   const origin = originOf(page.url);
   const redirected = page.url !== requested && raw !== "back" && raw !== "forward";
   // A landing URL can carry credentials (an OAuth code, a session token): never show them.
-  const landed = redactUrl(page.url);
+  const landed = displayUrl(page.url);
   const errors =
     state.console.items().filter((entry) => entry.level === "error" && entry.at >= started - 1_000)
       .length;
   const notes = [
-    redirected ? ` (redirected from ${redactUrl(requested)})` : "",
+    redirected ? ` (redirected from ${displayUrl(requested)})` : "",
     load === "complete"
       ? ""
       : load === "interactive"
@@ -285,7 +292,7 @@ export const navigate: Handler = async (args, context) => {
       origin,
       loaded: load === "complete",
       readyState: load,
-      ...(redirected ? { requestedUrl: redactUrl(requested) } : {}),
+      ...(redirected ? { requestedUrl: displayUrl(requested) } : {}),
     },
   );
 };

@@ -23,15 +23,26 @@ import {
   tabPages,
 } from "./refs.ts";
 import { ownedTab, type TabTarget } from "./target.ts";
+import { displayUrl } from "./redact_url.ts";
 
 /** Default cap on the text returned; about 10k tokens. */
 export const DEFAULT_MAX_CHARS = 40_000;
 const MIN_MAX_CHARS = 100;
+/**
+ * Largest max_chars honoured: a larger answer would not fit the bridge's frame (and no model
+ * reads 200k characters at once).
+ */
+export const MAX_MAX_CHARS = 200_000;
+/** Text read beyond max_chars, so redaction sees a secret that straddles the cut whole. */
+const READ_MARGIN = 2_000;
 
 interface Readable {
   url: string;
   title: string;
+  /** Cut in the page to the characters asked for. */
   text: string;
+  /** Characters of the text before the cut. */
+  length: number;
   scope: string;
   /** Characters of the whole page's text, to say when the article is only part of it. */
   whole: number;
@@ -50,6 +61,7 @@ async function withFrames(
   frame: Frame,
   text: string,
   nesting: number,
+  limit: number,
 ): Promise<string> {
   const parts = text.split(FRAME_MARK);
   let out = parts[0];
@@ -58,8 +70,13 @@ async function withFrames(
     if (nesting < MAX_FRAME_NESTING && i < MAX_FRAMES * 2) {
       try {
         const child = await childFrame(target, pages, frame, Number(parts[i]));
-        const read = await inFrame<Readable>(target, pages, child, "__ghostlight.readable(true)");
-        inner = await withFrames(target, pages, child, read.text, nesting + 1);
+        const read = await inFrame<Readable>(
+          target,
+          pages,
+          child,
+          `__ghostlight.readable(true, ${limit})`,
+        );
+        inner = await withFrames(target, pages, child, read.text, nesting + 1, limit);
       } catch (error) {
         if (error instanceof ToolError) throw error;
       }
@@ -72,39 +89,49 @@ async function withFrames(
 /** `get_page_text`. */
 export const getPageText: Handler = async (args, context) => {
   const target = ownedTab(context.workspace, context.browsers, args.tabId as number);
-  const maxChars = Math.max(
-    MIN_MAX_CHARS,
-    Math.floor((args.max_chars as number | undefined) ?? DEFAULT_MAX_CHARS),
+  const maxChars = Math.min(
+    MAX_MAX_CHARS,
+    Math.max(
+      MIN_MAX_CHARS,
+      Math.floor((args.max_chars as number | undefined) ?? DEFAULT_MAX_CHARS),
+    ),
   );
+  // Only what can be shown is read and redacted: page text is unbounded and hostile.
+  const limit = maxChars + READ_MARGIN;
+  const read = `__ghostlight.readable(false, ${limit})`;
   const pages = tabPages(context.workspace, target.tabId);
   let frame = await mainFrame(target, pages);
   let page: Readable;
   try {
-    page = await inFrame<Readable>(target, pages, frame, "__ghostlight.readable()");
+    page = await inFrame<Readable>(target, pages, frame, read);
   } catch (error) {
     if (!(error instanceof FrameGone)) throw error;
     frame = await mainFrame(target, pages);
-    page = await inFrame<Readable>(target, pages, frame, "__ghostlight.readable()");
+    page = await inFrame<Readable>(target, pages, frame, read);
   }
-  page.text = await withFrames(target, pages, frame, page.text, 0);
-  const text = redactSecrets(page.text);
+  const cutInPage = page.length - page.text.length;
+  const merged = await withFrames(target, pages, frame, page.text, 0, limit);
+  // Characters of the whole text, as far as it is known (frames are counted up to the cut).
+  const total = merged.length + cutInPage;
+  const text = redactSecrets(merged.slice(0, limit));
+  const cutBefore = total > limit;
   const origin = originOf(page.url);
   const compose = (shown: number) => {
     const notes: string[] = [];
-    if (shown < text.length) {
+    if (shown < text.length || cutBefore) {
       notes.push(
-        `[Cut at ${shown} of ${text.length} characters. Pass a larger max_chars, or use find ` +
+        `[Cut at ${shown} of ${total} characters. Pass a larger max_chars, or use find ` +
           "or read_page (with ref_id) to reach a part.]",
       );
     }
-    if (page.scope !== "whole page" && page.whole > page.text.length + 100) {
+    if (page.scope !== "whole page" && page.whole > page.length + 100) {
       notes.push(
         `[This is the page's ${page.scope}; the whole page has ${page.whole} characters of ` +
           "text, including navigation and sidebars. read_page shows all of it.]",
       );
     }
     const body = `title ${JSON.stringify(page.title)}\n${text.slice(0, shown)}`;
-    return `Text of tab ${target.tabId} (${page.url}, ${page.scope}):\n` +
+    return `Text of tab ${target.tabId} (${displayUrl(page.url)}, ${page.scope}):\n` +
       fence(context.workspace, origin, body) + (notes.length ? `\n${notes.join("\n")}` : "");
   };
   // The whole answer, fence and notes included, stays within max_chars (the text gets at least
@@ -116,16 +143,16 @@ export const getPageText: Handler = async (args, context) => {
     shown = Math.min(text.length, Math.max(MIN_MAX_CHARS, maxChars - overhead - 20));
     answer = compose(shown);
   }
-  const truncated = shown < text.length;
+  const truncated = shown < text.length || cutBefore;
   return success(
     answer,
     {
       tabId: target.tabId,
-      url: page.url,
+      url: displayUrl(page.url),
       title: page.title,
       origin,
       scope: page.scope,
-      characters: text.length,
+      characters: total,
       truncated,
       provenance: provenance(context.workspace, page.url),
     },

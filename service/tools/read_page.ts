@@ -23,10 +23,13 @@ import { redactSecrets } from "./page/redact.ts";
 import { type TabPages, tabPages } from "./refs.ts";
 import { ToolError } from "./errors.ts";
 import { ownedTab } from "./target.ts";
+import { displayUrl } from "./redact_url.ts";
 
 /** Default size of a read; about 6k tokens. */
 export const DEFAULT_MAX_CHARS = 24_000;
 const MIN_MAX_CHARS = 1000;
+/** Largest max_chars honoured: a larger answer would not fit the bridge's frame. */
+const MAX_MAX_CHARS = 200_000;
 /** Room kept for the header, the fence and the advice when cutting the outline to max_chars. */
 const RESERVED_CHARS = 600;
 
@@ -192,21 +195,24 @@ export const readPage: Handler = async (args, context) => {
       `A correct call looks like: {"tabId": ${target.tabId}, "depth": 3}`,
     );
   }
-  const maxChars = Math.max(
-    MIN_MAX_CHARS,
-    Math.floor((args.max_chars as number | undefined) ?? DEFAULT_MAX_CHARS),
+  const maxChars = Math.min(
+    MAX_MAX_CHARS,
+    Math.max(
+      MIN_MAX_CHARS,
+      Math.floor((args.max_chars as number | undefined) ?? DEFAULT_MAX_CHARS),
+    ),
   );
   const root = args.ref_id as string | undefined;
   const outline = await collect(target, pages, { filter, depth, root });
   const now = remember(JSON.stringify({ filter, depth, root }), outline.url, outline.nodes);
   const before = keepRead(pages, now);
   const page: Page = {
-    where: `tab ${target.tabId} (${outline.url})`,
+    where: `tab ${target.tabId} (${displayUrl(outline.url)})`,
     origin: originOf(outline.url),
     title: outline.title,
     structured: {
       tabId: target.tabId,
-      url: outline.url,
+      url: displayUrl(outline.url),
       title: outline.title,
       lines: outline.nodes.length,
       elements: outline.nodes.filter((node) => node.ref).length,

@@ -12,6 +12,7 @@ import { fence, originOf } from "./fence.ts";
 import { redactSecrets } from "./page/redact.ts";
 import { inMainFrame, tabPages } from "./refs.ts";
 import { cdp, type TabTarget } from "./target.ts";
+import { displayUrl } from "./redact_url.ts";
 
 /** Longest wait for the page to settle after an action. */
 const SETTLE_MAX_MS = 600;
@@ -354,7 +355,7 @@ export async function observeAfter(
       }
       : {}),
     observedAfter: {
-      ...(navigated ? { urlChanged: url } : {}),
+      ...(navigated ? { urlChanged: displayUrl(url) } : {}),
       ...(title !== before.title ? { titleChanged: title } : {}),
       mutations,
       renderAdvanced: state?.rendered ?? false,
@@ -368,7 +369,7 @@ export async function observeAfter(
     blockers,
     page: {
       tabId: target.tabId,
-      url,
+      url: displayUrl(url),
       origin: originOf(url),
       title,
       renderSerial: state?.n ?? 0,

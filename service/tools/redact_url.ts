@@ -35,3 +35,15 @@ export function redactUrl(raw: string): string {
   const href = url.password ? url.href.replace(`:${url.password}@`, `:${REDACTED}@`) : url.href;
   return redactSecrets(href);
 }
+
+/** Longest URL shown; a page can make its own URL as long as it likes. */
+const MAX_URL_CHARS = 2_000;
+
+/**
+ * A URL as it may leave the service, in text or structured content: redacted by
+ * {@linkcode redactUrl} and cut to a bounded length. Every page URL shown goes through this.
+ */
+export function displayUrl(raw: string): string {
+  const url = redactUrl(raw);
+  return url.length > MAX_URL_CHARS ? `${url.slice(0, MAX_URL_CHARS)}…` : url;
+}

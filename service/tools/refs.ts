@@ -493,3 +493,21 @@ export async function resolveRef(
     },
   };
 }
+
+/** Longest page title passed on; a page sets its own title. */
+const MAX_TITLE_CHARS = 300;
+
+/**
+ * The URL and title of the page a tab shows now, read in Ghostlight's isolated world: the page's
+ * scripts can redefine `document.title` or `location` in their own world, not in this one.
+ */
+export async function pageInfo(
+  workspace: Workspace,
+  target: TabTarget,
+): Promise<{ url: string; title: string }> {
+  return await inMainFrame<{ url: string; title: string }>(
+    target,
+    tabPages(workspace, target.tabId),
+    `({ url: location.href, title: String(document.title).slice(0, ${MAX_TITLE_CHARS}) })`,
+  );
+}

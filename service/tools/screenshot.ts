@@ -23,8 +23,24 @@ interface Viewport {
 
 /** The visible viewport in CSS pixels. */
 export async function viewport(target: TabTarget): Promise<Viewport> {
+  return (await metrics(target)).view;
+}
+
+/** Device pixels per CSS pixel are taken to lie in this range, whatever the browser says. */
+const MIN_RATIO = 0.5;
+const MAX_RATIO = 4;
+
+/**
+ * The visible viewport in CSS pixels and the device pixel ratio, both from the browser's layout
+ * (the page's main world can redefine `window.devicePixelRatio`).
+ */
+async function metrics(target: TabTarget): Promise<{ view: Viewport; ratio: number }> {
   const metrics = await cdp(target, "Page.getLayoutMetrics");
-  return metrics.cssVisualViewport as Viewport;
+  const view = metrics.cssVisualViewport as Viewport;
+  // visualViewport is in device pixels, cssVisualViewport in CSS pixels.
+  const device = (metrics.visualViewport as Viewport | undefined)?.clientWidth ?? 0;
+  const ratio = device > 0 && view.clientWidth > 0 ? device / view.clientWidth : 1;
+  return { view, ratio: Math.min(MAX_RATIO, Math.max(MIN_RATIO, ratio)) };
 }
 
 /**
@@ -41,16 +57,17 @@ export async function capture(
     upscale?: boolean;
   } = {},
 ): Promise<{ data: string; width: number; height: number; cssPerPixel: number }> {
-  const view = await viewport(target);
+  const { view, ratio } = await metrics(target);
   const region = options.region ??
     { x: 0, y: 0, width: view.clientWidth, height: view.clientHeight };
-  const page = (await cdp(target, "Runtime.evaluate", {
-    expression: "[window.devicePixelRatio, document.hidden]",
+  // Whether the page is hidden is only used to bring it forward; a page lying about it changes
+  // nothing that matters.
+  const hidden = (await cdp(target, "Runtime.evaluate", {
+    expression: "document.hidden",
     returnByValue: true,
-  })).result as { value?: [number, boolean] };
-  const ratio = page.value?.[0] || 1;
+  })).result as { value?: boolean };
   // A screenshot shows what the user would see of the tab: bring it to the front first.
-  if (page.value?.[1]) await cdp(target, "Page.bringToFront");
+  if (hidden.value === true) await cdp(target, "Page.bringToFront");
   const maxSide = options.maxSide ?? MAX_IMAGE_SIDE;
   // Page.captureScreenshot yields clip × scale × devicePixelRatio pixels; dividing by the ratio
   // makes one image pixel one CSS pixel until the side cap shrinks it further.
@@ -71,6 +88,14 @@ export async function capture(
   const size = jpegSize(decodeBase64(data));
   if (!size) {
     throw new ToolError("tool_failure", "The browser returned no image.", "Try again.");
+  }
+  // Rounding aside, the image is never larger than asked for.
+  if (Math.max(size.width, size.height) > maxSide + 2) {
+    throw new ToolError(
+      "tool_failure",
+      `The browser returned a ${size.width}×${size.height} image, larger than ${maxSide} pixels.`,
+      "Try again; if it repeats, resize_window to a smaller size first.",
+    );
   }
   return { data, ...size, cssPerPixel: region.width / size.width };
 }

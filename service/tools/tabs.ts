@@ -7,7 +7,13 @@
 import type { TabInfo } from "../../shared/browser_protocol.ts";
 import { BrowserError, decomposeTabId } from "../browser/mod.ts";
 import { type Handler, success, type ToolContext } from "./context.ts";
+import { fence, originOf } from "./fence.ts";
+import { redactSecrets } from "./page/redact.ts";
+import { displayUrl } from "./redact_url.ts";
 import { workspaceBrowser } from "./target.ts";
+
+/** Longest tab title shown. */
+const MAX_TITLE_CHARS = 300;
 
 interface ListedTab {
   tabId: number;
@@ -25,7 +31,12 @@ async function listTabs(context: ToolContext): Promise<{ tabs: ListedTab[]; grou
     if (!parts || !link) continue;
     try {
       const info = await link.call("tab.get", { tab_id: parts.native });
-      tabs.push({ tabId, title: info.title, url: info.url });
+      // Titles and URLs are the pages' own: redacted and bounded here, fenced when shown.
+      tabs.push({
+        tabId,
+        title: redactSecrets(info.title.slice(0, MAX_TITLE_CHARS)),
+        url: displayUrl(info.url),
+      });
       if (info.group_id >= 0) groupId = info.group_id;
     } catch (error) {
       if (!(error instanceof BrowserError && error.kind === "no_such_tab")) throw error;
@@ -51,9 +62,14 @@ async function createTab(context: ToolContext): Promise<TabInfo & { tabId: numbe
   return { ...info, tabId };
 }
 
-function render(listed: { tabs: ListedTab[]; groupId?: number }, lead: string) {
+function render(
+  context: ToolContext,
+  listed: { tabs: ListedTab[]; groupId?: number },
+  lead: string,
+) {
   const lines = listed.tabs.map((tab) =>
-    `- tabId ${tab.tabId}: ${tab.title || "(untitled)"} — ${tab.url}`
+    `- tabId ${tab.tabId}:\n` +
+    fence(context.workspace, originOf(tab.url), `${tab.title || "(untitled)"} — ${tab.url}`)
   );
   const text = listed.tabs.length === 0
     ? `${lead}You have no tabs yet. Call tabs_context_mcp with createIfEmpty: true, or tabs_create_mcp.`
@@ -73,11 +89,11 @@ export const tabsContext: Handler = async (args, context) => {
     listed = await listTabs(context);
     lead = `Opened tab ${created.tabId} for you.\n`;
   }
-  return render(listed, lead);
+  return render(context, listed, lead);
 };
 
 /** `tabs_create_mcp`. */
 export const tabsCreate: Handler = async (_args, context) => {
   const created = await createTab(context);
-  return render(await listTabs(context), `Opened tab ${created.tabId}.\n`);
+  return render(context, await listTabs(context), `Opened tab ${created.tabId}.\n`);
 };

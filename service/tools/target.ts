@@ -81,21 +81,13 @@ export async function evaluate<T>(target: TabTarget, expression: string): Promis
     returnByValue: true,
     awaitPromise: true,
   });
-  const details = reply.exceptionDetails as
-    | { text?: string; exception?: { description?: string } }
-    | undefined;
-  if (details) {
-    const why = details.exception?.description ?? details.text ?? "unknown exception";
+  if (reply.exceptionDetails) {
+    // The exception's text is the page's to choose: it is not passed on unfenced.
     throw new ToolError(
       "tool_failure",
-      `The page threw: ${why.split("\n")[0]}`,
+      "The page threw an exception while Ghostlight read it.",
       "Check the page's state (read_page) and try again.",
     );
   }
   return (reply.result as { value?: T } | undefined)?.value as T;
-}
-
-/** Describes the page a tab shows now. */
-export function pageInfo(target: TabTarget): Promise<{ url: string; title: string }> {
-  return evaluate(target, "({ url: location.href, title: document.title })");
 }

@@ -598,16 +598,29 @@ function setValue(id, value) {
   return { error: "not_a_field", role: role || el.tagName.toLowerCase() };
 }
 
-function secrets() {
-  const found = [];
-  const visit = (root) => {
-    for (const el of root.querySelectorAll("input, textarea")) {
-      if (isSecretField(el) && el.value && el.value.length >= 4) found.push(el.value);
+// The text with the values of the page's secret fields (in shadow roots and same-origin frames
+// too) replaced, so those values never leave the page. A value of fewer than 4 characters is
+// replaced only where it stands alone (the whole text, or a quoted string), since replacing it
+// everywhere would eat ordinary words.
+function redactFields(text) {
+  const found = new Set();
+  const visit = (root, depth) => {
+    for (const el of root.querySelectorAll("input, textarea, iframe, frame")) {
+      if (el.tagName === "IFRAME" || el.tagName === "FRAME") {
+        const doc = frameDocument(el);
+        if (doc && depth < 4) visit(doc, depth + 1);
+      } else if (isSecretField(el) && el.value && found.size < 200) found.add(el.value);
     }
-    for (const host of root.querySelectorAll("*")) if (host.shadowRoot) visit(host.shadowRoot);
+    for (const host of root.querySelectorAll("*")) if (host.shadowRoot) visit(host.shadowRoot, depth);
   };
-  visit(document);
-  return found.slice(0, 50);
+  visit(document, 0);
+  let out = text;
+  for (const value of Array.from(found).sort((a, b) => b.length - a.length)) {
+    if (out === value) return "[redacted]";
+    if (value.length >= 4) out = out.split(value).join("[redacted]");
+    else out = out.split(JSON.stringify(value)).join('"[redacted]"');
+  }
+  return out;
 }
 
 const FRAME_MARK = "\u0000";
@@ -664,13 +677,17 @@ function hasFlatTreeParts(root) {
   return false;
 }
 
-function readable(whole) {
+// The text goes back cut to limit characters (with its full length), so a huge page costs the
+// service no more than what it will show; the title is clipped too.
+function readable(whole, limit) {
+  const cap = (text) => text.length > limit ? text.slice(0, limit) : text;
+  const title = clip(String(document.title || ""), 300);
   const textOf = (el) => hasFlatTreeParts(el)
     ? flatText(el)
     : (el.innerText || "").split(FRAME_MARK).join("").replace(/[ \t]+\n/g, "\n").replace(/\n{3,}/g, "\n\n").trim();
   const body = document.body || document.documentElement;
   let root = body, scope = "whole page";
-  if (whole) { const text = textOf(body); return { url: location.href, title: document.title, text, scope, whole: text.length }; }
+  if (whole) { const text = textOf(body); return { url: location.href, title, text: cap(text), length: text.length, scope, whole: text.length }; }
   const articles = Array.from(document.querySelectorAll("article")).filter((a) => textOf(a).length >= 200);
   const main = document.querySelector("main, [role=main]");
   if (articles.length === 1) { root = articles[0]; scope = "article"; }
@@ -686,9 +703,9 @@ function readable(whole) {
     if (best && most >= 1000 && most >= 0.5 * textOf(body).length) { root = best; scope = "main content"; }
   }
   const text = textOf(root);
-  return { url: location.href, title: document.title, text, scope, whole: root === body ? text.length : textOf(body).length };
+  return { url: location.href, title, text: cap(text), length: text.length, scope, whole: root === body ? text.length : textOf(body).length };
 }
 
-globalThis.__ghostlight = { token, readable, secrets, snapshot, box, boxes, contentOrigin, describe, scrollTo, setValue, element: byId };
+globalThis.__ghostlight = { token, readable, redactFields, snapshot, box, boxes, contentOrigin, describe, scrollTo, setValue, element: byId };
 return token;
 })()`;

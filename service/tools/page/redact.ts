@@ -3,6 +3,11 @@
  * keys with well-known prefixes, JSON Web Tokens, private keys, long random tokens, and values
  * stored under secret-sounding keys. Password fields are already redacted in the page.
  *
+ * Page text is hostile and can be large, so every pattern runs in time linear in the text: no
+ * unbounded run is followed by something that can fail and make the engine retry the run from
+ * each of its characters. Runs that must be followed by something are bounded or made atomic
+ * (`(?=(x+))\1` takes the whole run and never gives part of it back).
+ *
  * @module
  */
 
@@ -10,8 +15,7 @@
 export const REDACTED = "[redacted]";
 
 const PATTERNS: readonly RegExp[] = [
-  /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----/g,
-  /\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g,
+  /(?<![A-Za-z0-9_-])eyJ(?=([A-Za-z0-9_-]{8,}))\1\.(?=([A-Za-z0-9_-]{8,}))\2\.[A-Za-z0-9_-]{8,}/g,
   /\b(?:sk|pk|rk)[-_](?:live|test|proj|ant)?[-_]?[A-Za-z0-9_-]{16,}/g,
   /\b(?:ghp|gho|ghu|ghs|ghr|github_pat)_[A-Za-z0-9_]{20,}/g,
   /\bxox[abprs]-[A-Za-z0-9-]{10,}/g,
@@ -19,9 +23,29 @@ const PATTERNS: readonly RegExp[] = [
   /\bAIza[0-9A-Za-z_-]{35}\b/g,
 ];
 
+const PEM_BEGIN = /-----BEGIN [A-Z ]{0,40}PRIVATE KEY-----/g;
+const PEM_END = /-----END [A-Z ]{0,40}PRIVATE KEY-----/g;
+
+/** PEM private key blocks, found by scanning forward once (a lazy `[\s\S]*?` is quadratic). */
+function redactPrivateKeys(text: string): string {
+  let out = "";
+  let from = 0;
+  PEM_BEGIN.lastIndex = 0;
+  for (let begin = PEM_BEGIN.exec(text); begin; begin = PEM_BEGIN.exec(text)) {
+    PEM_END.lastIndex = PEM_BEGIN.lastIndex;
+    const end = PEM_END.exec(text);
+    // Without an end after this begin there is none after any later begin either.
+    if (!end) break;
+    out += text.slice(from, begin.index) + REDACTED;
+    from = PEM_END.lastIndex;
+    PEM_BEGIN.lastIndex = from;
+  }
+  return out + text.slice(from);
+}
+
 /** Values under keys like these are secrets whatever they look like. */
 const SECRET_KEY =
-  /(["']?)((?:[a-z0-9_-]*?)(?:password|passwd|secret|token|api[_-]?key|apikey|authorization|auth|session[_-]?id|cookie|private[_-]?key|access[_-]?key|otp|cvv|cvc))\1(\s*[:=]\s*)(["'])((?:(?!\4)[^\\\n]|\\.){4,})\4/gi;
+  /(["']?)((?:[a-z0-9_-]{0,40}?)(?:password|passwd|secret|token|api[_-]?key|apikey|authorization|auth|session[_-]?id|cookie|private[_-]?key|access[_-]?key|otp|cvv|cvc))\1(\s*[:=]\s*)(["'])((?:(?!\4)[^\\\n]|\\.){4,})\4/gi;
 
 /** A long unbroken run of letters and digits with both in it, as random tokens are. */
 const LONG_TOKEN = /\b[A-Za-z0-9_+=-]{32,}\b/g;
@@ -36,7 +60,7 @@ function looksRandom(text: string): boolean {
 
 /** The text with secret-looking parts replaced by {@linkcode REDACTED}. */
 export function redactSecrets(text: string): string {
-  let out = text;
+  let out = redactPrivateKeys(text);
   for (const pattern of PATTERNS) out = out.replace(pattern, REDACTED);
   out = out.replace(
     SECRET_KEY,
