@@ -1,0 +1,99 @@
+import { BRIDGE_MAX_FRAME, ServiceMessage } from "../../shared/bridge.ts";
+import { BoundedWriter, encodeFrame, FrameReader } from "../../shared/framing.ts";
+import { assert, assertEquals } from "../../tests/support/assert.ts";
+import { BrowserHub } from "../browser/mod.ts";
+import { Catalog } from "../catalog/mod.ts";
+import { DEFAULT_SCHEDULER_OPTIONS, Scheduler } from "../scheduler/mod.ts";
+import { HANDLERS } from "../tools/mod.ts";
+import { WorkspaceRegistry } from "../workspace/mod.ts";
+import { MAX_ACTIVE_WORKS, serveSession, type SessionDeps } from "./mod.ts";
+
+/** One connector's session on a real bridge session, driven frame by frame. */
+function connect(deps: SessionDeps) {
+  let feed!: ReadableStreamDefaultController<Uint8Array>;
+  const toService = new ReadableStream<Uint8Array>({ start: (c) => void (feed = c) });
+  const fromService = new TransformStream<Uint8Array, Uint8Array>();
+  const writer = new BoundedWriter(fromService.writable, { maxWaiting: 1024, maxBytes: 1 << 24 });
+  const info = { client: "test", connectedAt: new Date(), activeWorks: 0 };
+  const served = serveSession(new FrameReader(toService, BRIDGE_MAX_FRAME), writer, info, deps);
+  const reader = new FrameReader(fromService.readable, BRIDGE_MAX_FRAME);
+  let seq = 0;
+  return {
+    info,
+    send: (message: Record<string, unknown>) =>
+      feed.enqueue(encodeFrame(message, BRIDGE_MAX_FRAME)),
+    start(workspace: string) {
+      const message = {
+        type: "start",
+        seq: ++seq,
+        tool: "get_page_text",
+        arguments: { tabId: 1 },
+        workspace,
+        context: { client_name: "test", client_version: "1" },
+      };
+      feed.enqueue(encodeFrame(message, BRIDGE_MAX_FRAME));
+    },
+    next: async () => ServiceMessage.parse(await reader.next()),
+    async end() {
+      feed.close();
+      await served;
+    },
+  };
+}
+
+Deno.test("a connector's running works and a workspace's queue are bounded: busy", async () => {
+  Deno.env.set("GHOSTLIGHT_WORKSPACE_GRACE_MS", "1");
+  const scheduler = new Scheduler({ ...DEFAULT_SCHEDULER_OPTIONS, queueDeadlineMs: 60_000 });
+  const deps: SessionDeps = {
+    catalog: new Catalog(new Set(Object.keys(HANDLERS))),
+    workspaces: new WorkspaceRegistry(),
+    browsers: new BrowserHub(),
+    activity: { works: 0 },
+    scheduler,
+  };
+  const first = connect(deps);
+  first.send({ type: "open_workspace", seq: 1000, label: "test" });
+  const opened = await first.next();
+  assert(opened.type === "workspace_opened", JSON.stringify(opened));
+  const workspace = opened.workspace;
+  // Another work holds the workspace's lane, so everything sent to it waits in its queue.
+  const holder = await scheduler.enqueue(workspace, new AbortController().signal)!;
+  assert(holder.kind === "admitted");
+
+  for (let n = 0; n <= MAX_ACTIVE_WORKS; n++) first.start(workspace);
+  for (let n = 0; n < MAX_ACTIVE_WORKS; n++) assertEquals((await first.next()).type, "started");
+  const tooMany = await first.next();
+  assert(tooMany.type === "rejected" && tooMany.kind === "busy", JSON.stringify(tooMany));
+  assertEquals(
+    tooMany.message,
+    `This client already has ${MAX_ACTIVE_WORKS} browser calls running.`,
+  );
+  assertEquals(first.info.activeWorks, MAX_ACTIVE_WORKS);
+
+  // Two more connections naming the same workspace fill its queue (32) and then overflow it.
+  const second = connect(deps);
+  const third = connect(deps);
+  const more = DEFAULT_SCHEDULER_OPTIONS.maxQueuedPerLane - MAX_ACTIVE_WORKS - 1;
+  for (let n = 0; n < more; n++) second.start(workspace);
+  for (let n = 0; n < more; n++) assertEquals((await second.next()).type, "started");
+  third.start(workspace);
+  assertEquals((await third.next()).type, "started");
+  third.start(workspace);
+  const full = await third.next();
+  assert(full.type === "rejected" && full.kind === "busy", JSON.stringify(full));
+  assertEquals(
+    full.message,
+    `This workspace already has ${DEFAULT_SCHEDULER_OPTIONS.maxQueuedPerLane} browser calls ` +
+      "waiting.",
+  );
+
+  // Once the lane is free every queued work runs and completes (here without a browser).
+  holder.release();
+  for (let n = 0; n < MAX_ACTIVE_WORKS; n++) assertEquals((await first.next()).type, "completed");
+  for (let n = 0; n < more; n++) assertEquals((await second.next()).type, "completed");
+  assertEquals((await third.next()).type, "completed");
+  assertEquals(deps.activity.works, 0);
+  for (const session of [first, second, third]) await session.end();
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  Deno.env.delete("GHOSTLIGHT_WORKSPACE_GRACE_MS");
+});
