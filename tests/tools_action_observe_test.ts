@@ -54,6 +54,15 @@ Deno.test("navigate, console, network, resize and plan in a HiDPI browser", asyn
         return /access_token=\[redacted\]/.test(text);
       }, "the failed load of /absent");
       assert(!text.includes("s3cr3t"), `the credential is not shown: ${text}`);
+      // Patterns match the redacted text: the count is no oracle for a hidden secret.
+      const probe = await s.ok("read_console_messages", { tabId, pattern: "s3cr3t|ghp_abcdef" });
+      assertEquals(probe.structuredContent?.total, 0);
+      const probeNet = await s.ok("read_network_requests", { tabId, urlPattern: "s3cr3t" });
+      assertEquals(probeNet.structuredContent?.total, 0);
+      assertMatch(
+        await s.fail("read_console_messages", { tabId, pattern: "(a+)+$" }),
+        /without a quantified group that holds a quantifier/,
+      );
 
       const errors = await s.ok("read_console_messages", { tabId, onlyErrors: true });
       const levels = (errors.structuredContent?.messages as { level: string }[]).map((m) =>

@@ -11,7 +11,7 @@ import { type Handler, success } from "./context.ts";
 import { ToolError } from "./errors.ts";
 import { fence, originOf } from "./fence.ts";
 import { redactSecrets } from "./page/redact.ts";
-import { redactUrl } from "./redact_url.ts";
+import { displayUrl, redactUrl } from "./redact_url.ts";
 import { ownedTab, type TabTarget } from "./target.ts";
 import type { Workspace } from "../workspace/mod.ts";
 
@@ -20,6 +20,12 @@ const DEFAULT_LIMIT = 100;
 /** Longest line returned per entry. */
 const LINE_MAX = 300;
 const ERROR_LEVELS = new Set(["error", "assert"]);
+/** Characters of an entry's text a pattern is tried on (a little more than a line shows). */
+const MATCHED_CHARS = 1_000;
+/** Longest pattern accepted: the model's regex runs on the service's only thread. */
+const MAX_PATTERN_CHARS = 200;
+/** A quantified group that itself holds a quantifier, as in `(a+)+`: catastrophic backtracking. */
+const NESTED_QUANTIFIER = /\([^()]*[+*}][^()]*\)\s*[+*{]/;
 
 function clip(text: string): string {
   const flat = text.replace(/\s*\n\s*/g, " ⏎ ");
@@ -101,6 +107,14 @@ export const readConsoleMessages: Handler = async (args, context) => {
   const example = `{"tabId": ${target.tabId}, "pattern": "error|warn", "limit": 20}`;
   let pattern: RegExp | null = null;
   if (typeof args.pattern === "string" && args.pattern !== "") {
+    if (args.pattern.length > MAX_PATTERN_CHARS || NESTED_QUANTIFIER.test(args.pattern)) {
+      throw new ToolError(
+        "tool_failure",
+        `pattern must be at most ${MAX_PATTERN_CHARS} characters, without a quantified group ` +
+          "that holds a quantifier (like (a+)+).",
+        `Use a plain alternation, e.g. ${example}.`,
+      );
+    }
     try {
       pattern = new RegExp(args.pattern, "i");
     } catch (error) {
@@ -114,9 +128,12 @@ export const readConsoleMessages: Handler = async (args, context) => {
   const limit = limitOf(args, example);
   const state = await observed(target);
   const all = state.console.items();
+  // The pattern sees what the answer would show (redacted, cut), so match counts say nothing
+  // about a redacted secret, and the regex runs on bounded text.
   const matching = all.filter((entry) =>
     (!args.onlyErrors || ERROR_LEVELS.has(entry.level)) &&
-    (!pattern || pattern.test(entry.text) || pattern.test(entry.url ?? ""))
+    (!pattern || pattern.test(redactSecrets(entry.text.slice(0, MATCHED_CHARS))) ||
+      pattern.test(entry.url ? displayUrl(entry.url) : ""))
   );
   const shown = matching.slice(-limit);
   const evicted = state.console.evicted;
@@ -163,7 +180,10 @@ export const readNetworkRequests: Handler = async (args, context) => {
   const needle = typeof args.urlPattern === "string" ? args.urlPattern : "";
   const state = await observed(target);
   const all = state.network.items();
-  const matching = needle === "" ? [...all] : all.filter((entry) => entry.url.includes(needle));
+  // Matched against the URL as shown: a redacted value cannot be probed for.
+  const matching = needle === ""
+    ? [...all]
+    : all.filter((entry) => displayUrl(entry.url).includes(needle));
   const shown = matching.slice(-limit);
   const evicted = state.network.evicted;
   if (args.clear === true) state.clearNetwork();
