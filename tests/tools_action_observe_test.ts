@@ -279,6 +279,7 @@ Deno.test("navigate, console, network, resize and plan in a HiDPI browser", asyn
         approach: ["Open the docs", "Read the install page"],
       });
       assertMatch(s.text(plan), /2 steps on example\.com, docs\.example\.org/);
+      assertEquals(plan.structuredContent?.kept, true);
       const { command, args } = executable("service", [
         "--instance",
         s.testEnv.instance,
@@ -298,6 +299,18 @@ Deno.test("navigate, console, network, resize and plan in a HiDPI browser", asyn
         await s.fail("update_plan", { domains: [], approach: [] }),
         /approach must list at least one step/,
       );
+      // The plan's text is the model's: a newline in it must not forge a service log line.
+      await s.ok("update_plan", {
+        domains: [],
+        approach: ["Read it\n2026-01-01T00:00:00.000Z error forged line"],
+      });
+      let log = "";
+      for await (const entry of Deno.readDir(`${s.testEnv.home}/state`)) {
+        log += await Deno.readTextFile(`${s.testEnv.home}/state/${entry.name}/service.log`)
+          .catch(() => "");
+      }
+      assertMatch(log, /plan kept on workspace \S+: 0 domain\(s\), 1 step\(s\)/);
+      assert(!log.includes("forged"), "the plan's text is not logged");
     });
   } finally {
     await s.close();

@@ -8,9 +8,13 @@ import type { ContentBlock, Outcome } from "../../shared/bridge.ts";
 import type { BrowserHub } from "../browser/mod.ts";
 import type { Workspace, WorkspaceRegistry } from "../workspace/mod.ts";
 
-/** The world a handler works in. */
-export interface ToolContext {
-  workspace: Workspace;
+/**
+ * The world a handler works in. `W` is the workspace as the handler may see it: always present
+ * for tools that work in the browser (the bridge refuses them without one), possibly absent for
+ * stateless tools such as update_plan.
+ */
+export interface ToolContext<W extends Workspace | undefined = Workspace> {
+  workspace: W;
   browsers: BrowserHub;
   workspaces: WorkspaceRegistry;
   /** Aborted when the caller cancels; multi-step handlers stop after their current step. */
@@ -19,6 +23,12 @@ export interface ToolContext {
 
 /** A tool's implementation. Arguments were already checked against its schema. */
 export type Handler = (args: Record<string, unknown>, context: ToolContext) => Promise<Outcome>;
+
+/** A stateless tool's implementation: it may be called with no workspace. */
+export type StatelessHandler = (
+  args: Record<string, unknown>,
+  context: ToolContext<Workspace | undefined>,
+) => Promise<Outcome>;
 
 /** A success outcome with text and structured content. */
 export function success(

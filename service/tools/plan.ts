@@ -1,13 +1,14 @@
 /**
  * `update_plan`: the agent states which domains it will visit and how it will go about the
- * task. The plan is kept on the workspace (shown in `ghostlight status` and the control API)
- * and written to the service log; no page is touched.
+ * task. When the call names a workspace, the plan is kept on it (shown in `ghostlight status`
+ * and the control API); otherwise it is only acknowledged. The log gets counts, never the
+ * plan's text (the model wrote it: it could forge log lines). No page is touched.
  *
  * @module
  */
 
 import { log } from "../log/mod.ts";
-import { type Handler, success } from "./context.ts";
+import { type StatelessHandler, success } from "./context.ts";
 import { ToolError } from "./errors.ts";
 
 /** Most domains and steps in one plan, and the longest entry. */
@@ -45,21 +46,25 @@ function host(domain: string): string {
 }
 
 /** `update_plan`. */
-export const updatePlan: Handler = (args, context) => {
+export const updatePlan: StatelessHandler = (args, context) => {
   const domains = entries(args.domains, "domains").map(host);
   const approach = entries(args.approach, "approach");
-  const workspace = context.workspace as typeof context.workspace | undefined;
+  const workspace = context.workspace;
   const plan = { domains, approach, at: new Date().toISOString() };
   if (workspace) workspace.plan = plan;
   log(
     "info",
-    `plan from ${workspace?.label ?? "a client"}: domains ${domains.join(", ") || "(none)"}; ` +
-      approach.map((step, index) => `${index + 1}. ${step}`).join(" "),
+    `plan ${workspace ? `kept on workspace ${workspace.id}` : "acknowledged without a workspace"}` +
+      `: ${domains.length} domain(s), ${approach.length} step(s)`,
   );
+  const summary = `${approach.length} step${approach.length === 1 ? "" : "s"} on ${
+    domains.length === 0 ? "no named domain" : domains.join(", ")
+  }`;
   return Promise.resolve(success(
-    `Plan recorded and shown to the user: ${approach.length} step${
-      approach.length === 1 ? "" : "s"
-    } on ${domains.length === 0 ? "no named domain" : domains.join(", ")}.`,
-    { domains, approach, recorded: plan.at },
+    workspace
+      ? `Plan recorded: ${summary}. The user can see it with 'ghostlight status'.`
+      : `Plan noted: ${summary}. No workspace was named, so it is not kept or shown to the ` +
+        "user; it still guides you.",
+    { domains, approach, recorded: plan.at, kept: workspace !== undefined },
   ));
 };
