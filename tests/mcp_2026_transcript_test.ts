@@ -385,6 +385,22 @@ Deno.test("2026-07-28, core and switch transcripts", async (t) => {
     );
 
     await t.step(
+      "S17 a cancellation that arrives while the call still waits for the catalog cancels it",
+      async () => {
+        const other = startConnector(testEnv);
+        // A fresh connection fetches the catalog before its first call; the cancellation is first.
+        await other.sendRaw(new TextEncoder().encode(
+          modern(1, "tools/call", '"name":"tabs_context_mcp","arguments":{}') + "\n" +
+            '{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}\n',
+        ));
+        await other.expectSilence(1500);
+        await other.send(modern(2, "tools/list"));
+        assertEquals(JSON.parse(await other.next()).id, 2);
+        assertEquals((await other.close()).code, 0);
+      },
+    );
+
+    await t.step(
       "S14 a graceful end answers open listen streams and cancels them, then exits 0",
       async () => {
         const { code, rest } = await mcp.close();
