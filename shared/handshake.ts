@@ -40,7 +40,10 @@ function boundedWriter(conn: Deno.UnixConn): BoundedWriter {
 }
 
 /** Writes all of `bytes`: one write call may take only part of them. */
-async function writeAll(conn: Deno.UnixConn, bytes: Uint8Array): Promise<void> {
+export async function writeAll(
+  conn: { write(bytes: Uint8Array): Promise<number> },
+  bytes: Uint8Array,
+): Promise<void> {
   let written = 0;
   while (written < bytes.length) written += await conn.write(bytes.subarray(written));
 }
