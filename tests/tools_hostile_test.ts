@@ -101,6 +101,29 @@ Deno.test("the tools hold up against a hostile page", async (t) => {
       assertMatch(text, /Cut at \d+ of \d+ characters/);
       assert(!text.includes(TOKEN), "the token is shown");
     });
+
+    await t.step("a page opening windows in a loop gets at most 32 tabs adopted", async () => {
+      // One script call is one user gesture, which lets a page open one popup; 40 calls.
+      for (let i = 0; i < 40; i++) {
+        await s.ok("javascript_tool", {
+          action: "javascript_exec",
+          text: "window.open('/popup_child.html', '_blank'); 1",
+          tabId,
+        });
+      }
+      let count = 0;
+      for (let tries = 0; tries < 50; tries++) {
+        const listed = await s.ok("tabs_context_mcp", {});
+        count = (listed.structuredContent?.tabs as unknown[]).length;
+        if (count >= 32) break;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      // The late ones had time to arrive too: still 32.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      count = ((await s.ok("tabs_context_mcp", {})).structuredContent?.tabs as unknown[]).length;
+      assert(count === 32, `the workspace owns ${count} tabs`);
+      assertMatch(await s.fail("tabs_create_mcp", {}), /You already have 32 tabs/);
+    });
   } finally {
     await s.close();
   }

@@ -11,6 +11,8 @@ import { fence, originOf } from "./fence.ts";
 import { redactSecrets } from "./page/redact.ts";
 import { displayUrl } from "./redact_url.ts";
 import { workspaceBrowser } from "./target.ts";
+import { ToolError } from "./errors.ts";
+import { MAX_TABS_PER_WORKSPACE } from "../workspace/mod.ts";
 
 /** Longest tab title shown. */
 const MAX_TITLE_CHARS = 300;
@@ -48,6 +50,13 @@ async function listTabs(context: ToolContext): Promise<{ tabs: ListedTab[]; grou
 
 /** Opens a blank tab in the workspace's group and takes ownership of it. */
 async function createTab(context: ToolContext): Promise<TabInfo & { tabId: number }> {
+  if (context.workspace.tabs.size >= MAX_TABS_PER_WORKSPACE) {
+    throw new ToolError(
+      "tool_failure",
+      `You already have ${MAX_TABS_PER_WORKSPACE} tabs, the most one workspace may own.`,
+      "Navigate one of your tabs (tabs_context_mcp lists them) instead of opening another.",
+    );
+  }
   const link = workspaceBrowser(context.workspace, context.browsers);
   const info = await link.call("tab.create", {
     group: {

@@ -7,9 +7,16 @@
 
 import type { GroupColor } from "../../shared/browser_protocol.ts";
 import { encodeBase64 } from "../../shared/base64.ts";
+import { log } from "../log/mod.ts";
 
 /** How many workspaces one service holds at once. */
 export const MAX_WORKSPACES = 64;
+/**
+ * How many tabs one workspace owns at most. Pages open popups and target=_blank tabs on their
+ * own, and each owned tab is observed (a debugger session, event rings): a page opening windows
+ * in a loop must not grow that without limit. Tabs beyond it stay the user's.
+ */
+export const MAX_TABS_PER_WORKSPACE = 32;
 /** How many screenshots a workspace keeps for later reference. */
 export const MAX_IMAGES = 16;
 
@@ -114,11 +121,19 @@ export class WorkspaceRegistry {
 
   /**
    * Gives a tab the browser opened from an owned tab (a popup, a target=_blank link) to the
-   * opener's workspace; returns that workspace, if any.
+   * opener's workspace; returns that workspace, if any. A workspace that already owns
+   * {@linkcode MAX_TABS_PER_WORKSPACE} tabs adopts no more: the new tab is left to the user.
    */
   adoptTab(openerTabId: number, tabId: number): Workspace | undefined {
     for (const workspace of this.#workspaces.values()) {
       if (workspace.tabs.has(openerTabId)) {
+        if (workspace.tabs.size >= MAX_TABS_PER_WORKSPACE) {
+          log(
+            "warn",
+            `a page opened a tab beyond a workspace's ${MAX_TABS_PER_WORKSPACE}; not adopted`,
+          );
+          return undefined;
+        }
         workspace.tabs.add(tabId);
         return workspace;
       }
