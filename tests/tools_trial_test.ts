@@ -53,6 +53,20 @@ Deno.test("trial: what a new user ran into", async (t) => {
       assert(ms < 5_000, `get_page_text answered in ${Math.round(ms)} ms`);
       await s.ok("computer", { action: "key", text: "Return", tabId });
     });
+
+    await t.step("a script that runs too long is stopped and the tab works after", async () => {
+      const looped = await timed(() =>
+        s.fail("javascript_tool", { action: "javascript_exec", text: "while (true) {}", tabId })
+      );
+      assertMatch(looped.value, /ran over 10 s and was stopped/);
+      assert(looped.ms < 16_000, `the loop was stopped after ${Math.round(looped.ms)} ms`);
+      const after = await timed(() =>
+        s.ok("javascript_tool", { action: "javascript_exec", text: "1 + 1", tabId })
+      );
+      assertMatch(s.text(after.value), /2/);
+      assert(after.ms < 5_000, `the next script answered in ${Math.round(after.ms)} ms`);
+      await s.ok("get_page_text", { tabId });
+    });
   } finally {
     await s.close();
   }

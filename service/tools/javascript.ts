@@ -9,6 +9,7 @@
  * @module
  */
 
+import { BrowserError } from "../browser/mod.ts";
 import { type Handler, success } from "./context.ts";
 import { ToolError } from "./errors.ts";
 import { fence, originOf } from "./fence.ts";
@@ -24,8 +25,10 @@ export const MAX_RESULT_CHARS = 20_000;
 const READ_MARGIN = 2_000;
 /** Longest exception text shown. */
 const MAX_THROWN_CHARS = 1_000;
-/** Longest a script may run, including awaited promises. */
-const SCRIPT_TIMEOUT_MS = 30_000;
+/** Longest a script may run, including awaited promises; then it is stopped. */
+export const SCRIPT_TIMEOUT_MS = 10_000;
+/** How long a stopped script's evaluation may take to come back. */
+const STOP_GRACE_MS = 3_000;
 
 /** Runs in the page on the result object: a bounded, cycle-safe JSON-ready copy. */
 const SERIALIZE = String.raw`function () {
@@ -93,16 +96,63 @@ interface Evaluated {
   };
 }
 
+/**
+ * Sends a command that runs the agent's script. Runtime.evaluate's own `timeout` stops a
+ * script still running synchronously after {@linkcode SCRIPT_TIMEOUT_MS}, so the tab is usable
+ * again; work after an await is beyond it, so an evaluation that never answers fails after a
+ * grace period, saying the page may still be busy.
+ */
+async function runBounded(
+  target: TabTarget,
+  method: string,
+  params: Record<string, unknown>,
+): Promise<Evaluated> {
+  const started = performance.now();
+  const overran = () => performance.now() - started >= SCRIPT_TIMEOUT_MS - 100;
+  try {
+    const evaluated = await sendRacingDialogs(
+      target,
+      undefined,
+      method,
+      params,
+      SCRIPT_TIMEOUT_MS + STOP_GRACE_MS,
+    ) as Evaluated;
+    if (evaluated.exceptionDetails && overran()) throw scriptStopped();
+    return evaluated;
+  } catch (error) {
+    if (!(error instanceof BrowserError) || !overran()) throw error;
+    // V8 answers a script it stopped with an internal error.
+    if (error.kind !== "timeout") throw scriptStopped();
+    throw new ToolError(
+      "outcome_unknown",
+      `The script did not finish in ${SCRIPT_TIMEOUT_MS / 1000} s (its awaited work never ` +
+        "settled, or it loops after an await); it may still be running in the page.",
+      "Take a screenshot to see whether the page responds; if it does not, navigate with " +
+        "force: true to reload it. Keep scripts short and free of endless loops.",
+    );
+  }
+}
+
+function scriptStopped(): ToolError {
+  return new ToolError(
+    "tool_failure",
+    `The script ran over ${SCRIPT_TIMEOUT_MS / 1000} s and was stopped (the page is usable ` +
+      "again). Statements before the point it reached may have run.",
+    "Make it finish sooner: no endless loops; do slow work in several shorter calls.",
+  );
+}
+
 /** Runs the expression in the main world; returns early if it opens a JavaScript dialog. */
 async function run(target: TabTarget, expression: string): Promise<Evaluated> {
-  return await sendRacingDialogs(target, undefined, "Runtime.evaluate", {
+  return await runBounded(target, "Runtime.evaluate", {
     expression,
     replMode: true,
     awaitPromise: true,
     returnByValue: false,
     userGesture: true,
     allowUnsafeEvalBlockedByCSP: true,
-  }, SCRIPT_TIMEOUT_MS) as Evaluated;
+    timeout: SCRIPT_TIMEOUT_MS,
+  });
 }
 
 /** Runs the agent's script as a console line would, its last value awaited. */
@@ -118,16 +168,10 @@ async function evaluateScript(
   }
   if (evaluated.result?.subtype === "promise" && evaluated.result.objectId) {
     // REPL mode awaits top-level await but hands back a promise that is the last value.
-    evaluated = await sendRacingDialogs(
-      target,
-      undefined,
-      "Runtime.awaitPromise",
-      {
-        promiseObjectId: evaluated.result.objectId,
-        returnByValue: false,
-      },
-      SCRIPT_TIMEOUT_MS,
-    ) as Evaluated;
+    evaluated = await runBounded(target, "Runtime.awaitPromise", {
+      promiseObjectId: evaluated.result.objectId,
+      returnByValue: false,
+    });
   }
   return evaluated;
 }
