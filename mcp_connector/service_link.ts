@@ -20,7 +20,7 @@ import { connectAndVerify, ImpostorError, type OpenedConnection } from "../share
 import type { InstancePaths } from "../shared/instance.ts";
 
 /** How long the connector waits for a demand-started service to listen. */
-const START_TIMEOUT_MS = 15_000;
+const START_TIMEOUT_MS = 30_000;
 
 /** The catalog as the service sent it. */
 export interface CatalogSnapshot {
