@@ -67,6 +67,17 @@ Deno.test("trial: what a new user ran into", async (t) => {
       assert(after.ms < 5_000, `the next script answered in ${Math.round(after.ms)} ms`);
       await s.ok("get_page_text", { tabId });
     });
+
+    await t.step("navigate works right after an error page", async () => {
+      for (let round = 0; round < 3; round++) {
+        assertMatch(
+          await s.fail("navigate", { url: "http://nonexistent.invalid/", tabId }),
+          /ERR_NAME_NOT_RESOLVED/,
+        );
+        const landed = await s.ok("navigate", { url: s.fixtures.url("/trial.html"), tabId });
+        assertMatch(s.text(landed), /Trial page/);
+      }
+    });
   } finally {
     await s.close();
   }

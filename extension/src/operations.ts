@@ -118,18 +118,43 @@ function cdpFailure(tabId: number, method: string, error: unknown): MechanismErr
   return new MechanismError("cdp_error", `${method}: ${message}`);
 }
 
-async function sendCdp(params: OperationParams<"cdp">): Promise<Record<string, unknown>> {
-  await ensureAttached(params.tab_id);
+/** Chrome's words for a debugger session that lost its page (the tab swapped its renderer). */
+const DETACHED = /not attached to an active page|debugger is not attached|detached while handling/i;
+
+/**
+ * Runs `send` on the tab's debugger session. After a navigation to an error page Chrome may
+ * swap the tab's renderer and leave the session behind without telling onDetach: attach again
+ * and retry once.
+ */
+async function withAttachment<T>(tabId: number, send: () => Promise<T>): Promise<T> {
+  await ensureAttached(tabId);
   try {
-    const result = await chrome.debugger.sendCommand(
-      params.session_id
-        ? { tabId: params.tab_id, sessionId: params.session_id } as chrome.debugger.DebuggerSession
-        : { tabId: params.tab_id },
-      params.method,
-      params.params,
-    );
+    return await send();
+  } catch (error) {
+    if (!DETACHED.test((error as Error).message ?? String(error))) throw error;
+    attached.delete(tabId);
+    await chrome.debugger.detach({ tabId }).catch(() => {});
+    await ensureAttached(tabId);
+    return await send();
+  }
+}
+
+async function sendCdp(params: OperationParams<"cdp">): Promise<Record<string, unknown>> {
+  try {
+    const result = await withAttachment(params.tab_id, () =>
+      chrome.debugger.sendCommand(
+        params.session_id
+          ? {
+            tabId: params.tab_id,
+            sessionId: params.session_id,
+          } as chrome.debugger.DebuggerSession
+          : { tabId: params.tab_id },
+        params.method,
+        params.params,
+      ));
     return (result ?? {}) as Record<string, unknown>;
   } catch (error) {
+    if (error instanceof MechanismError) throw error;
     throw cdpFailure(params.tab_id, params.method, error);
   }
 }
