@@ -9,6 +9,8 @@
 export interface ToolText {
   description: string;
   example: Record<string, unknown>;
+  /** For a tool with an `action` argument: an example per action, shown for that action. */
+  actionExamples?: Record<string, Record<string, unknown>>;
 }
 
 const TAB = 123;
@@ -56,6 +58,32 @@ export const TOOL_TEXT: Record<string, ToolText> = {
       'open the page is frozen: key "Return" accepts it, key "Escape" dismisses it, type ' +
       "answers a prompt.",
     example: { action: "left_click", coordinate: [400, 300], tabId: TAB },
+    actionExamples: {
+      screenshot: { action: "screenshot", tabId: TAB },
+      left_click: { action: "left_click", coordinate: [400, 300], tabId: TAB },
+      right_click: { action: "right_click", coordinate: [400, 300], tabId: TAB },
+      double_click: { action: "double_click", ref: "ref_12", tabId: TAB },
+      triple_click: { action: "triple_click", ref: "ref_12", tabId: TAB },
+      hover: { action: "hover", ref: "ref_12", tabId: TAB },
+      left_click_drag: {
+        action: "left_click_drag",
+        start_coordinate: [100, 200],
+        coordinate: [400, 200],
+        tabId: TAB,
+      },
+      type: { action: "type", text: "hello", tabId: TAB },
+      key: { action: "key", text: "Enter", tabId: TAB },
+      scroll: {
+        action: "scroll",
+        coordinate: [400, 300],
+        scroll_direction: "down",
+        scroll_amount: 3,
+        tabId: TAB,
+      },
+      scroll_to: { action: "scroll_to", ref: "ref_12", tabId: TAB },
+      wait: { action: "wait", duration: 2, tabId: TAB },
+      zoom: { action: "zoom", region: [0, 0, 400, 300], tabId: TAB },
+    },
   },
   find: {
     description:

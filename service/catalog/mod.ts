@@ -63,7 +63,10 @@ export class Catalog {
     if (!row) return `unknown tool ${name}`;
     const problem = firstArgumentProblem(row.inputSchema, args);
     if (problem === null) return null;
+    const text = TOOL_TEXT[name];
+    const example = (typeof args.action === "string" && text.actionExamples?.[args.action]) ||
+      text.example;
     return `Invalid arguments for ${name}: ${problem}. A correct call looks like: ` +
-      JSON.stringify(TOOL_TEXT[name].example);
+      JSON.stringify(example);
   }
 }

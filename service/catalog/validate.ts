@@ -81,14 +81,36 @@ function check(schema: Schema, value: unknown, path: string): string | null {
   return null;
 }
 
+/** Names agents use for a parameter that is spelled otherwise here. */
+const ALIASES: Record<string, string[]> = {
+  text: ["key", "keys", "value", "input", "string"],
+  coordinate: ["coordinates", "coords", "point", "position", "xy"],
+  url: ["href", "link", "address"],
+  query: ["q", "search"],
+};
+
+/** The known parameter an unknown name most likely meant (tab_id → tabId, key → text). */
+function meant(name: string, known: string[]): string | undefined {
+  const plain = (text: string) => text.toLowerCase().replace(/[_\-\s]/g, "");
+  const same = known.find((candidate) => plain(candidate) === plain(name));
+  if (same) return same;
+  return known.find((candidate) => ALIASES[candidate]?.includes(plain(name)));
+}
+
 function checkObject(schema: Schema, value: Record<string, unknown>, path: string): string | null {
   const properties = (schema.properties ?? {}) as Record<string, Schema>;
   const prefix = path === "" ? "" : `${path}.`;
+  const known = Object.keys(properties);
+  const unknown = Object.keys(value).filter((name) => !(name in properties));
   for (const name of (schema.required ?? []) as string[]) {
     if (!(name in value) || value[name] === undefined) {
       const expected = properties[name]?.type;
       const shown = Array.isArray(expected) ? expected.join(" or ") : expected ?? "a value";
-      return `"${prefix}${name}" is required (${shown})`;
+      const lookalike = unknown.find((other) => meant(other, known) === name);
+      const hint = lookalike
+        ? `; "${prefix}${lookalike}" is not a parameter: did you mean "${prefix}${name}"?`
+        : "";
+      return `"${prefix}${name}" is required (${shown})${hint}`;
     }
   }
   const count = Object.keys(value).length;
@@ -104,8 +126,9 @@ function checkObject(schema: Schema, value: Record<string, unknown>, path: strin
     }
     const extra = schema.additionalProperties;
     if (extra === false) {
-      const known = Object.keys(properties);
+      const guess = meant(name, known);
       return `"${prefix}${name}" is not a parameter here` +
+        (guess ? `: did you mean "${prefix}${guess}"?` : "") +
         (known.length ? ` (known: ${known.join(", ")})` : " (this tool takes none)");
     }
     if (typeof extra === "object" && extra !== null) {

@@ -41,10 +41,32 @@ Deno.test("argument errors name the field and show a correct call", () => {
   );
   assertMatch(
     catalog.argumentProblem("get_page_text", { tabId: 1, maxChars: 5 })!,
-    /"maxChars" is not a parameter here \(known: tabId, max_chars\)/,
+    /"maxChars" is not a parameter here: did you mean "max_chars"\? \(known: tabId, max_chars\)/,
   );
   assertMatch(
     catalog.argumentProblem("update_plan", { domains: ["a", 3], approach: [] })!,
     /"domains\[1\]" must be string/,
+  );
+});
+
+Deno.test("computer's argument errors show the called action and name a look-alike field", () => {
+  const key = catalog.argumentProblem("computer", { action: "key", key: "Enter", tabId: 1 })!;
+  assertMatch(key, /"key" is not a parameter here: did you mean "text"\?/);
+  assertMatch(key, /A correct call looks like: \{"action":"key","text":"Enter","tabId":123\}/);
+  assertMatch(
+    catalog.argumentProblem("computer", { action: "wait", duration: 60, tabId: 1 })!,
+    /"duration" must be at most 10[\s\S]*\{"action":"wait","duration":2,"tabId":123\}/,
+  );
+  assertMatch(
+    catalog.argumentProblem("computer", {
+      action: "scroll",
+      scroll_direction: "sideways",
+      tabId: 1,
+    })!,
+    /"scroll_direction" must be one of[\s\S]*\{"action":"scroll","coordinate"/,
+  );
+  assertMatch(
+    catalog.argumentProblem("get_page_text", { tab_id: 1 })!,
+    /"tabId" is required \(number\); "tab_id" is not a parameter: did you mean "tabId"\?/,
   );
 });
