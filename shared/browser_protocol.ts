@@ -74,6 +74,15 @@ export const Operations = {
   },
   "tab.get": { params: z.object({ tab_id: TabId }).strict(), result: TabInfo },
   "tab.close": { params: z.object({ tab_id: TabId }).strict(), result: z.object({}).strict() },
+  /**
+   * Gives a tab back to the user: stops forwarding its events and detaches the debugger (its
+   * "is debugging this browser" bar goes). `detached` says whether a debugger was attached. A
+   * tab that is gone is already released.
+   */
+  "tab.release": {
+    params: z.object({ tab_id: TabId }).strict(),
+    result: z.object({ detached: z.boolean() }).strict(),
+  },
   "cdp": {
     params: z.object({
       tab_id: TabId,

@@ -124,6 +124,24 @@ Deno.test("the tools hold up against a hostile page", async (t) => {
       assert(count === 32, `the workspace owns ${count} tabs`);
       assertMatch(await s.fail("tabs_create_mcp", {}), /You already have 32 tabs/);
     });
+
+    await t.step("a released workspace's tabs are detached from the debugger", async () => {
+      // Closing the client releases its workspace; the service gives the tabs back.
+      await s.client.close();
+      let log = "";
+      for (let tries = 0; tries < 100 && !/released a workspace's/.test(log); tries++) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        log = "";
+        for await (const entry of Deno.readDir(`${s.testEnv.home}/state`)) {
+          log += await Deno.readTextFile(`${s.testEnv.home}/state/${entry.name}/service.log`)
+            .catch(() => "");
+        }
+      }
+      const [, tabs, detached] = /released a workspace's (\d+) tab\(s\); (\d+) detached/
+        .exec(log) ?? [];
+      assert(tabs !== undefined, `no release in the log:\n${log.slice(-2000)}`);
+      assert(Number(detached) >= 1 && Number(detached) <= Number(tabs), `${detached} of ${tabs}`);
+    });
   } finally {
     await s.close();
   }

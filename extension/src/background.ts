@@ -9,7 +9,7 @@
 
 import { type FromExtension, ToExtension } from "../../shared/browser_protocol.ts";
 import { setEventSink } from "./events.ts";
-import { MechanismError, perform } from "./operations.ts";
+import { MechanismError, perform, releaseAll } from "./operations.ts";
 
 const DEFAULT_HOST = "com.ghostlight.browser";
 const RETRY_MIN_MS = 500;
@@ -94,6 +94,8 @@ async function connect(): Promise<void> {
   });
   next.onDisconnect.addListener(() => {
     if (port === next) port = null;
+    // With the service gone, no tab stays under the debugger or streams events to nobody.
+    releaseAll().catch(() => {});
     setTimeout(connect, retryMs);
     retryMs = Math.min(retryMs * 2, RETRY_MAX_MS);
   });

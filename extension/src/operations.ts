@@ -42,6 +42,28 @@ chrome.tabs.onRemoved.addListener((tabId) => {
   forgetSessions(tabId);
 });
 
+/** Stops observing a tab and detaches the debugger from it; true when one was attached. */
+async function release(tabId: number): Promise<boolean> {
+  forget(tabId);
+  forgetSessions(tabId);
+  if (!attached.delete(tabId)) return false;
+  try {
+    await chrome.debugger.detach({ tabId });
+    return true;
+  } catch {
+    // The tab closed or the debugger already went: nothing is left attached.
+    return false;
+  }
+}
+
+/**
+ * Releases every tab (the service is gone: nothing should keep debugging the user's tabs or
+ * streaming their events to nobody).
+ */
+export async function releaseAll(): Promise<void> {
+  for (const tabId of [...attached]) await release(tabId);
+}
+
 function describe(tab: chrome.tabs.Tab): TabInfo {
   return {
     tab_id: tab.id ?? -1,
@@ -243,6 +265,7 @@ const IMPLEMENTATIONS: {
     await chrome.tabs.remove(params.tab_id);
     return {};
   },
+  "tab.release": async (params) => ({ detached: await release(params.tab_id) }),
   "cdp": sendCdp,
   "cdp.sequence": sendSequence,
   "tab.observe": observeTab,

@@ -16,7 +16,7 @@ import { type BoundedWriter, encodeFrame, type FrameReader } from "../../shared/
 import { BrowserError, type BrowserHub } from "../browser/mod.ts";
 import { type Catalog, INSTRUCTIONS } from "../catalog/mod.ts";
 import { log } from "../log/mod.ts";
-import { failureOutcome, HANDLERS, type ToolContext } from "../tools/mod.ts";
+import { failureOutcome, HANDLERS, releaseTabs, type ToolContext } from "../tools/mod.ts";
 import { Scheduler, schedulerOptionsFromEnv } from "../scheduler/mod.ts";
 import { WorkspaceLimit, type WorkspaceRegistry } from "../workspace/mod.ts";
 
@@ -68,6 +68,13 @@ const holders = new Map<string, number>();
 function adopt(id: string): void {
   clearTimeout(orphaned.get(id));
   orphaned.delete(id);
+}
+
+/** Releases a workspace; its tabs go back to the user, detached from the debugger. */
+function releaseWorkspace(deps: SessionDeps, id: string): void {
+  const workspace = deps.workspaces.get(id);
+  if (workspace) releaseTabs(workspace, deps.browsers);
+  deps.workspaces.release(id);
 }
 
 /** What a session needs from the service. */
@@ -355,7 +362,7 @@ export async function serveSession(
         case "release_workspace":
           if (held.has(message.workspace)) letGo(message.workspace);
           adopt(message.workspace);
-          deps.workspaces.release(message.workspace);
+          releaseWorkspace(deps, message.workspace);
           break;
         case "start":
           runWork(message).catch((error) => log("error", `work failed: ${error.message}`));
@@ -380,7 +387,7 @@ export async function serveSession(
         id,
         setTimeout(() => {
           orphaned.delete(id);
-          deps.workspaces.release(id);
+          releaseWorkspace(deps, id);
         }, graceMs),
       );
     }

@@ -21,6 +21,7 @@ import { resizeWindow } from "./window.ts";
 
 export type { Handler, ToolContext } from "./context.ts";
 export { failureOutcome, ToolError } from "./errors.ts";
+export { releaseTabs } from "./tabs.ts";
 
 /**
  * A tool that only reads: a browser that does not answer in time changed nothing, so its
