@@ -78,6 +78,18 @@ Deno.test("trial: what a new user ran into", async (t) => {
         assertMatch(s.text(landed), /Trial page/);
       }
     });
+
+    await t.step("a click outside the viewport is refused even before any screenshot", async () => {
+      const opened = await s.ok("tabs_create_mcp", {});
+      const fresh = (opened.structuredContent as { tabs: { tabId: number }[] }).tabs
+        .map((tab) => tab.tabId).find((id) => id !== tabId)!;
+      await s.ok("navigate", { url: s.fixtures.url("/trial.html"), tabId: fresh });
+      assertMatch(
+        await s.fail("computer", { action: "left_click", coordinate: [5000, 5000], tabId: fresh }),
+        /coordinate \[5000, 5000\] is outside the viewport \(\d+×\d+ screenshot pixels\)/,
+      );
+      await s.ok("computer", { action: "left_click", coordinate: [5, 5], tabId: fresh });
+    });
   } finally {
     await s.close();
   }

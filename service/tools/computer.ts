@@ -24,7 +24,7 @@ import {
   renderReceipt,
 } from "./receipt.ts";
 import { resolveRef } from "./refs.ts";
-import { capture, currentScale, latestScreenshot, screenshot } from "./screenshot.ts";
+import { capture, currentScale, latestScreenshot, screenshot, viewport } from "./screenshot.ts";
 import { cdp, ownedTab, type TabTarget } from "./target.ts";
 
 /** CSS pixels one scroll_amount step moves. */
@@ -84,7 +84,20 @@ async function toViewport(
       "Use a point inside the screenshot, or take a new screenshot first.",
     );
   }
-  const scale = image?.scale ?? await currentScale(target);
+  if (image) return { x: x * image.scale, y: y * image.scale };
+  // No screenshot yet: the space is the one a screenshot taken now would have.
+  const view = await viewport(target);
+  const scale = await currentScale(target);
+  const width = Math.round(view.clientWidth / scale);
+  const height = Math.round(view.clientHeight / scale);
+  if (x < 0 || y < 0 || x > width || y > height) {
+    throw new ToolError(
+      "tool_failure",
+      `${field} [${x}, ${y}] is outside the viewport (${width}×${height} screenshot pixels).`,
+      `Take a screenshot first (${example("screenshot", {})}) and use a point inside it, or ` +
+        "pass a ref from find or read_page.",
+    );
+  }
   return { x: x * scale, y: y * scale };
 }
 
