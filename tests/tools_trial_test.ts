@@ -90,6 +90,18 @@ Deno.test("trial: what a new user ran into", async (t) => {
       );
       await s.ok("computer", { action: "left_click", coordinate: [5, 5], tabId: fresh });
     });
+
+    await t.step("navigate counts only the console errors of the page it loaded", async () => {
+      const first = await s.ok("navigate", { url: s.fixtures.url("/trial.html?errors=1"), tabId });
+      assertMatch(s.text(first), /logged 1 console error /);
+      const second = await s.ok("navigate", {
+        url: s.fixtures.url("/trial.html?errors=1&again=1"),
+        tabId,
+      });
+      assertMatch(s.text(second), /logged 1 console error /);
+      const clean = await s.ok("navigate", { url: s.fixtures.url("/trial.html"), tabId });
+      assert(!/console error/.test(s.text(clean)), s.text(clean));
+    });
   } finally {
     await s.close();
   }

@@ -172,7 +172,7 @@ export const navigate: Handler = async (args, context) => {
   const state = target.link.tab(target.native);
   await clearOpenDialog(target, state, force);
 
-  const started = Date.now();
+  const earlier = new Set(state.console.items());
   const loaded = new Set<string>();
   let committed = false;
   let expected: string | null | undefined;
@@ -254,9 +254,9 @@ export const navigate: Handler = async (args, context) => {
   const redirected = page.url !== requested && raw !== "back" && raw !== "forward";
   // A landing URL can carry credentials (an OAuth code, a session token): never show them.
   const landed = displayUrl(page.url);
-  const errors =
-    state.console.items().filter((entry) => entry.level === "error" && entry.at >= started - 1_000)
-      .length;
+  // Only what this navigation brought: entries already buffered belong to earlier pages.
+  const errors = state.console.items()
+    .filter((entry) => entry.level === "error" && !earlier.has(entry)).length;
   const notes = [
     redirected ? ` (redirected from ${displayUrl(requested)})` : "",
     load === "complete"
