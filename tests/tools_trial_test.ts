@@ -102,6 +102,26 @@ Deno.test("trial: what a new user ran into", async (t) => {
       const clean = await s.ok("navigate", { url: s.fixtures.url("/trial.html"), tabId });
       assert(!/console error/.test(s.text(clean)), s.text(clean));
     });
+
+    // Last: the browser goes away (and with it, once idle, the service and its workspaces).
+    await t.step("after the browser goes, the agent is told to start again", async () => {
+      await s.browser.stop();
+      const restarted = /tabs from before Ghostlight or the browser restarted are not kept/;
+      let said = "";
+      for (let tries = 0; tries < 50; tries++) {
+        said = await s.fail("get_page_text", { tabId });
+        if (/disconnected/.test(said) || restarted.test(said)) break;
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+      assertMatch(
+        said,
+        /The browser holding your tabs disconnected[\s\S]*tabs_context_mcp|not kept[\s\S]*createIfEmpty: true/,
+      );
+      assertMatch(
+        s.text(await s.ok("tabs_context_mcp", {})),
+        /Your earlier tabs are gone[\s\S]*createIfEmpty: true|not kept[\s\S]*createIfEmpty: true/,
+      );
+    });
   } finally {
     await s.close();
   }

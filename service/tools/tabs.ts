@@ -11,7 +11,7 @@ import { type Handler, success, type ToolContext } from "./context.ts";
 import { fence, originOf } from "./fence.ts";
 import { redactSecrets } from "./page/redact.ts";
 import { displayUrl } from "./redact_url.ts";
-import { workspaceBrowser } from "./target.ts";
+import { rememberTabs, workspaceBrowser } from "./target.ts";
 import { ToolError } from "./errors.ts";
 import { MAX_TABS_PER_WORKSPACE, type Workspace } from "../workspace/mod.ts";
 
@@ -28,6 +28,7 @@ interface ListedTab {
 async function listTabs(context: ToolContext): Promise<{ tabs: ListedTab[]; groupId?: number }> {
   const tabs: ListedTab[] = [];
   let groupId: number | undefined;
+  rememberTabs(context.workspace);
   for (const tabId of [...context.workspace.tabs]) {
     const parts = decomposeTabId(tabId);
     const link = parts && context.browsers.bySlot(parts.slot);
@@ -81,9 +82,14 @@ function render(
     `- tabId ${tab.tabId}:\n` +
     fence(context.workspace, originOf(tab.url), `${tab.title || "(untitled)"} — ${tab.url}`)
   );
-  const text = listed.tabs.length === 0
-    ? `${lead}You have no tabs yet. Call tabs_context_mcp with createIfEmpty: true, or tabs_create_mcp.`
-    : `${lead}Your tabs:\n${lines.join("\n")}`;
+  const hadTabs = rememberTabs(context.workspace).size > 0;
+  const text = listed.tabs.length > 0
+    ? `${lead}Your tabs:\n${lines.join("\n")}`
+    : hadTabs
+    ? `${lead}Your earlier tabs are gone: closed, or the browser holding them disconnected or ` +
+      "restarted. Call tabs_context_mcp with createIfEmpty: true to start again."
+    : `${lead}You have no tabs yet (tabs from before Ghostlight or the browser restarted are ` +
+      "not kept). Call tabs_context_mcp with createIfEmpty: true, or tabs_create_mcp.";
   return success(text, {
     tabs: listed.tabs,
     ...(listed.groupId !== undefined ? { groupId: listed.groupId } : {}),

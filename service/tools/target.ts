@@ -27,16 +27,65 @@ export function notYourTab(tabId: unknown): ToolError {
   );
 }
 
+/** Most tab ids remembered per workspace as once its own. */
+const MAX_FORMER_TABS = 256;
+/** Tab ids each workspace has owned, so a tab it lost gets a truer word than a denial. */
+const formerTabs = new WeakMap<Workspace, Set<number>>();
+
+/** Notes the workspace's current tabs as once its own (bounded, oldest forgotten first). */
+export function rememberTabs(workspace: Workspace): Set<number> {
+  let former = formerTabs.get(workspace);
+  if (!former) formerTabs.set(workspace, former = new Set());
+  for (const tabId of workspace.tabs) {
+    former.delete(tabId);
+    former.add(tabId);
+  }
+  for (const oldest of former) {
+    if (former.size <= MAX_FORMER_TABS) break;
+    former.delete(oldest);
+  }
+  return former;
+}
+
+/**
+ * Why a tab id is not usable by this workspace. Only the workspace's own history shapes the
+ * answer: an id it once owned is said to be gone; any other id gets the one denial, so the
+ * answer never tells which ids exist elsewhere.
+ */
+function lostOrDenied(workspace: Workspace, tabId: number): ToolError {
+  const former = rememberTabs(workspace);
+  if (former.has(tabId)) {
+    return new ToolError(
+      "tool_failure",
+      `Tab ${tabId} is gone: it was closed, or the browser holding your tabs disconnected or ` +
+        "restarted.",
+      "Call tabs_context_mcp to see your tabs (createIfEmpty: true opens a new one if none " +
+        "is left).",
+    );
+  }
+  if (former.size === 0) {
+    return new ToolError(
+      "denied",
+      `Tab ${tabId} is not one of your tabs: you have none yet in this session (tabs from ` +
+        "before Ghostlight or the browser restarted are not kept).",
+      "Call tabs_context_mcp with createIfEmpty: true to start again.",
+    );
+  }
+  return notYourTab(tabId);
+}
+
 /** Resolves `tabId` to an owned tab, or throws the one denial for anything else. */
 export function ownedTab(workspace: Workspace, hub: BrowserHub, tabId: number): TabTarget {
-  if (!workspace.tabs.has(tabId)) throw notYourTab(tabId);
+  if (!workspace.tabs.has(tabId)) throw lostOrDenied(workspace, tabId);
+  rememberTabs(workspace);
   const parts = decomposeTabId(tabId);
   const link = parts === null ? undefined : hub.bySlot(parts.slot);
   if (!parts || !link) {
     throw new ToolError(
       "not_dispatched",
-      `The browser that holds tab ${tabId} is not connected.`,
-      "Reopen that browser, or call tabs_create_mcp to work in another one.",
+      `The browser holding your tabs disconnected (tab ${tabId}).`,
+      "Call tabs_context_mcp to start again (with createIfEmpty: true for a new tab), or " +
+        "ask the user to reopen that browser.",
     );
   }
   return { link, native: parts.native, tabId };
