@@ -103,6 +103,25 @@ Deno.test("trial: what a new user ran into", async (t) => {
       assert(!/console error/.test(s.text(clean)), s.text(clean));
     });
 
+    await t.step("type answers and accepts a prompt, as the description says", async () => {
+      const { tools } = await s.client.listTools();
+      const computer = tools.find((tool: { name: string }) => tool.name === "computer")!;
+      assertMatch(computer.description ?? "", /type answers a prompt and accepts it \(no Return/);
+      const found = await s.ok("find", { query: "Prompt", tabId });
+      const ref = (found.structuredContent?.matches as { ref: string }[])[0].ref;
+      await s.ok("computer", { action: "left_click", ref, tabId });
+      assertMatch(
+        s.text(await s.ok("computer", { action: "type", text: "Ada", tabId })),
+        /Accepted the prompt dialog; the page runs again/,
+      );
+      const title = await s.ok("javascript_tool", {
+        action: "javascript_exec",
+        text: "document.title",
+        tabId,
+      });
+      assertMatch(s.text(title), /Ada/);
+    });
+
     // Last: the browser goes away (and with it, once idle, the service and its workspaces).
     await t.step("after the browser goes, the agent is told to start again", async () => {
       await s.browser.stop();

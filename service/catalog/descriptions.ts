@@ -56,7 +56,7 @@ export const TOOL_TEXT: Record<string, ToolText> = {
       "the focused field's value, blockers (dialog, disabled element) and tabs opened or closed " +
       "(a popup becomes your tab: use its tabId). While a JavaScript alert/confirm/prompt is " +
       'open the page is frozen: key "Return" accepts it, key "Escape" dismisses it, type ' +
-      "answers a prompt.",
+      "answers a prompt and accepts it (no Return needed after it).",
     example: { action: "left_click", coordinate: [400, 300], tabId: TAB },
     actionExamples: {
       screenshot: { action: "screenshot", tabId: TAB },
