@@ -122,6 +122,19 @@ Deno.test("trial: what a new user ran into", async (t) => {
       assertMatch(s.text(title), /Ada/);
     });
 
+    await t.step("a read after clear says when the buffer was cleared", async () => {
+      const opened = await s.ok("tabs_create_mcp", {});
+      const listed = (opened.structuredContent as { tabs: { tabId: number }[] }).tabs;
+      const newest = listed.map((tab) => tab.tabId).at(-1)!;
+      assert(newest !== tabId, "a new tab");
+      await s.ok("read_console_messages", { tabId: newest, onlyErrors: true, clear: true });
+      const after = s.text(
+        await s.ok("read_console_messages", { tabId: newest, pattern: "added" }),
+      );
+      assertMatch(after, /cleared at \d{4}-\d\d-\d\dT[\d:.]+Z; nothing was recorded since/);
+      assert(!/just now/.test(after), after);
+    });
+
     // Last: the browser goes away (and with it, once idle, the service and its workspaces).
     await t.step("after the browser goes, the agent is told to start again", async () => {
       await s.browser.stop();

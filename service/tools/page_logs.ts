@@ -60,7 +60,21 @@ async function currentOrigin(target: TabTarget): Promise<string> {
   return originOf(info?.url ?? "");
 }
 
-function emptyHint(state: TabState): string {
+/** When each tab's console and network buffers were last cleared (ms since the epoch). */
+const clearedAt = new WeakMap<TabState, { console?: number; network?: number }>();
+
+function noteCleared(state: TabState, buffer: "console" | "network"): void {
+  const times = clearedAt.get(state) ?? {};
+  times[buffer] = Date.now();
+  clearedAt.set(state, times);
+}
+
+function emptyHint(state: TabState, buffer: "console" | "network"): string {
+  const cleared = clearedAt.get(state)?.[buffer];
+  if (cleared !== undefined) {
+    return ` The buffer was cleared at ${new Date(cleared).toISOString()}; nothing was recorded ` +
+      "since.";
+  }
   return Date.now() - state.since < 2_000
     ? " Ghostlight started listening to this tab just now; act on or reload the page, then read again."
     : "";
@@ -79,6 +93,7 @@ async function listing(
     lines: string[];
     evicted: number;
     cleared: boolean;
+    buffer: "console" | "network";
   },
 ): Promise<string> {
   const head = `${part.matching} ${part.noun}${part.matching === 1 ? "" : "s"}${part.filter} ` +
@@ -89,7 +104,9 @@ async function listing(
       ? ` (the page sent events too fast: ${state.droppedEvents} were not recorded)`
       : "") +
     (part.cleared ? "; buffer cleared" : "") + ".";
-  if (part.lines.length === 0) return `${head}${part.total === 0 ? emptyHint(state) : ""}`;
+  if (part.lines.length === 0) {
+    return `${head}${part.total === 0 ? emptyHint(state, part.buffer) : ""}`;
+  }
   return `${head}\n${fence(workspace, await currentOrigin(target), part.lines.join("\n"))}`;
 }
 
@@ -137,7 +154,10 @@ export const readConsoleMessages: Handler = async (args, context) => {
   );
   const shown = matching.slice(-limit);
   const evicted = state.console.evicted;
-  if (args.clear === true) state.console.clear();
+  if (args.clear === true) {
+    state.console.clear();
+    noteCleared(state, "console");
+  }
   const text = await listing(context.workspace, target, state, {
     noun: "console message",
     filter: pattern || args.onlyErrors ? ` matching, of ${all.length},` : "",
@@ -146,6 +166,7 @@ export const readConsoleMessages: Handler = async (args, context) => {
     lines: shown.map(consoleLine),
     evicted,
     cleared: args.clear === true,
+    buffer: "console",
   });
   return success(text, {
     tabId: target.tabId,
@@ -186,7 +207,10 @@ export const readNetworkRequests: Handler = async (args, context) => {
     : all.filter((entry) => displayUrl(entry.url).includes(needle));
   const shown = matching.slice(-limit);
   const evicted = state.network.evicted;
-  if (args.clear === true) state.clearNetwork();
+  if (args.clear === true) {
+    state.clearNetwork();
+    noteCleared(state, "network");
+  }
   const text = await listing(context.workspace, target, state, {
     noun: "request",
     filter: needle ? ` with "${needle}" in the URL, of ${all.length},` : "",
@@ -195,6 +219,7 @@ export const readNetworkRequests: Handler = async (args, context) => {
     lines: shown.map(networkLine),
     evicted,
     cleared: args.clear === true,
+    buffer: "network",
   });
   return success(text, {
     tabId: target.tabId,
