@@ -135,6 +135,27 @@ Deno.test("trial: what a new user ran into", async (t) => {
       assert(!/just now/.test(after), after);
     });
 
+    await t.step("read_page and get_page_text say what they did with max_chars", async () => {
+      await s.ok("navigate", { url: s.fixtures.url("/rows.html"), tabId });
+      const small = s.text(await s.ok("read_page", { tabId, depth: 4, max_chars: 800 }));
+      assertMatch(small, /max_chars 800 was raised to the least read_page returns, 1000/);
+      assertMatch(small, /depth: 3 for fewer levels/);
+      assert(!/depth: 2/.test(small), small);
+      const whole = s.text(await s.ok("read_page", { tabId, max_chars: 1000 }));
+      assertMatch(whole, /depth: 2 for fewer levels/);
+      assert(!/was raised/.test(whole), whole);
+      for (const bad of [-5, 0]) {
+        assertMatch(
+          await s.fail("get_page_text", { tabId, max_chars: bad }),
+          new RegExp(`"max_chars" must be a positive number of characters, not ${bad}`),
+        );
+      }
+      assertMatch(
+        s.text(await s.ok("get_page_text", { tabId, max_chars: 50 })),
+        /max_chars 50 was raised to the least get_page_text returns, 100/,
+      );
+    });
+
     // Last: the browser goes away (and with it, once idle, the service and its workspaces).
     await t.step("after the browser goes, the agent is told to start again", async () => {
       await s.browser.stop();

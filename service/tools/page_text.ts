@@ -89,13 +89,24 @@ async function withFrames(
 /** `get_page_text`. */
 export const getPageText: Handler = async (args, context) => {
   const target = ownedTab(context.workspace, context.browsers, args.tabId as number);
+  const asked = args.max_chars as number | undefined;
+  if (asked !== undefined && !(asked >= 1)) {
+    throw new ToolError(
+      "tool_failure",
+      `"max_chars" must be a positive number of characters, not ${asked}.`,
+      `A correct call looks like: {"tabId": ${target.tabId}, "max_chars": 5000}`,
+    );
+  }
   const maxChars = Math.min(
     MAX_MAX_CHARS,
-    Math.max(
-      MIN_MAX_CHARS,
-      Math.floor((args.max_chars as number | undefined) ?? DEFAULT_MAX_CHARS),
-    ),
+    Math.max(MIN_MAX_CHARS, Math.floor(asked ?? DEFAULT_MAX_CHARS)),
   );
+  const adjusted = asked !== undefined && maxChars !== Math.floor(asked)
+    ? `[max_chars ${asked} was ${
+      maxChars > asked ? "raised to the least" : "lowered to the most"
+    } ` +
+      `get_page_text returns, ${maxChars}.]`
+    : "";
   // Only what can be shown is read and redacted: page text is unbounded and hostile.
   const limit = maxChars + READ_MARGIN;
   const read = `__ghostlight.readable(false, ${limit})`;
@@ -117,7 +128,7 @@ export const getPageText: Handler = async (args, context) => {
   const cutBefore = total > limit;
   const origin = originOf(page.url);
   const compose = (shown: number) => {
-    const notes: string[] = [];
+    const notes: string[] = adjusted ? [adjusted] : [];
     if (shown < text.length || cutBefore) {
       notes.push(
         `[Cut at ${shown} of ${total} characters. Pass a larger max_chars, or use find ` +

@@ -130,7 +130,15 @@ function outlineAnswer(
   workspace: Workspace,
   page: Page,
   outline: Collected,
-  options: { flat: boolean; maxChars: number; depth?: number; root?: string; note?: string },
+  options: {
+    flat: boolean;
+    maxChars: number;
+    depth?: number;
+    root?: string;
+    note?: string;
+    /** Said when the max_chars asked for was out of range. */
+    adjusted?: string;
+  },
 ): Outcome {
   const lines = displayLines(outline.nodes, options.flat);
   const header = `${options.flat ? "Interactive elements" : "Outline"} of ${page.where}` +
@@ -141,12 +149,16 @@ function outlineAnswer(
   const compose = (budget: number) => {
     const { text, shown, total } = render(lines, budget);
     const notes: string[] = options.note ? [options.note] : [];
+    if (options.adjusted) notes.push(options.adjusted);
+    // Suggest only a narrowing that was not already passed.
+    const shallower = options.depth === undefined ? 2 : options.depth - 1;
     if (shown < total) {
       notes.push(
         `Showing ${shown} of ${total} lines (max_chars ${options.maxChars}). To see the rest, ` +
           "narrow the read: " + (sections.length ? `${sections.join(", ")}; ` : "") +
           (options.flat ? "" : 'filter: "interactive" for controls only; ') +
-          "depth: 2 for the top levels; or find with a description of what you need.",
+          (shallower >= 1 ? `depth: ${shallower} for fewer levels; ` : "") +
+          "or find with a description of what you need.",
       );
     }
     if (outline.omitted > 0) {
@@ -195,13 +207,24 @@ export const readPage: Handler = async (args, context) => {
       `A correct call looks like: {"tabId": ${target.tabId}, "depth": 3}`,
     );
   }
+  const asked = args.max_chars as number | undefined;
+  if (asked !== undefined && !(asked >= 1)) {
+    throw new ToolError(
+      "tool_failure",
+      `"max_chars" must be a positive number of characters, not ${asked}.`,
+      `A correct call looks like: {"tabId": ${target.tabId}, "max_chars": 20000}`,
+    );
+  }
   const maxChars = Math.min(
     MAX_MAX_CHARS,
-    Math.max(
-      MIN_MAX_CHARS,
-      Math.floor((args.max_chars as number | undefined) ?? DEFAULT_MAX_CHARS),
-    ),
+    Math.max(MIN_MAX_CHARS, Math.floor(asked ?? DEFAULT_MAX_CHARS)),
   );
+  const adjusted = asked !== undefined && maxChars !== Math.floor(asked)
+    ? `max_chars ${asked} was ${
+      maxChars > asked ? "raised to the least" : "lowered to the most"
+    } ` +
+      `read_page returns, ${maxChars}.`
+    : undefined;
   const root = args.ref_id as string | undefined;
   const outline = await collect(target, pages, { filter, depth, root });
   const now = remember(JSON.stringify({ filter, depth, root }), outline.url, outline.nodes);
@@ -219,7 +242,7 @@ export const readPage: Handler = async (args, context) => {
       provenance: provenance(context.workspace, outline.url),
     },
   };
-  const options = { flat: filter === "interactive", maxChars, depth, root };
+  const options = { flat: filter === "interactive", maxChars, depth, root, adjusted };
   if (args.diff !== true) return outlineAnswer(context.workspace, page, outline, options);
   const verdict = compare(before, now);
   if ("why" in verdict) {
