@@ -21,6 +21,21 @@ export class ToolError extends Error {
   }
 }
 
+/**
+ * A CDP failure as the extension words it (`Method: {"code":-32000,"message":"..."}`) in plain
+ * words: the message alone, without the protocol's JSON.
+ */
+export function plainCdpError(message: string): string {
+  const match = /^([A-Z][A-Za-z]+\.[a-zA-Z]+): (\{[\s\S]*\})$/.exec(message);
+  if (!match) return message;
+  try {
+    const said = (JSON.parse(match[2]) as { message?: unknown }).message;
+    return typeof said === "string" ? `${said} (${match[1]})` : message;
+  } catch {
+    return message;
+  }
+}
+
 /** How the browser side words a refusal while a dialog is open (service/browser/mod.ts). */
 const DIALOG_REFUSAL = /^A JavaScript (\w+) dialog(?: \("([\s\S]*)"\))? is open/;
 
@@ -63,7 +78,7 @@ export function failureOutcome(error: unknown, workspace?: Workspace): Outcome {
     }
     return {
       kind: "tool_failure",
-      message: `The browser could not do it: ${redactSecrets(error.message)}`,
+      message: `The browser could not do it: ${redactSecrets(plainCdpError(error.message))}`,
       next_step: "Check the arguments against the page's current state and try again.",
     };
   }
