@@ -124,7 +124,8 @@ export const TOOL_TEXT: Record<string, ToolText> = {
       "statements whose last expression is the result; top-level await works and a returned " +
       "promise is awaited (a top-level return also works). Objects come back as JSON, DOM " +
       "elements as a short tag description. Works on pages with a strict Content-Security-Policy. " +
-      "A script still running after 10 s is stopped (keep loops bounded). Password field " +
+      "A script still running after 10 s is stopped (not code after an await: keep loops " +
+      "bounded). Password field " +
       "values and secret-looking strings in the result are redacted. Prefer " +
       "read_page, find and form_input for reading and filling; use this for what they cannot do.",
     example: { action: "javascript_exec", text: "document.title", tabId: TAB },
