@@ -155,6 +155,7 @@ async function withAttachment<T>(tabId: number, send: () => Promise<T>): Promise
   } catch (error) {
     if (!DETACHED.test((error as Error).message ?? String(error))) throw error;
     attached.delete(tabId);
+    forgetSessions(tabId);
     await chrome.debugger.detach({ tabId }).catch(() => {});
     await ensureAttached(tabId);
     return await send();
@@ -184,10 +185,10 @@ async function sendCdp(params: OperationParams<"cdp">): Promise<Record<string, u
 async function listFrames(
   params: OperationParams<"tab.frames">,
 ): Promise<OperationResult<"tab.frames">> {
-  await ensureAttached(params.tab_id);
   try {
-    return { sessions: await childSessions(params.tab_id) };
+    return { sessions: await withAttachment(params.tab_id, () => childSessions(params.tab_id)) };
   } catch (error) {
+    if (error instanceof MechanismError) throw error;
     throw cdpFailure(params.tab_id, "Target.setAutoAttach", error);
   }
 }
