@@ -27,7 +27,7 @@ export { releaseTabs } from "./tabs.ts";
  * A tool that only reads: a browser that does not answer in time changed nothing, so its
  * timeout is a plain failure rather than "it may have happened".
  */
-function readOnly(handler: Handler): Handler {
+export function readOnly(handler: Handler): Handler {
   return async (args, context) => {
     try {
       return await handler(args, context);
