@@ -1,5 +1,5 @@
 import { assertEquals } from "../../tests/support/assert.ts";
-import { redactUrl } from "./redact_url.ts";
+import { displayUrl, redactUrl } from "./redact_url.ts";
 
 Deno.test("credential query values and URL passwords are redacted, the rest kept", () => {
   assertEquals(
@@ -13,4 +13,13 @@ Deno.test("credential query values and URL passwords are redacted, the rest kept
   );
   assertEquals(redactUrl("http://127.0.0.1:8080/data.json"), "http://127.0.0.1:8080/data.json");
   assertEquals(redactUrl("not a url"), "not a url");
+});
+
+Deno.test("displayUrl redacts and bounds a URL a page made long", () => {
+  const shown = displayUrl(`https://a.test/${"x".repeat(5000)}?session_id=abc`);
+  assertEquals(shown.length, 2001);
+  assertEquals(
+    displayUrl("https://u:pw@a.test/?token=t1"),
+    "https://u:[redacted]@a.test/?token=[redacted]",
+  );
 });
