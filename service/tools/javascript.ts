@@ -156,10 +156,7 @@ async function run(target: TabTarget, expression: string): Promise<Evaluated> {
 }
 
 /** Runs the agent's script as a console line would, its last value awaited. */
-async function evaluateScript(
-  target: TabTarget,
-  text: string,
-): Promise<Evaluated> {
+async function evaluateScript(target: TabTarget, text: string): Promise<Evaluated> {
   let evaluated = await run(target, text);
   const syntax = evaluated.exceptionDetails?.exception?.description ?? "";
   if (/Illegal return statement/.test(syntax)) {
@@ -176,14 +173,9 @@ async function evaluateScript(
   return evaluated;
 }
 
-async function valueOf(
-  target: TabTarget,
-  remote: RemoteObject,
-): Promise<unknown> {
+async function valueOf(target: TabTarget, remote: RemoteObject): Promise<unknown> {
   if (remote.type === "undefined") return undefined;
-  if (remote.unserializableValue !== undefined) {
-    return remote.unserializableValue;
-  }
+  if (remote.unserializableValue !== undefined) return remote.unserializableValue;
   if (!remote.objectId) return remote.value;
   try {
     const copied = await send(target, undefined, "Runtime.callFunctionOn", {
@@ -191,23 +183,16 @@ async function valueOf(
       functionDeclaration: SERIALIZE,
       returnByValue: true,
     });
-    return (copied.result as RemoteObject | undefined)?.value ??
-      remote.description;
+    return (copied.result as RemoteObject | undefined)?.value ?? remote.description;
   } finally {
-    await send(target, undefined, "Runtime.releaseObject", {
-      objectId: remote.objectId,
-    })
+    await send(target, undefined, "Runtime.releaseObject", { objectId: remote.objectId })
       .catch(() => {});
   }
 }
 
 /** `javascript_tool`. */
 export const javascriptTool: Handler = async (args, context) => {
-  const target = ownedTab(
-    context.workspace,
-    context.browsers,
-    args.tabId as number,
-  );
+  const target = ownedTab(context.workspace, context.browsers, args.tabId as number);
   if (args.action !== "javascript_exec") {
     throw new ToolError(
       "tool_failure",
@@ -237,10 +222,7 @@ export const javascriptTool: Handler = async (args, context) => {
         fence(context.workspace, originOf(url), redactSecrets(error.text)) +
         `\nAnswer it with computer: {"action": "key", "text": "Return", "tabId": ${target.tabId}} ` +
         'accepts, "Escape" dismisses.',
-      {
-        tabId: target.tabId,
-        dialog: { type: error.type, message: redactSecrets(error.text) },
-      },
+      { tabId: target.tabId, dialog: { type: error.type, message: redactSecrets(error.text) } },
     );
   }
   if (evaluated.exceptionDetails) {
@@ -250,24 +232,15 @@ export const javascriptTool: Handler = async (args, context) => {
         ? `Uncaught ${JSON.stringify(details.exception.value)}`
         : details.text ?? "unknown error");
     // The exception's text is chosen by the page (or the script): it goes out fenced.
-    const page = await pageInfo(context.workspace, target).catch(() => ({
-      url: "",
-    }));
+    const page = await pageInfo(context.workspace, target).catch(() => ({ url: "" }));
     throw new ToolError(
       "tool_failure",
       "The script threw:\n" +
-        fence(
-          context.workspace,
-          originOf(page.url),
-          redactSecrets(why.slice(0, MAX_THROWN_CHARS)),
-        ),
+        fence(context.workspace, originOf(page.url), redactSecrets(why.slice(0, MAX_THROWN_CHARS))),
       "Fix the script and run it again; statements before the error may already have run.",
     );
   }
-  const value = await valueOf(
-    target,
-    evaluated.result ?? { type: "undefined" },
-  );
+  const value = await valueOf(target, evaluated.result ?? { type: "undefined" });
   const pages = tabPages(context.workspace, target.tabId);
   let shown = value === undefined
     ? "undefined"
@@ -285,8 +258,7 @@ export const javascriptTool: Handler = async (args, context) => {
   if (shown.length > MAX_RESULT_CHARS) shown = shown.slice(0, MAX_RESULT_CHARS);
   const page = await pageInfo(context.workspace, target);
   const url = displayUrl(page.url);
-  const type = evaluated.result?.subtype ?? evaluated.result?.type ??
-    "undefined";
+  const type = evaluated.result?.subtype ?? evaluated.result?.type ?? "undefined";
   const cut = total > MAX_RESULT_CHARS
     ? `\n[Cut at ${MAX_RESULT_CHARS} of ${total} characters; return less (e.g. slice or map).]`
     : "";
