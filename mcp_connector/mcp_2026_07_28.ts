@@ -146,9 +146,12 @@ export function discoverResult(
   });
 }
 
-/** A tool as this revision lists it: stateful tools accept an optional `workspaceId`. */
+/**
+ * A tool as this revision lists it: every tool that can use a workspace (the stateful ones, and
+ * update_plan, whose plan is shown with the workspace) accepts an optional `workspaceId`.
+ */
 export function listedTool(tool: ToolDescriptor): Record<string, unknown> {
-  const inputSchema = tool.needsWorkspace
+  const inputSchema = tool.acceptsWorkspace
     ? {
       ...tool.inputSchema,
       properties: {
@@ -331,15 +334,17 @@ export class Session2026 {
     const tool = catalog.tools.find((candidate) => candidate.name === name);
     if (!tool) throw new RpcError(ErrorCode.invalidParams, `Unknown tool: ${name}`);
     const { workspaceId, ...rest } = (args ?? {}) as Record<string, unknown>;
-    const toolArgs = tool.needsWorkspace ? rest : (args ?? {}) as Record<string, unknown>;
-    if (tool.needsWorkspace && workspaceId !== undefined && typeof workspaceId !== "string") {
+    const toolArgs = tool.acceptsWorkspace ? rest : (args ?? {}) as Record<string, unknown>;
+    if (tool.acceptsWorkspace && workspaceId !== undefined && typeof workspaceId !== "string") {
       return { ...invalidWorkspaceId(name) };
     }
     const client = envelope.client ?? { name: "unknown client", version: "" };
     const end = await this.#calls.run(request.id, {
       tool: name,
       arguments: toolArgs,
-      ...(tool.needsWorkspace && typeof workspaceId === "string" ? { workspace: workspaceId } : {}),
+      ...(tool.acceptsWorkspace && typeof workspaceId === "string"
+        ? { workspace: workspaceId }
+        : {}),
       context: { client_name: client.name, client_version: client.version },
     }, envelope.progressToken);
     if (end === null) return null;

@@ -53,7 +53,7 @@ Deno.test("the envelope is read from this request alone, version before capabili
   assertEquals(hasEnvelope({ _meta: META }), true);
 });
 
-Deno.test("stateful tools gain an optional workspaceId; stateless ones are untouched", () => {
+Deno.test("tools that use a workspace gain an optional workspaceId; others are untouched", () => {
   const tool = {
     name: "navigate",
     title: "Navigate",
@@ -62,11 +62,16 @@ Deno.test("stateful tools gain an optional workspaceId; stateless ones are untou
     annotations: {},
     createsContext: false,
     needsWorkspace: true,
+    acceptsWorkspace: true,
   };
   const listed = listedTool(tool) as { inputSchema: Record<string, unknown> };
   assertEquals(Object.keys(listed.inputSchema.properties as object), ["url", "workspaceId"]);
   assertEquals(listed.inputSchema.required, ["url"]);
-  assertEquals(listedTool({ ...tool, needsWorkspace: false }).inputSchema, tool.inputSchema);
+  const planLike = { ...tool, needsWorkspace: false };
+  const planListed = listedTool(planLike) as { inputSchema: Record<string, unknown> };
+  assertEquals(Object.keys(planListed.inputSchema.properties as object), ["url", "workspaceId"]);
+  const free = { ...tool, needsWorkspace: false, acceptsWorkspace: false };
+  assertEquals(listedTool(free).inputSchema, tool.inputSchema);
 });
 
 Deno.test("a minted workspace is handed to the model; failures are left as they are", () => {

@@ -93,6 +93,8 @@ export const ToolDescriptor = z.object({
   createsContext: z.boolean(),
   /** Stateful tools act inside a workspace. */
   needsWorkspace: z.boolean(),
+  /** Tools that use a workspace when a call names one (every stateful tool, and a few more). */
+  acceptsWorkspace: z.boolean(),
 }).strict();
 export type ToolDescriptor = z.infer<typeof ToolDescriptor>;
 

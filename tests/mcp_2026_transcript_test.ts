@@ -59,7 +59,7 @@ Deno.test("2026-07-28, core and switch transcripts", async (t) => {
         "connection is open and about a minute after it closes; an expired one is reported as " +
         "unknown, and you start a new one."
       : tool.description,
-    inputSchema: tool.needsWorkspace
+    inputSchema: tool.acceptsWorkspace
       ? {
         ...tool.inputSchema,
         properties: {

@@ -62,6 +62,13 @@ async function drive(
   assertMatch(firstText(navigated), /Ghostlight fixture home/);
   const text = await ok(call, "get_page_text", { tabId, ...workspace });
   assertMatch(firstText(text), /fog bell was tested on Tuesday/);
+  // update_plan is kept with the workspace in both revisions: implicit in one, named in the other.
+  const plan = await ok(call, "update_plan", {
+    domains: ["127.0.0.1"],
+    approach: ["Read the keeper's note"],
+    ...workspace,
+  });
+  assertEquals((plan.structuredContent as { kept?: boolean }).kept, true, "the plan is kept");
 }
 
 Deno.test("real clients of both revisions drive headless Chromium", async (t) => {

@@ -17,6 +17,8 @@ export type { Capability } from "./contract.ts";
 const CONTEXT_CREATING = new Set(["tabs_context_mcp", "tabs_create_mcp"]);
 /** Tools that touch no workspace state. */
 const STATELESS = new Set(["update_plan", "explain"]);
+/** Tools that have no use for a workspace even when a call names one. */
+const WORKSPACE_FREE = new Set(["explain"]);
 
 /** Instructions given to every client once, at connection (shared with the connector). */
 export { INSTRUCTIONS } from "../../shared/instructions.ts";
@@ -39,8 +41,7 @@ export class Catalog {
       description: TOOL_TEXT[row.name].description,
       inputSchema: row.inputSchema,
       annotations: row.annotations,
-      createsContext: CONTEXT_CREATING.has(row.name),
-      needsWorkspace: !STATELESS.has(row.name),
+      ...this.traits(row.name),
     }));
   }
 
@@ -49,9 +50,15 @@ export class Catalog {
     return this.#rows.find((row) => row.name === name);
   }
 
-  /** Whether a tool creates context / needs a workspace. */
-  traits(name: string): { createsContext: boolean; needsWorkspace: boolean } {
-    return { createsContext: CONTEXT_CREATING.has(name), needsWorkspace: !STATELESS.has(name) };
+  /** Whether a tool creates context, needs a workspace, or uses one when given. */
+  traits(
+    name: string,
+  ): { createsContext: boolean; needsWorkspace: boolean; acceptsWorkspace: boolean } {
+    return {
+      createsContext: CONTEXT_CREATING.has(name),
+      needsWorkspace: !STATELESS.has(name),
+      acceptsWorkspace: !WORKSPACE_FREE.has(name),
+    };
   }
 
   /**

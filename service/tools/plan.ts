@@ -54,7 +54,10 @@ export const updatePlan: StatelessHandler = (args, context) => {
   if (workspace) workspace.plan = plan;
   log(
     "info",
-    `plan ${workspace ? `kept on workspace ${workspace.id}` : "acknowledged without a workspace"}` +
+    // The workspace id is a bearer capability and never goes to the log; its label does.
+    `plan ${
+      workspace ? `kept for ${JSON.stringify(workspace.label)}` : "acknowledged without a workspace"
+    }` +
       `: ${domains.length} domain(s), ${approach.length} step(s)`,
   );
   const summary = `${approach.length} step${approach.length === 1 ? "" : "s"} on ${
