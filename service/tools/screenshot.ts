@@ -72,7 +72,9 @@ export async function capture(
   // Page.captureScreenshot yields clip × scale × devicePixelRatio pixels; dividing by the ratio
   // makes one image pixel one CSS pixel until the side cap shrinks it further.
   const fit = maxSide / Math.max(region.width, region.height);
-  const scale = (options.upscale ? Math.min(4, fit) : Math.min(1, fit)) / ratio;
+  // A zoom re-renders the region larger (text is drawn anew, not interpolated); twice the CSS
+  // size reads small print, and more costs the model image tokens for little gain.
+  const scale = (options.upscale ? Math.min(2, fit) : Math.min(1, fit)) / ratio;
   const shot = await cdp(target, "Page.captureScreenshot", {
     format: "jpeg",
     quality: options.quality ?? 80,
