@@ -224,6 +224,12 @@ Deno.test("navigate, console, network, resize and plan in a HiDPI browser", asyn
         await s.fail("navigate", { url: "https://example.com", tabId: 42 }),
         /Tab 42 is not one of your tabs/,
       );
+      // A missing page loads the server's error page: said plainly, with the status.
+      const missing = await s.ok("navigate", { url: s.fixtures.url("/no-such-page.html"), tabId });
+      assertMatch(s.text(missing), /The server answered HTTP 404/);
+      assertEquals((missing.structuredContent as { status?: number }).status, 404);
+      const found = await s.ok("navigate", { url: s.fixtures.url("/index.html"), tabId });
+      assertEquals((found.structuredContent as { status?: number }).status, 200);
     });
 
     await t.step(

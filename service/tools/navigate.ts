@@ -12,7 +12,7 @@ import { ToolError } from "./errors.ts";
 import { fence, originOf } from "./fence.ts";
 import { redactSecrets } from "./page/redact.ts";
 import { displayUrl } from "./redact_url.ts";
-import { pageInfo } from "./refs.ts";
+import { inMainFrame, pageInfo, tabPages } from "./refs.ts";
 import { cdp, evaluate, ownedTab, type TabTarget } from "./target.ts";
 
 /** How long navigate waits for a page to finish loading. */
@@ -250,6 +250,12 @@ export const navigate: Handler = async (args, context) => {
   const page = state.dialog
     ? await target.link.call("tab.get", { tab_id: target.native })
     : await pageInfo(context.workspace, target);
+  // The HTTP status of the document that loaded (0 when unknown, e.g. about:blank or history).
+  const status = state.dialog ? 0 : await inMainFrame<number>(
+    target,
+    tabPages(context.workspace, target.tabId),
+    `(performance.getEntriesByType("navigation")[0] || {}).responseStatus || 0`,
+  ).catch(() => 0);
   const origin = originOf(page.url);
   const redirected = page.url !== requested && raw !== "back" && raw !== "forward";
   // A landing URL can carry credentials (an OAuth code, a session token): never show them.
@@ -259,6 +265,7 @@ export const navigate: Handler = async (args, context) => {
     .filter((entry) => entry.level === "error" && !earlier.has(entry)).length;
   const notes = [
     redirected ? ` (redirected from ${displayUrl(requested)})` : "",
+    status >= 400 ? ` The server answered HTTP ${status}: this is its error page.` : "",
     load === "complete"
       ? ""
       : load === "interactive"
@@ -292,6 +299,7 @@ export const navigate: Handler = async (args, context) => {
       origin,
       loaded: load === "complete",
       readyState: load,
+      ...(status > 0 ? { status } : {}),
       ...(redirected ? { requestedUrl: displayUrl(requested) } : {}),
     },
   );

@@ -10,7 +10,7 @@ import { REDACTED, redactSecrets } from "./page/redact.ts";
 
 /** Query parameters whose values are credentials, whatever they look like. */
 const SECRET_PARAM =
-  /token|secret|password|passwd|api[_-]?key|apikey|auth|session|signature|sig$|^code$|^key$/i;
+  /token|secret|^pass|passw|^pw$|^pwd$|^pin$|api[_-]?key|apikey|auth|session|signature|sig$|^code$|^key$|^otp$|cvv|cvc/i;
 
 /** A URL with credential-like query values, its password and secret-looking parts replaced. */
 export function redactUrl(raw: string): string {

@@ -23,3 +23,14 @@ Deno.test("displayUrl redacts and bounds a URL a page made long", () => {
     "https://u:[redacted]@a.test/?token=[redacted]",
   );
 });
+
+Deno.test("a password a GET form put in the URL is redacted by its field name", () => {
+  assertEquals(
+    redactUrl("http://127.0.0.1:8/search?email=a%40b.com&pw=hunter2secret"),
+    "http://127.0.0.1:8/search?email=a%40b.com&pw=[redacted]",
+  );
+  assertEquals(
+    redactUrl("https://a.test/?user_password=x&passcode=1&pin=1234&compass=north"),
+    "https://a.test/?user_password=[redacted]&passcode=[redacted]&pin=[redacted]&compass=north",
+  );
+});
