@@ -439,8 +439,18 @@ Deno.test("computer: every action lands on the page as real input", async (t) =>
       assertMatch(s.text(real), /The window of tab \d+ is 1000×700/);
       const narrow = (await benchState(s, tabId)) as BenchState & { width: number };
       assert(narrow.width <= 1000, `the page has a narrower viewport: ${narrow.width}`);
-      await s.ok("resize_window", { width: 1280, height: 800, tabId });
-      await s.ok("computer", { action: "screenshot", tabId });
+      // The answer reports the viewport the page has now, and a screenshot at once agrees.
+      const wide = await s.ok("resize_window", { width: 1280, height: 800, tabId });
+      const reported = (wide.structuredContent as { viewport: { width: number } }).viewport;
+      assert(reported.width > 1000, `the new viewport is reported: ${reported.width}`);
+      const shot = await s.ok("computer", { action: "screenshot", tabId });
+      const block = shot.content.find((b) => b.type === "image")!;
+      const shotWidth = jpegSize(decodeBase64(block.data!))!.width;
+      // The screenshot leaves out the page's scrollbar (at most ~20 px); the rest must agree.
+      assert(
+        shotWidth <= reported.width && shotWidth >= reported.width - 20,
+        `screenshot ${shotWidth} px wide, reported viewport ${reported.width}`,
+      );
     });
 
     await t.step("argument errors name the field and show a correct call", async () => {

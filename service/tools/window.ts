@@ -11,7 +11,7 @@ import { MAX_WINDOW_SIDE, MIN_WINDOW_SIDE } from "../../shared/browser_protocol.
 import { BrowserError } from "../browser/mod.ts";
 import { type Handler, success } from "./context.ts";
 import { ToolError } from "./errors.ts";
-import { cdp, evaluate, ownedTab } from "./target.ts";
+import { cdp, evaluate, ownedTab, type TabTarget } from "./target.ts";
 
 function side(value: unknown, field: string, tabId: number): number {
   const number = value as number;
@@ -25,6 +25,38 @@ function side(value: unknown, field: string, tabId: number): number {
   return Math.round(number);
 }
 
+/** The window's outer size and the page's viewport, or null when the page cannot be asked. */
+async function viewportNow(target: TabTarget): Promise<number[] | null> {
+  return await evaluate<number[]>(target, "[outerWidth, outerHeight, innerWidth, innerHeight]")
+    .catch(() => null);
+}
+
+/** How long resize_window waits for the page to see its new size. */
+const SETTLE_MS = 2_000;
+
+/**
+ * The page's viewport once the renderer has taken the new size: Chrome answers the resize
+ * before the page is laid out again, and an agent that screenshots at once would see the old
+ * size. Waits (bounded) for the viewport to move when the window size changed.
+ */
+async function settledViewport(
+  target: TabTarget,
+  before: number[] | null,
+  size: { width: number; height: number },
+): Promise<number[] | null> {
+  const moving = before !== null && (before[0] !== size.width || before[1] !== size.height);
+  const deadline = Date.now() + SETTLE_MS;
+  let now = await viewportNow(target);
+  while (
+    moving && now !== null && now[2] === before[2] && now[3] === before[3] &&
+    Date.now() < deadline
+  ) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    now = await viewportNow(target);
+  }
+  return now === null ? null : [now[2], now[3]];
+}
+
 /** `resize_window`. */
 export const resizeWindow: Handler = async (args, context) => {
   const target = ownedTab(context.workspace, context.browsers, args.tabId as number);
@@ -32,6 +64,7 @@ export const resizeWindow: Handler = async (args, context) => {
   const height = side(args.height, "height", target.tabId);
   let lead: string;
   let size: { width: number; height: number };
+  const before = await viewportNow(target);
   try {
     const window = await target.link.call("window.resize", {
       tab_id: target.native,
@@ -57,7 +90,7 @@ export const resizeWindow: Handler = async (args, context) => {
     lead = `The screen is too small for a ${width}×${height} window, so tab ${target.tabId}'s ` +
       `viewport is emulated at ${width}×${height} instead`;
   }
-  const view = await evaluate<number[]>(target, "[innerWidth, innerHeight]").catch(() => null);
+  const view = await settledViewport(target, before, size);
   const inner = view ? ` (page viewport ${view[0]}×${view[1]} CSS px)` : "";
   return success(
     `${lead}${inner}. Take a new screenshot before using coordinates.`,
