@@ -155,6 +155,14 @@ export async function serveSession(
     });
   };
 
+  /** Refuses a request before any work began. */
+  const refuse = (
+    seq: number,
+    kind: Extract<ServiceMessage, { type: "rejected" }>["kind"],
+    message: string,
+    next_step: string,
+  ) => send({ type: "rejected", seq, kind, message, next_step });
+
   const handle = async (
     message: Extract<ConnectorMessage, { type: "start" }>,
     context: ToolContext,
@@ -178,23 +186,21 @@ export async function serveSession(
   const runWork = async (message: Extract<ConnectorMessage, { type: "start" }>) => {
     const tool = deps.catalog.row(message.tool);
     if (!tool) {
-      send({
-        type: "rejected",
-        seq: message.seq,
-        kind: "unknown_tool",
-        message: `There is no tool named ${JSON.stringify(message.tool)}.`,
-        next_step: "List the tools again and use one of those names.",
-      });
+      refuse(
+        message.seq,
+        "unknown_tool",
+        `There is no tool named ${JSON.stringify(message.tool)}.`,
+        "List the tools again and use one of those names.",
+      );
       return;
     }
     if (works.size >= MAX_ACTIVE_WORKS) {
-      send({
-        type: "rejected",
-        seq: message.seq,
-        kind: "busy",
-        message: `This client already has ${MAX_ACTIVE_WORKS} browser calls running.`,
-        next_step: "Wait for one to finish, then try again.",
-      });
+      refuse(
+        message.seq,
+        "busy",
+        `This client already has ${MAX_ACTIVE_WORKS} browser calls running.`,
+        "Wait for one to finish, then try again.",
+      );
       return;
     }
     const traits = deps.catalog.traits(message.tool);
@@ -204,50 +210,45 @@ export async function serveSession(
     if (workspace && !held.has(workspace.id)) {
       const full = overWorkspaceCap();
       if (full !== null) {
-        send({
-          type: "rejected",
-          seq: message.seq,
-          kind: "busy",
-          message: full,
-          next_step: "Keep using a workspaceId you already have, or use a new connection.",
-        });
+        refuse(
+          message.seq,
+          "busy",
+          full,
+          "Keep using a workspaceId you already have, or use a new connection.",
+        );
         return;
       }
       // Naming a workspace holds it: it lives while any connection that uses it does.
       hold(workspace.id);
     }
     if (message.workspace !== undefined && !workspace) {
-      send({
-        type: "rejected",
-        seq: message.seq,
-        kind: "no_workspace",
-        message: "That workspaceId is unknown or was released.",
-        next_step: "Call tabs_context_mcp without a workspaceId to start a new workspace.",
-      });
+      refuse(
+        message.seq,
+        "no_workspace",
+        "That workspaceId is unknown or was released.",
+        "Call tabs_context_mcp without a workspaceId to start a new workspace.",
+      );
       return;
     }
     if (!workspace && traits.needsWorkspace) {
       if (!traits.createsContext) {
-        send({
-          type: "rejected",
-          seq: message.seq,
-          kind: "no_workspace",
-          message: `${message.tool} needs a workspaceId.`,
-          next_step:
-            "Call tabs_context_mcp (or tabs_create_mcp) first and pass the workspaceId it returns.",
-        });
+        refuse(
+          message.seq,
+          "no_workspace",
+          `${message.tool} needs a workspaceId.`,
+          "Call tabs_context_mcp (or tabs_create_mcp) first and pass the workspaceId it returns.",
+        );
         return;
       }
       const full = overWorkspaceCap();
       if (full !== null) {
-        send({
-          type: "rejected",
-          seq: message.seq,
-          kind: "busy",
-          message: full,
-          next_step: "Pass the workspaceId an earlier tabs_context_mcp or tabs_create_mcp call " +
+        refuse(
+          message.seq,
+          "busy",
+          full,
+          "Pass the workspaceId an earlier tabs_context_mcp or tabs_create_mcp call " +
             "returned instead of starting another workspace.",
-        });
+        );
         return;
       }
       try {
@@ -257,13 +258,12 @@ export async function serveSession(
         hold(workspace.id);
       } catch (error) {
         if (!(error instanceof WorkspaceLimit)) throw error;
-        send({
-          type: "rejected",
-          seq: message.seq,
-          kind: "busy",
-          message: error.message,
-          next_step: "Close another agent's session, then try again.",
-        });
+        refuse(
+          message.seq,
+          "busy",
+          error.message,
+          "Close another agent's session, then try again.",
+        );
         return;
       }
     }
@@ -271,14 +271,13 @@ export async function serveSession(
     const controller = new AbortController();
     const queued = scheduler.enqueue(workspace?.id ?? work, controller.signal);
     if (queued === null) {
-      send({
-        type: "rejected",
-        seq: message.seq,
-        kind: "busy",
-        message: `This workspace already has ${scheduler.options.maxQueuedPerLane} browser ` +
+      refuse(
+        message.seq,
+        "busy",
+        `This workspace already has ${scheduler.options.maxQueuedPerLane} browser ` +
           "calls waiting.",
-        next_step: "Wait for some to finish, then try again.",
-      });
+        "Wait for some to finish, then try again.",
+      );
       return;
     }
     works.set(work, controller);
@@ -350,13 +349,12 @@ export async function serveSession(
             hold(workspace.id);
             send({ type: "workspace_opened", seq: message.seq, workspace: workspace.id });
           } catch (error) {
-            send({
-              type: "rejected",
-              seq: message.seq,
-              kind: "busy",
-              message: (error as Error).message,
-              next_step: "Close another agent's session, then try again.",
-            });
+            refuse(
+              message.seq,
+              "busy",
+              (error as Error).message,
+              "Close another agent's session, then try again.",
+            );
           }
           break;
         case "release_workspace":
