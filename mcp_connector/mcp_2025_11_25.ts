@@ -7,10 +7,11 @@
  * @module
  */
 
+import { CatalogCache } from "./catalog_cache.ts";
 import { type CallBook, END_GRACE_MS, type ProgressToken, progressTokenOf } from "./calls.ts";
 import { ErrorCode, type Incoming, type RequestId, RpcError, type StdioPeer } from "./jsonrpc.ts";
 import { renderCallEnd, type ToolResult } from "./render.ts";
-import type { CallEnd, CatalogSnapshot, ServiceLink } from "./service_link.ts";
+import type { CallEnd, ServiceLink } from "./service_link.ts";
 
 /** The revision this module implements. */
 export const REVISION = "2025-11-25";
@@ -55,7 +56,7 @@ export class Session2025 {
   #state: "new" | "initialized" | "ready" = "new";
   #client: ClientIdentity = { name: "unknown client", version: "" };
   #workspace: Promise<string> | null = null;
-  #catalog: CatalogSnapshot | null = null;
+  #catalog: CatalogCache;
 
   constructor(
     peer: StdioPeer,
@@ -66,7 +67,9 @@ export class Session2025 {
     this.#link = link;
     this.#calls = options.calls;
     this.#server = options.server;
-    link.onCatalogChanged(() => this.#catalogMayHaveChanged());
+    this.#catalog = new CatalogCache(link, async () => {
+      if (this.#state === "ready") await this.#peer.notify("notifications/tools/list_changed");
+    });
   }
 
   /** Handles one request; every request gets exactly one answer unless cancelled. */
@@ -141,7 +144,7 @@ export class Session2025 {
     }
     this.#client = readInitialize(params);
     this.#link.setClient(this.#client);
-    const catalog = await this.#fetchCatalog();
+    const catalog = await this.#catalog.get();
     this.#state = "initialized";
     return {
       protocolVersion: REVISION,
@@ -151,32 +154,11 @@ export class Session2025 {
     };
   }
 
-  async #fetchCatalog(): Promise<CatalogSnapshot> {
-    if (this.#catalog) return this.#catalog;
-    try {
-      this.#catalog = await this.#link.catalog();
-      return this.#catalog;
-    } catch (error) {
-      throw new RpcError(ErrorCode.internalError, (error as Error).message);
-    }
-  }
-
-  /** After a catalog change or a reconnection: tell the client only if the tools differ. */
-  async #catalogMayHaveChanged(): Promise<void> {
-    const before = this.#catalog;
-    this.#catalog = null;
-    if (this.#state !== "ready" || before === null) return;
-    const after = await this.#fetchCatalog().catch(() => null);
-    if (after === null || JSON.stringify(after.tools) !== JSON.stringify(before.tools)) {
-      await this.#peer.notify("notifications/tools/list_changed");
-    }
-  }
-
   async #listTools(params: Record<string, unknown>): Promise<unknown> {
     if (params.cursor !== undefined) {
       throw new RpcError(ErrorCode.invalidParams, "Invalid cursor: the tool list has one page");
     }
-    const catalog = await this.#fetchCatalog();
+    const catalog = await this.#catalog.get();
     return {
       tools: catalog.tools.map((tool) => ({
         name: tool.name,
@@ -207,7 +189,7 @@ export class Session2025 {
     if (args !== undefined && (typeof args !== "object" || args === null || Array.isArray(args))) {
       throw new RpcError(ErrorCode.invalidParams, "tools/call arguments must be an object");
     }
-    const catalog = await this.#fetchCatalog();
+    const catalog = await this.#catalog.get();
     if (!catalog.tools.some((tool) => tool.name === name)) {
       throw new RpcError(ErrorCode.invalidParams, `Unknown tool: ${name}`);
     }

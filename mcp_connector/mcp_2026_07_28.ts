@@ -8,12 +8,13 @@
  * @module
  */
 
+import { CatalogCache } from "./catalog_cache.ts";
 import type { ToolDescriptor } from "../shared/bridge.ts";
 import { INSTRUCTIONS } from "../shared/instructions.ts";
 import { type CallBook, END_GRACE_MS, type ProgressToken, progressTokenOf } from "./calls.ts";
 import { ErrorCode, type Incoming, type RequestId, RpcError, type StdioPeer } from "./jsonrpc.ts";
 import { renderCallEnd, type ToolResult } from "./render.ts";
-import type { CallEnd, CatalogSnapshot, ServiceLink } from "./service_link.ts";
+import type { CallEnd, ServiceLink } from "./service_link.ts";
 
 /** The revision this module implements. */
 export const REVISION = "2026-07-28";
@@ -179,7 +180,7 @@ export class Session2026 {
   #link: ServiceLink;
   #calls: CallBook;
   #server: ServerIdentity;
-  #catalog: CatalogSnapshot | null = null;
+  #catalog: CatalogCache;
   #subscriptions = new Map<RequestId, Subscription>();
   #identified = false;
 
@@ -192,7 +193,14 @@ export class Session2026 {
     this.#link = link;
     this.#calls = options.calls;
     this.#server = options.server;
-    link.onCatalogChanged(() => this.#catalogMayHaveChanged());
+    this.#catalog = new CatalogCache(link, async () => {
+      for (const [id, subscription] of this.#subscriptions) {
+        if (!subscription.toolsListChanged) continue;
+        await this.#peer.notify("notifications/tools/list_changed", {
+          _meta: { [META.subscriptionId]: id },
+        });
+      }
+    });
   }
 
   /** Handles one request; every request gets exactly one answer unless cancelled. */
@@ -263,35 +271,11 @@ export class Session2026 {
     }
   }
 
-  async #fetchCatalog(): Promise<CatalogSnapshot> {
-    if (this.#catalog) return this.#catalog;
-    try {
-      this.#catalog = await this.#link.catalog();
-      return this.#catalog;
-    } catch (error) {
-      throw new RpcError(ErrorCode.internalError, (error as Error).message);
-    }
-  }
-
-  async #catalogMayHaveChanged(): Promise<void> {
-    const before = this.#catalog;
-    this.#catalog = null;
-    if (before === null) return;
-    const after = await this.#fetchCatalog().catch(() => null);
-    if (after !== null && JSON.stringify(after.tools) === JSON.stringify(before.tools)) return;
-    for (const [id, subscription] of this.#subscriptions) {
-      if (!subscription.toolsListChanged) continue;
-      await this.#peer.notify("notifications/tools/list_changed", {
-        _meta: { [META.subscriptionId]: id },
-      });
-    }
-  }
-
   async #listTools(params: Record<string, unknown>): Promise<Record<string, unknown>> {
     if (params.cursor !== undefined) {
       throw new RpcError(ErrorCode.invalidParams, "Invalid cursor: the tool list has one page");
     }
-    const catalog = await this.#fetchCatalog();
+    const catalog = await this.#catalog.get();
     return { tools: catalog.tools.map(listedTool), ttlMs: TOOLS_TTL_MS, cacheScope: "public" };
   }
 
@@ -330,7 +314,7 @@ export class Session2026 {
     if (args !== undefined && (typeof args !== "object" || args === null || Array.isArray(args))) {
       throw new RpcError(ErrorCode.invalidParams, "tools/call arguments must be an object");
     }
-    const catalog = await this.#fetchCatalog();
+    const catalog = await this.#catalog.get();
     const tool = catalog.tools.find((candidate) => candidate.name === name);
     if (!tool) throw new RpcError(ErrorCode.invalidParams, `Unknown tool: ${name}`);
     const { workspaceId, ...rest } = (args ?? {}) as Record<string, unknown>;
