@@ -175,7 +175,7 @@ export const readConsoleMessages: Handler = async (args, context) => {
       level: entry.level,
       source: entry.source,
       text: redactSecrets(entry.text),
-      ...(entry.url ? { url: redactUrl(entry.url) } : {}),
+      ...(entry.url ? { url: displayUrl(entry.url) } : {}),
       ...(entry.line ? { line: entry.line } : {}),
       at: new Date(entry.at).toISOString(),
     })),
@@ -226,7 +226,7 @@ export const readNetworkRequests: Handler = async (args, context) => {
     total: matching.length,
     requests: shown.map((entry) => ({
       method: entry.method,
-      url: redactUrl(entry.url),
+      url: displayUrl(entry.url),
       ...(entry.type ? { type: entry.type } : {}),
       ...(entry.status !== undefined ? { status: entry.status } : {}),
       ...(entry.failed ? { failed: entry.failed } : {}),

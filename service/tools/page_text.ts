@@ -7,6 +7,7 @@
  * @module
  */
 
+import { charBudget } from "./budget.ts";
 import { type Handler, success } from "./context.ts";
 import { fence, originOf } from "./fence.ts";
 import { provenance } from "./page/provenance.ts";
@@ -28,11 +29,6 @@ import { displayUrl } from "./redact_url.ts";
 /** Default cap on the text returned; about 10k tokens. */
 export const DEFAULT_MAX_CHARS = 40_000;
 const MIN_MAX_CHARS = 100;
-/**
- * Largest max_chars honoured: a larger answer would not fit the bridge's frame (and no model
- * reads 200k characters at once).
- */
-export const MAX_MAX_CHARS = 200_000;
 /** Text read beyond max_chars, so redaction sees a secret that straddles the cut whole. */
 const READ_MARGIN = 2_000;
 
@@ -89,24 +85,14 @@ async function withFrames(
 /** `get_page_text`. */
 export const getPageText: Handler = async (args, context) => {
   const target = ownedTab(context.workspace, context.browsers, args.tabId as number);
-  const asked = args.max_chars as number | undefined;
-  if (asked !== undefined && !(asked >= 1)) {
-    throw new ToolError(
-      "tool_failure",
-      `"max_chars" must be a positive number of characters, not ${asked}.`,
-      `A correct call looks like: {"tabId": ${target.tabId}, "max_chars": 5000}`,
-    );
-  }
-  const maxChars = Math.min(
-    MAX_MAX_CHARS,
-    Math.max(MIN_MAX_CHARS, Math.floor(asked ?? DEFAULT_MAX_CHARS)),
-  );
-  const adjusted = asked !== undefined && maxChars !== Math.floor(asked)
-    ? `[max_chars ${asked} was ${
-      maxChars > asked ? "raised to the least" : "lowered to the most"
-    } ` +
-      `get_page_text returns, ${maxChars}.]`
-    : "";
+  const budget = charBudget(args.max_chars as number | undefined, {
+    name: "get_page_text",
+    tabId: target.tabId,
+    least: MIN_MAX_CHARS,
+    fallback: DEFAULT_MAX_CHARS,
+  });
+  const maxChars = budget.maxChars;
+  const adjusted = budget.adjusted ? `[${budget.adjusted}]` : "";
   // Only what can be shown is read and redacted: page text is unbounded and hostile.
   const limit = maxChars + READ_MARGIN;
   const read = `__ghostlight.readable(false, ${limit})`;

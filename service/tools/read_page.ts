@@ -5,6 +5,7 @@
  * @module
  */
 
+import { charBudget } from "./budget.ts";
 import type { Outcome } from "../../shared/bridge.ts";
 import type { Workspace } from "../workspace/mod.ts";
 import { type Handler, success } from "./context.ts";
@@ -28,8 +29,6 @@ import { displayUrl } from "./redact_url.ts";
 /** Default size of a read; about 6k tokens. */
 export const DEFAULT_MAX_CHARS = 24_000;
 const MIN_MAX_CHARS = 1000;
-/** Largest max_chars honoured: a larger answer would not fit the bridge's frame. */
-const MAX_MAX_CHARS = 200_000;
 /** Room kept for the header, the fence and the advice when cutting the outline to max_chars. */
 const RESERVED_CHARS = 600;
 
@@ -207,24 +206,12 @@ export const readPage: Handler = async (args, context) => {
       `A correct call looks like: {"tabId": ${target.tabId}, "depth": 3}`,
     );
   }
-  const asked = args.max_chars as number | undefined;
-  if (asked !== undefined && !(asked >= 1)) {
-    throw new ToolError(
-      "tool_failure",
-      `"max_chars" must be a positive number of characters, not ${asked}.`,
-      `A correct call looks like: {"tabId": ${target.tabId}, "max_chars": 20000}`,
-    );
-  }
-  const maxChars = Math.min(
-    MAX_MAX_CHARS,
-    Math.max(MIN_MAX_CHARS, Math.floor(asked ?? DEFAULT_MAX_CHARS)),
-  );
-  const adjusted = asked !== undefined && maxChars !== Math.floor(asked)
-    ? `max_chars ${asked} was ${
-      maxChars > asked ? "raised to the least" : "lowered to the most"
-    } ` +
-      `read_page returns, ${maxChars}.`
-    : undefined;
+  const { maxChars, adjusted } = charBudget(args.max_chars as number | undefined, {
+    name: "read_page",
+    tabId: target.tabId,
+    least: MIN_MAX_CHARS,
+    fallback: DEFAULT_MAX_CHARS,
+  });
   const root = args.ref_id as string | undefined;
   const outline = await collect(target, pages, { filter, depth, root });
   const now = remember(JSON.stringify({ filter, depth, root }), outline.url, outline.nodes);
