@@ -7,9 +7,14 @@
  * @module
  */
 
-import type { ConnectorMessage, Outcome } from "../shared/bridge.ts";
+import type { ConnectorMessage, Outcome, ToolDescriptor } from "../shared/bridge.ts";
 import { ErrorCode, type RequestId, RpcError, type StdioPeer } from "./jsonrpc.ts";
-import { type CallEnd, type ServiceLink, ServiceUnavailable } from "./service_link.ts";
+import {
+  type CallEnd,
+  type CatalogSnapshot,
+  type ServiceLink,
+  ServiceUnavailable,
+} from "./service_link.ts";
 
 /** How long a caller waits for a call before it is answered `outcome_unknown`. */
 export const DEFAULT_CALL_DEADLINE_MS = 60_000;
@@ -241,4 +246,27 @@ export function progressTokenOf(params: Record<string, unknown>): ProgressToken 
   return typeof token === "string" || (typeof token === "number" && Number.isInteger(token))
     ? token
     : undefined;
+}
+
+/**
+ * The tool and arguments a `tools/call` names, checked the same way in both revisions: a missing
+ * name, non-object arguments and an unknown tool are invalid params.
+ */
+export function readToolCall(
+  params: Record<string, unknown>,
+  catalog: CatalogSnapshot,
+): { tool: ToolDescriptor; args: Record<string, unknown> } {
+  const { name, arguments: args } = params as { name?: unknown; arguments?: unknown };
+  if (typeof name !== "string") {
+    throw new RpcError(
+      ErrorCode.invalidParams,
+      'tools/call needs a tool name, e.g. {"name":"tabs_context_mcp","arguments":{}}',
+    );
+  }
+  if (args !== undefined && (typeof args !== "object" || args === null || Array.isArray(args))) {
+    throw new RpcError(ErrorCode.invalidParams, "tools/call arguments must be an object");
+  }
+  const tool = catalog.tools.find((candidate) => candidate.name === name);
+  if (!tool) throw new RpcError(ErrorCode.invalidParams, `Unknown tool: ${name}`);
+  return { tool, args: (args ?? {}) as Record<string, unknown> };
 }

@@ -8,7 +8,13 @@
  */
 
 import { CatalogCache } from "./catalog_cache.ts";
-import { type CallBook, END_GRACE_MS, type ProgressToken, progressTokenOf } from "./calls.ts";
+import {
+  type CallBook,
+  END_GRACE_MS,
+  type ProgressToken,
+  progressTokenOf,
+  readToolCall,
+} from "./calls.ts";
 import { ErrorCode, type Incoming, type RequestId, RpcError, type StdioPeer } from "./jsonrpc.ts";
 import { renderCallEnd, type ToolResult } from "./render.ts";
 import type { CallEnd, ServiceLink } from "./service_link.ts";
@@ -179,21 +185,9 @@ export class Session2025 {
   }
 
   async #callTool(request: Request): Promise<ToolResult | null> {
-    const { name, arguments: args } = request.params as { name?: unknown; arguments?: unknown };
-    if (typeof name !== "string") {
-      throw new RpcError(
-        ErrorCode.invalidParams,
-        'tools/call needs a tool name, e.g. {"name":"tabs_context_mcp","arguments":{}}',
-      );
-    }
-    if (args !== undefined && (typeof args !== "object" || args === null || Array.isArray(args))) {
-      throw new RpcError(ErrorCode.invalidParams, "tools/call arguments must be an object");
-    }
-    const catalog = await this.#catalog.get();
-    if (!catalog.tools.some((tool) => tool.name === name)) {
-      throw new RpcError(ErrorCode.invalidParams, `Unknown tool: ${name}`);
-    }
-    const end = await this.#run(request.id, name, (args ?? {}) as Record<string, unknown>, {
+    const { tool, args } = readToolCall(request.params, await this.#catalog.get());
+    const name = tool.name;
+    const end = await this.#run(request.id, name, args, {
       progressToken: progressTokenOf(request.params),
       retryOnLostWorkspace: true,
     });

@@ -11,7 +11,13 @@
 import { CatalogCache } from "./catalog_cache.ts";
 import type { ToolDescriptor } from "../shared/bridge.ts";
 import { INSTRUCTIONS } from "../shared/instructions.ts";
-import { type CallBook, END_GRACE_MS, type ProgressToken, progressTokenOf } from "./calls.ts";
+import {
+  type CallBook,
+  END_GRACE_MS,
+  type ProgressToken,
+  progressTokenOf,
+  readToolCall,
+} from "./calls.ts";
 import { ErrorCode, type Incoming, type RequestId, RpcError, type StdioPeer } from "./jsonrpc.ts";
 import { renderCallEnd, type ToolResult } from "./render.ts";
 import type { CallEnd, ServiceLink } from "./service_link.ts";
@@ -304,21 +310,10 @@ export class Session2026 {
   }
 
   async #callTool(request: Request, envelope: Envelope): Promise<Record<string, unknown> | null> {
-    const { name, arguments: args } = request.params as { name?: unknown; arguments?: unknown };
-    if (typeof name !== "string") {
-      throw new RpcError(
-        ErrorCode.invalidParams,
-        'tools/call needs a tool name, e.g. {"name":"tabs_context_mcp","arguments":{}}',
-      );
-    }
-    if (args !== undefined && (typeof args !== "object" || args === null || Array.isArray(args))) {
-      throw new RpcError(ErrorCode.invalidParams, "tools/call arguments must be an object");
-    }
-    const catalog = await this.#catalog.get();
-    const tool = catalog.tools.find((candidate) => candidate.name === name);
-    if (!tool) throw new RpcError(ErrorCode.invalidParams, `Unknown tool: ${name}`);
-    const { workspaceId, ...rest } = (args ?? {}) as Record<string, unknown>;
-    const toolArgs = tool.acceptsWorkspace ? rest : (args ?? {}) as Record<string, unknown>;
+    const { tool, args } = readToolCall(request.params, await this.#catalog.get());
+    const name = tool.name;
+    const { workspaceId, ...rest } = args;
+    const toolArgs = tool.acceptsWorkspace ? rest : args;
     if (tool.acceptsWorkspace && workspaceId !== undefined && typeof workspaceId !== "string") {
       return { ...invalidWorkspaceId(name) };
     }
