@@ -15,6 +15,7 @@ import {
   serveSlowPages,
   startConnector,
   startService,
+  toolCall,
   type Transcript,
   waitFor,
 } from "./mcp_support.ts";
@@ -27,20 +28,11 @@ async function legacyWithTab(mcp: Transcript): Promise<number> {
   await mcp.send(INIT);
   await mcp.nextJson(30_000);
   await mcp.send('{"jsonrpc":"2.0","method":"notifications/initialized"}');
-  await mcp.send(call(1, "tabs_context_mcp", { createIfEmpty: true }));
+  await mcp.send(toolCall(1, "tabs_context_mcp", { createIfEmpty: true }));
   const context = await mcp.nextJson();
   const structured = (context.result as { structuredContent: { tabs: { tabId: number }[] } })
     .structuredContent;
   return structured.tabs[0].tabId;
-}
-
-function call(id: number | string, name: string, args: Record<string, unknown>, meta?: object) {
-  return JSON.stringify({
-    jsonrpc: "2.0",
-    id,
-    method: "tools/call",
-    params: { name, arguments: args, ...(meta ? { _meta: meta } : {}) },
-  });
 }
 
 function toolError(id: number | string, text: string) {
@@ -76,7 +68,7 @@ Deno.test("failures are told truthfully and recovered from", async (t) => {
       });
       const tabId = await legacyWithTab(mcp);
       const startedAt = Date.now();
-      await mcp.send(call(2, "navigate", { url: slow.url("late", 4000), tabId }, {
+      await mcp.send(toolCall(2, "navigate", { url: slow.url("late", 4000), tabId }, {
         progressToken: "p-late",
       }));
       const progress: number[] = [];
@@ -110,7 +102,7 @@ Deno.test("failures are told truthfully and recovered from", async (t) => {
       );
       // The work settles privately: nothing more is said about request 2.
       await mcp.expectSilence(3000);
-      await mcp.send(call(3, "get_page_text", { tabId }));
+      await mcp.send(toolCall(3, "get_page_text", { tabId }));
       const text = await mcp.nextJson();
       assertMatch(JSON.stringify(text.result), /page late/);
     });
@@ -119,9 +111,9 @@ Deno.test("failures are told truthfully and recovered from", async (t) => {
     const tabId = await legacyWithTab(mcp);
 
     await t.step("F02 a cancelled queued call never reaches the browser", async () => {
-      await mcp.send(call(10, "navigate", { url: slow.url("first", 2500), tabId }));
+      await mcp.send(toolCall(10, "navigate", { url: slow.url("first", 2500), tabId }));
       await seenAfter("first");
-      await mcp.send(call(11, "navigate", { url: slow.url("cancelled", 0), tabId }));
+      await mcp.send(toolCall(11, "navigate", { url: slow.url("cancelled", 0), tabId }));
       // Queued behind call 10 on the service: both count as this connector's works.
       await waitFor(
         async () =>
@@ -140,9 +132,9 @@ Deno.test("failures are told truthfully and recovered from", async (t) => {
     });
 
     await t.step("F07 an id still in flight cannot be reused: -32600", async () => {
-      await mcp.send(call(40, "navigate", { url: slow.url("inflight", 1500), tabId }));
+      await mcp.send(toolCall(40, "navigate", { url: slow.url("inflight", 1500), tabId }));
       await seenAfter("inflight");
-      await mcp.send(call(40, "get_page_text", { tabId }));
+      await mcp.send(toolCall(40, "get_page_text", { tabId }));
       await mcp.expect({
         jsonrpc: "2.0",
         id: 40,
@@ -156,16 +148,7 @@ Deno.test("failures are told truthfully and recovered from", async (t) => {
     await t.step("F08 2026-07-28: progress on its own token, cancellation silences", async () => {
       const modern = connector({ GHOSTLIGHT_PROGRESS_INTERVAL_MS: "300" });
       const request = (id: string, name: string, args: Record<string, unknown>, token?: string) =>
-        JSON.stringify({
-          jsonrpc: "2.0",
-          id,
-          method: "tools/call",
-          params: {
-            name,
-            arguments: args,
-            _meta: envelope(token === undefined ? {} : { progressToken: token }),
-          },
-        });
+        toolCall(id, name, args, envelope(token === undefined ? {} : { progressToken: token }));
       await modern.send(request("c1", "tabs_context_mcp", { createIfEmpty: true }));
       const made = (await modern.nextJson(30_000)).result as {
         structuredContent: { workspaceId: string; tabs: { tabId: number }[] };
@@ -193,9 +176,9 @@ Deno.test("failures are told truthfully and recovered from", async (t) => {
     });
 
     await t.step("F03 queue deadline: a call that waits too long is not dispatched", async () => {
-      await mcp.send(call(20, "navigate", { url: slow.url("hog", 3000), tabId }));
+      await mcp.send(toolCall(20, "navigate", { url: slow.url("hog", 3000), tabId }));
       await seenAfter("hog");
-      await mcp.send(call(21, "navigate", { url: slow.url("starved", 0), tabId }));
+      await mcp.send(toolCall(21, "navigate", { url: slow.url("starved", 0), tabId }));
       const starved = await mcp.nextJson();
       assertEquals(starved.id, 21);
       assertMatch(
@@ -211,16 +194,7 @@ Deno.test("failures are told truthfully and recovered from", async (t) => {
       "F04 the service killed during calls: outcome unknown, then recovery",
       async () => {
         const modern = connector();
-        await modern.send(JSON.stringify({
-          jsonrpc: "2.0",
-          id: "m1",
-          method: "tools/call",
-          params: {
-            name: "tabs_context_mcp",
-            arguments: { createIfEmpty: true },
-            _meta: envelope(),
-          },
-        }));
+        await modern.send(toolCall("m1", "tabs_context_mcp", { createIfEmpty: true }, envelope()));
         const before = (await modern.nextJson(30_000)).result as {
           structuredContent: { workspaceId: string };
         };
@@ -236,9 +210,9 @@ Deno.test("failures are told truthfully and recovered from", async (t) => {
 
         await mcp.send('{"jsonrpc":"2.0","id":29,"method":"tools/list"}');
         const toolsBefore = JSON.stringify((await mcp.nextJson()).result);
-        await mcp.send(call(30, "navigate", { url: slow.url("killed", 5000), tabId }));
+        await mcp.send(toolCall(30, "navigate", { url: slow.url("killed", 5000), tabId }));
         await seenAfter("killed");
-        await mcp.send(call(31, "get_page_text", { tabId }));
+        await mcp.send(toolCall(31, "get_page_text", { tabId }));
         await waitFor(
           async () =>
             (await fetchStatus(paths.controlSocket)).connectors.some((c) => c.activeWorks === 2),
@@ -259,7 +233,7 @@ Deno.test("failures are told truthfully and recovered from", async (t) => {
         // Same connector, same revision: the next call works (in a fresh implicit workspace,
         // since the old service's workspaces died with it). list_changed comes first only if the
         // restarted service's tools differ (they can, when its code changed meanwhile).
-        await mcp.send(call(32, "tabs_context_mcp", { createIfEmpty: true }));
+        await mcp.send(toolCall(32, "tabs_context_mcp", { createIfEmpty: true }));
         let recovered = await mcp.nextJson(30_000);
         const listChanged = recovered.method === "notifications/tools/list_changed";
         if (listChanged) recovered = await mcp.nextJson();
@@ -272,12 +246,7 @@ Deno.test("failures are told truthfully and recovered from", async (t) => {
 
         // A 2026-07-28 caller holding the dead workspace is told to make a new one.
         const modernCall = (id: string, args: Record<string, unknown>) =>
-          JSON.stringify({
-            jsonrpc: "2.0",
-            id,
-            method: "tools/call",
-            params: { name: "tabs_context_mcp", arguments: args, _meta: envelope() },
-          });
+          toolCall(id, "tabs_context_mcp", args, envelope());
         await modern.send(modernCall("m2", { workspaceId: oldWorkspace }));
         // The reconnection re-reads the catalog; the stream hears of it only if tools changed,
         // and then with its own subscriptionId.
@@ -305,7 +274,9 @@ Deno.test("failures are told truthfully and recovered from", async (t) => {
         const other = connector();
         const otherTab = await legacyWithTab(other);
         const startedAt = Date.now();
-        await other.send(call(2, "navigate", { url: slow.url("endless", 7000), tabId: otherTab }));
+        await other.send(
+          toolCall(2, "navigate", { url: slow.url("endless", 7000), tabId: otherTab }),
+        );
         await other.expect(toolError(
           2,
           "Outcome unknown: The call did not settle within 3.5 s and was abandoned.\nIt may have " +
@@ -315,12 +286,12 @@ Deno.test("failures are told truthfully and recovered from", async (t) => {
         assert(waited >= 3400, `abandoned after ${waited} ms`);
         // The lane stays held while the abandoned step is still in the browser, so the next
         // call on this workspace waits, and here runs into the queue deadline untouched.
-        await other.send(call(3, "get_page_text", { tabId: otherTab }));
+        await other.send(toolCall(3, "get_page_text", { tabId: otherTab }));
         const held = await other.nextJson();
         assertMatch(JSON.stringify(held), /Not done: The call waited \d+(\.\d)? s behind/);
         // Once the browser step really ended, the workspace works again.
         await waitFor(() => Promise.resolve(Date.now() - startedAt > 7500), "the endless page");
-        await other.send(call(4, "get_page_text", { tabId: otherTab }));
+        await other.send(toolCall(4, "get_page_text", { tabId: otherTab }));
         const text = await other.nextJson();
         assertMatch(JSON.stringify(text.result), /page endless/);
       },
@@ -350,12 +321,7 @@ Deno.test("failures are told truthfully and recovered from", async (t) => {
 
         // 2026-07-28 handles outlive their connection by the grace period only.
         const modern = connector();
-        await modern.send(JSON.stringify({
-          jsonrpc: "2.0",
-          id: 1,
-          method: "tools/call",
-          params: { name: "tabs_context_mcp", arguments: {}, _meta: envelope() },
-        }));
+        await modern.send(toolCall(1, "tabs_context_mcp", {}, envelope()));
         await modern.nextJson(30_000);
         const minted = await workspaces();
         const modernConnected = await connectors();

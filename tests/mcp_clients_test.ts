@@ -16,7 +16,7 @@ import { assert, assertEquals, assertMatch } from "./support/assert.ts";
 import { launchBrowser } from "./support/browser.ts";
 import { executable, makeTestEnv } from "./support/env.ts";
 import { serveFixtures } from "./support/fixtures.ts";
-import { envelope, serveSlowPages, startConnector, stopService } from "./mcp_support.ts";
+import { envelope, serveSlowPages, startConnector, stopService, toolCall } from "./mcp_support.ts";
 
 interface ToolResult {
   content: { type: string; text?: string }[];
@@ -153,12 +153,7 @@ Deno.test("real clients of both revisions drive headless Chromium", async (t) =>
             await mcp.send('{"jsonrpc":"2.0","method":"notifications/initialized"}');
           }
           const call = (id: number, name: string, args: Record<string, unknown>) =>
-            JSON.stringify({
-              jsonrpc: "2.0",
-              id,
-              method: "tools/call",
-              params: { name, arguments: args },
-            });
+            toolCall(id, name, args);
           await Promise.all([
             one.send(call(2, "tabs_create_mcp", {})),
             two.send(call(2, "tabs_create_mcp", {})),
@@ -196,19 +191,15 @@ Deno.test("real clients of both revisions drive headless Chromium", async (t) =>
         const slow = serveSlowPages();
         try {
           const request = (id: string, name: string, args: Record<string, unknown>, who: string) =>
-            JSON.stringify({
-              jsonrpc: "2.0",
+            toolCall(
               id,
-              method: "tools/call",
-              params: {
-                name,
-                arguments: args,
-                _meta: envelope({
-                  "io.modelcontextprotocol/clientInfo": { name: who, version: "1" },
-                  progressToken: `token-${who}`,
-                }),
-              },
-            });
+              name,
+              args,
+              envelope({
+                "io.modelcontextprotocol/clientInfo": { name: who, version: "1" },
+                progressToken: `token-${who}`,
+              }),
+            );
           await Promise.all([
             mcp.send(request("a1", "tabs_create_mcp", {}, "alpha")),
             mcp.send(request("b1", "tabs_create_mcp", {}, "beta")),

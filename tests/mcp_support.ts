@@ -119,6 +119,21 @@ export function envelope(extra: Record<string, unknown> = {}): Record<string, un
   };
 }
 
+/** One `tools/call` line; `meta` becomes its `_meta` (the 2026-07-28 envelope, a token). */
+export function toolCall(
+  id: number | string,
+  name: string,
+  args: Record<string, unknown>,
+  meta?: Record<string, unknown>,
+): string {
+  return JSON.stringify({
+    jsonrpc: "2.0",
+    id,
+    method: "tools/call",
+    params: { name, arguments: args, ...(meta ? { _meta: meta } : {}) },
+  });
+}
+
 /** The instructions, server identity and tool list every test expects, from the real catalog. */
 export function expectedServer(testEnv: TestEnv): {
   info: { name: string; version: string };
