@@ -100,3 +100,35 @@ Deno.test("an MCP client drives headless Chromium through all three processes", 
     await testEnv.dispose();
   }
 });
+
+Deno.test("with only HOME set (no XDG variables) launch and a client still meet", async () => {
+  const testEnv = await makeTestEnv();
+  // A desktop session often sets none of them; the MCP client filters them out anyway.
+  const env = Object.fromEntries(
+    Object.entries(testEnv.env).filter(([key]) => !key.startsWith("XDG_")),
+  );
+  const bare = { ...testEnv, env };
+  const fixtures = serveFixtures();
+  const browser = await launchBrowser(bare);
+  const { command, args } = executable("mcp-connector", ["--instance", testEnv.instance]);
+  const client = new Client({ name: "bare-env-test", version: "1.0.0" });
+  try {
+    await client.connect(new StdioClientTransport({ command, args, env, stderr: "pipe" }));
+    const context = await client.callTool({
+      name: "tabs_context_mcp",
+      arguments: { createIfEmpty: true },
+    });
+    assert(!context.isError, JSON.stringify(context.content));
+    const tabId = (context.structuredContent as { tabs: { tabId: number }[] }).tabs[0].tabId;
+    const text = await client.callTool({
+      name: "navigate",
+      arguments: { url: fixtures.url("/"), tabId },
+    });
+    assertMatch((text.content as TextBlock[])[0].text, /Ghostlight fixture home/);
+  } finally {
+    await client.close().catch(() => {});
+    assertEquals(await browser.stop(), 0);
+    await fixtures.close();
+    await testEnv.dispose();
+  }
+});

@@ -76,11 +76,20 @@ async function writeHostWrapper(path: string, paths: InstancePaths): Promise<voi
   // the browser connector installed beside this binary.
   const { command, args } = commandFor("browser-connector");
   const resolved = runningFromSource() ? await which(command) : siblingPath("browser-connector");
-  const exports = ["HOME", "XDG_RUNTIME_DIR", "XDG_STATE_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME"]
-    .flatMap((key) => {
-      const value = Deno.env.get(key);
-      return value === undefined ? [] : [`export ${key}=${shellQuote(value)}`];
-    });
+  // The host must resolve the same instance paths as this process, whatever Chromium's own
+  // environment says (launch points Chromium's XDG folders into its throwaway folder): every
+  // variable the paths depend on is set as here, or unset when it is unset here.
+  const exports = [
+    "HOME",
+    "XDG_RUNTIME_DIR",
+    "XDG_STATE_HOME",
+    "XDG_CONFIG_HOME",
+    "XDG_CACHE_HOME",
+    "TMPDIR",
+  ].map((key) => {
+    const value = Deno.env.get(key);
+    return value === undefined ? `unset ${key}` : `export ${key}=${shellQuote(value)}`;
+  });
   const instance = paths.instance === null ? [] : ["--instance", paths.instance];
   const script = [
     "#!/bin/sh",
@@ -211,7 +220,7 @@ export async function launchBrowser(paths: InstancePaths, options: LaunchOptions
     }));
 
     const interrupted = new Promise<string>((resolve) => {
-      for (const signal of ["SIGINT", "SIGTERM"] as const) {
+      for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
         Deno.addSignalListener(signal, () => resolve(signal));
       }
     });
