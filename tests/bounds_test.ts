@@ -14,7 +14,7 @@ import { type InstancePaths, resolveInstancePaths } from "../shared/instance.ts"
 import { ensureSecret } from "../service/host/mod.ts";
 import { assert, assertEquals, assertMatch, assertRejects } from "./support/assert.ts";
 import { executable, makeTestEnv, type TestEnv } from "./support/env.ts";
-import { waitFor } from "./support/processes.ts";
+import { waitFor } from "./support/wait.ts";
 
 function pathsOf(testEnv: TestEnv): InstancePaths {
   return resolveInstancePaths(testEnv.instance, (key) => testEnv.env[key]);

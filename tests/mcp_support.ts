@@ -12,7 +12,8 @@ import { HANDLERS } from "../service/tools/mod.ts";
 import { resolveInstancePaths } from "../shared/instance.ts";
 import { assertEquals } from "./support/assert.ts";
 import { executable, type TestEnv } from "./support/env.ts";
-export { startService, waitFor } from "./support/processes.ts";
+export { startService } from "./support/processes.ts";
+export { waitFor } from "./support/wait.ts";
 
 /** A connector process driven line by line. */
 export interface Transcript {

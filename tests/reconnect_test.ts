@@ -10,7 +10,8 @@ import { fetchStatus } from "../service/control/mod.ts";
 import { assert, assertEquals, assertMatch } from "./support/assert.ts";
 import { launchBrowser } from "./support/browser.ts";
 import { executable, makeTestEnv } from "./support/env.ts";
-import { startService, waitFor } from "./support/processes.ts";
+import { startService } from "./support/processes.ts";
+import { waitFor } from "./support/wait.ts";
 import { serveFixtures } from "./support/fixtures.ts";
 
 Deno.test("the browser reattaches after the service restarts, without Chrome noticing", async () => {

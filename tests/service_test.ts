@@ -8,7 +8,8 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { type InstancePaths, resolveInstancePaths } from "../shared/instance.ts";
 import { assert, assertEquals, assertMatch } from "./support/assert.ts";
 import { executable, makeTestEnv, type TestEnv } from "./support/env.ts";
-import { ghostlight, startService, waitFor } from "./support/processes.ts";
+import { ghostlight, startService } from "./support/processes.ts";
+import { waitFor } from "./support/wait.ts";
 
 function pathsOf(testEnv: TestEnv): InstancePaths {
   return resolveInstancePaths(testEnv.instance, (key) => testEnv.env[key]);

@@ -6,19 +6,6 @@
 
 import { executable, type TestEnv } from "./env.ts";
 
-/** Polls `check` (a rejection counts as not yet) until it holds, or fails after `ms`. */
-export async function waitFor(
-  check: () => Promise<boolean>,
-  what: string,
-  ms = 20_000,
-): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check().catch(() => false))) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
 /** Runs `ghostlight service` for the test's instance in the foreground, as its own process. */
 export function startService(testEnv: TestEnv): Deno.ChildProcess {
   const { command, args } = executable("service", ["--instance", testEnv.instance, "service"]);

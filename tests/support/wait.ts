@@ -1,0 +1,86 @@
+/**
+ * The one place tests wait. A test waits on an observable state with a generous bound, never on
+ * a fixed sleep that the code under test might outrun or lag behind: these machines are shared
+ * and a two-core runner under load can be ten times slower than a quiet one. The architecture
+ * test refuses a timer anywhere else in the tests.
+ *
+ * @module
+ */
+
+/** The default bound for a wait: generous, since reaching it means the test fails. */
+export const WAIT_MS = 30_000;
+
+/** How often a condition is polled. */
+const POLL_MS = 50;
+
+/**
+ * Polls `read` until `done` holds for its value and returns that value; a rejection counts as
+ * not yet. Fails after `ms` naming `what` and the last value seen.
+ */
+export async function pollUntil<T>(
+  read: () => Promise<T>,
+  done: (value: T) => boolean,
+  what: string,
+  ms = WAIT_MS,
+): Promise<T> {
+  const deadline = Date.now() + ms;
+  let last: { value: T } | { error: unknown } | null = null;
+  for (;;) {
+    try {
+      const value = await read();
+      if (done(value)) return value;
+      last = { value };
+    } catch (error) {
+      last = { error };
+    }
+    if (Date.now() > deadline) {
+      const seen = last === null
+        ? "nothing"
+        : "value" in last
+        ? JSON.stringify(last.value)?.slice(0, 1_000)
+        : String(last.error);
+      throw new Error(`timed out after ${ms} ms waiting for ${what}; last seen: ${seen}`);
+    }
+    await pause(POLL_MS);
+  }
+}
+
+/** Polls `check` (a rejection counts as not yet) until it holds, or fails after `ms`. */
+export async function waitFor(
+  check: () => Promise<boolean>,
+  what: string,
+  ms = WAIT_MS,
+): Promise<void> {
+  await pollUntil(check, (held) => held, what, ms);
+}
+
+/**
+ * Resolves when `signal` aborts or `ms` passes, whichever is first; true if it was the signal.
+ * For bounding a wait on an event (a line, an exit), never as a sleep on its own.
+ */
+export function signalOrTimeout(signal: AbortSignal, ms: number): Promise<boolean> {
+  if (signal.aborted) return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      signal.removeEventListener("abort", onAbort);
+      resolve(false);
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      resolve(true);
+    };
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+/**
+ * What a fixture server does to answer late on purpose (a slow page is what such a test is
+ * about); stops early when the request is aborted. Not for tests' own waiting.
+ */
+export function serverDelay(ms: number, signal?: AbortSignal): Promise<void> {
+  return signalOrTimeout(signal ?? new AbortController().signal, ms).then(() => {});
+}
+
+function pause(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
