@@ -5,6 +5,7 @@
 
 import { assert, assertMatch } from "./support/assert.ts";
 import { startSession } from "./support/session.ts";
+import { pollUntil } from "./support/wait.ts";
 
 /** Runs `work` and returns its result with how long it took. */
 async function timed<T>(work: () => Promise<T>): Promise<{ value: T; ms: number }> {
@@ -22,36 +23,54 @@ Deno.test("trial: what a new user ran into", async (t) => {
     await t.step("every read answers at once while a dialog is open", async () => {
       const found = await s.ok("find", { query: "Alert me", tabId });
       const ref = (found.structuredContent?.matches as { ref: string }[])[0].ref;
-      assertMatch(
-        s.text(await s.ok("computer", { action: "left_click", ref, tabId })),
-        /dialog says: "Trial alert"/,
-      );
-      const reads: [string, Record<string, unknown>][] = [
-        ["get_page_text", { tabId }],
-        ["find", { query: "Prompt", tabId }],
-        ["read_page", { tabId, filter: "interactive" }],
-        ["javascript_tool", { action: "javascript_exec", text: "1 + 1", tabId }],
-      ];
-      for (const [name, args] of reads) {
-        const { value, ms } = await timed(() => s.fail(name, args));
-        assertMatch(value, /alert dialog[\s\S]*is open[\s\S]*Trial alert[\s\S]*key "Return"/, name);
-        assert(ms < 5_000, `${name} answered in ${Math.round(ms)} ms`);
+      try {
+        assertMatch(
+          s.text(await s.ok("computer", { action: "left_click", ref, tabId })),
+          /dialog says: "Trial alert"/,
+        );
+        const reads: [string, Record<string, unknown>][] = [
+          ["get_page_text", { tabId }],
+          ["find", { query: "Prompt", tabId }],
+          ["read_page", { tabId, filter: "interactive" }],
+          ["javascript_tool", { action: "javascript_exec", text: "1 + 1", tabId }],
+        ];
+        for (const [name, args] of reads) {
+          // "At once" means well before the 30 s a held command would wait.
+          const { value, ms } = await timed(() => s.fail(name, args));
+          assertMatch(
+            value,
+            /alert dialog[\s\S]*is open[\s\S]*Trial alert[\s\S]*key "Return"/,
+            name,
+          );
+          assert(ms < 10_000, `${name} answered in ${Math.round(ms)} ms`);
+        }
+      } finally {
+        await s.ok("computer", { action: "key", text: "Return", tabId });
       }
-      await s.ok("computer", { action: "key", text: "Return", tabId });
 
-      // A dialog that opens while Ghostlight still works in the page cuts its commands short.
-      const late = await timed(() =>
-        s.call("javascript_tool", {
-          action: "javascript_exec",
-          text: "setTimeout(() => alert('Later alert'), 0); 1",
-          tabId,
-        })
-      );
-      assert(late.ms < 5_000, `javascript_tool answered in ${Math.round(late.ms)} ms`);
-      const { value, ms } = await timed(() => s.fail("get_page_text", { tabId }));
-      assertMatch(value, /alert dialog[\s\S]*is open[\s\S]*Later alert/);
-      assert(ms < 5_000, `get_page_text answered in ${Math.round(ms)} ms`);
-      await s.ok("computer", { action: "key", text: "Return", tabId });
+      // A dialog that opens while Ghostlight still works in the page cuts its commands short;
+      // the script had run, so its answer is its result with the dialog beside it.
+      try {
+        const late = await timed(() =>
+          s.ok("javascript_tool", {
+            action: "javascript_exec",
+            text: "setTimeout(() => alert('Later alert'), 0); 1",
+            tabId,
+          })
+        );
+        assert(late.ms < 10_000, `javascript_tool answered in ${Math.round(late.ms)} ms`);
+        const { value, ms } = await timed(() =>
+          pollUntil(
+            () => s.call("get_page_text", { tabId }),
+            (read) => read.isError === true,
+            "get_page_text to be refused under the dialog",
+          )
+        );
+        assertMatch(s.text(value), /alert dialog[\s\S]*is open[\s\S]*Later alert/);
+        assert(ms < 10_000, `get_page_text answered in ${Math.round(ms)} ms`);
+      } finally {
+        await s.ok("computer", { action: "key", text: "Return", tabId });
+      }
     });
 
     await t.step("a script that runs too long is stopped and the tab works after", async () => {
@@ -64,7 +83,7 @@ Deno.test("trial: what a new user ran into", async (t) => {
         s.ok("javascript_tool", { action: "javascript_exec", text: "1 + 1", tabId })
       );
       assertMatch(s.text(after.value), /2/);
-      assert(after.ms < 5_000, `the next script answered in ${Math.round(after.ms)} ms`);
+      assert(after.ms < 10_000, `the next script answered in ${Math.round(after.ms)} ms`);
       await s.ok("get_page_text", { tabId });
     });
 
@@ -160,12 +179,11 @@ Deno.test("trial: what a new user ran into", async (t) => {
     await t.step("after the browser goes, the agent is told to start again", async () => {
       await s.browser.stop();
       const restarted = /tabs from before Ghostlight or the browser restarted are not kept/;
-      let said = "";
-      for (let tries = 0; tries < 50; tries++) {
-        said = await s.fail("get_page_text", { tabId });
-        if (/disconnected/.test(said) || restarted.test(said)) break;
-        await new Promise((resolve) => setTimeout(resolve, 200));
-      }
+      const said = await pollUntil(
+        () => s.fail("get_page_text", { tabId }),
+        (said) => /disconnected/.test(said) || restarted.test(said),
+        "the loss of the browser to be told",
+      );
       assertMatch(
         said,
         /The browser holding your tabs disconnected[\s\S]*tabs_context_mcp|not kept[\s\S]*createIfEmpty: true/,

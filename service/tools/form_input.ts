@@ -6,6 +6,7 @@
  * @module
  */
 
+import { dialogAfterEffect, openDialog, pageAfterEffect } from "./after_dialog.ts";
 import { type Handler, success } from "./context.ts";
 import { ToolError } from "./errors.ts";
 import { fence, originOf } from "./fence.ts";
@@ -135,10 +136,16 @@ export const formInput: Handler = async (args, context) => {
   // A group given a radio's label answers with the radio it chose.
   const targetRef = result.chose === undefined ? ref : refFor(pages, frame, result.chose);
   if (after.box) {
-    const origin = await frameOrigin(target, pages, frame);
-    after.box = { ...after.box, x: after.box.x + origin.x, y: after.box.y + origin.y };
+    // The field is set; a dialog its events opened since leaves the box in frame coordinates.
+    const origin = await frameOrigin(target, pages, frame).catch((error) => {
+      if (!target.link.tab(target.native).dialog) throw error;
+      return null;
+    });
+    after.box = origin
+      ? { ...after.box, x: after.box.x + origin.x, y: after.box.y + origin.y }
+      : null;
   }
-  const page = await pageInfo(context.workspace, target);
+  const page = await pageAfterEffect(context.workspace, target);
   const shownValue = after.value === undefined ? undefined : redactSecrets(after.value);
   const states = after.states?.length ? ` (${after.states.join(", ")})` : "";
   const summary = shownValue !== undefined
@@ -149,9 +156,11 @@ export const formInput: Handler = async (args, context) => {
   const mismatch = result.actual === false
     ? "\nThe page changed the value after it was set (it may format or reject input)."
     : "";
+  const dialog = openDialog(target);
   return success(
     `Set ${result.kind} field; fired input and change events.\n` +
-      fence(context.workspace, originOf(page.url), summary) + mismatch,
+      fence(context.workspace, originOf(page.url), summary) + mismatch +
+      dialogAfterEffect(context.workspace, target, "the field was set"),
     {
       tabId: target.tabId,
       url: displayUrl(page.url),
@@ -179,6 +188,7 @@ export const formInput: Handler = async (args, context) => {
       mechanicalActions: ["focus", "native value setter", "input event", "change event"],
       valueKept: result.actual !== false,
       provenance: provenance(context.workspace, page.url),
+      ...(dialog ? { dialog } : {}),
     },
   );
 };

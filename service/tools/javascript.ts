@@ -10,6 +10,7 @@
  */
 
 import { BrowserError } from "../browser/mod.ts";
+import { dialogAfterEffect, openDialog } from "./after_dialog.ts";
 import { type Handler, success } from "./context.ts";
 import { ToolError } from "./errors.ts";
 import { fence, originOf } from "./fence.ts";
@@ -17,6 +18,7 @@ import { provenance } from "./page/provenance.ts";
 import { redactSecrets } from "./page/redact.ts";
 import { displayUrl } from "./redact_url.ts";
 import { DialogOpened, inMainFrame, pageInfo, send, sendRacingDialogs, tabPages } from "./refs.ts";
+import { MODULI, randomBase, redactByDigests, type SecretDigest } from "./page/secret_digest.ts";
 import { ownedTab, type TabTarget } from "./target.ts";
 
 /** Longest result text returned. */
@@ -190,6 +192,23 @@ async function valueOf(target: TabTarget, remote: RemoteObject): Promise<unknown
   }
 }
 
+/** The agent's script's value as text, before redaction. */
+function asText(value: unknown): string {
+  return value === undefined
+    ? "undefined"
+    : typeof value === "string"
+    ? value
+    : JSON.stringify(value) ?? String(value);
+}
+
+/** The value of a remote object that cannot be read any more: primitives only. */
+function carriedValue(remote: RemoteObject): string {
+  if (remote.type === "undefined") return "undefined";
+  if (remote.unserializableValue !== undefined) return remote.unserializableValue;
+  if (remote.objectId) return `[${remote.description ?? remote.subtype ?? remote.type}]`;
+  return asText(remote.value);
+}
+
 /** `javascript_tool`. */
 export const javascriptTool: Handler = async (args, context) => {
   const target = ownedTab(context.workspace, context.browsers, args.tabId as number);
@@ -210,6 +229,15 @@ export const javascriptTool: Handler = async (args, context) => {
         `"tabId": ${target.tabId}}`,
     );
   }
+  const pages = tabPages(context.workspace, target.tabId);
+  // Taken before the script runs: a dialog it leaves behind can freeze the page before the
+  // result is redacted there, and the result must still go out without the page's secrets.
+  const base = randomBase();
+  const secrets = await inMainFrame<SecretDigest[]>(
+    target,
+    pages,
+    `__ghostlight.secretDigests(${base}, ${JSON.stringify(MODULI)})`,
+  );
   let evaluated: Evaluated;
   try {
     evaluated = await evaluateScript(target, text);
@@ -240,38 +268,52 @@ export const javascriptTool: Handler = async (args, context) => {
       "Fix the script and run it again; statements before the error may already have run.",
     );
   }
-  const value = await valueOf(target, evaluated.result ?? { type: "undefined" });
-  const pages = tabPages(context.workspace, target.tabId);
-  let shown = value === undefined
-    ? "undefined"
-    : typeof value === "string"
-    ? value
-    : JSON.stringify(value) ?? String(value);
-  const total = shown.length;
-  // Only what can be shown is redacted and returned; a script can return any amount.
-  shown = await inMainFrame<string>(
-    target,
-    pages,
-    `__ghostlight.redactFields(${JSON.stringify(shown.slice(0, MAX_RESULT_CHARS + READ_MARGIN))})`,
-  );
+  const remote = evaluated.result ?? { type: "undefined" };
+  const type = remote.subtype ?? remote.type;
+  let shown: string;
+  let total: number;
+  let url: string;
+  try {
+    shown = asText(await valueOf(target, remote));
+    total = shown.length;
+    // Only what can be shown is redacted and returned; a script can return any amount.
+    const read = await inMainFrame<{ text: string; url: string }>(
+      target,
+      pages,
+      `({ text: __ghostlight.redactFields(${
+        JSON.stringify(shown.slice(0, MAX_RESULT_CHARS + READ_MARGIN))
+      }), url: location.href })`,
+    );
+    shown = read.text;
+    url = read.url;
+  } catch (error) {
+    // The script ran: a dialog that froze the page since then does not undo that. What the
+    // answer from the script carried is redacted here, with the digests taken before.
+    const tab = target.link.tab(target.native);
+    if (!tab.dialog) throw error;
+    shown = carriedValue(remote);
+    total = shown.length;
+    shown = redactByDigests(shown.slice(0, MAX_RESULT_CHARS + READ_MARGIN), secrets, base);
+    url = tab.dialog.url;
+  }
   shown = redactSecrets(shown);
   if (shown.length > MAX_RESULT_CHARS) shown = shown.slice(0, MAX_RESULT_CHARS);
-  const page = await pageInfo(context.workspace, target);
-  const url = displayUrl(page.url);
-  const type = evaluated.result?.subtype ?? evaluated.result?.type ?? "undefined";
   const cut = total > MAX_RESULT_CHARS
     ? `\n[Cut at ${MAX_RESULT_CHARS} of ${total} characters; return less (e.g. slice or map).]`
     : "";
+  const dialog = openDialog(target);
   return success(
-    `Result (${type}) from tab ${target.tabId} (${url}):\n` +
-      fence(context.workspace, originOf(page.url), shown) + cut,
+    `Result (${type}) from tab ${target.tabId} (${displayUrl(url)}):\n` +
+      fence(context.workspace, originOf(url), shown) + cut +
+      dialogAfterEffect(context.workspace, target, "the script finished"),
     {
       tabId: target.tabId,
-      url,
+      url: displayUrl(url),
       type,
       result: shown,
       truncated: total > MAX_RESULT_CHARS,
-      provenance: provenance(context.workspace, page.url),
+      provenance: provenance(context.workspace, url),
+      ...(dialog ? { dialog } : {}),
     },
   );
 };

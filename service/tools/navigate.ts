@@ -7,12 +7,13 @@
  */
 
 import type { TabState } from "../browser/mod.ts";
+import { pageAfterEffect } from "./after_dialog.ts";
 import { type Handler, success } from "./context.ts";
 import { ToolError } from "./errors.ts";
 import { fence, originOf } from "./fence.ts";
 import { redactSecrets } from "./page/redact.ts";
 import { displayUrl } from "./redact_url.ts";
-import { inMainFrame, pageInfo, tabPages } from "./refs.ts";
+import { inMainFrame, tabPages } from "./refs.ts";
 import { cdp, evaluate, ownedTab, type TabTarget } from "./target.ts";
 
 /** How long navigate waits for a page to finish loading. */
@@ -247,9 +248,7 @@ export const navigate: Handler = async (args, context) => {
     stop.abort();
   }
   // With a dialog open the page cannot be asked; the browser still knows where the tab is.
-  const page = state.dialog
-    ? await target.link.call("tab.get", { tab_id: target.native })
-    : await pageInfo(context.workspace, target);
+  const page = await pageAfterEffect(context.workspace, target);
   // The HTTP status of the document that loaded (0 when unknown, e.g. about:blank or history).
   const status = state.dialog ? 0 : await inMainFrame<number>(
     target,

@@ -128,6 +128,8 @@ export async function sendRacingDialogs(
       opened.then((event) => event ? { dialog: event } : sent.then((done) => ({ done }))),
     ]);
     if ("dialog" in first) {
+      const done = await answeredBefore(target, sent);
+      if (done) return done.value;
       const opened = first.dialog.params as { type?: string; message?: string };
       throw new DialogOpened(opened.type ?? "alert", opened.message ?? "");
     }
@@ -135,6 +137,26 @@ export async function sendRacingDialogs(
   } finally {
     stop.abort();
   }
+}
+
+/**
+ * Whether `sent` was answered before the dialog opened, its answer only overtaken on the way:
+ * a timer the script set can open a dialog right after the script's answer left the page.
+ * A command the browser answers itself, sent now, comes back after any answer already on its
+ * way, so once it is back an unanswered `sent` is held by the dialog.
+ */
+async function answeredBefore(
+  target: TabTarget,
+  sent: Promise<Record<string, unknown>>,
+): Promise<{ value: Record<string, unknown> } | null> {
+  let answer: { value: Record<string, unknown> } | null = null;
+  sent.then((value) => answer = { value }, () => {});
+  await target.link.call("cdp", {
+    tab_id: target.native,
+    method: "Page.getNavigationHistory",
+    params: {},
+  }, { timeoutMs: 5_000 }).catch(() => {});
+  return answer;
 }
 
 function isLostContext(error: unknown): boolean {

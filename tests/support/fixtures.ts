@@ -18,6 +18,8 @@ const TYPES: Record<string, string> = {
 export interface FixtureServer {
   origin: string;
   url(path: string): string;
+  /** How many requests for `path` the server has had. */
+  requests(path: string): number;
   close(): Promise<void>;
 }
 
@@ -25,11 +27,13 @@ export interface FixtureServer {
 export function serveFixtures(
   headers: Record<string, Record<string, string>> = {},
 ): FixtureServer {
+  const seen = new Map<string, number>();
   const server = Deno.serve(
     { hostname: "127.0.0.1", port: 0, onListen: () => {} },
     async (request) => {
       const url = new URL(request.url);
       const path = url.pathname;
+      seen.set(path, (seen.get(path) ?? 0) + 1);
       // `/redirect?to=/page.html` answers 302, for tests of where a navigation lands.
       if (path === "/redirect") {
         return Response.redirect(new URL(url.searchParams.get("to") ?? "/", url), 302);
@@ -60,5 +64,10 @@ export function serveFixtures(
     },
   );
   const origin = `http://127.0.0.1:${server.addr.port}`;
-  return { origin, url: (path) => `${origin}${path}`, close: () => server.shutdown() };
+  return {
+    origin,
+    url: (path) => `${origin}${path}`,
+    requests: (path) => seen.get(path) ?? 0,
+    close: () => server.shutdown(),
+  };
 }

@@ -10,6 +10,8 @@
  * @module
  */
 
+import { digestOf } from "./secret_digest.ts";
+
 /** Name of the isolated world the runtime lives in. */
 export const WORLD_NAME = "ghostlight";
 
@@ -602,7 +604,8 @@ function setValue(id, value) {
 // too) replaced, so those values never leave the page. A value of fewer than 4 characters is
 // replaced only where it stands alone (the whole text, or a quoted string), since replacing it
 // everywhere would eat ordinary words.
-function redactFields(text) {
+// The values of the secret fields in the page, its shadow roots and same-origin frames.
+function secretValues() {
   const found = new Set();
   const visit = (root, depth) => {
     for (const el of root.querySelectorAll("input, textarea, iframe, frame")) {
@@ -614,8 +617,27 @@ function redactFields(text) {
     for (const host of root.querySelectorAll("*")) if (host.shadowRoot) visit(host.shadowRoot, depth);
   };
   visit(document, 0);
+  return Array.from(found);
+}
+
+const digestOf = ${digestOf.toString()};
+
+// What redactFields would replace, as digests (see secret_digest.ts): the values stay here.
+function secretDigests(base, moduli) {
+  const out = [];
+  for (const value of secretValues()) {
+    const [h1, h2] = digestOf(value, base, moduli);
+    out.push({ length: value.length, h1, h2, match: "whole" });
+    const run = value.length >= 4 ? value : JSON.stringify(value);
+    const [r1, r2] = digestOf(run, base, moduli);
+    out.push({ length: run.length, h1: r1, h2: r2, match: value.length >= 4 ? "run" : "quoted" });
+  }
+  return out;
+}
+
+function redactFields(text) {
   let out = text;
-  for (const value of Array.from(found).sort((a, b) => b.length - a.length)) {
+  for (const value of secretValues().sort((a, b) => b.length - a.length)) {
     if (out === value) return "[redacted]";
     if (value.length >= 4) out = out.split(value).join("[redacted]");
     else out = out.split(JSON.stringify(value)).join('"[redacted]"');
@@ -706,6 +728,6 @@ function readable(whole, limit) {
   return { url: location.href, title, text: cap(text), length: text.length, scope, whole: root === body ? text.length : textOf(body).length };
 }
 
-globalThis.__ghostlight = { token, readable, redactFields, snapshot, box, boxes, contentOrigin, describe, scrollTo, setValue, element: byId };
+globalThis.__ghostlight = { token, readable, redactFields, secretDigests, snapshot, box, boxes, contentOrigin, describe, scrollTo, setValue, element: byId };
 return token;
 })()`;

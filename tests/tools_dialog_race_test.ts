@@ -1,0 +1,133 @@
+/**
+ * A script that ran is reported as having run, with its result, even when a JavaScript dialog
+ * opens right after it: the dialog is reported beside the result, as the blocker of the next
+ * call, with how to answer it. A real MCP client, all three processes and headless Chromium.
+ */
+
+import { assert, assertEquals, assertMatch } from "./support/assert.ts";
+import { type CallResult, type E2ESession, startSession } from "./support/session.ts";
+import { pollUntil } from "./support/wait.ts";
+
+/** The text of every block of a result. */
+function allText(result: CallResult): string {
+  return result.content.map((block) => block.text ?? "").join("\n");
+}
+
+/** Waits until the tab shows an open dialog (a read is refused naming it), then dismisses it. */
+async function dismissDialog(s: E2ESession, tabId: number, says: string): Promise<void> {
+  await pollUntil(
+    () => s.call("read_page", { tabId, filter: "interactive" }),
+    (read) => read.isError === true && allText(read).includes(says),
+    `the dialog "${says}" to be open`,
+  );
+  await s.ok("computer", { action: "key", text: "Escape", tabId });
+  await pollUntil(
+    () => s.call("read_page", { tabId, filter: "interactive" }),
+    (read) => !read.isError,
+    "the page to answer again",
+  );
+}
+
+Deno.test("javascript_tool reports its result when a dialog opens after it", async (t) => {
+  const s = await startSession();
+  try {
+    const tabId = await s.firstTab();
+    await s.ok("navigate", { url: s.fixtures.url("/signup.html"), tabId });
+    const cases: { delay: number; value: string; shown: string }[] = [
+      { delay: 0, value: "'after-0'", shown: "after-0" },
+      { delay: 50, value: "6 * 7", shown: "42" },
+      { delay: 500, value: "({ answer: 'after-500' })", shown: '{"answer":"after-500"}' },
+    ];
+    for (const { delay, value, shown } of cases) {
+      await t.step(`an alert ${delay} ms after the script`, async () => {
+        const says = `Alert ${delay} ms later`;
+        try {
+          const result = await s.call("javascript_tool", {
+            action: "javascript_exec",
+            text: `setTimeout(() => alert(${JSON.stringify(says)}), ${delay}); ${value}`,
+            tabId,
+          });
+          const text = allText(result);
+          assert(!result.isError, `the script ran, so it is no error:\n${text}`);
+          assert(text.includes(shown), `the result ${shown} is in:\n${text}`);
+          const structured = result.structuredContent as {
+            result: string;
+            dialog?: { type: string; message: string };
+          };
+          if (delay === 0 || structured.dialog) {
+            // A dialog open when it answered is reported, with how to answer it.
+            assertEquals(structured.dialog, { type: "alert", message: says });
+            assertMatch(text, /alert dialog opened after the script finished[\s\S]*"Escape"/);
+            assert(text.includes(says), "the dialog's message is shown");
+            if (typeof structured.result === "string" && !structured.result.startsWith("[")) {
+              assertEquals(structured.result.replace(/^"|"$/g, ""), shown.replace(/^"|"$/g, ""));
+            }
+          } else {
+            assert(!/dialog/.test(text), `no dialog was open yet, none is claimed:\n${text}`);
+            assertEquals(structured.result, shown);
+          }
+        } finally {
+          await dismissDialog(s, tabId, says);
+        }
+      });
+    }
+
+    await t.step(
+      "a secret field's value stays hidden when a dialog cuts redaction short",
+      async () => {
+        const says = "Secret race";
+        try {
+          await s.ok("javascript_tool", {
+            action: "javascript_exec",
+            text: "document.querySelector('input[type=password]').value = 'lantern-keeper-77'; 1",
+            tabId,
+          });
+          const result = await s.ok("javascript_tool", {
+            action: "javascript_exec",
+            text: `setTimeout(() => alert(${JSON.stringify(says)}), 0); ` +
+              "'pw=' + document.querySelector('input[type=password]').value",
+            tabId,
+          });
+          const text = JSON.stringify(result);
+          assert(!text.includes("lantern-keeper-77"), `the password is shown:\n${text}`);
+          assertMatch(allText(result), /pw=\[redacted\]/);
+        } finally {
+          await dismissDialog(s, tabId, says);
+        }
+      },
+    );
+
+    await t.step("form_input reports the value it set when a change opens a dialog", async () => {
+      const says = "Saved your name";
+      try {
+        await s.ok("javascript_tool", {
+          action: "javascript_exec",
+          text: "document.getElementById('full-name').addEventListener('change', () => " +
+            `setTimeout(() => alert(${JSON.stringify(says)}), 0)); 1`,
+          tabId,
+        });
+        const found = await s.ok("find", { query: "Full name field", tabId });
+        const ref = (found.structuredContent?.matches as { ref: string }[])[0].ref;
+        const result = await s.call("form_input", { ref, value: "Ada Lovelace", tabId });
+        const text = allText(result);
+        assert(!result.isError, `the field was set, so it is no error:\n${text}`);
+        assertMatch(text, /now holds "Ada Lovelace"/);
+        const dialog = result.structuredContent?.dialog;
+        if (dialog) {
+          assertEquals(dialog, { type: "alert", message: says });
+          assertMatch(text, /dialog opened after the field was set[\s\S]*"Escape"/);
+        }
+      } finally {
+        await dismissDialog(s, tabId, says);
+      }
+      const read = await s.ok("javascript_tool", {
+        action: "javascript_exec",
+        text: "document.getElementById('full-name').value",
+        tabId,
+      });
+      assertMatch(allText(read), /Ada Lovelace/);
+    });
+  } finally {
+    await s.close();
+  }
+});
