@@ -11,13 +11,21 @@
 
 import { BrowserError } from "../browser/mod.ts";
 import { dialogAfterEffect, openDialog } from "./after_dialog.ts";
-import { type Handler, success } from "./context.ts";
+import { type Handler, success, type ToolContext } from "./context.ts";
 import { ToolError } from "./errors.ts";
 import { fence, originOf } from "./fence.ts";
 import { provenance } from "./page/provenance.ts";
 import { redactSecrets } from "./page/redact.ts";
 import { displayUrl } from "./redact_url.ts";
-import { DialogOpened, inMainFrame, pageInfo, send, sendRacingDialogs, tabPages } from "./refs.ts";
+import {
+  DialogOpened,
+  inMainFrame,
+  pageInfo,
+  send,
+  sendRacingDialogs,
+  type TabPages,
+  tabPages,
+} from "./refs.ts";
 import { MODULI, randomBase, redactByDigests, type SecretDigest } from "./page/secret_digest.ts";
 import { ownedTab, type TabTarget } from "./target.ts";
 
@@ -209,94 +217,127 @@ function carriedValue(remote: RemoteObject): string {
   return asText(remote.value);
 }
 
-/** `javascript_tool`. */
-export const javascriptTool: Handler = async (args, context) => {
-  const target = ownedTab(context.workspace, context.browsers, args.tabId as number);
+/** The agent's script from the arguments, or a refusal showing a correct call. */
+function scriptOf(args: Record<string, unknown>, tabId: number): string {
+  const example = `{"action": "javascript_exec", "text": "document.title", "tabId": ${tabId}}`;
   if (args.action !== "javascript_exec") {
     throw new ToolError(
       "tool_failure",
       `"action" must be "javascript_exec", not ${JSON.stringify(args.action)}.`,
-      `A correct call looks like: {"action": "javascript_exec", "text": "document.title", ` +
-        `"tabId": ${target.tabId}}`,
+      `A correct call looks like: ${example}`,
     );
   }
   const text = args.text as string;
   if (text.trim() === "") {
-    throw new ToolError(
-      "tool_failure",
-      '"text" is empty.',
-      `Pass the script, e.g. {"action": "javascript_exec", "text": "document.title", ` +
-        `"tabId": ${target.tabId}}`,
-    );
+    throw new ToolError("tool_failure", '"text" is empty.', `Pass the script, e.g. ${example}`);
   }
-  const pages = tabPages(context.workspace, target.tabId);
-  // Taken before the script runs: a dialog it leaves behind can freeze the page before the
-  // result is redacted there, and the result must still go out without the page's secrets.
+  return text;
+}
+
+/** Digests of the page's secret field values, taken with a fresh base (see secret_digest.ts). */
+interface Secrets {
+  base: number;
+  digests: SecretDigest[];
+}
+
+async function secretsOf(target: TabTarget, pages: TabPages): Promise<Secrets> {
   const base = randomBase();
-  const secrets = await inMainFrame<SecretDigest[]>(
+  const digests = await inMainFrame<SecretDigest[]>(
     target,
     pages,
     `__ghostlight.secretDigests(${base}, ${JSON.stringify(MODULI)})`,
   );
-  let evaluated: Evaluated;
+  return { base, digests };
+}
+
+/** The answer when the script itself waits on a dialog it opened: its result never came. */
+function blockedByDialog(context: ToolContext, target: TabTarget, error: DialogOpened) {
+  const { url } = target.link.tab(target.native).dialog ?? { url: "" };
+  return success(
+    `The script opened a JavaScript ${error.type} dialog and waits for it; the page is frozen ` +
+      "until it is answered, and the script's result is lost. It says:\n" +
+      fence(context.workspace, originOf(url), redactSecrets(error.text)) +
+      `\nAnswer it with computer: {"action": "key", "text": "Return", "tabId": ${target.tabId}} ` +
+      'accepts, "Escape" dismisses.',
+    { tabId: target.tabId, dialog: { type: error.type, message: redactSecrets(error.text) } },
+  );
+}
+
+/** The refusal for a script that threw; the exception's text is the page's, so it is fenced. */
+async function threw(
+  context: ToolContext,
+  target: TabTarget,
+  details: NonNullable<Evaluated["exceptionDetails"]>,
+): Promise<ToolError> {
+  const why = details.exception?.description?.split("\n")[0] ??
+    (details.exception?.value !== undefined
+      ? `Uncaught ${JSON.stringify(details.exception.value)}`
+      : details.text ?? "unknown error");
+  const page = await pageInfo(context.workspace, target).catch(() => ({ url: "" }));
+  return new ToolError(
+    "tool_failure",
+    "The script threw:\n" +
+      fence(context.workspace, originOf(page.url), redactSecrets(why.slice(0, MAX_THROWN_CHARS))),
+    "Fix the script and run it again; statements before the error may already have run.",
+  );
+}
+
+/**
+ * The script's result as text to show (redacted in the page) and the page's URL. The script has
+ * run: a dialog that froze the page since does not undo that, so the result then is what was
+ * read before it (or what the script's answer carried), redacted with the digests taken before.
+ */
+async function readResult(
+  target: TabTarget,
+  pages: TabPages,
+  remote: RemoteObject,
+  secrets: Secrets,
+): Promise<{ shown: string; total: number; url: string }> {
+  let text: string | null = null;
   try {
-    evaluated = await evaluateScript(target, text);
-  } catch (error) {
-    if (!(error instanceof DialogOpened)) throw error;
-    const { url } = target.link.tab(target.native).dialog ?? { url: "" };
-    return success(
-      `The script opened a JavaScript ${error.type} dialog and waits for it; the page is frozen ` +
-        "until it is answered, and the script's result is lost. It says:\n" +
-        fence(context.workspace, originOf(url), redactSecrets(error.text)) +
-        `\nAnswer it with computer: {"action": "key", "text": "Return", "tabId": ${target.tabId}} ` +
-        'accepts, "Escape" dismisses.',
-      { tabId: target.tabId, dialog: { type: error.type, message: redactSecrets(error.text) } },
-    );
-  }
-  if (evaluated.exceptionDetails) {
-    const details = evaluated.exceptionDetails;
-    const why = details.exception?.description?.split("\n")[0] ??
-      (details.exception?.value !== undefined
-        ? `Uncaught ${JSON.stringify(details.exception.value)}`
-        : details.text ?? "unknown error");
-    // The exception's text is chosen by the page (or the script): it goes out fenced.
-    const page = await pageInfo(context.workspace, target).catch(() => ({ url: "" }));
-    throw new ToolError(
-      "tool_failure",
-      "The script threw:\n" +
-        fence(context.workspace, originOf(page.url), redactSecrets(why.slice(0, MAX_THROWN_CHARS))),
-      "Fix the script and run it again; statements before the error may already have run.",
-    );
-  }
-  const remote = evaluated.result ?? { type: "undefined" };
-  const type = remote.subtype ?? remote.type;
-  let shown: string;
-  let total: number;
-  let url: string;
-  try {
-    shown = asText(await valueOf(target, remote));
-    total = shown.length;
+    text = asText(await valueOf(target, remote));
     // Only what can be shown is redacted and returned; a script can return any amount.
     const read = await inMainFrame<{ text: string; url: string }>(
       target,
       pages,
       `({ text: __ghostlight.redactFields(${
-        JSON.stringify(shown.slice(0, MAX_RESULT_CHARS + READ_MARGIN))
+        JSON.stringify(text.slice(0, MAX_RESULT_CHARS + READ_MARGIN))
       }), url: location.href })`,
     );
-    shown = read.text;
-    url = read.url;
+    return { shown: read.text, total: text.length, url: read.url };
   } catch (error) {
-    // The script ran: a dialog that froze the page since then does not undo that. What the
-    // answer from the script carried is redacted here, with the digests taken before.
-    const tab = target.link.tab(target.native);
-    if (!tab.dialog) throw error;
-    shown = carriedValue(remote);
-    total = shown.length;
-    shown = redactByDigests(shown.slice(0, MAX_RESULT_CHARS + READ_MARGIN), secrets, base);
-    url = tab.dialog.url;
+    const dialog = target.link.tab(target.native).dialog;
+    if (!dialog) throw error;
+    text ??= carriedValue(remote);
+    const kept = text.slice(0, MAX_RESULT_CHARS + READ_MARGIN);
+    return {
+      shown: redactByDigests(kept, secrets.digests, secrets.base),
+      total: text.length,
+      url: dialog.url,
+    };
   }
-  shown = redactSecrets(shown);
+}
+
+/** `javascript_tool`. */
+export const javascriptTool: Handler = async (args, context) => {
+  const target = ownedTab(context.workspace, context.browsers, args.tabId as number);
+  const text = scriptOf(args, target.tabId);
+  const pages = tabPages(context.workspace, target.tabId);
+  // Taken before the script runs: a dialog it leaves behind can freeze the page before the
+  // result is redacted there, and the result must still go out without the page's secrets.
+  const secrets = await secretsOf(target, pages);
+  let evaluated: Evaluated;
+  try {
+    evaluated = await evaluateScript(target, text);
+  } catch (error) {
+    if (error instanceof DialogOpened) return blockedByDialog(context, target, error);
+    throw error;
+  }
+  if (evaluated.exceptionDetails) throw await threw(context, target, evaluated.exceptionDetails);
+  const remote = evaluated.result ?? { type: "undefined" };
+  const type = remote.subtype ?? remote.type;
+  const { total, url, ...read } = await readResult(target, pages, remote, secrets);
+  let shown = redactSecrets(read.shown);
   if (shown.length > MAX_RESULT_CHARS) shown = shown.slice(0, MAX_RESULT_CHARS);
   const cut = total > MAX_RESULT_CHARS
     ? `\n[Cut at ${MAX_RESULT_CHARS} of ${total} characters; return less (e.g. slice or map).]`
