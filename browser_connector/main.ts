@@ -15,6 +15,7 @@ import {
 import { BoundedWriter, encodeFrame, FrameReader } from "../shared/framing.ts";
 import { connectAndVerify, ImpostorError, type OpenedConnection } from "../shared/handshake.ts";
 import { type InstancePaths, instancePathsFromEnv } from "../shared/instance.ts";
+import { readBrowserConnectorSettings } from "./settings.ts";
 
 const VERSION = "0.1.0";
 const RECONNECT_MIN_MS = 100;
@@ -145,9 +146,11 @@ if (import.meta.main) {
     console.log(`ghostlight-browser-connector ${VERSION}`);
     Deno.exit(0);
   }
+  // Read once, here; everything below receives them.
+  const settings = readBrowserConnectorSettings((key) => Deno.env.get(key));
   let paths: InstancePaths;
   try {
-    paths = instancePathsFromEnv(parseInstanceFlag(Deno.args));
+    paths = instancePathsFromEnv(parseInstanceFlag(Deno.args) ?? settings.instance);
   } catch (error) {
     report((error as Error).message);
     Deno.exit(2);

@@ -8,6 +8,7 @@ import { type InstancePaths, instancePathsFromEnv } from "../../shared/instance.
 import { fetchStatus } from "../control/mod.ts";
 import { startDaemon, VERSION } from "../daemon/mod.ts";
 import { AlreadyRunning, describeInstance } from "../host/mod.ts";
+import type { ServiceSettings } from "../settings.ts";
 import { launchBrowser } from "./launch.ts";
 
 const USAGE = `Usage: ghostlight [--instance NAME] <command>
@@ -20,19 +21,6 @@ Commands:
   version                        print the version
 
 --instance NAME (or GHOSTLIGHT_INSTANCE) selects an isolated instance.`;
-
-/** How long a demand-started service waits, quiet, before it exits. */
-const DEMAND_IDLE_MS = 30_000;
-
-/**
- * Reads `GHOSTLIGHT_IDLE_EXIT_MS`: a positive whole number of milliseconds. Anything else (an
- * unset, empty or unparseable value) means the default, so a typo can never keep a
- * demand-started service alive forever.
- */
-export function idleExitMsFromEnv(raw: string | undefined): number {
-  const value = raw === undefined || raw.trim() === "" ? NaN : Number(raw);
-  return Number.isSafeInteger(value) && value > 0 ? value : DEMAND_IDLE_MS;
-}
 
 /** A command-line mistake: printed with the usage, exit code 2. */
 class UsageError extends Error {}
@@ -62,12 +50,16 @@ function noMore(args: string[]): void {
   if (args.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(args[0])}`);
 }
 
-async function runService(paths: InstancePaths, args: string[]): Promise<number> {
+async function runService(
+  paths: InstancePaths,
+  settings: ServiceSettings,
+  args: string[],
+): Promise<number> {
   const demand = takeFlag(args, "--exit-when-idle");
   noMore(args);
-  const idle = idleExitMsFromEnv(Deno.env.get("GHOSTLIGHT_IDLE_EXIT_MS"));
   const daemon = await startDaemon(paths, {
-    idleExitMs: demand ? idle : null,
+    settings,
+    exitWhenIdle: demand,
     logToStderr: !demand,
   });
   for (const signal of ["SIGINT", "SIGTERM"] as const) {
@@ -114,8 +106,8 @@ async function runStatus(paths: InstancePaths, args: string[]): Promise<number> 
   return 0;
 }
 
-/** Runs the command line; returns the exit code. */
-export async function runCli(argv: string[]): Promise<number> {
+/** Runs the command line with the settings `main` read; returns the exit code. */
+export async function runCli(argv: string[], settings: ServiceSettings): Promise<number> {
   const args = [...argv];
   try {
     if (takeFlag(args, "--help") || takeFlag(args, "-h")) {
@@ -123,11 +115,11 @@ export async function runCli(argv: string[]): Promise<number> {
       return 0;
     }
     const instance = takeOption(args, "--instance");
-    const paths = instancePathsFromEnv(instance);
+    const paths = instancePathsFromEnv(instance ?? settings.instance);
     const command = args.shift();
     switch (command) {
       case "service":
-        return await runService(paths, args);
+        return await runService(paths, settings, args);
       case "status":
         return await runStatus(paths, args);
       case "browser": {
@@ -143,7 +135,7 @@ export async function runCli(argv: string[]): Promise<number> {
           throw new UsageError("--device-scale-factor takes a number from 0.5 to 4");
         }
         noMore(args);
-        await launchBrowser(paths, { headless, url, deviceScaleFactor });
+        await launchBrowser(paths, settings, { headless, url, deviceScaleFactor });
         return 0;
       }
       case "version":

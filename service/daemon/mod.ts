@@ -15,6 +15,8 @@ import { Catalog } from "../catalog/mod.ts";
 import { controlApp, type Status } from "../control/mod.ts";
 import { bindSockets, ensureOwnedDir, ensureSecret } from "../host/mod.ts";
 import { configureLog, log } from "../log/mod.ts";
+import { DEFAULT_SCHEDULER_OPTIONS, Scheduler } from "../scheduler/mod.ts";
+import type { ServiceSettings } from "../settings.ts";
 import { HANDLERS } from "../tools/mod.ts";
 import { WorkspaceRegistry } from "../workspace/mod.ts";
 
@@ -23,8 +25,10 @@ export const VERSION = "0.1.0";
 
 /** How the service runs. */
 export interface DaemonOptions {
-  /** Exit after this long with no connector, no browser and no work; null never. */
-  idleExitMs: number | null;
+  /** The service's settings, as `main` read them. */
+  settings: ServiceSettings;
+  /** Exit after `settings.idleExitMs` with no connector, no browser and no work (demand start). */
+  exitWhenIdle: boolean;
   /** Echo the log to stderr as well as the log file. */
   logToStderr: boolean;
 }
@@ -47,6 +51,12 @@ export async function startDaemon(paths: InstancePaths, options: DaemonOptions):
   const browsers = new BrowserHub();
   const workspaces = new WorkspaceRegistry();
   const catalog = new Catalog(new Set(Object.keys(HANDLERS)));
+  const { settings } = options;
+  /** One scheduler for the whole service: lanes are workspaces, whichever connector they use. */
+  const scheduler = new Scheduler({
+    ...DEFAULT_SCHEDULER_OPTIONS,
+    queueDeadlineMs: settings.queueDeadlineMs,
+  });
   const activity = { works: 0 };
   const sessions = new Set<SessionInfo>();
   const startedAt = new Date();
@@ -131,6 +141,9 @@ export async function startDaemon(paths: InstancePaths, options: DaemonOptions):
             workspaces,
             browsers,
             activity,
+            scheduler,
+            settlementMs: settings.settlementMs,
+            workspaceGraceMs: settings.workspaceGraceMs,
           });
         } finally {
           sessions.delete(info);
@@ -182,10 +195,10 @@ export async function startDaemon(paths: InstancePaths, options: DaemonOptions):
 
   const idleTimer = setInterval(() => {
     if (busy()) lastBusy = Date.now();
-    else if (options.idleExitMs !== null && Date.now() - lastBusy > options.idleExitMs) {
+    else if (options.exitWhenIdle && Date.now() - lastBusy > settings.idleExitMs) {
       // stop() closes the listeners before it awaits anything, so no connection can slip in
       // between this check and the close.
-      log("info", `idle for ${options.idleExitMs} ms; exiting`);
+      log("info", `idle for ${settings.idleExitMs} ms; exiting`);
       stop();
     }
   }, 250);

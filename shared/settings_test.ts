@@ -1,0 +1,35 @@
+import { z } from "zod";
+import { assertEquals, assertRejects } from "../tests/support/assert.ts";
+import { durationMs, instanceSetting, MAX_TIMER_MS, readSettings } from "./settings.ts";
+
+const Example = z.object({
+  instance: instanceSetting(),
+  waitMs: durationMs("GHOSTLIGHT_EXAMPLE_WAIT_MS", { default: 1_000, description: "a wait" }),
+});
+
+Deno.test("a duration is a whole number of milliseconds within a timer's reach, else the default", () => {
+  const wait = (raw: string | undefined) =>
+    readSettings(Example, (key) => key === "GHOSTLIGHT_EXAMPLE_WAIT_MS" ? raw : undefined).waitMs;
+  assertEquals(wait("250"), 250);
+  assertEquals(wait(" 250 "), 250);
+  assertEquals(wait(String(MAX_TIMER_MS)), MAX_TIMER_MS);
+  for (const raw of [undefined, "", " ", "abc", "-5", "0", "1.5", "Infinity", "NaN"]) {
+    assertEquals(wait(raw), 1_000, String(raw));
+  }
+  assertEquals(wait(String(MAX_TIMER_MS + 1)), 1_000);
+});
+
+Deno.test("the instance is passed through as given; parseInstance judges it", () => {
+  const read = (raw: string) =>
+    readSettings(Example, (key) => key === "GHOSTLIGHT_INSTANCE" ? raw : undefined).instance;
+  assertEquals(read("try"), "try");
+  assertEquals(read("Not Valid"), "Not Valid");
+});
+
+Deno.test("a field without its variable's name cannot be read", async () => {
+  const bare = z.object({ bare: z.string().optional() });
+  await assertRejects(
+    () => Promise.resolve().then(() => readSettings(bare, () => undefined)),
+    /env/,
+  );
+});
