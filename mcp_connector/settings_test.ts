@@ -1,5 +1,6 @@
+import { documentedRows, SETTINGS_DOC, settingsRows } from "../shared/settings_doc.ts";
 import { assertEquals } from "../tests/support/assert.ts";
-import { readConnectorSettings } from "./settings.ts";
+import { ConnectorSettings, readConnectorSettings } from "./settings.ts";
 
 const only = (values: Record<string, string>) => (key: string) => values[key];
 
@@ -22,4 +23,13 @@ Deno.test("the connector's timings come from their variables; anything unparseab
     );
     assertEquals([settings.callDeadlineMs, settings.progressIntervalMs], [60_000, 5_000], raw);
   }
+});
+
+Deno.test("docs/settings.md lists the connector's settings exactly as the schema declares them", async () => {
+  assertEquals(
+    documentedRows(await Deno.readTextFile(SETTINGS_DOC), "mcp-connector"),
+    settingsRows(ConnectorSettings),
+    "docs/settings.md disagrees with mcp_connector/settings.ts; run " +
+      "'deno run -A scripts/settings_doc.ts'",
+  );
 });

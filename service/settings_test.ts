@@ -1,6 +1,7 @@
+import { documentedRows, SETTINGS_DOC, settingsRows } from "../shared/settings_doc.ts";
 import { assertEquals } from "../tests/support/assert.ts";
 import { DEFAULT_SCHEDULER_OPTIONS } from "./scheduler/mod.ts";
-import { readServiceSettings } from "./settings.ts";
+import { readServiceSettings, ServiceSettings } from "./settings.ts";
 
 const only = (values: Record<string, string>) => (key: string) => values[key];
 
@@ -42,5 +43,14 @@ Deno.test("the scheduler's own queue deadline is the setting's default", () => {
   assertEquals(
     readServiceSettings(() => undefined).queueDeadlineMs,
     DEFAULT_SCHEDULER_OPTIONS.queueDeadlineMs,
+  );
+});
+
+Deno.test("docs/settings.md lists the service's settings exactly as the schema declares them", async () => {
+  const documented = documentedRows(await Deno.readTextFile(SETTINGS_DOC), "service");
+  assertEquals(
+    documented,
+    settingsRows(ServiceSettings),
+    "docs/settings.md disagrees with service/settings.ts; run 'deno run -A scripts/settings_doc.ts'",
   );
 });

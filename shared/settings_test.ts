@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { assertEquals, assertRejects } from "../tests/support/assert.ts";
 import { durationMs, instanceSetting, MAX_TIMER_MS, readSettings } from "./settings.ts";
+import { documentedRows, settingsRows, settingsTable, withSection } from "./settings_doc.ts";
 
 const Example = z.object({
   instance: instanceSetting(),
@@ -31,5 +32,22 @@ Deno.test("a field without its variable's name cannot be read", async () => {
   await assertRejects(
     () => Promise.resolve().then(() => readSettings(bare, () => undefined)),
     /env/,
+  );
+});
+
+Deno.test("a table is rendered from the schema and read back from the page by its cells", async () => {
+  assertEquals(settingsRows(Example), [
+    ["`GHOSTLIGHT_INSTANCE`", "unset", "—", settingsRows(Example)[0][3]],
+    ["`GHOSTLIGHT_EXAMPLE_WAIT_MS`", "1 000 ms", "1 to 2 147 483 647 ms", "a wait"],
+  ]);
+  const page = "# T\n\n<!-- settings:x -->\nstale\n<!-- /settings:x -->\n";
+  const updated = withSection(page, "x", settingsTable(Example));
+  assertEquals(documentedRows(updated, "x"), settingsRows(Example));
+  // Padding as `deno fmt` aligns a table changes nothing.
+  assertEquals(documentedRows(updated.replaceAll(" | ", "   |   "), "x"), settingsRows(Example));
+  assertEquals(documentedRows(page, "y"), null);
+  await assertRejects(
+    () => Promise.resolve().then(() => withSection(page, "y", "")),
+    /no <!-- settings:y -->/,
   );
 });
