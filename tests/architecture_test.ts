@@ -68,6 +68,18 @@ const SERVICE_FORBIDDEN = /2025-11-25|2026-07-28|json-?rpc|\bstdio\b|Deno\.stdin
 const CONNECTOR_WRITES =
   /Deno\.(writeFile|writeTextFile|writeFileSync|writeTextFileSync|mkdir|mkdirSync|remove|removeSync|rename|renameSync|create|createSync|chmod|chmodSync|truncate|copyFile|symlink|link|makeTemp)/;
 
+/** Reading one of our settings from the environment: only a settings schema names them. */
+const SETTING_READ = /(?:Deno\.env\.get|\benv)\(\s*["'`]GHOSTLIGHT_/;
+
+Deno.test("no code reads a GHOSTLIGHT_ variable but through a settings schema", async () => {
+  const found = await violations((_folder, file, text) =>
+    SETTING_READ.test(text)
+      ? [`${file.slice(ROOT.length + 1)}: ${text.match(SETTING_READ)![0]}`]
+      : []
+  );
+  assertEquals(found, []);
+});
+
 Deno.test("each executable imports only shared/ and its own folder", async () => {
   assertEquals(await violations(importBreaches), []);
 });
