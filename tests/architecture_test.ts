@@ -64,6 +64,13 @@ export function importBreaches(folder: Folder, file: string, text: string): stri
 /** Words the service must never use: they belong to the MCP edge. */
 const SERVICE_FORBIDDEN = /2025-11-25|2026-07-28|json-?rpc|\bstdio\b|Deno\.stdin|Deno\.stdout/i;
 
+/**
+ * The one place the service may say "stdio": Chrome's native-messaging manifest names the browser
+ * connector's transport so (`ghostlight browser launch` and `install` write it). It is Chrome's
+ * word for Chrome's hop, not the MCP edge's.
+ */
+const SERVICE_MAY_SAY: Record<string, string> = { "service/cli/native_host.ts": 'type: "stdio"' };
+
 /** Filesystem writes the connectors must never make (their sets allow write only for sockets). */
 const CONNECTOR_WRITES =
   /Deno\.(writeFile|writeTextFile|writeFileSync|writeTextFileSync|mkdir|mkdirSync|remove|removeSync|rename|renameSync|create|createSync|chmod|chmodSync|truncate|copyFile|symlink|link|makeTemp)/;
@@ -116,11 +123,14 @@ Deno.test("the architecture check catches a cross-import", () => {
 });
 
 Deno.test("the service never names an MCP revision, JSON-RPC or stdio", async () => {
-  const found = await violations((folder, file, text) =>
-    folder === "service" && SERVICE_FORBIDDEN.test(text)
-      ? [`${file.slice(ROOT.length + 1)}: ${text.match(SERVICE_FORBIDDEN)![0]}`]
-      : []
-  );
+  const found = await violations((folder, file, text) => {
+    const name = file.slice(ROOT.length + 1);
+    const allowed = SERVICE_MAY_SAY[name];
+    const checked = allowed === undefined ? text : text.replaceAll(allowed, "");
+    return folder === "service" && SERVICE_FORBIDDEN.test(checked)
+      ? [`${name}: ${checked.match(SERVICE_FORBIDDEN)![0]}`]
+      : [];
+  });
   assertEquals(found, []);
 });
 

@@ -14,7 +14,7 @@ import {
   SOURCE_ROOT,
 } from "../../shared/executables.ts";
 import type { InstancePaths } from "../../shared/instance.ts";
-import { nativeHostManifest } from "../../shared/native_host.ts";
+import { nativeHostManifest } from "./native_host.ts";
 import { fetchStatus } from "../control/mod.ts";
 import { type Daemon, startDaemon } from "../daemon/mod.ts";
 import { socketAlive } from "../host/mod.ts";
