@@ -14,7 +14,7 @@ import {
 import { BRIDGE_MAX_FRAME } from "../../shared/bridge.ts";
 import { type BoundedWriter, encodeFrame, type FrameReader } from "../../shared/framing.ts";
 import { BrowserError, type BrowserHub } from "../browser/mod.ts";
-import { type Catalog, INSTRUCTIONS } from "../catalog/mod.ts";
+import type { Catalog } from "../catalog/mod.ts";
 import { log } from "../log/mod.ts";
 import { failureOutcome, HANDLERS, releaseTabs, type ToolContext } from "../tools/mod.ts";
 import type { Scheduler } from "../scheduler/mod.ts";
@@ -314,7 +314,6 @@ export async function serveSession(
             type: "catalog",
             seq: message.seq,
             generation: deps.catalog.generation,
-            instructions: INSTRUCTIONS,
             tools: deps.catalog.descriptors() satisfies ToolDescriptor[],
           });
           break;

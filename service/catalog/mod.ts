@@ -20,9 +20,6 @@ const STATELESS = new Set(["update_plan", "explain"]);
 /** Tools that have no use for a workspace even when a call names one. */
 const WORKSPACE_FREE = new Set(["explain"]);
 
-/** Instructions given to every client once, at connection (shared with the connector). */
-export { INSTRUCTIONS } from "../../shared/instructions.ts";
-
 /** The catalog over a set of implemented tool names. */
 export class Catalog {
   readonly generation = 1;
