@@ -12,6 +12,7 @@
  */
 
 import { type InstancePaths, instancePathsFromEnv } from "../shared/instance.ts";
+import { VERSION } from "../shared/version.ts";
 import { CallBook, type CallSettings } from "./calls.ts";
 import {
   ErrorCode,
@@ -33,9 +34,6 @@ import {
 } from "./mcp_2026_07_28.ts";
 import { ServiceLink } from "./service_link.ts";
 import { type ConnectorSettings, readConnectorSettings } from "./settings.ts";
-
-/** The connector's version. */
-export const VERSION = "0.1.0";
 
 /** How often the connector checks that the client that spawned it is still alive. */
 const PARENT_CHECK_MS = 1_000;

@@ -5,8 +5,9 @@
  */
 
 import { type InstancePaths, instancePathsFromEnv } from "../../shared/instance.ts";
+import { VERSION } from "../../shared/version.ts";
 import { fetchStatus } from "../control/mod.ts";
-import { startDaemon, VERSION } from "../daemon/mod.ts";
+import { startDaemon } from "../daemon/mod.ts";
 import { AlreadyRunning, describeInstance } from "../host/mod.ts";
 import type { ServiceSettings } from "../settings.ts";
 import { launchBrowser } from "./launch.ts";

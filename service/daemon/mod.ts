@@ -9,6 +9,7 @@ import { BRIDGE_MAX_FRAME } from "../../shared/bridge.ts";
 import { FROM_EXTENSION_MAX_FRAME } from "../../shared/browser_protocol.ts";
 import { acceptAndProve } from "../../shared/handshake.ts";
 import type { InstancePaths } from "../../shared/instance.ts";
+import { VERSION } from "../../shared/version.ts";
 import { serveSession, type SessionInfo } from "../bridge/mod.ts";
 import { BrowserHub } from "../browser/mod.ts";
 import { Catalog } from "../catalog/mod.ts";
@@ -19,9 +20,6 @@ import { DEFAULT_SCHEDULER_OPTIONS, Scheduler } from "../scheduler/mod.ts";
 import type { ServiceSettings } from "../settings.ts";
 import { HANDLERS } from "../tools/mod.ts";
 import { WorkspaceRegistry } from "../workspace/mod.ts";
-
-/** The version every executable reports. */
-export const VERSION = "0.1.0";
 
 /** How the service runs. */
 export interface DaemonOptions {
