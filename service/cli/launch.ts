@@ -17,7 +17,7 @@ import type { InstancePaths } from "../../shared/instance.ts";
 import { nativeHostManifest } from "./native_host.ts";
 import { fetchStatus } from "../control/mod.ts";
 import { type Daemon, startDaemon } from "../daemon/mod.ts";
-import { socketAlive } from "../host/mod.ts";
+import { socketAlive } from "../endpoint/mod.ts";
 import type { ServiceSettings } from "../settings.ts";
 
 /** How long launch waits for the extension to reach the service. */

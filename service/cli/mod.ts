@@ -8,7 +8,7 @@ import { type InstancePaths, instancePathsFromEnv } from "../../shared/instance.
 import { VERSION } from "../../shared/version.ts";
 import { fetchStatus } from "../control/mod.ts";
 import { startDaemon } from "../daemon/mod.ts";
-import { AlreadyRunning, describeInstance } from "../host/mod.ts";
+import { AlreadyRunning, describeInstance } from "../endpoint/mod.ts";
 import type { ServiceSettings } from "../settings.ts";
 import { launchBrowser } from "./launch.ts";
 

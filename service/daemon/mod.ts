@@ -14,7 +14,7 @@ import { serveSession, type SessionInfo } from "../bridge/mod.ts";
 import { BrowserHub } from "../browser/mod.ts";
 import { Catalog } from "../catalog/mod.ts";
 import { controlApp, type Status } from "../control/mod.ts";
-import { bindSockets, ensureOwnedDir, ensureSecret } from "../host/mod.ts";
+import { bindSockets, ensureOwnedDir, ensureSecret } from "../endpoint/mod.ts";
 import { configureLog, log } from "../log/mod.ts";
 import { DEFAULT_SCHEDULER_OPTIONS, Scheduler } from "../scheduler/mod.ts";
 import type { ServiceSettings } from "../settings.ts";
