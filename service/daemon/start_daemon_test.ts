@@ -2,7 +2,7 @@ import { resolveInstancePaths } from "../../shared/instance.ts";
 import { assert } from "../../tests/support/assert.ts";
 import { makeTestEnv } from "../../tests/support/env.ts";
 import { readServiceSettings } from "../settings.ts";
-import { startDaemon } from "./mod.ts";
+import { startDaemon } from "./start_daemon.ts";
 
 Deno.test("a connection still in its hello keeps an idle service from exiting", async () => {
   const testEnv = await makeTestEnv("idl");
