@@ -10,9 +10,6 @@ import { CONTRACT, type ContractRow } from "./contract.ts";
 import { TOOL_TEXT } from "./descriptions.ts";
 import { firstArgumentProblem } from "./validate.ts";
 
-export { CONTRACT, type ContractRow } from "./contract.ts";
-export type { Capability } from "./contract.ts";
-
 /** Tools that mint a workspace when a call names none. */
 const CONTEXT_CREATING = new Set(["tabs_context_mcp", "tabs_create_mcp"]);
 /** Tools that touch no workspace state. */

@@ -1,0 +1,9 @@
+/**
+ * The one tool catalog: the contract's rows joined with our descriptions and with the handlers
+ * that exist.
+ *
+ * @module
+ */
+
+export { Catalog } from "./catalog.ts";
+export { type Capability, CONTRACT, type ContractRow } from "./contract.ts";
