@@ -1,6 +1,8 @@
 /**
  * The process boundaries are code boundaries: each executable imports only `shared/` and its
- * own folder; the service never speaks MCP, JSON-RPC or stdio; the connectors never write files.
+ * own folder; inside the service each folder's mod.ts is its only door; the service never speaks
+ * MCP, JSON-RPC or stdio; the connectors never write files; settings are read only through the
+ * settings schemas.
  */
 
 import { assertEquals } from "./support/assert.ts";
@@ -89,6 +91,30 @@ Deno.test("no code reads a GHOSTLIGHT_ variable but through a settings schema", 
 
 Deno.test("each executable imports only shared/ and its own folder", async () => {
   assertEquals(await violations(importBreaches), []);
+});
+
+/** The service folder a path is in (`service/<folder>/...`), or null for the service's root. */
+function serviceFolderOf(path: string): string | null {
+  const parts = path.slice(ROOT.length + 1).split("/");
+  return parts[0] === "service" && parts.length > 2 ? parts[1] : null;
+}
+
+Deno.test("each service folder is entered only through its mod.ts", async () => {
+  const found = await violations((folder, file, text) => {
+    if (folder !== "service") return [];
+    return importsOf(text)
+      .filter((specifier) => specifier.startsWith("."))
+      .map((specifier) => new URL(specifier, `file://${file}`).pathname)
+      .filter((target) => {
+        const entered = serviceFolderOf(target);
+        return entered !== null && entered !== serviceFolderOf(file) &&
+          target !== `${ROOT}/service/${entered}/mod.ts`;
+      })
+      .map((target) =>
+        `${file.slice(ROOT.length + 1)} reaches into ${target.slice(ROOT.length + 1)}`
+      );
+  });
+  assertEquals(found, []);
 });
 
 /** Every local module a program loads, following relative imports from its entry point. */
