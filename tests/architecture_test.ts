@@ -183,3 +183,14 @@ Deno.test("the MCP connector loads no browser or service code", async () => {
     );
   assertEquals(loaded, []);
 });
+
+Deno.test("every decision record has its line in docs/decisions/README.md", async () => {
+  const index = await Deno.readTextFile(`${ROOT}/docs/decisions/README.md`);
+  const missing: string[] = [];
+  for await (const entry of Deno.readDir(`${ROOT}/docs/decisions`)) {
+    if (/^\d{4}-.*\.md$/.test(entry.name) && !index.includes(`(${entry.name})`)) {
+      missing.push(entry.name);
+    }
+  }
+  assertEquals(missing, []);
+});
