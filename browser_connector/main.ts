@@ -15,8 +15,9 @@ import {
 import { BoundedWriter, encodeFrame, FrameReader } from "../shared/framing.ts";
 import { connectAndVerify, ImpostorError, type OpenedConnection } from "../shared/handshake.ts";
 import { type InstancePaths, instancePathsFromEnv } from "../shared/instance.ts";
+import { VERSION } from "../shared/version.ts";
+import { readBrowserConnectorSettings } from "./settings.ts";
 
-const VERSION = "0.1.0";
 const RECONNECT_MIN_MS = 100;
 const RECONNECT_MAX_MS = 1_000;
 /** Frames waiting for Chrome's stdin before the connector gives up on it. */
@@ -145,9 +146,11 @@ if (import.meta.main) {
     console.log(`ghostlight-browser-connector ${VERSION}`);
     Deno.exit(0);
   }
+  // Read once, here; everything below receives them.
+  const settings = readBrowserConnectorSettings((key) => Deno.env.get(key));
   let paths: InstancePaths;
   try {
-    paths = instancePathsFromEnv(parseInstanceFlag(Deno.args));
+    paths = instancePathsFromEnv(parseInstanceFlag(Deno.args) ?? settings.instance);
   } catch (error) {
     report((error as Error).message);
     Deno.exit(2);

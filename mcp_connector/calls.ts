@@ -15,39 +15,16 @@ import {
   type ServiceLink,
   ServiceUnavailable,
 } from "./service_link.ts";
+import type { ConnectorSettings } from "./settings.ts";
 
-/** How long a caller waits for a call before it is answered `outcome_unknown`. */
-export const DEFAULT_CALL_DEADLINE_MS = 60_000;
-/** How often a call with a progress token reports that it is still running. */
-export const DEFAULT_PROGRESS_INTERVAL_MS = 5_000;
 /**
  * Requests one connection may have unanswered at once, counting those still waiting for the
  * service's catalog or a workspace; more are refused rather than queued without bound.
  */
 export const MAX_OPEN_REQUESTS = 256;
 
-/** The connector's timing, from its environment. */
-export interface CallSettings {
-  deadlineMs: number;
-  progressIntervalMs: number;
-}
-
-function positiveInteger(name: string, fallback: number): number {
-  const raw = Deno.env.get(name);
-  const value = raw === undefined ? NaN : Number(raw);
-  return Number.isInteger(value) && value > 0 ? value : fallback;
-}
-
-/** Reads `GHOSTLIGHT_CALL_DEADLINE_MS` and `GHOSTLIGHT_PROGRESS_INTERVAL_MS` over the defaults. */
-export function callSettingsFromEnv(): CallSettings {
-  return {
-    deadlineMs: positiveInteger("GHOSTLIGHT_CALL_DEADLINE_MS", DEFAULT_CALL_DEADLINE_MS),
-    progressIntervalMs: positiveInteger(
-      "GHOSTLIGHT_PROGRESS_INTERVAL_MS",
-      DEFAULT_PROGRESS_INTERVAL_MS,
-    ),
-  };
-}
+/** The connector's timing: the settings `main` read. */
+export type CallSettings = Pick<ConnectorSettings, "callDeadlineMs" | "progressIntervalMs">;
 
 /** What a revision asks the service to start. */
 export type StartRequest = Omit<Extract<ConnectorMessage, { type: "start" }>, "type" | "seq">;
@@ -149,8 +126,8 @@ export class CallBook {
         });
       }, this.#settings.progressIntervalMs);
       const deadline = setTimeout(
-        () => call.finish({ outcome: deadlineOutcome(this.#settings.deadlineMs) }),
-        this.#settings.deadlineMs,
+        () => call.finish({ outcome: deadlineOutcome(this.#settings.callDeadlineMs) }),
+        this.#settings.callDeadlineMs,
       );
       const call: Call = {
         work: null,

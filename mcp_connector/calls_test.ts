@@ -20,7 +20,7 @@ function book(): { calls: CallBook; lines: string[] } {
     },
   );
   return {
-    calls: new CallBook(link, peer, { deadlineMs: 60_000, progressIntervalMs: 5_000 }),
+    calls: new CallBook(link, peer, { callDeadlineMs: 60_000, progressIntervalMs: 5_000 }),
     lines,
   };
 }

@@ -42,7 +42,6 @@ function source(initial: CatalogSnapshot) {
 
 const snapshot = (...names: string[]) => ({
   generation: 1,
-  instructions: "i",
   tools: names.map(tool),
 });
 

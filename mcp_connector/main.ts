@@ -12,7 +12,8 @@
  */
 
 import { type InstancePaths, instancePathsFromEnv } from "../shared/instance.ts";
-import { CallBook, callSettingsFromEnv } from "./calls.ts";
+import { VERSION } from "../shared/version.ts";
+import { CallBook, type CallSettings } from "./calls.ts";
 import {
   ErrorCode,
   type Incoming,
@@ -32,9 +33,7 @@ import {
   unsupportedVersion,
 } from "./mcp_2026_07_28.ts";
 import { ServiceLink } from "./service_link.ts";
-
-/** The connector's version. */
-export const VERSION = "0.1.0";
+import { type ConnectorSettings, readConnectorSettings } from "./settings.ts";
 
 /** How often the connector checks that the client that spawned it is still alive. */
 const PARENT_CHECK_MS = 1_000;
@@ -82,11 +81,15 @@ class RevisionSwitch {
   #session: RevisionSession | null = null;
   #bound: "none" | typeof LEGACY | typeof MODERN = "none";
 
-  constructor(peer: StdioPeer, link: ServiceLink, server: { name: string; version: string }) {
+  constructor(
+    peer: StdioPeer,
+    link: ServiceLink,
+    options: { server: { name: string; version: string }; calls: CallSettings },
+  ) {
     this.#peer = peer;
     this.#link = link;
-    this.#calls = new CallBook(link, peer, callSettingsFromEnv());
-    this.#server = server;
+    this.#calls = new CallBook(link, peer, options.calls);
+    this.#server = options.server;
   }
 
   /** Answers or routes one request; every error becomes a JSON-RPC error for its id. */
@@ -162,6 +165,7 @@ class RevisionSwitch {
 /** Serves one client on `input`/`output` until `input` closes or `stop` aborts. */
 export async function serve(
   paths: InstancePaths,
+  settings: ConnectorSettings,
   io: {
     input: ReadableStream<Uint8Array>;
     output: WritableStream<Uint8Array>;
@@ -171,7 +175,10 @@ export async function serve(
   const peer = new StdioPeer(io.output);
   // The link connects (and starts the service) only when a bound session first needs it.
   const link = new ServiceLink(paths, { name: "unknown client", version: "" });
-  const revisions = new RevisionSwitch(peer, link, { name: paths.mcpServerName, version: VERSION });
+  const revisions = new RevisionSwitch(peer, link, {
+    server: { name: paths.mcpServerName, version: VERSION },
+    calls: settings,
+  });
   const messages = readMessages(io.input);
   const stopped = new Promise<null>((resolve) => {
     if (io.stop?.aborted) resolve(null);
@@ -226,15 +233,21 @@ function parentGone(): AbortSignal {
 }
 
 if (import.meta.main) {
+  // Read once, here; everything below receives them.
+  const settings = readConnectorSettings((key) => Deno.env.get(key));
   let paths: InstancePaths;
   try {
-    paths = instancePathsFromEnv(parseArgs(Deno.args).instance);
+    paths = instancePathsFromEnv(parseArgs(Deno.args).instance ?? settings.instance);
   } catch (error) {
     report((error as Error).message);
     Deno.exit(2);
   }
   const stop = parentGone();
   stop.addEventListener("abort", () => report("the client that started this connector is gone"));
-  await serve(paths, { input: Deno.stdin.readable, output: Deno.stdout.writable, stop });
+  await serve(paths, settings, {
+    input: Deno.stdin.readable,
+    output: Deno.stdout.writable,
+    stop,
+  });
   Deno.exit(0);
 }

@@ -15,6 +15,7 @@ import {
   progressTokenOf,
   readToolCall,
 } from "./calls.ts";
+import { INSTRUCTIONS } from "./instructions.ts";
 import { ErrorCode, type Incoming, type RequestId, RpcError, type StdioPeer } from "./jsonrpc.ts";
 import { renderCallEnd, type ToolResult } from "./render.ts";
 import type { CallEnd, ServiceLink } from "./service_link.ts";
@@ -150,13 +151,15 @@ export class Session2025 {
     }
     this.#client = readInitialize(params);
     this.#link.setClient(this.#client);
-    const catalog = await this.#catalog.get();
+    // Reaches the service (starting it on demand) before answering, so a client learns at
+    // initialize that it cannot be reached; the catalog then stays cached for tools/list.
+    await this.#catalog.get();
     this.#state = "initialized";
     return {
       protocolVersion: REVISION,
       capabilities: { tools: { listChanged: true } },
       serverInfo: { name: this.#server.name, title: "Ghostlight", version: this.#server.version },
-      instructions: catalog.instructions,
+      instructions: INSTRUCTIONS,
     };
   }
 

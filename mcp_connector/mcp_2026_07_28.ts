@@ -10,7 +10,7 @@
 
 import { CatalogCache } from "./catalog_cache.ts";
 import type { ToolDescriptor } from "../shared/bridge.ts";
-import { INSTRUCTIONS } from "../shared/instructions.ts";
+import { INSTRUCTIONS } from "./instructions.ts";
 import {
   type CallBook,
   END_GRACE_MS,

@@ -25,7 +25,6 @@ const START_TIMEOUT_MS = 30_000;
 /** The catalog as the service sent it. */
 export interface CatalogSnapshot {
   generation: number;
-  instructions: string;
   tools: ToolDescriptor[];
 }
 

@@ -7,7 +7,12 @@
  * @module
  */
 
-const ROOT = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
+import { type Executable, EXECUTABLES, SOURCE_ROOT as ROOT } from "../shared/executables.ts";
+
+/** Files compiled into an executable beside its code: `browser launch` loads the extension. */
+const INCLUDES: Partial<Record<Executable, string[]>> = {
+  "service": ["extension/manifest.json", "extension/dist"],
+};
 
 /** One compile step. */
 export interface CompileStep {
@@ -15,27 +20,25 @@ export interface CompileStep {
   args: string[];
 }
 
-/** The compile command for each executable. */
+/** The compile command for each executable, from the executables table. */
 export function compileSteps(outDir = `${ROOT}/dist`): CompileStep[] {
-  const step = (name: string, set: string, entry: string, include: string[] = []) => ({
-    name,
-    args: [
-      "compile",
-      "-q",
-      `-P=${set}`,
-      "--config",
-      `${ROOT}/deno.json`,
-      ...include.flatMap((path) => ["--include", `${ROOT}/${path}`]),
-      "--output",
-      `${outDir}/${name}`,
-      `${ROOT}/${entry}`,
-    ],
+  return (Object.keys(EXECUTABLES) as Executable[]).map((executable) => {
+    const { compiledName, entryPoint } = EXECUTABLES[executable];
+    return {
+      name: compiledName,
+      args: [
+        "compile",
+        "-q",
+        `-P=${executable}`,
+        "--config",
+        `${ROOT}/deno.json`,
+        ...(INCLUDES[executable] ?? []).flatMap((path) => ["--include", `${ROOT}/${path}`]),
+        "--output",
+        `${outDir}/${compiledName}`,
+        `${ROOT}/${entryPoint}`,
+      ],
+    };
   });
-  return [
-    step("ghostlight", "service", "service/main.ts", ["extension/manifest.json", "extension/dist"]),
-    step("ghostlight-mcp-connector", "mcp-connector", "mcp_connector/main.ts"),
-    step("ghostlight-browser-connector", "browser-connector", "browser_connector/main.ts"),
-  ];
 }
 
 if (import.meta.main) {

@@ -7,7 +7,10 @@
  */
 
 import { runCli } from "./cli/mod.ts";
+import { readServiceSettings } from "./settings.ts";
 
 if (import.meta.main) {
-  Deno.exit(await runCli(Deno.args));
+  // Read once, here; everything below receives them.
+  const settings = readServiceSettings((key) => Deno.env.get(key));
+  Deno.exit(await runCli(Deno.args, settings));
 }

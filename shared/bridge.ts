@@ -8,8 +8,11 @@
 
 import { z } from "zod";
 
-/** Bumped on any incompatible change; a mismatch is fatal at hello. */
-export const BRIDGE_MAJOR = 1;
+/**
+ * Bumped on any incompatible change; a mismatch is fatal at hello. 2: the catalog message no
+ * longer carries the MCP instructions (the connector owns them).
+ */
+export const BRIDGE_MAJOR = 2;
 
 /** Largest frame on the connector ↔ service hop, either way (screenshots are the big ones). */
 export const BRIDGE_MAX_FRAME = 32 * 1024 * 1024;
@@ -127,7 +130,6 @@ export const ServiceMessage = z.discriminatedUnion("type", [
     type: z.literal("catalog"),
     seq: Seq,
     generation: z.number().int(),
-    instructions: z.string(),
     tools: z.array(ToolDescriptor),
   }).strict(),
   z.object({ type: z.literal("catalog_changed"), generation: z.number().int() }).strict(),

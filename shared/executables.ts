@@ -1,6 +1,7 @@
 /**
- * How one Ghostlight executable starts another. A compiled install runs the sibling binaries;
- * a source checkout runs `deno run` with the same named permission set the compile step uses.
+ * The three executables, and how one starts another. A compiled install runs the sibling
+ * binaries; a source checkout runs `deno run` with the same named permission set the compile step
+ * uses. `scripts/compile.ts` builds from the same table.
  *
  * @module
  */
@@ -8,16 +9,28 @@
 /** The three executables. */
 export type Executable = "service" | "mcp-connector" | "browser-connector";
 
-const COMPILED_NAMES: Record<Executable, string> = {
-  "service": "ghostlight",
-  "mcp-connector": "ghostlight-mcp-connector",
-  "browser-connector": "ghostlight-browser-connector",
-};
+/** What one executable is built from and installed as. */
+export interface ExecutableRow {
+  /** The binary's name on PATH once compiled. */
+  compiledName: string;
+  /** Its entry point, relative to {@linkcode SOURCE_ROOT}. */
+  entryPoint: string;
+}
 
-const ENTRY_POINTS: Record<Executable, string> = {
-  "service": "service/main.ts",
-  "mcp-connector": "mcp_connector/main.ts",
-  "browser-connector": "browser_connector/main.ts",
+/**
+ * The three executables, in build order. Each one's permission set in `deno.json` bears its
+ * key's name, from source (`deno run -P=<key>`) as compiled (`deno compile -P=<key>`).
+ */
+export const EXECUTABLES: Readonly<Record<Executable, ExecutableRow>> = {
+  "service": { compiledName: "ghostlight", entryPoint: "service/main.ts" },
+  "mcp-connector": {
+    compiledName: "ghostlight-mcp-connector",
+    entryPoint: "mcp_connector/main.ts",
+  },
+  "browser-connector": {
+    compiledName: "ghostlight-browser-connector",
+    entryPoint: "browser_connector/main.ts",
+  },
 };
 
 /** The folder that holds `deno.json` when running from source. */
@@ -45,15 +58,15 @@ export function commandFor(executable: Executable): { command: string; args: str
         `-P=${executable}`,
         "--config",
         `${SOURCE_ROOT}/deno.json`,
-        `${SOURCE_ROOT}/${ENTRY_POINTS[executable]}`,
+        `${SOURCE_ROOT}/${EXECUTABLES[executable].entryPoint}`,
       ],
     };
   }
-  return { command: COMPILED_NAMES[executable], args: [] };
+  return { command: EXECUTABLES[executable].compiledName, args: [] };
 }
 
 /** The absolute path of a compiled executable installed beside this one. */
 export function siblingPath(executable: Executable): string {
   const dir = Deno.execPath().replace(/\/[^/]*$/, "");
-  return `${dir}/${COMPILED_NAMES[executable]}`;
+  return `${dir}/${EXECUTABLES[executable].compiledName}`;
 }

@@ -96,10 +96,13 @@ export function resolveInstancePaths(
   };
 }
 
-/** Resolves the paths of the instance named by `--instance` or `GHOSTLIGHT_INSTANCE`. */
-export function instancePathsFromEnv(flag: string | undefined): InstancePaths {
+/**
+ * Resolves, in this process's environment, the paths of the instance `name` names: `--instance`
+ * when given, else the `GHOSTLIGHT_INSTANCE` setting. Throws for an invalid name.
+ */
+export function instancePathsFromEnv(name: string | undefined): InstancePaths {
   const env: EnvReader = (key) => Deno.env.get(key);
-  return resolveInstancePaths(parseInstance(flag ?? env("GHOSTLIGHT_INSTANCE")), env, {
+  return resolveInstancePaths(parseInstance(name), env, {
     loginRuntimeDir: env("XDG_RUNTIME_DIR") ? null : loginRuntimeDir(),
   });
 }

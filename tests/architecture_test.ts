@@ -1,6 +1,8 @@
 /**
  * The process boundaries are code boundaries: each executable imports only `shared/` and its
- * own folder; the service never speaks MCP, JSON-RPC or stdio; the connectors never write files.
+ * own folder; inside the service each folder's mod.ts is its only door; the service never speaks
+ * MCP, JSON-RPC or stdio; the connectors never write files; settings are read only through the
+ * settings schemas.
  */
 
 import { assertEquals } from "./support/assert.ts";
@@ -64,12 +66,55 @@ export function importBreaches(folder: Folder, file: string, text: string): stri
 /** Words the service must never use: they belong to the MCP edge. */
 const SERVICE_FORBIDDEN = /2025-11-25|2026-07-28|json-?rpc|\bstdio\b|Deno\.stdin|Deno\.stdout/i;
 
+/**
+ * The one place the service may say "stdio": Chrome's native-messaging manifest names the browser
+ * connector's transport so (`ghostlight browser launch` and `install` write it). It is Chrome's
+ * word for Chrome's hop, not the MCP edge's.
+ */
+const SERVICE_MAY_SAY: Record<string, string> = { "service/cli/native_host.ts": 'type: "stdio"' };
+
 /** Filesystem writes the connectors must never make (their sets allow write only for sockets). */
 const CONNECTOR_WRITES =
   /Deno\.(writeFile|writeTextFile|writeFileSync|writeTextFileSync|mkdir|mkdirSync|remove|removeSync|rename|renameSync|create|createSync|chmod|chmodSync|truncate|copyFile|symlink|link|makeTemp)/;
 
+/** Reading one of our settings from the environment: only a settings schema names them. */
+const SETTING_READ = /(?:Deno\.env\.get|\benv)\(\s*["'`]GHOSTLIGHT_/;
+
+Deno.test("no code reads a GHOSTLIGHT_ variable but through a settings schema", async () => {
+  const found = await violations((_folder, file, text) =>
+    SETTING_READ.test(text)
+      ? [`${file.slice(ROOT.length + 1)}: ${text.match(SETTING_READ)![0]}`]
+      : []
+  );
+  assertEquals(found, []);
+});
+
 Deno.test("each executable imports only shared/ and its own folder", async () => {
   assertEquals(await violations(importBreaches), []);
+});
+
+/** The service folder a path is in (`service/<folder>/...`), or null for the service's root. */
+function serviceFolderOf(path: string): string | null {
+  const parts = path.slice(ROOT.length + 1).split("/");
+  return parts[0] === "service" && parts.length > 2 ? parts[1] : null;
+}
+
+Deno.test("each service folder is entered only through its mod.ts", async () => {
+  const found = await violations((folder, file, text) => {
+    if (folder !== "service") return [];
+    return importsOf(text)
+      .filter((specifier) => specifier.startsWith("."))
+      .map((specifier) => new URL(specifier, `file://${file}`).pathname)
+      .filter((target) => {
+        const entered = serviceFolderOf(target);
+        return entered !== null && entered !== serviceFolderOf(file) &&
+          target !== `${ROOT}/service/${entered}/mod.ts`;
+      })
+      .map((target) =>
+        `${file.slice(ROOT.length + 1)} reaches into ${target.slice(ROOT.length + 1)}`
+      );
+  });
+  assertEquals(found, []);
 });
 
 /** Every local module a program loads, following relative imports from its entry point. */
@@ -104,11 +149,14 @@ Deno.test("the architecture check catches a cross-import", () => {
 });
 
 Deno.test("the service never names an MCP revision, JSON-RPC or stdio", async () => {
-  const found = await violations((folder, file, text) =>
-    folder === "service" && SERVICE_FORBIDDEN.test(text)
-      ? [`${file.slice(ROOT.length + 1)}: ${text.match(SERVICE_FORBIDDEN)![0]}`]
-      : []
-  );
+  const found = await violations((folder, file, text) => {
+    const name = file.slice(ROOT.length + 1);
+    const allowed = SERVICE_MAY_SAY[name];
+    const checked = allowed === undefined ? text : text.replaceAll(allowed, "");
+    return folder === "service" && SERVICE_FORBIDDEN.test(checked)
+      ? [`${name}: ${checked.match(SERVICE_FORBIDDEN)![0]}`]
+      : [];
+  });
   assertEquals(found, []);
 });
 
@@ -134,4 +182,15 @@ Deno.test("the MCP connector loads no browser or service code", async () => {
       file === "shared/browser_protocol.ts" || !/^(mcp_connector|shared)\//.test(file)
     );
   assertEquals(loaded, []);
+});
+
+Deno.test("every decision record has its line in docs/decisions/README.md", async () => {
+  const index = await Deno.readTextFile(`${ROOT}/docs/decisions/README.md`);
+  const missing: string[] = [];
+  for await (const entry of Deno.readDir(`${ROOT}/docs/decisions`)) {
+    if (/^\d{4}-.*\.md$/.test(entry.name) && !index.includes(`(${entry.name})`)) {
+      missing.push(entry.name);
+    }
+  }
+  assertEquals(missing, []);
 });

@@ -11,7 +11,7 @@ import { FROM_EXTENSION_MAX_FRAME } from "../shared/browser_protocol.ts";
 import { encodeFrame, FrameReader } from "../shared/framing.ts";
 import { connectAndVerify } from "../shared/handshake.ts";
 import { type InstancePaths, resolveInstancePaths } from "../shared/instance.ts";
-import { ensureSecret } from "../service/host/mod.ts";
+import { ensureSecret } from "../service/endpoint/mod.ts";
 import { assert, assertEquals, assertMatch, assertRejects } from "./support/assert.ts";
 import { executable, makeTestEnv, type TestEnv } from "./support/env.ts";
 import { waitFor } from "./support/wait.ts";

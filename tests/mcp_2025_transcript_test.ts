@@ -5,7 +5,7 @@
  * docs/mcp.md.
  */
 
-import { INSTRUCTIONS } from "../shared/instructions.ts";
+import { INSTRUCTIONS } from "../mcp_connector/instructions.ts";
 import { assert, assertEquals } from "./support/assert.ts";
 import { makeTestEnv } from "./support/env.ts";
 import { expectedServer, startConnector, stopService } from "./mcp_support.ts";

@@ -6,7 +6,7 @@
  */
 
 import { resolveInstancePaths } from "../shared/instance.ts";
-import { INSTRUCTIONS } from "../shared/instructions.ts";
+import { INSTRUCTIONS } from "../mcp_connector/instructions.ts";
 import { assert, assertEquals, assertMatch } from "./support/assert.ts";
 import { makeTestEnv } from "./support/env.ts";
 import { expectedServer, startConnector, stopService } from "./mcp_support.ts";

@@ -10,6 +10,7 @@ import { fetchStatus } from "../service/control/mod.ts";
 import { Catalog } from "../service/catalog/mod.ts";
 import { HANDLERS } from "../service/tools/mod.ts";
 import { resolveInstancePaths } from "../shared/instance.ts";
+import { VERSION } from "../shared/version.ts";
 import { assertEquals } from "./support/assert.ts";
 import { executable, type TestEnv } from "./support/env.ts";
 export { startService } from "./support/processes.ts";
@@ -141,7 +142,7 @@ export function expectedServer(testEnv: TestEnv): {
   descriptors: ReturnType<Catalog["descriptors"]>;
 } {
   return {
-    info: { name: `ghostlight-${testEnv.instance}`, version: "0.1.0" },
+    info: { name: `ghostlight-${testEnv.instance}`, version: VERSION },
     descriptors: new Catalog(new Set(Object.keys(HANDLERS))).descriptors(),
   };
 }

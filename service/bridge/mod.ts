@@ -14,10 +14,10 @@ import {
 import { BRIDGE_MAX_FRAME } from "../../shared/bridge.ts";
 import { type BoundedWriter, encodeFrame, type FrameReader } from "../../shared/framing.ts";
 import { BrowserError, type BrowserHub } from "../browser/mod.ts";
-import { type Catalog, INSTRUCTIONS } from "../catalog/mod.ts";
+import type { Catalog } from "../catalog/mod.ts";
 import { log } from "../log/mod.ts";
 import { failureOutcome, HANDLERS, releaseTabs, type ToolContext } from "../tools/mod.ts";
-import { Scheduler, schedulerOptionsFromEnv } from "../scheduler/mod.ts";
+import type { Scheduler } from "../scheduler/mod.ts";
 import { WorkspaceLimit, type WorkspaceRegistry } from "../workspace/mod.ts";
 
 /** How many works one connector may have running at once. */
@@ -28,32 +28,6 @@ export const MAX_ACTIVE_WORKS = 16;
  * take all of the service's workspaces from everyone else.
  */
 export const MAX_WORKSPACES_PER_CONNECTION = 8;
-
-/** How long a dispatched work may keep settling after its caller stopped waiting. */
-export const DEFAULT_SETTLEMENT_MS = 180_000;
-
-/** Reads `GHOSTLIGHT_SETTLEMENT_MS` (tests shorten it). */
-function settlementMsFromEnv(): number {
-  const raw = Number(Deno.env.get("GHOSTLIGHT_SETTLEMENT_MS"));
-  return Number.isInteger(raw) && raw > 0 ? raw : DEFAULT_SETTLEMENT_MS;
-}
-
-/** One scheduler for the whole service: lanes are workspaces, whichever connector they use. */
-let sharedScheduler: Scheduler | null = null;
-
-function serviceScheduler(): Scheduler {
-  sharedScheduler ??= new Scheduler(schedulerOptionsFromEnv());
-  return sharedScheduler;
-}
-
-/** How long a workspace outlives the connection that opened it when that connection is lost. */
-export const DEFAULT_WORKSPACE_GRACE_MS = 60_000;
-
-/** Reads `GHOSTLIGHT_WORKSPACE_GRACE_MS` (tests shorten it). */
-function workspaceGraceMsFromEnv(): number {
-  const raw = Number(Deno.env.get("GHOSTLIGHT_WORKSPACE_GRACE_MS"));
-  return Number.isInteger(raw) && raw > 0 ? raw : DEFAULT_WORKSPACE_GRACE_MS;
-}
 
 /**
  * Workspaces whose connections were all lost without releasing them, with the timer that will
@@ -84,8 +58,12 @@ export interface SessionDeps {
   browsers: BrowserHub;
   /** Counts works across all sessions, so the service never idles out under work. */
   activity: { works: number };
-  /** Orders works per workspace; the service-wide one unless a test passes its own. */
-  scheduler?: Scheduler;
+  /** Orders works per workspace: one for the whole service, lanes being workspaces. */
+  scheduler: Scheduler;
+  /** How long a dispatched work may keep settling after its caller stopped waiting. */
+  settlementMs: number;
+  /** How long a workspace outlives the connection that held it when that connection is lost. */
+  workspaceGraceMs: number;
 }
 
 /** A connected MCP connector, for status. */
@@ -125,8 +103,7 @@ export async function serveSession(
     held.size < MAX_WORKSPACES_PER_CONNECTION
       ? null
       : `This connection already holds ${MAX_WORKSPACES_PER_CONNECTION} browser workspaces.`;
-  const scheduler = deps.scheduler ?? serviceScheduler();
-  const settlementMs = settlementMsFromEnv();
+  const { scheduler, settlementMs } = deps;
   let open = true;
   const send = (message: ServiceMessage) => {
     if (!open) return;
@@ -337,7 +314,6 @@ export async function serveSession(
             type: "catalog",
             seq: message.seq,
             generation: deps.catalog.generation,
-            instructions: INSTRUCTIONS,
             tools: deps.catalog.descriptors() satisfies ToolDescriptor[],
           });
           break;
@@ -377,7 +353,6 @@ export async function serveSession(
     // A connection lost without a clean release: keep its workspaces for a grace period so a
     // reconnecting connector can carry on in them, then let them go.
     // Only the last connection holding a workspace starts its grace period; one timer each.
-    const graceMs = workspaceGraceMsFromEnv();
     for (const id of [...held]) {
       if (letGo(id) > 0) continue;
       adopt(id);
@@ -386,7 +361,7 @@ export async function serveSession(
         setTimeout(() => {
           orphaned.delete(id);
           releaseWorkspace(deps, id);
-        }, graceMs),
+        }, deps.workspaceGraceMs),
       );
     }
   }

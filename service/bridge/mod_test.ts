@@ -42,7 +42,6 @@ function connect(deps: SessionDeps) {
 }
 
 Deno.test("a connector's running works and a workspace's queue are bounded: busy", async () => {
-  Deno.env.set("GHOSTLIGHT_WORKSPACE_GRACE_MS", "1");
   const scheduler = new Scheduler({ ...DEFAULT_SCHEDULER_OPTIONS, queueDeadlineMs: 60_000 });
   const deps: SessionDeps = {
     catalog: new Catalog(new Set(Object.keys(HANDLERS))),
@@ -50,6 +49,8 @@ Deno.test("a connector's running works and a workspace's queue are bounded: busy
     browsers: new BrowserHub(),
     activity: { works: 0 },
     scheduler,
+    settlementMs: 180_000,
+    workspaceGraceMs: 1,
   };
   const first = connect(deps);
   first.send({ type: "open_workspace", seq: 1000, label: "test" });
@@ -95,5 +96,4 @@ Deno.test("a connector's running works and a workspace's queue are bounded: busy
   assertEquals(deps.activity.works, 0);
   for (const session of [first, second, third]) await session.end();
   await new Promise((resolve) => setTimeout(resolve, 20));
-  Deno.env.delete("GHOSTLIGHT_WORKSPACE_GRACE_MS");
 });

@@ -1,79 +1,9 @@
 /**
  * The one tool catalog: the contract's rows joined with our descriptions and with the handlers
- * that exist. Only tools with a handler are advertised, in contract order.
+ * that exist.
  *
  * @module
  */
 
-import type { ToolDescriptor } from "../../shared/bridge.ts";
-import { CONTRACT, type ContractRow } from "./contract.ts";
-import { TOOL_TEXT } from "./descriptions.ts";
-import { firstArgumentProblem } from "./validate.ts";
-
-export { CONTRACT, type ContractRow } from "./contract.ts";
-export type { Capability } from "./contract.ts";
-
-/** Tools that mint a workspace when a call names none. */
-const CONTEXT_CREATING = new Set(["tabs_context_mcp", "tabs_create_mcp"]);
-/** Tools that touch no workspace state. */
-const STATELESS = new Set(["update_plan", "explain"]);
-/** Tools that have no use for a workspace even when a call names one. */
-const WORKSPACE_FREE = new Set(["explain"]);
-
-/** Instructions given to every client once, at connection (shared with the connector). */
-export { INSTRUCTIONS } from "../../shared/instructions.ts";
-
-/** The catalog over a set of implemented tool names. */
-export class Catalog {
-  readonly generation = 1;
-  #rows: ContractRow[];
-
-  /** Builds the catalog of the tools in `implemented`, keeping contract order. */
-  constructor(implemented: ReadonlySet<string>) {
-    this.#rows = CONTRACT.filter((row) => implemented.has(row.name));
-  }
-
-  /** The advertised tools. */
-  descriptors(): ToolDescriptor[] {
-    return this.#rows.map((row) => ({
-      name: row.name,
-      title: row.annotations.title,
-      description: TOOL_TEXT[row.name].description,
-      inputSchema: row.inputSchema,
-      annotations: row.annotations,
-      ...this.traits(row.name),
-    }));
-  }
-
-  /** The row for an advertised tool. */
-  row(name: string): ContractRow | undefined {
-    return this.#rows.find((row) => row.name === name);
-  }
-
-  /** Whether a tool creates context, needs a workspace, or uses one when given. */
-  traits(
-    name: string,
-  ): { createsContext: boolean; needsWorkspace: boolean; acceptsWorkspace: boolean } {
-    return {
-      createsContext: CONTEXT_CREATING.has(name),
-      needsWorkspace: !STATELESS.has(name),
-      acceptsWorkspace: !WORKSPACE_FREE.has(name),
-    };
-  }
-
-  /**
-   * Checks arguments against the tool's schema. Returns a message that names the field and shows
-   * a correct call, or null when they are valid.
-   */
-  argumentProblem(name: string, args: Record<string, unknown>): string | null {
-    const row = this.row(name);
-    if (!row) return `unknown tool ${name}`;
-    const problem = firstArgumentProblem(row.inputSchema, args);
-    if (problem === null) return null;
-    const text = TOOL_TEXT[name];
-    const example = (typeof args.action === "string" && text.actionExamples?.[args.action]) ||
-      text.example;
-    return `Invalid arguments for ${name}: ${problem}. A correct call looks like: ` +
-      JSON.stringify(example);
-  }
-}
+export { Catalog } from "./catalog.ts";
+export { type Capability, CONTRACT, type ContractRow } from "./contract.ts";

@@ -14,10 +14,11 @@ import {
   SOURCE_ROOT,
 } from "../../shared/executables.ts";
 import type { InstancePaths } from "../../shared/instance.ts";
-import { nativeHostManifest } from "../../shared/native_host.ts";
+import { nativeHostManifest } from "./native_host.ts";
 import { fetchStatus } from "../control/mod.ts";
 import { type Daemon, startDaemon } from "../daemon/mod.ts";
-import { socketAlive } from "../host/mod.ts";
+import { socketAlive } from "../endpoint/mod.ts";
+import type { ServiceSettings } from "../settings.ts";
 
 /** How long launch waits for the extension to reach the service. */
 const CONNECT_TIMEOUT_MS = 45_000;
@@ -135,11 +136,15 @@ async function keepTail(stream: ReadableStream<Uint8Array>, tail: { text: string
 }
 
 /** Runs `browser launch` until interrupted. Prints one JSON line once the browser is attached. */
-export async function launchBrowser(paths: InstancePaths, options: LaunchOptions): Promise<void> {
+export async function launchBrowser(
+  paths: InstancePaths,
+  settings: ServiceSettings,
+  options: LaunchOptions,
+): Promise<void> {
   const chromium = await findChromium();
   let daemon: Daemon | null = null;
   if (!(await socketAlive(paths.bridgeSocket))) {
-    daemon = await startDaemon(paths, { idleExitMs: null, logToStderr: false });
+    daemon = await startDaemon(paths, { settings, exitWhenIdle: false, logToStderr: false });
   }
   const root = await Deno.makeTempDir({ prefix: "ghostlight-browser-" });
   let browser: Deno.ChildProcess | null = null;

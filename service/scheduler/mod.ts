@@ -40,16 +40,6 @@ interface Lane {
   waiting: Waiter[];
 }
 
-/** Reads `GHOSTLIGHT_QUEUE_DEADLINE_MS` over the defaults (tests shorten it). */
-export function schedulerOptionsFromEnv(): SchedulerOptions {
-  const raw = Deno.env.get("GHOSTLIGHT_QUEUE_DEADLINE_MS");
-  const deadline = raw === undefined ? NaN : Number(raw);
-  return {
-    ...DEFAULT_SCHEDULER_OPTIONS,
-    ...(Number.isInteger(deadline) && deadline > 0 ? { queueDeadlineMs: deadline } : {}),
-  };
-}
-
 /** FIFO per lane, round-robin across lanes, bounded. */
 export class Scheduler {
   readonly options: SchedulerOptions;

@@ -1,13 +1,14 @@
 import { resolveInstancePaths } from "../../shared/instance.ts";
-import { assert, assertEquals } from "../../tests/support/assert.ts";
+import { assert } from "../../tests/support/assert.ts";
 import { makeTestEnv } from "../../tests/support/env.ts";
-import { idleExitMsFromEnv } from "../cli/mod.ts";
-import { startDaemon } from "./mod.ts";
+import { readServiceSettings } from "../settings.ts";
+import { startDaemon } from "./start_daemon.ts";
 
 Deno.test("a connection still in its hello keeps an idle service from exiting", async () => {
   const testEnv = await makeTestEnv("idl");
   const paths = resolveInstancePaths(testEnv.instance, (key) => testEnv.env[key]);
-  const daemon = await startDaemon(paths, { idleExitMs: 300, logToStderr: false });
+  const settings = { ...readServiceSettings(() => undefined), idleExitMs: 300 };
+  const daemon = await startDaemon(paths, { settings, exitWhenIdle: true, logToStderr: false });
   let stopped = false;
   daemon.finished.then(() => stopped = true);
   try {
@@ -24,12 +25,5 @@ Deno.test("a connection still in its hello keeps an idle service from exiting", 
   } finally {
     await daemon.stop();
     await testEnv.dispose();
-  }
-});
-
-Deno.test("an unparseable idle setting means the default, never 'never exit'", () => {
-  assertEquals(idleExitMsFromEnv("1500"), 1500);
-  for (const raw of [undefined, "", "abc", "-5", "0", "1.5", "Infinity"]) {
-    assertEquals(idleExitMsFromEnv(raw), 30_000, String(raw));
   }
 });

@@ -1,7 +1,7 @@
 /**
  * The server instructions every MCP client receives: at `initialize` (`2025-11-25`) and in
- * `server/discover` (`2026-07-28`). Shared because the connector answers discovery probes
- * without reaching the service, and the service's catalog sends the same text.
+ * `server/discover` (`2026-07-28`). MCP-edge text, so the connector owns it: discovery is
+ * answered without reaching the service, and the service never needs to know it.
  *
  * @module
  */

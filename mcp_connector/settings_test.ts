@@ -1,0 +1,35 @@
+import { documentedRows, SETTINGS_DOC, settingsRows } from "../shared/settings_doc.ts";
+import { assertEquals } from "../tests/support/assert.ts";
+import { ConnectorSettings, readConnectorSettings } from "./settings.ts";
+
+const only = (values: Record<string, string>) => (key: string) => values[key];
+
+Deno.test("the connector's timings come from their variables; anything unparseable is the default", () => {
+  assertEquals(readConnectorSettings(() => undefined), {
+    instance: undefined,
+    callDeadlineMs: 60_000,
+    progressIntervalMs: 5_000,
+  });
+  assertEquals(
+    readConnectorSettings(only({
+      GHOSTLIGHT_CALL_DEADLINE_MS: "1500",
+      GHOSTLIGHT_PROGRESS_INTERVAL_MS: "400",
+    })),
+    { instance: undefined, callDeadlineMs: 1500, progressIntervalMs: 400 },
+  );
+  for (const raw of ["", "abc", "-5", "0", "1.5", "Infinity", "2147483648"]) {
+    const settings = readConnectorSettings(
+      only({ GHOSTLIGHT_CALL_DEADLINE_MS: raw, GHOSTLIGHT_PROGRESS_INTERVAL_MS: raw }),
+    );
+    assertEquals([settings.callDeadlineMs, settings.progressIntervalMs], [60_000, 5_000], raw);
+  }
+});
+
+Deno.test("docs/settings.md lists the connector's settings exactly as the schema declares them", async () => {
+  assertEquals(
+    documentedRows(await Deno.readTextFile(SETTINGS_DOC), "mcp-connector"),
+    settingsRows(ConnectorSettings),
+    "docs/settings.md disagrees with mcp_connector/settings.ts; run " +
+      "'deno run -A scripts/settings_doc.ts'",
+  );
+});

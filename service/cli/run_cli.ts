@@ -1,0 +1,81 @@
+/**
+ * The `ghostlight` command line: reads the global options, picks the command, and turns every
+ * failure into a message and an exit code.
+ *
+ * @module
+ */
+
+import { instancePathsFromEnv } from "../../shared/instance.ts";
+import { VERSION } from "../../shared/version.ts";
+import { AlreadyRunning } from "../endpoint/mod.ts";
+import type { ServiceSettings } from "../settings.ts";
+import { noMore, takeFlag, takeOption, UsageError } from "./args.ts";
+import { launchBrowser } from "./launch.ts";
+import { runService } from "./service_command.ts";
+import { runStatus } from "./status_command.ts";
+
+const USAGE = `Usage: ghostlight [--instance NAME] <command>
+
+Commands:
+  service [--exit-when-idle]     run the service in the foreground
+  status [--json]                show the service, browsers and connectors
+  browser launch [--headless] [--url URL] [--device-scale-factor N]
+                                 start an isolated Chromium with Ghostlight in it
+  version                        print the version
+
+--instance NAME (or GHOSTLIGHT_INSTANCE) selects an isolated instance.`;
+
+/** Runs the command line with the settings `main` read; returns the exit code. */
+export async function runCli(argv: string[], settings: ServiceSettings): Promise<number> {
+  const args = [...argv];
+  try {
+    if (takeFlag(args, "--help") || takeFlag(args, "-h")) {
+      console.log(USAGE);
+      return 0;
+    }
+    const instance = takeOption(args, "--instance");
+    const paths = instancePathsFromEnv(instance ?? settings.instance);
+    const command = args.shift();
+    switch (command) {
+      case "service":
+        return await runService(paths, settings, args);
+      case "status":
+        return await runStatus(paths, args);
+      case "browser": {
+        const sub = args.shift();
+        if (sub !== "launch") throw new UsageError("the browser command is 'browser launch'");
+        const headless = takeFlag(args, "--headless");
+        const url = takeOption(args, "--url") ?? null;
+        const scale = takeOption(args, "--device-scale-factor");
+        const deviceScaleFactor = scale === undefined ? undefined : Number(scale);
+        if (
+          deviceScaleFactor !== undefined && !(deviceScaleFactor >= 0.5 && deviceScaleFactor <= 4)
+        ) {
+          throw new UsageError("--device-scale-factor takes a number from 0.5 to 4");
+        }
+        noMore(args);
+        await launchBrowser(paths, settings, { headless, url, deviceScaleFactor });
+        return 0;
+      }
+      case "version":
+      case "--version":
+        console.log(`ghostlight ${VERSION}`);
+        return 0;
+      case undefined:
+        throw new UsageError("no command given");
+      default:
+        throw new UsageError(`unknown command ${JSON.stringify(command)}`);
+    }
+  } catch (error) {
+    if (error instanceof UsageError) {
+      console.error(`ghostlight: ${error.message}\n\n${USAGE}`);
+      return 2;
+    }
+    if (error instanceof AlreadyRunning) {
+      console.error(`ghostlight: ${error.message}`);
+      return 4;
+    }
+    console.error(`ghostlight: ${(error as Error).message}`);
+    return 1;
+  }
+}

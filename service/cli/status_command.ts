@@ -1,0 +1,52 @@
+/**
+ * `ghostlight status`: the service, its browsers, connectors, workspaces and plans, for people or
+ * as JSON.
+ *
+ * @module
+ */
+
+import type { InstancePaths } from "../../shared/instance.ts";
+import { fetchStatus } from "../control/mod.ts";
+import { describeInstance } from "../endpoint/mod.ts";
+import { noMore, takeFlag } from "./args.ts";
+
+/**
+ * `ghostlight status [--json]`: prints what a running service reports; exit code 3 when none
+ * runs.
+ */
+export async function runStatus(paths: InstancePaths, args: string[]): Promise<number> {
+  const json = takeFlag(args, "--json");
+  noMore(args);
+  let status;
+  try {
+    status = await fetchStatus(paths.controlSocket);
+  } catch {
+    if (json) console.log(JSON.stringify({ service: null }));
+    else console.log(`The service for ${describeInstance(paths)} is not running.`);
+    return 3;
+  }
+  if (json) {
+    console.log(JSON.stringify(status));
+    return 0;
+  }
+  console.log(
+    `Service ${status.service.version}, pid ${status.service.pid}, ` +
+      `${describeInstance(paths)}, up since ${status.service.startedAt}`,
+  );
+  console.log(`Browsers: ${status.browsers.length}`);
+  for (const browser of status.browsers) {
+    console.log(
+      `  slot ${browser.slot}: extension ${browser.extensionVersion}, ${browser.userAgent}`,
+    );
+  }
+  console.log(`MCP connectors: ${status.connectors.length}`);
+  for (const connector of status.connectors) {
+    console.log(`  ${connector.client}, ${connector.activeWorks} calls running`);
+  }
+  console.log(`Workspaces: ${status.workspaces}`);
+  for (const plan of status.plans ?? []) {
+    console.log(`  plan of ${plan.client} (${plan.at}): ${plan.domains.join(", ") || "no domain"}`);
+    plan.approach.forEach((step, index) => console.log(`    ${index + 1}. ${step}`));
+  }
+  return 0;
+}

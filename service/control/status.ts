@@ -1,0 +1,39 @@
+/**
+ * What the control API's `GET /status` returns: the service, its browsers and connectors, its
+ * workspaces and the plans agents stated. One schema for the route and its readers.
+ *
+ * @module
+ */
+
+import { z } from "zod";
+
+/** What `GET /status` returns. */
+export const Status = z.object({
+  service: z.object({
+    version: z.string(),
+    instance: z.string().nullable(),
+    pid: z.number(),
+    startedAt: z.string(),
+  }),
+  browsers: z.array(z.object({
+    slot: z.number(),
+    extensionVersion: z.string(),
+    userAgent: z.string(),
+    launchToken: z.string().optional(),
+    connectedAt: z.string(),
+  })),
+  connectors: z.array(z.object({
+    client: z.string(),
+    connectedAt: z.string(),
+    activeWorks: z.number(),
+  })),
+  workspaces: z.number(),
+  /** The plans agents stated with update_plan, newest state per workspace. */
+  plans: z.array(z.object({
+    client: z.string(),
+    domains: z.array(z.string()),
+    approach: z.array(z.string()),
+    at: z.string(),
+  })).optional(),
+});
+export type Status = z.infer<typeof Status>;
