@@ -16,76 +16,51 @@ import { type BoundedWriter, encodeFrame, type FrameReader } from "../../shared/
 import { BrowserError, type BrowserHub } from "../browser/mod.ts";
 import { type Catalog, INSTRUCTIONS } from "../catalog/mod.ts";
 import { log } from "../log/mod.ts";
-import { failureOutcome, HANDLERS, releaseTabs, type ToolContext } from "../tools/mod.ts";
-import { Scheduler, schedulerOptionsFromEnv } from "../scheduler/mod.ts";
-import { WorkspaceLimit, type WorkspaceRegistry } from "../workspace/mod.ts";
+import { failureOutcome, HANDLERS, type ToolContext } from "../tools/mod.ts";
+import type { Scheduler } from "../scheduler/mod.ts";
+import {
+  MAX_WORKSPACES_PER_CONNECTION,
+  type WorkspaceHolds,
+  WorkspaceLimit,
+  type WorkspaceRegistry,
+} from "../workspace/mod.ts";
 
 /** How many works one connector may have running at once. */
 export const MAX_ACTIVE_WORKS = 16;
-
-/**
- * How many workspaces one connection may hold (opened, minted or named), so one client cannot
- * take all of the service's workspaces from everyone else.
- */
-export const MAX_WORKSPACES_PER_CONNECTION = 8;
 
 /** How long a dispatched work may keep settling after its caller stopped waiting. */
 export const DEFAULT_SETTLEMENT_MS = 180_000;
 
 /** Reads `GHOSTLIGHT_SETTLEMENT_MS` (tests shorten it). */
-function settlementMsFromEnv(): number {
+export function settlementMsFromEnv(): number {
   const raw = Number(Deno.env.get("GHOSTLIGHT_SETTLEMENT_MS"));
   return Number.isInteger(raw) && raw > 0 ? raw : DEFAULT_SETTLEMENT_MS;
 }
 
-/** One scheduler for the whole service: lanes are workspaces, whichever connector they use. */
-let sharedScheduler: Scheduler | null = null;
+/** Mints work ids, unique within one service. */
+export class WorkIds {
+  #last = 0;
 
-function serviceScheduler(): Scheduler {
-  sharedScheduler ??= new Scheduler(schedulerOptionsFromEnv());
-  return sharedScheduler;
+  /** The next work id. */
+  next(): string {
+    return `w${++this.#last}`;
+  }
 }
 
-/** How long a workspace outlives the connection that opened it when that connection is lost. */
-export const DEFAULT_WORKSPACE_GRACE_MS = 60_000;
-
-/** Reads `GHOSTLIGHT_WORKSPACE_GRACE_MS` (tests shorten it). */
-function workspaceGraceMsFromEnv(): number {
-  const raw = Number(Deno.env.get("GHOSTLIGHT_WORKSPACE_GRACE_MS"));
-  return Number.isInteger(raw) && raw > 0 ? raw : DEFAULT_WORKSPACE_GRACE_MS;
-}
-
-/**
- * Workspaces whose connections were all lost without releasing them, with the timer that will
- * release them. A reconnecting connector that names one again takes it back.
- */
-const orphaned = new Map<string, ReturnType<typeof setTimeout>>();
-
-/** How many live connections hold each workspace; it is orphaned only when none does. */
-const holders = new Map<string, number>();
-
-/** Stops a workspace's pending grace-period release, if it has one. */
-function adopt(id: string): void {
-  clearTimeout(orphaned.get(id));
-  orphaned.delete(id);
-}
-
-/** Releases a workspace; its tabs go back to the user, detached from the debugger. */
-function releaseWorkspace(deps: SessionDeps, id: string): void {
-  const workspace = deps.workspaces.get(id);
-  if (workspace) releaseTabs(workspace, deps.browsers);
-  deps.workspaces.release(id);
-}
-
-/** What a session needs from the service. */
+/** The service-wide objects every session of one service shares; the daemon builds them once. */
 export interface SessionDeps {
   catalog: Catalog;
   workspaces: WorkspaceRegistry;
+  /** Which connections hold which workspaces, and the grace releases of the orphaned. */
+  holds: WorkspaceHolds;
   browsers: BrowserHub;
+  /** Orders works per workspace: one for the whole service, lanes being workspaces. */
+  scheduler: Scheduler;
+  workIds: WorkIds;
   /** Counts works across all sessions, so the service never idles out under work. */
   activity: { works: number };
-  /** Orders works per workspace; the service-wide one unless a test passes its own. */
-  scheduler?: Scheduler;
+  /** How long a dispatched work may keep settling after its caller stopped waiting. */
+  settlementMs: number;
 }
 
 /** A connected MCP connector, for status. */
@@ -95,8 +70,6 @@ export interface SessionInfo {
   activeWorks: number;
 }
 
-let workCounter = 0;
-
 /** Serves one MCP connector until its connection ends. */
 export async function serveSession(
   reader: FrameReader,
@@ -105,28 +78,14 @@ export async function serveSession(
   deps: SessionDeps,
 ): Promise<void> {
   const works = new Map<string, AbortController>();
-  /** Workspaces this connection opened, minted or named, and has not released. */
-  const held = new Set<string>();
-  const hold = (id: string) => {
-    if (held.has(id)) return;
-    held.add(id);
-    holders.set(id, (holders.get(id) ?? 0) + 1);
-    adopt(id);
-  };
-  const letGo = (id: string): number => {
-    held.delete(id);
-    const left = (holders.get(id) ?? 1) - 1;
-    if (left > 0) holders.set(id, left);
-    else holders.delete(id);
-    return left;
-  };
+  const { holds, scheduler, settlementMs } = deps;
+  /** This connection's place among the workspace holders. */
+  const holder = holds.connect();
   /** The refusal for one workspace too many on this connection, or null when there is room. */
   const overWorkspaceCap = (): string | null =>
-    held.size < MAX_WORKSPACES_PER_CONNECTION
-      ? null
-      : `This connection already holds ${MAX_WORKSPACES_PER_CONNECTION} browser workspaces.`;
-  const scheduler = deps.scheduler ?? serviceScheduler();
-  const settlementMs = settlementMsFromEnv();
+    holds.isFull(holder)
+      ? `This connection already holds ${MAX_WORKSPACES_PER_CONNECTION} browser workspaces.`
+      : null;
   let open = true;
   const send = (message: ServiceMessage) => {
     if (!open) return;
@@ -207,7 +166,7 @@ export async function serveSession(
     let workspace = message.workspace === undefined
       ? undefined
       : deps.workspaces.get(message.workspace);
-    if (workspace && !held.has(workspace.id)) {
+    if (workspace && !holds.holds(holder, workspace.id)) {
       const full = overWorkspaceCap();
       if (full !== null) {
         refuse(
@@ -219,7 +178,7 @@ export async function serveSession(
         return;
       }
       // Naming a workspace holds it: it lives while any connection that uses it does.
-      hold(workspace.id);
+      holds.hold(holder, workspace.id);
     }
     if (message.workspace !== undefined && !workspace) {
       refuse(
@@ -252,10 +211,9 @@ export async function serveSession(
         return;
       }
       try {
-        workspace = deps.workspaces.open(message.context.client_name);
         // Minted for a caller that holds it only as a handle: it lives while this connection
         // does, and for the grace period after, unless some connection names it again.
-        hold(workspace.id);
+        workspace = holds.open(holder, message.context.client_name);
       } catch (error) {
         if (!(error instanceof WorkspaceLimit)) throw error;
         refuse(
@@ -267,7 +225,7 @@ export async function serveSession(
         return;
       }
     }
-    const work = `w${++workCounter}`;
+    const work = deps.workIds.next();
     const controller = new AbortController();
     const queued = scheduler.enqueue(workspace?.id ?? work, controller.signal);
     if (queued === null) {
@@ -345,8 +303,7 @@ export async function serveSession(
           try {
             const full = overWorkspaceCap();
             if (full !== null) throw new WorkspaceLimit(full);
-            const workspace = deps.workspaces.open(message.label);
-            hold(workspace.id);
+            const workspace = holds.open(holder, message.label);
             send({ type: "workspace_opened", seq: message.seq, workspace: workspace.id });
           } catch (error) {
             refuse(
@@ -358,9 +315,7 @@ export async function serveSession(
           }
           break;
         case "release_workspace":
-          if (held.has(message.workspace)) letGo(message.workspace);
-          adopt(message.workspace);
-          releaseWorkspace(deps, message.workspace);
+          holds.release(holder, message.workspace);
           break;
         case "start":
           runWork(message).catch((error) => log("error", `work failed: ${error.message}`));
@@ -374,21 +329,9 @@ export async function serveSession(
     log("warn", `connector session ended: ${(error as Error).message}`);
   } finally {
     open = false;
-    // A connection lost without a clean release: keep its workspaces for a grace period so a
-    // reconnecting connector can carry on in them, then let them go.
-    // Only the last connection holding a workspace starts its grace period; one timer each.
-    const graceMs = workspaceGraceMsFromEnv();
-    for (const id of [...held]) {
-      if (letGo(id) > 0) continue;
-      adopt(id);
-      orphaned.set(
-        id,
-        setTimeout(() => {
-          orphaned.delete(id);
-          releaseWorkspace(deps, id);
-        }, graceMs),
-      );
-    }
+    // A connection lost without a clean release: its workspaces wait out a grace period so a
+    // reconnecting connector can carry on in them.
+    holds.disconnect(holder);
   }
 }
 

@@ -9,14 +9,21 @@ import { BRIDGE_MAX_FRAME } from "../../shared/bridge.ts";
 import { FROM_EXTENSION_MAX_FRAME } from "../../shared/browser_protocol.ts";
 import { acceptAndProve } from "../../shared/handshake.ts";
 import type { InstancePaths } from "../../shared/instance.ts";
-import { serveSession, type SessionInfo } from "../bridge/mod.ts";
+import {
+  serveSession,
+  type SessionDeps,
+  type SessionInfo,
+  settlementMsFromEnv,
+  WorkIds,
+} from "../bridge/mod.ts";
 import { BrowserHub } from "../browser/mod.ts";
 import { Catalog } from "../catalog/mod.ts";
 import { controlApp, type Status } from "../control/mod.ts";
 import { bindSockets, ensureOwnedDir, ensureSecret } from "../host/mod.ts";
 import { configureLog, log } from "../log/mod.ts";
-import { HANDLERS } from "../tools/mod.ts";
-import { WorkspaceRegistry } from "../workspace/mod.ts";
+import { Scheduler, schedulerOptionsFromEnv } from "../scheduler/mod.ts";
+import { HANDLERS, releaseTabs } from "../tools/mod.ts";
+import { workspaceGraceMsFromEnv, WorkspaceHolds, WorkspaceRegistry } from "../workspace/mod.ts";
 
 /** The version every executable reports. */
 export const VERSION = "0.1.0";
@@ -47,7 +54,22 @@ export async function startDaemon(paths: InstancePaths, options: DaemonOptions):
   const browsers = new BrowserHub();
   const workspaces = new WorkspaceRegistry();
   const catalog = new Catalog(new Set(Object.keys(HANDLERS)));
+  const holds = new WorkspaceHolds(workspaces, {
+    graceMs: workspaceGraceMsFromEnv(),
+    releaseTabs: (workspace) => releaseTabs(workspace, browsers),
+  });
   const activity = { works: 0 };
+  /** What every session shares; nothing of it outlives or escapes this service. */
+  const shared: SessionDeps = {
+    catalog,
+    workspaces,
+    holds,
+    browsers,
+    scheduler: new Scheduler(schedulerOptionsFromEnv()),
+    workIds: new WorkIds(),
+    activity,
+    settlementMs: settlementMsFromEnv(),
+  };
   const sessions = new Set<SessionInfo>();
   const startedAt = new Date();
   const identity = { version: VERSION, instance: paths.instance, pid: Deno.pid };
@@ -126,12 +148,7 @@ export async function startDaemon(paths: InstancePaths, options: DaemonOptions):
         if (!admitted) return closeQuietly(conn);
         const { opened, info } = admitted;
         try {
-          await serveSession(opened.reader, opened.writer, info, {
-            catalog,
-            workspaces,
-            browsers,
-            activity,
-          });
+          await serveSession(opened.reader, opened.writer, info, shared);
         } finally {
           sessions.delete(info);
           lastBusy = Date.now();
@@ -170,6 +187,7 @@ export async function startDaemon(paths: InstancePaths, options: DaemonOptions):
     if (stopping) return await finished;
     stopping = true;
     clearInterval(idleTimer);
+    holds.close();
     listeners.bridge.close();
     listeners.browser.close();
     await control.shutdown().catch(() => {});

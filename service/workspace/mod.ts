@@ -1,6 +1,7 @@
 /**
  * Workspaces: one agent's share of the browser. A workspace owns its tabs and its tab group;
- * its id is an opaque bearer capability, compared exactly and never logged.
+ * its id is an opaque bearer capability, compared exactly and never logged. The registry knows
+ * which workspaces exist; the holds know which connections keep each one alive.
  *
  * @module
  */
@@ -16,3 +17,11 @@ export {
   WorkspaceLimit,
   WorkspaceRegistry,
 } from "./workspace_registry.ts";
+export {
+  DEFAULT_WORKSPACE_GRACE_MS,
+  type Holder,
+  MAX_WORKSPACES_PER_CONNECTION,
+  workspaceGraceMsFromEnv,
+  WorkspaceHolds,
+  type WorkspaceHoldsOptions,
+} from "./workspace_holds.ts";
