@@ -5,8 +5,8 @@ import { BrowserHub } from "../browser/mod.ts";
 import { Catalog } from "../catalog/mod.ts";
 import { DEFAULT_SCHEDULER_OPTIONS, Scheduler } from "../scheduler/mod.ts";
 import { HANDLERS } from "../tools/mod.ts";
-import { WorkspaceRegistry } from "../workspace/mod.ts";
-import { MAX_ACTIVE_WORKS, serveSession, type SessionDeps } from "./mod.ts";
+import { WorkspaceHolds, WorkspaceRegistry } from "../workspace/mod.ts";
+import { MAX_ACTIVE_WORKS, serveSession, type SessionDeps, WorkIds } from "./mod.ts";
 
 /** One connector's session on a real bridge session, driven frame by frame. */
 function connect(deps: SessionDeps) {
@@ -43,14 +43,16 @@ function connect(deps: SessionDeps) {
 
 Deno.test("a connector's running works and a workspace's queue are bounded: busy", async () => {
   const scheduler = new Scheduler({ ...DEFAULT_SCHEDULER_OPTIONS, queueDeadlineMs: 60_000 });
+  const workspaces = new WorkspaceRegistry();
   const deps: SessionDeps = {
     catalog: new Catalog(new Set(Object.keys(HANDLERS))),
-    workspaces: new WorkspaceRegistry(),
+    workspaces,
+    holds: new WorkspaceHolds(workspaces, { graceMs: 60_000, releaseTabs: () => {} }),
     browsers: new BrowserHub(),
-    activity: { works: 0 },
     scheduler,
+    workIds: new WorkIds(),
+    activity: { works: 0 },
     settlementMs: 180_000,
-    workspaceGraceMs: 1,
   };
   const first = connect(deps);
   first.send({ type: "open_workspace", seq: 1000, label: "test" });
@@ -95,5 +97,5 @@ Deno.test("a connector's running works and a workspace's queue are bounded: busy
   assertEquals((await third.next()).type, "completed");
   assertEquals(deps.activity.works, 0);
   for (const session of [first, second, third]) await session.end();
-  await new Promise((resolve) => setTimeout(resolve, 20));
+  deps.holds.close();
 });

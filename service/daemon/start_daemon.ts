@@ -10,7 +10,7 @@ import { FROM_EXTENSION_MAX_FRAME } from "../../shared/browser_protocol.ts";
 import { acceptAndProve } from "../../shared/handshake.ts";
 import type { InstancePaths } from "../../shared/instance.ts";
 import { VERSION } from "../../shared/version.ts";
-import { serveSession, type SessionInfo } from "../bridge/mod.ts";
+import { serveSession, type SessionDeps, type SessionInfo, WorkIds } from "../bridge/mod.ts";
 import { BrowserHub } from "../browser/mod.ts";
 import { Catalog } from "../catalog/mod.ts";
 import { controlApp, type Status } from "../control/mod.ts";
@@ -18,8 +18,8 @@ import { bindSockets, ensureOwnedDir, ensureSecret } from "../endpoint/mod.ts";
 import { configureLog, log } from "../log/mod.ts";
 import { DEFAULT_SCHEDULER_OPTIONS, Scheduler } from "../scheduler/mod.ts";
 import type { ServiceSettings } from "../settings.ts";
-import { HANDLERS } from "../tools/mod.ts";
-import { WorkspaceRegistry } from "../workspace/mod.ts";
+import { HANDLERS, releaseTabs } from "../tools/mod.ts";
+import { WorkspaceHolds, WorkspaceRegistry } from "../workspace/mod.ts";
 
 /** How the service runs. */
 export interface DaemonOptions {
@@ -50,12 +50,26 @@ export async function startDaemon(paths: InstancePaths, options: DaemonOptions):
   const workspaces = new WorkspaceRegistry();
   const catalog = new Catalog(new Set(Object.keys(HANDLERS)));
   const { settings } = options;
-  /** One scheduler for the whole service: lanes are workspaces, whichever connector they use. */
-  const scheduler = new Scheduler({
-    ...DEFAULT_SCHEDULER_OPTIONS,
-    queueDeadlineMs: settings.queueDeadlineMs,
+  const holds = new WorkspaceHolds(workspaces, {
+    graceMs: settings.workspaceGraceMs,
+    releaseTabs: (workspace) => releaseTabs(workspace, browsers),
   });
   const activity = { works: 0 };
+  /** What every session shares; nothing of it outlives or escapes this service. */
+  const shared: SessionDeps = {
+    catalog,
+    workspaces,
+    holds,
+    browsers,
+    // One scheduler for the whole service: lanes are workspaces, whichever connector they use.
+    scheduler: new Scheduler({
+      ...DEFAULT_SCHEDULER_OPTIONS,
+      queueDeadlineMs: settings.queueDeadlineMs,
+    }),
+    workIds: new WorkIds(),
+    activity,
+    settlementMs: settings.settlementMs,
+  };
   const sessions = new Set<SessionInfo>();
   const startedAt = new Date();
   const identity = { version: VERSION, instance: paths.instance, pid: Deno.pid };
@@ -134,15 +148,7 @@ export async function startDaemon(paths: InstancePaths, options: DaemonOptions):
         if (!admitted) return closeQuietly(conn);
         const { opened, info } = admitted;
         try {
-          await serveSession(opened.reader, opened.writer, info, {
-            catalog,
-            workspaces,
-            browsers,
-            activity,
-            scheduler,
-            settlementMs: settings.settlementMs,
-            workspaceGraceMs: settings.workspaceGraceMs,
-          });
+          await serveSession(opened.reader, opened.writer, info, shared);
         } finally {
           sessions.delete(info);
           lastBusy = Date.now();
@@ -181,6 +187,7 @@ export async function startDaemon(paths: InstancePaths, options: DaemonOptions):
     if (stopping) return await finished;
     stopping = true;
     clearInterval(idleTimer);
+    holds.close();
     listeners.bridge.close();
     listeners.browser.close();
     await control.shutdown().catch(() => {});

@@ -1,0 +1,102 @@
+/**
+ * The protocol switch of one connector's session: each bridge message kind has one small
+ * handler in a table, and the session reads messages until its connection ends.
+ *
+ * @module
+ */
+
+import { ConnectorMessage, type ToolDescriptor } from "../../shared/bridge.ts";
+import type { BoundedWriter, FrameReader } from "../../shared/framing.ts";
+import { log } from "../log/mod.ts";
+import type { Workspace } from "../workspace/mod.ts";
+import { CONNECTION_FULL } from "./admission.ts";
+import { openSession, type Session, type SessionDeps, type SessionInfo } from "./session.ts";
+import { startWork } from "./work.ts";
+
+type MessageOf<T extends ConnectorMessage["type"]> = Extract<ConnectorMessage, { type: T }>;
+
+type MessageHandlers = {
+  [T in ConnectorMessage["type"]]: (session: Session, message: MessageOf<T>) => void;
+};
+
+/** What the session does with each kind of message; none of them waits for a work to end. */
+const ON_MESSAGE: MessageHandlers = {
+  catalog: sendCatalog,
+  open_workspace: openWorkspace,
+  release_workspace: releaseWorkspace,
+  start: startWork,
+  cancel: cancelWork,
+};
+
+/** Serves one MCP connector until its connection ends. */
+export async function serveSession(
+  reader: FrameReader,
+  writer: BoundedWriter,
+  info: SessionInfo,
+  deps: SessionDeps,
+): Promise<void> {
+  const session = openSession(writer, info, deps);
+  try {
+    for (let raw = await reader.next(); raw !== null; raw = await reader.next()) {
+      const parsed = ConnectorMessage.safeParse(raw);
+      if (!parsed.success) {
+        log("warn", "a connector sent a malformed bridge message; closing its session");
+        break;
+      }
+      handle(session, parsed.data);
+    }
+  } catch (error) {
+    log("warn", `connector session ended: ${(error as Error).message}`);
+  } finally {
+    // A connection lost without a clean release: its workspaces wait out a grace period so a
+    // reconnecting connector can carry on in them.
+    session.end();
+  }
+}
+
+/** Hands a message to the handler of its kind. */
+function handle(session: Session, message: ConnectorMessage): void {
+  // The table is keyed by the message's own type, so each handler gets the message it expects.
+  const handler = ON_MESSAGE[message.type] as (session: Session, message: ConnectorMessage) => void;
+  handler(session, message);
+}
+
+/** Answers with the tool catalog. */
+function sendCatalog(session: Session, message: MessageOf<"catalog">): void {
+  const { catalog } = session.deps;
+  session.send({
+    type: "catalog",
+    seq: message.seq,
+    generation: catalog.generation,
+    tools: catalog.descriptors() satisfies ToolDescriptor[],
+  });
+}
+
+/** Opens a workspace the connection holds (an edge that keeps one implicit workspace asks). */
+function openWorkspace(session: Session, message: MessageOf<"open_workspace">): void {
+  const { holds } = session.deps;
+  const refuse = (why: string) =>
+    session.refuse(message.seq, {
+      kind: "busy",
+      message: why,
+      next_step: "Close another agent's session, then try again.",
+    });
+  if (holds.isFull(session.holder)) return refuse(CONNECTION_FULL);
+  let workspace: Workspace;
+  try {
+    workspace = holds.open(session.holder, message.label);
+  } catch (error) {
+    return refuse((error as Error).message);
+  }
+  session.send({ type: "workspace_opened", seq: message.seq, workspace: workspace.id });
+}
+
+/** Releases a workspace at once: its tabs go back to the user. */
+function releaseWorkspace(session: Session, message: MessageOf<"release_workspace">): void {
+  session.deps.holds.release(session.holder, message.workspace);
+}
+
+/** Cancels one of this connection's works; queued work retires, running work stops early. */
+function cancelWork(session: Session, message: MessageOf<"cancel">): void {
+  session.works.get(message.work)?.abort();
+}

@@ -1,0 +1,120 @@
+/**
+ * What one connector's session holds and shares: the service-wide objects it was given, its own
+ * works and workspace holds, and the one way it answers the connector.
+ *
+ * @module
+ */
+
+import { BRIDGE_MAX_FRAME, type ServiceMessage } from "../../shared/bridge.ts";
+import { type BoundedWriter, encodeFrame } from "../../shared/framing.ts";
+import type { BrowserHub } from "../browser/mod.ts";
+import type { Catalog } from "../catalog/mod.ts";
+import { log } from "../log/mod.ts";
+import type { Scheduler } from "../scheduler/mod.ts";
+import type { Holder, WorkspaceHolds, WorkspaceRegistry } from "../workspace/mod.ts";
+
+/** Mints work ids, unique within one service. */
+export class WorkIds {
+  #last = 0;
+
+  /** The next work id. */
+  next(): string {
+    return `w${++this.#last}`;
+  }
+}
+
+/** The service-wide objects every session of one service shares; the daemon builds them once. */
+export interface SessionDeps {
+  catalog: Catalog;
+  workspaces: WorkspaceRegistry;
+  /** Which connections hold which workspaces, and the grace releases of the orphaned. */
+  holds: WorkspaceHolds;
+  browsers: BrowserHub;
+  /** Orders works per workspace: one for the whole service, lanes being workspaces. */
+  scheduler: Scheduler;
+  workIds: WorkIds;
+  /** Counts works across all sessions, so the service never idles out under work. */
+  activity: { works: number };
+  /** How long a dispatched work may keep settling after its caller stopped waiting. */
+  settlementMs: number;
+}
+
+/** A connected MCP connector, for status. */
+export interface SessionInfo {
+  client: string;
+  connectedAt: Date;
+  activeWorks: number;
+}
+
+/** Why a request was refused before any work began: a typed kind, a message, a next step. */
+export type Refusal = Omit<Extract<ServiceMessage, { type: "rejected" }>, "type" | "seq">;
+
+/** One connector's session, as every message handler sees it. */
+export interface Session {
+  readonly deps: SessionDeps;
+  readonly info: SessionInfo;
+  /** This connection's place among the workspace holders. */
+  readonly holder: Holder;
+  /** This connection's works that started and have not completed, by work id. */
+  readonly works: Map<string, AbortController>;
+  /** Sends a message to the connector, unless the session has ended. */
+  send(message: ServiceMessage): void;
+  /** Refuses request `seq` before any work began. */
+  refuse(seq: number, refusal: Refusal): void;
+  /**
+   * Ends the session, its connection lost or closed: nothing more is sent (works still running
+   * settle unseen), and each workspace it was the last to hold starts its grace period.
+   */
+  end(): void;
+}
+
+/** Opens a session that answers through `writer`. */
+export function openSession(
+  writer: BoundedWriter,
+  info: SessionInfo,
+  deps: SessionDeps,
+): Session {
+  let open = true;
+  const holder = deps.holds.connect();
+  const send = (message: ServiceMessage) => {
+    if (!open) return;
+    writer.write(frameFor(message)).catch((error) => {
+      log("warn", `could not send ${message.type} to a connector: ${error.message}`);
+    });
+  };
+  return {
+    deps,
+    info,
+    holder,
+    works: new Map(),
+    send,
+    refuse: (seq, refusal) => send({ type: "rejected", seq, ...refusal }),
+    end: () => {
+      open = false;
+      deps.holds.disconnect(holder);
+    },
+  };
+}
+
+/** Encodes a message for the connector; a result too large for a frame becomes a failure. */
+function frameFor(message: ServiceMessage): Uint8Array {
+  try {
+    return encodeFrame(message, BRIDGE_MAX_FRAME);
+  } catch (error) {
+    // Only a result can outgrow a frame; the caller still gets an answer, not a silent wait.
+    if (message.type !== "completed") throw error;
+    log("warn", `a result did not fit a bridge frame: ${(error as Error).message}`);
+    return encodeFrame(
+      {
+        type: "completed",
+        work: message.work,
+        outcome: {
+          kind: "tool_failure",
+          message: "The result was too large to return.",
+          next_step: "Ask for less: pass a smaller max_chars or limit, or narrow the request.",
+        },
+      } satisfies ServiceMessage,
+      BRIDGE_MAX_FRAME,
+    );
+  }
+}

@@ -1,0 +1,217 @@
+/**
+ * A work's life in the service, in named steps: admitted (the tool exists, the connector has
+ * room, the workspace is admitted, the workspace's queue has room), started, run once its lane is
+ * free and within the settlement window, and completed with exactly one outcome.
+ *
+ * @module
+ */
+
+import type { ConnectorMessage, Outcome } from "../../shared/bridge.ts";
+import { BrowserError } from "../browser/mod.ts";
+import { log } from "../log/mod.ts";
+import type { Admission } from "../scheduler/mod.ts";
+import { failureOutcome, HANDLERS, type ToolContext } from "../tools/mod.ts";
+import type { Workspace } from "../workspace/mod.ts";
+import { admitWorkspace } from "./admission.ts";
+import type { Refusal, Session, SessionDeps } from "./session.ts";
+
+/** How many works one connector may have running at once. */
+export const MAX_ACTIVE_WORKS = 16;
+
+type StartMessage = Extract<ConnectorMessage, { type: "start" }>;
+
+/** A work past admission: its id, what it was asked, where it runs, its queue place. */
+interface AdmittedWork {
+  readonly id: string;
+  readonly message: StartMessage;
+  readonly workspace: Workspace | undefined;
+  /** Aborted when the connector cancels the work. */
+  readonly controller: AbortController;
+  readonly queued: Promise<Admission>;
+}
+
+/** Starts the work a `start` asks for; it answers the connector itself and never throws. */
+export function startWork(session: Session, message: StartMessage): void {
+  runWork(session, message).catch((error) => log("error", `work failed: ${error.message}`));
+}
+
+async function runWork(session: Session, message: StartMessage): Promise<void> {
+  const work = admitWork(session, message);
+  if (work === null) return;
+  track(session, work);
+  const admission = await work.queued;
+  const outcome = admission.kind === "retired"
+    ? retiredOutcome(admission.reason, admission.waitedMs)
+    : await dispatch(session, work, admission.release);
+  complete(session, work, outcome);
+}
+
+/**
+ * The checks before a work starts, in order; the first that fails refuses the request and
+ * nothing is queued. A work that passes them all is queued on its workspace's lane (or a lane of
+ * its own when it has no workspace).
+ */
+function admitWork(session: Session, message: StartMessage): AdmittedWork | null {
+  const refuse = (refusal: Refusal) => {
+    session.refuse(message.seq, refusal);
+    return null;
+  };
+  const { catalog, scheduler, workIds } = session.deps;
+  if (!catalog.row(message.tool)) {
+    return refuse({
+      kind: "unknown_tool",
+      message: `There is no tool named ${JSON.stringify(message.tool)}.`,
+      next_step: "List the tools again and use one of those names.",
+    });
+  }
+  if (session.works.size >= MAX_ACTIVE_WORKS) {
+    return refuse({
+      kind: "busy",
+      message: `This client already has ${MAX_ACTIVE_WORKS} browser calls running.`,
+      next_step: "Wait for one to finish, then try again.",
+    });
+  }
+  const admitted = admitWorkspace(session, message);
+  if ("refusal" in admitted) return refuse(admitted.refusal);
+  const id = workIds.next();
+  const controller = new AbortController();
+  const queued = scheduler.enqueue(admitted.workspace?.id ?? id, controller.signal);
+  if (queued === null) {
+    return refuse({
+      kind: "busy",
+      message: `This workspace already has ${scheduler.options.maxQueuedPerLane} browser ` +
+        "calls waiting.",
+      next_step: "Wait for some to finish, then try again.",
+    });
+  }
+  return { id, message, workspace: admitted.workspace, controller, queued };
+}
+
+/** Counts a queued work as running and tells the connector its id, so it can cancel it. */
+function track(session: Session, work: AdmittedWork): void {
+  session.works.set(work.id, work.controller);
+  session.deps.activity.works++;
+  session.info.activeWorks = session.works.size;
+  session.send({ type: "started", seq: work.message.seq, work: work.id });
+}
+
+/** Stops counting a work and reports its one outcome. */
+function complete(session: Session, work: AdmittedWork, outcome: Outcome): void {
+  session.works.delete(work.id);
+  session.deps.activity.works--;
+  session.info.activeWorks = session.works.size;
+  session.send({ type: "completed", work: work.id, outcome });
+}
+
+/**
+ * Runs a work whose lane is free, within the settlement window. The lane (`release`) stays held
+ * until the handler really returns, even past that window: the next call on this workspace must
+ * not interleave with a step still in the browser.
+ */
+async function dispatch(
+  session: Session,
+  work: AdmittedWork,
+  release: () => void,
+): Promise<Outcome> {
+  const { deps } = session;
+  // A clearable timer rather than AbortSignal.timeout, so nothing outlives the work.
+  const settling = new AbortController();
+  const settlementTimer = setTimeout(() => settling.abort(), deps.settlementMs);
+  const handling = callHandler(deps, work.message, {
+    workspace: work.workspace!,
+    browsers: deps.browsers,
+    workspaces: deps.workspaces,
+    signal: AbortSignal.any([work.controller.signal, settling.signal]),
+  });
+  handling.finally(release);
+  const outcome = await Promise.race([handling, unsettled(settling.signal, deps.settlementMs)]);
+  clearTimeout(settlementTimer);
+  return callerOutcome(deps, work, outcome);
+}
+
+/** Checks the arguments, then calls the tool's handler; what it throws becomes an outcome. */
+async function callHandler(
+  deps: SessionDeps,
+  message: StartMessage,
+  context: ToolContext,
+): Promise<Outcome> {
+  const problem = deps.catalog.argumentProblem(message.tool, message.arguments);
+  if (problem !== null) {
+    return {
+      kind: "tool_failure",
+      message: problem,
+      next_step: "Fix the arguments and call again.",
+    };
+  }
+  try {
+    return await HANDLERS[message.tool](message.arguments, context);
+  } catch (error) {
+    if (error instanceof BrowserError && error.kind === "not_sent") return notSentOutcome(error);
+    return failureOutcome(error, context.workspace);
+  }
+}
+
+/**
+ * What the caller is told of a dispatched work: cancelled when it cancelled while the work ran;
+ * a context-creating tool's success names its workspace.
+ */
+function callerOutcome(deps: SessionDeps, work: AdmittedWork, outcome: Outcome): Outcome {
+  if (work.controller.signal.aborted) {
+    return {
+      kind: "cancelled",
+      message: "The call was cancelled while it ran.",
+      next_step: "Inspect the page before repeating it: part of it may have happened.",
+    };
+  }
+  if (
+    outcome.kind === "success" && deps.catalog.traits(work.message.tool).createsContext &&
+    work.workspace
+  ) {
+    return { ...outcome, workspace: work.workspace.id };
+  }
+  return outcome;
+}
+
+/**
+ * A browser command refused before it left the service (the browser link was already closed or
+ * would not take the frame): that command did not happen. Commands cut off in flight are
+ * `disconnected` instead and stay outcome_unknown.
+ */
+function notSentOutcome(error: BrowserError): Outcome {
+  return {
+    kind: "not_dispatched",
+    message: `The browser was not reachable, so this call's browser command was never sent ` +
+      `(${error.message}).`,
+    next_step: "Check that the browser is running and attached ('ghostlight status'), then " +
+      "retry.",
+  };
+}
+
+/** What a work that never left its queue amounted to: nothing happened in the browser. */
+function retiredOutcome(reason: "cancelled" | "queue_deadline", waitedMs: number): Outcome {
+  if (reason === "cancelled") {
+    return {
+      kind: "cancelled",
+      message: "The call was cancelled before it reached the browser; nothing was done.",
+      next_step: "Call it again if it is still wanted.",
+    };
+  }
+  return {
+    kind: "not_dispatched",
+    message: `The call waited ${Math.round(waitedMs / 100) / 10} s behind this workspace's ` +
+      "other calls and was not started.",
+    next_step: "Nothing was done in the browser; it is safe to retry.",
+  };
+}
+
+/** Resolves when the settlement window closes on a work that has not ended. */
+function unsettled(settlement: AbortSignal, settlementMs: number): Promise<Outcome> {
+  return new Promise((resolve) => {
+    settlement.addEventListener("abort", () =>
+      resolve({
+        kind: "outcome_unknown",
+        message: `The call did not settle within ${settlementMs / 1000} s and was abandoned.`,
+        next_step: "It may have partly happened: inspect the page before retrying.",
+      }), { once: true });
+  });
+}

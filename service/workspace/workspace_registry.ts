@@ -1,0 +1,157 @@
+/**
+ * The service's workspaces: minting, lookup by exact id, release, and which tabs each owns. A
+ * workspace owns its tabs and its tab group; its id is an opaque bearer capability, compared
+ * exactly and never logged.
+ *
+ * @module
+ */
+
+import type { GroupColor } from "../../shared/browser_protocol.ts";
+import { encodeBase64 } from "../../shared/base64.ts";
+import { log } from "../log/mod.ts";
+
+/** How many workspaces one service holds at once. */
+export const MAX_WORKSPACES = 64;
+/**
+ * How many tabs one workspace owns at most. Pages open popups and target=_blank tabs on their
+ * own, and each owned tab is observed (a debugger session, event rings): a page opening windows
+ * in a loop must not grow that without limit. Tabs beyond it stay the user's.
+ */
+export const MAX_TABS_PER_WORKSPACE = 32;
+/** How many screenshots a workspace keeps for later reference. */
+export const MAX_IMAGES = 16;
+
+const COLORS: readonly GroupColor[] = ["blue", "purple", "cyan", "green", "orange", "pink", "red"];
+
+/** A screenshot kept so that later calls can refer to it. */
+export interface KeptImage {
+  id: string;
+  tabId: number;
+  data: string;
+  width: number;
+  height: number;
+  /** Viewport CSS pixels per screenshot pixel, to map coordinates back. */
+  scale: number;
+  /** For a zoom: the viewport region (CSS pixels) it shows; coordinates never refer to it. */
+  region?: { x: number; y: number; width: number; height: number };
+}
+
+/** What an agent said it will do (update_plan). */
+export interface AgentPlan {
+  domains: string[];
+  approach: string[];
+  /** ISO time it was stated. */
+  at: string;
+}
+
+/** One agent's workspace. */
+export interface Workspace {
+  readonly id: string;
+  readonly label: string;
+  readonly color: GroupColor;
+  /** Key the extension uses to find this workspace's tab group. */
+  readonly groupKey: string;
+  /** Fences page-sourced text so injected text cannot fake the end of a fence. */
+  readonly fenceNonce: string;
+  readonly createdAt: Date;
+  /** Model-facing ids of the tabs this workspace owns. */
+  readonly tabs: Set<number>;
+  /** The plan the agent stated last with update_plan, shown to the user. */
+  plan?: AgentPlan;
+  /** Screenshots, oldest first, at most {@linkcode MAX_IMAGES}. */
+  readonly images: KeptImage[];
+  nextImage: number;
+}
+
+function randomToken(bytes: number): string {
+  return encodeBase64(crypto.getRandomValues(new Uint8Array(bytes)))
+    .replaceAll("+", "-").replaceAll("/", "_").replaceAll("=", "");
+}
+
+/** Thrown when the workspace limit is reached. */
+export class WorkspaceLimit extends Error {}
+
+/** The service's workspaces. */
+export class WorkspaceRegistry {
+  #workspaces = new Map<string, Workspace>();
+  #opened = 0;
+
+  /** Mints a new workspace labelled for the user (e.g. the client's name). */
+  open(label: string): Workspace {
+    if (this.#workspaces.size >= MAX_WORKSPACES) {
+      throw new WorkspaceLimit(
+        `the service already holds ${MAX_WORKSPACES} workspaces; close an MCP client first`,
+      );
+    }
+    const workspace: Workspace = {
+      id: `ws_${randomToken(24)}`,
+      label,
+      color: COLORS[this.#opened++ % COLORS.length],
+      groupKey: randomToken(12),
+      fenceNonce: randomToken(6),
+      createdAt: new Date(),
+      tabs: new Set(),
+      images: [],
+      nextImage: 1,
+    };
+    this.#workspaces.set(workspace.id, workspace);
+    return workspace;
+  }
+
+  /** The workspace with exactly this id, if any. */
+  get(id: string): Workspace | undefined {
+    return this.#workspaces.get(id);
+  }
+
+  /** Forgets a workspace. Its tabs stay open in the browser, now the user's. */
+  release(id: string): boolean {
+    return this.#workspaces.delete(id);
+  }
+
+  /** The plans agents stated, by workspace label (never the workspace id). */
+  plans(): (AgentPlan & { client: string })[] {
+    return [...this.#workspaces.values()].flatMap((workspace) =>
+      workspace.plan ? [{ client: workspace.label, ...workspace.plan }] : []
+    );
+  }
+
+  /** How many workspaces exist. */
+  get size(): number {
+    return this.#workspaces.size;
+  }
+
+  /**
+   * Gives a tab the browser opened from an owned tab (a popup, a target=_blank link) to the
+   * opener's workspace; returns that workspace, if any. A workspace that already owns
+   * {@linkcode MAX_TABS_PER_WORKSPACE} tabs adopts no more: the new tab is left to the user.
+   */
+  adoptTab(openerTabId: number, tabId: number): Workspace | undefined {
+    for (const workspace of this.#workspaces.values()) {
+      if (workspace.tabs.has(openerTabId)) {
+        if (workspace.tabs.size >= MAX_TABS_PER_WORKSPACE) {
+          log(
+            "warn",
+            `a page opened a tab beyond a workspace's ${MAX_TABS_PER_WORKSPACE}; not adopted`,
+          );
+          return undefined;
+        }
+        workspace.tabs.add(tabId);
+        return workspace;
+      }
+    }
+    return undefined;
+  }
+
+  /** Drops a closed tab from whichever workspace owned it. */
+  forgetTab(tabId: number): void {
+    for (const workspace of this.#workspaces.values()) workspace.tabs.delete(tabId);
+  }
+}
+
+/** Keeps a screenshot in the workspace, evicting the oldest beyond the bound. */
+export function keepImage(workspace: Workspace, image: Omit<KeptImage, "id">): KeptImage {
+  const kept = { id: `img_${workspace.nextImage++}`, ...image };
+  workspace.images.push(kept);
+  while (workspace.images.length > MAX_IMAGES) workspace.images.shift();
+  return kept;
+}
