@@ -1,6 +1,7 @@
 import { BRIDGE_MAX_FRAME, ServiceMessage } from "../../shared/bridge.ts";
 import { BoundedWriter, encodeFrame, FrameReader } from "../../shared/framing.ts";
 import { assert, assertEquals } from "../../tests/support/assert.ts";
+import { waitFor } from "../../tests/support/wait.ts";
 import { BrowserHub } from "../browser/mod.ts";
 import { Catalog } from "../catalog/mod.ts";
 import { DEFAULT_SCHEDULER_OPTIONS, Scheduler } from "../scheduler/mod.ts";
@@ -94,6 +95,7 @@ Deno.test("a connector's running works and a workspace's queue are bounded: busy
   assertEquals((await third.next()).type, "completed");
   assertEquals(deps.activity.works, 0);
   for (const session of [first, second, third]) await session.end();
-  await new Promise((resolve) => setTimeout(resolve, 20));
+  // The last session to end started the workspace's (1 ms) grace period; it ends in a release.
+  await waitFor(() => Promise.resolve(deps.workspaces.size === 0), "the workspace's release");
   Deno.env.delete("GHOSTLIGHT_WORKSPACE_GRACE_MS");
 });
