@@ -251,7 +251,7 @@ Deno.test("2026-07-28, core and switch transcripts", async (t) => {
         await mcp.send(
           '{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"s2"}}',
         );
-        await mcp.expectSilence(200);
+        await mcp.probe(modern("after-s2", "server/discover"));
       },
     );
 
@@ -393,10 +393,9 @@ Deno.test("2026-07-28, core and switch transcripts", async (t) => {
           modern(1, "tools/call", '"name":"tabs_context_mcp","arguments":{}') + "\n" +
             '{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}\n',
         ));
-        await other.expectSilence(1500);
-        await other.send(modern(2, "tools/list"));
-        assertEquals(JSON.parse(await other.next()).id, 2);
-        assertEquals((await other.close()).code, 0);
+        // On EOF the connector lets what it still owes out before it exits: call 1 owes nothing.
+        await other.probe(modern(2, "tools/list"));
+        assertEquals(await other.close(), { code: 0, rest: [] });
       },
     );
 
