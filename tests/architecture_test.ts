@@ -194,3 +194,56 @@ Deno.test("every decision record has its line in docs/decisions/README.md", asyn
   }
   assertEquals(missing, []);
 });
+
+/** Where test code may start a timer: the one module tests wait through. */
+const TIMER_HOME = "tests/support/wait.ts";
+
+/** Every test module: `tests/` and the `*_test.ts` files beside the code. */
+async function* testModules(dir: string): AsyncGenerator<string> {
+  for await (const entry of Deno.readDir(dir)) {
+    const path = `${dir}/${entry.name}`;
+    if (entry.isDirectory && !["dist", "fixtures", "golden", "node_modules"].includes(entry.name)) {
+      yield* testModules(path);
+    } else if (
+      entry.isFile && path.endsWith(".ts") &&
+      (path.startsWith(`${ROOT}/tests/`) || path.endsWith("_test.ts"))
+    ) yield path;
+  }
+}
+
+/**
+ * The code of a module with its string literals and comments blanked, so a timer inside a
+ * script sent to the page (a string) is not taken for the test's own.
+ */
+export function codeOnly(text: string): string {
+  return text.replace(
+    // Quotes are written \x22 \x27 \x60 so that this pattern is not taken for a string itself.
+    /\/\/[^\n]*|\/\*[\s\S]*?\*\/|\x22(?:\\.|[^\x22\\\n])*\x22|\x27(?:\\.|[^\x27\\\n])*\x27|\x60(?:\\.|[^\x60\\])*\x60/g,
+    // Blanked, not removed: newlines stay, so line numbers still point into the file.
+    (match) => {
+      const lines = "\n".repeat(match.split("\n").length - 1);
+      return match.startsWith("/") ? ` ${lines}` : `""${lines}`;
+    },
+  );
+}
+
+Deno.test("tests wait on observable state: no timer outside tests/support/wait.ts", async () => {
+  const found: string[] = [];
+  for await (const file of testModules(ROOT)) {
+    const name = file.slice(ROOT.length + 1);
+    if (name === TIMER_HOME) continue;
+    const code = codeOnly(await Deno.readTextFile(file));
+    for (const [index, line] of code.split("\n").entries()) {
+      if (/\bset(Timeout|Interval)\s*\(/.test(line)) found.push(`${name}:${index + 1}`);
+    }
+  }
+  assertEquals(found, []);
+});
+
+Deno.test("the timer check sees code and skips strings and comments", () => {
+  const sleep = "await new Promise((resolve) => setTimeout(resolve, 100));";
+  assertEquals(/setTimeout\(/.test(codeOnly(sleep)), true);
+  assertEquals(/setTimeout\(/.test(codeOnly('s.call({ text: "setTimeout(() => 1, 5)" });')), false);
+  assertEquals(/setTimeout\(/.test(codeOnly("const t = `x ${1} setTimeout(f, 1)`;")), false);
+  assertEquals(/setTimeout\(/.test(codeOnly("// setTimeout(f, 1)")), false);
+});

@@ -188,6 +188,7 @@ Deno.test("a connector refuses a fake service that cannot prove itself", async (
   await ensureSecret(paths.secretFile);
   const listener = Deno.listen({ transport: "unix", path: paths.bridgeSocket });
   const received: unknown[] = [];
+  let hungUp = 0;
   const fake = (async () => {
     for await (const conn of listener) {
       const reader = new FrameReader(conn.readable, 1024 * 1024);
@@ -203,6 +204,7 @@ Deno.test("a connector refuses a fake service that cannot prove itself", async (
       } catch {
         // The connector hung up.
       }
+      hungUp++;
     }
   })();
   const { command, args } = executable("mcp-connector", ["--instance", testEnv.instance]);
@@ -216,6 +218,8 @@ Deno.test("a connector refuses a fake service that cannot prove itself", async (
       /refusing to talk to the process on .*bridge\.sock: it could not prove it holds the instance secret/,
     );
     assertMatch(error.message, /not this user's Ghostlight service/);
+    // Whatever the connector sent reached the fake before its hang-up did.
+    await waitFor(() => Promise.resolve(hungUp > 0), "the connector to hang up");
     assertEquals(received.length, 1, "the connector sent its hello and nothing else");
     assertEquals((received[0] as { type: string }).type, "hello");
   } finally {

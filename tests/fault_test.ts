@@ -10,6 +10,8 @@ import { resolveInstancePaths } from "../shared/instance.ts";
 import { assert, assertEquals, assertMatch } from "./support/assert.ts";
 import { launchBrowser } from "./support/browser.ts";
 import { executable, makeTestEnv } from "./support/env.ts";
+import { isRunning } from "./support/processes.ts";
+import { pollUntil } from "./support/wait.ts";
 import {
   envelope,
   serveSlowPages,
@@ -33,6 +35,32 @@ async function legacyWithTab(mcp: Transcript): Promise<number> {
   const structured = (context.result as { structuredContent: { tabs: { tabId: number }[] } })
     .structuredContent;
   return structured.tabs[0].tabId;
+}
+
+/**
+ * Sends `request(n)` for n = 1, 2, ... until the workspace takes calls again and returns the
+ * answer. A browser step still running holds it: a call behind that runs into the queue
+ * deadline untouched, or into the connection's own deadline if that is shorter. Every line read
+ * must answer the request just sent: nothing else is said meanwhile.
+ */
+async function onceFree(
+  mcp: Transcript,
+  request: (n: number) => string,
+): Promise<Record<string, unknown>> {
+  let n = 0;
+  const { asked, answer } = await pollUntil(
+    async () => {
+      const line = request(++n);
+      await mcp.send(line);
+      return { asked: JSON.parse(line).id, answer: await mcp.nextJson() };
+    },
+    ({ asked, answer }) =>
+      answer.id !== asked ||
+      !/Not done: The call waited|did not finish this call within/.test(JSON.stringify(answer)),
+    "the workspace to take calls again",
+  );
+  assertEquals(answer.id, asked, `the next line answers request ${asked}`);
+  return answer;
 }
 
 function toolError(id: number | string, text: string) {
@@ -100,10 +128,11 @@ Deno.test("failures are told truthfully and recovered from", async (t) => {
             "before retrying; do not simply repeat it.",
         )),
       );
-      // The work settles privately: nothing more is said about request 2.
-      await mcp.expectSilence(3000);
-      await mcp.send(toolCall(3, "get_page_text", { tabId }));
-      const text = await mcp.nextJson();
+      // The work settles privately: nothing more is said about request 2. Until it has, it
+      // holds the workspace; the calls that find it held are answered next, one by one, for
+      // seconds in which request 2's progress would have ticked had it outlived the answer.
+      // (They are page reads: those this connection's deadline gave up on do no harm later.)
+      const text = await onceFree(mcp, (n) => toolCall(2 + n, "get_page_text", { tabId }));
       assertMatch(JSON.stringify(text.result), /page late/);
     });
 
@@ -127,7 +156,9 @@ Deno.test("failures are told truthfully and recovered from", async (t) => {
       const first = await mcp.nextJson();
       assertEquals(first.id, 10);
       assertMatch(JSON.stringify(first.result), /slow first/);
-      await mcp.expectSilence(1000);
+      // The workspace's calls run in order: had call 11 not been retired, it would have reached
+      // the browser, and been answered, before call 12.
+      await mcp.probe(toolCall(12, "get_page_text", { tabId }));
       assert(!slow.seen.includes("cancelled"), "the cancelled call never reached the browser");
     });
 
@@ -167,12 +198,39 @@ Deno.test("failures are told truthfully and recovered from", async (t) => {
       await modern.send(
         '{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"c2"}}',
       );
-      // After cancellation nothing more is sent for c2: no progress, no answer.
-      await modern.expectSilence(2500);
-      await modern.send(request("c3", "get_page_text", where));
-      const text = await modern.nextJson();
-      assertEquals(text.id, "c3");
-      assertEquals((text.result as { resultType: string }).resultType, "complete");
+      // A tick may have been written before the cancellation was read; the connector handles
+      // its input in order, so once this discovery is answered, c2 is over for it.
+      await modern.send(JSON.stringify({
+        jsonrpc: "2.0",
+        id: "mark",
+        method: "server/discover",
+        params: { _meta: envelope() },
+      }));
+      let mark = await modern.nextJson();
+      while (mark.method === "notifications/progress") {
+        assertEquals((mark.params as { progressToken: string }).progressToken, "tok");
+        mark = await modern.nextJson();
+      }
+      assertEquals(mark.id, "mark");
+      // After cancellation nothing more is sent for c2: no progress, no answer. Its browser step
+      // goes on holding the workspace until the page arrives; whatever c2 was owed would come
+      // before the answers to the calls behind it.
+      await onceFree(modern, (n) => request(`t${n}`, "get_page_text", where));
+      // c3 ticks on the interval c2's progress did: between two of its ticks c2's would have
+      // fired, were it still running.
+      await modern.send(
+        request("c3", "navigate", { url: slow.url("after-cancel", 1500), ...where }, "tok3"),
+      );
+      let ticks = 0;
+      let answer = await modern.nextJson();
+      while (answer.method === "notifications/progress") {
+        assertEquals((answer.params as { progressToken: string }).progressToken, "tok3");
+        ticks++;
+        answer = await modern.nextJson();
+      }
+      assertEquals(answer.id, "c3");
+      assertEquals((answer.result as { resultType: string }).resultType, "complete");
+      assert(ticks >= 2, `c3 ticked ${ticks} times`);
     });
 
     await t.step("F03 queue deadline: a call that waits too long is not dispatched", async () => {
@@ -290,9 +348,10 @@ Deno.test("failures are told truthfully and recovered from", async (t) => {
         const held = await other.nextJson();
         assertMatch(JSON.stringify(held), /Not done: The call waited \d+(\.\d)? s behind/);
         // Once the browser step really ended, the workspace works again.
-        await waitFor(() => Promise.resolve(Date.now() - startedAt > 7500), "the endless page");
-        await other.send(toolCall(4, "get_page_text", { tabId: otherTab }));
-        const text = await other.nextJson();
+        const text = await onceFree(
+          other,
+          (n) => toolCall(3 + n, "get_page_text", { tabId: otherTab }),
+        );
         assertMatch(JSON.stringify(text.result), /page endless/);
       },
     );
@@ -373,11 +432,7 @@ Deno.test("failures are told truthfully and recovered from", async (t) => {
             // Already gone.
           }
         };
-        // Alive and not a zombie: an orphan is reaped by whatever init this machine has.
-        const alive = async () => {
-          const stat = await Deno.readTextFile(`/proc/${pid}/stat`).catch(() => "");
-          return stat !== "" && stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
-        };
+        const alive = () => isRunning(pid);
         try {
           holder = await Deno.open(fifo, { write: true });
           const reader = parent.stdout.pipeThrough(new TextDecoderStream()).getReader();

@@ -9,7 +9,8 @@ import { resolveInstancePaths } from "../shared/instance.ts";
 import { INSTRUCTIONS } from "../mcp_connector/instructions.ts";
 import { assert, assertEquals, assertMatch } from "./support/assert.ts";
 import { makeTestEnv } from "./support/env.ts";
-import { expectedServer, startConnector, stopService } from "./mcp_support.ts";
+import { fetchStatus } from "../service/control/mod.ts";
+import { expectedServer, startConnector, stopService, waitFor } from "./mcp_support.ts";
 
 const ENVELOPE = '"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",' +
   '"io.modelcontextprotocol/clientCapabilities":{}}';
@@ -251,7 +252,7 @@ Deno.test("2026-07-28, core and switch transcripts", async (t) => {
         await mcp.send(
           '{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"s2"}}',
         );
-        await mcp.expectSilence(200);
+        await mcp.probe(modern("after-s2", "server/discover"));
       },
     );
 
@@ -373,9 +374,25 @@ Deno.test("2026-07-28, core and switch transcripts", async (t) => {
           modern(n, "tools/call", `"name":"tabs_context_mcp","arguments":{"workspaceId":"${id}"}`);
         await user.send(name(1));
         assertEquals(JSON.parse(await user.next(30_000)).result.structuredContent.workspaceId, id);
-        // The minting connection ends; its grace period (500 ms here) passes.
+        // The minting connection ends; its grace period (500 ms here) passes. The proof that it
+        // has: a witness connection ends after it, and its workspace is released after the
+        // same grace period, on the same clock.
+        const status = () => fetchStatus(paths.controlSocket);
+        const connected = (await status()).connectors.length;
         assertEquals((await minter.close()).code, 0);
-        await new Promise((resolve) => setTimeout(resolve, 1500));
+        await waitFor(
+          async () => (await status()).connectors.length === connected - 1,
+          "the service to see the minting connection end",
+        );
+        const witness = startConnector(testEnv);
+        await witness.send(modern(1, "tools/call", '"name":"tabs_context_mcp","arguments":{}'));
+        assert(!JSON.parse(await witness.next(30_000)).result.isError, "the witness's workspace");
+        const withWitness = (await status()).workspaces;
+        assertEquals((await witness.close()).code, 0);
+        await waitFor(
+          async () => (await status()).workspaces === withWitness - 1,
+          "the witness's grace period to end",
+        );
         await user.send(name(2));
         const still = JSON.parse(await user.next());
         assert(!still.result.isError, JSON.stringify(still));
@@ -393,10 +410,9 @@ Deno.test("2026-07-28, core and switch transcripts", async (t) => {
           modern(1, "tools/call", '"name":"tabs_context_mcp","arguments":{}') + "\n" +
             '{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}\n',
         ));
-        await other.expectSilence(1500);
-        await other.send(modern(2, "tools/list"));
-        assertEquals(JSON.parse(await other.next()).id, 2);
-        assertEquals((await other.close()).code, 0);
+        // On EOF the connector lets what it still owes out before it exits: call 1 owes nothing.
+        await other.probe(modern(2, "tools/list"));
+        assertEquals(await other.close(), { code: 0, rest: [] });
       },
     );
 

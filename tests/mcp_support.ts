@@ -13,8 +13,10 @@ import { resolveInstancePaths } from "../shared/instance.ts";
 import { VERSION } from "../shared/version.ts";
 import { assertEquals } from "./support/assert.ts";
 import { executable, type TestEnv } from "./support/env.ts";
+import { isRunning } from "./support/processes.ts";
+import { serverDelay, signalOrTimeout, waitFor } from "./support/wait.ts";
 export { startService } from "./support/processes.ts";
-export { waitFor } from "./support/wait.ts";
+export { waitFor };
 
 /** A connector process driven line by line. */
 export interface Transcript {
@@ -28,8 +30,13 @@ export interface Transcript {
   nextJson(timeoutMs?: number): Promise<Record<string, unknown>>;
   /** Asserts the next stdout line is exactly `JSON.stringify(expected)`. */
   expect(expected: unknown, timeoutMs?: number): Promise<void>;
-  /** Asserts that nothing arrives on stdout for `ms`. */
-  expectSilence(ms: number): Promise<void>;
+  /**
+   * Sends `request` and asserts that the very next line answers it; returns that answer. The
+   * connector writes in the order it handles its input, so a line still owed for anything sent
+   * earlier would come first: the proof that nothing more was said, where a test would
+   * otherwise wait for silence.
+   */
+  probe(request: string): Promise<Record<string, unknown>>;
   /** Closes stdin and waits for the process to exit; returns the remaining stdout lines. */
   close(): Promise<{ code: number; rest: string[] }>;
   /** The process, for signals. */
@@ -55,7 +62,7 @@ export function startConnector(testEnv: TestEnv, env: Record<string, string> = {
     for await (const chunk of child.stderr) errText += decoder.decode(chunk);
   })();
   const lines: string[] = [];
-  const waiters: (() => void)[] = [];
+  const waiters: AbortController[] = [];
   let ended = false;
   const outDone = (async () => {
     const decoder = new TextDecoder();
@@ -66,11 +73,11 @@ export function startConnector(testEnv: TestEnv, env: Record<string, string> = {
       while ((newline = buffer.indexOf("\n")) >= 0) {
         lines.push(buffer.slice(0, newline));
         buffer = buffer.slice(newline + 1);
-        waiters.splice(0).forEach((wake) => wake());
+        waiters.splice(0).forEach((waiter) => waiter.abort());
       }
     }
     ended = true;
-    waiters.splice(0).forEach((wake) => wake());
+    waiters.splice(0).forEach((waiter) => waiter.abort());
   })();
   const next = async (timeoutMs = 20_000): Promise<string> => {
     const deadline = Date.now() + timeoutMs;
@@ -78,29 +85,29 @@ export function startConnector(testEnv: TestEnv, env: Record<string, string> = {
       if (ended) throw new Error(`the connector closed stdout; stderr:\n${errText}`);
       const left = deadline - Date.now();
       if (left <= 0) throw new Error(`no line from the connector in ${timeoutMs} ms`);
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      await new Promise<void>((resolve) => {
-        waiters.push(resolve);
-        timer = setTimeout(resolve, left);
-      });
-      clearTimeout(timer);
+      const arrival = new AbortController();
+      waiters.push(arrival);
+      await signalOrTimeout(arrival.signal, left);
     }
     return lines.shift()!;
   };
   const encoder = new TextEncoder();
+  const send = (line: string) => writer.write(encoder.encode(`${line}\n`));
   return {
     child,
     stderr: () => errText,
-    send: (line) => writer.write(encoder.encode(`${line}\n`)),
+    send,
     sendRaw: (bytes) => writer.write(bytes),
     next,
     nextJson: async (timeoutMs) => JSON.parse(await next(timeoutMs)),
     async expect(expected, timeoutMs) {
       assertEquals(await next(timeoutMs), JSON.stringify(expected));
     },
-    async expectSilence(ms) {
-      await new Promise((resolve) => setTimeout(resolve, ms));
-      assertEquals(lines, [], "no output expected");
+    async probe(request) {
+      await send(request);
+      const answer = JSON.parse(await next());
+      assertEquals(answer.id, JSON.parse(request).id, `the next line answers ${request}`);
+      return answer;
     },
     async close() {
       await writer.close().catch(() => {});
@@ -158,12 +165,12 @@ export async function stopService(testEnv: TestEnv): Promise<void> {
   } catch {
     return;
   }
-  const deadline = Date.now() + 10_000;
-  while (Date.now() < deadline) {
-    const alive = await new Deno.Command("kill", { args: ["-0", String(pid)], stderr: "null" })
-      .output();
-    if (!alive.success) return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
+  try {
+    await waitFor(async () => !(await isRunning(pid)), `the service (pid ${pid}) to stop`);
+  } catch (error) {
+    // Left running, it would outlive the test and hold the instance's sockets.
+    Deno.kill(pid, "SIGKILL");
+    throw error;
   }
 }
 
@@ -183,7 +190,7 @@ export function serveSlowPages(): SlowServer {
     const tag = url.searchParams.get("tag");
     if (tag === null) return new Response("", { status: 404 });
     seen.push(tag);
-    await new Promise((resolve) => setTimeout(resolve, Number(url.searchParams.get("ms") ?? 0)));
+    await serverDelay(Number(url.searchParams.get("ms") ?? 0), req.signal);
     return new Response(`<!doctype html><title>slow ${tag}</title><p>page ${tag}</p>`, {
       headers: { "content-type": "text/html; charset=utf-8" },
     });

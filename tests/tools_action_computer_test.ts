@@ -7,7 +7,14 @@
 import { decodeBase64 } from "../shared/base64.ts";
 import { jpegSize } from "../service/tools/jpeg.ts";
 import { assert, assertEquals, assertMatch } from "./support/assert.ts";
-import { type CallResult, type E2ESession, startSession } from "./support/session.ts";
+import {
+  type CallResult,
+  type E2ESession,
+  freshPage,
+  settledRequests,
+  startSession,
+} from "./support/session.ts";
+import { pollUntil, waitFor } from "./support/wait.ts";
 
 interface BenchState {
   events: {
@@ -33,6 +40,19 @@ async function benchState(s: E2ESession, tabId: number): Promise<BenchState> {
   return JSON.parse(match[1]);
 }
 
+/**
+ * Reads the bench until `done` holds: the page records scrolls, resizes and hovers in handlers
+ * that run on a later frame than the input, and an action's answer may come first.
+ */
+async function benchUntil(
+  s: E2ESession,
+  tabId: number,
+  done: (state: BenchState) => boolean,
+  what: string,
+): Promise<BenchState> {
+  return await pollUntil(() => benchState(s, tabId), done, what);
+}
+
 function image(result: CallResult): { width: number; height: number } {
   const block = result.content.find((b) => b.type === "image");
   assert(block?.data, "an image block");
@@ -55,6 +75,12 @@ Deno.test("computer: every action lands on the page as real input", async (t) =>
   try {
     const tabId = await s.firstTab();
     await s.ok("navigate", { url: s.fixtures.url("/actions.html"), tabId });
+    /** A step on a freshly loaded bench: what an earlier step left must not fail this one. */
+    const onBench = (name: string, fn: () => Promise<void>) =>
+      t.step(name, async () => {
+        await freshPage(s, tabId, "/actions.html");
+        await fn();
+      });
 
     await t.step("screenshot keeps an id and sets the coordinate space", async () => {
       const shot = await s.ok("computer", { action: "screenshot", tabId });
@@ -63,7 +89,7 @@ Deno.test("computer: every action lands on the page as real input", async (t) =>
       assertMatch(String(shot.structuredContent?.imageId), /^img_\d+$/);
     });
 
-    await t.step("left_click at a coordinate, with a receipt", async () => {
+    await onBench("left_click at a coordinate, with a receipt", async () => {
       const result = await s.ok("computer", {
         action: "left_click",
         coordinate: [200, 100],
@@ -80,7 +106,7 @@ Deno.test("computer: every action lands on the page as real input", async (t) =>
       near(click.y, 100, "y");
     });
 
-    await t.step(
+    await onBench(
       "a receipt names what changed, and typing with nothing focused is flagged",
       async () => {
         const result = await s.ok("computer", {
@@ -100,7 +126,7 @@ Deno.test("computer: every action lands on the page as real input", async (t) =>
       },
     );
 
-    await t.step("modifiers reach the click", async () => {
+    await onBench("modifiers reach the click", async () => {
       await s.ok("computer", {
         action: "left_click",
         coordinate: [300, 150],
@@ -111,7 +137,7 @@ Deno.test("computer: every action lands on the page as real input", async (t) =>
       assertEquals([click.ctrl, click.shift], [true, true]);
     });
 
-    await t.step("double_click and triple_click", async () => {
+    await onBench("double_click and triple_click", async () => {
       await s.ok("computer", { action: "double_click", coordinate: [250, 120], tabId });
       let events = (await benchState(s, tabId)).events;
       assertEquals(events.at(-1)!.type, "dblclick");
@@ -120,18 +146,18 @@ Deno.test("computer: every action lands on the page as real input", async (t) =>
       assertEquals(events.filter((e) => e.type === "click").at(-1)!.detail, 3);
     });
 
-    await t.step("right_click opens the context menu event", async () => {
+    await onBench("right_click opens the context menu event", async () => {
       await s.ok("computer", { action: "right_click", coordinate: [210, 110], tabId });
       const last = (await benchState(s, tabId)).events.at(-1)!;
       assertEquals([last.type, last.button], ["contextmenu", 2]);
     });
 
-    await t.step("hover moves the mouse over an element", async () => {
+    await onBench("hover moves the mouse over an element", async () => {
       await s.ok("computer", { action: "hover", coordinate: [450, 435], tabId });
-      assertEquals((await benchState(s, tabId)).hovered, true);
+      await benchUntil(s, tabId, (state) => state.hovered, "the hover to be recorded");
     });
 
-    await t.step("type sends real key events into the focused field", async () => {
+    await onBench("type sends real key events into the focused field", async () => {
       await s.ok("computer", { action: "left_click", coordinate: [100, 435], tabId });
       const typed = await s.ok("computer", { action: "type", text: "Hi there", tabId });
       assertMatch(s.text(typed), /Hi there/);
@@ -144,7 +170,9 @@ Deno.test("computer: every action lands on the page as real input", async (t) =>
       assertEquals((await benchState(s, tabId)).value, long);
     });
 
-    await t.step("key chords, shift+Tab and repeat", async () => {
+    await onBench("key chords, shift+Tab and repeat", async () => {
+      await s.ok("computer", { action: "left_click", coordinate: [100, 435], tabId });
+      await s.ok("computer", { action: "type", text: "some text", tabId });
       await s.ok("computer", { action: "key", text: "ctrl+a Delete", tabId });
       let state = await benchState(s, tabId);
       assertEquals(state.value, "");
@@ -160,7 +188,7 @@ Deno.test("computer: every action lands on the page as real input", async (t) =>
       assertEquals(state.keys.at(-1), "Tab+shift");
     });
 
-    await t.step("refs from find: click and scroll_to", async () => {
+    await onBench("refs from find: click and scroll_to", async () => {
       const ref = async (query: string) => {
         const found = await s.ok("find", { query, tabId });
         const matches = found.structuredContent?.matches as { ref: string }[];
@@ -180,25 +208,7 @@ Deno.test("computer: every action lands on the page as real input", async (t) =>
       const far = await ref("Far below");
       const scrolled = await s.ok("computer", { action: "scroll_to", ref: far, tabId });
       assertMatch(s.text(scrolled), /into view/);
-      assert((await benchState(s, tabId)).scrollY > 1000, "the page scrolled to the element");
-      await s.ok("computer", {
-        action: "scroll",
-        scroll_direction: "up",
-        scroll_amount: 10,
-        tabId,
-      });
-      await s.ok("computer", {
-        action: "scroll",
-        scroll_direction: "up",
-        scroll_amount: 10,
-        tabId,
-      });
-      await s.ok("computer", {
-        action: "scroll",
-        scroll_direction: "up",
-        scroll_amount: 10,
-        tabId,
-      });
+      await benchUntil(s, tabId, (state) => state.scrollY > 1000, "the scroll to the element");
 
       assertMatch(
         await failure(s, { action: "left_click", ref: "ref_99999", tabId }),
@@ -210,7 +220,7 @@ Deno.test("computer: every action lands on the page as real input", async (t) =>
       );
     });
 
-    await t.step("left_click_drag presses, moves and releases", async () => {
+    await onBench("left_click_drag presses, moves and releases", async () => {
       await s.ok("computer", {
         action: "left_click_drag",
         start_coordinate: [100, 500],
@@ -223,7 +233,7 @@ Deno.test("computer: every action lands on the page as real input", async (t) =>
       near(drag.to[1], 510, "drag end y");
     });
 
-    await t.step("a click on a disabled button or a select reports the blocker", async () => {
+    await onBench("a click on a disabled button or a select reports the blocker", async () => {
       const result = await s.ok("computer", {
         action: "left_click",
         coordinate: [950, 485],
@@ -240,64 +250,71 @@ Deno.test("computer: every action lands on the page as real input", async (t) =>
       await s.ok("computer", { action: "key", text: "Escape", tabId });
     });
 
-    await t.step("an overlay on a ref's target and an alert are reported as blockers", async () => {
-      const found = await s.ok("find", { query: "Covered target", tabId });
-      const ref = (found.structuredContent?.matches as { ref: string }[])[0].ref;
-      const covered = await s.ok("computer", { action: "left_click", ref, tabId });
-      const receipt = covered.structuredContent?.receipt as {
-        blockers: { kind: string }[];
-        target: { name: string };
-      };
-      assertEquals(receipt.blockers.map((b) => b.kind), ["overlay"]);
-      assertEquals(receipt.target.name, "Covered target");
-      assertMatch(s.text(covered), /div "Cookie banner" lies on top of ref_\d+/);
+    await onBench(
+      "an overlay on a ref's target and an alert are reported as blockers",
+      async () => {
+        const found = await s.ok("find", { query: "Covered target", tabId });
+        const ref = (found.structuredContent?.matches as { ref: string }[])[0].ref;
+        const covered = await s.ok("computer", { action: "left_click", ref, tabId });
+        const receipt = covered.structuredContent?.receipt as {
+          blockers: { kind: string }[];
+          target: { name: string };
+        };
+        assertEquals(receipt.blockers.map((b) => b.kind), ["overlay"]);
+        assertEquals(receipt.target.name, "Covered target");
+        assertMatch(s.text(covered), /div "Cookie banner" lies on top of ref_\d+/);
 
-      const alerted = await s.ok("computer", {
-        action: "left_click",
-        coordinate: [700, 485],
-        tabId,
-      });
-      const blockers = (alerted.structuredContent?.receipt as { blockers: { kind: string }[] })
-        .blockers;
-      assertEquals(blockers.map((b) => b.kind), ["dialog"]);
-      assertMatch(s.text(alerted), /dialog says: "hi from the bench"/);
-      assertMatch(
-        await s.fail("navigate", { url: s.fixtures.url("/actions.html"), tabId }),
-        /A JavaScript alert dialog is open/,
-      );
-      assertMatch(
-        await failure(s, { action: "screenshot", tabId }),
-        /alert dialog is open and freezes the page\. It says:\n<page-content-[^>]+>\nhi from the bench\n[\s\S]*key "Return"/,
-      );
-      assertMatch(
-        s.text(await s.ok("computer", { action: "key", text: "Return", tabId })),
-        /Accepted the alert dialog/,
-      );
-      await s.ok("computer", { action: "screenshot", tabId });
+        const alerted = await s.ok("computer", {
+          action: "left_click",
+          coordinate: [700, 485],
+          tabId,
+        });
+        const blockers = (alerted.structuredContent?.receipt as { blockers: { kind: string }[] })
+          .blockers;
+        assertEquals(blockers.map((b) => b.kind), ["dialog"]);
+        assertMatch(s.text(alerted), /dialog says: "hi from the bench"/);
+        assertMatch(
+          await s.fail("navigate", { url: s.fixtures.url("/actions.html"), tabId }),
+          /A JavaScript alert dialog is open/,
+        );
+        assertMatch(
+          await failure(s, { action: "screenshot", tabId }),
+          /alert dialog is open and freezes the page\. It says:\n<page-content-[^>]+>\nhi from the bench\n[\s\S]*key "Return"/,
+        );
+        assertMatch(
+          s.text(await s.ok("computer", { action: "key", text: "Return", tabId })),
+          /Accepted the alert dialog/,
+        );
+        await s.ok("computer", { action: "screenshot", tabId });
 
-      const asked = await s.ok("computer", { action: "left_click", coordinate: [820, 485], tabId });
-      assertMatch(s.text(asked), /dialog says: "Your name\?"/);
-      assertMatch(
-        s.text(await s.ok("computer", { action: "type", text: "Ada", tabId })),
-        /Accepted the prompt dialog\. Another confirm dialog opened[\s\S]*"Keep it\?"/,
-      );
-      assertMatch(
-        await failure(s, { action: "key", text: "Tab", tabId }),
-        /confirm dialog is open; only Return \(accept\) or Escape \(dismiss\)/,
-      );
-      await s.ok("computer", { action: "key", text: "Escape", tabId });
-      const answered = await benchState(s, tabId) as BenchState & {
-        answer: string;
-        confirmed: boolean;
-      };
-      assertEquals([answered.answer, answered.confirmed], ["Ada", false]);
+        const asked = await s.ok("computer", {
+          action: "left_click",
+          coordinate: [820, 485],
+          tabId,
+        });
+        assertMatch(s.text(asked), /dialog says: "Your name\?"/);
+        assertMatch(
+          s.text(await s.ok("computer", { action: "type", text: "Ada", tabId })),
+          /Accepted the prompt dialog\. Another confirm dialog opened[\s\S]*"Keep it\?"/,
+        );
+        assertMatch(
+          await failure(s, { action: "key", text: "Tab", tabId }),
+          /confirm dialog is open; only Return \(accept\) or Escape \(dismiss\)/,
+        );
+        await s.ok("computer", { action: "key", text: "Escape", tabId });
+        const answered = await benchState(s, tabId) as BenchState & {
+          answer: string;
+          confirmed: boolean;
+        };
+        assertEquals([answered.answer, answered.confirmed], ["Ada", false]);
 
-      await s.ok("computer", { action: "left_click", coordinate: [700, 485], tabId });
-      await s.ok("navigate", { url: s.fixtures.url("/actions.html"), force: true, tabId });
-      assertEquals((await benchState(s, tabId)).events.length, 0);
-    });
+        await s.ok("computer", { action: "left_click", coordinate: [700, 485], tabId });
+        await s.ok("navigate", { url: s.fixtures.url("/actions.html"), force: true, tabId });
+        assertEquals((await benchState(s, tabId)).events.length, 0);
+      },
+    );
 
-    await t.step("scroll moves the page and returns a screenshot", async () => {
+    await onBench("scroll moves the page and returns a screenshot", async () => {
       const result = await s.ok("computer", {
         action: "scroll",
         scroll_direction: "down",
@@ -305,17 +322,17 @@ Deno.test("computer: every action lands on the page as real input", async (t) =>
         tabId,
       });
       image(result);
-      assertEquals((await benchState(s, tabId)).scrollY, 500);
+      await benchUntil(s, tabId, (state) => state.scrollY === 500, "the page at y 500");
       await s.ok("computer", {
         action: "scroll",
         scroll_direction: "up",
         scroll_amount: 10,
         tabId,
       });
-      assertEquals((await benchState(s, tabId)).scrollY, 0);
+      await benchUntil(s, tabId, (state) => state.scrollY === 0, "the page back at the top");
     });
 
-    await t.step("scroll over an inner scroller moves it, not the page", async () => {
+    await onBench("scroll over an inner scroller moves it, not the page", async () => {
       const result = await s.ok("computer", {
         action: "scroll",
         coordinate: [1100, 600],
@@ -334,20 +351,20 @@ Deno.test("computer: every action lands on the page as real input", async (t) =>
       assertMatch(s.text(end), /nothing moved/);
     });
 
-    await t.step("zoom renders a region larger, under its own id", async () => {
+    await onBench("zoom renders a region larger, under its own id", async () => {
       const result = await s.ok("computer", { action: "zoom", region: [0, 0, 200, 100], tabId });
       const size = image(result);
       assertEquals(size.width, 400, `zoom renders at twice the CSS size: ${size.width}`);
       near(size.width / size.height, 2, "aspect ratio");
     });
 
-    await t.step("wait waits", async () => {
+    await onBench("wait waits", async () => {
       const started = Date.now();
       await s.ok("computer", { action: "wait", duration: 0.3, tabId });
       assert(Date.now() - started >= 300, "waited at least the duration");
     });
 
-    await t.step(
+    await onBench(
       "a popup and a target=_blank tab become the agent's, with a tab delta",
       async () => {
         const result = await s.ok("computer", {
@@ -366,9 +383,15 @@ Deno.test("computer: every action lands on the page as real input", async (t) =>
           t.tabId
         );
         assert(ids.includes(popup), `the popup is listed: ${s.text(listed)}`);
-        const logs = await s.ok("read_console_messages", { tabId: popup });
-        assertMatch(s.text(logs), /child says hello/);
-        const requests = await s.ok("read_network_requests", { tabId: popup });
+        // The popup loads, logs and fetches on its own time, after the click's answer.
+        await waitFor(
+          async () =>
+            /child says hello/.test(
+              s.text(await s.ok("read_console_messages", { tabId: popup })),
+            ),
+          "the popup's console message",
+        );
+        const requests = await settledRequests(s, popup, "data.json?from=child");
         assertMatch(s.text(requests), /GET 200 http:\/\/127\.0\.0\.1:\d+\/data\.json\?from=child/);
         const closing = await s.ok("computer", {
           action: "left_click",
@@ -388,8 +411,13 @@ Deno.test("computer: every action lands on the page as real input", async (t) =>
           tabDelta?: { opened: { tabId: number }[] };
         }).tabDelta?.opened ?? [];
         assertEquals(opened.length, 1, s.text(blank));
-        const text = s.text(await s.ok("get_page_text", { tabId: opened[0].tabId }));
-        assertMatch(text, /Child page opened/);
+        await waitFor(
+          async () =>
+            /Child page opened/.test(
+              s.text(await s.ok("get_page_text", { tabId: opened[0].tabId })),
+            ),
+          "the new tab's page",
+        );
 
         // The new tab is in front now: scrolling the opener brings it back first.
         const scrolled = await s.ok("computer", {
@@ -399,16 +427,10 @@ Deno.test("computer: every action lands on the page as real input", async (t) =>
           tabId,
         });
         assertMatch(s.text(scrolled), /the page is now at x 0, y 200/);
-        await s.ok("computer", {
-          action: "scroll",
-          scroll_direction: "up",
-          scroll_amount: 2,
-          tabId,
-        });
       },
     );
 
-    await t.step("a click that navigates reports the new URL and title", async () => {
+    await onBench("a click that navigates reports the new URL and title", async () => {
       const found = await s.ok("find", { query: "Home link", tabId });
       const ref = (found.structuredContent?.matches as { ref: string }[])[0].ref;
       const result = await s.ok("computer", { action: "left_click", ref, tabId });
@@ -418,11 +440,10 @@ Deno.test("computer: every action lands on the page as real input", async (t) =>
       assertEquals(after.urlChanged, s.fixtures.url("/index.html"));
       assertEquals(after.titleChanged, "Ghostlight fixture home");
       assertMatch(s.text(result), /Now at http:\/\/127\.0\.0\.1:\d+\/index\.html/);
-      await s.ok("navigate", { url: "back", tabId });
     });
 
     await t.step("left_click_drag performs an HTML5 drag and drop", async () => {
-      await s.ok("navigate", { url: s.fixtures.url("/dnd.html"), tabId });
+      await freshPage(s, tabId, "/dnd.html");
       await s.ok("computer", { action: "screenshot", tabId });
       const result = await s.ok("computer", {
         action: "left_click_drag",
@@ -431,14 +452,17 @@ Deno.test("computer: every action lands on the page as real input", async (t) =>
         tabId,
       });
       assertMatch(s.text(result), /changed: p "dropped item"/);
-      await s.ok("navigate", { url: "back", tabId });
     });
 
-    await t.step("resize_window resizes the real window", async () => {
+    await onBench("resize_window resizes the real window", async () => {
       const real = await s.ok("resize_window", { width: 1000, height: 700, tabId });
       assertMatch(s.text(real), /The window of tab \d+ is 1000×700/);
-      const narrow = (await benchState(s, tabId)) as BenchState & { width: number };
-      assert(narrow.width <= 1000, `the page has a narrower viewport: ${narrow.width}`);
+      await benchUntil(
+        s,
+        tabId,
+        (state) => (state as BenchState & { width: number }).width <= 1000,
+        "the page's narrower viewport",
+      );
       // The answer reports the viewport the page has now, and a screenshot at once agrees.
       const wide = await s.ok("resize_window", { width: 1280, height: 800, tabId });
       const reported = (wide.structuredContent as { viewport: { width: number } }).viewport;

@@ -8,7 +8,8 @@ import { decodeBase64 } from "../shared/base64.ts";
 import { jpegSize } from "../service/tools/jpeg.ts";
 import { assert, assertEquals, assertMatch } from "./support/assert.ts";
 import { executable } from "./support/env.ts";
-import { type E2ESession, startSession } from "./support/session.ts";
+import { type E2ESession, freshPage, settledRequests, startSession } from "./support/session.ts";
+import { pollUntil, waitFor } from "./support/wait.ts";
 
 async function benchState(s: E2ESession, tabId: number) {
   const text = s.text(await s.ok("get_page_text", { tabId }));
@@ -21,14 +22,6 @@ async function benchState(s: E2ESession, tabId: number) {
   };
 }
 
-async function eventually(check: () => Promise<boolean>, what: string): Promise<void> {
-  for (let tries = 0; tries < 40; tries++) {
-    if (await check()) return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
-
 Deno.test("navigate, console, network, resize and plan in a HiDPI browser", async (t) => {
   const s = await startSession({ launchArgs: ["--device-scale-factor", "2"] });
   try {
@@ -38,7 +31,7 @@ Deno.test("navigate, console, network, resize and plan in a HiDPI browser", asyn
       const loaded = await s.ok("navigate", { url: s.fixtures.url("/logs.html"), tabId });
       assertMatch(s.text(loaded), /logged \d+ console errors? \(read_console_messages/);
       let text = "";
-      await eventually(async () => {
+      await waitFor(async () => {
         text = s.text(await s.ok("read_console_messages", { tabId }));
         return /late failure/.test(text) && /data says lit/.test(text);
       }, "the page's console output");
@@ -49,7 +42,7 @@ Deno.test("navigate, console, network, resize and plan in a HiDPI browser", asyn
       assertMatch(text, /trust="untrusted"/);
       assertMatch(text, /deploy key \[redacted\]/);
       assert(!text.includes("abcdefghijklmnopqrstuvwxyz0123"), "the token is not shown");
-      await eventually(async () => {
+      await waitFor(async () => {
         text = s.text(await s.ok("read_console_messages", { tabId, pattern: "absent" }));
         return /access_token=\[redacted\]/.test(text);
       }, "the failed load of /absent");
@@ -85,7 +78,7 @@ Deno.test("navigate, console, network, resize and plan in a HiDPI browser", asyn
     });
 
     await t.step("network requests with status, method and type", async () => {
-      const all = await s.ok("read_network_requests", { tabId });
+      const all = await settledRequests(s, tabId);
       const requests = all.structuredContent?.requests as {
         method: string;
         url: string;
@@ -112,11 +105,13 @@ Deno.test("navigate, console, network, resize and plan in a HiDPI browser", asyn
     await t.step("events after an action land in the buffers", async () => {
       await s.ok("computer", { action: "screenshot", tabId });
       await s.ok("computer", { action: "left_click", coordinate: [70, 75], tabId });
-      await eventually(async () => {
-        const net = await s.ok("read_network_requests", { tabId, urlPattern: "click=1" });
-        return net.structuredContent?.total === 1;
-      }, "the click's fetch");
-      const logs = await s.ok("read_console_messages", { tabId, pattern: "^clicked" });
+      const net = await settledRequests(s, tabId, "click=1");
+      assertEquals(net.structuredContent?.total, 1);
+      const logs = await pollUntil(
+        () => s.ok("read_console_messages", { tabId, pattern: "^clicked" }),
+        (read) => read.structuredContent?.total !== 0,
+        "the click's console message",
+      );
       assertMatch(s.text(logs), /clicked 1/);
     });
 
@@ -126,10 +121,14 @@ Deno.test("navigate, console, network, resize and plan in a HiDPI browser", asyn
       };
       const flooded = tab.tabs.at(-1)!.tabId;
       await s.ok("navigate", { url: s.fixtures.url("/flood.html"), tabId: flooded });
-      const read = await s.ok("read_console_messages", { tabId: flooded, limit: 3 });
+      // The page's messages may still be on their way when navigate returns.
+      const read = await pollUntil(
+        () => s.ok("read_console_messages", { tabId: flooded, limit: 3 }),
+        (result) => /were not recorded|older ones were dropped/.test(s.text(result)),
+        "the flood to overflow the console buffer",
+      );
       const total = read.structuredContent?.total as number;
       assert(total > 0 && total <= 500, `kept ${total}`);
-      assertMatch(s.text(read), /were not recorded|older ones were dropped/);
       await s.ok("computer", { action: "screenshot", tabId: flooded });
     });
 
@@ -170,45 +169,56 @@ Deno.test("navigate, console, network, resize and plan in a HiDPI browser", asyn
     });
 
     await t.step("navigate: a leave-page prompt stops it unless forced", async () => {
-      await s.ok("navigate", { url: s.fixtures.url("/leave.html"), tabId });
-      await s.ok("computer", { action: "left_click", coordinate: [100, 80], tabId });
-      await s.ok("computer", { action: "type", text: "draft", tabId });
-      const refused = await s.fail("navigate", {
-        url: s.fixtures.url("/index.html"),
-        tabId,
-      });
-      assertMatch(refused, /asked to stay[\s\S]*force: true/);
-      // A tab has 32 event waiters; a refused navigation must not keep one until its timeout,
-      // or after 32 refusals the next prompt would go unanswered.
-      const started = Date.now();
-      for (let i = 0; i < 34; i++) {
-        assertMatch(
-          await s.fail("navigate", { url: s.fixtures.url("/index.html"), tabId }),
-          /asked to stay/,
-          `refusal ${i + 2}`,
-        );
+      try {
+        await s.ok("navigate", { url: s.fixtures.url("/leave.html"), tabId });
+        await s.ok("computer", { action: "left_click", coordinate: [100, 80], tabId });
+        await s.ok("computer", { action: "type", text: "draft", tabId });
+        const refused = await s.fail("navigate", {
+          url: s.fixtures.url("/index.html"),
+          tabId,
+        });
+        assertMatch(refused, /asked to stay[\s\S]*force: true/);
+        // A tab has 32 event waiters; a refused navigation must not keep one until its timeout,
+        // or after 32 refusals the next prompt would go unanswered.
+        const started = Date.now();
+        for (let i = 0; i < 34; i++) {
+          assertMatch(
+            await s.fail("navigate", { url: s.fixtures.url("/index.html"), tabId }),
+            /asked to stay/,
+            `refusal ${i + 2}`,
+          );
+        }
+        // An unanswered prompt would fail its call only at the load timeout (20 s), with
+        // another message; this bound is just "none hung", generous for a loaded machine.
+        assert(Date.now() - started < 60_000, "the refusals hung");
+        const still = s.text(await s.ok("get_page_text", { tabId }));
+        assertMatch(still, /asks before you leave/);
+        const forced = await s.ok("navigate", {
+          url: s.fixtures.url("/index.html"),
+          force: true,
+          tabId,
+        });
+        assertEquals(forced.structuredContent?.url, s.fixtures.url("/index.html"));
+      } finally {
+        // However this step ends, the next one must not meet the prompt.
+        await freshPage(s, tabId, "/index.html");
       }
-      assert(Date.now() - started < 15_000, "the refusals outlasted the load timeout");
-      const still = s.text(await s.ok("get_page_text", { tabId }));
-      assertMatch(still, /asks before you leave/);
-      const forced = await s.ok("navigate", {
-        url: s.fixtures.url("/index.html"),
-        force: true,
-        tabId,
-      });
-      assertEquals(forced.structuredContent?.url, s.fixtures.url("/index.html"));
     });
 
     await t.step("navigate returns when the page opens a dialog while loading", async () => {
-      const result = await s.ok("navigate", { url: s.fixtures.url("/greet.html"), tabId });
-      assertEquals(result.structuredContent?.readyState, "blocked");
-      assertMatch(s.text(result), /alert dialog opened while it loaded[\s\S]*"Welcome aboard"/);
-      await s.ok("computer", { action: "key", text: "Return", tabId });
-      let text = "";
-      await eventually(async () => {
-        text = s.text(await s.ok("get_page_text", { tabId }));
-        return /Loaded after the greeting/.test(text);
-      }, "the rest of the page");
+      try {
+        const result = await s.ok("navigate", { url: s.fixtures.url("/greet.html"), tabId });
+        assertEquals(result.structuredContent?.readyState, "blocked");
+        assertMatch(s.text(result), /alert dialog opened while it loaded[\s\S]*"Welcome aboard"/);
+        await s.ok("computer", { action: "key", text: "Return", tabId });
+        await waitFor(
+          async () =>
+            /Loaded after the greeting/.test(s.text(await s.ok("get_page_text", { tabId }))),
+          "the rest of the page",
+        );
+      } finally {
+        await freshPage(s, tabId, "/index.html");
+      }
     });
 
     await t.step("navigate: clear errors", async () => {

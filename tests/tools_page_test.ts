@@ -6,7 +6,7 @@
 
 import { assert, assertEquals, assertMatch } from "./support/assert.ts";
 import { serveFixtures } from "./support/fixtures.ts";
-import { type CallResult, type E2ESession, startSession } from "./support/session.ts";
+import { type CallResult, type E2ESession, freshPage, startSession } from "./support/session.ts";
 
 interface Match {
   ref: string;
@@ -51,7 +51,8 @@ Deno.test("read_page, find, form_input and javascript_tool on the fixture site",
   const other = serveFixtures();
   try {
     const tabId = await s.firstTab();
-    const go = (path: string) => s.ok("navigate", { url: s.fixtures.url(path), tabId });
+    // Every step loads its own page, whatever the last one left there (an open dialog, too).
+    const go = (path: string) => freshPage(s, tabId, path);
 
     await t.step("read_page outlines the form with refs and redacts secrets", async () => {
       await go("/signup.html");
@@ -94,6 +95,7 @@ Deno.test("read_page, find, form_input and javascript_tool on the fixture site",
     });
 
     await t.step("find ranks elements and gives boxes that match the page", async () => {
+      await go("/signup.html");
       const email = await findOne(s, tabId, "email field");
       assertEquals(email.role, "textbox");
       assertEquals(email.name, "Email address");
@@ -129,6 +131,7 @@ Deno.test("read_page, find, form_input and javascript_tool on the fixture site",
     });
 
     await t.step("form_input sets every kind of field and the page sees it", async () => {
+      await go("/signup.html");
       const text = s.text(await s.ok("read_page", { tabId }));
       const ref = (pattern: RegExp) => refIn(text, pattern);
 
@@ -293,10 +296,10 @@ Deno.test("read_page, find, form_input and javascript_tool on the fixture site",
       const short = await s.ok("get_page_text", { tabId, max_chars: 120 });
       assertMatch(s.text(short), /Cut at 100 of \d+ characters/);
       assertEquals((short.structuredContent as { truncated: boolean }).truncated, true);
-      await go("/signup.html");
     });
 
     await t.step("javascript_tool redacts the page's password value", async () => {
+      await go("/signup.html");
       const result = await js(
         s,
         tabId,
@@ -349,6 +352,7 @@ Deno.test("read_page, find, form_input and javascript_tool on the fixture site",
     });
 
     await t.step("refs from a page that navigated away are refused clearly", async () => {
+      await go("/rows.html");
       const before = s.text(await s.ok("read_page", { tabId, filter: "interactive" }));
       const toggle = refIn(before, /button "Show weather panel"/);
       await go("/csp.html");
@@ -359,6 +363,7 @@ Deno.test("read_page, find, form_input and javascript_tool on the fixture site",
     });
 
     await t.step("javascript_tool works under a strict CSP", async () => {
+      await go("/csp.html");
       assertEquals(
         await js(
           s,
@@ -426,10 +431,7 @@ Deno.test("read_page, find, form_input and javascript_tool on the fixture site",
 
     await t.step("shadow roots and same- and cross-origin iframes are read and used", async () => {
       const cross = other.origin.replace("127.0.0.1", "localhost");
-      await s.ok("navigate", {
-        url: s.fixtures.url(`/frames.html?cross=${cross}&site=${other.origin}`),
-        tabId,
-      });
+      await go(`/frames.html?cross=${cross}&site=${other.origin}`);
       // frames.html also fakes window.__ghostlight and breaks DOM methods in its own world.
       const text = s.text(await s.ok("read_page", { tabId }));
       assertMatch(text, /heading "Shadow keeper"[\s\S]*text "Slotted lamp note"/);

@@ -1,6 +1,7 @@
 import { FROM_EXTENSION_MAX_FRAME } from "../../shared/browser_protocol.ts";
 import { BoundedWriter, encodeFrame, FrameReader } from "../../shared/framing.ts";
 import { assert, assertEquals } from "../../tests/support/assert.ts";
+import { waitFor } from "../../tests/support/wait.ts";
 import { BrowserError, BrowserHub, MAX_KNOWN_BROWSERS } from "./mod.ts";
 
 /** One browser connection into a real hub, driven frame by frame from the extension's side. */
@@ -28,16 +29,21 @@ const hello = (browserId: string) => ({
   user_agent: "test",
 });
 
-const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
+/** Waits until the hub has attached the browser that said hello as `browserId`. */
+const attached = (hub: BrowserHub, browserId: string) =>
+  waitFor(
+    () => Promise.resolve(hub.list().some((link) => link.browserId === browserId)),
+    `${browserId} to be attached`,
+  );
 
 Deno.test("a second hello on one connection replaces the first browser entirely", async () => {
   const hub = new BrowserHub();
   const conn = connect(hub);
   conn.say(hello("browser-one"));
-  await settle();
+  await attached(hub, "browser-one");
   const first = hub.pick()!;
   conn.say(hello("browser-two"));
-  await settle();
+  await attached(hub, "browser-two");
   assertEquals(hub.list().map((link) => link.browserId), ["browser-two"]);
   assert(!first.connected, "the first link is closed");
   assertEquals(hub.bySlot(first.slot), undefined);
@@ -51,7 +57,7 @@ Deno.test("a command that never left the service is not_sent, not 'may have happ
     write: () => Promise.reject(new Error("pipe closed")),
   });
   refusing.say(hello("browser-refusing"));
-  await settle();
+  await attached(hub, "browser-refusing");
   const link = hub.pick()!;
   const refused = await link.call("tab.get", { tab_id: 1 }).catch((error) => error);
   assert(refused instanceof BrowserError, String(refused));
@@ -67,7 +73,7 @@ Deno.test("slots stay stable for recent browsers and the memory of old ones is b
   const slotOf = async (browserId: string) => {
     const conn = connect(hub);
     conn.say(hello(browserId));
-    await settle();
+    await attached(hub, browserId);
     const slot = hub.pick()!.slot;
     await conn.end();
     return slot;

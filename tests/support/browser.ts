@@ -5,6 +5,7 @@
  */
 
 import { executable, ROOT, type TestEnv } from "./env.ts";
+import { signalOrTimeout } from "./wait.ts";
 
 /** A running `browser launch`. */
 export interface LaunchedBrowser {
@@ -53,9 +54,6 @@ export async function launchBrowser(
   })();
   const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
   let buffered = "";
-  // On timeout, SIGTERM first so launch stops its Chromium and removes its profile; SIGKILL only
-  // if it does not go within a few seconds (that would orphan Chromium).
-  let killTimer: ReturnType<typeof setTimeout> | undefined;
   const signal = (name: Deno.Signal) => {
     try {
       child.kill(name);
@@ -63,11 +61,16 @@ export async function launchBrowser(
       // Already gone.
     }
   };
-  const timeout = setTimeout(() => {
+  const exited = new AbortController();
+  child.status.then(() => exited.abort());
+  // Not ready in time: SIGTERM first so launch stops its Chromium and removes its profile;
+  // SIGKILL only if it does not go within a few seconds (that would orphan Chromium).
+  const readied = new AbortController();
+  signalOrTimeout(readied.signal, 60_000).then(async (ready) => {
+    if (ready) return;
     signal("SIGTERM");
-    killTimer = setTimeout(() => signal("SIGKILL"), 5_000);
-  }, 60_000);
-  child.status.then(() => clearTimeout(killTimer));
+    if (!(await signalOrTimeout(exited.signal, 5_000))) signal("SIGKILL");
+  });
   try {
     while (!buffered.includes("\n")) {
       const { value, done } = await reader.read();
@@ -78,7 +81,7 @@ export async function launchBrowser(
       buffered += value;
     }
   } finally {
-    clearTimeout(timeout);
+    readied.abort();
   }
   const ready = JSON.parse(buffered.split("\n")[0]);
   (async () => {

@@ -5,6 +5,7 @@
  */
 
 import { ROOT } from "./env.ts";
+import { serverDelay } from "./wait.ts";
 
 const TYPES: Record<string, string> = {
   html: "text/html; charset=utf-8",
@@ -41,13 +42,7 @@ export function serveFixtures(
       // `/slow?ms=N` answers after N ms (at most 15 s, sooner if the browser gives up).
       if (path === "/slow") {
         const ms = Math.min(15_000, Number(url.searchParams.get("ms")) || 0);
-        await new Promise((resolve) => {
-          const timer = setTimeout(resolve, ms);
-          request.signal.addEventListener("abort", () => {
-            clearTimeout(timer);
-            resolve(null);
-          });
-        });
+        await serverDelay(ms, request.signal);
         return new Response("slow", { headers: { "content-type": "text/plain" } });
       }
       const file = path === "/" ? "/index.html" : path;

@@ -37,3 +37,12 @@ export async function ghostlight(
     stderr: new TextDecoder().decode(output.stderr),
   };
 }
+
+/**
+ * Whether process `pid` is still running: alive and not a zombie, since an orphan is reaped by
+ * whatever init this machine has, or not at all.
+ */
+export async function isRunning(pid: number): Promise<boolean> {
+  const stat = await Deno.readTextFile(`/proc/${pid}/stat`).catch(() => "");
+  return stat !== "" && stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
+}

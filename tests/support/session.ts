@@ -12,6 +12,7 @@ import { assert } from "./assert.ts";
 import { launchBrowser, type LaunchedBrowser } from "./browser.ts";
 import { executable, makeTestEnv, type TestEnv } from "./env.ts";
 import { type FixtureServer, serveFixtures } from "./fixtures.ts";
+import { pollUntil } from "./wait.ts";
 
 /** A content block as tests read it. */
 export type Block = { type: string; text?: string; data?: string; mimeType?: string };
@@ -90,4 +91,35 @@ export async function startSession(
     },
   };
   return session;
+}
+
+/**
+ * Loads fixture `path` in `tabId` whatever the last step left there (an open dialog, a
+ * leave-page prompt, a scrolled or half-filled page): one failing step must not fail the next.
+ */
+export async function freshPage(s: E2ESession, tabId: number, path: string): Promise<CallResult> {
+  return await s.ok("navigate", { url: s.fixtures.url(path), force: true, tabId });
+}
+
+/**
+ * Reads the tab's network log until every request whose URL holds `urlPattern` (one at least)
+ * has its answer or its failure: a request still pending says nothing yet about its status.
+ */
+export async function settledRequests(
+  s: E2ESession,
+  tabId: number,
+  urlPattern = "",
+): Promise<CallResult> {
+  return await pollUntil(
+    () => s.ok("read_network_requests", { tabId, urlPattern }),
+    (result) => {
+      const requests = (result.structuredContent?.requests ?? []) as {
+        status?: number;
+        failed?: string;
+      }[];
+      return requests.length > 0 &&
+        requests.every((request) => request.status !== undefined || request.failed !== undefined);
+    },
+    `the requests to ${urlPattern || "the page"} to be answered`,
+  );
 }

@@ -10,7 +10,10 @@
 /** The default bound for a wait: generous, since reaching it means the test fails. */
 export const WAIT_MS = 30_000;
 
-/** How often a condition is polled. */
+/**
+ * How often a condition is polled once it has not held for a while. The first polls come sooner
+ * (1, 2, 4, ... ms), since most conditions hold within a few milliseconds of the event behind them.
+ */
 const POLL_MS = 50;
 
 /**
@@ -25,7 +28,7 @@ export async function pollUntil<T>(
 ): Promise<T> {
   const deadline = Date.now() + ms;
   let last: { value: T } | { error: unknown } | null = null;
-  for (;;) {
+  for (let polls = 0;; polls++) {
     try {
       const value = await read();
       if (done(value)) return value;
@@ -41,7 +44,7 @@ export async function pollUntil<T>(
         : String(last.error);
       throw new Error(`timed out after ${ms} ms waiting for ${what}; last seen: ${seen}`);
     }
-    await pause(POLL_MS);
+    await pause(Math.min(POLL_MS, 2 ** polls));
   }
 }
 
