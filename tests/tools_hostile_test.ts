@@ -8,25 +8,11 @@
 import { decodeBase64 } from "../shared/base64.ts";
 import { jpegSize } from "../service/tools/jpeg.ts";
 import { assert, assertMatch } from "./support/assert.ts";
-import { type CallResult, type E2ESession, startSession } from "./support/session.ts";
+import { type E2ESession, startSession } from "./support/session.ts";
+import { allText, onlyFenced } from "./support/results.ts";
 import { pollUntil } from "./support/wait.ts";
 
 const TOKEN = "tok3nV4lueOfTheHarbour";
-
-/** The text of every block of a result, error or not. */
-function allText(result: CallResult): string {
-  return result.content.map((block) => block.text ?? "").join("\n");
-}
-
-/** Fails unless every occurrence of `needle` sits inside an untrusted fence. */
-function onlyFenced(text: string, needle: string): void {
-  assert(text.includes(needle), `expected ${needle} in:\n${text.slice(0, 2000)}`);
-  const outside = text.replace(
-    /<(page-content-[^\s>]+) [^>]*trust="untrusted">[\s\S]*?<\/\1>/g,
-    "",
-  );
-  assert(!outside.includes(needle), `${needle} outside a fence in:\n${text.slice(0, 2000)}`);
-}
 
 /** Every service log of the session's HOME, joined. */
 async function serviceLog(s: E2ESession): Promise<string> {

@@ -308,7 +308,7 @@ function cdpMethods(params: OperationParams<"cdp" | "cdp.sequence">): string[] {
 }
 
 /** The refusal for a command the open dialog would hold. */
-function dialogOpenError(dialog: OpenDialog): BrowserError {
+export function dialogOpenError(dialog: Pick<OpenDialog, "type" | "message">): BrowserError {
   const quoted = dialog.message ? ` ("${dialog.message.slice(0, 100)}")` : "";
   return new BrowserError(
     "dialog_open",

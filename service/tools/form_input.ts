@@ -6,6 +6,8 @@
  * @module
  */
 
+import { BrowserError } from "../browser/mod.ts";
+import type { Workspace } from "../workspace/mod.ts";
 import { dialogAfterEffect, openDialog, pageAfterEffect } from "./after_dialog.ts";
 import { type Handler, success } from "./context.ts";
 import { ToolError } from "./errors.ts";
@@ -23,7 +25,7 @@ import {
   tabPages,
 } from "./refs.ts";
 import { displayUrl } from "./redact_url.ts";
-import { ownedTab } from "./target.ts";
+import { ownedTab, type TabTarget } from "./target.ts";
 
 interface Described {
   role: string;
@@ -104,6 +106,25 @@ function refusal(
   }
 }
 
+/**
+ * A dialog opened while the value was being set: the page's input or change handler opened it
+ * and now waits on it, so the value may be set and the handler half run.
+ */
+function setMayHaveHappened(workspace: Workspace, target: TabTarget): ToolError {
+  const dialog = target.link.tab(target.native).dialog;
+  const says = dialog
+    ? " It says:\n" + fence(workspace, originOf(dialog.url), redactSecrets(dialog.message))
+    : "";
+  return new ToolError(
+    "outcome_unknown",
+    `The page opened a JavaScript${dialog ? ` ${dialog.type}` : ""} dialog while the field ` +
+      "was being set; the value may be set and the page's handler is " +
+      `waiting on the dialog.${says}`,
+    `Answer it with computer {"action": "key", "text": "Return", "tabId": ${target.tabId}} ` +
+      '(accept) or "Escape" (dismiss), then read the field before setting it again.',
+  );
+}
+
 /** `form_input`. */
 export const formInput: Handler = async (args, context) => {
   const target = ownedTab(context.workspace, context.browsers, args.tabId as number);
@@ -121,6 +142,9 @@ export const formInput: Handler = async (args, context) => {
     );
   } catch (error) {
     if (error instanceof FrameGone) throw refGone(ref);
+    if (error instanceof BrowserError && error.kind === "dialog_open") {
+      throw setMayHaveHappened(context.workspace, target);
+    }
     throw error;
   }
   if ("error" in result) {

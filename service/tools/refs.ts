@@ -10,7 +10,7 @@
  * @module
  */
 
-import type { TabEvent } from "../browser/mod.ts";
+import { dialogOpenError, type TabEvent } from "../browser/mod.ts";
 import type { Workspace } from "../workspace/mod.ts";
 import { ToolError } from "./errors.ts";
 import { INSTALL, WORLD_NAME } from "./page/in_page.ts";
@@ -276,14 +276,9 @@ export async function inFrame<T>(
       awaitPromise: true,
     });
   } catch (error) {
+    // The same refusal as for a dialog already open: its words are fenced where it is told.
     if (error instanceof DialogOpened) {
-      throw new ToolError(
-        "outcome_unknown",
-        `The page opened a JavaScript ${error.type} dialog while Ghostlight worked in it, and is ` +
-          `frozen until it is answered. It says: "${error.text.slice(0, 200)}" (page text).`,
-        `Answer it with computer {"action": "key", "text": "Return", "tabId": ${target.tabId}} ` +
-          '(accept) or "Escape" (dismiss), then check the page before repeating anything.',
-      );
+      throw dialogOpenError({ type: error.type, message: error.text });
     }
     if (error instanceof FrameGone) throw error;
     if (!isLostContext(error)) throw error;
