@@ -20,6 +20,7 @@ import { DEFAULT_SCHEDULER_OPTIONS, Scheduler } from "../scheduler/mod.ts";
 import type { ServiceSettings } from "../settings.ts";
 import { HANDLERS, releaseTabs } from "../tools/mod.ts";
 import { WorkspaceHolds, WorkspaceRegistry } from "../workspace/mod.ts";
+import { Activity } from "./activity.ts";
 
 /** How the service runs. */
 export interface DaemonOptions {
@@ -40,24 +41,26 @@ export interface Daemon {
   browsers: BrowserHub;
 }
 
-/** Starts the service for an instance. Throws `AlreadyRunning` when one serves it already. */
-export async function startDaemon(paths: InstancePaths, options: DaemonOptions): Promise<Daemon> {
-  await ensureOwnedDir(paths.stateDir);
-  configureLog({ file: paths.logFile, stderr: options.logToStderr });
-  const secret = await ensureSecret(paths.secretFile);
-  const listeners = await bindSockets(paths);
+/** Everything one service holds, built once per daemon and shared by its sessions. */
+interface ServiceState {
+  browsers: BrowserHub;
+  workspaces: WorkspaceRegistry;
+  holds: WorkspaceHolds;
+  shared: SessionDeps;
+  activity: Activity;
+}
+
+/** Builds the service's state from its settings; nothing of it outlives or escapes the service. */
+function buildState(settings: ServiceSettings): ServiceState {
   const browsers = new BrowserHub();
   const workspaces = new WorkspaceRegistry();
-  const catalog = new Catalog(new Set(Object.keys(HANDLERS)));
-  const { settings } = options;
   const holds = new WorkspaceHolds(workspaces, {
     graceMs: settings.workspaceGraceMs,
     releaseTabs: (workspace) => releaseTabs(workspace, browsers),
   });
-  const activity = { works: 0 };
-  /** What every session shares; nothing of it outlives or escapes this service. */
+  const activity = new Activity(() => browsers.list().length);
   const shared: SessionDeps = {
-    catalog,
+    catalog: new Catalog(new Set(Object.keys(HANDLERS))),
     workspaces,
     holds,
     browsers,
@@ -67,12 +70,9 @@ export async function startDaemon(paths: InstancePaths, options: DaemonOptions):
       queueDeadlineMs: settings.queueDeadlineMs,
     }),
     workIds: new WorkIds(),
-    activity,
+    activity: activity.works,
     settlementMs: settings.settlementMs,
   };
-  const sessions = new Set<SessionInfo>();
-  const startedAt = new Date();
-  const identity = { version: VERSION, instance: paths.instance, pid: Deno.pid };
   browsers.onEvents({
     tabRemoved: (link, native) => workspaces.forgetTab(link.compose(native)),
     tabCreated: (link, native, opener) => {
@@ -83,102 +83,114 @@ export async function startDaemon(paths: InstancePaths, options: DaemonOptions):
       }
     },
   });
+  return { browsers, workspaces, holds, shared, activity };
+}
 
-  const status = (): Status => ({
-    service: { ...identity, startedAt: startedAt.toISOString() },
-    browsers: browsers.list().map((link) => ({
+/** What `ghostlight status` shows of a running service. */
+function statusOf(state: ServiceState, identity: Status["service"]): Status {
+  return {
+    service: identity,
+    browsers: state.browsers.list().map((link) => ({
       slot: link.slot,
       extensionVersion: link.details.extensionVersion,
       userAgent: link.details.userAgent,
       ...(link.details.launchToken ? { launchToken: link.details.launchToken } : {}),
       connectedAt: link.connectedAt.toISOString(),
     })),
-    connectors: [...sessions].map((session) => ({
+    connectors: [...state.activity.sessions].map((session) => ({
       client: session.client,
       connectedAt: session.connectedAt.toISOString(),
       activeWorks: session.activeWorks,
     })),
-    workspaces: workspaces.size,
-    plans: workspaces.plans(),
-  });
-
-  const control = Deno.serve({
-    path: listeners.control,
-    onListen: () => {},
-  }, controlApp(status).fetch);
-  await Deno.chmod(listeners.control, 0o600);
-
-  let lastBusy = Date.now();
-  /** Connections accepted and still in their hello: about to be a session or a browser. */
-  let handshaking = 0;
-  const busy = () =>
-    handshaking > 0 || sessions.size > 0 || browsers.list().length > 0 || activity.works > 0;
-  /** Accepts a connection's hello while counting it as activity, so idle exit waits for it. */
-  const admit = async <H>(admitting: () => Promise<H>): Promise<H> => {
-    handshaking++;
-    try {
-      return await admitting();
-    } finally {
-      handshaking--;
-      lastBusy = Date.now();
-    }
+    workspaces: state.workspaces.size,
+    plans: state.workspaces.plans(),
   };
+}
 
-  const acceptMcp = async () => {
-    for await (const conn of listeners.bridge) {
-      (async () => {
-        const admitted = await admit(async () => {
-          const opened = await acceptAndProve(conn, {
-            expectedRole: "mcp",
-            secret,
-            service: identity,
-            maxFrame: BRIDGE_MAX_FRAME,
-          });
-          if (!opened || stopping) return null;
-          const client = opened.hello.client;
-          const info: SessionInfo = {
-            client: client ? `${client.name} ${client.version}` : "unknown client",
-            connectedAt: new Date(),
-            activeWorks: 0,
-          };
-          // Counted as a session before the hello stops counting, so busy() never dips between.
-          sessions.add(info);
-          return { opened, info };
+/** What an accept loop needs to prove a peer and serve it. */
+interface Acceptor {
+  state: ServiceState;
+  secret: Uint8Array;
+  identity: { version: string; instance: string | null; pid: number };
+  /** True once the service is stopping: late peers are turned away. */
+  stopping: () => boolean;
+}
+
+/** Admits MCP connectors after the proof and serves each one's bridge session. */
+async function acceptConnectors(listener: Deno.UnixListener, acceptor: Acceptor): Promise<void> {
+  const { state } = acceptor;
+  for await (const conn of listener) {
+    (async () => {
+      const admitted = await state.activity.admitting(async () => {
+        const opened = await acceptAndProve(conn, {
+          expectedRole: "mcp",
+          secret: acceptor.secret,
+          service: acceptor.identity,
+          maxFrame: BRIDGE_MAX_FRAME,
         });
-        if (!admitted) return closeQuietly(conn);
-        const { opened, info } = admitted;
-        try {
-          await serveSession(opened.reader, opened.writer, info, shared);
-        } finally {
-          sessions.delete(info);
-          lastBusy = Date.now();
-          closeQuietly(conn);
-        }
-      })();
-    }
-  };
+        if (!opened || acceptor.stopping()) return null;
+        const client = opened.hello.client;
+        const info: SessionInfo = {
+          client: client ? `${client.name} ${client.version}` : "unknown client",
+          connectedAt: new Date(),
+          activeWorks: 0,
+        };
+        // Counted as a session before the hello stops counting, so busy() never dips between.
+        state.activity.sessions.add(info);
+        return { opened, info };
+      });
+      if (!admitted) return closeQuietly(conn);
+      const { opened, info } = admitted;
+      try {
+        await serveSession(opened.reader, opened.writer, info, state.shared);
+      } finally {
+        state.activity.sessions.delete(info);
+        state.activity.touch();
+        closeQuietly(conn);
+      }
+    })();
+  }
+}
 
-  const acceptBrowsers = async () => {
-    for await (const conn of listeners.browser) {
-      (async () => {
-        const opened = await admit(() =>
-          acceptAndProve(conn, {
-            expectedRole: "browser",
-            secret,
-            service: identity,
-            maxFrame: FROM_EXTENSION_MAX_FRAME,
-          })
-        );
-        if (!opened || stopping) return closeQuietly(conn);
-        try {
-          await browsers.serve(opened.reader, opened.writer);
-        } finally {
-          lastBusy = Date.now();
-          closeQuietly(conn);
-        }
-      })();
-    }
-  };
+/** Admits browser connectors after the proof and serves each one's link. */
+async function acceptBrowsers(listener: Deno.UnixListener, acceptor: Acceptor): Promise<void> {
+  const { state } = acceptor;
+  for await (const conn of listener) {
+    (async () => {
+      const opened = await state.activity.admitting(() =>
+        acceptAndProve(conn, {
+          expectedRole: "browser",
+          secret: acceptor.secret,
+          service: acceptor.identity,
+          maxFrame: FROM_EXTENSION_MAX_FRAME,
+        })
+      );
+      if (!opened || acceptor.stopping()) return closeQuietly(conn);
+      try {
+        await state.browsers.serve(opened.reader, opened.writer);
+      } finally {
+        state.activity.touch();
+        closeQuietly(conn);
+      }
+    })();
+  }
+}
+
+/** Starts the service for an instance. Throws `AlreadyRunning` when one serves it already. */
+export async function startDaemon(paths: InstancePaths, options: DaemonOptions): Promise<Daemon> {
+  const { settings } = options;
+  await ensureOwnedDir(paths.stateDir);
+  configureLog({ file: paths.logFile, stderr: options.logToStderr });
+  const secret = await ensureSecret(paths.secretFile);
+  const listeners = await bindSockets(paths);
+  const state = buildState(settings);
+  const identity = { version: VERSION, instance: paths.instance, pid: Deno.pid };
+  const startedAt = new Date().toISOString();
+  const control = Deno.serve(
+    { path: listeners.control, onListen: () => {} },
+    controlApp(() => statusOf(state, { ...identity, startedAt })).fetch,
+  );
+  await Deno.chmod(listeners.control, 0o600);
 
   let resolveFinished: () => void;
   const finished = new Promise<void>((resolve) => resolveFinished = resolve);
@@ -187,7 +199,7 @@ export async function startDaemon(paths: InstancePaths, options: DaemonOptions):
     if (stopping) return await finished;
     stopping = true;
     clearInterval(idleTimer);
-    holds.close();
+    state.holds.close();
     listeners.bridge.close();
     listeners.browser.close();
     await control.shutdown().catch(() => {});
@@ -199,8 +211,7 @@ export async function startDaemon(paths: InstancePaths, options: DaemonOptions):
   };
 
   const idleTimer = setInterval(() => {
-    if (busy()) lastBusy = Date.now();
-    else if (options.exitWhenIdle && Date.now() - lastBusy > settings.idleExitMs) {
+    if (options.exitWhenIdle && state.activity.idleMs() > settings.idleExitMs) {
       // stop() closes the listeners before it awaits anything, so no connection can slip in
       // between this check and the close.
       log("info", `idle for ${settings.idleExitMs} ms; exiting`);
@@ -208,10 +219,11 @@ export async function startDaemon(paths: InstancePaths, options: DaemonOptions):
     }
   }, 250);
 
-  acceptMcp().catch(() => {});
-  acceptBrowsers().catch(() => {});
+  const acceptor: Acceptor = { state, secret, identity, stopping: () => stopping };
+  acceptConnectors(listeners.bridge, acceptor).catch(() => {});
+  acceptBrowsers(listeners.browser, acceptor).catch(() => {});
   log("info", `service ${VERSION} listening in ${paths.runtimeDir} (pid ${Deno.pid})`);
-  return { finished, stop, browsers };
+  return { finished, stop, browsers: state.browsers };
 }
 
 function closeQuietly(conn: Deno.Conn): void {
