@@ -15,6 +15,7 @@ import { type Handler, success } from "./context.ts";
 import { ToolError } from "./errors.ts";
 import { fence, originOf } from "./fence.ts";
 import { provenance } from "./page/provenance.ts";
+import { runtimeCall, SERIALIZE } from "./page/in_page.ts";
 import { redactSecrets } from "./page/redact.ts";
 import { displayUrl } from "./redact_url.ts";
 import { DialogOpened, inMainFrame, pageInfo, send, sendRacingDialogs, tabPages } from "./refs.ts";
@@ -31,54 +32,6 @@ const MAX_THROWN_CHARS = 1_000;
 export const SCRIPT_TIMEOUT_MS = 10_000;
 /** How long a stopped script's evaluation may take to come back. */
 const STOP_GRACE_MS = 3_000;
-
-/** Runs in the page on the result object: a bounded, cycle-safe JSON-ready copy. */
-const SERIALIZE = String.raw`function () {
-  const seen = new WeakSet();
-  let budget = 5000;
-  const describeNode = (n) => {
-    if (n.nodeType === 1) {
-      let s = "<" + n.tagName.toLowerCase();
-      if (n.id) s += ' id="' + n.id + '"';
-      if (typeof n.className === "string" && n.className) s += ' class="' + n.className.slice(0, 80) + '"';
-      const text = (n.textContent || "").replace(/\s+/g, " ").trim();
-      return s + ">" + (text.length > 80 ? text.slice(0, 80) + "…" : text);
-    }
-    if (n.nodeType === 3) return "#text " + JSON.stringify(n.data.slice(0, 80));
-    return n.nodeName;
-  };
-  const ser = (v, depth) => {
-    if (--budget < 0) return "…";
-    if (v === undefined) return "[undefined]";
-    if (v === null || typeof v === "string" || typeof v === "boolean") return v;
-    if (typeof v === "number") return Number.isFinite(v) ? v : String(v);
-    if (typeof v === "bigint") return v.toString() + "n";
-    if (typeof v === "symbol") return v.toString();
-    if (typeof v === "function") return "[function " + (v.name || "anonymous") + "]";
-    if (typeof Node !== "undefined" && v instanceof Node) return describeNode(v);
-    if (seen.has(v)) return "[circular]";
-    if (depth > 8) return "[…]";
-    seen.add(v);
-    if (v instanceof Error) return { error: v.name, message: v.message };
-    if (v instanceof Date) return isNaN(v) ? "Invalid Date" : v.toISOString();
-    if (v instanceof RegExp) return v.toString();
-    if (v instanceof Map) return { "[Map]": Array.from(v.entries()).slice(0, 200).map(([k, x]) => [ser(k, depth + 1), ser(x, depth + 1)]) };
-    if (v instanceof Set) return { "[Set]": Array.from(v).slice(0, 200).map((x) => ser(x, depth + 1)) };
-    if (Array.isArray(v) || (typeof NodeList !== "undefined" && v instanceof NodeList) || (typeof HTMLCollection !== "undefined" && v instanceof HTMLCollection) || ArrayBuffer.isView(v)) {
-      const items = Array.from(v).slice(0, 500).map((x) => ser(x, depth + 1));
-      if (v.length > 500) items.push("… " + (v.length - 500) + " more");
-      return items;
-    }
-    const out = {};
-    let count = 0;
-    for (const key in v) {
-      if (count++ >= 200) { out["…"] = "more keys"; break; }
-      try { out[key] = ser(v[key], depth + 1); } catch (e) { out[key] = "[throws]"; }
-    }
-    return out;
-  };
-  return ser(this, 0);
-}`;
 
 interface RemoteObject {
   type: string;
@@ -236,7 +189,7 @@ export const javascriptTool: Handler = async (args, context) => {
   const secrets = await inMainFrame<SecretDigest[]>(
     target,
     pages,
-    `__ghostlight.secretDigests(${base}, ${JSON.stringify(MODULI)})`,
+    runtimeCall("secretDigests", base, MODULI),
   );
   let evaluated: Evaluated;
   try {
@@ -280,9 +233,7 @@ export const javascriptTool: Handler = async (args, context) => {
     const read = await inMainFrame<{ text: string; url: string }>(
       target,
       pages,
-      `({ text: __ghostlight.redactFields(${
-        JSON.stringify(shown.slice(0, MAX_RESULT_CHARS + READ_MARGIN))
-      }), url: location.href })`,
+      runtimeCall("redactResult", shown.slice(0, MAX_RESULT_CHARS + READ_MARGIN)),
     );
     shown = read.text;
     url = read.url;
