@@ -8,6 +8,7 @@
 
 import { describe } from "./describe.ts";
 import { box, boxes, contentOrigin, coveredBy, scrollTo } from "./geometry.ts";
+import { observeBefore, settle } from "./observe.ts";
 import { pageInfo, responseStatus } from "./page_info.ts";
 import { readable } from "./readable.ts";
 import { byId, token } from "./registry.ts";
@@ -24,6 +25,7 @@ export const runtime = {
   coveredBy,
   describe,
   element: byId,
+  observeBefore,
   pageInfo,
   readable,
   redactResult,
@@ -31,6 +33,7 @@ export const runtime = {
   scrollTo,
   secretDigests,
   setValue,
+  settle,
   snapshot,
 };
 

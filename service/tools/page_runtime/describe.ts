@@ -1,7 +1,7 @@
 /**
- * The element describer: role, name, value (secret fields redacted), states and whether the
- * element is enabled. read_page and find (through the outline), refs and form_input all describe
- * elements with it, so they agree on what an element is and what stays hidden.
+ * The one element describer: role, name, value (secret fields redacted), states and whether the
+ * element is enabled. read_page and find (through the outline), refs, form_input and receipts
+ * all describe elements with it, so they agree on what an element is and what stays hidden.
  *
  * @module
  */
@@ -22,6 +22,15 @@ export interface Described {
   states?: string[];
   enabled: boolean;
   box: Box | null;
+}
+
+/** An element as a receipt names it. */
+export interface ReceiptElement {
+  role: string;
+  name: string;
+  tag: string;
+  disabled?: boolean;
+  value?: string;
 }
 
 /** The role as shown to the model: script-made controls are simply `clickable`. */
@@ -142,4 +151,27 @@ export function describe(id: number): Described | null {
     enabled: !isDisabled(el),
     box: box(id),
   };
+}
+
+/** What a receipt names for an element the action met: the control it belongs to. */
+const CONTROL =
+  "a[href],button,input,select,textarea,label,summary,[role],[contenteditable=''],[contenteditable=true],[onclick],[tabindex]";
+
+/**
+ * An element an action met (at its point, focused, or changed) as a receipt names it: the
+ * control it is part of, described as read_page would, shorter. An element without a role goes
+ * by its tag, and one without a name of its own (a paragraph) by its text.
+ */
+export function receiptElement(el: Element | null): ReceiptElement | null {
+  if (!el || el.nodeType !== 1) return null;
+  const pick = el.closest(CONTROL) || el;
+  const tag = pick.tagName.toLowerCase();
+  const role = roleOf(pick);
+  const field = tag === "input" || tag === "textarea" || tag === "select";
+  const name = nameOf(pick, role) || (field ? "" : textOf(pick, 400));
+  const out: ReceiptElement = { role: role ? shownRole(role) : tag, name: clip(name, 80), tag };
+  if (isDisabled(pick)) out.disabled = true;
+  const value = valueOf(pick, role);
+  if (value !== null) out.value = clip(value, 120);
+  return out;
 }

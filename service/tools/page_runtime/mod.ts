@@ -2,8 +2,8 @@
  * The page runtime: the script Ghostlight installs in each frame's isolated world (made with
  * `Page.createIsolatedWorld`, so the page's own scripts can neither see nor change it). It keeps
  * the element registry behind refs, walks the DOM into an outline, describes and measures
- * elements and sets form values. Secret field values are redacted here, before they leave the
- * browser.
+ * elements, sets form values and observes actions for receipts. Secret field values are
+ * redacted here, before they leave the browser.
  *
  * This folder runs in the browser: its files are checked against the DOM, not Deno.
  * `deno task build:page` bundles this entry into `service/tools/page/runtime_bundle.ts`, the
