@@ -240,10 +240,91 @@ Deno.test("tests wait on observable state: no timer outside tests/support/wait.t
   assertEquals(found, []);
 });
 
+/** The one module allowed to hold page code as text: what `deno task build:page` writes. */
+const GENERATED_PAGE_SOURCE = "service/tools/page/runtime_bundle.ts";
+
+/** DOM and browser globals and element members: in code-shaped text, they are page code. */
+const PAGE_API =
+  /\b(?:document|window|location|globalThis|performance)\.|querySelector|getComputedStyle|elementFromPoint|getBoundingClientRect|MutationObserver|addEventListener|requestAnimationFrame|getAttribute|\.closest\(|innerText|textContent|activeElement|shadowRoot/;
+/** Text shaped like code: a function, or an expression in parentheses or brackets. */
+const CODE_SHAPE = /=>|\bfunction\s*\w*\s*\(|^\s*[([]/;
+
+/**
+ * Whether a string's text is page logic: DOM use over several lines, inside a function, or as a
+ * bracketed expression.
+ */
+function isPageCode(text: string): boolean {
+  return PAGE_API.test(text) && (text.includes("\n") || CODE_SHAPE.test(text));
+}
+
+/**
+ * Page code kept as a string escapes the type check, lint and format: it belongs in
+ * `service/tools/page_runtime/`, checked against the DOM. Found by the parser, so an example
+ * in a description (`"document.title"`) or a regular expression is not mistaken for it.
+ */
+const pageCodeInStrings: Deno.lint.Plugin = {
+  name: "ghostlight",
+  rules: {
+    "no-page-code-in-strings": {
+      create(context) {
+        return {
+          TaggedTemplateExpression(node) {
+            const tag = context.sourceCode.getText(node.tag);
+            if (tag === "String.raw") {
+              context.report({ node, message: "String.raw: code kept as a string" });
+            }
+          },
+          TemplateLiteral(node) {
+            if (isPageCode(node.quasis.map((quasi) => quasi.raw).join("${}"))) {
+              context.report({ node, message: "a template literal holds page code" });
+            }
+          },
+          Literal(node) {
+            if (typeof node.value === "string" && isPageCode(node.value)) {
+              context.report({ node, message: "a string holds page code" });
+            }
+          },
+        };
+      },
+    },
+  },
+};
+
+/** Where a service source keeps page code in a string, as `path:line: message`. */
+export function pageCodeBreaches(file: string, text: string): string[] {
+  return Deno.lint.runPlugin(pageCodeInStrings, file, text).map((found) =>
+    `${file.slice(ROOT.length + 1)}:${text.slice(0, found.range[0]).split("\n").length}: ` +
+    found.message
+  );
+}
+
+Deno.test("no page code lives in a string in the service", async () => {
+  const found: string[] = [];
+  for await (const file of sources(`${ROOT}/service`)) {
+    if (file === `${ROOT}/${GENERATED_PAGE_SOURCE}`) continue;
+    found.push(...pageCodeBreaches(file, await Deno.readTextFile(file)));
+  }
+  assertEquals(found, []);
+});
+
 Deno.test("the timer check sees code and skips strings and comments", () => {
   const sleep = "await new Promise((resolve) => setTimeout(resolve, 100));";
   assertEquals(/setTimeout\(/.test(codeOnly(sleep)), true);
   assertEquals(/setTimeout\(/.test(codeOnly('s.call({ text: "setTimeout(() => 1, 5)" });')), false);
   assertEquals(/setTimeout\(/.test(codeOnly("const t = `x ${1} setTimeout(f, 1)`;")), false);
   assertEquals(/setTimeout\(/.test(codeOnly("// setTimeout(f, 1)")), false);
+});
+
+Deno.test("the page-code check catches code in strings and spares prose", () => {
+  const file = `${ROOT}/service/tools/example.ts`;
+  const breaches = (text: string) => pageCodeBreaches(file, text).length;
+  assertEquals(breaches("const a = String.raw`x`;"), 1);
+  assertEquals(breaches("const a = `(() => {\n  return document.title;\n})()`;"), 1);
+  assertEquals(breaches('const a = `(el) => el.querySelector("a")`;'), 1);
+  assertEquals(breaches('const a = "function f() { return location.href; }";'), 1);
+  assertEquals(breaches("const a = `({ url: location.href, title: document.title })`;"), 1);
+  assertEquals(breaches('const a = "Write it like a console line: \\"document.title\\".";'), 0);
+  assertEquals(breaches("const a = `Run ${x}: document.title`;"), 0);
+  assertEquals(breaches("const a = `__ghostlight.describe(${id})`;"), 0);
+  assertEquals(breaches("const a = /document\\.\\w+ =>/;"), 0);
 });

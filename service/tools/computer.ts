@@ -13,6 +13,7 @@ import { keepImage, type Workspace } from "../workspace/mod.ts";
 import { type Handler, success, type ToolContext } from "./context.ts";
 import { ToolError } from "./errors.ts";
 import { fence, originOf } from "./fence.ts";
+import { mainWorldCall } from "./page/in_page.ts";
 import { redactSecrets } from "./page/redact.ts";
 import { chordEvents, parseChords, parseModifiers, typeEvents } from "./input.ts";
 import {
@@ -31,21 +32,6 @@ import { cdp, ownedTab, type TabTarget } from "./target.ts";
 const SCROLL_STEP_PX = 100;
 /** Intermediate mouse positions of a drag, so pages that track movement see one. */
 const DRAG_STEPS = 8;
-/** Resolves with the page's scroll position once it held still for three frames (≤ 600 ms). */
-const SCROLL_SETTLED = `new Promise((resolve) => {
-  const start = performance.now();
-  setTimeout(() => resolve([Math.round(scrollX), Math.round(scrollY)]), 700);
-  let last = "", still = 0;
-  const tick = () => {
-    const now = scrollX + "," + scrollY;
-    still = now === last ? still + 1 : 0;
-    last = now;
-    if (still >= 3 || performance.now() - start > 600) {
-      resolve([Math.round(scrollX), Math.round(scrollY)]);
-    } else requestAnimationFrame(tick);
-  };
-  requestAnimationFrame(tick);
-})`;
 /** How long answering a dialog waits for the page to open another one. */
 const NEXT_DIALOG_WAIT_MS = 500;
 /** Input events per `cdp.sequence` message. */
@@ -111,26 +97,6 @@ interface Where {
   blockers?: Blocker[];
 }
 
-/**
- * Runs on a ref's element (in Ghostlight's isolated world, which shares the DOM): what other
- * element receives a click at its centre, or null when the element itself does.
- */
-const COVERED_BY = `(el) => {
-  const box = el.getBoundingClientRect();
-  const x = box.left + box.width / 2;
-  const y = box.top + box.height / 2;
-  // Inside a shadow tree the document only sees the host: ask the element's own root.
-  const root = el.getRootNode();
-  const hit = (root.elementFromPoint ? root : document).elementFromPoint(x, y);
-  const within = (outer, inner) => {
-    for (let node = inner; node; node = node.parentNode || node.host) if (node === outer) return true;
-    return false;
-  };
-  if (!hit || within(el, hit) || within(hit, el)) return null;
-  const label = (hit.getAttribute("aria-label") || hit.innerText || "").trim().slice(0, 60);
-  return hit.tagName.toLowerCase() + (label ? ' "' + label + '"' : "");
-}`;
-
 /** Where a pointer action lands: on a ref's centre (scrolled into view) or at a coordinate. */
 async function pointFor(
   args: Args,
@@ -152,7 +118,7 @@ async function pointFor(
         "Open whatever hides it (a menu, a tab), or find a visible element instead.",
       );
     }
-    const cover = await element.call<string | null>(COVERED_BY).catch(() => null);
+    const cover = await element.call<string | null>("coveredBy").catch(() => null);
     return {
       point: element.centre,
       assurance: "ref",
@@ -290,26 +256,7 @@ async function shotContent(context: ToolContext, target: TabTarget) {
   return { image, block };
 }
 
-/** Where the page and the inner scroller under a point stand; runs in the page. */
-function scrollProbe(point: Point | null): string {
-  const at = point ? `${point.x}, ${point.y}` : "innerWidth / 2, innerHeight / 2";
-  return `(() => {
-    let el = document.elementFromPoint(${at});
-    while (el && el !== document.body && el !== document.documentElement) {
-      const style = getComputedStyle(el);
-      const scrolls = /(auto|scroll)/.test(style.overflowY + style.overflowX) &&
-        (el.scrollHeight > el.clientHeight || el.scrollWidth > el.clientWidth);
-      if (scrolls) break;
-      el = el.parentElement;
-    }
-    const inner = el && el !== document.body && el !== document.documentElement ? el : null;
-    const name = inner && (inner.getAttribute("aria-label") || inner.id || inner.tagName.toLowerCase());
-    return { page: [Math.round(scrollX), Math.round(scrollY)], hidden: document.hidden,
-      centre: [innerWidth / 2, innerHeight / 2],
-      inner: inner ? { name, at: [Math.round(inner.scrollLeft), Math.round(inner.scrollTop)] } : null };
-  })()`;
-}
-
+/** Where the page and the inner scroller under a point stand (`scrollProbe` in the page). */
 interface ScrollProbe {
   page: [number, number];
   hidden: boolean;
@@ -327,7 +274,7 @@ async function scroll(args: Args, context: ToolContext, target: TabTarget) {
   const given = coordinate
     ? await toViewport(context.workspace, target, coordinate, "coordinate")
     : null;
-  const from = await pageValue<ScrollProbe>(target, scrollProbe(given));
+  const from = await pageValue<ScrollProbe>(target, mainWorldCall("scrollProbe", given));
   // A background tab renders no frames: bring it to the front, as a user scrolling would.
   if (from?.hidden) await cdp(target, "Page.bringToFront");
   const point = given ?? (from ? { x: from.centre[0], y: from.centre[1] } : { x: 100, y: 100 });
@@ -335,8 +282,8 @@ async function scroll(args: Args, context: ToolContext, target: TabTarget) {
   const deltaX = direction === "left" ? -distance : direction === "right" ? distance : 0;
   const deltaY = direction === "up" ? -distance : direction === "down" ? distance : 0;
   await dispatch(target, [mouse("mouseWheel", point, { deltaX, deltaY })]);
-  await pageValue(target, SCROLL_SETTLED);
-  const to = await pageValue<ScrollProbe>(target, scrollProbe(point));
+  await pageValue(target, mainWorldCall("scrollSettled"));
+  const to = await pageValue<ScrollProbe>(target, mainWorldCall("scrollProbe", point));
   const { image, block } = await shotContent(context, target);
   const same = (a?: number[], b?: number[]) => a?.[0] === b?.[0] && a?.[1] === b?.[1];
   const pageMoved = from && to && !same(from.page, to.page);

@@ -10,6 +10,7 @@ import { type Handler, success } from "./context.ts";
 import { ToolError } from "./errors.ts";
 import { fence, originOf } from "./fence.ts";
 import { collect, type CollectedNode } from "./page/collect.ts";
+import { runtimeCall } from "./page/in_page.ts";
 import { provenance } from "./page/provenance.ts";
 import { rank, roleWords } from "./page/rank.ts";
 import { redactSecrets } from "./page/redact.ts";
@@ -85,7 +86,7 @@ export const find: Handler = async (args, context) => {
       target,
       pages,
       frame,
-      `__ghostlight.boxes(${JSON.stringify(ids)})`,
+      runtimeCall("boxes", ids),
     );
     const origin = await frameOrigin(target, pages, frame);
     ids.forEach((id, i) => {

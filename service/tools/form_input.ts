@@ -12,6 +12,7 @@ import { dialogAfterEffect, openDialog, pageAfterEffect } from "./after_dialog.t
 import { type Handler, success } from "./context.ts";
 import { ToolError } from "./errors.ts";
 import { fence, originOf } from "./fence.ts";
+import { runtimeCall } from "./page/in_page.ts";
 import { provenance } from "./page/provenance.ts";
 import { redactSecrets } from "./page/redact.ts";
 import {
@@ -138,7 +139,7 @@ export const formInput: Handler = async (args, context) => {
       target,
       pages,
       frame,
-      `__ghostlight.setValue(${localId}, ${JSON.stringify(value)})`,
+      runtimeCall("setValue", localId, value),
     );
   } catch (error) {
     if (error instanceof FrameGone) throw refGone(ref);

@@ -14,6 +14,7 @@ import { dialogAfterEffect, openDialog } from "./after_dialog.ts";
 import { type Handler, success, type ToolContext } from "./context.ts";
 import { ToolError } from "./errors.ts";
 import { fence, originOf } from "./fence.ts";
+import { runtimeCall, SERIALIZE } from "./page/in_page.ts";
 import { provenance } from "./page/provenance.ts";
 import { redactSecrets } from "./page/redact.ts";
 import { displayUrl } from "./redact_url.ts";
@@ -39,54 +40,6 @@ const MAX_THROWN_CHARS = 1_000;
 export const SCRIPT_TIMEOUT_MS = 10_000;
 /** How long a stopped script's evaluation may take to come back. */
 const STOP_GRACE_MS = 3_000;
-
-/** Runs in the page on the result object: a bounded, cycle-safe JSON-ready copy. */
-const SERIALIZE = String.raw`function () {
-  const seen = new WeakSet();
-  let budget = 5000;
-  const describeNode = (n) => {
-    if (n.nodeType === 1) {
-      let s = "<" + n.tagName.toLowerCase();
-      if (n.id) s += ' id="' + n.id + '"';
-      if (typeof n.className === "string" && n.className) s += ' class="' + n.className.slice(0, 80) + '"';
-      const text = (n.textContent || "").replace(/\s+/g, " ").trim();
-      return s + ">" + (text.length > 80 ? text.slice(0, 80) + "…" : text);
-    }
-    if (n.nodeType === 3) return "#text " + JSON.stringify(n.data.slice(0, 80));
-    return n.nodeName;
-  };
-  const ser = (v, depth) => {
-    if (--budget < 0) return "…";
-    if (v === undefined) return "[undefined]";
-    if (v === null || typeof v === "string" || typeof v === "boolean") return v;
-    if (typeof v === "number") return Number.isFinite(v) ? v : String(v);
-    if (typeof v === "bigint") return v.toString() + "n";
-    if (typeof v === "symbol") return v.toString();
-    if (typeof v === "function") return "[function " + (v.name || "anonymous") + "]";
-    if (typeof Node !== "undefined" && v instanceof Node) return describeNode(v);
-    if (seen.has(v)) return "[circular]";
-    if (depth > 8) return "[…]";
-    seen.add(v);
-    if (v instanceof Error) return { error: v.name, message: v.message };
-    if (v instanceof Date) return isNaN(v) ? "Invalid Date" : v.toISOString();
-    if (v instanceof RegExp) return v.toString();
-    if (v instanceof Map) return { "[Map]": Array.from(v.entries()).slice(0, 200).map(([k, x]) => [ser(k, depth + 1), ser(x, depth + 1)]) };
-    if (v instanceof Set) return { "[Set]": Array.from(v).slice(0, 200).map((x) => ser(x, depth + 1)) };
-    if (Array.isArray(v) || (typeof NodeList !== "undefined" && v instanceof NodeList) || (typeof HTMLCollection !== "undefined" && v instanceof HTMLCollection) || ArrayBuffer.isView(v)) {
-      const items = Array.from(v).slice(0, 500).map((x) => ser(x, depth + 1));
-      if (v.length > 500) items.push("… " + (v.length - 500) + " more");
-      return items;
-    }
-    const out = {};
-    let count = 0;
-    for (const key in v) {
-      if (count++ >= 200) { out["…"] = "more keys"; break; }
-      try { out[key] = ser(v[key], depth + 1); } catch (e) { out[key] = "[throws]"; }
-    }
-    return out;
-  };
-  return ser(this, 0);
-}`;
 
 interface RemoteObject {
   type: string;
@@ -245,7 +198,7 @@ async function secretsOf(target: TabTarget, pages: TabPages): Promise<Secrets> {
   const digests = await inMainFrame<SecretDigest[]>(
     target,
     pages,
-    `__ghostlight.secretDigests(${base}, ${JSON.stringify(MODULI)})`,
+    runtimeCall("secretDigests", base, MODULI),
   );
   return { base, digests };
 }
@@ -300,9 +253,7 @@ async function readResult(
     const read = await inMainFrame<{ text: string; url: string }>(
       target,
       pages,
-      `({ text: __ghostlight.redactFields(${
-        JSON.stringify(text.slice(0, MAX_RESULT_CHARS + READ_MARGIN))
-      }), url: location.href })`,
+      runtimeCall("redactResult", text.slice(0, MAX_RESULT_CHARS + READ_MARGIN)),
     );
     return { shown: read.text, total: text.length, url: read.url };
   } catch (error) {

@@ -11,6 +11,7 @@ import { pageAfterEffect } from "./after_dialog.ts";
 import { type Handler, success } from "./context.ts";
 import { ToolError } from "./errors.ts";
 import { fence, originOf } from "./fence.ts";
+import { mainWorldCall, runtimeCall } from "./page/in_page.ts";
 import { redactSecrets } from "./page/redact.ts";
 import { displayUrl } from "./redact_url.ts";
 import { inMainFrame, tabPages } from "./refs.ts";
@@ -94,7 +95,7 @@ async function waitForLoad(
     // A dialog opened by the page freezes its load until someone answers it.
     if (progress.blocked()) return "blocked";
     if (!progress.committed() && Date.now() - started < COMMIT_GRACE_MS) continue;
-    const ready = await evaluate<string>(target, "document.readyState").catch(() => null);
+    const ready = await evaluate<string>(target, mainWorldCall("readyState")).catch(() => null);
     if (ready === "complete") return "complete";
     if (ready === "interactive") {
       interactiveSince ??= Date.now();
@@ -253,7 +254,7 @@ export const navigate: Handler = async (args, context) => {
   const status = state.dialog ? 0 : await inMainFrame<number>(
     target,
     tabPages(context.workspace, target.tabId),
-    `(performance.getEntriesByType("navigation")[0] || {}).responseStatus || 0`,
+    runtimeCall("responseStatus"),
   ).catch(() => 0);
   const origin = originOf(page.url);
   const redirected = page.url !== requested && raw !== "back" && raw !== "forward";

@@ -10,6 +10,7 @@
 import { charBudget } from "./budget.ts";
 import { type Handler, success } from "./context.ts";
 import { fence, originOf } from "./fence.ts";
+import { runtimeCall } from "./page/in_page.ts";
 import { provenance } from "./page/provenance.ts";
 import { redactSecrets } from "./page/redact.ts";
 import { ToolError } from "./errors.ts";
@@ -70,7 +71,7 @@ async function withFrames(
           target,
           pages,
           child,
-          `__ghostlight.readable(true, ${limit})`,
+          runtimeCall("readable", true, limit),
         );
         inner = await withFrames(target, pages, child, read.text, nesting + 1, limit);
       } catch (error) {
@@ -95,7 +96,7 @@ export const getPageText: Handler = async (args, context) => {
   const adjusted = budget.adjusted ? `[${budget.adjusted}]` : "";
   // Only what can be shown is read and redacted: page text is unbounded and hostile.
   const limit = maxChars + READ_MARGIN;
-  const read = `__ghostlight.readable(false, ${limit})`;
+  const read = runtimeCall("readable", false, limit);
   const pages = tabPages(context.workspace, target.tabId);
   let frame = await mainFrame(target, pages);
   let page: Readable;

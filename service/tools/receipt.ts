@@ -9,6 +9,7 @@
 
 import type { Workspace } from "../workspace/mod.ts";
 import { fence, originOf } from "./fence.ts";
+import { runtimeCall } from "./page/in_page.ts";
 import { redactSecrets } from "./page/redact.ts";
 import { inMainFrame, tabPages } from "./refs.ts";
 import { cdp, type TabTarget } from "./target.ts";
@@ -25,7 +26,7 @@ const TAB_REPORT_TRIES = 20;
 /** Longest wait for a page an action navigated to. */
 const NAVIGATION_WAIT_MS = 5_000;
 
-/** An element as a receipt names it. */
+/** An element as a receipt names it (the page runtime's `receiptElement`). */
 export interface Described {
   role: string;
   name: string;
@@ -80,29 +81,6 @@ export interface Receipt {
   more: boolean;
 }
 
-/** Describes an element the way a receipt does; runs in the page. */
-const DESCRIBE = `function describe(el) {
-  if (!el || el.nodeType !== 1) return null;
-  const pick = el.closest("a[href],button,input,select,textarea,label,summary,[role],[contenteditable=''],[contenteditable=true],[onclick],[tabindex]") || el;
-  const tag = pick.tagName.toLowerCase();
-  const type = (pick.getAttribute("type") || "").toLowerCase();
-  const implicit = { a: "link", button: "button", select: "combobox", textarea: "textbox", img: "img",
-    summary: "button", h1: "heading", h2: "heading", h3: "heading", h4: "heading", label: "label" };
-  let role = pick.getAttribute("role") || implicit[tag] || (pick.isContentEditable ? "textbox" : tag);
-  if (tag === "input") role = ["checkbox", "radio"].includes(type) ? type
-    : ["button", "submit", "reset"].includes(type) ? "button" : type === "range" ? "slider" : "textbox";
-  const labels = pick.labels ? [...pick.labels].map((l) => l.innerText).join(" ") : "";
-  const name = (pick.getAttribute("aria-label") || labels || pick.getAttribute("alt") ||
-    pick.getAttribute("title") || (tag === "input" || tag === "textarea" ? pick.getAttribute("placeholder") || "" : pick.innerText || "")
-  ).replace(/\\s+/g, " ").trim().slice(0, 80);
-  const out = { role, name, tag };
-  if (pick.disabled === true || pick.getAttribute("aria-disabled") === "true") out.disabled = true;
-  if ("value" in pick && typeof pick.value === "string" && tag !== "button" && tag !== "li") {
-    out.value = type === "password" ? "[redacted]" : pick.value.slice(0, 120);
-  } else if (pick.isContentEditable) out.value = pick.innerText.slice(0, 120);
-  return out;
-}`;
-
 function counterKey(workspace: Workspace): string {
   return `__ghostlight_${workspace.fenceNonce.replace(/[^A-Za-z0-9_]/g, "_")}`;
 }
@@ -134,36 +112,15 @@ export async function observeBefore(
   target: TabTarget,
   point?: { x: number; y: number },
 ): Promise<Before> {
-  const key = JSON.stringify(counterKey(workspace));
-  const at = point ? `document.elementFromPoint(${point.x}, ${point.y})` : "null";
   const state = await evaluateValue<
     { url: string; title: string; n: number; el?: Described; hidden: boolean; focus?: Described }
   >(
     workspace,
     target,
-    `(() => { ${DESCRIBE}
-      let s = window[${key}];
-      if (!s) {
-        s = { n: 0, t: 0, changed: [] };
-        new MutationObserver((records) => {
-          s.n += records.length;
-          s.t = performance.now();
-          for (const record of records) {
-            if (s.changed.length >= ${MAX_CHANGED_KEPT}) break;
-            const node = record.target;
-            const el = node.nodeType === 1 ? node : node.parentElement;
-            if (el) s.changed.push(el);
-          }
-        }).observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
-        Object.defineProperty(window, ${key}, { value: s });
-      }
-      s.changed = [];
-      let active = document.activeElement;
-      while (active && active.shadowRoot && active.shadowRoot.activeElement) active = active.shadowRoot.activeElement;
-      return { url: location.href, title: document.title, n: s.n, el: describe(${at}) || undefined,
-        hidden: document.visibilityState === "hidden",
-        focus: active && active !== document.body ? describe(active) || undefined : undefined };
-    })()`,
+    runtimeCall("observeBefore", counterKey(workspace), {
+      point: point ?? null,
+      keep: MAX_CHANGED_KEPT,
+    }),
   );
   // A user acts on the tab in front. A background tab also has its timers throttled and its
   // frames paused, which would stall the settle wait after the action.
@@ -180,7 +137,6 @@ export async function observeBefore(
 }
 
 async function settledState(workspace: Workspace, target: TabTarget) {
-  const key = JSON.stringify(counterKey(workspace));
   return await evaluateValue<
     {
       url: string;
@@ -196,42 +152,7 @@ async function settledState(workspace: Workspace, target: TabTarget) {
   >(
     workspace,
     target,
-    `new Promise((resolve) => { ${DESCRIBE}
-      const s = window[${key}];
-      const start = performance.now();
-      let rendered = false;
-      requestAnimationFrame(() => requestAnimationFrame(() => { rendered = true; }));
-      const done = (settled) => {
-        let active = document.activeElement;
-      while (active && active.shadowRoot && active.shadowRoot.activeElement) active = active.shadowRoot.activeElement;
-        const focus = active && active !== document.body ? describe(active) : null;
-        const seen = new Set();
-        const changed = [];
-        for (const el of (s && s.changed) || []) {
-          if (changed.length >= 3) break;
-          if (!el.isConnected || el === document.body || el === document.documentElement ||
-            el.closest("head, script, style")) continue;
-          const d = describe(el);
-          const id = d && d.role + "|" + d.name;
-          if (!d || !d.name || seen.has(id)) continue;
-          seen.add(id);
-          changed.push(d);
-        }
-        resolve({ url: location.href, title: document.title, n: s ? s.n : null, rendered, settled,
-          ready: document.readyState, changed, hidden: document.hidden, ...(focus ? { focus } : {}) });
-      };
-      const check = () => {
-        const now = performance.now();
-        if (rendered && now - Math.max(start, s ? s.t : 0) >= ${QUIET_MS}) return done(true);
-        if (now - start >= ${SETTLE_MAX_MS}) return done(false);
-        setTimeout(check, 25);
-      };
-      // A page sent to the background (the action opened a tab in front) renders no more
-      // frames and its timers slow to one a second: report at once instead.
-      if (document.hidden) return done(false);
-      document.addEventListener("visibilitychange", () => done(false), { once: true });
-      setTimeout(check, 25);
-    })`,
+    runtimeCall("settle", counterKey(workspace), { quietMs: QUIET_MS, maxMs: SETTLE_MAX_MS }),
   );
 }
 

@@ -1,7 +1,7 @@
 /**
  * Refs: the `ref_N` ids read_page and find hand out, and how every ref-taking tool turns one
  * back into an element. Each frame of a tab gets Ghostlight's isolated world (see
- * `page/in_page.ts`), whose registry gives every element a local id for as long as it lives; this
+ * `page_runtime/`), whose registry gives every element a local id for as long as it lives; this
  * module numbers (frame, registry, local id) triples per tab, so the same element keeps the same
  * ref across reads, and a ref from a page that has since navigated is recognised as gone.
  * Cross-origin iframes are reached through their own CDP session when Chromium runs them out of
@@ -13,7 +13,7 @@
 import { dialogOpenError, type TabEvent } from "../browser/mod.ts";
 import type { Workspace } from "../workspace/mod.ts";
 import { ToolError } from "./errors.ts";
-import { INSTALL, WORLD_NAME } from "./page/in_page.ts";
+import { INSTALL, runtimeCall, type RuntimeMethod, WORLD_NAME } from "./page/in_page.ts";
 import type { Remembered } from "./page/outline.ts";
 import type { TabTarget } from "./target.ts";
 
@@ -408,7 +408,7 @@ export async function frameOrigin(
       target,
       pages,
       parent,
-      `__ghostlight.contentOrigin(${current.parent.localId})`,
+      runtimeCall("contentOrigin", current.parent.localId),
     );
     if (!origin) break;
     x += origin.x;
@@ -433,8 +433,8 @@ export interface ResolvedRef {
   visible: boolean;
   /** Whether any part of the box is inside the viewport now. */
   inViewport: boolean;
-  /** Runs a function on the element in Ghostlight's isolated world (for actions). */
-  call<T>(fnSource: string, ...args: unknown[]): Promise<T>;
+  /** Calls a runtime method on the element (its number first, then `args`). */
+  call<T>(method: RuntimeMethod, ...args: unknown[]): Promise<T>;
 }
 
 /**
@@ -460,13 +460,13 @@ export async function resolveRef(
   let described: Described | null;
   try {
     if (options.scroll) {
-      await inFrame(target, pages, frame, `__ghostlight.scrollTo(${localId})`);
+      await inFrame(target, pages, frame, runtimeCall("scrollTo", localId));
     }
     described = await inFrame<Described | null>(
       target,
       pages,
       frame,
-      `__ghostlight.describe(${localId})`,
+      runtimeCall("describe", localId),
     );
   } catch (error) {
     if (error instanceof FrameGone) throw refGone(ref);
@@ -494,15 +494,9 @@ export async function resolveRef(
     centre: { x: Math.round(box.x + box.width / 2), y: Math.round(box.y + box.height / 2) },
     visible: described.box.visible,
     inViewport,
-    call: async <T>(fnSource: string, ...args: unknown[]) => {
-      const argText = args.map((arg) => JSON.stringify(arg)).join(", ");
+    call: async <T>(method: RuntimeMethod, ...args: unknown[]) => {
       try {
-        return await inFrame<T>(
-          target,
-          pages,
-          frame,
-          `(${fnSource})(__ghostlight.element(${localId})${argText ? `, ${argText}` : ""})`,
-        );
+        return await inFrame<T>(target, pages, frame, runtimeCall(method, localId, ...args));
       } catch (error) {
         if (error instanceof FrameGone) throw refGone(ref);
         throw error;
@@ -525,6 +519,6 @@ export async function pageInfo(
   return await inMainFrame<{ url: string; title: string }>(
     target,
     tabPages(workspace, target.tabId),
-    `({ url: location.href, title: String(document.title).slice(0, ${MAX_TITLE_CHARS}) })`,
+    runtimeCall("pageInfo", MAX_TITLE_CHARS),
   );
 }

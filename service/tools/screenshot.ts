@@ -9,6 +9,7 @@ import { decodeBase64 } from "../../shared/base64.ts";
 import { keepImage, type KeptImage, type Workspace } from "../workspace/mod.ts";
 import { ToolError } from "./errors.ts";
 import { jpegSize } from "./jpeg.ts";
+import { mainWorldCall } from "./page/in_page.ts";
 import { cdp, type TabTarget } from "./target.ts";
 
 /** No side of an image sent to the model exceeds this many pixels. */
@@ -63,7 +64,7 @@ export async function capture(
   // Whether the page is hidden is only used to bring it forward; a page lying about it changes
   // nothing that matters.
   const hidden = (await cdp(target, "Runtime.evaluate", {
-    expression: "document.hidden",
+    expression: mainWorldCall("pageHidden"),
     returnByValue: true,
   })).result as { value?: boolean };
   // A screenshot shows what the user would see of the tab: bring it to the front first.

@@ -11,6 +11,7 @@ import { MAX_WINDOW_SIDE, MIN_WINDOW_SIDE } from "../../shared/browser_protocol.
 import { BrowserError } from "../browser/mod.ts";
 import { type Handler, success } from "./context.ts";
 import { ToolError } from "./errors.ts";
+import { mainWorldCall } from "./page/in_page.ts";
 import { cdp, evaluate, ownedTab, type TabTarget } from "./target.ts";
 
 function side(value: unknown, field: string, tabId: number): number {
@@ -27,8 +28,7 @@ function side(value: unknown, field: string, tabId: number): number {
 
 /** The window's outer size and the page's viewport, or null when the page cannot be asked. */
 async function viewportNow(target: TabTarget): Promise<number[] | null> {
-  return await evaluate<number[]>(target, "[outerWidth, outerHeight, innerWidth, innerHeight]")
-    .catch(() => null);
+  return await evaluate<number[]>(target, mainWorldCall("windowSize")).catch(() => null);
 }
 
 /** How long resize_window waits for the page to see its new size. */

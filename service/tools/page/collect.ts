@@ -20,6 +20,7 @@ import {
   type TabPages,
 } from "../refs.ts";
 import type { TabTarget } from "../target.ts";
+import { runtimeCall } from "./in_page.ts";
 import type { OutlineNode } from "./outline.ts";
 
 /** Most nodes one frame's walk returns; the walk counts the rest as omitted. */
@@ -89,7 +90,7 @@ async function walkFrame(
     target,
     pages,
     frame,
-    `__ghostlight.snapshot(${JSON.stringify(args)})`,
+    runtimeCall("snapshot", args),
   );
   if (walk.token !== undefined && walk.token !== frame.token) {
     pages.frames.delete(frame.key);
@@ -109,7 +110,7 @@ export async function childFrame(
   iframeId: number,
 ): Promise<Frame> {
   const handle = await send(target, parent.sessionId, "Runtime.evaluate", {
-    expression: `__ghostlight.element(${iframeId})`,
+    expression: runtimeCall("element", iframeId),
     contextId: parent.contextId,
     returnByValue: false,
   });

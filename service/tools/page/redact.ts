@@ -1,7 +1,8 @@
 /**
  * Redaction of secret-looking strings in page-sourced text before it reaches the client: API
  * keys with well-known prefixes, JSON Web Tokens, private keys, long random tokens, and values
- * stored under secret-sounding keys. Password fields are already redacted in the page.
+ * stored under secret-sounding keys. The values of secret fields (passwords, one-time codes, card
+ * codes) are already redacted in the page (`../page_runtime/secrets.ts`).
  *
  * Page text is hostile and can be large, so every pattern runs in time linear in the text: no
  * unbounded run is followed by something that can fail and make the engine retry the run from

@@ -1,0 +1,41 @@
+/**
+ * The runtime's surface: what the service calls as `__ghostlight.<method>(...)` in a frame's
+ * isolated world. `deno task build:page` reads the method names from here for the service's
+ * `RuntimeMethod` type.
+ *
+ * @module
+ */
+
+import { describe } from "./describe.ts";
+import { box, boxes, contentOrigin, coveredBy, scrollTo } from "./geometry.ts";
+import { observeBefore, settle } from "./observe.ts";
+import { pageInfo, responseStatus } from "./page_info.ts";
+import { readable } from "./readable.ts";
+import { byId, token } from "./registry.ts";
+import { redactResult, secretDigests } from "./secrets.ts";
+import { setValue } from "./form.ts";
+import { snapshot } from "./snapshot.ts";
+
+/** The runtime object one world holds. */
+export const runtime = {
+  token,
+  box,
+  boxes,
+  contentOrigin,
+  coveredBy,
+  describe,
+  element: byId,
+  observeBefore,
+  pageInfo,
+  readable,
+  redactResult,
+  responseStatus,
+  scrollTo,
+  secretDigests,
+  setValue,
+  settle,
+  snapshot,
+};
+
+/** The runtime's type, as the page sees it. */
+export type Runtime = typeof runtime;

@@ -1,0 +1,60 @@
+/**
+ * Small facts about DOM nodes that every part of the page runtime asks: what kind of node it is,
+ * which window and root it belongs to, whether it is hidden. Elements from same-origin frames
+ * come from other realms, so kinds are told by `nodeType` and `tagName`, never by `instanceof`.
+ *
+ * @module
+ */
+
+/** A root elements are looked up in: a document, a shadow root, or a detached subtree's top. */
+export type Root = Node & Partial<Pick<Document, "getElementById" | "querySelectorAll">>;
+
+/** Whether the node is an element. */
+export function isElement(node: Node): node is Element {
+  return node.nodeType === 1;
+}
+
+/** Whether the node is a text node. */
+export function isText(node: Node): node is Text {
+  return node.nodeType === 3;
+}
+
+/** The window the element lives in (its own frame's, not necessarily this world's). */
+export function viewOf(el: Element): Window {
+  return el.ownerDocument.defaultView!;
+}
+
+/** The root the element's ids and labels are looked up in. */
+export function rootOf(el: Element): Root {
+  return el.getRootNode();
+}
+
+/** The document a frame element shows, or null when it is in another origin. */
+export function frameDocument(el: Element): Document | null {
+  try {
+    return (el as HTMLIFrameElement).contentDocument || null;
+  } catch {
+    return null;
+  }
+}
+
+/** Whether the element is hidden from the user (by attribute, style or an ancestor). */
+export function isHidden(el: Element): boolean {
+  if ((el as HTMLElement).hidden || el.getAttribute("aria-hidden") === "true") return true;
+  if (typeof el.checkVisibility === "function" && !el.checkVisibility()) {
+    // display: contents (slots, framework wrappers) has no box of its own but shows its children.
+    return viewOf(el).getComputedStyle(el).display !== "contents";
+  }
+  return false;
+}
+
+/** The nodes a node shows: its shadow tree's, a slot's assigned ones, or its children. */
+export function shownChildren(node: Node): Iterable<Node> {
+  const el = node as Element;
+  if (el.shadowRoot) return el.shadowRoot.childNodes;
+  if (el.tagName === "SLOT") {
+    const assigned = (el as HTMLSlotElement).assignedNodes();
+    if (assigned.length) return assigned;
+  }
+  return node.childNodes;
+}

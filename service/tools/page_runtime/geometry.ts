@@ -1,0 +1,122 @@
+/**
+ * Where elements are: boxes in the viewport of the outermost frame this world can reach,
+ * whether they are visible and in view, scrolling them into view, and what covers them.
+ *
+ * @module
+ */
+
+import { isHidden, viewOf } from "./dom.ts";
+import { byId } from "./registry.ts";
+
+/** An element's border box in viewport CSS pixels, and whether the user can see it. */
+export interface Box {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+  visible: boolean;
+  inViewport: boolean;
+}
+
+/** The offset of a window's viewport inside the outermost window this world can reach. */
+function frameOffset(win: Window): { x: number; y: number } {
+  let x = 0, y = 0;
+  while (true) {
+    let frame: Element | null = null;
+    try {
+      frame = win.frameElement;
+    } catch {
+      frame = null;
+    }
+    if (!frame) break;
+    const rect = frame.getBoundingClientRect();
+    const style = viewOf(frame).getComputedStyle(frame);
+    x += rect.left + frame.clientLeft + parseFloat(style.paddingLeft || "0");
+    y += rect.top + frame.clientTop + parseFloat(style.paddingTop || "0");
+    win = viewOf(frame);
+  }
+  return { x, y };
+}
+
+/** The box of the element with this number, or null when it is gone. */
+export function box(id: number): Box | null {
+  const el = byId(id);
+  if (!el) return null;
+  const rect = el.getBoundingClientRect();
+  const offset = frameOffset(viewOf(el));
+  const view = viewOf(el);
+  const x = rect.left + offset.x, y = rect.top + offset.y;
+  // In view of its own frame and of the outermost window this world can reach; the service
+  // checks the top-level viewport for frames in other origins.
+  let outer = view;
+  try {
+    while (outer.frameElement) outer = viewOf(outer.frameElement);
+  } catch {
+    // A frame in another origin: its window is as far as this world reaches.
+  }
+  return {
+    x: Math.round(x),
+    y: Math.round(y),
+    width: Math.round(rect.width),
+    height: Math.round(rect.height),
+    visible: rect.width > 0 && rect.height > 0 && !isHidden(el) &&
+      (typeof el.checkVisibility !== "function" ||
+        el.checkVisibility({ visibilityProperty: true, opacityProperty: true })),
+    inViewport: rect.bottom > 0 && rect.right > 0 && rect.top < view.innerHeight &&
+      rect.left < view.innerWidth &&
+      y + rect.height > 0 && x + rect.width > 0 && y < outer.innerHeight && x < outer.innerWidth,
+  };
+}
+
+/** The boxes of several elements at once. */
+export function boxes(list: number[]): (Box | null)[] {
+  return list.map((id) => box(id));
+}
+
+/** Where the content of an element (an iframe) starts: inside its border and padding. */
+export function contentOrigin(id: number): { x: number; y: number } | null {
+  const el = byId(id);
+  if (!el) return null;
+  const b = box(id)!;
+  const style = viewOf(el).getComputedStyle(el);
+  return {
+    x: b.x + el.clientLeft + parseFloat(style.paddingLeft || "0"),
+    y: b.y + el.clientTop + parseFloat(style.paddingTop || "0"),
+  };
+}
+
+/** Scrolls the element to the centre of the view; its box afterwards. */
+export function scrollTo(id: number): Box | null {
+  const el = byId(id);
+  if (!el) return null;
+  el.scrollIntoView({ block: "center", inline: "center", behavior: "instant" });
+  return box(id);
+}
+
+/**
+ * What other element receives a click at the element's centre (its tag and a short label), or
+ * null when the element itself does.
+ */
+export function coveredBy(id: number): string | null {
+  const el = byId(id);
+  if (!el) return null;
+  const rect = el.getBoundingClientRect();
+  const x = rect.left + rect.width / 2;
+  const y = rect.top + rect.height / 2;
+  // Inside a shadow tree the document only sees the host: ask the element's own root.
+  const root = el.getRootNode() as Partial<DocumentOrShadowRoot>;
+  const hit = (root.elementFromPoint ? root as DocumentOrShadowRoot : document)
+    .elementFromPoint(x, y);
+  const within = (outer: Node, inner: Node): boolean => {
+    for (
+      let node: Node | null = inner;
+      node;
+      node = node.parentNode || (node as ShadowRoot).host
+    ) if (node === outer) return true;
+    return false;
+  };
+  if (!hit || within(el, hit) || within(hit, el)) return null;
+  const label = (hit.getAttribute("aria-label") || (hit as HTMLElement).innerText || "").trim()
+    .slice(0, 60);
+  return hit.tagName.toLowerCase() + (label ? ' "' + label + '"' : "");
+}

@@ -1,0 +1,22 @@
+/**
+ * The page runtime: the script Ghostlight installs in each frame's isolated world (made with
+ * `Page.createIsolatedWorld`, so the page's own scripts can neither see nor change it). It keeps
+ * the element registry behind refs, walks the DOM into an outline, describes and measures
+ * elements, sets form values and observes actions for receipts. Secret field values are
+ * redacted here, before they leave the browser.
+ *
+ * This folder runs in the browser: its files are checked against the DOM, not Deno.
+ * `deno task build:page` bundles this entry into `service/tools/page/runtime_bundle.ts`, the
+ * source the service sends; `deno task check` fails while that file is stale.
+ *
+ * @module
+ */
+
+import { type Runtime, runtime } from "./api.ts";
+
+declare global {
+  var __ghostlight: Runtime | undefined;
+}
+
+// A world keeps the runtime it has: its registry's numbers are the refs already handed out.
+globalThis.__ghostlight ??= runtime;

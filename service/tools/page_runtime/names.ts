@@ -1,0 +1,101 @@
+/**
+ * Accessible names: what a control is called, from `aria-labelledby`, `aria-label`, its labels,
+ * its attributes, or the text inside it, following the order browsers use.
+ *
+ * @module
+ */
+
+import { isElement, isText, rootOf } from "./dom.ts";
+import { ACTIONABLE, CONTAINER_ROLES, NAME_FROM_CONTENT } from "./roles.ts";
+import { clean, SKIP, textOf } from "./text.ts";
+
+/** The text of a label without the control inside it. */
+function textOfLabel(label: Element, control: Element): string {
+  const copy: string[] = [];
+  const visit = (n: Node): void => {
+    if (n === control) return;
+    if (isText(n)) copy.push(n.data);
+    else if (
+      isElement(n) && !SKIP.has(n.tagName) &&
+      !(n.tagName === "SELECT" || n.tagName === "INPUT" || n.tagName === "TEXTAREA")
+    ) n.childNodes.forEach(visit);
+  };
+  visit(label);
+  return clean(copy.join(" "));
+}
+
+/** The text of the labels of a form control. */
+function labelsOf(el: Element): string {
+  const texts: string[] = [];
+  const labels = (el as HTMLInputElement).labels;
+  if (labels) { for (const label of labels) texts.push(textOfLabel(label, el)); }
+  else if (el.id) {
+    const root = rootOf(el);
+    if (root.querySelectorAll) {
+      for (const label of root.querySelectorAll<HTMLLabelElement>("label[for]")) {
+        if (label.htmlFor === el.id) texts.push(textOfLabel(label, el));
+      }
+    }
+  }
+  return clean(texts.join(" "));
+}
+
+/** The element's accessible name, given its role. */
+export function nameOf(el: Element, role: string | null): string {
+  const labelledby = el.getAttribute("aria-labelledby");
+  if (labelledby) {
+    const root = rootOf(el);
+    const parts = labelledby.split(/\s+/).map((id) => {
+      const target = root.getElementById
+        ? root.getElementById(id)
+        : el.ownerDocument.getElementById(id);
+      return target ? textOf(target, 300) : "";
+    });
+    const joined = clean(parts.join(" "));
+    if (joined) return joined;
+  }
+  const label = clean(el.getAttribute("aria-label"));
+  if (label) return label;
+  const tag = el.tagName;
+  if (
+    tag === "INPUT" || tag === "TEXTAREA" || tag === "SELECT" || tag === "METER" ||
+    tag === "PROGRESS" || tag === "OUTPUT"
+  ) {
+    const type = (el.getAttribute("type") || "").toLowerCase();
+    if (tag === "INPUT" && (type === "submit" || type === "reset" || type === "button")) {
+      return clean((el as HTMLInputElement).value) ||
+        (type === "submit" ? "Submit" : type === "reset" ? "Reset" : "");
+    }
+    if (tag === "INPUT" && type === "image") return clean(el.getAttribute("alt")) || "Submit";
+    const fromLabel = labelsOf(el);
+    if (fromLabel) return fromLabel;
+    return clean(el.getAttribute("title")) || clean(el.getAttribute("placeholder")) ||
+      clean(el.getAttribute("aria-placeholder"));
+  }
+  if (tag === "IMG" || tag === "AREA") {
+    return clean(el.getAttribute("alt")) || clean(el.getAttribute("title"));
+  }
+  if (tag.toLowerCase() === "svg") {
+    const title = el.querySelector("title");
+    return title ? clean(title.textContent) : "";
+  }
+  if (tag === "FIELDSET") {
+    const legend = el.querySelector(":scope > legend");
+    if (legend) return textOf(legend, 200);
+  }
+  if (tag === "TABLE") {
+    const caption = el.querySelector(":scope > caption");
+    if (caption) return textOf(caption, 200);
+  }
+  if (tag === "IFRAME" || tag === "FRAME") {
+    return clean(el.getAttribute("title")) || clean(el.getAttribute("name"));
+  }
+  if (role !== null && CONTAINER_ROLES.has(role) && el.querySelector(ACTIONABLE)) {
+    return clean(el.getAttribute("title"));
+  }
+  if (role !== null && (NAME_FROM_CONTENT.has(role) || role === "generic-clickable")) {
+    const text = textOf(el, 400);
+    if (text) return text;
+  }
+  return clean(el.getAttribute("title"));
+}

@@ -1,0 +1,45 @@
+/**
+ * The element registry behind refs: every element Ghostlight hands out gets a number that stays
+ * its own for as long as the element lives in this world. The token changes with every new world
+ * (a navigation, a fresh world), so the service recognises numbers from an older registry as gone.
+ *
+ * @module
+ */
+
+/** This registry's token: random, new in every world. */
+export const token: string = Math.random().toString(36).slice(2, 10);
+
+const ids = new WeakMap<Element, number>();
+const elements = new Map<number, WeakRef<Element>>();
+let nextId = 1;
+// Dead entries are swept when the registry reaches this size; if most are alive, the next
+// sweep waits until it has doubled, so a huge page never sweeps on every new element.
+let sweepAt = 200000;
+
+/** The element's number, minted on first sight. */
+export function idOf(el: Element): number {
+  let id = ids.get(el);
+  if (id === undefined) {
+    if (elements.size >= sweepAt) {
+      for (const [key, ref] of elements) {
+        if (!ref.deref() || !ref.deref()!.isConnected) elements.delete(key);
+      }
+      sweepAt = Math.max(200000, elements.size * 2);
+    }
+    id = nextId++;
+    ids.set(el, id);
+    elements.set(id, new WeakRef(el));
+  } else if (!elements.has(id)) {
+    // Swept while detached, now back in the page (a recycled list row): the same ref again.
+    elements.set(id, new WeakRef(el));
+  }
+  return id;
+}
+
+/** The element behind a number, or null when it is gone or out of the page. */
+export function byId(id: number): Element | null {
+  const ref = elements.get(id);
+  const el = ref && ref.deref();
+  if (!el || !el.isConnected) return null;
+  return el;
+}

@@ -1,0 +1,80 @@
+/**
+ * The one rule for which fields hold secrets (passwords, one-time codes, card codes, tokens),
+ * and the redaction of their values from text before it leaves the page. Everything the runtime
+ * reports about a field goes through {@linkcode isSecretField}.
+ *
+ * @module
+ */
+
+import { REDACTED } from "../page/redact.ts";
+import { digestOf, type SecretDigest } from "../page/secret_digest.ts";
+import { frameDocument } from "./dom.ts";
+
+/** Names, ids and autocomplete tokens of fields whose values are secret. */
+const SECRET_FIELD =
+  /pass(word|wd|code)?|secret|token|otp|one-time|cvv|cvc|csc|security.?code|api.?key|\bpin\b|cc-num|card.?number/i;
+
+/** Whether the element is a field whose value is secret. */
+export function isSecretField(el: Element): boolean {
+  if (el.tagName !== "INPUT" && el.tagName !== "TEXTAREA") return false;
+  if ((el.getAttribute("type") || "").toLowerCase() === "password") return true;
+  const hints = [el.getAttribute("autocomplete"), el.getAttribute("name"), el.id].filter(Boolean)
+    .join(" ");
+  return SECRET_FIELD.test(hints);
+}
+
+/** The values of the secret fields in the page, its shadow roots and same-origin frames. */
+function secretValues(): string[] {
+  const found = new Set<string>();
+  const visit = (root: Document | ShadowRoot, depth: number): void => {
+    for (const el of root.querySelectorAll("input, textarea, iframe, frame")) {
+      if (el.tagName === "IFRAME" || el.tagName === "FRAME") {
+        const doc = frameDocument(el);
+        if (doc && depth < 4) visit(doc, depth + 1);
+      } else if (isSecretField(el) && (el as HTMLInputElement).value && found.size < 200) {
+        found.add((el as HTMLInputElement).value);
+      }
+    }
+    for (const host of root.querySelectorAll("*")) {
+      if (host.shadowRoot) visit(host.shadowRoot, depth);
+    }
+  };
+  visit(document, 0);
+  return Array.from(found);
+}
+
+/**
+ * What {@linkcode redactFields} would replace, as digests (see `secret_digest.ts`): the service
+ * can then redact a result the page could not, and the values stay here.
+ */
+export function secretDigests(base: number, moduli: readonly [number, number]): SecretDigest[] {
+  const out: SecretDigest[] = [];
+  for (const value of secretValues()) {
+    const [h1, h2] = digestOf(value, base, moduli);
+    out.push({ length: value.length, h1, h2, match: "whole" });
+    const run = value.length >= 4 ? value : JSON.stringify(value);
+    const [r1, r2] = digestOf(run, base, moduli);
+    out.push({ length: run.length, h1: r1, h2: r2, match: value.length >= 4 ? "run" : "quoted" });
+  }
+  return out;
+}
+
+/** The agent's script's result with the page's secret field values replaced; the page's URL. */
+export function redactResult(text: string): { text: string; url: string } {
+  return { text: redactFields(text), url: location.href };
+}
+
+/**
+ * The text with the values of the page's secret fields replaced, so those values never leave
+ * the page. A value of fewer than 4 characters is replaced only where it stands alone (the whole
+ * text, or a quoted string), since replacing it everywhere would eat ordinary words.
+ */
+function redactFields(text: string): string {
+  let out = text;
+  for (const value of secretValues().sort((a, b) => b.length - a.length)) {
+    if (out === value) return REDACTED;
+    if (value.length >= 4) out = out.split(value).join(REDACTED);
+    else out = out.split(JSON.stringify(value)).join(`"${REDACTED}"`);
+  }
+  return out;
+}

@@ -1,0 +1,119 @@
+/**
+ * Text as the user reads it: whitespace folded, cut to a length, and an element's text gathered
+ * through shadow roots and slots without the values of secret fields.
+ *
+ * @module
+ */
+
+import { isElement, isText } from "./dom.ts";
+import { isSecretField } from "./secrets.ts";
+
+/** Elements that flow inside a line of text rather than start one. */
+export const INLINE: ReadonlySet<string> = new Set([
+  "A",
+  "ABBR",
+  "B",
+  "BDI",
+  "BDO",
+  "BR",
+  "CITE",
+  "CODE",
+  "DATA",
+  "DFN",
+  "EM",
+  "I",
+  "KBD",
+  "MARK",
+  "Q",
+  "S",
+  "SAMP",
+  "SMALL",
+  "SPAN",
+  "STRONG",
+  "SUB",
+  "SUP",
+  "TIME",
+  "U",
+  "VAR",
+  "WBR",
+  "FONT",
+  "LABEL",
+  "INS",
+  "DEL",
+]);
+
+/** Elements whose content is never page text. */
+export const SKIP: ReadonlySet<string> = new Set([
+  "SCRIPT",
+  "STYLE",
+  "NOSCRIPT",
+  "TEMPLATE",
+  "HEAD",
+  "META",
+  "LINK",
+  "TITLE",
+  "SVG",
+  "svg",
+  "PATH",
+  "path",
+]);
+
+/** The text with runs of whitespace made one space, trimmed. */
+export function clean(text: string | null | undefined): string {
+  return (text || "").replace(/\s+/g, " ").trim();
+}
+
+/** The text cut to `n` characters, an ellipsis marking the cut. */
+export function clip(text: string, n: number): string {
+  return text.length > n ? text.slice(0, n - 1) + "…" : text;
+}
+
+/**
+ * The text inside a node, reading shadow roots, slots, image alternatives and the values of
+ * inputs that are not secret; it stops gathering once past `budget` characters.
+ */
+export function textOf(node: Node, budget: number): string {
+  let out = "";
+  const visit = (n: Node): void => {
+    if (out.length > budget) return;
+    if (isText(n)) {
+      out += n.data;
+      return;
+    }
+    if (!isElement(n)) return;
+    if (n.tagName.toLowerCase() === "svg") {
+      const title = n.querySelector("title");
+      out += " " + (n.getAttribute("aria-label") || (title ? title.textContent : "")) + " ";
+      return;
+    }
+    if (
+      SKIP.has(n.tagName) || n.getAttribute("aria-hidden") === "true" || (n as HTMLElement).hidden
+    ) {
+      return;
+    }
+    if (n.tagName === "INPUT") {
+      out += " " + (isSecretField(n) ? "" : (n as HTMLInputElement).value) + " ";
+      return;
+    }
+    if (n.tagName === "IMG") {
+      out += " " + (n.getAttribute("alt") || "") + " ";
+      return;
+    }
+    if (n.tagName === "SLOT") {
+      const nodes = (n as HTMLSlotElement).assignedNodes();
+      if (nodes.length) {
+        nodes.forEach(visit);
+        return;
+      }
+    }
+    if (n.shadowRoot) {
+      n.shadowRoot.childNodes.forEach(visit);
+      return;
+    }
+    if (!INLINE.has(n.tagName)) out += " ";
+    n.childNodes.forEach(visit);
+    if (!INLINE.has(n.tagName)) out += " ";
+  };
+  visit(node);
+  return clean(out);
+}
