@@ -7,7 +7,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { decodeBase64 } from "../shared/base64.ts";
-import { jpegSize } from "../service/tools/jpeg.ts";
+import { jpegSize } from "../service/tools/page/jpeg.ts";
 import { launchBrowser } from "./support/browser.ts";
 import { executable, makeTestEnv } from "./support/env.ts";
 import { serveFixtures } from "./support/fixtures.ts";

@@ -8,7 +8,7 @@
 
 import { fetchStatus } from "../service/control/mod.ts";
 import { Catalog } from "../service/catalog/mod.ts";
-import { HANDLERS } from "../service/tools/mod.ts";
+import { TOOLS } from "../service/tools/mod.ts";
 import { resolveInstancePaths } from "../shared/instance.ts";
 import { VERSION } from "../shared/version.ts";
 import { assertEquals } from "./support/assert.ts";
@@ -150,7 +150,7 @@ export function expectedServer(testEnv: TestEnv): {
 } {
   return {
     info: { name: `ghostlight-${testEnv.instance}`, version: VERSION },
-    descriptors: new Catalog(new Set(Object.keys(HANDLERS))).descriptors(),
+    descriptors: new Catalog(TOOLS).descriptors(),
   };
 }
 

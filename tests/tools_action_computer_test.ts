@@ -5,7 +5,7 @@
  */
 
 import { decodeBase64 } from "../shared/base64.ts";
-import { jpegSize } from "../service/tools/jpeg.ts";
+import { jpegSize } from "../service/tools/page/jpeg.ts";
 import { assert, assertEquals, assertMatch } from "./support/assert.ts";
 import {
   type CallResult,

@@ -6,7 +6,7 @@
  */
 
 import { decodeBase64 } from "../shared/base64.ts";
-import { jpegSize } from "../service/tools/jpeg.ts";
+import { jpegSize } from "../service/tools/page/jpeg.ts";
 import { assert, assertMatch } from "./support/assert.ts";
 import { type E2ESession, startSession } from "./support/session.ts";
 import { allText, onlyFenced } from "./support/results.ts";

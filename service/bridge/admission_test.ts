@@ -3,7 +3,7 @@ import { assert, assertEquals } from "../../tests/support/assert.ts";
 import { BrowserHub } from "../browser/mod.ts";
 import { Catalog } from "../catalog/mod.ts";
 import { Scheduler } from "../scheduler/mod.ts";
-import { HANDLERS } from "../tools/mod.ts";
+import { TOOLS } from "../tools/mod.ts";
 import {
   MAX_WORKSPACES_PER_CONNECTION,
   WorkspaceHolds,
@@ -15,7 +15,7 @@ import { type SessionDeps, WorkIds } from "./session.ts";
 function makeDeps(): SessionDeps {
   const workspaces = new WorkspaceRegistry();
   return {
-    catalog: new Catalog(new Set(Object.keys(HANDLERS))),
+    catalog: new Catalog(TOOLS),
     workspaces,
     holds: new WorkspaceHolds(workspaces, { graceMs: 60_000, releaseTabs: () => {} }),
     browsers: new BrowserHub(),

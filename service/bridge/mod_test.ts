@@ -4,7 +4,7 @@ import { assert, assertEquals } from "../../tests/support/assert.ts";
 import { BrowserHub } from "../browser/mod.ts";
 import { Catalog } from "../catalog/mod.ts";
 import { DEFAULT_SCHEDULER_OPTIONS, Scheduler } from "../scheduler/mod.ts";
-import { HANDLERS } from "../tools/mod.ts";
+import { TOOLS } from "../tools/mod.ts";
 import { WorkspaceHolds, WorkspaceRegistry } from "../workspace/mod.ts";
 import { MAX_ACTIVE_WORKS, serveSession, type SessionDeps, WorkIds } from "./mod.ts";
 
@@ -45,7 +45,7 @@ Deno.test("a connector's running works and a workspace's queue are bounded: busy
   const scheduler = new Scheduler({ ...DEFAULT_SCHEDULER_OPTIONS, queueDeadlineMs: 60_000 });
   const workspaces = new WorkspaceRegistry();
   const deps: SessionDeps = {
-    catalog: new Catalog(new Set(Object.keys(HANDLERS))),
+    catalog: new Catalog(TOOLS),
     workspaces,
     holds: new WorkspaceHolds(workspaces, { graceMs: 60_000, releaseTabs: () => {} }),
     browsers: new BrowserHub(),

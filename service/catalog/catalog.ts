@@ -10,21 +10,46 @@ import { CONTRACT, type ContractRow } from "./contract.ts";
 import { TOOL_TEXT } from "./descriptions.ts";
 import { firstArgumentProblem } from "./validate.ts";
 
-/** Tools that mint a workspace when a call names none. */
-const CONTEXT_CREATING = new Set(["tabs_context_mcp", "tabs_create_mcp"]);
-/** Tools that touch no workspace state. */
-const STATELESS = new Set(["update_plan", "explain"]);
-/** Tools that have no use for a workspace even when a call names one. */
-const WORKSPACE_FREE = new Set(["explain"]);
+/**
+ * How the service treats a tool's calls: whether a call mints a workspace when it names none,
+ * whether it needs one, and whether it uses one it is given.
+ */
+export interface ToolTraits {
+  createsContext: boolean;
+  needsWorkspace: boolean;
+  acceptsWorkspace: boolean;
+}
 
-/** The catalog over a set of implemented tool names. */
+/** A built tool as the catalog sees it: its name and the traits it declares. */
+export interface CatalogTool extends Partial<ToolTraits> {
+  name: string;
+}
+
+const DEFAULT_TRAITS: ToolTraits = {
+  createsContext: false,
+  needsWorkspace: true,
+  acceptsWorkspace: true,
+};
+
+/** The catalog over the built tools. */
 export class Catalog {
   readonly generation = 1;
   #rows: ContractRow[];
+  #traits = new Map<string, ToolTraits>();
 
-  /** Builds the catalog of the tools in `implemented`, keeping contract order. */
-  constructor(implemented: ReadonlySet<string>) {
-    this.#rows = CONTRACT.filter((row) => implemented.has(row.name));
+  /**
+   * Builds the catalog of `tools`, in contract order. A tool without a contract row or a
+   * description is a build mistake, refused here rather than advertised half.
+   */
+  constructor(tools: readonly CatalogTool[]) {
+    for (const tool of tools) {
+      if (!CONTRACT.some((row) => row.name === tool.name) || !TOOL_TEXT[tool.name]) {
+        throw new Error(`the tool ${tool.name} has no contract row or no description`);
+      }
+      const { name: _, ...declared } = tool;
+      this.#traits.set(tool.name, { ...DEFAULT_TRAITS, ...declared });
+    }
+    this.#rows = CONTRACT.filter((row) => this.#traits.has(row.name));
   }
 
   /** The advertised tools. */
@@ -45,14 +70,8 @@ export class Catalog {
   }
 
   /** Whether a tool creates context, needs a workspace, or uses one when given. */
-  traits(
-    name: string,
-  ): { createsContext: boolean; needsWorkspace: boolean; acceptsWorkspace: boolean } {
-    return {
-      createsContext: CONTEXT_CREATING.has(name),
-      needsWorkspace: !STATELESS.has(name),
-      acceptsWorkspace: !WORKSPACE_FREE.has(name),
-    };
+  traits(name: string): ToolTraits {
+    return this.#traits.get(name) ?? DEFAULT_TRAITS;
   }
 
   /**

@@ -5,5 +5,5 @@
  * @module
  */
 
-export { Catalog } from "./catalog.ts";
+export { Catalog, type CatalogTool, type ToolTraits } from "./catalog.ts";
 export { type Capability, CONTRACT, type ContractRow } from "./contract.ts";

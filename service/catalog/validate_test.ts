@@ -1,7 +1,7 @@
 import { assertEquals, assertMatch } from "../../tests/support/assert.ts";
 import { Catalog, CONTRACT } from "./mod.ts";
 
-const catalog = new Catalog(new Set(CONTRACT.map((row) => row.name)));
+const catalog = new Catalog(CONTRACT.map((row) => ({ name: row.name })));
 
 Deno.test("valid arguments pass", () => {
   assertEquals(catalog.argumentProblem("navigate", { url: "example.com", tabId: 1 }), null);

@@ -18,7 +18,7 @@ import { bindSockets, ensureOwnedDir, ensureSecret } from "../endpoint/mod.ts";
 import { configureLog, log } from "../log/mod.ts";
 import { DEFAULT_SCHEDULER_OPTIONS, Scheduler } from "../scheduler/mod.ts";
 import type { ServiceSettings } from "../settings.ts";
-import { HANDLERS, releaseTabs } from "../tools/mod.ts";
+import { releaseTabs, TOOLS } from "../tools/mod.ts";
 import { WorkspaceHolds, WorkspaceRegistry } from "../workspace/mod.ts";
 import { Activity } from "./activity.ts";
 
@@ -60,7 +60,7 @@ function buildState(settings: ServiceSettings): ServiceState {
   });
   const activity = new Activity(() => browsers.list().length);
   const shared: SessionDeps = {
-    catalog: new Catalog(new Set(Object.keys(HANDLERS))),
+    catalog: new Catalog(TOOLS),
     workspaces,
     holds,
     browsers,

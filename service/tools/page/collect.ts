@@ -5,7 +5,7 @@
  * @module
  */
 
-import { ToolError } from "../errors.ts";
+import { ToolError } from "../core/errors.ts";
 import {
   type Frame,
   FrameGone,
@@ -18,8 +18,8 @@ import {
   refGone,
   send,
   type TabPages,
-} from "../refs.ts";
-import type { TabTarget } from "../target.ts";
+} from "./refs.ts";
+import type { TabTarget } from "../core/target.ts";
 import { runtimeCall } from "./in_page.ts";
 import type { OutlineNode } from "./outline.ts";
 

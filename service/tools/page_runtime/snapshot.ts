@@ -83,43 +83,77 @@ function extrasOf(
   return out;
 }
 
-/** Walks the document (or the element `options.root`) into outline nodes. */
-export function snapshot(options: SnapshotOptions): Snapshot {
-  const filter = options.filter || "all";
-  const maxDepth = typeof options.depth === "number" ? options.depth : Infinity;
-  const limit = options.limit || 20000;
-  const wantHints = !!options.hints;
-  const nodes: SnapshotNode[] = [];
-  const frames: number[] = [];
-  let omitted = 0;
-  let cutByDepth = 0;
-  let text = "";
-  let textDepth = 0;
-  let textOwner: Element | null = null;
-  let underPointer = false;
-  const flushText = (): void => {
-    const value = clean(text);
-    text = "";
-    if (!value || filter === "interactive") return;
-    if (textDepth > maxDepth) {
-      cutByDepth++;
+/** Hints that help `find` rank an element: title, name, id, description, test id. */
+function hintsOf(el: Element): string {
+  const root = rootOf(el);
+  const describedBy = clean(el.getAttribute("aria-describedby")).split(" ")[0];
+  const description = describedBy && root.getElementById ? root.getElementById(describedBy) : null;
+  return [
+    el.getAttribute("title"),
+    el.getAttribute("name"),
+    el.id,
+    description ? textOf(description, 100) : "",
+    el.getAttribute("data-testid"),
+  ].filter(Boolean).join(" ");
+}
+
+/** Whether an element only names another (a label of a control, a legend or caption). */
+function onlyNames(n: Element): boolean {
+  return (n.tagName === "LABEL" && !!(n as HTMLLabelElement).control &&
+    (n as HTMLLabelElement).control !== n) ||
+    ((n.tagName === "LEGEND" || n.tagName === "CAPTION") && !!n.parentElement &&
+      n.parentElement.getAttribute("aria-label") === null);
+}
+
+/** One walk of a document into outline nodes: the nodes so far and the text being gathered. */
+class Walker {
+  readonly nodes: SnapshotNode[] = [];
+  readonly frames: number[] = [];
+  omitted = 0;
+  cutByDepth = 0;
+  #text = "";
+  #textDepth = 0;
+  #textOwner: Element | null = null;
+  /** Inside a control: script-made clickables within it are part of it. */
+  #underPointer = false;
+  readonly #filter: string;
+  readonly #maxDepth: number;
+  readonly #limit: number;
+  readonly #wantHints: boolean;
+
+  constructor(options: SnapshotOptions) {
+    this.#filter = options.filter || "all";
+    this.#maxDepth = typeof options.depth === "number" ? options.depth : Infinity;
+    this.#limit = options.limit || 20000;
+    this.#wantHints = !!options.hints;
+  }
+
+  /** Ends the text run being gathered, as a text node. */
+  flushText(): void {
+    const value = clean(this.#text);
+    this.#text = "";
+    if (!value || this.#filter === "interactive") return;
+    if (this.#textDepth > this.#maxDepth) {
+      this.cutByDepth++;
       return;
     }
-    if (nodes.length >= limit) {
-      omitted++;
+    if (this.nodes.length >= this.#limit) {
+      this.omitted++;
       return;
     }
-    nodes.push({
-      id: wantHints && textOwner ? idOf(textOwner) : 0,
-      depth: textDepth,
+    this.nodes.push({
+      id: this.#wantHints && this.#textOwner ? idOf(this.#textOwner) : 0,
+      depth: this.#textDepth,
       role: "text",
       name: clip(value, 300),
     });
-  };
-  const emit = (el: Element, role: string, depth: number): SnapshotNode | null => {
-    flushText();
-    if (nodes.length >= limit) {
-      omitted++;
+  }
+
+  /** Adds an element's node; null past the limit. */
+  #emit(el: Element, role: string, depth: number): SnapshotNode | null {
+    this.flushText();
+    if (this.nodes.length >= this.#limit) {
+      this.omitted++;
       return null;
     }
     const name = clip(nameOf(el, role), 200);
@@ -133,69 +167,68 @@ export function snapshot(options: SnapshotOptions): Snapshot {
     const extras = extrasOf(el, role, name);
     if (extras.placeholder) node.placeholder = extras.placeholder;
     if (extras.href) node.href = extras.href;
-    if (wantHints) {
-      const root = rootOf(el);
-      const describedBy = clean(el.getAttribute("aria-describedby")).split(" ")[0];
-      const description = describedBy && root.getElementById
-        ? root.getElementById(describedBy)
-        : null;
-      const hints = [
-        el.getAttribute("title"),
-        el.getAttribute("name"),
-        el.id,
-        description ? textOf(description, 100) : "",
-        el.getAttribute("data-testid"),
-      ].filter(Boolean).join(" ");
+    if (this.#wantHints) {
+      const hints = hintsOf(el);
       if (hints) node.hints = clip(hints, 200);
     }
-    nodes.push(node);
+    this.nodes.push(node);
     return node;
-  };
-  const walkChildren = (parent: Node, depth: number, suppressText: boolean): void => {
-    for (const child of shownChildren(parent)) walk(child, depth, suppressText);
-  };
-  const walk = (n: Node, depth: number, suppressText: boolean): void => {
+  }
+
+  #walkChildren(parent: Node, depth: number, suppressText: boolean): void {
+    for (const child of shownChildren(parent)) this.walk(child, depth, suppressText);
+  }
+
+  /** Walks a node and what it shows. */
+  walk(n: Node, depth: number, suppressText: boolean): void {
     if (isText(n)) {
       if (suppressText) return;
-      if (!text) {
-        textDepth = depth;
-        textOwner = n.parentElement || (n.parentNode && (n.parentNode as ShadowRoot).host) ||
-          null;
+      if (!this.#text) {
+        this.#textDepth = depth;
+        this.#textOwner = n.parentElement ||
+          (n.parentNode && (n.parentNode as ShadowRoot).host) || null;
       }
-      text += n.data;
+      this.#text += n.data;
       return;
     }
     if (n.nodeType === 11) {
-      walkChildren(n, depth, suppressText);
+      this.#walkChildren(n, depth, suppressText);
       return;
     }
     if (!isElement(n)) return;
     if (n.tagName.toLowerCase() === "svg") {
       // An icon is part of its control's name; a labelled graphic stands on its own.
       if (
-        !isHidden(n) && !underPointer &&
+        !isHidden(n) && !this.#underPointer &&
         (n.getAttribute("aria-label") || n.getAttribute("role") === "img")
       ) {
-        if (depth <= maxDepth && filter !== "interactive") emit(n, "img", depth);
+        if (depth <= this.#maxDepth && this.#filter !== "interactive") this.#emit(n, "img", depth);
       }
       return;
     }
     if (SKIP.has(n.tagName) || isHidden(n)) return;
-    const outer = underPointer;
+    const outer = this.#underPointer;
     try {
-      walkElement(n, depth, suppressText);
+      this.#walkElement(n, depth, suppressText);
     } finally {
-      underPointer = outer;
+      this.#underPointer = outer;
     }
-  };
-  const walkElement = (n: Element, depth: number, suppressText: boolean): void => {
+  }
+
+  /** The element's role, counting script-made controls (a pointer cursor) as clickable. */
+  #roleOf(n: Element): string | null {
+    let role = roleOf(n);
+    if (role === "presentation") role = null;
     if (
-      (n.tagName === "LABEL" && (n as HTMLLabelElement).control &&
-        (n as HTMLLabelElement).control !== n) ||
-      ((n.tagName === "LEGEND" || n.tagName === "CAPTION") && n.parentElement &&
-        n.parentElement.getAttribute("aria-label") === null)
-    ) {
-      walkChildren(n, depth, true);
+      !role && !this.#underPointer && n.tagName !== "BR" &&
+      viewOf(n).getComputedStyle(n).cursor === "pointer"
+    ) role = "generic-clickable";
+    return role;
+  }
+
+  #walkElement(n: Element, depth: number, suppressText: boolean): void {
+    if (onlyNames(n)) {
+      this.#walkChildren(n, depth, true);
       return;
     }
     // visibility: hidden hides the element and its text, but a child may be visible again.
@@ -203,82 +236,94 @@ export function snapshot(options: SnapshotOptions): Snapshot {
       typeof n.checkVisibility === "function" && n.checkVisibility() &&
       !n.checkVisibility({ visibilityProperty: true })
     ) {
-      flushText();
-      walkChildren(n, depth, true);
+      this.flushText();
+      this.#walkChildren(n, depth, true);
       return;
     }
-    let role = roleOf(n);
-    if (role === "presentation") role = null;
-    // Script-made controls (a div with a click listener) show themselves by a pointer cursor.
-    if (
-      !role && !underPointer && n.tagName !== "BR" &&
-      viewOf(n).getComputedStyle(n).cursor === "pointer"
-    ) role = "generic-clickable";
-    if (role && (INTERACTIVE.has(role) || role === "generic-clickable")) underPointer = true;
+    const role = this.#roleOf(n);
+    if (role && (INTERACTIVE.has(role) || role === "generic-clickable")) {
+      this.#underPointer = true;
+    }
     if (!role) {
-      if (!INLINE.has(n.tagName)) flushText();
-      if (n.tagName === "BR") {
-        text += " ";
-        return;
-      }
-      walkChildren(n, depth, suppressText);
-      if (!INLINE.has(n.tagName)) flushText();
+      this.#walkPlain(n, depth, suppressText);
       return;
     }
-    if (depth > maxDepth) {
-      cutByDepth++;
-      flushText();
+    if (depth > this.#maxDepth) {
+      this.cutByDepth++;
+      this.flushText();
       return;
     }
     const actionable = INTERACTIVE.has(role) || role === "generic-clickable" || role === "iframe";
     // Inside an element named by its content, only controls add lines: the rest is its name.
-    const interesting = actionable || (filter !== "interactive" && !suppressText);
-    const node = interesting ? emit(n, role, depth) : (flushText(), null);
-    if (role === "iframe") {
-      const doc = frameDocument(n);
-      const rect = n.getBoundingClientRect();
-      // Tracking pixels and hidden helper frames hold nothing to read or act on.
-      if (rect.width < 3 || rect.height < 3) return;
-      if (doc && doc.body) walk(doc.body, depth + 1, false);
-      else if (node) {
-        node.frame = true;
-        frames.push(node.id);
-      }
-      return;
-    }
-    if (n.tagName === "SELECT") {
-      if (filter === "interactive") return;
-      const options = (n as HTMLSelectElement).options;
-      let count = 0;
-      for (const option of options) {
-        if (count++ >= 25) {
-          flushText();
-          nodes.push({
-            id: 0,
-            depth: depth + 1,
-            role: "text",
-            name: "… " + (options.length - 25) +
-              " more options (form_input takes any option's label)",
-          });
-          break;
-        }
-        emit(option, "option", depth + 1);
-      }
-      return;
-    }
+    const interesting = actionable || (this.#filter !== "interactive" && !suppressText);
+    const node = interesting ? this.#emit(n, role, depth) : (this.flushText(), null);
+    if (role === "iframe") return this.#walkFrame(n, depth, node);
+    if (n.tagName === "SELECT") return this.#walkOptions(n as HTMLSelectElement, depth);
     if (n.tagName === "TEXTAREA" || n.tagName === "INPUT") return;
     const childDepth = node ? depth + 1 : depth;
-    const nameFromContent = node && (NAME_FROM_CONTENT.has(role) || role === "generic-clickable") &&
+    const nameFromContent = node &&
+      (NAME_FROM_CONTENT.has(role) || role === "generic-clickable") &&
       node.name && !n.getAttribute("aria-label");
-    walkChildren(n, childDepth, suppressText || !!nameFromContent || role === "textbox");
-    flushText();
-  };
+    this.#walkChildren(n, childDepth, suppressText || !!nameFromContent || role === "textbox");
+    this.flushText();
+  }
+
+  /** An element with no role: its content, in its own paragraph unless it is inline. */
+  #walkPlain(n: Element, depth: number, suppressText: boolean): void {
+    if (!INLINE.has(n.tagName)) this.flushText();
+    if (n.tagName === "BR") {
+      this.#text += " ";
+      return;
+    }
+    this.#walkChildren(n, depth, suppressText);
+    if (!INLINE.has(n.tagName)) this.flushText();
+  }
+
+  /** A frame: a same-origin one is walked in place; another is marked for its own world. */
+  #walkFrame(n: Element, depth: number, node: SnapshotNode | null): void {
+    const doc = frameDocument(n);
+    const rect = n.getBoundingClientRect();
+    // Tracking pixels and hidden helper frames hold nothing to read or act on.
+    if (rect.width < 3 || rect.height < 3) return;
+    if (doc && doc.body) this.walk(doc.body, depth + 1, false);
+    else if (node) {
+      node.frame = true;
+      this.frames.push(node.id);
+    }
+  }
+
+  /** A select's first 25 options, then how many more. */
+  #walkOptions(n: HTMLSelectElement, depth: number): void {
+    if (this.#filter === "interactive") return;
+    const options = n.options;
+    let count = 0;
+    for (const option of options) {
+      if (count++ >= 25) {
+        this.flushText();
+        this.nodes.push({
+          id: 0,
+          depth: depth + 1,
+          role: "text",
+          name: "… " + (options.length - 25) +
+            " more options (form_input takes any option's label)",
+        });
+        break;
+      }
+      this.#emit(option, "option", depth + 1);
+    }
+  }
+}
+
+/** Walks the document (or the element `options.root`) into outline nodes. */
+export function snapshot(options: SnapshotOptions): Snapshot {
   let start: Element | null = document.body || document.documentElement;
   if (options.root) {
     start = byId(options.root);
     if (!start) return { gone: true };
   }
-  if (start) walk(start, 0, false);
-  flushText();
+  const walker = new Walker(options);
+  if (start) walker.walk(start, 0, false);
+  walker.flushText();
+  const { nodes, frames, omitted, cutByDepth } = walker;
   return { token, url: location.href, title: document.title, nodes, frames, omitted, cutByDepth };
 }

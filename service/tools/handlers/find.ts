@@ -6,26 +6,27 @@
  * @module
  */
 
-import { type Handler, success } from "./context.ts";
-import { ToolError } from "./errors.ts";
-import { fence, originOf } from "./fence.ts";
-import { collect, type CollectedNode } from "./page/collect.ts";
-import { runtimeCall } from "./page/in_page.ts";
-import { provenance } from "./page/provenance.ts";
-import { rank, roleWords } from "./page/rank.ts";
-import { redactSecrets } from "./page/redact.ts";
+import { type Handler, success } from "../core/context.ts";
+import { ToolError } from "../core/errors.ts";
+import { fence, originOf } from "../core/fence.ts";
+import { collect, type CollectedNode } from "../page/collect.ts";
+import { runtimeCall } from "../page/in_page.ts";
+import { provenance } from "../page/provenance.ts";
+import { rank, roleWords } from "../page/rank.ts";
+import { redactSecrets } from "../page/redact.ts";
 import {
   type Frame,
   frameOrigin,
   inFrame,
   intersects,
   refFor,
+  type TabPages,
   tabPages,
   topViewport,
-} from "./refs.ts";
-import { currentScale, latestScreenshot } from "./screenshot.ts";
-import { ownedTab } from "./target.ts";
-import { displayUrl } from "./redact_url.ts";
+} from "../page/refs.ts";
+import { currentScale, latestScreenshot } from "../page/screenshot.ts";
+import { ownedTab, type TabTarget } from "../core/target.ts";
+import { displayUrl } from "../core/redact_url.ts";
 
 /** Most matches returned. */
 export const MAX_MATCHES = 20;
@@ -41,26 +42,19 @@ interface Measured {
   inViewport: boolean;
 }
 
-/** `find`. */
-export const find: Handler = async (args, context) => {
-  const target = ownedTab(context.workspace, context.browsers, args.tabId as number);
-  const query = (args.query as string).trim();
-  if (query === "") {
-    throw new ToolError(
-      "tool_failure",
-      '"query" is empty.',
-      `Describe the element, e.g. {"query": "search box", "tabId": ${target.tabId}}.`,
-    );
-  }
-  const pages = tabPages(context.workspace, target.tabId);
-  const outline = await collect(target, pages, { filter: "all", hints: true });
-  let ranked = rank(outline.nodes, query, CANDIDATES * 2);
-  // No element has the query's words: offer the elements of the roles it named instead.
-  const roles = ranked.length === 0 ? roleWords(query) : "";
-  if (roles) ranked = rank(outline.nodes, roles, CANDIDATES * 2);
+/** A ranked element, one per element: a text run stands for the element that holds it. */
+interface Candidate {
+  node: CollectedNode;
+  ref: string;
+  score: number;
+}
 
-  // One match per element: a text run stands for the element that holds it.
-  const picked: { node: CollectedNode; ref: string; score: number }[] = [];
+/** The best-ranked elements, at most {@linkcode CANDIDATES}, one per element. */
+function pickCandidates(
+  pages: TabPages,
+  ranked: { node: CollectedNode; score: number }[],
+): Candidate[] {
+  const picked: Candidate[] = [];
   const seen = new Set<string>();
   for (const { node, score } of ranked) {
     if (!node.at) continue;
@@ -70,7 +64,15 @@ export const find: Handler = async (args, context) => {
     picked.push({ node, ref, score });
     if (picked.length >= CANDIDATES) break;
   }
+  return picked;
+}
 
+/** The box of each candidate in top-level viewport CSS pixels, by `frame key#local id`. */
+async function measure(
+  target: TabTarget,
+  pages: TabPages,
+  picked: Candidate[],
+): Promise<Map<string, Measured | null>> {
   const byFrame = new Map<Frame, number[]>();
   for (const { node } of picked) {
     const list = byFrame.get(node.at!.frame) ?? [];
@@ -101,9 +103,15 @@ export const find: Handler = async (args, context) => {
       boxes.set(`${frame.key}#${id}`, moved);
     });
   }
+  return boxes;
+}
 
-  // What the user can see wins a close call: a hidden duplicate (an off-canvas mobile menu)
-  // loses to the visible control, and on-screen beats scrolled away.
+/**
+ * The candidates that have a box, best first. What the user can see wins a close call: a hidden
+ * duplicate (an off-canvas mobile menu) loses to the visible control, and on-screen beats
+ * scrolled away.
+ */
+function byVisibility(picked: Candidate[], boxes: Map<string, Measured | null>) {
   const measured = picked.flatMap((candidate) => {
     const box = boxes.get(`${candidate.node.at!.frame.key}#${candidate.node.at!.localId}`);
     if (!box) return [];
@@ -114,30 +122,60 @@ export const find: Handler = async (args, context) => {
       : 0;
     return [{ ...candidate, box, score: candidate.score + seenBonus }];
   });
-  measured.sort((a, b) => b.score - a.score);
+  return measured.sort((a, b) => b.score - a.score);
+}
+
+/** A match as the agent gets it: boxes and centre in screenshot pixels. */
+function asMatch(
+  { node, ref, box }: Candidate & { box: Measured },
+  index: number,
+  scale: number,
+) {
+  const inShot = (css: number) => Math.round(css / scale);
+  return {
+    ref,
+    role: node.role,
+    name: redactSecrets(node.name.length > 150 ? `${node.name.slice(0, 149)}…` : node.name),
+    ...(node.value !== undefined ? { value: redactSecrets(node.value) } : {}),
+    box: {
+      x: inShot(box.x),
+      y: inShot(box.y),
+      width: inShot(box.width),
+      height: inShot(box.height),
+    },
+    x: inShot(box.x + box.width / 2),
+    y: inShot(box.y + box.height / 2),
+    visible: box.visible,
+    inViewport: box.inViewport,
+    matchRank: index + 1,
+  };
+}
+
+/** `find`. */
+export const find: Handler = async (args, context) => {
+  const target = ownedTab(context.workspace, context.browsers, args.tabId as number);
+  const query = (args.query as string).trim();
+  if (query === "") {
+    throw new ToolError(
+      "tool_failure",
+      '"query" is empty.',
+      `Describe the element, e.g. {"query": "search box", "tabId": ${target.tabId}}.`,
+    );
+  }
+  const pages = tabPages(context.workspace, target.tabId);
+  const outline = await collect(target, pages, { filter: "all", hints: true });
+  let ranked = rank(outline.nodes, query, CANDIDATES * 2);
+  // No element has the query's words: offer the elements of the roles it named instead.
+  const roles = ranked.length === 0 ? roleWords(query) : "";
+  if (roles) ranked = rank(outline.nodes, roles, CANDIDATES * 2);
+  const picked = pickCandidates(pages, ranked);
+  const measured = byVisibility(picked, await measure(target, pages, picked));
   // Viewport CSS pixels per screenshot pixel: 1 unless the viewport is wider than a screenshot.
   const scale = latestScreenshot(context.workspace, target.tabId)?.scale ??
     await currentScale(target);
-  const inShot = (css: number) => Math.round(css / scale);
-  const matches = measured.slice(0, MAX_MATCHES).map(({ node, ref, box }, index) => {
-    return {
-      ref,
-      role: node.role,
-      name: redactSecrets(node.name.length > 150 ? `${node.name.slice(0, 149)}…` : node.name),
-      ...(node.value !== undefined ? { value: redactSecrets(node.value) } : {}),
-      box: {
-        x: inShot(box.x),
-        y: inShot(box.y),
-        width: inShot(box.width),
-        height: inShot(box.height),
-      },
-      x: inShot(box.x + box.width / 2),
-      y: inShot(box.y + box.height / 2),
-      visible: box.visible,
-      inViewport: box.inViewport,
-      matchRank: index + 1,
-    };
-  });
+  const matches = measured.slice(0, MAX_MATCHES).map((match, index) =>
+    asMatch(match, index, scale)
+  );
 
   const origin = originOf(outline.url);
   const where = `tab ${target.tabId} (${displayUrl(outline.url)})`;

@@ -1,6 +1,6 @@
-import { assertEquals, assertMatch } from "../../tests/support/assert.ts";
-import { BrowserHub } from "../browser/mod.ts";
-import { WorkspaceRegistry } from "../workspace/mod.ts";
+import { assertEquals, assertMatch } from "../../../tests/support/assert.ts";
+import { BrowserHub } from "../../browser/mod.ts";
+import { WorkspaceRegistry } from "../../workspace/mod.ts";
 import { ToolError } from "./errors.ts";
 import { ownedTab } from "./target.ts";
 

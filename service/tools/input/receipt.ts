@@ -7,13 +7,13 @@
  * @module
  */
 
-import type { Workspace } from "../workspace/mod.ts";
-import { fence, originOf } from "./fence.ts";
-import { runtimeCall } from "./page/in_page.ts";
-import { redactSecrets } from "./page/redact.ts";
-import { inMainFrame, tabPages } from "./refs.ts";
-import { cdp, type TabTarget } from "./target.ts";
-import { displayUrl } from "./redact_url.ts";
+import type { Workspace } from "../../workspace/mod.ts";
+import { fence, originOf } from "../core/fence.ts";
+import { runtimeCall } from "../page/in_page.ts";
+import { redactSecrets } from "../page/redact.ts";
+import { inMainFrame, tabPages } from "../page/refs.ts";
+import { cdp, type TabTarget } from "../core/target.ts";
+import { displayUrl } from "../core/redact_url.ts";
 
 /** Longest wait for the page to settle after an action. */
 const SETTLE_MAX_MS = 600;
@@ -178,32 +178,34 @@ function dialogBlocker(target: TabTarget): Blocker | null {
   };
 }
 
-/** Observes the page after an action and builds its receipt. */
-export async function observeAfter(
+/** What an action says about itself to its receipt. */
+export interface ActionNote {
+  action: string;
+  assurance: Assurance;
+  ref?: string;
+  x?: number;
+  y?: number;
+  /** What the ref resolver said the target is (surer than the element at the point). */
+  element?: Described;
+  /** Blockers found before acting (an overlay on the target). */
+  blockers?: Blocker[];
+}
+
+type Settled = Awaited<ReturnType<typeof settledState>>;
+
+/**
+ * The page's state once it is quiet after the action; when the action started a navigation,
+ * the new page's (waited for, bounded). Null when a dialog, a closed tab or an unreadable page
+ * leaves nothing to read.
+ */
+async function stateAfter(
   workspace: Workspace,
   target: TabTarget,
-  before: Before,
-  action: {
-    action: string;
-    assurance: Assurance;
-    ref?: string;
-    x?: number;
-    y?: number;
-    /** What the ref resolver said the target is (surer than the element at the point). */
-    element?: Described;
-    /** Blockers found before acting (an overlay on the target). */
-    blockers?: Blocker[];
-  },
-): Promise<Receipt> {
-  const blockers: Blocker[] = [...action.blockers ?? []];
-  const gone = () =>
-    target.link.tabChangesSince(before.tabSerial).some((change) =>
-      change.kind === "closed" && change.native === target.native
-    );
+  gone: () => boolean,
+): Promise<Settled> {
   let state = target.link.tab(target.native).dialog || gone()
     ? null
     : await settledState(workspace, target);
-  // A navigation the action started: wait (bounded) for the new page.
   const deadline = Date.now() + NAVIGATION_WAIT_MS;
   while (
     !target.link.tab(target.native).dialog && !gone() &&
@@ -212,7 +214,17 @@ export async function observeAfter(
     await new Promise((resolve) => setTimeout(resolve, 100));
     state = await settledState(workspace, target);
   }
-  const openDialog = target.link.tab(target.native).dialog;
+  return state;
+}
+
+/** What stands in the way after the action: a dialog, a disabled target, a native popup, no focus. */
+function blockersAfter(
+  target: TabTarget,
+  before: Before,
+  action: ActionNote,
+  after: { state: Settled; mutations: number },
+): Blocker[] {
+  const blockers: Blocker[] = [...action.blockers ?? []];
   const dialog = dialogBlocker(target);
   if (dialog) blockers.push(dialog);
   if (before.element?.disabled || action.element?.disabled) {
@@ -231,20 +243,25 @@ export async function observeAfter(
         "option's label or value).",
     });
   }
-  const url = state?.url ?? before.url;
-  const title = state?.title ?? before.title;
-  const navigated = url !== before.url;
-  const mutations = state?.n === null || state === null || navigated
-    ? 0
-    : Math.max(0, state.n - before.mutations);
-  if (action.action === "type" && !before.focus && !state?.focus && mutations === 0) {
+  if (
+    action.action === "type" && !before.focus && !after.state?.focus && after.mutations === 0
+  ) {
     blockers.push({
       kind: "no_focus",
       summary: "Nothing had focus, so the typed text went nowhere.",
       nextStep: "Click the field first (left_click on it or its ref), then type again.",
     });
   }
+  return blockers;
+}
 
+/** The workspace's tabs the action opened or closed. */
+async function tabDeltaAfter(
+  workspace: Workspace,
+  target: TabTarget,
+  before: Before,
+  state: Settled,
+): Promise<Receipt["tabDelta"]> {
   // The page went to the background: a tab opened in front of it. The browser's report of
   // that tab may still be on its way; wait for it (briefly) so the delta names it.
   const opensTab = () =>
@@ -262,7 +279,30 @@ export async function observeAfter(
   const closed = changes.filter((change) =>
     change.kind === "closed" && before.owned.has(target.link.compose(change.native))
   ).map((change) => target.link.compose(change.native));
+  return opened.length > 0 || closed.length > 0 ? { opened, closed, more: false } : undefined;
+}
 
+/** Observes the page after an action and builds its receipt. */
+export async function observeAfter(
+  workspace: Workspace,
+  target: TabTarget,
+  before: Before,
+  action: ActionNote,
+): Promise<Receipt> {
+  const gone = () =>
+    target.link.tabChangesSince(before.tabSerial).some((change) =>
+      change.kind === "closed" && change.native === target.native
+    );
+  const state = await stateAfter(workspace, target, gone);
+  const openDialog = target.link.tab(target.native).dialog;
+  const url = state?.url ?? before.url;
+  const title = state?.title ?? before.title;
+  const navigated = url !== before.url;
+  const mutations = state?.n === null || state === null || navigated
+    ? 0
+    : Math.max(0, state.n - before.mutations);
+  const blockers = blockersAfter(target, before, action, { state, mutations });
+  const tabDelta = await tabDeltaAfter(workspace, target, before, state);
   return {
     action: action.action,
     targetAssurance: action.assurance,
@@ -295,9 +335,7 @@ export async function observeAfter(
       title,
       renderSerial: state?.n ?? 0,
     },
-    ...(opened.length > 0 || closed.length > 0
-      ? { tabDelta: { opened, closed, more: false } }
-      : {}),
+    ...(tabDelta ? { tabDelta } : {}),
     more: false,
   };
 }

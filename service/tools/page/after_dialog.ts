@@ -7,11 +7,11 @@
  * @module
  */
 
-import type { Workspace } from "../workspace/mod.ts";
-import { fence, originOf } from "./fence.ts";
-import { redactSecrets } from "./page/redact.ts";
+import type { Workspace } from "../../workspace/mod.ts";
+import { fence, originOf } from "../core/fence.ts";
+import { redactSecrets } from "./redact.ts";
 import { pageInfo } from "./refs.ts";
-import type { TabTarget } from "./target.ts";
+import type { TabTarget } from "../core/target.ts";
 
 /**
  * The page's URL and title after an effect: read in the page, or from the browser's view of the

@@ -1,8 +1,8 @@
 import { assertEquals, assertMatch } from "../../tests/support/assert.ts";
 import { BrowserError } from "../browser/mod.ts";
-import type { ToolContext } from "./context.ts";
-import { failureOutcome } from "./errors.ts";
-import { readOnly } from "./mod.ts";
+import type { ToolContext } from "./core/context.ts";
+import { failureOutcome } from "./core/errors.ts";
+import { readOnly } from "./registry.ts";
 
 Deno.test("a read-only tool's browser timeout says nothing changed", async () => {
   const timedOut = readOnly(() => {

@@ -5,8 +5,8 @@
  * @module
  */
 
-import { type BrowserHub, type BrowserLink, decomposeTabId } from "../browser/mod.ts";
-import type { Workspace } from "../workspace/mod.ts";
+import { type BrowserHub, type BrowserLink, decomposeTabId } from "../../browser/mod.ts";
+import type { Workspace } from "../../workspace/mod.ts";
 import { ToolError } from "./errors.ts";
 
 /** An owned tab in a connected browser. */

@@ -6,7 +6,7 @@
  * @module
  */
 
-import { REDACTED, redactSecrets } from "./page/redact.ts";
+import { REDACTED, redactSecrets } from "../page/redact.ts";
 
 /** Query parameters whose values are credentials, whatever they look like. */
 const SECRET_PARAM =

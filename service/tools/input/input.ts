@@ -6,7 +6,7 @@
  * @module
  */
 
-import { ToolError } from "./errors.ts";
+import { ToolError } from "../core/errors.ts";
 
 /** CDP modifier bits. */
 const MODIFIER_BITS = { alt: 1, ctrl: 2, meta: 4, shift: 8 } as const;

@@ -5,12 +5,12 @@
  * @module
  */
 
-import { charBudget } from "./budget.ts";
-import type { Outcome } from "../../shared/bridge.ts";
-import type { Workspace } from "../workspace/mod.ts";
-import { type Handler, success } from "./context.ts";
-import { fence, originOf } from "./fence.ts";
-import { collect, type Collected } from "./page/collect.ts";
+import { charBudget } from "../core/budget.ts";
+import type { Outcome } from "../../../shared/bridge.ts";
+import type { Workspace } from "../../workspace/mod.ts";
+import { type Handler, success } from "../core/context.ts";
+import { fence, originOf } from "../core/fence.ts";
+import { collect, type Collected } from "../page/collect.ts";
 import {
   biggestSections,
   diffOutlines,
@@ -18,13 +18,13 @@ import {
   remember,
   type Remembered,
   render,
-} from "./page/outline.ts";
-import { provenance } from "./page/provenance.ts";
-import { redactSecrets } from "./page/redact.ts";
-import { type TabPages, tabPages } from "./refs.ts";
-import { ToolError } from "./errors.ts";
-import { ownedTab } from "./target.ts";
-import { displayUrl } from "./redact_url.ts";
+} from "../page/outline.ts";
+import { provenance } from "../page/provenance.ts";
+import { redactSecrets } from "../page/redact.ts";
+import { type TabPages, tabPages } from "../page/refs.ts";
+import { ToolError } from "../core/errors.ts";
+import { ownedTab } from "../core/target.ts";
+import { displayUrl } from "../core/redact_url.ts";
 
 /** Default size of a read; about 6k tokens. */
 export const DEFAULT_MAX_CHARS = 24_000;

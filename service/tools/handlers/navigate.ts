@@ -6,16 +6,17 @@
  * @module
  */
 
-import type { TabState } from "../browser/mod.ts";
-import { pageAfterEffect } from "./after_dialog.ts";
-import { type Handler, success } from "./context.ts";
-import { ToolError } from "./errors.ts";
-import { fence, originOf } from "./fence.ts";
-import { mainWorldCall, runtimeCall } from "./page/in_page.ts";
-import { redactSecrets } from "./page/redact.ts";
-import { displayUrl } from "./redact_url.ts";
-import { inMainFrame, tabPages } from "./refs.ts";
-import { cdp, evaluate, ownedTab, type TabTarget } from "./target.ts";
+import type { Outcome } from "../../../shared/bridge.ts";
+import type { TabState } from "../../browser/mod.ts";
+import { pageAfterEffect } from "../page/after_dialog.ts";
+import { type Handler, success, type ToolContext } from "../core/context.ts";
+import { ToolError } from "../core/errors.ts";
+import { fence, originOf } from "../core/fence.ts";
+import { mainWorldCall, runtimeCall } from "../page/in_page.ts";
+import { redactSecrets } from "../page/redact.ts";
+import { displayUrl } from "../core/redact_url.ts";
+import { inMainFrame, tabPages } from "../page/refs.ts";
+import { cdp, evaluate, ownedTab, type TabTarget } from "../core/target.ts";
 
 /** How long navigate waits for a page to finish loading. */
 const LOAD_TIMEOUT_MS = 20_000;
@@ -68,6 +69,14 @@ interface History {
 
 /** How far a load got: fully, its document only (subresources still coming), or neither. */
 type LoadState = "complete" | "interactive" | "loading" | "blocked";
+
+/** What the answer says about a load that did not complete. */
+const LOAD_NOTES: Record<LoadState, string> = {
+  complete: "",
+  interactive: " Its document is ready; some resources are still loading.",
+  loading: " It is still loading; read it again shortly.",
+  blocked: "",
+};
 
 /**
  * Waits for the main frame's load: `done` says whether the load event was seen (events can
@@ -164,90 +173,114 @@ async function clearOpenDialog(target: TabTarget, state: TabState, force: boolea
   await cdp(target, "Page.handleJavaScriptDialog", { accept: dialog.type === "beforeunload" });
 }
 
-/** `navigate`. */
-export const navigate: Handler = async (args, context) => {
-  const target = ownedTab(context.workspace, context.browsers, args.tabId as number);
-  const raw = (args.url as string).trim();
-  const force = args.force === true;
-  // A browser-side call first: it starts observation and works even while a dialog is open.
-  const history = await cdp(target, "Page.getNavigationHistory") as unknown as History;
-  const state = target.link.tab(target.native);
-  await clearOpenDialog(target, state, force);
+/**
+ * Watches a tab's events for the load of the navigation about to start: which loaders loaded,
+ * whether the main frame committed. `expected` is set once the navigation says what it loads:
+ * a loader id, null for a history move (any load, or a same-document move, ends it), or
+ * undefined for a same-document navigation (nothing to load).
+ */
+class LoadWatch {
+  readonly loaded = new Set<string>();
+  committed = false;
+  expected: string | null | undefined;
+  readonly stop = new AbortController();
+  readonly event: Promise<unknown>;
 
-  const earlier = new Set(state.console.items());
-  const loaded = new Set<string>();
-  let committed = false;
-  let expected: string | null | undefined;
-  const stop = new AbortController();
-  const loadEvent = state.waitFor(
-    (event) => {
-      if (event.method === "Page.lifecycleEvent" && event.params.name === "load") {
-        loaded.add(String(event.params.loaderId));
-      }
-      const frame = event.params.frame as { parentId?: string } | undefined;
-      if (event.method === "Page.frameNavigated" && frame && !frame.parentId) committed = true;
-      if (expected === null) {
-        return event.method === "Page.navigatedWithinDocument" || loaded.size > 0;
-      }
-      return expected !== undefined && loaded.has(expected);
-    },
-    LOAD_TIMEOUT_MS,
-    stop.signal,
-  );
-
-  let requested: string;
-  let load: LoadState;
-  // However the navigation ends, its load waiter goes: a tab has few of them (32), and a
-  // leaked one would hold its place until the load timeout.
-  try {
-    if (raw === "back" || raw === "forward") {
-      const entry = history.entries[history.currentIndex + (raw === "back" ? -1 : 1)];
-      if (!entry) {
-        stop.abort();
-        throw new ToolError(
-          "tool_failure",
-          `There is no page to go ${raw} to in this tab's history.`,
-          'Navigate to a URL instead: {"url": "https://example.com", "tabId": 123}.',
-        );
-      }
-      requested = entry.url;
-      expected = null;
-      await throughPrompts(
-        target,
-        state,
-        force,
-        () => cdp(target, "Page.navigateToHistoryEntry", { entryId: entry.id }),
-      );
-    } else {
-      requested = normalizeUrl(raw);
-      const reply = await throughPrompts(
-        target,
-        state,
-        force,
-        () => cdp(target, "Page.navigate", { url: requested }, { timeoutMs: LOAD_TIMEOUT_MS }),
-      );
-      if (typeof reply.errorText === "string" && reply.errorText !== "") {
-        stop.abort();
-        throw new ToolError(
-          "tool_failure",
-          `Could not load ${requested}: ${reply.errorText}.`,
-          "Check the address; the site may be down or unreachable from this machine.",
-        );
-      }
-      // No loader id: a same-document navigation (only the fragment changed); nothing to load.
-      expected = typeof reply.loaderId === "string" ? reply.loaderId : undefined;
-      if (expected === undefined) stop.abort();
-    }
-    load = expected === undefined && raw !== "back" && raw !== "forward"
-      ? "complete"
-      : await waitForLoad(target, {
-        done: () => expected !== undefined && expected !== null && loaded.has(expected),
-        committed: () => committed,
-        blocked: () => state.dialog !== null,
-      }, loadEvent);
-  } finally {
-    stop.abort();
+  constructor(state: TabState) {
+    this.event = state.waitFor(
+      (event) => {
+        if (event.method === "Page.lifecycleEvent" && event.params.name === "load") {
+          this.loaded.add(String(event.params.loaderId));
+        }
+        const frame = event.params.frame as { parentId?: string } | undefined;
+        if (event.method === "Page.frameNavigated" && frame && !frame.parentId) {
+          this.committed = true;
+        }
+        if (this.expected === null) {
+          return event.method === "Page.navigatedWithinDocument" || this.loaded.size > 0;
+        }
+        return this.expected !== undefined && this.loaded.has(this.expected);
+      },
+      LOAD_TIMEOUT_MS,
+      this.stop.signal,
+    );
   }
+
+  /** Whether the expected document has loaded. */
+  done(): boolean {
+    return this.expected !== undefined && this.expected !== null &&
+      this.loaded.has(this.expected);
+  }
+}
+
+/** Moves back or forward in the tab's history; returns the URL of the entry it goes to. */
+async function goThroughHistory(
+  target: TabTarget,
+  state: TabState,
+  move: { raw: "back" | "forward"; force: boolean; history: History },
+  watch: LoadWatch,
+): Promise<string> {
+  const { history, raw } = move;
+  const entry = history.entries[history.currentIndex + (raw === "back" ? -1 : 1)];
+  if (!entry) {
+    throw new ToolError(
+      "tool_failure",
+      `There is no page to go ${raw} to in this tab's history.`,
+      'Navigate to a URL instead: {"url": "https://example.com", "tabId": 123}.',
+    );
+  }
+  watch.expected = null;
+  await throughPrompts(
+    target,
+    state,
+    move.force,
+    () => cdp(target, "Page.navigateToHistoryEntry", { entryId: entry.id }),
+  );
+  return entry.url;
+}
+
+/** Starts loading `requested` in the tab; a URL that cannot be loaded is refused here. */
+async function goToUrl(
+  target: TabTarget,
+  state: TabState,
+  go: { requested: string; force: boolean },
+  watch: LoadWatch,
+): Promise<void> {
+  const { requested } = go;
+  const reply = await throughPrompts(
+    target,
+    state,
+    go.force,
+    () => cdp(target, "Page.navigate", { url: requested }, { timeoutMs: LOAD_TIMEOUT_MS }),
+  );
+  if (typeof reply.errorText === "string" && reply.errorText !== "") {
+    throw new ToolError(
+      "tool_failure",
+      `Could not load ${requested}: ${reply.errorText}.`,
+      "Check the address; the site may be down or unreachable from this machine.",
+    );
+  }
+  // No loader id: a same-document navigation (only the fragment changed); nothing to load.
+  watch.expected = typeof reply.loaderId === "string" ? reply.loaderId : undefined;
+}
+
+/** What a navigation found, for its answer. */
+interface Landing {
+  raw: string;
+  requested: string;
+  load: LoadState;
+  /** Console entries from before the navigation: not this page's. */
+  earlier: Set<unknown>;
+}
+
+/** The answer: where the tab landed, how far it loaded, and what is in the way. */
+async function landingReport(
+  context: ToolContext,
+  target: TabTarget,
+  state: TabState,
+  landing: Landing,
+): Promise<Outcome> {
+  const { raw, requested, load } = landing;
   // With a dialog open the page cannot be asked; the browser still knows where the tab is.
   const page = await pageAfterEffect(context.workspace, target);
   // The HTTP status of the document that loaded (0 when unknown, e.g. about:blank or history).
@@ -262,17 +295,11 @@ export const navigate: Handler = async (args, context) => {
   const landed = displayUrl(page.url);
   // Only what this navigation brought: entries already buffered belong to earlier pages.
   const errors = state.console.items()
-    .filter((entry) => entry.level === "error" && !earlier.has(entry)).length;
+    .filter((entry) => entry.level === "error" && !landing.earlier.has(entry)).length;
   const notes = [
     redirected ? ` (redirected from ${displayUrl(requested)})` : "",
     status >= 400 ? ` The server answered HTTP ${status}: this is its error page.` : "",
-    load === "complete"
-      ? ""
-      : load === "interactive"
-      ? " Its document is ready; some resources are still loading."
-      : load === "loading"
-      ? " It is still loading; read it again shortly."
-      : "",
+    LOAD_NOTES[load],
     state.dialog
       ? ` A JavaScript ${state.dialog.type} dialog opened while it loaded and freezes the page: ` +
         'computer key "Return" accepts it, "Escape" dismisses it.'
@@ -282,15 +309,10 @@ export const navigate: Handler = async (args, context) => {
         "(read_console_messages with onlyErrors: true)."
       : "",
   ].join("");
+  const dialogSays = state.dialog ? `\ndialog says: "${redactSecrets(state.dialog.message)}"` : "";
   return success(
     `Tab ${target.tabId} is at ${landed}${notes}\n${
-      fence(
-        context.workspace,
-        origin,
-        `title: ${page.title}${
-          state.dialog ? `\ndialog says: "${redactSecrets(state.dialog.message)}"` : ""
-        }`,
-      )
+      fence(context.workspace, origin, `title: ${page.title}${dialogSays}`)
     }`,
     {
       tabId: target.tabId,
@@ -303,4 +325,40 @@ export const navigate: Handler = async (args, context) => {
       ...(redirected ? { requestedUrl: displayUrl(requested) } : {}),
     },
   );
+}
+
+/** `navigate`. */
+export const navigate: Handler = async (args, context) => {
+  const target = ownedTab(context.workspace, context.browsers, args.tabId as number);
+  const raw = (args.url as string).trim();
+  const force = args.force === true;
+  // A browser-side call first: it starts observation and works even while a dialog is open.
+  const history = await cdp(target, "Page.getNavigationHistory") as unknown as History;
+  const state = target.link.tab(target.native);
+  await clearOpenDialog(target, state, force);
+  const earlier = new Set<unknown>(state.console.items());
+  const watch = new LoadWatch(state);
+  let requested: string;
+  let load: LoadState;
+  // However the navigation ends, its load waiter goes: a tab has few of them (32), and a
+  // leaked one would hold its place until the load timeout.
+  try {
+    if (raw === "back" || raw === "forward") {
+      requested = await goThroughHistory(target, state, { raw, force, history }, watch);
+    } else {
+      requested = normalizeUrl(raw);
+      await goToUrl(target, state, { requested, force }, watch);
+    }
+    if (watch.expected === undefined) watch.stop.abort();
+    load = watch.expected === undefined && raw !== "back" && raw !== "forward"
+      ? "complete"
+      : await waitForLoad(target, {
+        done: () => watch.done(),
+        committed: () => watch.committed,
+        blocked: () => state.dialog !== null,
+      }, watch.event);
+  } finally {
+    watch.stop.abort();
+  }
+  return await landingReport(context, target, state, { raw, requested, load, earlier });
 };

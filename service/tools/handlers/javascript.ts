@@ -9,15 +9,15 @@
  * @module
  */
 
-import { BrowserError } from "../browser/mod.ts";
-import { dialogAfterEffect, openDialog } from "./after_dialog.ts";
-import { type Handler, success, type ToolContext } from "./context.ts";
-import { ToolError } from "./errors.ts";
-import { fence, originOf } from "./fence.ts";
-import { runtimeCall, SERIALIZE } from "./page/in_page.ts";
-import { provenance } from "./page/provenance.ts";
-import { redactSecrets } from "./page/redact.ts";
-import { displayUrl } from "./redact_url.ts";
+import { BrowserError } from "../../browser/mod.ts";
+import { dialogAfterEffect, openDialog } from "../page/after_dialog.ts";
+import { type Handler, success, type ToolContext } from "../core/context.ts";
+import { ToolError } from "../core/errors.ts";
+import { fence, originOf } from "../core/fence.ts";
+import { runtimeCall, SERIALIZE } from "../page/in_page.ts";
+import { provenance } from "../page/provenance.ts";
+import { redactSecrets } from "../page/redact.ts";
+import { displayUrl } from "../core/redact_url.ts";
 import {
   DialogOpened,
   inMainFrame,
@@ -26,9 +26,9 @@ import {
   sendRacingDialogs,
   type TabPages,
   tabPages,
-} from "./refs.ts";
-import { MODULI, randomBase, redactByDigests, type SecretDigest } from "./page/secret_digest.ts";
-import { ownedTab, type TabTarget } from "./target.ts";
+} from "../page/refs.ts";
+import { MODULI, randomBase, redactByDigests, type SecretDigest } from "../page/secret_digest.ts";
+import { ownedTab, type TabTarget } from "../core/target.ts";
 
 /** Longest result text returned. */
 export const MAX_RESULT_CHARS = 20_000;

@@ -4,11 +4,11 @@
  * @module
  */
 
-import type { Outcome } from "../../shared/bridge.ts";
-import { BrowserError } from "../browser/mod.ts";
-import type { Workspace } from "../workspace/mod.ts";
+import type { Outcome } from "../../../shared/bridge.ts";
+import { BrowserError } from "../../browser/mod.ts";
+import type { Workspace } from "../../workspace/mod.ts";
 import { fence } from "./fence.ts";
-import { redactSecrets } from "./page/redact.ts";
+import { redactSecrets } from "../page/redact.ts";
 
 /** Non-success outcome kinds a handler can end with. */
 export type FailureKind = Exclude<Outcome["kind"], "success">;

@@ -7,15 +7,15 @@
  * @module
  */
 
-import type { ContentBlock } from "../../shared/bridge.ts";
-import type { OpenDialog } from "../browser/mod.ts";
-import { keepImage, type Workspace } from "../workspace/mod.ts";
-import { type Handler, success, type ToolContext } from "./context.ts";
-import { ToolError } from "./errors.ts";
-import { fence, originOf } from "./fence.ts";
-import { mainWorldCall } from "./page/in_page.ts";
-import { redactSecrets } from "./page/redact.ts";
-import { chordEvents, parseChords, parseModifiers, typeEvents } from "./input.ts";
+import type { ContentBlock, Outcome } from "../../../shared/bridge.ts";
+import type { OpenDialog } from "../../browser/mod.ts";
+import { keepImage, type Workspace } from "../../workspace/mod.ts";
+import { type Handler, success, type ToolContext } from "../core/context.ts";
+import { ToolError } from "../core/errors.ts";
+import { fence, originOf } from "../core/fence.ts";
+import { mainWorldCall } from "../page/in_page.ts";
+import { redactSecrets } from "../page/redact.ts";
+import { chordEvents, parseChords, parseModifiers, typeEvents } from "../input/input.ts";
 import {
   type Assurance,
   type Blocker,
@@ -23,10 +23,16 @@ import {
   observeAfter,
   observeBefore,
   renderReceipt,
-} from "./receipt.ts";
-import { resolveRef } from "./refs.ts";
-import { capture, currentScale, latestScreenshot, screenshot, viewport } from "./screenshot.ts";
-import { cdp, ownedTab, type TabTarget } from "./target.ts";
+} from "../input/receipt.ts";
+import { resolveRef } from "../page/refs.ts";
+import {
+  capture,
+  currentScale,
+  latestScreenshot,
+  screenshot,
+  viewport,
+} from "../page/screenshot.ts";
+import { cdp, ownedTab, type TabTarget } from "../core/target.ts";
 
 /** CSS pixels one scroll_amount step moves. */
 const SCROLL_STEP_PX = 100;
@@ -452,6 +458,147 @@ async function answerDialog(
   );
 }
 
+/** One computer action: what it does with the call's arguments on an owned tab. */
+type Action = (args: Args, context: ToolContext, target: TabTarget) => Promise<Outcome>;
+
+async function screenshotAction(_args: Args, context: ToolContext, target: TabTarget) {
+  const { image, block } = await shotContent(context, target);
+  // When the viewport was larger than the image, say by how much: find and read_page give
+  // boxes in page (CSS) pixels.
+  const scaled = Math.abs(image.scale - 1) > 0.001
+    ? ` (the page's viewport is ${Math.round(image.width * image.scale)}×${
+      Math.round(image.height * image.scale)
+    } CSS px: divide page coordinates by ${image.scale.toFixed(3)})`
+    : "";
+  return success(
+    `Screenshot ${image.id} of tab ${target.tabId}: ${image.width}×${image.height} px${scaled}. ` +
+      `Coordinates you pass to computer refer to this image's pixels.`,
+    {
+      tabId: target.tabId,
+      imageId: image.id,
+      width: image.width,
+      height: image.height,
+      cssPerPixel: image.scale,
+    },
+    [block],
+  );
+}
+
+/** A click action: left, right, double or triple, with optional modifiers. */
+function clickAction(action: string, button: "left" | "right", clicks: number): Action {
+  return async (args, context, target) => {
+    const modifiers = parseModifiers(args.modifiers as string | undefined);
+    const where = await pointFor(args, context, target, action);
+    return await act(
+      context,
+      target,
+      action,
+      where,
+      clickEvents(where.point, button, clicks, modifiers),
+      `${action} at ${describeWhere(where)}${modifiers ? ` with ${args.modifiers}` : ""}.`,
+    );
+  };
+}
+
+async function hover(args: Args, context: ToolContext, target: TabTarget) {
+  const where = await pointFor(args, context, target, "hover");
+  return await act(
+    context,
+    target,
+    "hover",
+    where,
+    [mouse("mouseMoved", where.point)],
+    `Hovering at ${describeWhere(where)}.`,
+  );
+}
+
+async function drag(args: Args, context: ToolContext, target: TabTarget) {
+  const start = args.start_coordinate as number[] | undefined;
+  const end = args.coordinate as number[] | undefined;
+  const shape = { start_coordinate: [100, 200], coordinate: [300, 200] };
+  if (!start) throw missing("start_coordinate", "left_click_drag", shape);
+  if (!end) throw missing("coordinate", "left_click_drag", shape);
+  const from = await toViewport(context.workspace, target, start, "start_coordinate");
+  const to = await toViewport(context.workspace, target, end, "coordinate");
+  const events = [
+    mouse("mouseMoved", from),
+    mouse("mousePressed", from, { button: "left", buttons: 1, clickCount: 1 }),
+  ];
+  for (let step = 1; step <= DRAG_STEPS; step++) {
+    const point = {
+      x: from.x + (to.x - from.x) * step / DRAG_STEPS,
+      y: from.y + (to.y - from.y) * step / DRAG_STEPS,
+    };
+    events.push(mouse("mouseMoved", point, { button: "left", buttons: 1 }));
+  }
+  events.push(mouse("mouseReleased", to, { button: "left", buttons: 0, clickCount: 1 }));
+  return await act(
+    context,
+    target,
+    "left_click_drag",
+    { point: from, assurance: "coordinate", coordinate: start },
+    events,
+    `Dragged from (${start.join(", ")}) to (${end.join(", ")}).`,
+  );
+}
+
+async function typeText(args: Args, context: ToolContext, target: TabTarget) {
+  const text = args.text as string | undefined;
+  if (text === undefined) throw missing("text", "type", { text: "hello" });
+  if (text.length > MAX_TYPE_CHARS) {
+    throw new ToolError(
+      "tool_failure",
+      `text is ${text.length} characters; type sends at most ${MAX_TYPE_CHARS} per call.`,
+      "Split it over several type calls, or set the field at once with form_input.",
+    );
+  }
+  if (text === "") {
+    return success("Nothing to type: text is empty.", { tabId: target.tabId });
+  }
+  return await act(
+    context,
+    target,
+    "type",
+    { assurance: "none" },
+    typeEvents(text),
+    `Typed ${[...text].length} characters into the focused element.`,
+  );
+}
+
+async function pressKey(args: Args, context: ToolContext, target: TabTarget) {
+  const text = args.text as string | undefined;
+  if (text === undefined) throw missing("text", "key", { text: "Return" });
+  const repeat = Math.floor((args.repeat as number | undefined) ?? 1);
+  const mac = /Macintosh|Mac OS X/.test(target.link.details.userAgent);
+  const once = chordEvents(parseChords(text), { mac });
+  const events = Array.from({ length: repeat }, () => once).flat();
+  return await act(
+    context,
+    target,
+    "key",
+    { assurance: "none" },
+    events,
+    `Pressed ${text.trim()}${repeat > 1 ? ` ×${repeat}` : ""}.`,
+  );
+}
+
+/** Every computer action, by its name in the contract. */
+const ACTIONS: Readonly<Record<string, Action>> = {
+  left_click: clickAction("left_click", "left", 1),
+  right_click: clickAction("right_click", "right", 1),
+  double_click: clickAction("double_click", "left", 2),
+  triple_click: clickAction("triple_click", "left", 3),
+  hover,
+  left_click_drag: drag,
+  type: typeText,
+  key: pressKey,
+  scroll,
+  scroll_to: scrollTo,
+  wait,
+  screenshot: screenshotAction,
+  zoom,
+};
+
 /** `computer`. */
 export const computer: Handler = async (args, context) => {
   const target = ownedTab(context.workspace, context.browsers, args.tabId as number);
@@ -460,139 +607,14 @@ export const computer: Handler = async (args, context) => {
   if (dialog && (action === "key" || action === "type")) {
     return await answerDialog(args, context.workspace, target, dialog);
   }
-  switch (action) {
-    case "screenshot": {
-      const { image, block } = await shotContent(context, target);
-      // When the viewport was larger than the image, say by how much: find and read_page give
-      // boxes in page (CSS) pixels.
-      const scaled = Math.abs(image.scale - 1) > 0.001
-        ? ` (the page's viewport is ${Math.round(image.width * image.scale)}×${
-          Math.round(image.height * image.scale)
-        } CSS px: divide page coordinates by ${image.scale.toFixed(3)})`
-        : "";
-      return success(
-        `Screenshot ${image.id} of tab ${target.tabId}: ${image.width}×${image.height} px${scaled}. ` +
-          `Coordinates you pass to computer refer to this image's pixels.`,
-        {
-          tabId: target.tabId,
-          imageId: image.id,
-          width: image.width,
-          height: image.height,
-          cssPerPixel: image.scale,
-        },
-        [block],
-      );
-    }
-    case "left_click":
-    case "right_click":
-    case "double_click":
-    case "triple_click": {
-      const modifiers = parseModifiers(args.modifiers as string | undefined);
-      const where = await pointFor(args, context, target, action);
-      const clicks = action === "double_click" ? 2 : action === "triple_click" ? 3 : 1;
-      const button = action === "right_click" ? "right" : "left";
-      return await act(
-        context,
-        target,
-        action,
-        where,
-        clickEvents(where.point, button, clicks, modifiers),
-        `${action} at ${describeWhere(where)}${modifiers ? ` with ${args.modifiers}` : ""}.`,
-      );
-    }
-    case "hover": {
-      const where = await pointFor(args, context, target, action);
-      return await act(
-        context,
-        target,
-        action,
-        where,
-        [mouse("mouseMoved", where.point)],
-        `Hovering at ${describeWhere(where)}.`,
-      );
-    }
-    case "left_click_drag": {
-      const start = args.start_coordinate as number[] | undefined;
-      const end = args.coordinate as number[] | undefined;
-      const shape = { start_coordinate: [100, 200], coordinate: [300, 200] };
-      if (!start) throw missing("start_coordinate", action, shape);
-      if (!end) throw missing("coordinate", action, shape);
-      const from = await toViewport(context.workspace, target, start, "start_coordinate");
-      const to = await toViewport(context.workspace, target, end, "coordinate");
-      const events = [
-        mouse("mouseMoved", from),
-        mouse("mousePressed", from, { button: "left", buttons: 1, clickCount: 1 }),
-      ];
-      for (let step = 1; step <= DRAG_STEPS; step++) {
-        const point = {
-          x: from.x + (to.x - from.x) * step / DRAG_STEPS,
-          y: from.y + (to.y - from.y) * step / DRAG_STEPS,
-        };
-        events.push(mouse("mouseMoved", point, { button: "left", buttons: 1 }));
-      }
-      events.push(mouse("mouseReleased", to, { button: "left", buttons: 0, clickCount: 1 }));
-      return await act(
-        context,
-        target,
-        action,
-        { point: from, assurance: "coordinate", coordinate: start },
-        events,
-        `Dragged from (${start.join(", ")}) to (${end.join(", ")}).`,
-      );
-    }
-    case "type": {
-      const text = args.text as string | undefined;
-      if (text === undefined) throw missing("text", action, { text: "hello" });
-      if (text.length > MAX_TYPE_CHARS) {
-        throw new ToolError(
-          "tool_failure",
-          `text is ${text.length} characters; type sends at most ${MAX_TYPE_CHARS} per call.`,
-          "Split it over several type calls, or set the field at once with form_input.",
-        );
-      }
-      if (text === "") {
-        return success("Nothing to type: text is empty.", { tabId: target.tabId });
-      }
-      return await act(
-        context,
-        target,
-        action,
-        { assurance: "none" },
-        typeEvents(text),
-        `Typed ${[...text].length} characters into the focused element.`,
-      );
-    }
-    case "key": {
-      const text = args.text as string | undefined;
-      if (text === undefined) throw missing("text", action, { text: "Return" });
-      const repeat = Math.floor((args.repeat as number | undefined) ?? 1);
-      const mac = /Macintosh|Mac OS X/.test(target.link.details.userAgent);
-      const once = chordEvents(parseChords(text), { mac });
-      const events = Array.from({ length: repeat }, () => once).flat();
-      return await act(
-        context,
-        target,
-        action,
-        { assurance: "none" },
-        events,
-        `Pressed ${text.trim()}${repeat > 1 ? ` ×${repeat}` : ""}.`,
-      );
-    }
-    case "scroll":
-      return await scroll(args, context, target);
-    case "scroll_to":
-      return await scrollTo(args, context, target);
-    case "wait":
-      return await wait(args, context, target);
-    case "zoom":
-      return await zoom(args, context, target);
-    default:
-      throw new ToolError(
-        "tool_failure",
-        `action "${action}" is not a computer action.`,
-        "Use one of left_click, right_click, double_click, triple_click, hover, left_click_drag, " +
-          'type, key, scroll, scroll_to, wait, screenshot, zoom; e.g. {"action": "screenshot", ' +
-          '"tabId": 123}.',
-      );
+  const run = Object.hasOwn(ACTIONS, action) ? ACTIONS[action] : undefined;
+  if (!run) {
+    throw new ToolError(
+      "tool_failure",
+      `action "${action}" is not a computer action.`,
+      `Use one of ${Object.keys(ACTIONS).join(", ")}; e.g. {"action": "screenshot", ` +
+        '"tabId": 123}.',
+    );
   }
+  return await run(args, context, target);
 };

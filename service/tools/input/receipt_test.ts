@@ -1,5 +1,5 @@
-import { assert, assertEquals, assertMatch } from "../../tests/support/assert.ts";
-import { WorkspaceRegistry } from "../workspace/mod.ts";
+import { assert, assertEquals, assertMatch } from "../../../tests/support/assert.ts";
+import { WorkspaceRegistry } from "../../workspace/mod.ts";
 import { type Receipt, renderReceipt } from "./receipt.ts";
 
 const workspace = new WorkspaceRegistry().open("test client");

@@ -10,12 +10,12 @@
  * @module
  */
 
-import { dialogOpenError, type TabEvent } from "../browser/mod.ts";
-import type { Workspace } from "../workspace/mod.ts";
-import { ToolError } from "./errors.ts";
-import { INSTALL, runtimeCall, type RuntimeMethod, WORLD_NAME } from "./page/in_page.ts";
-import type { Remembered } from "./page/outline.ts";
-import type { TabTarget } from "./target.ts";
+import { dialogOpenError, type TabEvent } from "../../browser/mod.ts";
+import type { Workspace } from "../../workspace/mod.ts";
+import { ToolError } from "../core/errors.ts";
+import { INSTALL, runtimeCall, type RuntimeMethod, WORLD_NAME } from "./in_page.ts";
+import type { Remembered } from "./outline.ts";
+import type { TabTarget } from "../core/target.ts";
 
 /** Most refs remembered per tab; beyond it the table starts again (old refs become unknown). */
 const MAX_REFS_PER_TAB = 100_000;

@@ -1,4 +1,4 @@
-import { assertEquals } from "../../tests/support/assert.ts";
+import { assertEquals } from "../../../tests/support/assert.ts";
 import { plainCdpError } from "./errors.ts";
 
 Deno.test("a CDP error is shown as its message, without the protocol's JSON", () => {

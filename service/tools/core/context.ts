@@ -4,9 +4,9 @@
  * @module
  */
 
-import type { ContentBlock, Outcome } from "../../shared/bridge.ts";
-import type { BrowserHub } from "../browser/mod.ts";
-import type { Workspace, WorkspaceRegistry } from "../workspace/mod.ts";
+import type { ContentBlock, Outcome } from "../../../shared/bridge.ts";
+import type { BrowserHub } from "../../browser/mod.ts";
+import type { Workspace, WorkspaceRegistry } from "../../workspace/mod.ts";
 
 /**
  * The world a handler works in. `W` is the workspace as the handler may see it: always present

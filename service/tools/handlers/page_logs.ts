@@ -6,14 +6,14 @@
  * @module
  */
 
-import type { ConsoleEntry, NetworkEntry, TabState } from "../browser/mod.ts";
-import { type Handler, success } from "./context.ts";
-import { ToolError } from "./errors.ts";
-import { fence, originOf } from "./fence.ts";
-import { redactSecrets } from "./page/redact.ts";
-import { displayUrl, redactUrl } from "./redact_url.ts";
-import { ownedTab, type TabTarget } from "./target.ts";
-import type { Workspace } from "../workspace/mod.ts";
+import type { ConsoleEntry, NetworkEntry, TabState } from "../../browser/mod.ts";
+import { type Handler, success } from "../core/context.ts";
+import { ToolError } from "../core/errors.ts";
+import { fence, originOf } from "../core/fence.ts";
+import { redactSecrets } from "../page/redact.ts";
+import { displayUrl, redactUrl } from "../core/redact_url.ts";
+import { ownedTab, type TabTarget } from "../core/target.ts";
+import type { Workspace } from "../../workspace/mod.ts";
 
 /** Entries returned when `limit` is absent. */
 const DEFAULT_LIMIT = 100;

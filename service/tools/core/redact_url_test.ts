@@ -1,4 +1,4 @@
-import { assertEquals } from "../../tests/support/assert.ts";
+import { assertEquals } from "../../../tests/support/assert.ts";
 import { displayUrl, redactUrl } from "./redact_url.ts";
 
 Deno.test("credential query values and URL passwords are redacted, the rest kept", () => {

@@ -7,12 +7,12 @@
  * @module
  */
 
-import { MAX_WINDOW_SIDE, MIN_WINDOW_SIDE } from "../../shared/browser_protocol.ts";
-import { BrowserError } from "../browser/mod.ts";
-import { type Handler, success } from "./context.ts";
-import { ToolError } from "./errors.ts";
-import { mainWorldCall } from "./page/in_page.ts";
-import { cdp, evaluate, ownedTab, type TabTarget } from "./target.ts";
+import { MAX_WINDOW_SIDE, MIN_WINDOW_SIDE } from "../../../shared/browser_protocol.ts";
+import { BrowserError } from "../../browser/mod.ts";
+import { type Handler, success } from "../core/context.ts";
+import { ToolError } from "../core/errors.ts";
+import { mainWorldCall } from "../page/in_page.ts";
+import { cdp, evaluate, ownedTab, type TabTarget } from "../core/target.ts";
 
 function side(value: unknown, field: string, tabId: number): number {
   const number = value as number;

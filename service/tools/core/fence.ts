@@ -5,7 +5,7 @@
  * @module
  */
 
-import type { Workspace } from "../workspace/mod.ts";
+import type { Workspace } from "../../workspace/mod.ts";
 
 /** Wraps page-sourced text in an untrusted-content fence. */
 export function fence(workspace: Workspace, origin: string, text: string): string {

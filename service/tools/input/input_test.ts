@@ -1,5 +1,5 @@
-import { assertEquals, assertMatch } from "../../tests/support/assert.ts";
-import { ToolError } from "./errors.ts";
+import { assertEquals, assertMatch } from "../../../tests/support/assert.ts";
+import { ToolError } from "../core/errors.ts";
 import { chordEvents, parseChords, parseModifiers, typeEvents } from "./input.ts";
 
 type Params = { type: string; key: string; modifiers: number; text?: string };

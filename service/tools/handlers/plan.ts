@@ -7,9 +7,9 @@
  * @module
  */
 
-import { log } from "../log/mod.ts";
-import { type StatelessHandler, success } from "./context.ts";
-import { ToolError } from "./errors.ts";
+import { log } from "../../log/mod.ts";
+import { type StatelessHandler, success } from "../core/context.ts";
+import { ToolError } from "../core/errors.ts";
 
 /** Most domains and steps in one plan, and the longest entry. */
 const MAX_ITEMS = 30;

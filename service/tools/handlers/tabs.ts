@@ -4,16 +4,16 @@
  * @module
  */
 
-import type { TabInfo } from "../../shared/browser_protocol.ts";
-import { BrowserError, type BrowserHub, decomposeTabId } from "../browser/mod.ts";
-import { log } from "../log/mod.ts";
-import { type Handler, success, type ToolContext } from "./context.ts";
-import { fence, originOf } from "./fence.ts";
-import { redactSecrets } from "./page/redact.ts";
-import { displayUrl } from "./redact_url.ts";
-import { rememberTabs, workspaceBrowser } from "./target.ts";
-import { ToolError } from "./errors.ts";
-import { MAX_TABS_PER_WORKSPACE, type Workspace } from "../workspace/mod.ts";
+import type { TabInfo } from "../../../shared/browser_protocol.ts";
+import { BrowserError, type BrowserHub, decomposeTabId } from "../../browser/mod.ts";
+import { log } from "../../log/mod.ts";
+import { type Handler, success, type ToolContext } from "../core/context.ts";
+import { fence, originOf } from "../core/fence.ts";
+import { redactSecrets } from "../page/redact.ts";
+import { displayUrl } from "../core/redact_url.ts";
+import { rememberTabs, workspaceBrowser } from "../core/target.ts";
+import { ToolError } from "../core/errors.ts";
+import { MAX_TABS_PER_WORKSPACE, type Workspace } from "../../workspace/mod.ts";
 
 /** Longest tab title shown. */
 const MAX_TITLE_CHARS = 300;

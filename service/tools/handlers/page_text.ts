@@ -7,14 +7,14 @@
  * @module
  */
 
-import { charBudget } from "./budget.ts";
-import { type Handler, success } from "./context.ts";
-import { fence, originOf } from "./fence.ts";
-import { runtimeCall } from "./page/in_page.ts";
-import { provenance } from "./page/provenance.ts";
-import { redactSecrets } from "./page/redact.ts";
-import { ToolError } from "./errors.ts";
-import { childFrame } from "./page/collect.ts";
+import { charBudget } from "../core/budget.ts";
+import { type Handler, success } from "../core/context.ts";
+import { fence, originOf } from "../core/fence.ts";
+import { runtimeCall } from "../page/in_page.ts";
+import { provenance } from "../page/provenance.ts";
+import { redactSecrets } from "../page/redact.ts";
+import { ToolError } from "../core/errors.ts";
+import { childFrame } from "../page/collect.ts";
 import {
   type Frame,
   FrameGone,
@@ -23,9 +23,9 @@ import {
   MAX_FRAMES,
   type TabPages,
   tabPages,
-} from "./refs.ts";
-import { ownedTab, type TabTarget } from "./target.ts";
-import { displayUrl } from "./redact_url.ts";
+} from "../page/refs.ts";
+import { ownedTab, type TabTarget } from "../core/target.ts";
+import { displayUrl } from "../core/redact_url.ts";
 
 /** Default cap on the text returned; about 10k tokens. */
 export const DEFAULT_MAX_CHARS = 40_000;

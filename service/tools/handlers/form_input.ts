@@ -6,15 +6,15 @@
  * @module
  */
 
-import { BrowserError } from "../browser/mod.ts";
-import type { Workspace } from "../workspace/mod.ts";
-import { dialogAfterEffect, openDialog, pageAfterEffect } from "./after_dialog.ts";
-import { type Handler, success } from "./context.ts";
-import { ToolError } from "./errors.ts";
-import { fence, originOf } from "./fence.ts";
-import { runtimeCall } from "./page/in_page.ts";
-import { provenance } from "./page/provenance.ts";
-import { redactSecrets } from "./page/redact.ts";
+import { BrowserError } from "../../browser/mod.ts";
+import type { Workspace } from "../../workspace/mod.ts";
+import { dialogAfterEffect, openDialog, pageAfterEffect } from "../page/after_dialog.ts";
+import { type Handler, success } from "../core/context.ts";
+import { ToolError } from "../core/errors.ts";
+import { fence, originOf } from "../core/fence.ts";
+import { runtimeCall } from "../page/in_page.ts";
+import { provenance } from "../page/provenance.ts";
+import { redactSecrets } from "../page/redact.ts";
 import {
   FrameGone,
   frameOrigin,
@@ -24,9 +24,9 @@ import {
   refFor,
   refGone,
   tabPages,
-} from "./refs.ts";
-import { displayUrl } from "./redact_url.ts";
-import { ownedTab, type TabTarget } from "./target.ts";
+} from "../page/refs.ts";
+import { displayUrl } from "../core/redact_url.ts";
+import { ownedTab, type TabTarget } from "../core/target.ts";
 
 interface Described {
   role: string;

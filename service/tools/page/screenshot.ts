@@ -5,12 +5,12 @@
  * @module
  */
 
-import { decodeBase64 } from "../../shared/base64.ts";
-import { keepImage, type KeptImage, type Workspace } from "../workspace/mod.ts";
-import { ToolError } from "./errors.ts";
+import { decodeBase64 } from "../../../shared/base64.ts";
+import { keepImage, type KeptImage, type Workspace } from "../../workspace/mod.ts";
+import { ToolError } from "../core/errors.ts";
 import { jpegSize } from "./jpeg.ts";
-import { mainWorldCall } from "./page/in_page.ts";
-import { cdp, type TabTarget } from "./target.ts";
+import { mainWorldCall } from "./in_page.ts";
+import { cdp, type TabTarget } from "../core/target.ts";
 
 /** No side of an image sent to the model exceeds this many pixels. */
 export const MAX_IMAGE_SIDE = 1568;
