@@ -117,6 +117,120 @@ Deno.test("each service folder is entered only through its mod.ts", async () => 
   assertEquals(found, []);
 });
 
+/**
+ * Which service folders each service folder may import (through their mod.ts): lower layers
+ * never reach up. Tools work on pages and workspaces and know nothing of connectors or the
+ * bridge; the bridge runs tools; the daemon assembles everything; the CLI drives the daemon.
+ */
+const SERVICE_LAYERS: Record<string, string[]> = {
+  log: [],
+  endpoint: [],
+  catalog: [],
+  scheduler: [],
+  control: [],
+  browser: ["log"],
+  workspace: ["log"],
+  tools: ["browser", "catalog", "log", "workspace"],
+  bridge: ["browser", "catalog", "log", "scheduler", "tools", "workspace"],
+  daemon: [
+    "bridge",
+    "browser",
+    "catalog",
+    "control",
+    "endpoint",
+    "log",
+    "scheduler",
+    "tools",
+    "workspace",
+  ],
+  cli: ["browser", "control", "daemon", "endpoint", "log"],
+};
+
+/** Where a service file imports a service folder its layer may not use. */
+export function layerBreaches(file: string, text: string): string[] {
+  const from = serviceFolderOf(file);
+  if (from === null) return [];
+  const allowed = SERVICE_LAYERS[from];
+  if (!allowed) return [`service/${from}/ has no row in SERVICE_LAYERS: add one`];
+  return importsOf(text)
+    .filter((specifier) => specifier.startsWith("."))
+    .map((specifier) => serviceFolderOf(new URL(specifier, `file://${file}`).pathname))
+    .filter((to): to is string => to !== null && to !== from && !allowed.includes(to))
+    .map((to) => `${file.slice(ROOT.length + 1)} imports service/${to}/`);
+}
+
+Deno.test("service folders import only the layers below them", async () => {
+  const found = await violations((folder, file, text) =>
+    folder === "service" ? layerBreaches(file, text) : []
+  );
+  assertEquals([...new Set(found)], []);
+});
+
+Deno.test("the layer check catches tools reaching into the bridge", () => {
+  const file = `${ROOT}/service/tools/handlers/navigate.ts`;
+  assertEquals(layerBreaches(file, 'import { x } from "../../bridge/mod.ts";').length, 1);
+  assertEquals(layerBreaches(file, 'import { x } from "../../browser/mod.ts";').length, 0);
+});
+
+/** The longest a production function may be, in lines: longer ones become named steps. */
+const MAX_FUNCTION_LINES = 100;
+
+/** Functions of a source longer than {@linkcode MAX_FUNCTION_LINES}, found by the parser. */
+const longFunctions: Deno.lint.Plugin = {
+  name: "ghostlight-length",
+  rules: {
+    "max-function-lines": {
+      create(context) {
+        const check = (node: Deno.lint.Node) => {
+          const text = context.sourceCode.text;
+          const [start, end] = node.range;
+          const lines = text.slice(start, end).split("\n").length;
+          if (lines > MAX_FUNCTION_LINES) {
+            context.report({ node, message: `a function of ${lines} lines` });
+          }
+        };
+        return {
+          FunctionDeclaration: check,
+          FunctionExpression: check,
+          ArrowFunctionExpression: check,
+        };
+      },
+    },
+  },
+};
+
+/** Where a source holds a function over the limit, as `path:line: message`. */
+export function longFunctionBreaches(file: string, text: string): string[] {
+  return Deno.lint.runPlugin(longFunctions, file, text).map((found) =>
+    `${file.slice(ROOT.length + 1)}:${text.slice(0, found.range[0]).split("\n").length}: ` +
+    found.message
+  );
+}
+
+Deno.test(`no production function is longer than ${MAX_FUNCTION_LINES} lines`, async () => {
+  const found: string[] = [];
+  for (const folder of [...FOLDERS, "scripts", "demo"]) {
+    for await (const file of sources(`${ROOT}/${folder}`)) {
+      if (file.endsWith("runtime_bundle.ts")) continue;
+      found.push(...longFunctionBreaches(file, await Deno.readTextFile(file)));
+    }
+  }
+  assertEquals(found, []);
+});
+
+Deno.test("the length check counts a function's lines", () => {
+  const file = `${ROOT}/service/example.ts`;
+  const body = (n: number) =>
+    Array.from({ length: n }, (_, i) => `  const a${i} = ${i};`).join("\n");
+  assertEquals(longFunctionBreaches(file, `function f() {\n${body(98)}\n}`).length, 0);
+  assertEquals(longFunctionBreaches(file, `function f() {\n${body(99)}\n}`).length, 1);
+  assertEquals(longFunctionBreaches(file, `const f = () => {\n${body(99)}\n};`).length, 1);
+  assertEquals(
+    longFunctionBreaches(file, `class C {\n  m() {\n${body(99)}\n  }\n}`).length,
+    1,
+  );
+});
+
 /** Every local module a program loads, following relative imports from its entry point. */
 async function closure(entry: string): Promise<Set<string>> {
   const seen = new Set<string>();

@@ -135,6 +135,92 @@ async function keepTail(stream: ReadableStream<Uint8Array>, tail: { text: string
   }
 }
 
+/** Chromium's command line for a throwaway profile with the extension loaded. */
+function chromiumArgs(profile: string, extensionDir: string, options: LaunchOptions): string[] {
+  return [
+    `--user-data-dir=${profile}`,
+    `--load-extension=${extensionDir}`,
+    `--disable-extensions-except=${extensionDir}`,
+    "--no-first-run",
+    "--no-default-browser-check",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-quic",
+    "--window-size=1280,800",
+    ...(options.headless ? ["--headless", "--disable-gpu"] : []),
+    ...(options.deviceScaleFactor
+      ? [`--force-device-scale-factor=${options.deviceScaleFactor}`]
+      : []),
+    ...(Deno.uid() === 0 ? ["--no-sandbox"] : []),
+    options.url ?? "about:blank",
+  ];
+}
+
+/**
+ * Lays out the throwaway folder: the extension (configured for this instance and launch), the
+ * native host wrapper, and a profile whose NativeMessagingHosts names that wrapper.
+ */
+async function prepareProfile(
+  root: string,
+  paths: InstancePaths,
+  launchToken: string,
+): Promise<{ extensionDir: string; extensionId: string; profile: string }> {
+  const extensionDir = `${root}/extension`;
+  const extensionId = await prepareExtension(extensionDir, {
+    host: paths.nativeHostName,
+    launch_token: launchToken,
+  });
+  const wrapper = `${root}/native-host.sh`;
+  await writeHostWrapper(wrapper, paths);
+  const profile = `${root}/profile`;
+  await Deno.mkdir(`${profile}/NativeMessagingHosts`, { recursive: true });
+  await Deno.writeTextFile(
+    `${profile}/NativeMessagingHosts/${paths.nativeHostName}.json`,
+    JSON.stringify(nativeHostManifest({ name: paths.nativeHostName, path: wrapper, extensionId })),
+  );
+  return { extensionDir, extensionId, profile };
+}
+
+/**
+ * Waits (bounded) until the service lists the browser that carries `launchToken`; fails at once
+ * with Chromium's last words if it exits first.
+ */
+async function attachedSlot(
+  paths: InstancePaths,
+  launchToken: string,
+  browser: { exited: Promise<Deno.CommandStatus>; stderrTail: { text: string } },
+): Promise<number> {
+  const deadline = Date.now() + CONNECT_TIMEOUT_MS;
+  for (;;) {
+    const early = await Promise.race([browser.exited, delay(200).then(() => null)]);
+    if (early) {
+      throw new Error(
+        `Chromium exited (code ${early.code}) before the extension connected:\n` +
+          browser.stderrTail.text.slice(-2000),
+      );
+    }
+    const status = await fetchStatus(paths.controlSocket).catch(() => null);
+    const slot = status?.browsers.find((b) => b.launchToken === launchToken)?.slot;
+    if (slot !== undefined) return slot;
+    if (Date.now() > deadline) {
+      throw new Error(
+        `the extension did not connect to the service within ${CONNECT_TIMEOUT_MS / 1000} s; ` +
+          `see ${paths.logFile}`,
+      );
+    }
+  }
+}
+
+/** Resolves with the signal's name when the person stops `browser launch`. */
+function interruption(): Promise<string> {
+  return new Promise<string>((resolve) => {
+    for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
+      Deno.addSignalListener(signal, () => resolve(signal));
+    }
+  });
+}
+
 /** Runs `browser launch` until interrupted. Prints one JSON line once the browser is attached. */
 export async function launchBrowser(
   paths: InstancePaths,
@@ -151,41 +237,9 @@ export async function launchBrowser(
   const stderrTail = { text: "" };
   try {
     const launchToken = crypto.randomUUID();
-    const extensionDir = `${root}/extension`;
-    const extensionId = await prepareExtension(extensionDir, {
-      host: paths.nativeHostName,
-      launch_token: launchToken,
-    });
-    const wrapper = `${root}/native-host.sh`;
-    await writeHostWrapper(wrapper, paths);
-    const profile = `${root}/profile`;
-    await Deno.mkdir(`${profile}/NativeMessagingHosts`, { recursive: true });
-    await Deno.writeTextFile(
-      `${profile}/NativeMessagingHosts/${paths.nativeHostName}.json`,
-      JSON.stringify(
-        nativeHostManifest({ name: paths.nativeHostName, path: wrapper, extensionId }),
-      ),
-    );
-    const args = [
-      `--user-data-dir=${profile}`,
-      `--load-extension=${extensionDir}`,
-      `--disable-extensions-except=${extensionDir}`,
-      "--no-first-run",
-      "--no-default-browser-check",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-      "--disable-quic",
-      "--window-size=1280,800",
-      ...(options.headless ? ["--headless", "--disable-gpu"] : []),
-      ...(options.deviceScaleFactor
-        ? [`--force-device-scale-factor=${options.deviceScaleFactor}`]
-        : []),
-      ...(Deno.uid() === 0 ? ["--no-sandbox"] : []),
-      options.url ?? "about:blank",
-    ];
+    const { extensionDir, extensionId, profile } = await prepareProfile(root, paths, launchToken);
     browser = new Deno.Command(chromium, {
-      args,
+      args: chromiumArgs(profile, extensionDir, options),
       // Chromium keeps crash reports and caches under XDG folders, outside --user-data-dir:
       // point them into the throwaway folder so launch leaves nothing behind.
       env: { XDG_CONFIG_HOME: `${root}/xdg-config`, XDG_CACHE_HOME: `${root}/xdg-cache` },
@@ -195,26 +249,7 @@ export async function launchBrowser(
     }).spawn();
     keepTail(browser.stderr, stderrTail).catch(() => {});
     const exited = browser.status.then((status) => status);
-
-    const deadline = Date.now() + CONNECT_TIMEOUT_MS;
-    let slot: number | null = null;
-    while (slot === null) {
-      const early = await Promise.race([exited, delay(200).then(() => null)]);
-      if (early) {
-        throw new Error(
-          `Chromium exited (code ${early.code}) before the extension connected:\n` +
-            stderrTail.text.slice(-2000),
-        );
-      }
-      const status = await fetchStatus(paths.controlSocket).catch(() => null);
-      slot = status?.browsers.find((b) => b.launchToken === launchToken)?.slot ?? null;
-      if (slot === null && Date.now() > deadline) {
-        throw new Error(
-          `the extension did not connect to the service within ${CONNECT_TIMEOUT_MS / 1000} s; ` +
-            `see ${paths.logFile}`,
-        );
-      }
-    }
+    const slot = await attachedSlot(paths, launchToken, { exited, stderrTail });
     console.log(JSON.stringify({
       event: "browser_ready",
       instance: paths.instance,
@@ -223,13 +258,7 @@ export async function launchBrowser(
       user_data_dir: profile,
       pid: browser.pid,
     }));
-
-    const interrupted = new Promise<string>((resolve) => {
-      for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
-        Deno.addSignalListener(signal, () => resolve(signal));
-      }
-    });
-    const reason = await Promise.race([interrupted, exited.then(() => "browser exited")]);
+    const reason = await Promise.race([interruption(), exited.then(() => "browser exited")]);
     console.error(`ghostlight: stopping (${reason})`);
   } finally {
     if (browser) await stopProcess(browser);
