@@ -1,5 +1,5 @@
 import { assert, assertEquals } from "../../tests/support/assert.ts";
-import { type Admission, Scheduler } from "./mod.ts";
+import { type Admission, Scheduler } from "./scheduler.ts";
 
 const options = { maxRunning: 2, maxQueuedPerLane: 2, queueDeadlineMs: 200 };
 
