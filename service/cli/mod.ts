@@ -1,5 +1,6 @@
 /**
- * The `ghostlight` command line: `service`, `status`, `browser launch`, `version`.
+ * The `ghostlight` command line: `service`, `status`, `browser launch`, `install`,
+ * `uninstall`, `doctor`, `version`.
  *
  * @module
  */
