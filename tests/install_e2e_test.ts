@@ -4,6 +4,8 @@
  * extension loaded from where install put it, reaching the service through the native host
  * install registered; and a real MCP client started from exactly the command and arguments
  * install wrote into Claude Code's `~/.claude.json` drives it: a tab, a navigation, a read.
+ * Then `doctor` on that setup: healthy; and with a client entry pointing at a missing executable,
+ * a native host manifest removed, the extension not connected, it names each and its fix.
  */
 
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -78,6 +80,26 @@ function startChromium(testEnv: TestEnv, extensionDir: string): {
       await child.status;
     },
   };
+}
+
+interface Problem {
+  hop: string;
+  message: string;
+  fix: string;
+}
+
+/** Runs the installed `doctor --json`; returns its exit code and its problems. */
+async function doctor(
+  testEnv: TestEnv,
+  cli: string,
+): Promise<{ code: number; problems: Problem[] }> {
+  const run = await launcher(testEnv, cli, ["doctor", "--json"]);
+  const report = JSON.parse(run.stdout) as {
+    healthy: boolean;
+    findings: (Problem & { status: string })[];
+  };
+  assertEquals(report.healthy, run.code === 0, run.stdout);
+  return { code: run.code, problems: report.findings.filter((f) => f.status === "problem") };
 }
 
 interface Status {
@@ -169,6 +191,75 @@ Deno.test("installed into a HOME, Chromium's default profile and a client's entr
     const text = await client.callTool({ name: "get_page_text", arguments: { tabId } });
     assert(!text.isError, JSON.stringify(text));
     assertMatch((text.content as TextBlock[])[0].text, /The Skerry Point light/);
+
+    const healthy = await launcher(testEnv, cli, ["doctor"]);
+    assertEquals(healthy.code, 0, healthy.stdout + healthy.stderr);
+    assertMatch(healthy.stdout, /service → browser connector → extension \(slot 0\) and back in/);
+    assertMatch(healthy.stdout, /Healthy: every hop answered\./);
+
+    // A client entry pointing at an executable that is not there.
+    const claudePath = `${testEnv.home}/.claude.json`;
+    const claudeText = await Deno.readTextFile(claudePath);
+    const missing = `${testEnv.home}/.local/bin/no-such-connector`;
+    await Deno.writeTextFile(claudePath, claudeText.replace(entry.command, missing));
+    const broken = await doctor(testEnv, cli);
+    assertEquals(broken.code, 1);
+    assertEquals(broken.problems.length, 1, JSON.stringify(broken.problems));
+    assertEquals(broken.problems[0].hop, "client");
+    assertMatch(broken.problems[0].message, new RegExp(`runs ${missing}, which does not exist`));
+    assertMatch(broken.problems[0].fix, new RegExp(`point it at ${entry.command}`));
+    await Deno.writeTextFile(claudePath, claudeText);
+
+    // A native host manifest removed; the fix doctor names puts it back.
+    const manifest = `${testEnv.env.XDG_CONFIG_HOME}/chromium/NativeMessagingHosts/` +
+      `com.ghostlight.browser_${testEnv.instance.replaceAll("-", "_")}.json`;
+    await Deno.remove(manifest);
+    const unregistered = await doctor(testEnv, cli);
+    assertEquals(unregistered.code, 1);
+    assertEquals(unregistered.problems.map((p) => p.hop), ["native host"]);
+    assertMatch(unregistered.problems[0].message, /Chromium cannot start the browser connector/);
+    assertMatch(unregistered.problems[0].fix, new RegExp(`run '${server} install'`));
+    assertEquals(
+      (await launcher(testEnv, cli, [
+        "install",
+        "--browser",
+        "chromium",
+        "--client",
+        "claude-code",
+        "--no-autostart",
+      ])).code,
+      0,
+    );
+    assertEquals((await doctor(testEnv, cli)).code, 0);
+
+    // The extension not connected: the browser is closed.
+    await chromium.stop();
+    chromium = null;
+    await pollUntil(
+      async () => JSON.parse((await launcher(testEnv, cli, ["status", "--json"])).stdout) as Status,
+      (value) => (value.browsers?.length ?? 1) === 0,
+      "the service to see the browser go",
+    );
+    const closed = await doctor(testEnv, cli);
+    assertEquals(closed.code, 1);
+    assertEquals(closed.problems.map((p) => p.hop), ["extension"]);
+    assertMatch(
+      closed.problems[0].message,
+      /no browser has the extension connected \(last hello: \S+/,
+    );
+    assertMatch(
+      closed.problems[0].fix,
+      new RegExp(`"Load unpacked" and choose ${prefix}/extension`),
+    );
+
+    // With no service running doctor starts one for the check, and still finds the same.
+    await client.close();
+    client = null;
+    await stopService(testEnv, cli);
+    const cold = await launcher(testEnv, cli, ["doctor"]);
+    assertEquals(cold.code, 1, cold.stdout);
+    assertMatch(cold.stdout, /the service was not running; doctor started it for this check/);
+    assertMatch(cold.stdout, /PROBLEM {2}extension +no browser has the extension connected/);
   } finally {
     await client?.close().catch(() => {});
     await chromium?.stop();
