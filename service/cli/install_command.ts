@@ -15,6 +15,8 @@ import {
   currentPayload,
   install,
   type Outcome,
+  type Payload,
+  type RegistryWriter,
   uninstall,
 } from "../install/mod.ts";
 import { noMore, takeFlag, takeOption, UsageError } from "./args.ts";
@@ -70,10 +72,23 @@ function printOutcomes(outcomes: Outcome[]): void {
 }
 
 /**
+ * What the installer body (`install.ts`) supplies: the compiled executables it just built, and
+ * the Windows registry writer (it may run reg.exe; the service may not).
+ */
+export interface InstallerSupplies {
+  payload?: Payload;
+  registry?: RegistryWriter;
+}
+
+/**
  * `ghostlight install [--dry-run] [--client ID]... [--browser ID]... [--no-autostart] [--json]`.
  * Exit code 0, or 1 when a client or browser could not be registered.
  */
-export async function runInstall(paths: InstancePaths, args: string[]): Promise<number> {
+export async function runInstall(
+  paths: InstancePaths,
+  args: string[],
+  supplies: InstallerSupplies = {},
+): Promise<number> {
   const dryRun = takeFlag(args, "--dry-run");
   const json = takeFlag(args, "--json");
   const autostart = !takeFlag(args, "--no-autostart");
@@ -81,12 +96,18 @@ export async function runInstall(paths: InstancePaths, args: string[]): Promise<
   const browsers = ids(takeAll(args, "--browser"), BrowserId.options, "--browser");
   noMore(args);
   const host = currentHost();
-  const payload = currentPayload(host, {
+  const payload = supplies.payload ?? currentPayload(host, {
     fromSource: runningFromSource(),
     root: SOURCE_ROOT,
     execPath: Deno.execPath(),
   });
-  const report = await install(host, paths, payload, { dryRun, clients, browsers, autostart });
+  const report = await install(host, paths, payload, {
+    dryRun,
+    clients,
+    browsers,
+    autostart,
+    registry: supplies.registry,
+  });
   const refused = report.outcomes.some((outcome) => outcome.status === "refused");
   if (json) {
     console.log(JSON.stringify(report));
@@ -108,11 +129,15 @@ export async function runInstall(paths: InstancePaths, args: string[]): Promise<
 }
 
 /** `ghostlight uninstall [--dry-run] [--json]`: exit code 0, or 1 when something had to stay. */
-export async function runUninstall(paths: InstancePaths, args: string[]): Promise<number> {
+export async function runUninstall(
+  paths: InstancePaths,
+  args: string[],
+  supplies: InstallerSupplies = {},
+): Promise<number> {
   const dryRun = takeFlag(args, "--dry-run");
   const json = takeFlag(args, "--json");
   noMore(args);
-  const report = await uninstall(currentHost(), paths, { dryRun });
+  const report = await uninstall(currentHost(), paths, { dryRun, registry: supplies.registry });
   const refused = report.outcomes.some((outcome) => outcome.status === "refused");
   if (json) {
     console.log(JSON.stringify(report));

@@ -5,4 +5,5 @@
  * @module
  */
 
+export { type InstallerSupplies, runInstall, runUninstall } from "./install_command.ts";
 export { runCli } from "./run_cli.ts";
