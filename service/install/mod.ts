@@ -18,6 +18,6 @@ export {
   type Outcome,
   type RegistryWriter,
 } from "./install.ts";
-export { currentPayload, type Payload } from "./payload.ts";
+export { currentPayload, installedConfig, type Payload, sourceFiles } from "./payload.ts";
 export { uninstall, type UninstallReport } from "./uninstall.ts";
 export { regAddArgs, regDeleteArgs } from "./windows.ts";
