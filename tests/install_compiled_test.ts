@@ -30,8 +30,8 @@ Deno.test("compiled executables are installed into libexec and removed again", a
       binDir: built,
       extensionDir: `${ROOT}/extension`,
     };
-    const options = { dryRun: false, clients: null, browsers: null, autostart: false };
-    const first = await install(host, paths, payload, options);
+    const options = { payload, dryRun: false, clients: null, browsers: null, autostart: false };
+    const first = await install({ host, paths }, options);
     assertEquals(first.mode, "compiled");
     const prefix = `${testEnv.home}/.local/share/ghostlight-${testEnv.instance}`;
     for (const name of NAMES) {
@@ -47,10 +47,10 @@ Deno.test("compiled executables are installed into libexec and removed again", a
     const ran = await new Deno.Command(launcher, { args: ["--x"], env: testEnv.env }).output();
     assertEquals(new TextDecoder().decode(ran.stdout), "ghostlight-mcp-connector --x\n");
 
-    const second = await install(host, paths, payload, options);
+    const second = await install({ host, paths }, options);
     assertEquals(second.changes, []);
 
-    await uninstall(host, paths, { dryRun: false });
+    await uninstall({ host, paths }, { dryRun: false });
     const left: string[] = [];
     for await (const entry of Deno.readDir(testEnv.home)) left.push(entry.name);
     assertEquals(left.sort(), ["cache", "config", "dist", "run", "state"]);

@@ -20,7 +20,7 @@ export async function runDoctor(
 ): Promise<number> {
   const json = takeFlag(args, "--json");
   noMore(args);
-  const report = DoctorReport.parse(await doctor(currentHost(), paths, settings));
+  const report = DoctorReport.parse(await doctor({ host: currentHost(), paths }, settings));
   if (json) {
     console.log(JSON.stringify(report));
     return report.healthy ? 0 : 1;

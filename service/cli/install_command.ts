@@ -101,7 +101,8 @@ export async function runInstall(
     root: SOURCE_ROOT,
     execPath: Deno.execPath(),
   });
-  const report = await install(host, paths, payload, {
+  const report = await install({ host, paths }, {
+    payload,
     dryRun,
     clients,
     browsers,
@@ -137,7 +138,10 @@ export async function runUninstall(
   const dryRun = takeFlag(args, "--dry-run");
   const json = takeFlag(args, "--json");
   noMore(args);
-  const report = await uninstall(currentHost(), paths, { dryRun, registry: supplies.registry });
+  const report = await uninstall({ host: currentHost(), paths }, {
+    dryRun,
+    registry: supplies.registry,
+  });
   const refused = report.outcomes.some((outcome) => outcome.status === "refused");
   if (json) {
     console.log(JSON.stringify(report));

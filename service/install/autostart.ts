@@ -8,8 +8,8 @@
  */
 
 import type { RegistryValue } from "./browsers.ts";
-import { configHome, homeOf, type Host, joinPath } from "./host.ts";
-import type { Layout } from "./layout.ts";
+import { configHome, homeOf, joinPath } from "./host.ts";
+import type { Layout, Placed } from "./layout.ts";
 import { LAUNCHER_MARK } from "./launchers.ts";
 
 /** Exit code of `ghostlight service` when another process already serves the instance. */
@@ -36,8 +36,8 @@ function xmlEscape(text: string): string {
   return text.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;");
 }
 
-/** The auto-start plan of `layout` on `host`. */
-export function autostartPlan(host: Host, layout: Layout): Autostart {
+/** The auto-start plan of an install. */
+export function autostartPlan({ host, layout }: Placed): Autostart {
   const launcher = layout.launchers.service;
   const described = layout.instance === null
     ? "Ghostlight service"

@@ -9,7 +9,7 @@
 
 import { z } from "zod";
 import { applicationSupport, configHome, type Host, joinPath, localAppData } from "./host.ts";
-import type { Layout } from "./layout.ts";
+import type { Placed } from "./layout.ts";
 
 /** The browsers install knows. */
 export const BrowserId = z.enum(["chromium", "chrome", "edge", "brave"]);
@@ -87,12 +87,8 @@ export type HostRegistration =
   | { kind: "file"; browser: BrowserId; manifestPath: string }
   | { kind: "registry"; browser: BrowserId; manifestPath: string; value: RegistryValue };
 
-/** Where the host manifest for `browser` goes on `host`. */
-export function hostRegistration(
-  host: Host,
-  layout: Layout,
-  browser: BrowserId,
-): HostRegistration {
+/** Where the host manifest for `browser` goes. */
+export function hostRegistration({ host, layout }: Placed, browser: BrowserId): HostRegistration {
   const file = `${layout.nativeHostName}.json`;
   if (host.platform !== "windows") {
     return {

@@ -6,7 +6,7 @@
  * @module
  */
 
-import { type ClientId, CLIENTS, entryRuns, type ServerCommand } from "./clients.ts";
+import { type ClientId, CLIENTS, type ServerCommand } from "./clients.ts";
 import {
   type EditResult,
   insertJsonEntry,
@@ -58,10 +58,14 @@ export function readClientConfig(
   };
 }
 
-/** The names of the entries that start `server`. */
+/** The names of the entries that start exactly `server`. */
 export function ourEntries(config: ClientConfig, server: ServerCommand): string[] {
   return Object.entries(config.servers)
-    .filter(([, entry]) => entryRuns(config.client, entry, server))
+    .filter(([, entry]) => {
+      const read = CLIENTS[config.client].readEntry(entry);
+      return read !== null && read.command === server.command &&
+        JSON.stringify(read.args) === JSON.stringify(server.args);
+    })
     .map(([name]) => name);
 }
 
@@ -73,22 +77,24 @@ export function freeName(config: ClientConfig, name: string): string {
   }
 }
 
-/** Adds `server` as `name` to an existing file. */
+/** An entry to write: the server, under a name. */
+export interface NamedServer {
+  name: string;
+  server: ServerCommand;
+}
+
+/** Adds `server` as `name` to the file's `text`. */
 export function addEntry(
   config: ClientConfig,
-  text: string,
-  name: string,
-  server: ServerCommand,
+  { text, name, server }: NamedServer & { text: string },
 ): EditResult {
   const row = CLIENTS[config.client];
-  const entry = row.entry(server);
-  return row.format === "toml"
-    ? insertTomlTable(text, [...config.container, name], entry)
-    : insertJsonEntry(text, [...config.container, name], entry);
+  const change = { path: [...config.container, name], value: row.entry(server) };
+  return row.format === "toml" ? insertTomlTable(text, change) : insertJsonEntry(text, change);
 }
 
 /** The text of a new file holding only `server` as `name`. */
-export function newConfigText(client: ClientId, name: string, server: ServerCommand): string {
+export function newConfigText(client: ClientId, { name, server }: NamedServer): string {
   const row = CLIENTS[client];
   const container = row.container({});
   const entry = row.entry(server);
@@ -97,8 +103,11 @@ export function newConfigText(client: ClientId, name: string, server: ServerComm
     : newJsonFile([...container, name], entry);
 }
 
-/** Removes the entry `name` when no exact inverse applies; null when it cannot. */
-export function removeEntry(config: ClientConfig, text: string, name: string): string | null {
+/** Removes the entry `name` from `text` when no exact inverse applies; null when it cannot. */
+export function removeEntry(
+  config: ClientConfig,
+  { text, name }: { text: string; name: string },
+): string | null {
   const path = [...config.container, name];
   return CLIENTS[config.client].format === "toml"
     ? removeTomlTable(text, path)

@@ -225,10 +225,3 @@ function crushDir(host: Host): string {
     ? joinPath(host, localAppData(host), "crush")
     : joinPath(host, configHome(host), "crush");
 }
-
-/** True when `entry` (in `client`'s format) starts exactly `server`. */
-export function entryRuns(client: ClientId, entry: unknown, server: ServerCommand): boolean {
-  const read = CLIENTS[client].readEntry(entry);
-  return read !== null && read.command === server.command &&
-    JSON.stringify(read.args) === JSON.stringify(server.args);
-}

@@ -26,6 +26,7 @@ import { readText, sha256 } from "./file_changes.ts";
 import type { Host } from "./host.ts";
 import { parseJsonc } from "./jsonc_edit.ts";
 import { launcherTarget } from "./launchers.ts";
+import type { Site } from "./install.ts";
 import { installLayout, type Layout } from "./layout.ts";
 import { readReceipt, type Receipt } from "./receipt.ts";
 
@@ -85,7 +86,7 @@ function reinstall(context: Context): string {
 }
 
 async function checkExecutables(context: Context): Promise<Finding[]> {
-  const { host, layout, receipt } = context;
+  const { layout, receipt } = context;
   const findings: Finding[] = [];
   const mode = receipt.mode === "compiled"
     ? { kind: "compiled" as const }
@@ -106,7 +107,7 @@ async function checkExecutables(context: Context): Promise<Finding[]> {
       );
       continue;
     }
-    const { program, args } = launcherTarget(host, layout, mode, name);
+    const { program, args } = launcherTarget(context, { mode, executable: name });
     const entry = args.at(-1);
     if (!(await executable(program)) || (entry && (await readText(entry)) === null)) {
       findings.push(
@@ -391,7 +392,7 @@ async function reachService(
       ],
     };
   }
-  const plan = autostartPlan(context.host, context.layout);
+  const plan = autostartPlan(context);
   const findings = [
     note(
       "service",
@@ -506,7 +507,7 @@ async function checkPolicy(paths: InstancePaths): Promise<Finding[]> {
 }
 
 async function checkAutostart(context: Context): Promise<Finding[]> {
-  const plan = autostartPlan(context.host, context.layout);
+  const plan = autostartPlan(context);
   if (!context.receipt.autostart) {
     return [note("autostart", "not installed (--no-autostart): MCP clients start the service")];
   }
@@ -530,10 +531,9 @@ function verdictOf(findings: Finding[]): { healthy: boolean; verdict: string } {
   };
 }
 
-/** Checks every hop of the instance of `paths`. */
+/** Checks every hop of the site's instance; `settings` run a service if none is running. */
 export async function doctor(
-  host: Host,
-  paths: InstancePaths,
+  { host, paths }: Site,
   settings: ServiceSettings,
 ): Promise<DoctorReport> {
   const layout = installLayout(host, paths);

@@ -40,8 +40,16 @@ export interface RegistryWriter {
   remove(value: RegistryValue): Promise<void>;
 }
 
+/** Which instance, on which machine. */
+export interface Site {
+  host: Host;
+  paths: InstancePaths;
+}
+
 /** What to install. */
 export interface InstallOptions {
+  /** Where the executables come from. */
+  payload: Payload;
   dryRun: boolean;
   /** The clients to register with; null for every client found on this machine. */
   clients: ClientId[] | null;
@@ -195,7 +203,7 @@ async function installExtension(run: InstallRun, payload: Payload): Promise<void
 async function installLaunchers(run: InstallRun, payload: Payload): Promise<void> {
   await run.ensureDir(run.layout.binDir);
   for (const executable of Object.keys(EXECUTABLES) as Executable[]) {
-    const text = launcherScript(run.host, run.layout, modeOf(payload), executable);
+    const text = launcherScript(run, { mode: modeOf(payload), executable });
     await run.writeOwned(run.layout.launchers[executable], text, 0o755);
   }
 }
@@ -225,7 +233,7 @@ async function registerBrowsers(
   const browsers: Receipt["browsers"] = [];
   const registry: RegistryValue[] = [];
   for (const id of chosen) {
-    const registration = hostRegistration(host, layout, id);
+    const registration = hostRegistration(run, id);
     await run.ensureDir(parentOf(registration.manifestPath));
     await run.writeOwned(registration.manifestPath, manifest, 0o644);
     browsers.push({ browser: id, manifest: registration.manifestPath });
@@ -280,7 +288,7 @@ async function registerClient(
   const report = (status: Outcome["status"], detail: string) =>
     run.outcomes.push({ target: client, path, status, detail });
   if (text === null) {
-    const content = newConfigText(client, layout.serverName, server);
+    const content = newConfigText(client, { name: layout.serverName, server });
     await run.ensureDir(parentOf(path));
     await fs.writeFile(path, content, 0o600);
     report("added", `${row.name}: created with the server "${layout.serverName}"`);
@@ -309,7 +317,7 @@ async function registerClient(
     ) ?? null;
   }
   const name = freeName(read.config, layout.serverName);
-  const edit = addEntry(read.config, text, name, server);
+  const edit = addEntry(read.config, { text, name, server });
   if (!edit.ok) {
     report("refused", `${row.name}: left untouched, ${edit.reason}`);
     return null;
@@ -347,7 +355,7 @@ async function installAutostart(run: InstallRun, options: InstallOptions): Promi
   links: Receipt["links"];
   startNow: string | null;
 }> {
-  const plan = autostartPlan(run.host, run.layout);
+  const plan = autostartPlan(run);
   if (!options.autostart) {
     if (plan.kind === "files") {
       const current = await readText(plan.file.path);
@@ -425,13 +433,12 @@ function cliName(layout: Layout): string {
   return layout.launchers.service.replace(/^.*[\\/]/, "").replace(/\.cmd$/, "");
 }
 
-/** Installs the instance of `paths` from `payload`. */
+/** Installs the site's instance from `options.payload`. */
 export async function install(
-  host: Host,
-  paths: InstancePaths,
-  payload: Payload,
+  { host, paths }: Site,
   options: InstallOptions,
 ): Promise<InstallReport> {
+  const { payload } = options;
   const layout = installLayout(host, paths);
   const found = await readReceipt(layout.receipt);
   const previous = typeof found === "string" ? null : found;

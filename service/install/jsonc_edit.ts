@@ -122,7 +122,10 @@ function deepestObject(root: Node, path: string[]): { node: Node; depth: number 
  * Adds `value` at `path` (creating the objects on the way), indented like the file. Refuses when
  * the file does not parse, when something on the way is not an object, or when the key exists.
  */
-export function insertJsonEntry(text: string, path: string[], value: unknown): EditResult {
+export function insertJsonEntry(
+  text: string,
+  { path, value }: { path: string[]; value: unknown },
+): EditResult {
   const parsed = parseRoot(text);
   if (!parsed.ok) return parsed;
   const found = deepestObject(parsed.root, path.slice(0, -1));

@@ -5,7 +5,7 @@ const ENTRY = { command: "/home/u/.local/bin/ghostlight-mcp-connector", args: []
 const PATH = ["mcpServers", "ghostlight"];
 
 function added(text: string): { text: string; back: string | null } {
-  const edit = insertJsonEntry(text, PATH, ENTRY);
+  const edit = insertJsonEntry(text, { path: PATH, value: ENTRY });
   if (!edit.ok) throw new Error(edit.reason);
   return { text: edit.text, back: applyInverse(edit.text, edit.inverse) };
 }
@@ -47,10 +47,13 @@ Deno.test("a file that does not parse, or whose servers are not an object, is re
   for (
     const [text, reason] of [["{ bad", /not valid JSON/], ['{"mcpServers": []}', /not an object/]]
   ) {
-    const edit = insertJsonEntry(text as string, PATH, ENTRY);
+    const edit = insertJsonEntry(text as string, { path: PATH, value: ENTRY });
     assert(!edit.ok && (reason as RegExp).test(edit.reason), JSON.stringify(edit));
   }
-  const taken = insertJsonEntry('{"mcpServers": {"ghostlight": {}}}', PATH, ENTRY);
+  const taken = insertJsonEntry('{"mcpServers": {"ghostlight": {}}}', {
+    path: PATH,
+    value: ENTRY,
+  });
   assert(!taken.ok && /already exists/.test(taken.reason));
 });
 

@@ -8,8 +8,8 @@
  */
 
 import { type Executable, EXECUTABLES } from "../../shared/executables.ts";
-import { type Host, joinPath, parentOf } from "./host.ts";
-import type { Layout } from "./layout.ts";
+import { joinPath, parentOf } from "./host.ts";
+import type { Placed } from "./layout.ts";
 
 /** The first line after the interpreter line: how uninstall recognises a launcher of ours. */
 export const LAUNCHER_MARK = "Written by 'ghostlight install'; 'ghostlight uninstall' removes it.";
@@ -19,12 +19,16 @@ export type InstallMode =
   | { kind: "compiled" }
   | { kind: "sources"; denoDir: string };
 
+/** Which launcher: what the install runs, and which executable. */
+export interface LauncherOf {
+  mode: InstallMode;
+  executable: Executable;
+}
+
 /** What a launcher starts: a program and its fixed arguments. */
 export function launcherTarget(
-  host: Host,
-  layout: Layout,
-  mode: InstallMode,
-  executable: Executable,
+  { host, layout }: Placed,
+  { mode, executable }: LauncherOf,
 ): { program: string; args: string[] } {
   const row = EXECUTABLES[executable];
   if (mode.kind === "compiled") {
@@ -55,13 +59,10 @@ function shellQuote(text: string): string {
  * starts the service with (`ghostlight` compiled, `deno` from sources), which a permission set can
  * only name bare.
  */
-export function launcherScript(
-  host: Host,
-  layout: Layout,
-  mode: InstallMode,
-  executable: Executable,
-): string {
-  const { program, args } = launcherTarget(host, layout, mode, executable);
+export function launcherScript(placed: Placed, which: LauncherOf): string {
+  const { host, layout } = placed;
+  const { mode, executable } = which;
+  const { program, args } = launcherTarget(placed, which);
   const pathDir = parentOf(program);
   const instance = layout.instance;
   const title = `Ghostlight ${EXECUTABLES[executable].compiledName}` +

@@ -39,6 +39,12 @@ export interface Layout {
   serverName: string;
 }
 
+/** An install's layout on its host: what most plans need. */
+export interface Placed {
+  host: Host;
+  layout: Layout;
+}
+
 /** The launcher's file name: `ghostlight[-NAME][-mcp-connector|-browser-connector][.cmd]`. */
 function launcherName(host: Host, instance: string | null, executable: Executable): string {
   const base = EXECUTABLES[executable].compiledName;

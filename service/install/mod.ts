@@ -17,6 +17,7 @@ export {
   type InstallReport,
   type Outcome,
   type RegistryWriter,
+  type Site,
 } from "./install.ts";
 export { currentPayload, installedConfig, type Payload, sourceFiles } from "./payload.ts";
 export { uninstall, type UninstallReport } from "./uninstall.ts";

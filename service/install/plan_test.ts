@@ -68,7 +68,7 @@ Deno.test("native host manifests go where each browser looks, per operating syst
     const { host, layout } = layoutOf(platform);
     for (const browser of BrowserId.options) {
       assertEquals(
-        hostRegistration(host, layout, browser),
+        hostRegistration({ host, layout }, browser),
         {
           kind: "file",
           browser,
@@ -91,7 +91,7 @@ Deno.test("on Windows each browser's HKCU key names one manifest in the prefix",
       "Software\\BraveSoftware\\Brave-Browser\\NativeMessagingHosts\\com.ghostlight.browser_work",
   };
   for (const browser of BrowserId.options) {
-    const registration = hostRegistration(host, layout, browser);
+    const registration = hostRegistration({ host, layout }, browser);
     assertEquals(registration, {
       kind: "registry",
       browser,
@@ -176,7 +176,10 @@ Deno.test("each client gets its own entry shape", () => {
 
 Deno.test("launchers pin the instance and run the same entry points as the tests", () => {
   const { host, layout } = layoutOf("linux", "work");
-  const script = launcherScript(host, layout, { kind: "sources", denoDir: "/c/deno" }, "service");
+  const script = launcherScript({ host, layout }, {
+    mode: { kind: "sources", denoDir: "/c/deno" },
+    executable: "service",
+  });
   assertEquals(script.split("\n").slice(2), [
     "GHOSTLIGHT_INSTANCE='work'; export GHOSTLIGHT_INSTANCE",
     "DENO_DIR='/c/deno'; export DENO_DIR",
@@ -187,7 +190,10 @@ Deno.test("launchers pin the instance and run the same entry points as the tests
     "",
   ]);
   const plain = layoutOf("linux").layout;
-  const compiled = launcherScript(host, plain, { kind: "compiled" }, "mcp-connector");
+  const compiled = launcherScript({ host, layout: plain }, {
+    mode: { kind: "compiled" },
+    executable: "mcp-connector",
+  });
   assertMatch(compiled, /\nunset GHOSTLIGHT_INSTANCE\n/);
   assertMatch(
     compiled,
@@ -197,7 +203,7 @@ Deno.test("launchers pin the instance and run the same entry points as the tests
 
 Deno.test("auto-start: a systemd user unit, a LaunchAgent, a Run value", () => {
   const linux = layoutOf("linux");
-  const unit = autostartPlan(linux.host, linux.layout);
+  const unit = autostartPlan(linux);
   assertEquals(
     unit.kind === "files" && unit.file.path,
     "/home/u/.config/systemd/user/ghostlight.service",
@@ -214,13 +220,13 @@ Deno.test("auto-start: a systemd user unit, a LaunchAgent, a Run value", () => {
     /\nExecStart="\/home\/u\/.local\/bin\/ghostlight" service\n/,
   );
   const mac = layoutOf("darwin", "work");
-  const agent = autostartPlan(mac.host, mac.layout);
+  const agent = autostartPlan(mac);
   assertEquals(
     agent.kind === "files" && agent.file.path,
     "/Users/u/Library/LaunchAgents/com.ghostlight.service.work.plist",
   );
   const windows = layoutOf("windows");
-  assertEquals(autostartPlan(windows.host, windows.layout), {
+  assertEquals(autostartPlan(windows), {
     kind: "registry",
     value: {
       key: "Software\\Microsoft\\Windows\\CurrentVersion\\Run",

@@ -65,8 +65,7 @@ export function tomlTable(path: string[], value: Record<string, unknown>, eol = 
  */
 export function insertTomlTable(
   text: string,
-  path: string[],
-  value: Record<string, unknown>,
+  { path, value }: { path: string[]; value: Record<string, unknown> },
 ): EditResult {
   const parsed = parseToml(text);
   if (!parsed.ok) return parsed;

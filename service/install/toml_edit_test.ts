@@ -14,7 +14,7 @@ Deno.test("a table is appended as text and its inverse gives the file back", () 
       '[mcp_servers.other]\ncommand = "x" # why\n\n',
     ]
   ) {
-    const edit = insertTomlTable(text, PATH, ENTRY);
+    const edit = insertTomlTable(text, { path: PATH, value: ENTRY });
     if (!edit.ok) throw new Error(edit.reason);
     assert(edit.text.startsWith(text));
     assertEquals(applyInverse(edit.text, edit.inverse), text);
@@ -35,7 +35,7 @@ Deno.test("invalid TOML, a taken name and an inline parent are refused", () => {
       ['mcp_servers = { other = { command = "x" } }\n', /cannot be added/],
     ] as const
   ) {
-    const edit = insertTomlTable(text, PATH, ENTRY);
+    const edit = insertTomlTable(text, { path: PATH, value: ENTRY });
     assert(!edit.ok && reason.test(edit.reason), JSON.stringify(edit));
   }
 });

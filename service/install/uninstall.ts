@@ -8,7 +8,6 @@
  * @module
  */
 
-import type { InstancePaths } from "../../shared/instance.ts";
 import { type Executable, EXECUTABLES } from "../../shared/executables.ts";
 import { autostartPlan } from "./autostart.ts";
 import { BrowserId, hostRegistration, NativeHostManifest } from "./browsers.ts";
@@ -16,7 +15,7 @@ import { ourEntries, readClientConfig, removeEntry } from "./client_config.ts";
 import { ClientId, CLIENTS } from "./clients.ts";
 import { type Change, FileChanges, readText, sha256 } from "./file_changes.ts";
 import { type Host, parentOf } from "./host.ts";
-import { type InstallOptions, type Outcome, serverCommand } from "./install.ts";
+import { type InstallOptions, type Outcome, serverCommand, type Site } from "./install.ts";
 import { applyInverse } from "./jsonc_edit.ts";
 import { LAUNCHER_MARK } from "./launchers.ts";
 import { installLayout, type Layout } from "./layout.ts";
@@ -65,7 +64,7 @@ async function removeClientEntries(
       continue;
     }
     const current = readClientConfig(client, text);
-    const removed = current.ok ? removeEntry(current.config, text, name) : null;
+    const removed = current.ok ? removeEntry(current.config, { text, name }) : null;
     if (removed === null) {
       outcomes.push(outcome("refused", `the server "${name}" could not be removed; remove it`));
       continue;
@@ -88,7 +87,7 @@ async function removeHostManifests(
 ): Promise<Outcome[]> {
   const outcomes: Outcome[] = [];
   for (const browser of BrowserId.options) {
-    const { manifestPath } = hostRegistration(host, layout, browser);
+    const { manifestPath } = hostRegistration({ host, layout }, browser);
     const text = await readText(manifestPath);
     if (text === null) continue;
     let manifest;
@@ -129,7 +128,7 @@ async function removeAutostart(
   layout: Layout,
   receipt: Receipt | null,
 ): Promise<void> {
-  const plan = autostartPlan(host, layout);
+  const plan = autostartPlan({ host, layout });
   if (plan.kind === "registry") return;
   if (plan.link) {
     const info = await Deno.lstat(plan.link.path).catch(() => null);
@@ -140,10 +139,9 @@ async function removeAutostart(
   if (await isOurs(plan.file.path, receipt)) await fs.remove(plan.file.path);
 }
 
-/** Uninstalls the instance of `paths`. */
+/** Uninstalls the site's instance. */
 export async function uninstall(
-  host: Host,
-  paths: InstancePaths,
+  { host, paths }: Site,
   options: Pick<InstallOptions, "dryRun" | "registry">,
 ): Promise<UninstallReport> {
   const layout = installLayout(host, paths);
