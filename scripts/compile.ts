@@ -1,66 +1,162 @@
 /**
- * `deno task build`: compiles the three executables into `dist/`, each with its own permission
- * set from deno.json, the service with the built extension inside. `deno compile` needs the
- * `denort` runtime: it downloads it on a connected machine, or uses `DENORT_BIN` when set.
- * `--dry-run` prints the commands instead of running them.
+ * `deno task build`: compiles the three executables for Linux x64/arm64, macOS x64/arm64 and
+ * Windows x64 into `dist/<target>/`, each with its own permission set from deno.json, the service
+ * with the built extension inside.
+ *
+ * `deno compile` needs Deno's `denort` runtime for each target: it downloads it on a connected
+ * machine (and keeps it in the Deno cache), or takes `DENORT_BIN`. `DENORT_BIN` is one binary for
+ * one target, so with it only this machine's target is built (or the one `--target` names).
+ * Where no runtime can be had the build stops with one sentence saying so.
+ *
+ * Usage: `deno run -A scripts/compile.ts [--target NAME|all] [--dry-run]`
  *
  * @module
  */
 
 import { type Executable, EXECUTABLES, SOURCE_ROOT as ROOT } from "../shared/executables.ts";
 
-/** Files compiled into an executable beside its code: `browser launch` loads the extension. */
+/** The targets, by the name of their folder under `dist/`. */
+export const TARGETS = {
+  "linux-x64": "x86_64-unknown-linux-gnu",
+  "linux-arm64": "aarch64-unknown-linux-gnu",
+  "macos-x64": "x86_64-apple-darwin",
+  "macos-arm64": "aarch64-apple-darwin",
+  "windows-x64": "x86_64-pc-windows-msvc",
+} as const;
+export type Target = keyof typeof TARGETS;
+
+/** Files compiled into an executable beside its code: `browser launch` and `install` use them. */
 const INCLUDES: Partial<Record<Executable, string[]>> = {
   "service": ["extension/manifest.json", "extension/dist"],
 };
 
 /** One compile step. */
 export interface CompileStep {
+  target: Target;
   name: string;
+  output: string;
   args: string[];
 }
 
-/** The compile command for each executable, from the executables table. */
-export function compileSteps(outDir = `${ROOT}/dist`): CompileStep[] {
+/** The folder a target's executables go to. */
+export function targetDir(target: Target, outDir = `${ROOT}/dist`): string {
+  return `${outDir}/${target}`;
+}
+
+/** This machine's target, when it is one of the five. */
+export function hostTarget(): Target | null {
+  const os = { linux: "linux", darwin: "macos", windows: "windows" }[Deno.build.os as string];
+  const arch = { x86_64: "x64", aarch64: "arm64" }[Deno.build.arch];
+  const name = `${os}-${arch}`;
+  return name in TARGETS ? name as Target : null;
+}
+
+/** The compile command for each executable of `target`, from the executables table. */
+export function compileSteps(target: Target, outDir = `${ROOT}/dist`): CompileStep[] {
   return (Object.keys(EXECUTABLES) as Executable[]).map((executable) => {
     const { compiledName, entryPoint } = EXECUTABLES[executable];
+    const name = target.startsWith("windows") ? `${compiledName}.exe` : compiledName;
+    const output = `${targetDir(target, outDir)}/${name}`;
     return {
-      name: compiledName,
+      target,
+      name,
+      output,
       args: [
         "compile",
         "-q",
+        "--target",
+        TARGETS[target],
         `-P=${executable}`,
         "--config",
         `${ROOT}/deno.json`,
         ...(INCLUDES[executable] ?? []).flatMap((path) => ["--include", `${ROOT}/${path}`]),
         "--output",
-        `${outDir}/${compiledName}`,
+        output,
         `${ROOT}/${entryPoint}`,
       ],
     };
   });
 }
 
+/**
+ * The targets to build: `--target NAME` or `all`; by default all five, or only this machine's
+ * when `DENORT_BIN` fixes the runtime (one runtime serves one target).
+ */
+export function chooseTargets(
+  requested: string | undefined,
+  denortBin: string | undefined,
+): Target[] {
+  if (requested === undefined && denortBin) {
+    const own = hostTarget();
+    if (own === null) throw new Error("DENORT_BIN is set, and this machine is none of the targets");
+    return [own];
+  }
+  if (requested === undefined || requested === "all") {
+    if (denortBin) {
+      throw new Error("DENORT_BIN is one runtime for one target; name it with --target");
+    }
+    return Object.keys(TARGETS) as Target[];
+  }
+  if (!(requested in TARGETS)) {
+    throw new Error(`--target takes all or one of ${Object.keys(TARGETS).join(", ")}`);
+  }
+  return [requested as Target];
+}
+
+/** True when a failed compile's output says the runtime could not be had. */
+export function missingRuntime(stderr: string): boolean {
+  return /Setting up base binary|denort|dl\.deno\.land/i.test(stderr);
+}
+
+function option(args: string[], name: string): string | undefined {
+  const index = args.indexOf(name);
+  return index >= 0 ? args[index + 1] : undefined;
+}
+
 if (import.meta.main) {
   const dryRun = Deno.args.includes("--dry-run");
-  for (const { name, args } of compileSteps()) {
-    if (dryRun) {
-      console.log(["deno", ...args].join(" "));
-      continue;
+  const denortBin = Deno.env.get("DENORT_BIN") || undefined;
+  let targets: Target[];
+  try {
+    targets = chooseTargets(option(Deno.args, "--target"), denortBin);
+  } catch (error) {
+    console.error(`deno task build: ${(error as Error).message}.`);
+    Deno.exit(2);
+  }
+  if (denortBin) {
+    const info = await Deno.stat(denortBin).catch(() => null);
+    if (!info?.isFile) {
+      console.error(`deno task build stopped: DENORT_BIN names ${denortBin}, which is not a file.`);
+      Deno.exit(1);
     }
-    console.error(`compiling ${name}…`);
-    const status = await new Deno.Command(Deno.execPath(), {
-      args,
-      stdout: "inherit",
-      stderr: "inherit",
-    })
-      .spawn().status;
-    if (!status.success) {
-      console.error(
-        `compiling ${name} failed. Without internet, set DENORT_BIN to a denort binary of ` +
-          `Deno ${Deno.version.deno}.`,
-      );
+    console.error(`Using DENORT_BIN=${denortBin} for ${targets.join(", ")}.`);
+  }
+  for (const target of targets) {
+    for (const step of compileSteps(target)) {
+      if (dryRun) {
+        console.log(["deno", ...step.args].join(" "));
+        continue;
+      }
+      console.error(`compiling ${target}/${step.name}…`);
+      const output = await new Deno.Command(Deno.execPath(), {
+        args: step.args,
+        stdout: "inherit",
+        stderr: "piped",
+      }).output();
+      if (output.success) continue;
+      const stderr = new TextDecoder().decode(output.stderr);
+      if (missingRuntime(stderr)) {
+        console.error(
+          `deno task build stopped: no Deno ${Deno.version.deno} runtime (denort) for ${target} ` +
+            `can be had here, since it is not cached and cannot be downloaded; run the build on ` +
+            `a connected machine, or set DENORT_BIN to that runtime and --target ${target}.`,
+        );
+      } else {
+        console.error(stderr.trim());
+        console.error(`deno task build stopped: compiling ${target}/${step.name} failed.`);
+      }
       Deno.exit(1);
     }
   }
+  if (!dryRun) console.error(`Built ${targets.join(", ")} in ${ROOT}/dist.`);
 }

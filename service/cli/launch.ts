@@ -6,15 +6,14 @@
  * @module
  */
 
-import { decodeBase64 } from "../../shared/base64.ts";
-import {
-  commandFor,
-  runningFromSource,
-  siblingPath,
-  SOURCE_ROOT,
-} from "../../shared/executables.ts";
+import { commandFor, runningFromSource, siblingPath } from "../../shared/executables.ts";
 import type { InstancePaths } from "../../shared/instance.ts";
-import { nativeHostManifest } from "./native_host.ts";
+import {
+  EXTENSION_FILES,
+  extensionIdFromKey,
+  extensionSourceDir,
+  nativeHostManifest,
+} from "../install/mod.ts";
 import { fetchStatus } from "../control/mod.ts";
 import { type Daemon, startDaemon } from "../daemon/mod.ts";
 import { socketAlive } from "../endpoint/mod.ts";
@@ -22,8 +21,6 @@ import type { ServiceSettings } from "../settings.ts";
 
 /** How long launch waits for the extension to reach the service. */
 const CONNECT_TIMEOUT_MS = 45_000;
-/** Files that make up the built extension. */
-const EXTENSION_FILES = ["manifest.json", "dist/background.js"];
 
 /** Options of `browser launch`. */
 export interface LaunchOptions {
@@ -31,23 +28,6 @@ export interface LaunchOptions {
   url: string | null;
   /** Pixels per CSS pixel, as on a HiDPI screen (Chromium's --force-device-scale-factor). */
   deviceScaleFactor?: number;
-}
-
-/** The extension id Chrome derives from the manifest's public key. */
-export async function extensionIdFromKey(keyBase64: string): Promise<string> {
-  const digest = new Uint8Array(
-    await crypto.subtle.digest("SHA-256", decodeBase64(keyBase64) as Uint8Array<ArrayBuffer>),
-  );
-  return [...digest.slice(0, 16)]
-    .map((byte) => String.fromCharCode(97 + (byte >> 4)) + String.fromCharCode(97 + (byte & 15)))
-    .join("");
-}
-
-/** Where the built extension lives: the source tree, or the files compiled into the binary. */
-function extensionSourceDir(): string {
-  return runningFromSource()
-    ? `${SOURCE_ROOT}/extension`
-    : new URL("../../extension", import.meta.url).pathname;
 }
 
 async function prepareExtension(target: string, config: Record<string, string>): Promise<string> {

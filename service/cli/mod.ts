@@ -1,7 +1,9 @@
 /**
- * The `ghostlight` command line: `service`, `status`, `browser launch`, `version`.
+ * The `ghostlight` command line: `service`, `status`, `browser launch`, `install`,
+ * `uninstall`, `doctor`, `version`.
  *
  * @module
  */
 
+export { type InstallerSupplies, runInstall, runUninstall } from "./install_command.ts";
 export { runCli } from "./run_cli.ts";

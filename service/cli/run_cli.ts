@@ -10,6 +10,8 @@ import { VERSION } from "../../shared/version.ts";
 import { AlreadyRunning } from "../endpoint/mod.ts";
 import type { ServiceSettings } from "../settings.ts";
 import { noMore, takeFlag, takeOption, UsageError } from "./args.ts";
+import { runDoctor } from "./doctor_command.ts";
+import { runInstall, runUninstall } from "./install_command.ts";
 import { launchBrowser } from "./launch.ts";
 import { runService } from "./service_command.ts";
 import { runStatus } from "./status_command.ts";
@@ -21,6 +23,10 @@ Commands:
   status [--json]                show the service, browsers and connectors
   browser launch [--headless] [--url URL] [--device-scale-factor N]
                                  start an isolated Chromium with Ghostlight in it
+  install [--dry-run] [--client ID]... [--browser ID]... [--no-autostart] [--json]
+                                 install into your own browsers and MCP clients
+  uninstall [--dry-run] [--json] remove exactly what install added
+  doctor [--json]                check every hop and name the next action for each problem
   version                        print the version
 
 --instance NAME (or GHOSTLIGHT_INSTANCE) selects an isolated instance.`;
@@ -41,6 +47,12 @@ export async function runCli(argv: string[], settings: ServiceSettings): Promise
         return await runService(paths, settings, args);
       case "status":
         return await runStatus(paths, args);
+      case "install":
+        return await runInstall(paths, args);
+      case "uninstall":
+        return await runUninstall(paths, args);
+      case "doctor":
+        return await runDoctor(paths, settings, args);
       case "browser": {
         const sub = args.shift();
         if (sub !== "launch") throw new UsageError("the browser command is 'browser launch'");

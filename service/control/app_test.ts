@@ -1,5 +1,6 @@
 import { assertEquals } from "../../tests/support/assert.ts";
 import { controlApp } from "./app.ts";
+import { Probe } from "./probe.ts";
 import { Status } from "./status.ts";
 
 const status: Status = {
@@ -16,4 +17,12 @@ Deno.test("GET /status answers the current status; any other route names the one
   const missing = await app.request("/nothing");
   assertEquals(missing.status, 404);
   assertEquals(await missing.json(), { error: "no such route; try GET /status" });
+});
+
+Deno.test("POST /probe answers what the probe found; without a probe there is no such route", async () => {
+  const found = { browsers: [{ slot: 0, extensionVersion: "1", ms: 3 }] };
+  const app = controlApp(() => status, () => Promise.resolve(found));
+  const probed = await app.request("/probe", { method: "POST" });
+  assertEquals(Probe.parse(await probed.json()), found);
+  assertEquals((await controlApp(() => status).request("/probe", { method: "POST" })).status, 404);
 });

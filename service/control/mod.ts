@@ -6,5 +6,6 @@
  */
 
 export { controlApp } from "./app.ts";
-export { fetchStatus } from "./client.ts";
+export { fetchProbe, fetchStatus } from "./client.ts";
+export { Probe } from "./probe.ts";
 export { Status } from "./status.ts";

@@ -11,9 +11,9 @@ import { acceptAndProve } from "../../shared/handshake.ts";
 import type { InstancePaths } from "../../shared/instance.ts";
 import { VERSION } from "../../shared/version.ts";
 import { serveSession, type SessionDeps, type SessionInfo, WorkIds } from "../bridge/mod.ts";
-import { BrowserHub } from "../browser/mod.ts";
+import { BrowserError, BrowserHub } from "../browser/mod.ts";
 import { Catalog } from "../catalog/mod.ts";
-import { controlApp, type Status } from "../control/mod.ts";
+import { controlApp, type Probe, type Status } from "../control/mod.ts";
 import { bindSockets, ensureOwnedDir, ensureSecret } from "../endpoint/mod.ts";
 import { configureLog, log } from "../log/mod.ts";
 import { DEFAULT_SCHEDULER_OPTIONS, Scheduler } from "../scheduler/mod.ts";
@@ -188,7 +188,10 @@ export async function startDaemon(paths: InstancePaths, options: DaemonOptions):
   const startedAt = new Date().toISOString();
   const control = Deno.serve(
     { path: listeners.control, onListen: () => {} },
-    controlApp(() => statusOf(state, { ...identity, startedAt })).fetch,
+    controlApp(
+      () => statusOf(state, { ...identity, startedAt }),
+      () => probeBrowsers(state.browsers),
+    ).fetch,
   );
   await Deno.chmod(listeners.control, 0o600);
 
@@ -224,6 +227,29 @@ export async function startDaemon(paths: InstancePaths, options: DaemonOptions):
   acceptBrowsers(listeners.browser, acceptor).catch(() => {});
   log("info", `service ${VERSION} listening in ${paths.runtimeDir} (pid ${Deno.pid})`);
   return { finished, stop, browsers: state.browsers };
+}
+
+/** How long the probe waits for each browser's answer. */
+const PROBE_TIMEOUT_MS = 5_000;
+
+/**
+ * Sends each attached browser one command that changes nothing (reading a tab id no browser
+ * hands out, 0) and times the answer: "no such tab" is the expected one.
+ */
+async function probeBrowsers(browsers: BrowserHub): Promise<Probe> {
+  const answers = browsers.list().map(async (link) => {
+    const sent = performance.now();
+    const row = { slot: link.slot, extensionVersion: link.details.extensionVersion };
+    try {
+      await link.call("tab.get", { tab_id: 0 }, { timeoutMs: PROBE_TIMEOUT_MS });
+    } catch (error) {
+      if (!(error instanceof BrowserError && error.kind === "no_such_tab")) {
+        return { ...row, ms: null, error: (error as Error).message };
+      }
+    }
+    return { ...row, ms: Math.round(performance.now() - sent) };
+  });
+  return { browsers: await Promise.all(answers) };
 }
 
 function closeQuietly(conn: Deno.Conn): void {

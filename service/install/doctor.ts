@@ -1,0 +1,581 @@
+/**
+ * `ghostlight doctor`: checks every hop of an installed instance, from the files install wrote
+ * to a live round trip through the service, the browser connector and the extension, and names
+ * the next action for each problem. Every check is a small function returning findings; the
+ * verdict is computed from them.
+ *
+ * @module
+ */
+
+import { z } from "zod";
+import { BRIDGE_MAX_FRAME, ServiceMessage } from "../../shared/bridge.ts";
+import { type Executable, EXECUTABLES } from "../../shared/executables.ts";
+import { encodeFrame } from "../../shared/framing.ts";
+import { connectAndVerify } from "../../shared/handshake.ts";
+import type { InstancePaths } from "../../shared/instance.ts";
+import { VERSION } from "../../shared/version.ts";
+import { fetchProbe, fetchStatus, type Status } from "../control/mod.ts";
+import { type Daemon, startDaemon } from "../daemon/mod.ts";
+import type { ServiceSettings } from "../settings.ts";
+import { autostartPlan } from "./autostart.ts";
+import { BROWSERS, NativeHostManifest } from "./browsers.ts";
+import { readClientConfig } from "./client_config.ts";
+import { ClientId, CLIENTS } from "./clients.ts";
+import { EXTENSION_FILES } from "./extension.ts";
+import { readText, sha256 } from "./file_changes.ts";
+import type { Host } from "./host.ts";
+import { parseJsonc } from "./jsonc_edit.ts";
+import { launcherTarget } from "./launchers.ts";
+import type { Site } from "./install.ts";
+import { installLayout, type Layout } from "./layout.ts";
+import { readReceipt, type Receipt } from "./receipt.ts";
+
+/** One thing doctor checked. */
+export const Finding = z.object({
+  /** The hop: "install", "executables", "instance", "client", "native host", ... */
+  hop: z.string(),
+  /** ok: it works; problem: it does not, and `fix` says what to do; note: worth knowing. */
+  status: z.enum(["ok", "problem", "note"]),
+  message: z.string(),
+  fix: z.string().optional(),
+});
+export type Finding = z.infer<typeof Finding>;
+
+/** What `ghostlight doctor --json` prints. */
+export const DoctorReport = z.object({
+  instance: z.string().nullable(),
+  version: z.string(),
+  healthy: z.boolean(),
+  verdict: z.string(),
+  findings: z.array(Finding),
+});
+export type DoctorReport = z.infer<typeof DoctorReport>;
+
+/** How long doctor waits for a browser to attach to a service it started itself. */
+const ATTACH_WAIT_MS = 10_000;
+
+interface Context {
+  host: Host;
+  paths: InstancePaths;
+  layout: Layout;
+  receipt: Receipt;
+  /** What the person types to run this instance's CLI. */
+  cli: string;
+}
+
+const ok = (hop: string, message: string): Finding => ({ hop, status: "ok", message });
+const note = (hop: string, message: string): Finding => ({ hop, status: "note", message });
+const problem = (hop: string, message: string, fix: string): Finding => ({
+  hop,
+  status: "problem",
+  message,
+  fix,
+});
+
+async function executable(path: string): Promise<boolean> {
+  try {
+    const info = await Deno.stat(path);
+    return info.isFile && (info.mode === null || (info.mode & 0o111) !== 0);
+  } catch {
+    return false;
+  }
+}
+
+function reinstall(context: Context): string {
+  return `run '${context.cli} install' to write it again`;
+}
+
+async function checkExecutables(context: Context): Promise<Finding[]> {
+  const { layout, receipt } = context;
+  const findings: Finding[] = [];
+  const mode = receipt.mode === "compiled"
+    ? { kind: "compiled" as const }
+    : { kind: "sources" as const, denoDir: "" };
+  for (const name of Object.keys(EXECUTABLES) as Executable[]) {
+    const launcher = layout.launchers[name];
+    const text = await readText(launcher);
+    if (text === null || !(await executable(launcher))) {
+      findings.push(
+        problem("executables", `${launcher} is missing or not executable`, reinstall(context)),
+      );
+      continue;
+    }
+    const digest = await sha256(text);
+    if (!receipt.files.some((file) => file.path === launcher && file.sha256 === digest)) {
+      findings.push(
+        problem("executables", `${launcher} changed since install`, reinstall(context)),
+      );
+      continue;
+    }
+    const { program, args } = launcherTarget(context, { mode, executable: name });
+    const entry = args.at(-1);
+    if (!(await executable(program)) || (entry && (await readText(entry)) === null)) {
+      findings.push(
+        problem(
+          "executables",
+          `${launcher} runs ${entry ?? program}, which is missing`,
+          reinstall(context),
+        ),
+      );
+      continue;
+    }
+    findings.push(ok("executables", `${launcher} → ${entry ?? program}`));
+  }
+  const installed = receipt.mode === "sources"
+    ? /VERSION = "([^"]+)"/.exec(
+      (await readText(`${layout.appDir}/shared/version.ts`)) ?? "",
+    )?.[1] ?? "unknown"
+    : receipt.version;
+  findings.push(
+    installed === VERSION
+      ? ok("executables", `version ${installed}, the same as this ghostlight`)
+      : problem(
+        "executables",
+        `the installed executables are version ${installed}, this ghostlight is ${VERSION}`,
+        `run '${context.cli} install' from the version you mean to use`,
+      ),
+  );
+  return findings;
+}
+
+async function checkInstanceDirs(context: Context): Promise<Finding[]> {
+  const { paths } = context;
+  const findings: Finding[] = [];
+  for (const [what, dir] of [["runtime", paths.runtimeDir], ["state", paths.stateDir]]) {
+    let info: Deno.FileInfo;
+    try {
+      info = await Deno.stat(dir);
+    } catch {
+      findings.push(note("instance", `the ${what} folder ${dir} appears at the service's start`));
+      continue;
+    }
+    const mode = (info.mode ?? 0o700) & 0o777;
+    if (info.uid !== null && info.uid !== Deno.uid()) {
+      findings.push(
+        problem(
+          "instance",
+          `${dir} belongs to another user`,
+          `remove ${dir} (the service makes it again)`,
+        ),
+      );
+    } else if (mode !== 0o700) {
+      findings.push(
+        problem("instance", `${dir} has mode ${mode.toString(8)}, not 700`, `chmod 700 ${dir}`),
+      );
+    } else findings.push(ok("instance", `${what} folder ${dir} (700, yours)`));
+  }
+  try {
+    const mode = ((await Deno.stat(paths.secretFile)).mode ?? 0o600) & 0o777;
+    findings.push(
+      mode === 0o600 ? ok("instance", `secret ${paths.secretFile} (600)`) : problem(
+        "instance",
+        `${paths.secretFile} has mode ${mode.toString(8)}, not 600`,
+        `chmod 600 ${paths.secretFile}`,
+      ),
+    );
+  } catch {
+    // Made at the service's first start, like the state folder.
+  }
+  return findings;
+}
+
+async function checkClients(context: Context): Promise<Finding[]> {
+  const { host, layout, receipt } = context;
+  const findings: Finding[] = [];
+  const launcher = layout.launchers["mcp-connector"];
+  for (const record of receipt.clients) {
+    const name = CLIENTS[record.client].name;
+    const text = await readText(record.path);
+    if (text === null) {
+      findings.push(
+        problem("client", `${name}: ${record.path} is gone`, reinstall(context)),
+      );
+      continue;
+    }
+    const read = readClientConfig(record.client, text);
+    if (!read.ok) {
+      findings.push(
+        problem(
+          "client",
+          `${name}: ${record.path} does not parse (${read.reason})`,
+          `fix the file (install's copy is beside it, *.ghostlight-backup), then '${context.cli} install'`,
+        ),
+      );
+      continue;
+    }
+    const entry = CLIENTS[record.client].readEntry(read.config.servers[record.name]);
+    if (entry === null) {
+      findings.push(
+        problem(
+          "client",
+          `${name}: the server "${record.name}" is no longer in ${record.path}`,
+          reinstall(context),
+        ),
+      );
+      continue;
+    }
+    if (!(await executable(entry.command))) {
+      findings.push(
+        problem(
+          "client",
+          `${name}: the server "${record.name}" runs ${entry.command}, which does not exist or ` +
+            "is not executable",
+          entry.command === launcher
+            ? reinstall(context)
+            : `point it at ${launcher}, or run '${context.cli} install'`,
+        ),
+      );
+      continue;
+    }
+    if (entry.command !== launcher) {
+      findings.push(
+        problem(
+          "client",
+          `${name}: the server "${record.name}" runs ${entry.command}, not ${launcher}`,
+          `point it at ${launcher}, or remove it and run '${context.cli} install'`,
+        ),
+      );
+      continue;
+    }
+    findings.push(ok("client", `${name}: "${record.name}" in ${record.path} → ${launcher}`));
+  }
+  const registered = new Set(receipt.clients.map((record) => record.client));
+  for (const client of ClientId.options) {
+    if (registered.has(client)) continue;
+    for (const marker of CLIENTS[client].markers(host)) {
+      if ((await Deno.lstat(marker).catch(() => null)) === null) continue;
+      findings.push(
+        note(
+          "client",
+          `${CLIENTS[client].name} is on this machine without Ghostlight; to add it: ` +
+            `${context.cli} install --client ${client}`,
+        ),
+      );
+      break;
+    }
+  }
+  return findings;
+}
+
+async function checkNativeHosts(context: Context): Promise<Finding[]> {
+  const { layout, receipt } = context;
+  const findings: Finding[] = [];
+  const origin = `chrome-extension://${receipt.extension.id}/`;
+  const launcher = layout.launchers["browser-connector"];
+  if (receipt.browsers.length === 0) {
+    findings.push(
+      problem(
+        "native host",
+        "no browser has the native host registered",
+        `run '${context.cli} install --browser chromium' (or chrome, edge, brave)`,
+      ),
+    );
+  }
+  for (const { browser, manifest } of receipt.browsers) {
+    const name = BROWSERS[browser].name;
+    const text = await readText(manifest);
+    if (text === null) {
+      findings.push(
+        problem(
+          "native host",
+          `${name} cannot start the browser connector: ${manifest} is missing`,
+          reinstall(context),
+        ),
+      );
+      continue;
+    }
+    let parsed;
+    try {
+      parsed = NativeHostManifest.safeParse(JSON.parse(text));
+    } catch {
+      parsed = null;
+    }
+    if (!parsed?.success) {
+      findings.push(
+        problem("native host", `${name}: ${manifest} is not a host manifest`, reinstall(context)),
+      );
+      continue;
+    }
+    const found = parsed.data;
+    const wrong = found.name !== layout.nativeHostName
+      ? `names ${found.name}, not ${layout.nativeHostName}`
+      : !found.allowed_origins.includes(origin)
+      ? `does not allow ${origin}`
+      : found.path !== launcher
+      ? `starts ${found.path}, not ${launcher}`
+      : !(await executable(found.path))
+      ? `starts ${found.path}, which is missing`
+      : null;
+    findings.push(
+      wrong === null
+        ? ok("native host", `${name}: ${manifest} → ${launcher}`)
+        : problem("native host", `${name}: ${manifest} ${wrong}`, reinstall(context)),
+    );
+  }
+  return findings;
+}
+
+async function checkExtensionFiles(context: Context): Promise<Finding[]> {
+  const { layout } = context;
+  for (const file of [...EXTENSION_FILES, "config.json"]) {
+    if ((await readText(`${layout.extensionDir}/${file}`)) === null) {
+      return [
+        problem(
+          "extension",
+          `${layout.extensionDir}/${file} is missing`,
+          `${reinstall(context)}, then reload the extension in your browser`,
+        ),
+      ];
+    }
+  }
+  return [
+    ok("extension", `unpacked in ${layout.extensionDir} (id ${context.receipt.extension.id})`),
+  ];
+}
+
+/** The log's last "browser attached" line: when an extension last said hello, and its version. */
+async function lastHello(paths: InstancePaths): Promise<string | null> {
+  let last: string | null = null;
+  for (const file of [`${paths.logFile}.1`, paths.logFile]) {
+    const text = await readText(file);
+    for (
+      const match of text?.matchAll(/^(\S+) info browser attached .*\(extension ([^)]+)\)$/gm) ?? []
+    ) {
+      last = `${match[1]} (extension ${match[2]})`;
+    }
+  }
+  return last;
+}
+
+function browserStep(context: Context): string {
+  return `open your browser; if the extension is not loaded there, open chrome://extensions, ` +
+    `switch on Developer mode, click "Load unpacked" and choose ${context.layout.extensionDir}`;
+}
+
+/** Reaches the running service, or starts one in this process for the check. */
+async function reachService(
+  context: Context,
+  settings: ServiceSettings,
+): Promise<{ status: Status | null; daemon: Daemon | null; findings: Finding[] }> {
+  const { paths } = context;
+  const running = await fetchStatus(paths.controlSocket).catch(() => null);
+  if (running) {
+    return {
+      status: running,
+      daemon: null,
+      findings: [
+        running.service.version === VERSION
+          ? ok("service", `running, version ${running.service.version}, pid ${running.service.pid}`)
+          : problem(
+            "service",
+            `the running service is version ${running.service.version}, the install ${VERSION}`,
+            "stop it (it restarts on demand from the installed executables)",
+          ),
+      ],
+    };
+  }
+  let daemon: Daemon;
+  try {
+    daemon = await startDaemon(paths, { settings, exitWhenIdle: false, logToStderr: false });
+  } catch (error) {
+    const status = await fetchStatus(paths.controlSocket).catch(() => null);
+    if (status) return { status, daemon: null, findings: [ok("service", "running")] };
+    return {
+      status: null,
+      daemon: null,
+      findings: [
+        problem(
+          "service",
+          `the service cannot start: ${(error as Error).message}`,
+          `see ${paths.logFile}`,
+        ),
+      ],
+    };
+  }
+  const plan = autostartPlan(context);
+  const findings = [
+    note(
+      "service",
+      "the service was not running; doctor started it for this check (MCP clients start it " +
+        (context.receipt.autostart
+          ? `on demand; to start it now: ${plan.startNow})`
+          : "on demand)"),
+    ),
+  ];
+  // A browser whose connector is waiting for the service comes back within a second or two.
+  const deadline = Date.now() + ATTACH_WAIT_MS;
+  while (daemon.browsers.list().length === 0 && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  const status = await fetchStatus(paths.controlSocket).catch(() => null);
+  return { status, daemon, findings };
+}
+
+async function checkExtensionLive(context: Context, status: Status | null): Promise<Finding[]> {
+  if (status === null) return [];
+  if (status.browsers.length === 0) {
+    const hello = await lastHello(context.paths);
+    return [
+      problem(
+        "extension",
+        `no browser has the extension connected (last hello: ${hello ?? "never"})`,
+        browserStep(context),
+      ),
+    ];
+  }
+  return status.browsers.map((browser) =>
+    browser.extensionVersion === context.receipt.extension.version
+      ? ok(
+        "extension",
+        `connected in slot ${browser.slot} since ${browser.connectedAt}, extension ` +
+          browser.extensionVersion,
+      )
+      : problem(
+        "extension",
+        `slot ${browser.slot} runs extension ${browser.extensionVersion}, the install ` +
+          context.receipt.extension.version,
+        "reload the extension in chrome://extensions",
+      )
+  );
+}
+
+/** Says hello on the bridge as a connector would, checks the proof, asks for the catalog. */
+async function bridgeRoundTrip(paths: InstancePaths): Promise<Finding> {
+  try {
+    const opened = await connectAndVerify({
+      socket: paths.bridgeSocket,
+      secretFile: paths.secretFile,
+      role: "mcp",
+      client: { name: "ghostlight doctor", version: VERSION },
+      maxFrame: BRIDGE_MAX_FRAME,
+    });
+    try {
+      await opened.writer.write(encodeFrame({ type: "catalog", seq: 1 }, BRIDGE_MAX_FRAME));
+      const answer = ServiceMessage.safeParse(await opened.reader.next());
+      if (!answer.success || answer.data.type !== "catalog") {
+        return problem("round trip", "the service did not answer with its catalog", "see the log");
+      }
+      return ok(
+        "round trip",
+        `the service proved the instance secret and lists ${answer.data.tools.length} tools`,
+      );
+    } finally {
+      opened.conn.close();
+    }
+  } catch (error) {
+    return problem(
+      "round trip",
+      `connectors cannot reach the service: ${(error as Error).message}`,
+      `see ${paths.logFile}`,
+    );
+  }
+}
+
+async function browserRoundTrip(paths: InstancePaths, status: Status | null): Promise<Finding[]> {
+  if (status === null || status.browsers.length === 0) return [];
+  try {
+    const probe = await fetchProbe(paths.controlSocket);
+    return probe.browsers.map((browser) =>
+      browser.ms !== null
+        ? ok(
+          "round trip",
+          `service → browser connector → extension (slot ${browser.slot}) and back in ${browser.ms} ms`,
+        )
+        : problem(
+          "round trip",
+          `the extension in slot ${browser.slot} did not answer: ${browser.error}`,
+          "reload the extension in chrome://extensions, or restart the browser",
+        )
+    );
+  } catch (error) {
+    return [problem("round trip", `the probe failed: ${(error as Error).message}`, "see the log")];
+  }
+}
+
+async function checkPolicy(paths: InstancePaths): Promise<Finding[]> {
+  const file = `${paths.configDir}/policy.jsonc`;
+  const text = await readText(file);
+  if (text === null) {
+    return [note("policy", `no policy file (${file}): everything is allowed (the default)`)];
+  }
+  const parsed = parseJsonc(text);
+  return [
+    parsed.ok
+      ? ok("policy", `${file} parses`)
+      : problem("policy", `${file} does not parse: ${parsed.reason}`, `fix ${file}`),
+  ];
+}
+
+async function checkAutostart(context: Context): Promise<Finding[]> {
+  const plan = autostartPlan(context);
+  if (!context.receipt.autostart) {
+    return [note("autostart", "not installed (--no-autostart): MCP clients start the service")];
+  }
+  if (plan.kind === "registry") return [note("autostart", `Run value ${plan.value.name}`)];
+  return [
+    (await readText(plan.file.path)) === plan.file.text
+      ? ok("autostart", plan.file.path)
+      : problem("autostart", `${plan.file.path} is missing or changed`, reinstall(context)),
+  ];
+}
+
+function verdictOf(findings: Finding[]): { healthy: boolean; verdict: string } {
+  const problems = findings.filter((finding) => finding.status === "problem");
+  if (problems.length === 0) {
+    return { healthy: true, verdict: "Healthy: every hop answered." };
+  }
+  return {
+    healthy: false,
+    verdict: `${problems.length} problem${problems.length === 1 ? "" : "s"}. ` +
+      `First: ${problems[0].message}; ${problems[0].fix}.`,
+  };
+}
+
+/** Checks every hop of the site's instance; `settings` run a service if none is running. */
+export async function doctor(
+  { host, paths }: Site,
+  settings: ServiceSettings,
+): Promise<DoctorReport> {
+  const layout = installLayout(host, paths);
+  const cli = layout.launchers.service.replace(/^.*[\\/]/, "").replace(/\.cmd$/, "");
+  const found = await readReceipt(layout.receipt);
+  const report = (findings: Finding[]): DoctorReport => ({
+    instance: paths.instance,
+    version: VERSION,
+    ...verdictOf(findings),
+    findings,
+  });
+  if (found === null || typeof found === "string") {
+    const instance = paths.instance === null ? "" : ` --instance ${paths.instance}`;
+    return report([
+      problem(
+        "install",
+        found ?? `Ghostlight is not installed for this instance (no ${layout.receipt})`,
+        `run 'ghostlight${instance} install'`,
+      ),
+    ]);
+  }
+  const context: Context = { host, paths, layout, receipt: found, cli };
+  const findings: Finding[] = [
+    ok("install", `${layout.prefix} (${found.mode === "compiled" ? "compiled" : "sources"})`),
+    ...await checkExecutables(context),
+    ...await checkInstanceDirs(context),
+    ...await checkClients(context),
+    ...await checkNativeHosts(context),
+    ...await checkExtensionFiles(context),
+    ...await checkPolicy(paths),
+    ...await checkAutostart(context),
+  ];
+  const service = await reachService(context, settings);
+  try {
+    findings.push(...service.findings);
+    findings.push(...await checkExtensionLive(context, service.status));
+    if (service.status !== null) {
+      findings.push(await bridgeRoundTrip(paths));
+      findings.push(...await browserRoundTrip(paths, service.status));
+    }
+  } finally {
+    await service.daemon?.stop();
+  }
+  return report(findings);
+}

@@ -1,0 +1,238 @@
+/**
+ * The install plan per operating system: where each file goes and what Windows writes to the
+ * registry, checked on any machine because every location is a pure function of the host.
+ */
+
+import { assertEquals, assertMatch } from "../../tests/support/assert.ts";
+import { resolveInstancePaths } from "../../shared/instance.ts";
+import { autostartPlan } from "./autostart.ts";
+import { BrowserId, hostRegistration } from "./browsers.ts";
+import { ClientId, CLIENTS } from "./clients.ts";
+import type { Host, Platform } from "./host.ts";
+import { launcherScript } from "./launchers.ts";
+import { installLayout } from "./layout.ts";
+import { regAddArgs, regDeleteArgs } from "./windows.ts";
+
+const HOMES: Record<Platform, Record<string, string>> = {
+  linux: { HOME: "/home/u" },
+  darwin: { HOME: "/Users/u" },
+  windows: {
+    USERPROFILE: "C:\\Users\\u",
+    APPDATA: "C:\\Users\\u\\AppData\\Roaming",
+    LOCALAPPDATA: "C:\\Users\\u\\AppData\\Local",
+  },
+};
+
+function hostOf(platform: Platform): Host {
+  return { platform, env: (key) => HOMES[platform][key] };
+}
+
+function layoutOf(platform: Platform, instance: string | null = null) {
+  const host = hostOf(platform);
+  const paths = resolveInstancePaths(instance, (key) => key === "HOME" ? "/h" : undefined);
+  return { host, layout: installLayout(host, paths) };
+}
+
+Deno.test("an instance keeps its own prefix, launchers, host name and server name", () => {
+  const { layout } = layoutOf("linux", "work");
+  assertEquals(layout.prefix, "/home/u/.local/share/ghostlight-work");
+  assertEquals(layout.launchers, {
+    "service": "/home/u/.local/bin/ghostlight-work",
+    "mcp-connector": "/home/u/.local/bin/ghostlight-work-mcp-connector",
+    "browser-connector": "/home/u/.local/bin/ghostlight-work-browser-connector",
+  });
+  assertEquals(layout.nativeHostName, "com.ghostlight.browser_work");
+  assertEquals(layout.serverName, "ghostlight-work");
+  const plain = layoutOf("linux").layout;
+  assertEquals(plain.prefix, "/home/u/.local/share/ghostlight");
+  assertEquals(plain.launchers["mcp-connector"], "/home/u/.local/bin/ghostlight-mcp-connector");
+});
+
+Deno.test("native host manifests go where each browser looks, per operating system", () => {
+  const expected: Record<Exclude<Platform, "windows">, Record<BrowserId, string>> = {
+    linux: {
+      chromium: "/home/u/.config/chromium/NativeMessagingHosts",
+      chrome: "/home/u/.config/google-chrome/NativeMessagingHosts",
+      edge: "/home/u/.config/microsoft-edge/NativeMessagingHosts",
+      brave: "/home/u/.config/BraveSoftware/Brave-Browser/NativeMessagingHosts",
+    },
+    darwin: {
+      chromium: "/Users/u/Library/Application Support/Chromium/NativeMessagingHosts",
+      chrome: "/Users/u/Library/Application Support/Google/Chrome/NativeMessagingHosts",
+      edge: "/Users/u/Library/Application Support/Microsoft Edge/NativeMessagingHosts",
+      brave:
+        "/Users/u/Library/Application Support/BraveSoftware/Brave-Browser/NativeMessagingHosts",
+    },
+  };
+  for (const platform of ["linux", "darwin"] as const) {
+    const { host, layout } = layoutOf(platform);
+    for (const browser of BrowserId.options) {
+      assertEquals(
+        hostRegistration({ host, layout }, browser),
+        {
+          kind: "file",
+          browser,
+          manifestPath: `${expected[platform][browser]}/com.ghostlight.browser.json`,
+        },
+      );
+    }
+  }
+});
+
+Deno.test("on Windows each browser's HKCU key names one manifest in the prefix", () => {
+  const { host, layout } = layoutOf("windows", "work");
+  const manifest =
+    "C:\\Users\\u\\AppData\\Local\\ghostlight-work\\native-host\\com.ghostlight.browser_work.json";
+  const keys: Record<BrowserId, string> = {
+    chromium: "Software\\Chromium\\NativeMessagingHosts\\com.ghostlight.browser_work",
+    chrome: "Software\\Google\\Chrome\\NativeMessagingHosts\\com.ghostlight.browser_work",
+    edge: "Software\\Microsoft\\Edge\\NativeMessagingHosts\\com.ghostlight.browser_work",
+    brave:
+      "Software\\BraveSoftware\\Brave-Browser\\NativeMessagingHosts\\com.ghostlight.browser_work",
+  };
+  for (const browser of BrowserId.options) {
+    const registration = hostRegistration({ host, layout }, browser);
+    assertEquals(registration, {
+      kind: "registry",
+      browser,
+      manifestPath: manifest,
+      value: { key: keys[browser], name: "", data: manifest },
+    });
+    if (registration.kind !== "registry") continue;
+    assertEquals(regAddArgs(registration.value), [
+      "add",
+      `HKCU\\${keys[browser]}`,
+      "/ve",
+      "/t",
+      "REG_SZ",
+      "/d",
+      manifest,
+      "/f",
+    ]);
+    assertEquals(regDeleteArgs(registration.value), ["delete", `HKCU\\${keys[browser]}`, "/f"]);
+  }
+  assertEquals(
+    layout.launchers["browser-connector"],
+    "C:\\Users\\u\\AppData\\Local\\ghostlight-work\\bin\\ghostlight-work-browser-connector.cmd",
+  );
+});
+
+Deno.test("each client's configuration file, per operating system", () => {
+  const expected: Record<Platform, Record<ClientId, string>> = {
+    linux: {
+      "claude-desktop": "/home/u/.config/Claude/claude_desktop_config.json",
+      "claude-code": "/home/u/.claude.json",
+      "cursor": "/home/u/.cursor/mcp.json",
+      "vscode": "/home/u/.config/Code/User/mcp.json",
+      "windsurf": "/home/u/.codeium/windsurf/mcp_config.json",
+      "zed": "/home/u/.config/zed/settings.json",
+      "codex": "/home/u/.codex/config.toml",
+      "opencode": "/home/u/.config/opencode/opencode.json",
+      "crush": "/home/u/.config/crush/crush.json",
+    },
+    darwin: {
+      "claude-desktop": "/Users/u/Library/Application Support/Claude/claude_desktop_config.json",
+      "claude-code": "/Users/u/.claude.json",
+      "cursor": "/Users/u/.cursor/mcp.json",
+      "vscode": "/Users/u/Library/Application Support/Code/User/mcp.json",
+      "windsurf": "/Users/u/.codeium/windsurf/mcp_config.json",
+      "zed": "/Users/u/.config/zed/settings.json",
+      "codex": "/Users/u/.codex/config.toml",
+      "opencode": "/Users/u/.config/opencode/opencode.json",
+      "crush": "/Users/u/.config/crush/crush.json",
+    },
+    windows: {
+      "claude-desktop": "C:\\Users\\u\\AppData\\Roaming\\Claude\\claude_desktop_config.json",
+      "claude-code": "C:\\Users\\u\\.claude.json",
+      "cursor": "C:\\Users\\u\\.cursor\\mcp.json",
+      "vscode": "C:\\Users\\u\\AppData\\Roaming\\Code\\User\\mcp.json",
+      "windsurf": "C:\\Users\\u\\.codeium\\windsurf\\mcp_config.json",
+      "zed": "C:\\Users\\u\\AppData\\Roaming\\Zed\\settings.json",
+      "codex": "C:\\Users\\u\\.codex\\config.toml",
+      "opencode": "C:\\Users\\u\\.config\\opencode\\opencode.json",
+      "crush": "C:\\Users\\u\\AppData\\Local\\crush\\crush.json",
+    },
+  };
+  for (const platform of ["linux", "darwin", "windows"] as const) {
+    for (const client of ClientId.options) {
+      assertEquals(CLIENTS[client].configPath(hostOf(platform)), expected[platform][client]);
+    }
+  }
+});
+
+Deno.test("each client gets its own entry shape", () => {
+  const server = { command: "/b/ghostlight-mcp-connector", args: [] };
+  assertEquals(CLIENTS["claude-code"].entry(server), { type: "stdio", ...server });
+  assertEquals(CLIENTS["zed"].entry(server), { source: "custom", ...server });
+  assertEquals(CLIENTS["opencode"].entry(server), {
+    type: "local",
+    command: ["/b/ghostlight-mcp-connector"],
+    enabled: true,
+  });
+  assertEquals(CLIENTS["opencode"].container({ mcp: { servers: {} } }), ["mcp", "servers"]);
+  assertEquals(CLIENTS["opencode"].container({ mcp: { x: {} } }), ["mcp"]);
+  assertEquals(CLIENTS["vscode"].container({}), ["servers"]);
+});
+
+Deno.test("launchers pin the instance and run the same entry points as the tests", () => {
+  const { host, layout } = layoutOf("linux", "work");
+  const script = launcherScript({ host, layout }, {
+    mode: { kind: "sources", denoDir: "/c/deno" },
+    executable: "service",
+  });
+  assertEquals(script.split("\n").slice(2), [
+    "GHOSTLIGHT_INSTANCE='work'; export GHOSTLIGHT_INSTANCE",
+    "DENO_DIR='/c/deno'; export DENO_DIR",
+    "PATH='/home/u/.local/share/ghostlight-work/runtime':\"$PATH\"; export PATH",
+    "exec '/home/u/.local/share/ghostlight-work/runtime/deno' 'run' '-q' '-P=service' " +
+    "'--config' '/home/u/.local/share/ghostlight-work/app/deno.json' " +
+    "'/home/u/.local/share/ghostlight-work/app/service/main.ts' \"$@\"",
+    "",
+  ]);
+  const plain = layoutOf("linux").layout;
+  const compiled = launcherScript({ host, layout: plain }, {
+    mode: { kind: "compiled" },
+    executable: "mcp-connector",
+  });
+  assertMatch(compiled, /\nunset GHOSTLIGHT_INSTANCE\n/);
+  assertMatch(
+    compiled,
+    /\nexec '\/home\/u\/.local\/share\/ghostlight\/libexec\/ghostlight-mcp-connector' "\$@"\n$/,
+  );
+});
+
+Deno.test("auto-start: a systemd user unit, a LaunchAgent, a Run value", () => {
+  const linux = layoutOf("linux");
+  const unit = autostartPlan(linux);
+  assertEquals(
+    unit.kind === "files" && unit.file.path,
+    "/home/u/.config/systemd/user/ghostlight.service",
+  );
+  assertEquals(
+    unit.kind === "files" && unit.link,
+    {
+      path: "/home/u/.config/systemd/user/default.target.wants/ghostlight.service",
+      target: "/home/u/.config/systemd/user/ghostlight.service",
+    },
+  );
+  assertMatch(
+    unit.kind === "files" ? unit.file.text : "",
+    /\nExecStart="\/home\/u\/.local\/bin\/ghostlight" service\n/,
+  );
+  const mac = layoutOf("darwin", "work");
+  const agent = autostartPlan(mac);
+  assertEquals(
+    agent.kind === "files" && agent.file.path,
+    "/Users/u/Library/LaunchAgents/com.ghostlight.service.work.plist",
+  );
+  const windows = layoutOf("windows");
+  assertEquals(autostartPlan(windows), {
+    kind: "registry",
+    value: {
+      key: "Software\\Microsoft\\Windows\\CurrentVersion\\Run",
+      name: "Ghostlight",
+      data: '"C:\\Users\\u\\AppData\\Local\\ghostlight\\bin\\ghostlight.cmd" service',
+    },
+    startNow: '"C:\\Users\\u\\AppData\\Local\\ghostlight\\bin\\ghostlight.cmd" service',
+  });
+});

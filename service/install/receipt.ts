@@ -1,0 +1,69 @@
+/**
+ * The install receipt: what `ghostlight install` wrote outside its prefix and how to undo each
+ * edit exactly. Uninstall recognises its entries by their shape first and uses the receipt for
+ * the exact bytes; doctor checks every hop it names.
+ *
+ * @module
+ */
+
+import { z } from "zod";
+import { BrowserId, RegistryValue } from "./browsers.ts";
+import { ClientId } from "./clients.ts";
+
+/** One client entry install added. */
+export const ClientRecord = z.object({
+  client: ClientId,
+  path: z.string(),
+  /** The server name the entry has (ours, or a free one next to a foreign entry). */
+  name: z.string(),
+  /** True when install created the file. */
+  created: z.boolean(),
+  /** Replacing `find` (there exactly once) with `replace` gives the file back as it was. */
+  inverse: z.object({ find: z.string(), replace: z.string() }),
+});
+export type ClientRecord = z.infer<typeof ClientRecord>;
+
+/** What one install of one instance wrote. */
+export const Receipt = z.object({
+  receipt: z.literal(1),
+  version: z.string(),
+  instance: z.string().nullable(),
+  mode: z.enum(["compiled", "sources"]),
+  extension: z.object({ id: z.string(), version: z.string(), dir: z.string() }),
+  /** Files written outside the prefix, with the SHA-256 of what was written. */
+  files: z.array(z.object({ path: z.string(), sha256: z.string() })),
+  /** Symbolic links made (systemd's enablement). */
+  links: z.array(z.object({ path: z.string(), target: z.string() })),
+  /** Folders created outside the prefix, in the order they were made. */
+  dirs: z.array(z.string()),
+  clients: z.array(ClientRecord),
+  browsers: z.array(z.object({ browser: BrowserId, manifest: z.string() })),
+  /** Windows registry values set. */
+  registry: z.array(RegistryValue),
+  autostart: z.boolean(),
+  /** Copies of files as they were before install first changed them. */
+  backups: z.array(z.object({ path: z.string(), backup: z.string() })),
+});
+export type Receipt = z.infer<typeof Receipt>;
+
+/** The receipt at `path`: null when there is none, an error message when it is unreadable. */
+export async function readReceipt(path: string): Promise<Receipt | null | string> {
+  let text: string;
+  try {
+    text = await Deno.readTextFile(path);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return null;
+    return `${path} cannot be read: ${(error as Error).message}`;
+  }
+  try {
+    const parsed = Receipt.safeParse(JSON.parse(text));
+    return parsed.success ? parsed.data : `${path} is not an install receipt`;
+  } catch {
+    return `${path} is not valid JSON`;
+  }
+}
+
+/** The receipt's text, stable for equal receipts so a second install changes no byte. */
+export function receiptText(receipt: Receipt): string {
+  return `${JSON.stringify(receipt, null, 2)}\n`;
+}

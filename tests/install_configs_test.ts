@@ -1,0 +1,213 @@
+/**
+ * `ghostlight install` and `uninstall` against a temporary HOME seeded with the kind of client
+ * configurations people really have: comments, trailing commas, other servers, odd indentation,
+ * CRLF, a file that does not parse, a foreign entry under our name. Install, install again (no
+ * byte changes), uninstall (every seeded file as before; nothing of ours left but backups).
+ */
+
+import { parse as parseToml } from "smol-toml";
+import { parse as parseJsonc } from "jsonc-parser";
+import { assert, assertEquals, assertMatch } from "./support/assert.ts";
+import { makeTestEnv, type TestEnv } from "./support/env.ts";
+import { ghostlight } from "./support/processes.ts";
+
+/** Every file, folder and link under `root`, with the bytes' digest and the mode. */
+async function snapshot(root: string): Promise<Map<string, string>> {
+  const seen = new Map<string, string>();
+  const walk = async (dir: string) => {
+    for await (const entry of Deno.readDir(dir)) {
+      const path = `${dir}/${entry.name}`;
+      const info = await Deno.lstat(path);
+      const mode = (info.mode ?? 0) & 0o777;
+      if (entry.isSymlink) seen.set(path, `link ${await Deno.readLink(path)}`);
+      else if (entry.isDirectory) {
+        seen.set(path, `dir ${mode.toString(8)}`);
+        await walk(path);
+      } else {
+        const digest = await crypto.subtle.digest("SHA-256", await Deno.readFile(path));
+        seen.set(
+          path,
+          `file ${mode.toString(8)} ${btoa(String.fromCharCode(...new Uint8Array(digest)))}`,
+        );
+      }
+    }
+  };
+  await walk(root);
+  return seen;
+}
+
+function differences(before: Map<string, string>, after: Map<string, string>): string[] {
+  const out: string[] = [];
+  for (const [path, what] of after) {
+    if (before.get(path) !== what) out.push(`${before.has(path) ? "changed" : "added"} ${path}`);
+  }
+  for (const path of before.keys()) if (!after.has(path)) out.push(`removed ${path}`);
+  return out.sort();
+}
+
+/** The seeded files, relative to HOME (XDG_CONFIG_HOME is HOME/config in tests). */
+function seeds(server: string): Record<string, string> {
+  return {
+    // Claude Code: a big state file it rewrites itself, another server, our name taken.
+    ".claude.json": JSON.stringify(
+      {
+        numStartups: 12,
+        projects: { "/home/u/src": { allowedTools: [], history: [{ display: "hi" }] } },
+        mcpServers: {
+          github: { type: "stdio", command: "npx", args: ["-y", "@github/mcp"] },
+          [server]: { type: "stdio", command: "/opt/other/thing", args: ["--serve"] },
+        },
+      },
+      null,
+      2,
+    ),
+    // Cursor: comments and trailing commas.
+    ".cursor/mcp.json": '{\n  // my servers\n  "mcpServers": {\n    "fs": {\n' +
+      '      "command": "npx", // pinned below\n      "args": ["-y", "@mcp/fs@1.0.0",],\n' +
+      "    },\n  },\n}\n",
+    // VS Code: tabs, an inputs list, a block comment.
+    "config/Code/User/mcp.json": '{\n\t/* managed by hand */\n\t"servers": {\n\t\t"py": {\n' +
+      '\t\t\t"type": "stdio",\n\t\t\t"command": "uvx",\n\t\t\t"args": ["mcp-py"]\n\t\t}\n\t},\n' +
+      '\t"inputs": []\n}\n',
+    // Windsurf: three-space indentation and CRLF line ends.
+    ".codeium/windsurf/mcp_config.json":
+      '{\r\n   "mcpServers": {\r\n      "a": { "command": "a" }\r\n   }\r\n}\r\n',
+    // Zed: a settings file with no context servers yet.
+    "config/zed/settings.json": '// Zed settings\n{\n  "theme": "One Dark",\n' +
+      '  "vim_mode": true, // yes\n  "ui_font_size": 16,\n}\n',
+    // Codex: TOML with comments and another server.
+    ".codex/config.toml": '# Codex\nmodel = "o3"  # the good one\n\n[mcp_servers.docs]\n' +
+      'command = "docs-mcp"\nargs = ["--stdio"]\n',
+    // OpenCode: half-written, does not parse.
+    "config/opencode/opencode.json":
+      '{\n  "$schema": "https://opencode.ai/config.json",\n  "mcp": {\n',
+    // Claude Desktop: one line, no servers yet.
+    "config/Claude/claude_desktop_config.json": '{"globalShortcut":"Alt+Space"}',
+  };
+}
+
+async function seed(testEnv: TestEnv): Promise<Record<string, string>> {
+  const files = seeds(`ghostlight-${testEnv.instance}`);
+  for (const [relative, text] of Object.entries(files)) {
+    const path = `${testEnv.home}/${relative}`;
+    await Deno.mkdir(path.replace(/\/[^/]*$/, ""), { recursive: true });
+    await Deno.writeTextFile(path, text);
+  }
+  // Crush is used here but has no file yet; Chromium has its profile folder.
+  await Deno.mkdir(`${testEnv.home}/config/crush`, { recursive: true });
+  await Deno.mkdir(`${testEnv.home}/config/chromium`, { recursive: true });
+  return files;
+}
+
+function valueAt(document: unknown, path: string[]): unknown {
+  return path.reduce<unknown>(
+    (node, key) => (node as Record<string, unknown> | undefined)?.[key],
+    document,
+  );
+}
+
+Deno.test("install, install again, uninstall: seeded configs come back byte for byte", async () => {
+  const testEnv = await makeTestEnv("inst");
+  try {
+    const files = await seed(testEnv);
+    const server = `ghostlight-${testEnv.instance}`;
+    const launcher = `${testEnv.home}/.local/bin/${server}-mcp-connector`;
+    const seeded = await snapshot(testEnv.home);
+
+    const dry = await ghostlight(testEnv, ["install", "--dry-run"]);
+    assertMatch(dry.stdout, /Would install/);
+    assertEquals(
+      differences(seeded, await snapshot(testEnv.home)),
+      [],
+      "a dry run changes nothing",
+    );
+
+    const first = await ghostlight(testEnv, ["install"]);
+    // OpenCode's file does not parse: reported, left alone, and the exit code says so.
+    assertEquals(first.code, 1, first.stderr);
+    assertMatch(first.stdout, /OpenCode: left untouched, not valid JSON/);
+    assertMatch(first.stdout, new RegExp(`the entry "${server}" there runs something else`));
+    const home = testEnv.home;
+    const read = (relative: string) => Deno.readTextFile(`${home}/${relative}`);
+
+    const expectations: [string, string[], (entry: unknown) => unknown][] = [
+      [".claude.json", ["mcpServers", `${server}-2`], (e) => (e as { command: string }).command],
+      [".cursor/mcp.json", ["mcpServers", server], (e) => (e as { command: string }).command],
+      ["config/Code/User/mcp.json", ["servers", server], (e) => (e as { command: string }).command],
+      [
+        ".codeium/windsurf/mcp_config.json",
+        ["mcpServers", server],
+        (e) => (e as { command: string }).command,
+      ],
+      [
+        "config/zed/settings.json",
+        ["context_servers", server],
+        (e) => (e as { command: string }).command,
+      ],
+      [
+        "config/Claude/claude_desktop_config.json",
+        ["mcpServers", server],
+        (e) => (e as { command: string }).command,
+      ],
+      ["config/crush/crush.json", ["mcp", server], (e) => (e as { command: string }).command],
+    ];
+    for (const [relative, path, command] of expectations) {
+      const document = parseJsonc(await read(relative), [], { allowTrailingComma: true });
+      assertEquals(command(valueAt(document, path)), launcher, relative);
+    }
+    const codex = parseToml(await read(".codex/config.toml"));
+    assertEquals(valueAt(codex, ["mcp_servers", server]), { command: launcher, args: [] });
+    assertEquals(valueAt(codex, ["mcp_servers", "docs", "command"]), "docs-mcp");
+    // The foreign entry under our name is still there, untouched.
+    const claude = JSON.parse(await read(".claude.json"));
+    assertEquals(claude.mcpServers[server].command, "/opt/other/thing");
+    assertEquals(
+      await read("config/opencode/opencode.json"),
+      files["config/opencode/opencode.json"],
+    );
+    // Every edited file was backed up first, as it was.
+    for (const relative of Object.keys(files)) {
+      if (relative.startsWith("config/opencode")) continue;
+      assertEquals(await read(`${relative}.ghostlight-backup`), files[relative], relative);
+    }
+    // Comments stay where they were.
+    assertMatch(await read(".cursor/mcp.json"), /\/\/ my servers[\s\S]*\/\/ pinned below/);
+    assertMatch(await read("config/zed/settings.json"), /^\/\/ Zed settings\n\{\n {2}"theme"/);
+    assertMatch(await read(".codeium/windsurf/mcp_config.json"), /\r\n {6}"ghostlight-/);
+    // The native host manifest is in Chromium's folder, pointing at the launcher.
+    const manifest = JSON.parse(
+      await read(
+        `config/chromium/NativeMessagingHosts/com.ghostlight.browser_${
+          testEnv.instance.replaceAll("-", "_")
+        }.json`,
+      ),
+    );
+    assertEquals(manifest.path, `${home}/.local/bin/${server}-browser-connector`);
+    assertMatch(manifest.allowed_origins[0], /^chrome-extension:\/\/[a-p]{32}\/$/);
+
+    const installed = await snapshot(home);
+    const second = await ghostlight(testEnv, ["install"]);
+    assertEquals(second.code, 1, second.stderr);
+    assertMatch(second.stdout, /Nothing to change/);
+    assertEquals(
+      differences(installed, await snapshot(home)),
+      [],
+      "a second install changes no byte",
+    );
+
+    const removed = await ghostlight(testEnv, ["uninstall"]);
+    assertEquals(removed.code, 0, removed.stdout + removed.stderr);
+    const left = differences(seeded, await snapshot(home));
+    assertEquals(
+      left.filter((line) => !/^added .*\.ghostlight-backup$/.test(line)),
+      [],
+      "only backups are left",
+    );
+    for (const [relative, text] of Object.entries(files)) {
+      assertEquals(await read(relative), text, relative);
+    }
+    assert(left.length === Object.keys(files).length - 1, left.join("\n"));
+  } finally {
+    await testEnv.dispose();
+  }
+});

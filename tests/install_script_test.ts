@@ -1,0 +1,101 @@
+/**
+ * The one-line installer: `install.sh` finds Deno and runs `install.ts`, from a checkout or from
+ * a tarball of one it fetches, and `install.sh uninstall` takes it all away again.
+ */
+
+import { assert, assertEquals, assertMatch } from "./support/assert.ts";
+import { makeTestEnv, ROOT, type TestEnv } from "./support/env.ts";
+
+async function sh(
+  testEnv: TestEnv,
+  script: string,
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number; out: string }> {
+  const output = await new Deno.Command("sh", {
+    args: [script, ...args],
+    env: { ...testEnv.env, ...env },
+    clearEnv: true,
+    stdin: "null",
+  }).output();
+  const decoder = new TextDecoder();
+  return {
+    code: output.code,
+    out: decoder.decode(output.stdout) + decoder.decode(output.stderr),
+  };
+}
+
+Deno.test("install.sh from a checkout installs, and install.sh uninstall removes it", async () => {
+  const testEnv = await makeTestEnv("inst");
+  try {
+    const server = `ghostlight-${testEnv.instance}`;
+    const options = ["--instance", testEnv.instance, "--no-autostart"];
+    const installed = await sh(testEnv, `${ROOT}/install.sh`, [
+      "--sources",
+      ...options,
+      "--client",
+      "claude-code",
+      "--browser",
+      "chromium",
+    ]);
+    assertEquals(installed.code, 0, installed.out);
+    assertMatch(
+      installed.out,
+      /Installed Ghostlight into .*launchers that run the installed sources/,
+    );
+    const claude = JSON.parse(await Deno.readTextFile(`${testEnv.home}/.claude.json`));
+    assertEquals(
+      claude.mcpServers[server].command,
+      `${testEnv.home}/.local/bin/${server}-mcp-connector`,
+    );
+
+    const removed = await sh(testEnv, `${ROOT}/install.sh`, [
+      "uninstall",
+      "--instance",
+      testEnv.instance,
+    ]);
+    assertEquals(removed.code, 0, removed.out);
+    const left: string[] = [];
+    for await (const entry of Deno.readDir(testEnv.home)) left.push(entry.name);
+    assertEquals(left.sort(), ["cache", "config", "run", "state"], "nothing of ours is left");
+  } finally {
+    await testEnv.dispose();
+  }
+});
+
+Deno.test("install.sh outside a checkout fetches GHOSTLIGHT_SOURCE, or says it needs one", async () => {
+  const testEnv = await makeTestEnv("inst");
+  try {
+    const alone = `${testEnv.home}/fetched/install.sh`;
+    await Deno.mkdir(`${testEnv.home}/fetched`);
+    await Deno.copyFile(`${ROOT}/install.sh`, alone);
+    const refused = await sh(testEnv, alone, ["--dry-run"]);
+    assertEquals(refused.code, 1);
+    assertMatch(refused.out, /run it from a Ghostlight checkout, or set GHOSTLIGHT_SOURCE/);
+
+    // A tarball of this checkout, as a release would publish it, fetched by URL.
+    const tarball = `${testEnv.home}/ghostlight.tar.gz`;
+    const packed = await new Deno.Command("tar", {
+      args: [
+        "-czf",
+        tarball,
+        "--exclude=.git",
+        "--exclude=dist",
+        "-C",
+        ROOT.replace(/\/[^/]*$/, ""),
+        ROOT.replace(/^.*\//, ""),
+      ],
+    }).output();
+    assert(packed.success, new TextDecoder().decode(packed.stderr));
+    const fetched = await sh(
+      testEnv,
+      alone,
+      ["--sources", "--dry-run", "--instance", testEnv.instance, "--no-autostart"],
+      { GHOSTLIGHT_SOURCE: `file://${tarball}` },
+    );
+    assertEquals(fetched.code, 0, fetched.out);
+    assertMatch(fetched.out, /Would install Ghostlight into/);
+  } finally {
+    await testEnv.dispose();
+  }
+});
