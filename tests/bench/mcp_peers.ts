@@ -248,7 +248,10 @@ export async function startPlaywright(entry: string): Promise<RunningPeer> {
   }
 }
 
-/** chrome-devtools-mcp on the installed Chromium, headless, temporary profile, telemetry off. */
+/**
+ * chrome-devtools-mcp on the installed Chromium, headless, temporary profile, telemetry and update
+ * checks off.
+ */
 export async function startDevtools(entry: string): Promise<RunningPeer> {
   const { home, env } = await peerHome();
   const link = new McpLink("node", [
@@ -262,7 +265,13 @@ export async function startDevtools(entry: string): Promise<RunningPeer> {
     "--no-usage-statistics",
     "--no-performance-crux",
     ...(asRoot ? ["--chromeArg=--no-sandbox"] : []),
-  ], { ...env, CHROME_DEVTOOLS_MCP_NO_USAGE_STATISTICS: "1" });
+  ], {
+    ...env,
+    CHROME_DEVTOOLS_MCP_NO_USAGE_STATISTICS: "1",
+    // Its update check runs npm and asks the registry in the background: off, so nothing leaves
+    // the machine and no npm process competes with the journey for the CPU.
+    CHROME_DEVTOOLS_MCP_NO_UPDATE_CHECKS: "1",
+  });
   try {
     await link.connect();
     const tools = await link.tools();

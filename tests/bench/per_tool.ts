@@ -142,7 +142,9 @@ export async function measurePerTool(rounds: number): Promise<ToolFigure[]> {
 /** The per-tool figures as a markdown table. */
 export function perToolMarkdown(figures: ToolFigure[], rounds: number): string {
   const out = [
-    `Ghostlight per tool (${rounds} rounds of the action-page journey, one session):`,
+    `Ghostlight per tool (${rounds} round${
+      rounds === 1 ? "" : "s"
+    } of the action-page journey, one session):`,
     "",
     "| tool | calls | median ms | max ms | text chars | image chars | errors |",
     "| --- | ---: | ---: | ---: | ---: | ---: | ---: |",
