@@ -15,20 +15,33 @@ const TYPES: Record<string, string> = {
   png: "image/png",
 };
 
+/** A form the browser posted to `/submit`, as the server received it. */
+export interface Submission {
+  fields: Record<string, string>;
+  /** The code the confirmation page showed for it. */
+  code: string;
+}
+
 /** A running fixture server. */
 export interface FixtureServer {
   origin: string;
   url(path: string): string;
   /** How many requests for `path` the server has had. */
   requests(path: string): number;
+  /** Every form posted to `/submit`, oldest first. */
+  submissions(): Submission[];
   close(): Promise<void>;
 }
+
+/** Most submissions kept; a runaway page cannot grow the list without bound. */
+const MAX_SUBMISSIONS = 1_000;
 
 /** Starts a fixture server; `headers` adds response headers per path. */
 export function serveFixtures(
   headers: Record<string, Record<string, string>> = {},
 ): FixtureServer {
   const seen = new Map<string, number>();
+  const submitted: Submission[] = [];
   const server = Deno.serve(
     { hostname: "127.0.0.1", port: 0, onListen: () => {} },
     async (request) => {
@@ -44,6 +57,21 @@ export function serveFixtures(
         const ms = Math.min(15_000, Number(url.searchParams.get("ms")) || 0);
         await serverDelay(ms, request.signal);
         return new Response("slow", { headers: { "content-type": "text/plain" } });
+      }
+      // `POST /submit` records the form and answers with a confirmation page naming a code.
+      if (path === "/submit" && request.method === "POST") {
+        const fields: Record<string, string> = {};
+        for (const [key, value] of await request.formData()) fields[key] = String(value);
+        const code = `GL-${crypto.randomUUID().slice(0, 6).toUpperCase()}`;
+        if (submitted.length < MAX_SUBMISSIONS) submitted.push({ fields, code });
+        const name = (fields.fullName ?? "").replace(/[<>&"]/g, "");
+        return new Response(
+          `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Registered</title>` +
+            `<link rel="icon" href="data:,">` +
+            `</head><body><main><h1>Registration received</h1><p>Welcome, ${name}.</p>` +
+            `<p>Confirmation code: <strong id="code">${code}</strong></p></main></body></html>`,
+          { headers: { "content-type": TYPES.html } },
+        );
       }
       const file = path === "/" ? "/index.html" : path;
       if (file.includes("..")) return new Response("no", { status: 400 });
@@ -63,6 +91,7 @@ export function serveFixtures(
     origin,
     url: (path) => `${origin}${path}`,
     requests: (path) => seen.get(path) ?? 0,
+    submissions: () => [...submitted],
     close: () => server.shutdown(),
   };
 }

@@ -77,6 +77,23 @@ export function signalOrTimeout(signal: AbortSignal, ms: number): Promise<boolea
 }
 
 /**
+ * Resolves or rejects as `promise` does, or rejects after `ms` naming `what`: a bound on one
+ * step that may never end (a peer that hangs), not a wait on its own. The promise keeps running.
+ */
+export async function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  const done = new AbortController();
+  const settled = promise.finally(() => done.abort());
+  if (await signalOrTimeout(done.signal, ms)) return await settled;
+  settled.catch(() => {});
+  throw new Error(`timed out after ${ms} ms waiting for ${what}`);
+}
+
+/** A signal that aborts after `ms`: the bound for a child process or a fetch. */
+export function deadlineSignal(ms: number): AbortSignal {
+  return AbortSignal.timeout(ms);
+}
+
+/**
  * What a fixture server does to answer late on purpose (a slow page is what such a test is
  * about); stops early when the request is aborted. Not for tests' own waiting.
  */
