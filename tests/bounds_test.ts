@@ -197,6 +197,7 @@ Deno.test("a connector refuses a fake service that cannot prove itself", async (
         type: "hello",
         bridge_major: 1,
         proof: btoa("not the right proof, not even close!"),
+        challenge: btoa("a challenge that is long enough to pass"),
         service: { version: "6.6.6", instance: testEnv.instance, pid: 1 },
       }, 1024));
       try {
