@@ -132,23 +132,27 @@ export type ToolDescriptor = z.infer<typeof ToolDescriptor>;
 
 const Seq = z.number().int().nonnegative();
 
+/** The longest workspace or work id a connector may send back (the service mints ~43). */
+export const MAX_HANDLE = 256;
+const WorkspaceHandle = z.string().max(MAX_HANDLE);
+
 /** Everything a connector may send after hello. */
 export const ConnectorMessage = z.discriminatedUnion("type", [
   z.object({ type: z.literal("open_workspace"), seq: Seq, label: z.string().max(200) }).strict(),
-  z.object({ type: z.literal("release_workspace"), workspace: z.string() }).strict(),
+  z.object({ type: z.literal("release_workspace"), workspace: WorkspaceHandle }).strict(),
   z.object({ type: z.literal("catalog"), seq: Seq }).strict(),
   z.object({
     type: z.literal("start"),
     seq: Seq,
     tool: z.string().max(128),
     arguments: z.record(z.string(), z.unknown()),
-    workspace: z.string().optional(),
+    workspace: WorkspaceHandle.optional(),
     context: z.object({
       client_name: z.string().max(200),
       client_version: z.string().max(100),
     }).strict(),
   }).strict(),
-  z.object({ type: z.literal("cancel"), work: z.string() }).strict(),
+  z.object({ type: z.literal("cancel"), work: z.string().max(MAX_HANDLE) }).strict(),
 ]);
 export type ConnectorMessage = z.infer<typeof ConnectorMessage>;
 

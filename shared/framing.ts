@@ -175,7 +175,7 @@ export class FrameReader {
 
   /**
    * Returns the next decoded frame, or `null` at a clean end of stream. Throws a
-   * {@linkcode FramingError} for an oversized, truncated or non-JSON frame; the stream is then
+   * {@linkcode FramingError} for an oversized, truncated, non-JSON or `null` frame; the stream is then
    * out of step and must be closed. `maxBytes` tightens the cap for this one frame.
    */
   async next(maxBytes: number = this.#maxBytes): Promise<unknown | null> {
@@ -205,11 +205,15 @@ export class FrameReader {
         throw new FramingError("truncated", "stream ended inside a frame body");
       }
       const body = this.#queue.take(length);
+      let value: unknown;
       try {
-        return JSON.parse(decoder.decode(body));
+        value = JSON.parse(decoder.decode(body));
       } catch {
         throw new FramingError("malformed", "frame body is not UTF-8 JSON");
       }
+      // `null` is how next() says the stream ended; no message of any hop is null.
+      if (value === null) throw new FramingError("malformed", "frame body is null");
+      return value;
     } finally {
       budget?.release(length);
     }
