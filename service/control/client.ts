@@ -54,7 +54,7 @@ export async function requestControl(
       }
       chunks.push(chunk);
     }
-    return parseResponse(new Uint8Array(chunks.flatMap((chunk) => [...chunk])));
+    return parseResponse(concat(chunks));
   } finally {
     clearTimeout(timer);
     try {
@@ -103,7 +103,17 @@ function unchunk(bytes: Uint8Array): Uint8Array {
     parts.push(bytes.subarray(end + 2, end + 2 + size));
     at = end + 2 + size + 2;
   }
-  return new Uint8Array(parts.flatMap((part) => [...part]));
+  return concat(parts);
+}
+
+function concat(parts: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
+  let at = 0;
+  for (const part of parts) {
+    out.set(part, at);
+    at += part.length;
+  }
+  return out;
 }
 
 /** Reads the status of a running service through its control socket. */
