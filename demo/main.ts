@@ -32,7 +32,7 @@ let exitCode = 0;
 console.log(`Ghostlight demo: instance '${testEnv.instance}' under ${testEnv.home}`);
 const browser = await launchBrowser(testEnv);
 show("browser launch --headless is ready", browser.ready);
-const { command, args } = executable("mcp-connector", ["--instance", testEnv.instance]);
+const { command, args } = executable(testEnv, "mcp-connector", ["--instance", testEnv.instance]);
 const client = new Client({ name: "ghostlight-demo", version: "1.0.0" });
 try {
   await client.connect(

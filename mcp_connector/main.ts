@@ -56,12 +56,24 @@ function report(message: string): void {
   }
 }
 
-function parseArgs(args: string[]): { instance?: string } {
-  const out: { instance?: string } = {};
+/** The connector's arguments: the instance, and the fixed entry its starter lets it run. */
+interface ConnectorArgs {
+  instance?: string;
+  serviceEntry?: string;
+}
+
+function parseArgs(args: string[]): ConnectorArgs {
+  const out: ConnectorArgs = {};
   for (let i = 0; i < args.length; i++) {
     if (args[i] === "--instance") out.instance = args[++i];
     else if (args[i].startsWith("--instance=")) out.instance = args[i].slice(11);
-    else throw new Error(`unknown argument ${JSON.stringify(args[i])}; usage: [--instance NAME]`);
+    else if (args[i] === "--service-entry") out.serviceEntry = args[++i];
+    else {
+      throw new Error(
+        `unknown argument ${JSON.stringify(args[i].slice(0, 100))}; usage: [--instance NAME] ` +
+          "[--service-entry PATH]",
+      );
+    }
   }
   return out;
 }
@@ -170,11 +182,15 @@ export async function serve(
     input: ReadableStream<Uint8Array>;
     output: WritableStream<Uint8Array>;
     stop?: AbortSignal;
+    /** The fixed entry the connector may start the service with. */
+    serviceEntry?: string | null;
   },
 ): Promise<void> {
   const peer = new StdioPeer(io.output);
   // The link connects (and starts the service) only when a bound session first needs it.
-  const link = new ServiceLink(paths, { name: "unknown client", version: "" });
+  const link = new ServiceLink(paths, { name: "unknown client", version: "" }, {
+    serviceEntry: io.serviceEntry,
+  });
   const revisions = new RevisionSwitch(peer, link, {
     server: { name: paths.mcpServerName, version: VERSION },
     calls: settings,
@@ -236,8 +252,10 @@ if (import.meta.main) {
   // Read once, here; everything below receives them.
   const settings = readConnectorSettings((key) => Deno.env.get(key));
   let paths: InstancePaths;
+  let args: ConnectorArgs;
   try {
-    paths = instancePathsFromEnv(parseArgs(Deno.args).instance ?? settings.instance);
+    args = parseArgs(Deno.args);
+    paths = instancePathsFromEnv(args.instance ?? settings.instance);
   } catch (error) {
     report((error as Error).message);
     Deno.exit(2);
@@ -248,6 +266,7 @@ if (import.meta.main) {
     input: Deno.stdin.readable,
     output: Deno.stdout.writable,
     stop,
+    serviceEntry: args.serviceEntry,
   });
   Deno.exit(0);
 }

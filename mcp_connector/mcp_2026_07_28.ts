@@ -9,7 +9,7 @@
  */
 
 import { CatalogCache } from "./catalog_cache.ts";
-import type { ToolDescriptor } from "../shared/bridge.ts";
+import { MAX_HANDLE, type ToolDescriptor } from "../shared/bridge.ts";
 import { INSTRUCTIONS } from "./instructions.ts";
 import {
   type CallBook,
@@ -314,7 +314,9 @@ export class Session2026 {
     const name = tool.name;
     const { workspaceId, ...rest } = args;
     const toolArgs = tool.acceptsWorkspace ? rest : args;
-    if (tool.acceptsWorkspace && workspaceId !== undefined && typeof workspaceId !== "string") {
+    // A handle longer than any the service mints cannot be one; the bridge would refuse it.
+    const malformed = typeof workspaceId !== "string" || workspaceId.length > MAX_HANDLE;
+    if (tool.acceptsWorkspace && workspaceId !== undefined && malformed) {
       return { ...invalidWorkspaceId(name) };
     }
     const client = envelope.client ?? { name: "unknown client", version: "" };

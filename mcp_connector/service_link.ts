@@ -14,7 +14,7 @@ import {
   ServiceMessage,
   type ToolDescriptor,
 } from "../shared/bridge.ts";
-import { commandFor } from "../shared/executables.ts";
+import { runningFromSource, siblingPath } from "../shared/executables.ts";
 import { encodeFrame } from "../shared/framing.ts";
 import { connectAndVerify, ImpostorError, type OpenedConnection } from "../shared/handshake.ts";
 import type { InstancePaths } from "../shared/instance.ts";
@@ -56,6 +56,7 @@ type Connection = OpenedConnection<unknown> & { pending: Map<number, Pending> };
 /** The connector's one link to its instance's service. */
 export class ServiceLink {
   #paths: InstancePaths;
+  #serviceEntry: string | null;
   #client: { name: string; version: string };
   #connection: Connection | null = null;
   #connecting: Promise<Connection> | null = null;
@@ -65,9 +66,19 @@ export class ServiceLink {
   #closed = false;
   #everConnected = false;
 
-  constructor(paths: InstancePaths, client: { name: string; version: string }) {
+  /**
+   * `serviceEntry` is the fixed entry this connector may start the service with (its only run
+   * permission); without one a compiled connector starts the `ghostlight` beside it, and one run
+   * from source starts nothing.
+   */
+  constructor(
+    paths: InstancePaths,
+    client: { name: string; version: string },
+    options: { serviceEntry?: string | null } = {},
+  ) {
     this.#paths = paths;
     this.#client = client;
+    this.#serviceEntry = options.serviceEntry ?? null;
   }
 
   /** Updates the client identity sent at the next (re)connection. */
@@ -194,11 +205,19 @@ export class ServiceLink {
   }
 
   #startService(): void {
-    const { command, args } = commandFor("service");
+    const entry = this.#serviceEntry ?? (runningFromSource() ? null : siblingPath("service"));
+    if (entry === null) {
+      throw new ServiceUnavailable(
+        "the Ghostlight service is not running, and this connector was started without the " +
+          "service entry it may start (--service-entry); start it with 'deno task ghostlight " +
+          "service', or start the connector with 'deno task connector'",
+      );
+    }
     const instance = this.#paths.instance === null ? [] : ["--instance", this.#paths.instance];
     try {
-      const child = new Deno.Command(command, {
-        args: [...args, ...instance, "service", "--exit-when-idle"],
+      // The entry fixes the service's permissions; these are the program's own arguments.
+      const child = new Deno.Command(entry, {
+        args: [...instance, "service", "--exit-when-idle"],
         stdin: "null",
         stdout: "null",
         stderr: "null",
@@ -207,7 +226,7 @@ export class ServiceLink {
       child.unref();
     } catch (error) {
       throw new ServiceUnavailable(
-        `the Ghostlight service is not running and could not be started ` +
+        `the Ghostlight service is not running and could not be started with ${entry} ` +
           `(${(error as Error).message}); start it with 'ghostlight service'`,
       );
     }

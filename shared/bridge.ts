@@ -10,9 +10,10 @@ import { z } from "zod";
 
 /**
  * Bumped on any incompatible change; a mismatch is fatal at hello. 2: the catalog message no
- * longer carries the MCP instructions (the connector owns them).
+ * longer carries the MCP instructions (the connector owns them). 3: the connector proves the
+ * instance secret too, answering the service's challenge.
  */
-export const BRIDGE_MAJOR = 2;
+export const BRIDGE_MAJOR = 3;
 
 /** Largest frame on the connector ↔ service hop, either way (screenshots are the big ones). */
 export const BRIDGE_MAX_FRAME = 32 * 1024 * 1024;
@@ -21,28 +22,56 @@ export const BRIDGE_MAX_FRAME = 32 * 1024 * 1024;
 export const Role = z.enum(["mcp", "browser"]);
 export type Role = z.infer<typeof Role>;
 
+/** A nonce one side must prove it can sign: base64 of 32 random bytes. */
+const Nonce = z.string().min(32).max(128);
+
 /** The connector's opening message. `nonce` is what the service must prove it can sign. */
 export const ConnectorHello = z.object({
   type: z.literal("hello"),
   bridge_major: z.number().int(),
   role: Role,
-  nonce: z.string().min(32).max(128),
+  nonce: Nonce,
   client: z.object({ name: z.string().max(200), version: z.string().max(100) }).strict()
     .optional(),
 }).strict();
 export type ConnectorHello = z.infer<typeof ConnectorHello>;
 
-/** The service's answer: the proof over the nonce, or a fatal refusal. */
+/** A refusal that ends the connection, with a reason for people. */
+const Refused = z.object({ type: z.literal("refused"), message: z.string().max(1_000) }).strict();
+
+/**
+ * The service's answer: its proof over the connector's nonce and its own challenge for the
+ * connector, or a fatal refusal.
+ */
 export const ServiceHello = z.discriminatedUnion("type", [
   z.object({
     type: z.literal("hello"),
     bridge_major: z.number().int(),
-    proof: z.string(),
-    service: z.object({ version: z.string(), instance: z.string().nullable(), pid: z.number() }),
+    proof: z.string().max(128),
+    challenge: Nonce,
+    service: z.object({
+      version: z.string().max(100),
+      instance: z.string().max(100).nullable(),
+      pid: z.number(),
+    }).strict(),
   }).strict(),
-  z.object({ type: z.literal("refused"), message: z.string() }).strict(),
+  Refused,
 ]);
 export type ServiceHello = z.infer<typeof ServiceHello>;
+
+/** The connector's answer to the service's challenge: its own proof of the instance secret. */
+export const ConnectorProof = z.object({
+  type: z.literal("proof"),
+  proof: z.string().max(128),
+}).strict();
+export type ConnectorProof = z.infer<typeof ConnectorProof>;
+
+/** The service's last word of the handshake: the connector is admitted, or refused. */
+export const Admission = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("admitted") }).strict(),
+  Refused,
+]);
+export type Admission = z.infer<typeof Admission>;
 
 /** A block of tool output. Neutral shapes that every revision can render. */
 export const ContentBlock = z.discriminatedUnion("type", [
@@ -103,23 +132,27 @@ export type ToolDescriptor = z.infer<typeof ToolDescriptor>;
 
 const Seq = z.number().int().nonnegative();
 
+/** The longest workspace or work id a connector may send back (the service mints ~43). */
+export const MAX_HANDLE = 256;
+const WorkspaceHandle = z.string().max(MAX_HANDLE);
+
 /** Everything a connector may send after hello. */
 export const ConnectorMessage = z.discriminatedUnion("type", [
   z.object({ type: z.literal("open_workspace"), seq: Seq, label: z.string().max(200) }).strict(),
-  z.object({ type: z.literal("release_workspace"), workspace: z.string() }).strict(),
+  z.object({ type: z.literal("release_workspace"), workspace: WorkspaceHandle }).strict(),
   z.object({ type: z.literal("catalog"), seq: Seq }).strict(),
   z.object({
     type: z.literal("start"),
     seq: Seq,
     tool: z.string().max(128),
     arguments: z.record(z.string(), z.unknown()),
-    workspace: z.string().optional(),
+    workspace: WorkspaceHandle.optional(),
     context: z.object({
       client_name: z.string().max(200),
       client_version: z.string().max(100),
     }).strict(),
   }).strict(),
-  z.object({ type: z.literal("cancel"), work: z.string() }).strict(),
+  z.object({ type: z.literal("cancel"), work: z.string().max(MAX_HANDLE) }).strict(),
 ]);
 export type ConnectorMessage = z.infer<typeof ConnectorMessage>;
 

@@ -189,15 +189,24 @@ export const MechanismErrorKind = z.enum([
   "internal",
 ]);
 
+/** A browser id: the extension's random UUID, or any 8 to 64 letters, digits, `-` and `_`. */
+export const BROWSER_ID = /^[A-Za-z0-9_-]{8,64}$/;
+/** The longest extension version a hello may carry (Chrome's are four dotted numbers). */
+export const MAX_EXTENSION_VERSION = 32;
+/** The longest user agent a hello may carry. */
+export const MAX_USER_AGENT = 500;
+/** The longest launch token a hello may carry (`browser launch` sends a UUID). */
+export const MAX_LAUNCH_TOKEN = 64;
+
 /** Anything the extension can send. */
 export const FromExtension = z.union([
   z.object({
     type: z.literal("hello"),
-    browser_id: z.string().min(8).max(64),
-    extension_version: z.string(),
-    user_agent: z.string().max(500),
+    browser_id: z.string().regex(BROWSER_ID),
+    extension_version: z.string().max(MAX_EXTENSION_VERSION).regex(/^[0-9A-Za-z.+-]+$/),
+    user_agent: z.string().max(MAX_USER_AGENT),
     /** Set when `ghostlight browser launch` started this browser, so it can tell it apart. */
-    launch_token: z.string().max(64).optional(),
+    launch_token: z.string().max(MAX_LAUNCH_TOKEN).optional(),
   }).strict(),
   z.object({
     type: z.literal("result"),

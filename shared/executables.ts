@@ -1,7 +1,7 @@
 /**
- * The three executables, and how one starts another. A compiled install runs the sibling
- * binaries; a source checkout runs `deno run` with the same named permission set the compile step
- * uses. `scripts/compile.ts` builds from the same table.
+ * The three executables: what each is built from and installed as. How one is started with its
+ * permission set and this instance's flags is `service/privilege` (decision 0100);
+ * `scripts/compile.ts` builds from the same table.
  *
  * @module
  */
@@ -40,29 +40,6 @@ export const SOURCE_ROOT: string = new URL("..", import.meta.url).pathname.repla
 export function runningFromSource(): boolean {
   const exe = Deno.execPath().split("/").pop() ?? "";
   return exe === "deno" || exe === "deno.exe";
-}
-
-/**
- * The command line that starts an executable under its permission set. The command is a bare
- * name (`deno` from source, `ghostlight` and its siblings when compiled) resolved on PATH,
- * because a permission set can only name programs that way: spawning the same program by an
- * absolute path that PATH does not lead to is refused.
- */
-export function commandFor(executable: Executable): { command: string; args: string[] } {
-  if (runningFromSource()) {
-    return {
-      command: "deno",
-      args: [
-        "run",
-        "-q",
-        `-P=${executable}`,
-        "--config",
-        `${SOURCE_ROOT}/deno.json`,
-        `${SOURCE_ROOT}/${EXECUTABLES[executable].entryPoint}`,
-      ],
-    };
-  }
-  return { command: EXECUTABLES[executable].compiledName, args: [] };
 }
 
 /** The absolute path of a compiled executable installed beside this one. */

@@ -123,20 +123,59 @@ class ByteQueue {
   }
 }
 
+/**
+ * Bytes of announced-but-unfinished frames that many readers may hold together. Each frame's
+ * length is reserved when its header arrives and given back once the frame is read or the reader
+ * fails, so one process's readers hold at most this much for frames in progress, whatever each
+ * hop's own cap.
+ */
+export class FrameBudget {
+  #held = 0;
+
+  /** `maxBytes` is the total. */
+  constructor(readonly maxBytes: number) {}
+
+  /** Bytes reserved now. */
+  get held(): number {
+    return this.#held;
+  }
+
+  /** Reserves `bytes`; false when that would pass the total. */
+  reserve(bytes: number): boolean {
+    if (this.#held + bytes > this.maxBytes) return false;
+    this.#held += bytes;
+    return true;
+  }
+
+  /** Gives back what {@linkcode reserve} took. */
+  release(bytes: number): void {
+    this.#held -= bytes;
+  }
+}
+
 /** Reads length-prefixed JSON frames from a byte stream, refusing any frame over `maxBytes`. */
 export class FrameReader {
   #queue: ByteQueue;
   #maxBytes: number;
+  #budget: FrameBudget | null;
 
-  /** Wraps a readable byte stream. */
-  constructor(readable: ReadableStream<Uint8Array>, maxBytes: number) {
+  /**
+   * Wraps a readable byte stream. With a `budget`, each frame's length is reserved from it
+   * before its body is read; a frame the budget cannot hold fails as `too_large`.
+   */
+  constructor(
+    readable: ReadableStream<Uint8Array>,
+    maxBytes: number,
+    options: { budget?: FrameBudget } = {},
+  ) {
     this.#queue = new ByteQueue(readable);
     this.#maxBytes = maxBytes;
+    this.#budget = options.budget ?? null;
   }
 
   /**
    * Returns the next decoded frame, or `null` at a clean end of stream. Throws a
-   * {@linkcode FramingError} for an oversized, truncated or non-JSON frame; the stream is then
+   * {@linkcode FramingError} for an oversized, truncated, non-JSON or `null` frame; the stream is then
    * out of step and must be closed. `maxBytes` tightens the cap for this one frame.
    */
   async next(maxBytes: number = this.#maxBytes): Promise<unknown | null> {
@@ -153,14 +192,30 @@ export class FrameReader {
         `incoming frame of ${length} bytes exceeds this hop's cap of ${cap} bytes`,
       );
     }
-    if (!(await this.#queue.fill(length))) {
-      throw new FramingError("truncated", "stream ended inside a frame body");
+    const budget = this.#budget;
+    if (budget && !budget.reserve(length)) {
+      throw new FramingError(
+        "too_large",
+        `incoming frame of ${length} bytes does not fit: frames in progress already hold ` +
+          `${budget.held} of the ${budget.maxBytes} bytes this process allows them`,
+      );
     }
-    const body = this.#queue.take(length);
     try {
-      return JSON.parse(decoder.decode(body));
-    } catch {
-      throw new FramingError("malformed", "frame body is not UTF-8 JSON");
+      if (!(await this.#queue.fill(length))) {
+        throw new FramingError("truncated", "stream ended inside a frame body");
+      }
+      const body = this.#queue.take(length);
+      let value: unknown;
+      try {
+        value = JSON.parse(decoder.decode(body));
+      } catch {
+        throw new FramingError("malformed", "frame body is not UTF-8 JSON");
+      }
+      // `null` is how next() says the stream ended; no message of any hop is null.
+      if (value === null) throw new FramingError("malformed", "frame body is null");
+      return value;
+    } finally {
+      budget?.release(length);
     }
   }
 

@@ -1,5 +1,12 @@
 import { assert, assertEquals, assertRejects } from "../tests/support/assert.ts";
-import { BoundedWriter, encodeFrame, FrameReader, FramingError, LineReader } from "./framing.ts";
+import {
+  BoundedWriter,
+  encodeFrame,
+  FrameBudget,
+  FrameReader,
+  FramingError,
+  LineReader,
+} from "./framing.ts";
 
 function streamOf(...chunks: Uint8Array[]): ReadableStream<Uint8Array> {
   return new ReadableStream({
@@ -124,4 +131,22 @@ Deno.test("a writer bounded in messages overflows at its count", async () => {
   for (let i = 0; i < 3; i++) writer.write(new Uint8Array(1));
   const refused = await writer.write(new Uint8Array(1)).catch((error) => error);
   assert(refused instanceof FramingError && overflowed);
+});
+
+Deno.test("frames in progress share one budget: a frame fits at the bound, not one past", async () => {
+  const frame = encodeFrame("x".repeat(98), 1024); // a 100-byte body
+  const budget = new FrameBudget(150);
+  const holder = new FrameReader(new ReadableStream(), 1024, { budget });
+  assertEquals(budget.reserve(50), true, "another reader holds 50 bytes of a frame");
+  const fits = new FrameReader(streamOf(frame), 1024, { budget });
+  assertEquals(await fits.next(), "x".repeat(98));
+  assertEquals(budget.held, 50, "a finished frame gives its bytes back");
+  assertEquals(budget.reserve(1), true);
+  const over = new FrameReader(streamOf(frame), 1024, { budget });
+  await assertRejects(() => over.next(), /does not fit: frames in progress already hold 51/);
+  budget.release(51);
+  const truncated = new FrameReader(streamOf(frame.subarray(0, 50)), 1024, { budget });
+  await assertRejects(() => truncated.next(), /stream ended inside a frame body/);
+  assertEquals(budget.held, 0, "a failed frame gives its bytes back too");
+  holder.cancel();
 });

@@ -1,22 +1,26 @@
 /**
- * Both ends of the hello exchange that opens every connector ↔ service connection: the
- * connector proves nothing, the service proves it holds the instance secret.
+ * Both ends of the handshake that opens every connector ↔ service connection. Each side proves
+ * it holds the instance secret: the connector sends a nonce, the service answers with its proof
+ * and a challenge of its own, the connector answers the challenge, and the service admits it.
+ * Nothing else is read from or routed to a connector before that.
  *
  * @module
  */
 
 import {
+  Admission,
   BRIDGE_MAJOR,
   ConnectorHello,
+  ConnectorProof,
   type Role,
   ServiceHello,
   type ServiceHello as ServiceHelloType,
 } from "./bridge.ts";
-import { BoundedWriter, encodeFrame, FrameReader } from "./framing.ts";
-import { computeProof, freshNonce, proofsEqual, readSecret } from "./proof.ts";
+import { BoundedWriter, encodeFrame, type FrameBudget, FrameReader } from "./framing.ts";
+import { computePeerProof, computeProof, freshNonce, proofsEqual, readSecret } from "./proof.ts";
 
 /** Hellos are small; anything larger is not a hello. */
-const HELLO_MAX_FRAME = 16 * 1024;
+export const HELLO_MAX_FRAME = 16 * 1024;
 /** How long either side waits for the other's hello. */
 export const HELLO_TIMEOUT_MS = 5_000;
 /** Bytes that may wait for a peer on an internal hop before the connection is ended. */
@@ -131,6 +135,18 @@ export async function connectAndVerify(
           `${BRIDGE_MAJOR}; restart the service so both come from the same install`,
       );
     }
+    const proof: ConnectorProof = {
+      type: "proof",
+      proof: await computePeerProof(secret, { ...hello, challenge: answer.challenge }),
+    };
+    await writeAll(conn, encodeFrame(proof, HELLO_MAX_FRAME));
+    const admission = Admission.safeParse(
+      await withTimeout(reader.next(HELLO_MAX_FRAME), HELLO_TIMEOUT_MS, "the service's admission"),
+    );
+    if (!admission.success) throw new ImpostorError(options.socket, "it did not admit us");
+    if (admission.data.type === "refused") {
+      throw new Error(`the service refused: ${admission.data.message}`);
+    }
     return { conn, reader, writer: boundedWriter(conn), hello: answer };
   } catch (error) {
     try {
@@ -142,9 +158,19 @@ export async function connectAndVerify(
   }
 }
 
+/** Why the service turned a connection away during the handshake. */
+export type HandshakeRefusal =
+  | "no_hello"
+  | "wrong_bridge"
+  | "wrong_role"
+  | "no_proof"
+  | "wrong_proof";
+
 /**
- * Service side: reads a connector's hello, answers with the proof, and refuses a wrong role or
- * bridge version. Returns null when the peer went away or sent garbage.
+ * Service side: reads a connector's hello, answers with its proof and a fresh challenge, and
+ * admits the connector only once it has answered the challenge with the instance secret. Refuses
+ * a wrong role or bridge version. Returns null when the peer went away, sent garbage or failed
+ * the proof; `onRefused` hears why.
  */
 export async function acceptAndProve(
   conn: Deno.UnixConn,
@@ -153,9 +179,13 @@ export async function acceptAndProve(
     secret: Uint8Array;
     service: { version: string; instance: string | null; pid: number };
     maxFrame: number;
+    /** What frames in progress on all of the service's connections may hold together. */
+    budget?: FrameBudget;
+    onRefused?: (why: HandshakeRefusal) => void;
   },
 ): Promise<OpenedConnection<ConnectorHello> | null> {
-  const reader = new FrameReader(conn.readable, options.maxFrame);
+  const reader = new FrameReader(conn.readable, options.maxFrame, { budget: options.budget });
+  let stage: HandshakeRefusal = "no_hello";
   try {
     const raw = await withTimeout(
       reader.next(HELLO_MAX_FRAME),
@@ -163,29 +193,53 @@ export async function acceptAndProve(
       "the connector's hello",
     );
     const parsed = ConnectorHello.safeParse(raw);
-    if (!parsed.success) return null;
+    if (!parsed.success) {
+      options.onRefused?.("no_hello");
+      return null;
+    }
     const hello = parsed.data;
-    const refuse = async (message: string) => {
+    const refuse = async (why: HandshakeRefusal, message: string) => {
+      options.onRefused?.(why);
       await writeAll(conn, encodeFrame({ type: "refused", message }, HELLO_MAX_FRAME));
       return null;
     };
     if (hello.bridge_major !== BRIDGE_MAJOR) {
       return await refuse(
+        "wrong_bridge",
         `this service speaks bridge ${BRIDGE_MAJOR}, the connector ${hello.bridge_major}`,
       );
     }
     if (hello.role !== options.expectedRole) {
-      return await refuse(`this socket serves ${options.expectedRole} connectors`);
+      return await refuse("wrong_role", `this socket serves ${options.expectedRole} connectors`);
     }
+    const challenge = freshNonce();
     const answer: ServiceHelloType = {
       type: "hello",
       bridge_major: BRIDGE_MAJOR,
       proof: await computeProof(options.secret, hello),
+      challenge,
       service: options.service,
     };
     await writeAll(conn, encodeFrame(answer, HELLO_MAX_FRAME));
+    stage = "no_proof";
+    const proof = ConnectorProof.safeParse(
+      await withTimeout(reader.next(HELLO_MAX_FRAME), HELLO_TIMEOUT_MS, "the connector's proof"),
+    );
+    if (!proof.success) {
+      options.onRefused?.("no_proof");
+      return null;
+    }
+    const expected = await computePeerProof(options.secret, { ...hello, challenge });
+    if (!proofsEqual(expected, proof.data.proof)) {
+      return await refuse(
+        "wrong_proof",
+        "the connector could not prove it holds this instance's secret",
+      );
+    }
+    await writeAll(conn, encodeFrame({ type: "admitted" }, HELLO_MAX_FRAME));
     return { conn, reader, writer: boundedWriter(conn), hello };
   } catch {
+    options.onRefused?.(stage);
     return null;
   }
 }

@@ -23,6 +23,8 @@ export interface InstancePaths {
   runtimeDir: string;
   stateDir: string;
   configDir: string;
+  /** Throwaway files: the isolated browser profiles of `browser launch`. */
+  cacheDir: string;
   bridgeSocket: string;
   browserSocket: string;
   controlSocket: string;
@@ -72,8 +74,8 @@ export function resolveInstancePaths(
   const base = `ghostlight${suffix}`;
   const stateDir = `${env("XDG_STATE_HOME") || `${home}/.local/state`}/${base}`;
   const configDir = `${env("XDG_CONFIG_HOME") || `${home}/.config`}/${base}`;
-  const runtimeParent = env("XDG_RUNTIME_DIR") || options.loginRuntimeDir ||
-    `${env("XDG_CACHE_HOME") || `${home}/.cache`}`;
+  const cacheHome = env("XDG_CACHE_HOME") || `${home}/.cache`;
+  const runtimeParent = env("XDG_RUNTIME_DIR") || options.loginRuntimeDir || cacheHome;
   let runtimeDir = `${runtimeParent}/${base}`;
   if (`${runtimeDir}/control.sock`.length > MAX_SOCKET_PATH) {
     runtimeDir = `${env("TMPDIR") || "/tmp"}/gl-${shortHash(runtimeDir)}`;
@@ -84,6 +86,7 @@ export function resolveInstancePaths(
     runtimeDir,
     stateDir,
     configDir,
+    cacheDir: `${cacheHome}/${base}`,
     bridgeSocket: `${runtimeDir}/bridge.sock`,
     browserSocket: `${runtimeDir}/browser.sock`,
     controlSocket: `${runtimeDir}/control.sock`,
@@ -107,8 +110,12 @@ export function instancePathsFromEnv(name: string | undefined): InstancePaths {
   });
 }
 
-/** `/run/user/<uid>` when it is a folder of this user's, as systemd-logind makes it. */
-function loginRuntimeDir(): string | null {
+/**
+ * `/run/user/<uid>` when it is a folder of this user's, as systemd-logind makes it; null when it
+ * is not, or this process may not look (a least-privilege executable is given XDG_RUNTIME_DIR by
+ * whatever started it instead).
+ */
+export function loginRuntimeDir(): string | null {
   try {
     const dir = `/run/user/${Deno.uid()}`;
     const info = Deno.statSync(dir);

@@ -1,7 +1,10 @@
 /**
- * The anti-squat proof. The service keeps a 32-byte secret readable only by its user; a
+ * The proofs of the handshake. The service keeps a 32-byte secret readable only by its user; a
  * connector sends a fresh nonce and accepts the service only if it answers with the HMAC of that
- * nonce under the secret. Someone who merely squats the socket path cannot read the secret.
+ * nonce under the secret (so a process squatting the socket path cannot pass for the service),
+ * and the service admits the connector only if it answers the service's own fresh challenge the
+ * same way (so a process that can reach the socket but not the secret is never a peer). The two
+ * proofs sign different labels, so neither can be replayed as the other.
  *
  * @module
  */
@@ -29,6 +32,27 @@ export async function computeProof(
     ["sign"],
   );
   const message = new TextEncoder().encode(`ghostlight-proof-v1\n${hello.role}\n${hello.nonce}`);
+  return encodeBase64(new Uint8Array(await crypto.subtle.sign("HMAC", key, message)));
+}
+
+/**
+ * Computes the proof a genuine connector gives for the service's challenge, bound to its own
+ * hello's nonce and role.
+ */
+export async function computePeerProof(
+  secret: Uint8Array,
+  exchange: { role: string; nonce: string; challenge: string },
+): Promise<string> {
+  const key = await crypto.subtle.importKey(
+    "raw",
+    secret as Uint8Array<ArrayBuffer>,
+    { name: "HMAC", hash: "SHA-256" },
+    false,
+    ["sign"],
+  );
+  const message = new TextEncoder().encode(
+    `ghostlight-peer-proof-v1\n${exchange.role}\n${exchange.challenge}\n${exchange.nonce}`,
+  );
   return encodeBase64(new Uint8Array(await crypto.subtle.sign("HMAC", key, message)));
 }
 

@@ -62,6 +62,15 @@ export function settingMeta(name: string, field: z.ZodType): SettingMeta {
   return meta.data;
 }
 
+/** The environment variables `schema` reads, in field order. */
+export function settingVariables<Shape extends z.ZodRawShape>(
+  schema: z.ZodObject<Shape>,
+): string[] {
+  return Object.entries(schema.shape).map(([name, field]) =>
+    settingMeta(name, field as z.ZodType).env
+  );
+}
+
 /** Reads every field of `schema` from its environment variable through `env`. */
 export function readSettings<Shape extends z.ZodRawShape>(
   schema: z.ZodObject<Shape>,

@@ -147,8 +147,9 @@ const SERVICE_LAYERS: Record<string, string[]> = {
     "tools",
     "workspace",
   ],
-  install: ["control", "daemon", "endpoint", "log"],
-  cli: ["browser", "control", "daemon", "endpoint", "install", "log"],
+  privilege: [],
+  install: ["control", "daemon", "endpoint", "log", "privilege"],
+  cli: ["browser", "control", "daemon", "endpoint", "install", "log", "privilege"],
 };
 
 /** Where a service file imports a service folder its layer may not use. */

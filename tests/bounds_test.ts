@@ -25,7 +25,7 @@ function spawn(
   name: "service" | "mcp-connector" | "browser-connector",
   args: string[],
 ): Deno.ChildProcess {
-  const { command, args: full } = executable(name, args);
+  const { command, args: full } = executable(testEnv, name, args);
   return new Deno.Command(command, {
     args: full,
     env: testEnv.env,
@@ -197,6 +197,7 @@ Deno.test("a connector refuses a fake service that cannot prove itself", async (
         type: "hello",
         bridge_major: 1,
         proof: btoa("not the right proof, not even close!"),
+        challenge: btoa("a challenge that is long enough to pass"),
         service: { version: "6.6.6", instance: testEnv.instance, pid: 1 },
       }, 1024));
       try {
@@ -207,7 +208,7 @@ Deno.test("a connector refuses a fake service that cannot prove itself", async (
       hungUp++;
     }
   })();
-  const { command, args } = executable("mcp-connector", ["--instance", testEnv.instance]);
+  const { command, args } = executable(testEnv, "mcp-connector", ["--instance", testEnv.instance]);
   const client = new Client({ name: "impostor-test", version: "1.0.0" });
   try {
     const error = await assertRejects(

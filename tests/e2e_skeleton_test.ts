@@ -9,7 +9,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { decodeBase64 } from "../shared/base64.ts";
 import { jpegSize } from "../service/tools/page/jpeg.ts";
 import { launchBrowser } from "./support/browser.ts";
-import { executable, makeTestEnv } from "./support/env.ts";
+import { executable, makeTestEnv, withEnv } from "./support/env.ts";
 import { serveFixtures } from "./support/fixtures.ts";
 import { assert, assertEquals, assertMatch } from "./support/assert.ts";
 
@@ -23,7 +23,7 @@ Deno.test("an MCP client drives headless Chromium through all three processes", 
   // client spawning the connector from some other directory.
   const browser = await launchBrowser(testEnv, { viaTask: true });
   const elsewhere = await Deno.makeTempDir({ dir: testEnv.home });
-  const { command, args } = executable("mcp-connector", ["--instance", testEnv.instance]);
+  const { command, args } = executable(testEnv, "mcp-connector", ["--instance", testEnv.instance]);
   const transport = new StdioClientTransport({
     command,
     args,
@@ -107,10 +107,10 @@ Deno.test("with only HOME set (no XDG variables) launch and a client still meet"
   const env = Object.fromEntries(
     Object.entries(testEnv.env).filter(([key]) => !key.startsWith("XDG_")),
   );
-  const bare = { ...testEnv, env };
+  const bare = await withEnv(testEnv, env);
   const fixtures = serveFixtures();
   const browser = await launchBrowser(bare);
-  const { command, args } = executable("mcp-connector", ["--instance", testEnv.instance]);
+  const { command, args } = executable(bare, "mcp-connector", ["--instance", testEnv.instance]);
   const client = new Client({ name: "bare-env-test", version: "1.0.0" });
   try {
     await client.connect(new StdioClientTransport({ command, args, env, stderr: "pipe" }));

@@ -412,7 +412,10 @@ Deno.test("failures are told truthfully and recovered from", async (t) => {
         const out = `${testEnv.home}/connector-stdout`;
         const made = await new Deno.Command("mkfifo", { args: [fifo] }).output();
         assert(made.success, "mkfifo");
-        const { command, args } = executable("mcp-connector", ["--instance", testEnv.instance]);
+        const { command, args } = executable(testEnv, "mcp-connector", [
+          "--instance",
+          testEnv.instance,
+        ]);
         const quoted = [command, ...args].map((part) => `'${part}'`).join(" ");
         const parent = new Deno.Command("sh", {
           args: ["-c", `${quoted} < '${fifo}' > '${out}' 2>/dev/null & echo $!; exec sleep 60`],

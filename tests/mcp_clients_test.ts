@@ -75,7 +75,7 @@ Deno.test("real clients of both revisions drive headless Chromium", async (t) =>
   const testEnv = await makeTestEnv("mcl");
   const fixtures = serveFixtures();
   const browser = await launchBrowser(testEnv);
-  const { command, args } = executable("mcp-connector", ["--instance", testEnv.instance]);
+  const { command, args } = executable(testEnv, "mcp-connector", ["--instance", testEnv.instance]);
   const url = fixtures.url("/index.html");
   const paths = resolveInstancePaths(testEnv.instance, (key) => testEnv.env[key]);
   try {

@@ -46,7 +46,7 @@ export interface Transcript {
 
 /** Starts a connector for the test's instance. `env` adds variables (deadlines, ...). */
 export function startConnector(testEnv: TestEnv, env: Record<string, string> = {}): Transcript {
-  const { command, args } = executable("mcp-connector", ["--instance", testEnv.instance]);
+  const { command, args } = executable(testEnv, "mcp-connector", ["--instance", testEnv.instance]);
   const child = new Deno.Command(command, {
     args,
     env: { ...testEnv.env, ...env },

@@ -1,42 +1,101 @@
 /**
- * Each executable's permission set, as declared in deno.json and as enforced when a process
- * runs under it: Unix sockets yes; IPv4, FFI and arbitrary programs no.
+ * Each executable's permissions, as declared in deno.json and as enforced on a process started
+ * the way the executable is (its set plus its instance's flags, decision 0100): its own folders,
+ * secret and socket yes; another instance, the rest of the filesystem, other programs, the
+ * network and FFI no.
  */
 
+import { permissionFlags } from "../service/privilege/mod.ts";
+import { type InstancePaths, resolveInstancePaths } from "../shared/instance.ts";
 import { assert, assertEquals } from "./support/assert.ts";
-import { ROOT } from "./support/env.ts";
+import { makeTestEnv, ROOT, type TestEnv } from "./support/env.ts";
+import type { ProbeTargets } from "./support/permission_probe.ts";
 
 const SETS = ["mcp-connector", "service", "browser-connector"] as const;
+type SetName = typeof SETS[number];
 
 const config = JSON.parse(await Deno.readTextFile(`${ROOT}/deno.json`));
 
-Deno.test("no permission set grants everything", () => {
+/** The variables every executable may read: where its instance lives, and its settings. */
+const PATH_ENV = [
+  "HOME",
+  "XDG_RUNTIME_DIR",
+  "XDG_STATE_HOME",
+  "XDG_CONFIG_HOME",
+  "XDG_CACHE_HOME",
+  "TMPDIR",
+  "GHOSTLIGHT_*",
+];
+
+Deno.test("each static set grants no path, no network, no program and no FFI", () => {
   for (const name of SETS) {
     const set = config.permissions[name];
     assert(set, `${name} is declared`);
-    assert(set.all === undefined, `${name} has no 'all'`);
-    assert(set.ffi === undefined, `${name} has no ffi`);
     assertEquals(
-      set.net?.deny,
-      ["0.0.0.0/0", "[::]", "[::1]", "localhost"],
-      `${name} denies IPv4, the IPv6 wildcard and loopback`,
+      Object.keys(set).sort(),
+      ["env", "sys"],
+      `${name}: read, write, net and run come only from its instance's flags`,
     );
+    assertEquals(set.sys, ["uid"], `${name} may ask only for its user id`);
   }
-  assertEquals(config.permissions["mcp-connector"].run, ["deno", "ghostlight"]);
-  assertEquals(config.permissions["service"].run, ["chromium"]);
-  assertEquals(config.permissions["browser-connector"].run, undefined);
-  assertEquals(config.permissions["browser-connector"].write, true);
+  assertEquals(config.permissions["mcp-connector"].env, PATH_ENV);
+  assertEquals(config.permissions["browser-connector"].env, PATH_ENV);
+  // `browser launch` writes the native host's entry, which pins DENO_DIR for a source install.
+  assertEquals(config.permissions["service"].env, [...PATH_ENV, "DENO_DIR"]);
 });
 
-Deno.test("the sets are enforced on running processes", async () => {
-  const socketDir = await Deno.makeTempDir({ prefix: "gl-perm-" });
+/** Listens on `path` so that connecting to it can succeed. */
+function listenOn(path: string): Deno.UnixListener {
+  const listener = Deno.listen({ transport: "unix", path });
+  (async () => {
+    for await (const conn of listener) conn.close();
+  })();
+  return listener;
+}
+
+/** Lays out two instances of one user: the probed one and another, each with a secret. */
+async function twoInstances(
+  testEnv: TestEnv,
+): Promise<{ own: InstancePaths; other: InstancePaths }> {
+  const own = testEnv.plan.paths;
+  const other = resolveInstancePaths(`${testEnv.instance}-other`, (key) => testEnv.env[key]);
+  for (const paths of [own, other]) {
+    for (const dir of [paths.runtimeDir, paths.stateDir]) {
+      await Deno.mkdir(dir, { recursive: true, mode: 0o700 });
+    }
+    await Deno.writeFile(paths.secretFile, new Uint8Array(32), { mode: 0o600 });
+  }
+  return { own, other };
+}
+
+Deno.test("under each set and its flags, a process reaches only its own instance", async () => {
+  const testEnv = await makeTestEnv("perm");
+  const { own, other } = await twoInstances(testEnv);
+  const listeners = [own.bridgeSocket, own.browserSocket, other.bridgeSocket].map(listenOn);
+  const ownSocket: Record<SetName, string> = {
+    "service": own.bridgeSocket,
+    "mcp-connector": own.bridgeSocket,
+    "browser-connector": own.browserSocket,
+  };
+  // What differs between the three; everything else is refused to all of them.
+  const expected: Record<SetName, Record<string, string>> = {
+    "service": { writeOwnState: "allowed", runServiceEntry: "refused" },
+    "mcp-connector": { writeOwnState: "refused", runServiceEntry: "allowed" },
+    "browser-connector": { writeOwnState: "refused", runServiceEntry: "refused" },
+  };
   try {
-    const expected: Record<string, Record<string, string>> = {
-      "mcp-connector": { runDenoByName: "allowed" },
-      "service": { runDenoByName: "refused" },
-      "browser-connector": { runDenoByName: "refused" },
-    };
     for (const name of SETS) {
+      const targets: ProbeTargets = {
+        ownSocket: ownSocket[name],
+        otherSocket: other.bridgeSocket,
+        ownSecret: own.secretFile,
+        otherSecret: other.secretFile,
+        ownStateFile: `${own.stateDir}/probe`,
+        homeFile: `${testEnv.home}/.bashrc`,
+        tmpFile: `/tmp/ghostlight-probe-${crypto.randomUUID()}`,
+        serviceEntry: testEnv.plan.serviceEntry!,
+      };
+      // Exactly how the executable is started, with the probe in place of its entry point.
       const output = await new Deno.Command(Deno.execPath(), {
         args: [
           "run",
@@ -44,27 +103,85 @@ Deno.test("the sets are enforced on running processes", async () => {
           `-P=${name}`,
           "--config",
           `${ROOT}/deno.json`,
+          ...permissionFlags(name, testEnv.plan),
           `${ROOT}/tests/support/permission_probe.ts`,
-          socketDir,
+          JSON.stringify(targets),
         ],
-        env: { PATH: `${Deno.execPath().replace(/\/[^/]*$/, "")}:${Deno.env.get("PATH")}` },
+        env: testEnv.env,
+        clearEnv: true,
       }).output();
-      const text = new TextDecoder().decode(output.stdout);
-      assert(output.success, `${name} probe ran: ${new TextDecoder().decode(output.stderr)}`);
-      assertEquals(JSON.parse(text), {
-        tcpLoopback: "refused",
-        tcpListen: "refused",
-        tcpLoopbackV6: "refused",
-        tcpLocalhost: "refused",
-        tcpListenAllV6: "refused",
-        dns: "refused",
+      const stderr = new TextDecoder().decode(output.stderr);
+      assert(output.success, `${name} probe ran: ${stderr}`);
+      const results = JSON.parse(new TextDecoder().decode(output.stdout));
+      const { entryAnswer, ...attempts } = results;
+      assertEquals(attempts, {
+        readShadow: "refused",
+        readOwnSecret: "allowed",
+        readOtherSecret: "refused",
+        writeHome: "refused",
+        writeTmp: "refused",
+        envOther: "refused",
+        envAll: "refused",
+        sysHostname: "refused",
+        runDenoByName: "refused",
+        runDenoByPath: "refused",
         runShell: "refused",
         ffi: "refused",
-        unixSocket: "allowed",
+        tcpLoopback: "refused",
+        tcpLocalhost: "refused",
+        tcpHostname: "refused",
+        tcpLoopbackV6: "refused",
+        tcpGlobalV6: "refused",
+        tcpListen: "refused",
+        tcpListenAllV6: "refused",
+        fetchHttp: "refused",
+        dns: "refused",
+        unixOwn: "allowed",
+        unixOther: "refused",
         ...expected[name],
       }, name);
+      if (name === "mcp-connector") {
+        // The one program it may run takes no Deno flag: "--allow-all" reached the service's
+        // own command line, which refused it as a command.
+        assert(
+          /^2: ghostlight: unknown command "--allow-all"/.test(entryAnswer),
+          `the service entry widened nothing: ${entryAnswer}`,
+        );
+      }
     }
   } finally {
-    await Deno.remove(socketDir, { recursive: true });
+    for (const listener of listeners) listener.close();
+    await testEnv.dispose();
+  }
+});
+
+Deno.test("every path flag names only the instance's own folders, files and sockets", async () => {
+  const testEnv = await makeTestEnv("perm");
+  try {
+    const p = testEnv.plan.paths;
+    const own = [p.runtimeDir, p.stateDir, p.configDir, p.cacheDir];
+    const sockets = (list: string[]) => list.map((socket) => `unix:${socket}`).join(",");
+    assertEquals(permissionFlags("service", testEnv.plan), [
+      `--allow-read=${[...own, `${ROOT}/extension`].join(",")}`,
+      `--allow-write=${own.join(",")}`,
+      `--allow-net=${sockets([p.bridgeSocket, p.browserSocket, p.controlSocket])}`,
+    ]);
+    assertEquals(
+      permissionFlags("service", testEnv.plan, { browserLaunch: true }).at(-1),
+      "--allow-run=chromium",
+    );
+    assertEquals(permissionFlags("mcp-connector", testEnv.plan), [
+      `--allow-read=${p.secretFile},${p.bridgeSocket}`,
+      `--allow-write=${p.bridgeSocket}`,
+      `--allow-net=${sockets([p.bridgeSocket])}`,
+      `--allow-run=${testEnv.plan.serviceEntry}`,
+    ]);
+    assertEquals(permissionFlags("browser-connector", testEnv.plan), [
+      `--allow-read=${p.secretFile},${p.browserSocket}`,
+      `--allow-write=${p.browserSocket}`,
+      `--allow-net=${sockets([p.browserSocket])}`,
+    ]);
+  } finally {
+    await testEnv.dispose();
   }
 });

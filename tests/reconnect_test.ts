@@ -21,7 +21,7 @@ Deno.test("the browser reattaches after the service restarts, without Chrome not
   let service = startService(testEnv);
   await waitFor(async () => (await fetchStatus(paths.controlSocket)).service !== null, "service");
   const browser = await launchBrowser(testEnv);
-  const { command, args } = executable("mcp-connector", ["--instance", testEnv.instance]);
+  const { command, args } = executable(testEnv, "mcp-connector", ["--instance", testEnv.instance]);
   try {
     const before = await fetchStatus(paths.controlSocket);
     assertEquals(before.browsers.length, 1);

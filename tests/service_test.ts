@@ -93,7 +93,7 @@ Deno.test("one service per instance, owner-only sockets, status, clean stop", as
 Deno.test("a connector starts the service on demand; it exits when idle", async () => {
   const testEnv = await makeTestEnv();
   const paths = pathsOf(testEnv);
-  const { command, args } = executable("mcp-connector", ["--instance", testEnv.instance]);
+  const { command, args } = executable(testEnv, "mcp-connector", ["--instance", testEnv.instance]);
   const client = new Client({ name: "demand-test", version: "1.0.0" });
   try {
     await client.connect(

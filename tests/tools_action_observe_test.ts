@@ -296,7 +296,7 @@ Deno.test("navigate, console, network, resize and plan in a HiDPI browser", asyn
       });
       assertMatch(s.text(plan), /2 steps on example\.com, docs\.example\.org/);
       assertEquals(plan.structuredContent?.kept, true);
-      const { command, args } = executable("service", [
+      const { command, args } = executable(s.testEnv, "service", [
         "--instance",
         s.testEnv.instance,
         "status",

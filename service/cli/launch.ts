@@ -6,7 +6,6 @@
  * @module
  */
 
-import { commandFor, runningFromSource, siblingPath } from "../../shared/executables.ts";
 import type { InstancePaths } from "../../shared/instance.ts";
 import {
   EXTENSION_FILES,
@@ -16,7 +15,8 @@ import {
 } from "../install/mod.ts";
 import { fetchStatus } from "../control/mod.ts";
 import { type Daemon, startDaemon } from "../daemon/mod.ts";
-import { socketAlive } from "../endpoint/mod.ts";
+import { ensureOwnedDir, socketAlive } from "../endpoint/mod.ts";
+import { currentStartPlan, entryScript, writeEntryScript } from "../privilege/mod.ts";
 import type { ServiceSettings } from "../settings.ts";
 
 /** How long launch waits for the extension to reach the service. */
@@ -47,59 +47,36 @@ async function prepareExtension(target: string, config: Record<string, string>):
   return await extensionIdFromKey(manifest.key);
 }
 
-function shellQuote(text: string): string {
-  return `'${text.replaceAll("'", `'\\''`)}'`;
-}
-
-/** Writes the executable the native-messaging manifest points at. */
+/**
+ * Writes the executable the native-messaging manifest points at: the browser connector's entry
+ * for this instance, with its least-privilege flags. It pins the variables the instance paths
+ * derive from as this process sees them, whatever Chromium's own environment says (launch points
+ * Chromium's XDG folders into its throwaway folder).
+ */
 async function writeHostWrapper(path: string, paths: InstancePaths): Promise<void> {
-  // Chrome runs the host by absolute path: from source that is the deno on PATH, compiled it is
-  // the browser connector installed beside this binary.
-  const { command, args } = commandFor("browser-connector");
-  const resolved = runningFromSource() ? await which(command) : siblingPath("browser-connector");
-  // The host must resolve the same instance paths as this process, whatever Chromium's own
-  // environment says (launch points Chromium's XDG folders into its throwaway folder): every
-  // variable the paths depend on is set as here, or unset when it is unset here.
-  const exports = [
-    "HOME",
-    "XDG_RUNTIME_DIR",
-    "XDG_STATE_HOME",
-    "XDG_CONFIG_HOME",
-    "XDG_CACHE_HOME",
-    "TMPDIR",
-  ].map((key) => {
-    const value = Deno.env.get(key);
-    return value === undefined ? `unset ${key}` : `export ${key}=${shellQuote(value)}`;
-  });
-  const instance = paths.instance === null ? [] : ["--instance", paths.instance];
-  const script = [
-    "#!/bin/sh",
-    "# Written by 'ghostlight browser launch'; removed when it stops.",
-    ...exports,
-    `exec ${[resolved, ...args, ...instance].map(shellQuote).join(" ")} "$@"`,
-    "",
-  ].join("\n");
-  await Deno.writeTextFile(path, script, { mode: 0o700 });
+  await writeEntryScript(path, entryScript("browser-connector", currentStartPlan(paths.instance)));
 }
 
-async function which(name: string): Promise<string> {
-  for (const dir of (Deno.env.get("PATH") ?? "").split(":")) {
-    if (!dir) continue;
-    try {
-      const info = await Deno.stat(`${dir}/${name}`);
-      if (info.isFile && info.mode !== null && (info.mode & 0o111) !== 0) return `${dir}/${name}`;
-    } catch {
-      // Not in this directory.
-    }
-  }
-  throw new Error(`'${name}' is not on PATH`);
-}
-
-/** Finds Chromium, or says how to install it. */
-async function findChromium(): Promise<string> {
+/**
+ * Starts Chromium, found on PATH by name: the only program `browser launch` is allowed to run
+ * (decision 0100), or says how to install it.
+ */
+function spawnChromium(args: string[], env: Record<string, string>): Deno.ChildProcess {
   try {
-    return await which("chromium");
-  } catch {
+    return new Deno.Command("chromium", {
+      args,
+      env,
+      stdin: "null",
+      stdout: "null",
+      stderr: "piped",
+    }).spawn();
+  } catch (error) {
+    if (error instanceof Deno.errors.NotCapable) {
+      throw new Error(
+        "this ghostlight may not start Chromium: run 'browser launch' through 'deno task " +
+          "ghostlight', which allows it",
+      );
+    }
     throw new Error(
       "Chromium is not installed. Install it (Debian/Ubuntu: 'sudo apt-get install chromium') " +
         "and run this again.",
@@ -207,26 +184,25 @@ export async function launchBrowser(
   settings: ServiceSettings,
   options: LaunchOptions,
 ): Promise<void> {
-  const chromium = await findChromium();
   let daemon: Daemon | null = null;
   if (!(await socketAlive(paths.bridgeSocket))) {
     daemon = await startDaemon(paths, { settings, exitWhenIdle: false, logToStderr: false });
   }
-  const root = await Deno.makeTempDir({ prefix: "ghostlight-browser-" });
+  // Inside the instance's own cache folder: the only place besides its state this process may
+  // write.
+  await ensureOwnedDir(paths.cacheDir);
+  const root = await Deno.makeTempDir({ dir: paths.cacheDir, prefix: "browser-" });
   let browser: Deno.ChildProcess | null = null;
   const stderrTail = { text: "" };
   try {
     const launchToken = crypto.randomUUID();
     const { extensionDir, extensionId, profile } = await prepareProfile(root, paths, launchToken);
-    browser = new Deno.Command(chromium, {
-      args: chromiumArgs(profile, extensionDir, options),
-      // Chromium keeps crash reports and caches under XDG folders, outside --user-data-dir:
-      // point them into the throwaway folder so launch leaves nothing behind.
-      env: { XDG_CONFIG_HOME: `${root}/xdg-config`, XDG_CACHE_HOME: `${root}/xdg-cache` },
-      stdin: "null",
-      stdout: "null",
-      stderr: "piped",
-    }).spawn();
+    // Chromium keeps crash reports and caches under XDG folders, outside --user-data-dir:
+    // point them into the throwaway folder so launch leaves nothing behind.
+    browser = spawnChromium(chromiumArgs(profile, extensionDir, options), {
+      XDG_CONFIG_HOME: `${root}/xdg-config`,
+      XDG_CACHE_HOME: `${root}/xdg-cache`,
+    });
     keepTail(browser.stderr, stderrTail).catch(() => {});
     const exited = browser.status.then((status) => status);
     const slot = await attachedSlot(paths, launchToken, { exited, stderrTail });

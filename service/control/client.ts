@@ -1,6 +1,8 @@
 /**
- * The control API's readers: `ghostlight status`, `browser launch` and `doctor` ask a running
- * service through its control socket.
+ * The control API's client: `ghostlight status`, `browser launch` and `doctor` ask a running
+ * service through its control socket. It speaks HTTP/1.1 over the Unix socket itself, because
+ * `fetch` through a Unix-socket client asks for net access to the URL's host name, and the
+ * service's permissions name only its sockets (decision 0100).
  *
  * @module
  */
@@ -8,31 +10,134 @@
 import { Probe } from "./probe.ts";
 import { Status } from "./status.ts";
 
-/** Reads the status of a running service through its control socket. */
-export async function fetchStatus(controlSocket: string): Promise<Status> {
-  const client = Deno.createHttpClient({ proxy: { transport: "unix", path: controlSocket } });
+/** The largest control answer read; the status of a busy service is a few KiB. */
+export const MAX_CONTROL_RESPONSE = 1024 * 1024;
+/** How long one control request may take. */
+const CONTROL_TIMEOUT_MS = 5_000;
+
+const encoder = new TextEncoder();
+
+/** One answer from the control API. */
+export interface ControlResponse {
+  status: number;
+  body: string;
+}
+
+/**
+ * Sends one request to the control socket and reads the whole answer (the connection closes
+ * after it). Rejects when the service is absent, slow, or answers more than
+ * {@linkcode MAX_CONTROL_RESPONSE} bytes.
+ */
+export async function requestControl(
+  controlSocket: string,
+  request: { method: "GET" | "POST"; path: string; body?: string; timeoutMs?: number },
+): Promise<ControlResponse> {
+  const conn = await Deno.connect({ transport: "unix", path: controlSocket });
+  const timer = setTimeout(() => conn.close(), request.timeoutMs ?? CONTROL_TIMEOUT_MS);
   try {
-    const response = await fetch("http://ghostlight/status", {
-      client,
-      signal: AbortSignal.timeout(5_000),
-    });
-    return Status.parse(await response.json());
+    const body = request.body === undefined ? new Uint8Array() : encoder.encode(request.body);
+    const head = `${request.method} ${request.path} HTTP/1.1\r\nHost: ghostlight\r\n` +
+      "Connection: close\r\n" +
+      (request.body === undefined
+        ? ""
+        : `Content-Type: application/json\r\nContent-Length: ${body.length}\r\n`) +
+      "\r\n";
+    const out = new Uint8Array([...encoder.encode(head), ...body]);
+    for (let written = 0; written < out.length;) {
+      written += await conn.write(out.subarray(written));
+    }
+    const chunks: Uint8Array[] = [];
+    let size = 0;
+    for await (const chunk of conn.readable) {
+      size += chunk.length;
+      if (size > MAX_CONTROL_RESPONSE) {
+        throw new Error(`the control answer is over ${MAX_CONTROL_RESPONSE} bytes`);
+      }
+      chunks.push(chunk);
+    }
+    return parseResponse(concat(chunks));
   } finally {
-    client.close();
+    clearTimeout(timer);
+    try {
+      conn.close();
+    } catch {
+      // Closed by the timeout or the peer.
+    }
   }
 }
 
+/** Parses an HTTP/1.1 answer: status line, headers, and a body of fixed length or chunks. */
+export function parseResponse(bytes: Uint8Array): ControlResponse {
+  const split = indexOf(bytes, CRLF2, 0);
+  if (split < 0) throw new Error("the control answer has no end of headers");
+  const [statusLine, ...headerLines] = latin1(bytes.subarray(0, split)).split("\r\n");
+  const status = Number(/^HTTP\/1\.[01] (\d{3})/.exec(statusLine)?.[1]);
+  if (!Number.isInteger(status)) throw new Error("the control answer has no status line");
+  const chunked = headerLines.some((line) => /^transfer-encoding:\s*chunked\s*$/i.test(line));
+  const rest = bytes.subarray(split + 4);
+  return { status, body: new TextDecoder().decode(chunked ? unchunk(rest) : rest) };
+}
+
+const CRLF = [13, 10];
+const CRLF2 = [13, 10, 13, 10];
+
+function indexOf(bytes: Uint8Array, needle: number[], from: number): number {
+  outer: for (let i = from; i + needle.length <= bytes.length; i++) {
+    for (let j = 0; j < needle.length; j++) if (bytes[i + j] !== needle[j]) continue outer;
+    return i;
+  }
+  return -1;
+}
+
+function latin1(bytes: Uint8Array): string {
+  return String.fromCharCode(...bytes);
+}
+
+function unchunk(bytes: Uint8Array): Uint8Array {
+  const parts: Uint8Array[] = [];
+  let at = 0;
+  while (at < bytes.length) {
+    const end = indexOf(bytes, CRLF, at);
+    if (end < 0) break;
+    const size = parseInt(latin1(bytes.subarray(at, end)), 16);
+    if (!(size > 0)) break;
+    parts.push(bytes.subarray(end + 2, end + 2 + size));
+    at = end + 2 + size + 2;
+  }
+  return concat(parts);
+}
+
+function concat(parts: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
+  let at = 0;
+  for (const part of parts) {
+    out.set(part, at);
+    at += part.length;
+  }
+  return out;
+}
+
+/** Reads the status of a running service through its control socket. */
+export async function fetchStatus(controlSocket: string): Promise<Status> {
+  const response = await requestControl(controlSocket, { method: "GET", path: "/status" });
+  if (response.status !== 200) {
+    throw new Error(`the service answered ${response.status} for its status`);
+  }
+  return Status.parse(JSON.parse(response.body));
+}
+
+/** How long a probe of the browsers may take: each browser gets 5 s, in parallel. */
+const PROBE_TIMEOUT_MS = 15_000;
+
 /** Asks a running service to probe each attached browser; resolves with their answers. */
 export async function fetchProbe(controlSocket: string): Promise<Probe> {
-  const client = Deno.createHttpClient({ proxy: { transport: "unix", path: controlSocket } });
-  try {
-    const response = await fetch("http://ghostlight/probe", {
-      method: "POST",
-      client,
-      signal: AbortSignal.timeout(15_000),
-    });
-    return Probe.parse(await response.json());
-  } finally {
-    client.close();
+  const response = await requestControl(controlSocket, {
+    method: "POST",
+    path: "/probe",
+    timeoutMs: PROBE_TIMEOUT_MS,
+  });
+  if (response.status !== 200) {
+    throw new Error(`the service answered ${response.status} for a probe`);
   }
+  return Probe.parse(JSON.parse(response.body));
 }

@@ -7,7 +7,8 @@
 
 import { BRIDGE_MAX_FRAME } from "../../shared/bridge.ts";
 import { FROM_EXTENSION_MAX_FRAME } from "../../shared/browser_protocol.ts";
-import { acceptAndProve } from "../../shared/handshake.ts";
+import { encodeFrame, FrameBudget } from "../../shared/framing.ts";
+import { acceptAndProve, type HandshakeRefusal, HELLO_MAX_FRAME } from "../../shared/handshake.ts";
 import type { InstancePaths } from "../../shared/instance.ts";
 import { VERSION } from "../../shared/version.ts";
 import { serveSession, type SessionDeps, type SessionInfo, WorkIds } from "../bridge/mod.ts";
@@ -21,6 +22,17 @@ import type { ServiceSettings } from "../settings.ts";
 import { releaseTabs, TOOLS } from "../tools/mod.ts";
 import { WorkspaceHolds, WorkspaceRegistry } from "../workspace/mod.ts";
 import { Activity } from "./activity.ts";
+import {
+  ConnectionGate,
+  MAX_BRIDGE_CONNECTIONS,
+  MAX_BROWSER_CONNECTIONS,
+} from "./connection_gate.ts";
+
+/**
+ * Bytes that frames in progress may hold on all of one service's connections together (each
+ * frame is also held to its hop's own cap: 32 MiB on the bridge, 64 MiB from a browser).
+ */
+export const MAX_PARTIAL_FRAME_BYTES = 256 * 1024 * 1024;
 
 /** How the service runs. */
 export interface DaemonOptions {
@@ -112,68 +124,112 @@ interface Acceptor {
   state: ServiceState;
   secret: Uint8Array;
   identity: { version: string; instance: string | null; pid: number };
+  /** Frames in progress on every connection of this service, together. */
+  budget: FrameBudget;
   /** True once the service is stopping: late peers are turned away. */
   stopping: () => boolean;
+}
+
+const REFUSALS: Record<HandshakeRefusal, string> = {
+  no_hello: "sent no valid hello",
+  wrong_bridge: "speaks another bridge version",
+  wrong_role: "came to the wrong socket",
+  no_proof: "did not answer the challenge",
+  wrong_proof: "could not prove it holds the instance secret",
+};
+
+/**
+ * Accepts connections on one socket within its gate: past the cap a connection is told so and
+ * closed unread. Each admitted one is served by `serve`, and its place given back when it ends.
+ */
+async function acceptWithin(
+  listener: Deno.UnixListener,
+  gate: ConnectionGate,
+  serve: (conn: Deno.UnixConn) => Promise<void>,
+): Promise<void> {
+  for await (const conn of listener) {
+    if (!gate.enter((message) => log("warn", message))) {
+      refuseQuietly(conn, gate.refusal());
+      continue;
+    }
+    serve(conn).catch(() => {}).finally(() => {
+      gate.leave();
+      closeQuietly(conn);
+    });
+  }
+}
+
+/** Tells a connection past the cap why, then closes it; never waits on the peer. */
+function refuseQuietly(conn: Deno.UnixConn, message: string): void {
+  const frame = encodeFrame({ type: "refused", message }, HELLO_MAX_FRAME);
+  conn.write(frame).catch(() => {}).finally(() => closeQuietly(conn));
+}
+
+/** Logs why a peer on `socket` was turned away during the handshake. */
+function refusedPeer(socket: string): (why: HandshakeRefusal) => void {
+  return (why) => {
+    if (why !== "no_hello") log("warn", `a peer on the ${socket} socket ${REFUSALS[why]}`);
+  };
 }
 
 /** Admits MCP connectors after the proof and serves each one's bridge session. */
 async function acceptConnectors(listener: Deno.UnixListener, acceptor: Acceptor): Promise<void> {
   const { state } = acceptor;
-  for await (const conn of listener) {
-    (async () => {
-      const admitted = await state.activity.admitting(async () => {
-        const opened = await acceptAndProve(conn, {
-          expectedRole: "mcp",
-          secret: acceptor.secret,
-          service: acceptor.identity,
-          maxFrame: BRIDGE_MAX_FRAME,
-        });
-        if (!opened || acceptor.stopping()) return null;
-        const client = opened.hello.client;
-        const info: SessionInfo = {
-          client: client ? `${client.name} ${client.version}` : "unknown client",
-          connectedAt: new Date(),
-          activeWorks: 0,
-        };
-        // Counted as a session before the hello stops counting, so busy() never dips between.
-        state.activity.sessions.add(info);
-        return { opened, info };
+  const gate = new ConnectionGate("bridge", MAX_BRIDGE_CONNECTIONS);
+  await acceptWithin(listener, gate, async (conn) => {
+    const admitted = await state.activity.admitting(async () => {
+      const opened = await acceptAndProve(conn, {
+        expectedRole: "mcp",
+        secret: acceptor.secret,
+        service: acceptor.identity,
+        maxFrame: BRIDGE_MAX_FRAME,
+        budget: acceptor.budget,
+        onRefused: refusedPeer("bridge"),
       });
-      if (!admitted) return closeQuietly(conn);
-      const { opened, info } = admitted;
-      try {
-        await serveSession(opened.reader, opened.writer, info, state.shared);
-      } finally {
-        state.activity.sessions.delete(info);
-        state.activity.touch();
-        closeQuietly(conn);
-      }
-    })();
-  }
+      if (!opened || acceptor.stopping()) return null;
+      const client = opened.hello.client;
+      const info: SessionInfo = {
+        client: client ? `${client.name} ${client.version}` : "unknown client",
+        connectedAt: new Date(),
+        activeWorks: 0,
+      };
+      // Counted as a session before the hello stops counting, so busy() never dips between.
+      state.activity.sessions.add(info);
+      return { opened, info };
+    });
+    if (!admitted) return;
+    const { opened, info } = admitted;
+    try {
+      await serveSession(opened.reader, opened.writer, info, state.shared);
+    } finally {
+      state.activity.sessions.delete(info);
+      state.activity.touch();
+    }
+  });
 }
 
 /** Admits browser connectors after the proof and serves each one's link. */
 async function acceptBrowsers(listener: Deno.UnixListener, acceptor: Acceptor): Promise<void> {
   const { state } = acceptor;
-  for await (const conn of listener) {
-    (async () => {
-      const opened = await state.activity.admitting(() =>
-        acceptAndProve(conn, {
-          expectedRole: "browser",
-          secret: acceptor.secret,
-          service: acceptor.identity,
-          maxFrame: FROM_EXTENSION_MAX_FRAME,
-        })
-      );
-      if (!opened || acceptor.stopping()) return closeQuietly(conn);
-      try {
-        await state.browsers.serve(opened.reader, opened.writer);
-      } finally {
-        state.activity.touch();
-        closeQuietly(conn);
-      }
-    })();
-  }
+  const gate = new ConnectionGate("browser", MAX_BROWSER_CONNECTIONS);
+  await acceptWithin(listener, gate, async (conn) => {
+    const opened = await state.activity.admitting(() =>
+      acceptAndProve(conn, {
+        expectedRole: "browser",
+        secret: acceptor.secret,
+        service: acceptor.identity,
+        maxFrame: FROM_EXTENSION_MAX_FRAME,
+        budget: acceptor.budget,
+        onRefused: refusedPeer("browser"),
+      })
+    );
+    if (!opened || acceptor.stopping()) return;
+    try {
+      await state.browsers.serve(opened.reader, opened.writer);
+    } finally {
+      state.activity.touch();
+    }
+  });
 }
 
 /** Starts the service for an instance. Throws `AlreadyRunning` when one serves it already. */
@@ -222,7 +278,13 @@ export async function startDaemon(paths: InstancePaths, options: DaemonOptions):
     }
   }, 250);
 
-  const acceptor: Acceptor = { state, secret, identity, stopping: () => stopping };
+  const acceptor: Acceptor = {
+    state,
+    secret,
+    identity,
+    budget: new FrameBudget(MAX_PARTIAL_FRAME_BYTES),
+    stopping: () => stopping,
+  };
   acceptConnectors(listeners.bridge, acceptor).catch(() => {});
   acceptBrowsers(listeners.browser, acceptor).catch(() => {});
   log("info", `service ${VERSION} listening in ${paths.runtimeDir} (pid ${Deno.pid})`);

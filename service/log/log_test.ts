@@ -1,5 +1,5 @@
 import { assert, assertEquals, assertMatch } from "../../tests/support/assert.ts";
-import { configureLog, log } from "./log.ts";
+import { configureLog, log, logSafe, MAX_LOG_MESSAGE } from "./log.ts";
 
 Deno.test("the log file is owner-only, one line per event, and rotated past 4 MiB", async () => {
   const root = await Deno.makeTempDir();
@@ -26,5 +26,30 @@ Deno.test("logging never throws, even when its file cannot be written", () => {
     log("error", "nowhere to go");
   } finally {
     configureLog({ file: null, stderr: true });
+  }
+});
+
+Deno.test("a message is one line: control characters and backslashes are escaped", () => {
+  assertEquals(logSafe("a\nb\rc\u2028d\\e\x1b[31m"), "a\\u000ab\\u000dc\\u2028d\\\\e\\u001b[31m");
+});
+
+Deno.test("a message is kept whole at MAX_LOG_MESSAGE and cut one past it", () => {
+  const atBound = "v".repeat(MAX_LOG_MESSAGE);
+  assertEquals(logSafe(atBound), atBound);
+  assertEquals(logSafe(`${atBound}w`), `${atBound}… (1 more cut)`);
+});
+
+Deno.test("a peer's words cannot forge a log line or pad the log", async () => {
+  const root = await Deno.makeTempDir();
+  const file = `${root}/service.log`;
+  try {
+    configureLog({ file, stderr: false });
+    log("info", `extension 1.0\n${new Date().toISOString()} error forged${"x".repeat(200_000)}`);
+    const text = await Deno.readTextFile(file);
+    assertEquals(text.split("\n").length, 2, "one line and its newline");
+    assert(text.length < MAX_LOG_MESSAGE + 100, `${text.length} characters`);
+  } finally {
+    configureLog({ file: null, stderr: true });
+    await Deno.remove(root, { recursive: true });
   }
 });

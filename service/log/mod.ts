@@ -4,4 +4,4 @@
  * @module
  */
 
-export { configureLog, log } from "./log.ts";
+export { configureLog, log, logSafe, MAX_LOG_MESSAGE } from "./log.ts";

@@ -113,7 +113,10 @@ export async function startGhostlight(): Promise<RunningPeer> {
   let link: McpLink | null = null;
   try {
     browser = await launchBrowser(testEnv);
-    const { command, args } = executable("mcp-connector", ["--instance", testEnv.instance]);
+    const { command, args } = executable(testEnv, "mcp-connector", [
+      "--instance",
+      testEnv.instance,
+    ]);
     link = new McpLink(command, args, testEnv.env);
     await link.connect();
     const tools = await link.tools();

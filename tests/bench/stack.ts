@@ -72,7 +72,7 @@ function pathsOf(testEnv: TestEnv): InstancePaths {
 
 /** An SDK client on a freshly spawned connector; `ms` is spawn to the `initialize` answer. */
 async function connector(testEnv: TestEnv): Promise<{ client: Client; ms: number }> {
-  const { command, args } = executable("mcp-connector", ["--instance", testEnv.instance]);
+  const { command, args } = executable(testEnv, "mcp-connector", ["--instance", testEnv.instance]);
   const client = new Client({ name: "ghostlight-bench", version: "1.0.0" });
   const transport = new StdioClientTransport({ command, args, env: testEnv.env, stderr: "ignore" });
   const started = performance.now();

@@ -36,7 +36,7 @@ export async function launchBrowser(
       command: Deno.execPath(),
       args: ["task", "-q", "--config", `${ROOT}/deno.json`, "ghostlight", ...cli],
     }
-    : executable("service", cli);
+    : executable(testEnv, "service", cli, { browserLaunch: true });
   const child = new Deno.Command(command, {
     args,
     env: testEnv.env,

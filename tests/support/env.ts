@@ -1,9 +1,20 @@
 /**
  * Test environments: a fresh instance name and a temporary HOME with XDG dirs, so a test never
- * touches a real user's state, plus the Deno cache and PATH the child processes need.
+ * touches a real user's state, plus the Deno cache and PATH the child processes need. Every
+ * process a test starts runs as a person's would: its permission set plus this instance's
+ * least-privilege flags (decision 0100).
  *
  * @module
  */
+
+import {
+  entryScript,
+  startCommand,
+  type StartOptions,
+  type StartPlan,
+  startPlan,
+  writeEntryScript,
+} from "../../service/privilege/mod.ts";
 
 /** The repository root. */
 export const ROOT: string = new URL("../..", import.meta.url).pathname.replace(/\/$/, "");
@@ -22,6 +33,8 @@ export async function resolveDenoDir(): Promise<string> {
 export interface TestEnv {
   instance: string;
   home: string;
+  /** How this instance's executables are started (from this source tree, least privilege). */
+  plan: StartPlan;
   /** The environment for every process the test starts. */
   env: Record<string, string>;
   dispose(): Promise<void>;
@@ -46,26 +59,45 @@ export async function makeTestEnv(prefix = "t"): Promise<TestEnv> {
     NO_COLOR: "1",
   };
   const instance = `${prefix}-${crypto.randomUUID().slice(0, 8)}`;
+  return await withEnv({ instance, home }, env);
+}
+
+/**
+ * The same instance and HOME seen through another environment (fewer XDG variables, say): its
+ * start plan is resolved again, and its service entry rewritten to match.
+ */
+export async function withEnv(
+  testEnv: Pick<TestEnv, "instance" | "home">,
+  env: Record<string, string>,
+): Promise<TestEnv> {
+  const { instance, home } = testEnv;
+  // The fixed entry the MCP connector may start the service with: outside every instance
+  // folder, so no executable of this instance can rewrite it.
+  await Deno.mkdir(`${home}/bin`, { recursive: true, mode: 0o700 });
+  const plan = startPlan(instance, (key) => env[key], {
+    install: { kind: "source", deno: Deno.execPath(), root: ROOT },
+    serviceEntry: `${home}/bin/ghostlight`,
+  });
+  await writeEntryScript(plan.serviceEntry!, entryScript("service", plan));
   return {
     instance,
     home,
+    plan,
     env,
     dispose: () => Deno.remove(home, { recursive: true }).catch(() => {}),
   };
 }
 
-/** The command line that starts one of our executables under its own permission set. */
+/**
+ * The command line that starts one of our executables for the test's instance, under its own
+ * permission set and the instance's least-privilege flags; `args` are the program's own.
+ */
 export function executable(
+  testEnv: TestEnv,
   name: "service" | "mcp-connector" | "browser-connector",
   args: string[],
+  options: StartOptions = {},
 ): { command: string; args: string[] } {
-  const entry = {
-    "service": "service/main.ts",
-    "mcp-connector": "mcp_connector/main.ts",
-    "browser-connector": "browser_connector/main.ts",
-  }[name];
-  return {
-    command: Deno.execPath(),
-    args: ["run", "-q", `-P=${name}`, "--config", `${ROOT}/deno.json`, `${ROOT}/${entry}`, ...args],
-  };
+  const { command, args: start } = startCommand(name, testEnv.plan, options);
+  return { command, args: [...start, ...args] };
 }

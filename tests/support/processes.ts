@@ -8,7 +8,11 @@ import { executable, type TestEnv } from "./env.ts";
 
 /** Runs `ghostlight service` for the test's instance in the foreground, as its own process. */
 export function startService(testEnv: TestEnv): Deno.ChildProcess {
-  const { command, args } = executable("service", ["--instance", testEnv.instance, "service"]);
+  const { command, args } = executable(testEnv, "service", [
+    "--instance",
+    testEnv.instance,
+    "service",
+  ]);
   return new Deno.Command(command, {
     args,
     env: testEnv.env,
@@ -24,7 +28,11 @@ export async function ghostlight(
   testEnv: TestEnv,
   args: string[],
 ): Promise<{ code: number; stdout: string; stderr: string }> {
-  const { command, args: full } = executable("service", ["--instance", testEnv.instance, ...args]);
+  const { command, args: full } = executable(testEnv, "service", [
+    "--instance",
+    testEnv.instance,
+    ...args,
+  ]);
   const output = await new Deno.Command(command, {
     args: full,
     env: testEnv.env,

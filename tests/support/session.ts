@@ -54,7 +54,7 @@ export async function startSession(
   const testEnv = await makeTestEnv();
   const fixtures = serveFixtures(options.fixtureHeaders);
   const browser = await launchBrowser(testEnv, { extra: options.launchArgs });
-  const { command, args } = executable("mcp-connector", ["--instance", testEnv.instance]);
+  const { command, args } = executable(testEnv, "mcp-connector", ["--instance", testEnv.instance]);
   const client = new Client({ name: "ghostlight-test", version: "1.0.0" });
   await client.connect(
     new StdioClientTransport({ command, args, env: testEnv.env, stderr: "pipe" }),
