@@ -10,9 +10,10 @@ import { z } from "zod";
 
 /**
  * Bumped on any incompatible change; a mismatch is fatal at hello. 2: the catalog message no
- * longer carries the MCP instructions (the connector owns them).
+ * longer carries the MCP instructions (the connector owns them). 3: a `start` may carry
+ * restrictions, which a service that ignored them would not honour.
  */
-export const BRIDGE_MAJOR = 2;
+export const BRIDGE_MAJOR = 3;
 
 /** Largest frame on the connector ↔ service hop, either way (screenshots are the big ones). */
 export const BRIDGE_MAX_FRAME = 32 * 1024 * 1024;
@@ -103,6 +104,19 @@ export type ToolDescriptor = z.infer<typeof ToolDescriptor>;
 
 const Seq = z.number().int().nonnegative();
 
+/**
+ * A restriction a call carries on top of the person's policy: only these capabilities, only
+ * these hosts. The connector passes on what its caller or its environment asked; the service
+ * checks it (an invalid one refuses the call) and can only tighten with it.
+ */
+export const CallRestriction = z.object({
+  /** Where it came from, for the denial's words: "the call's _meta", an environment variable. */
+  source: z.string().max(100),
+  capabilities: z.array(z.string().max(16)).max(8).optional(),
+  hosts: z.array(z.string().max(300)).max(64).optional(),
+}).strict();
+export type CallRestriction = z.infer<typeof CallRestriction>;
+
 /** Everything a connector may send after hello. */
 export const ConnectorMessage = z.discriminatedUnion("type", [
   z.object({ type: z.literal("open_workspace"), seq: Seq, label: z.string().max(200) }).strict(),
@@ -117,6 +131,7 @@ export const ConnectorMessage = z.discriminatedUnion("type", [
     context: z.object({
       client_name: z.string().max(200),
       client_version: z.string().max(100),
+      restrictions: z.array(CallRestriction).max(4).optional(),
     }).strict(),
   }).strict(),
   z.object({ type: z.literal("cancel"), work: z.string() }).strict(),

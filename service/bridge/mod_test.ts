@@ -7,6 +7,7 @@ import { DEFAULT_SCHEDULER_OPTIONS, Scheduler } from "../scheduler/mod.ts";
 import { HANDLERS } from "../tools/mod.ts";
 import { WorkspaceHolds, WorkspaceRegistry } from "../workspace/mod.ts";
 import { MAX_ACTIVE_WORKS, serveSession, type SessionDeps, WorkIds } from "./mod.ts";
+import { testGovernance } from "../../tests/support/governance.ts";
 
 /** One connector's session on a real bridge session, driven frame by frame. */
 function connect(deps: SessionDeps) {
@@ -44,15 +45,17 @@ function connect(deps: SessionDeps) {
 Deno.test("a connector's running works and a workspace's queue are bounded: busy", async () => {
   const scheduler = new Scheduler({ ...DEFAULT_SCHEDULER_OPTIONS, queueDeadlineMs: 60_000 });
   const workspaces = new WorkspaceRegistry();
+  const holds = new WorkspaceHolds(workspaces, { graceMs: 60_000, releaseTabs: () => {} });
   const deps: SessionDeps = {
     catalog: new Catalog(new Set(Object.keys(HANDLERS))),
     workspaces,
-    holds: new WorkspaceHolds(workspaces, { graceMs: 60_000, releaseTabs: () => {} }),
+    holds,
     browsers: new BrowserHub(),
     scheduler,
     workIds: new WorkIds(),
     activity: { works: 0 },
     settlementMs: 180_000,
+    governance: await testGovernance(workspaces, holds),
   };
   const first = connect(deps);
   first.send({ type: "open_workspace", seq: 1000, label: "test" });

@@ -1,17 +1,34 @@
 /**
- * The control API's routes, served by Hono on the owner-only control socket. Read-mostly: it
- * reports, it never drives the browser.
+ * The control API's routes, served by Hono on the owner-only control socket: the status, and the
+ * person's controls (hold, resume, stop, take over). It never drives a page: the person's
+ * requests go to the service's controls, which decide.
  *
  * @module
  */
 
 import { Hono } from "hono";
+import type { PersonAnswer } from "../../shared/person.ts";
 import type { Status } from "./status.ts";
 
-/** Builds the control app over a status source. */
-export function controlApp(status: () => Status): Hono {
+/** What the control app serves. */
+export interface ControlSources {
+  status: () => Status;
+  /** Carries out one person request (unchecked JSON) and answers it. */
+  person: (request: unknown) => Promise<PersonAnswer>;
+}
+
+/** Builds the control app. */
+export function controlApp(sources: ControlSources): Hono {
   const app = new Hono();
-  app.get("/status", (c) => c.json(status()));
-  app.notFound((c) => c.json({ error: "no such route; try GET /status" }, 404));
+  app.get("/status", (c) => c.json(sources.status()));
+  app.get("/person", async (c) => c.json(await sources.person({ op: "state" })));
+  app.post("/person", async (c) => {
+    const body = await c.req.json().catch(() => null);
+    const answer = await sources.person(body);
+    return c.json(answer, answer.ok ? 200 : 400);
+  });
+  app.notFound((c) =>
+    c.json({ error: "no such route; try GET /status, GET /person or POST /person" }, 404)
+  );
   return app;
 }

@@ -1,10 +1,11 @@
 /**
- * The control API: a few read-mostly routes on the owner-only control socket, served by Hono.
- * `ghostlight status` and `ghostlight browser launch` read it.
+ * The control API: a few routes on the owner-only control socket, served by Hono: the status
+ * (`ghostlight status`, `browser launch`) and the person's controls (`hold`, `resume`, `stop`,
+ * `take-over`).
  *
  * @module
  */
 
-export { controlApp } from "./app.ts";
-export { fetchStatus } from "./client.ts";
+export { controlApp, type ControlSources } from "./app.ts";
+export { askPerson, fetchStatus } from "./client.ts";
 export { Status } from "./status.ts";

@@ -23,3 +23,10 @@ export { hostOfUrl, type PageHost } from "./hosts.ts";
 export { ALL_OPEN, type PolicyLayer, readPolicyText } from "./policy_file.ts";
 export { MACHINE_POLICY_FILE, type PolicyFileState, PolicyStore } from "./policy_store.ts";
 export { BUILT_IN_SACRED } from "./sacred.ts";
+export {
+  type Barrier,
+  NoSuchWorkspace,
+  PersonControls,
+  type PersonEffects,
+  type PersonOptions,
+} from "./person.ts";

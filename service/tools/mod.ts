@@ -22,6 +22,10 @@ import { resizeWindow } from "./window.ts";
 export type { Handler, ToolContext } from "./context.ts";
 export { failureOutcome, ToolError } from "./errors.ts";
 export { releaseTabs } from "./tabs.ts";
+// For the governance check before dispatch: the tab a call names, and where navigate would go,
+// resolved exactly as the handlers resolve them.
+export { normalizeUrl } from "./navigate.ts";
+export { ownedTab } from "./target.ts";
 
 /**
  * A tool that only reads: a browser that does not answer in time changed nothing, so its
