@@ -11,7 +11,7 @@ import { type Executable, EXECUTABLES, SOURCE_ROOT as ROOT } from "../shared/exe
 
 /** Files compiled into an executable beside its code: `browser launch` loads the extension. */
 const INCLUDES: Partial<Record<Executable, string[]>> = {
-  "service": ["extension/manifest.json", "extension/dist"],
+  "service": ["extension/manifest.json", "extension/popup.html", "extension/dist"],
 };
 
 /** One compile step. */

@@ -23,7 +23,7 @@ import type { ServiceSettings } from "../settings.ts";
 /** How long launch waits for the extension to reach the service. */
 const CONNECT_TIMEOUT_MS = 45_000;
 /** Files that make up the built extension. */
-const EXTENSION_FILES = ["manifest.json", "dist/background.js"];
+const EXTENSION_FILES = ["manifest.json", "popup.html", "dist/background.js", "dist/popup.js"];
 
 /** Options of `browser launch`. */
 export interface LaunchOptions {
