@@ -1,5 +1,6 @@
 /**
- * The `ghostlight` command line: `service`, `status`, `browser launch`, `version`.
+ * The `ghostlight` command line: `service`, `status`, `browser launch`, `paths`, the person's
+ * controls (`hold`, `resume`, `take-over`, `stop`), `audit`, `policy`, `version`.
  *
  * @module
  */

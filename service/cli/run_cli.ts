@@ -10,7 +10,11 @@ import { VERSION } from "../../shared/version.ts";
 import { AlreadyRunning } from "../endpoint/mod.ts";
 import type { ServiceSettings } from "../settings.ts";
 import { noMore, takeFlag, takeOption, UsageError } from "./args.ts";
+import { runAudit } from "./audit_command.ts";
 import { launchBrowser } from "./launch.ts";
+import { runPaths } from "./paths_command.ts";
+import { isPersonCommand, runPersonCommand } from "./person_command.ts";
+import { runPolicy } from "./policy_command.ts";
 import { runService } from "./service_command.ts";
 import { runStatus } from "./status_command.ts";
 
@@ -21,6 +25,19 @@ Commands:
   status [--json]                show the service, browsers and connectors
   browser launch [--headless] [--url URL] [--device-scale-factor N]
                                  start an isolated Chromium with Ghostlight in it
+  paths [--json]                 every file, folder and socket of the instance
+  hold [N]                       pause agent N (see status), or every agent
+  resume [N]                     let agent N, or every agent, carry on
+  take-over [N]                  pause agent N (or the last one to act); bring its tab forward
+  stop [N]                       stop agent N, or every agent: end its workspace, free its tabs
+  audit verify [FILE]            check the audit's hash chain; exit 1 names the first bad line
+  audit tail [-n N] [--json]     the latest audit records
+  policy explain [FILE] [--host HOST] [--client NAME]
+                                 what a policy allows, in words
+  policy simulate FILE --replay AUDIT
+                                 which calls of an audit FILE would have refused
+  policy init [--template NAME]  write a commented policy file (read-only, allowlist, observe,
+                                 open); never overwrites one
   version                        print the version
 
 --instance NAME (or GHOSTLIGHT_INSTANCE) selects an isolated instance.`;
@@ -41,6 +58,12 @@ export async function runCli(argv: string[], settings: ServiceSettings): Promise
         return await runService(paths, settings, args);
       case "status":
         return await runStatus(paths, args);
+      case "paths":
+        return runPaths(paths, args);
+      case "audit":
+        return await runAudit(paths, args);
+      case "policy":
+        return await runPolicy(paths, args);
       case "browser": {
         const sub = args.shift();
         if (sub !== "launch") throw new UsageError("the browser command is 'browser launch'");
@@ -64,6 +87,7 @@ export async function runCli(argv: string[], settings: ServiceSettings): Promise
       case undefined:
         throw new UsageError("no command given");
       default:
+        if (isPersonCommand(command)) return await runPersonCommand(paths, command, args);
         throw new UsageError(`unknown command ${JSON.stringify(command)}`);
     }
   } catch (error) {

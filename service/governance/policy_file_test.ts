@@ -1,6 +1,7 @@
 import { assert, assertEquals, assertMatch } from "../../tests/support/assert.ts";
 import { hostMatches, hostOfUrl, HostPattern, sacredCovers } from "./hosts.ts";
 import { readPolicyText } from "./policy_file.ts";
+import { DEFAULT_TEMPLATE, TEMPLATES } from "./templates.ts";
 
 const EXAMPLE = `{
   // comments are allowed
@@ -95,4 +96,12 @@ Deno.test("the host of a page: its hostname; none for a blank page; the scheme w
   assertEquals(hostOfUrl("data:text/html,hi"), "data:");
   assertEquals(hostOfUrl("file:///etc/passwd"), "file:");
   assertEquals(hostOfUrl("http://[::1]:3000/"), "[::1]");
+});
+
+Deno.test("every policy init template is a valid policy as written", () => {
+  for (const [name, template] of Object.entries(TEMPLATES)) {
+    const read = readPolicyText(template.text, name);
+    assert("policy" in read, `${name}: ${JSON.stringify(read)}`);
+  }
+  assert(DEFAULT_TEMPLATE in TEMPLATES);
 });
