@@ -348,8 +348,8 @@ function denialOutcome(
   const message = decision.verdict === "sacred"
     ? `${what} would touch ${host}, which Ghostlight never touches whatever the policy says: ` +
       `${decision.rule}.`
-    : `${what} needs the ${decision.capability ?? "no"} capability on ${host ?? "no site"}, ` +
-      `and that is refused by ${decision.rule}.`;
+    : `${what} needs the ${decision.capability} capability${host === null ? "" : ` on ${host}`}, ` +
+      `which is refused (${decision.rule}).`;
   return {
     kind: "denied",
     message: message + attentionNote(session, opened),
@@ -370,7 +370,7 @@ function landingOutcome(
 ): Outcome {
   const why = decision.verdict === "sacred"
     ? `a site Ghostlight never touches (${decision.rule})`
-    : `where the read capability is refused by ${decision.rule}`;
+    : `where reading is refused (${decision.rule})`;
   return {
     kind: "denied",
     message: `${subject(session, work)} was carried out, but the tab ended on ${landed}, ${why}; ` +
