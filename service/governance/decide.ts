@@ -11,7 +11,7 @@
 
 import { z } from "zod";
 import { Capability } from "../catalog/mod.ts";
-import { hostMatches, HostPattern, type PageHost, sacredCovers } from "./hosts.ts";
+import { BROWSER_PAGES, hostMatches, HostPattern, type PageHost, sacredCovers } from "./hosts.ts";
 import type { PolicyLayer } from "./policy_file.ts";
 
 /**
@@ -91,6 +91,9 @@ export function decide(rules: Rules, call: CallFacts): Decision {
 
 /** The rule that makes a host sacred, or null when it is not. */
 export function sacredRule(rules: Rules, host: string): string | null {
+  if (BROWSER_PAGES.has(host)) {
+    return `${host} pages are the browser's own (settings, extensions, Ghostlight's controls)`;
+  }
   const builtIn = rules.builtInSacred.find((entry) => sacredCovers(entry, host));
   if (builtIn !== undefined) {
     return `${host} is a sacred site (the built-in list of banking and sign-in sites names ` +

@@ -109,6 +109,7 @@ const TABLE: Row[] = [
   { why: "a policy's own sacred list adds to the built-in one", rules: rules(example), host: "www.bank.example", capabilities: ["read"], verdict: "sacred", rule: /"sacred" in user\.jsonc names bank\.example/ },
   { why: "a sacred site is refused in observe mode", rules: rules(observing), host: "vault.test", capabilities: ["read"], verdict: "sacred", rule: /sacred/ },
   { why: "a sacred site is refused even for a call needing nothing", rules: rules(open), host: "chase.com", capabilities: [], verdict: "sacred", capability: null, rule: /sacred/ },
+  { why: "the browser's own pages are refused like sacred sites", rules: rules(open), host: "chrome-extension:", capabilities: ["read"], verdict: "sacred", rule: /the browser's own/ },
   { why: "a sacred site is refused whatever a restriction allows", rules: rules(open), host: "chase.com", capabilities: ["read"], restrictions: [restriction({ hosts: ["chase.com"] })], verdict: "sacred", rule: /sacred/ },
 ];
 

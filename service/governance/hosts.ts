@@ -1,7 +1,7 @@
 /**
- * Hosts and host patterns, as the policy speaks of them. A page's host is the hostname of its
- * URL, lower-cased, without port or trailing dot; a blank page touches no site; a page with no
- * hostname (a `data:` or `file:` page) is named by its scheme, which only `*` matches.
+ * Hosts and host patterns, as the policy speaks of them. A web page's host is the hostname of
+ * its URL, lower-cased, without port or trailing dot; a blank page touches no site; any other
+ * page (`data:`, `file:`, the browser's own) is named by its scheme, which only `*` matches.
  *
  * @module
  */
@@ -25,9 +25,29 @@ export function hostOfUrl(url: string): PageHost {
   }
   // A blob's page belongs to the origin that made it.
   if (parsed.protocol === "blob:") return hostOfUrl(parsed.pathname);
-  if (parsed.hostname === "") return parsed.protocol;
+  if (!WEB.has(parsed.protocol) || parsed.hostname === "") return parsed.protocol;
   return normalHost(parsed.hostname);
 }
+
+/** Schemes whose pages belong to a site; any other page is named by its scheme. */
+const WEB = new Set(["http:", "https:"]);
+
+/**
+ * The browser's own pages (settings, extensions, Ghostlight's own popup, DevTools): never
+ * touched, like a sacred site, since driving them is driving the browser and the person's
+ * controls.
+ */
+export const BROWSER_PAGES: ReadonlySet<string> = new Set([
+  "chrome:",
+  "chrome-extension:",
+  "chrome-untrusted:",
+  "chrome-search:",
+  "devtools:",
+  "edge:",
+  "brave:",
+  "opera:",
+  "vivaldi:",
+]);
 
 /** A host lower-cased and without its trailing dot (`Example.COM.` is `example.com`). */
 function normalHost(host: string): string {

@@ -96,6 +96,8 @@ Deno.test("the host of a page: its hostname; none for a blank page; the scheme w
   assertEquals(hostOfUrl("data:text/html,hi"), "data:");
   assertEquals(hostOfUrl("file:///etc/passwd"), "file:");
   assertEquals(hostOfUrl("http://[::1]:3000/"), "[::1]");
+  assertEquals(hostOfUrl("chrome-extension://abcdef/popup.html"), "chrome-extension:");
+  assertEquals(hostOfUrl("chrome://settings/"), "chrome:");
 });
 
 Deno.test("every policy init template is a valid policy as written", () => {
