@@ -150,9 +150,11 @@ function renderWorkspace(workspace: PersonWorkspace): HTMLElement {
 
 function render(state: PersonState): void {
   byId("dot").className = "dot up";
-  byId("connection").textContent = `Connected · service ${state.service.version}${
-    state.service.instance ? ` · instance ${state.service.instance}` : ""
+  const connection = byId("connection");
+  connection.textContent = `Connected · ${
+    state.service.instance ? `instance ${state.service.instance}` : "default instance"
   }`;
+  connection.title = `Ghostlight service ${state.service.version}`;
   const count = state.workspaces.length;
   byId("summary").textContent = state.paused
     ? "Every agent is paused"
@@ -191,9 +193,11 @@ function render(state: PersonState): void {
       : state.workspaces.map(renderWorkspace)),
   );
   byId("policy").textContent = `Policy: ${state.policy.summary}`;
-  byId("audit").textContent = state.audit.ok
-    ? `Audit: every call recorded in ${state.audit.file}`
+  const audit = byId("audit");
+  audit.textContent = state.audit.ok
+    ? "Audit: recording every call ('ghostlight audit tail')"
     : "Audit: not writing";
+  audit.title = state.audit.file;
 }
 
 function renderDown(message: string): void {

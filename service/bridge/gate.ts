@@ -392,7 +392,7 @@ function barrierOutcome(session: Session, barrier: Barrier): Outcome {
     case "held":
       return {
         kind: "held",
-        message: "the person paused this agent (from the Ghostlight popup, a shortcut or " +
+        message: "this agent is on hold (the person used the Ghostlight popup, a shortcut or " +
           "'ghostlight hold'); nothing was done in the browser.",
         next_step: "Wait, then try again; the person resumes it from the popup or with " +
           "'ghostlight resume'.",

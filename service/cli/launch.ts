@@ -31,6 +31,12 @@ export interface LaunchOptions {
   url: string | null;
   /** Pixels per CSS pixel, as on a HiDPI screen (Chromium's --force-device-scale-factor). */
   deviceScaleFactor?: number;
+  /**
+   * Opens this throwaway browser to DevTools on a loopback port, named in the ready line: for
+   * tests that look at the extension's own pages (the popup). Never for a profile with
+   * accounts in it.
+   */
+  remoteDebugging?: boolean;
 }
 
 /** The extension id Chrome derives from the manifest's public key. */
@@ -181,6 +187,7 @@ export async function launchBrowser(
       ...(options.deviceScaleFactor
         ? [`--force-device-scale-factor=${options.deviceScaleFactor}`]
         : []),
+      ...(options.remoteDebugging ? ["--remote-debugging-port=0"] : []),
       ...(Deno.uid() === 0 ? ["--no-sandbox"] : []),
       options.url ?? "about:blank",
     ];
@@ -222,6 +229,7 @@ export async function launchBrowser(
       extension_id: extensionId,
       user_data_dir: profile,
       pid: browser.pid,
+      ...(options.remoteDebugging ? { devtools: await devtoolsEndpoint(profile) } : {}),
     }));
 
     const interrupted = new Promise<string>((resolve) => {
@@ -236,6 +244,13 @@ export async function launchBrowser(
     await removeTree(root);
     if (daemon) await daemon.stop();
   }
+}
+
+/** The browser's DevTools WebSocket, from the file Chromium writes once it listens. */
+async function devtoolsEndpoint(profile: string): Promise<string> {
+  const text = await Deno.readTextFile(`${profile}/DevToolsActivePort`);
+  const [port, path] = text.split("\n");
+  return `ws://127.0.0.1:${port}${path}`;
 }
 
 /**

@@ -23,8 +23,9 @@ const USAGE = `Usage: ghostlight [--instance NAME] <command>
 Commands:
   service [--exit-when-idle]     run the service in the foreground
   status [--json]                show the service, browsers and connectors
-  browser launch [--headless] [--url URL] [--device-scale-factor N]
+  browser launch [--headless] [--url URL] [--device-scale-factor N] [--remote-debugging]
                                  start an isolated Chromium with Ghostlight in it
+                                 (--remote-debugging: DevTools on loopback, for tests)
   paths [--json]                 every file, folder and socket of the instance
   hold [N]                       pause agent N (see status), or every agent
   resume [N]                     let agent N, or every agent, carry on
@@ -68,6 +69,7 @@ export async function runCli(argv: string[], settings: ServiceSettings): Promise
         const sub = args.shift();
         if (sub !== "launch") throw new UsageError("the browser command is 'browser launch'");
         const headless = takeFlag(args, "--headless");
+        const remoteDebugging = takeFlag(args, "--remote-debugging");
         const url = takeOption(args, "--url") ?? null;
         const scale = takeOption(args, "--device-scale-factor");
         const deviceScaleFactor = scale === undefined ? undefined : Number(scale);
@@ -77,7 +79,7 @@ export async function runCli(argv: string[], settings: ServiceSettings): Promise
           throw new UsageError("--device-scale-factor takes a number from 0.5 to 4");
         }
         noMore(args);
-        await launchBrowser(paths, settings, { headless, url, deviceScaleFactor });
+        await launchBrowser(paths, settings, { headless, url, deviceScaleFactor, remoteDebugging });
         return 0;
       }
       case "version":
