@@ -37,7 +37,10 @@ export function describePolicy(
       lines.push(`  ${index + 1}. ${describeGrant(grant)}`);
     }
     if (layer.sacred.length > 0) {
-      lines.push(`  Never touched, on top of the built-in list: ${coverage(layer.sacred)}.`);
+      lines.push(
+        `  Never touched, on top of the built-in list (each with its subdomains): ` +
+          `${layer.sacred.join(", ")}.`,
+      );
     }
   }
   if (layers.length > 1) {
