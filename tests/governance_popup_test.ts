@@ -106,6 +106,18 @@ Deno.test("the popup shows the agents and its buttons pause, resume and stop the
       "the resumed agent's tab group to show its name again",
     );
 
+    // Take over: the agent is paused and its tab is brought to the front of its window.
+    await press(popup, "take_over", 1, "held");
+    assertMatch(
+      await popup.evaluate<string>(`document.getElementById("said").textContent`),
+      /Its tab is in front/,
+    );
+    assertMatch(await s.fail("get_page_text", { tabId: tab }), /^Paused by the person/);
+    const active = await popup.evaluate<string[]>(
+      "chrome.tabs.query({ active: true }).then((tabs) => tabs.map((t) => t.url))",
+    );
+    assert(active.includes(s.fixtures.url("/index.html")), JSON.stringify(active));
+
     // Stop it: the agent is told, and its page stays open, the person's again.
     await popup.evaluate(
       `document.querySelector('button[data-op="stop"][data-workspace="1"]').click()`,
