@@ -7,7 +7,12 @@
  * @module
  */
 
-import type { ConnectorMessage, Outcome, ToolDescriptor } from "../shared/bridge.ts";
+import type {
+  CallRestriction,
+  ConnectorMessage,
+  Outcome,
+  ToolDescriptor,
+} from "../shared/bridge.ts";
 import { ErrorCode, type RequestId, RpcError, type StdioPeer } from "./jsonrpc.ts";
 import {
   type CallEnd,
@@ -23,8 +28,26 @@ import type { ConnectorSettings } from "./settings.ts";
  */
 export const MAX_OPEN_REQUESTS = 256;
 
-/** The connector's timing: the settings `main` read. */
-export type CallSettings = Pick<ConnectorSettings, "callDeadlineMs" | "progressIntervalMs">;
+/** The connector's timing and restriction: the settings `main` read. */
+export type CallSettings = Pick<
+  ConnectorSettings,
+  "callDeadlineMs" | "progressIntervalMs" | "restrictCapabilities" | "restrictHosts"
+>;
+
+/** The restriction this connector's environment puts on every call, if any. */
+export function connectorRestriction(settings: CallSettings): CallRestriction | null {
+  const { restrictCapabilities: capabilities, restrictHosts: hosts } = settings;
+  if (capabilities === undefined && hosts === undefined) return null;
+  const names = [
+    capabilities && "GHOSTLIGHT_RESTRICT_CAPABILITIES",
+    hosts && "GHOSTLIGHT_RESTRICT_HOSTS",
+  ].filter((name) => name);
+  return {
+    source: `this connector's ${names.join(" and ")}`,
+    ...(capabilities ? { capabilities } : {}),
+    ...(hosts ? { hosts } : {}),
+  };
+}
 
 /** What a revision asks the service to start. */
 export type StartRequest = Omit<Extract<ConnectorMessage, { type: "start" }>, "type" | "seq">;
@@ -52,6 +75,7 @@ export class CallBook {
   #link: ServiceLink;
   #peer: StdioPeer;
   #settings: CallSettings;
+  #restriction: CallRestriction | null;
   #open = new Map<RequestId, OpenRequest>();
   #running = new Set<Promise<unknown>>();
   #answering = new Set<Promise<void>>();
@@ -60,6 +84,7 @@ export class CallBook {
     this.#link = link;
     this.#peer = peer;
     this.#settings = settings;
+    this.#restriction = connectorRestriction(settings);
   }
 
   /**
@@ -146,13 +171,20 @@ export class CallBook {
       };
       // The link's own promise outlives a deadline or a cancellation: the work settles
       // privately and its late end is dropped here.
-      const settled = this.#link.start(request, onStarted).then(
+      const settled = this.#link.start(this.#restricted(request), onStarted).then(
         (end) => call.finish(end),
         (error) => call.finish({ outcome: unreachableOutcome(error) }),
       ).finally(() => this.#running.delete(settled));
       this.#running.add(settled);
     });
     return ended;
+  }
+
+  /** The request with this connector's restriction added to its own (each can only tighten). */
+  #restricted(request: StartRequest): StartRequest {
+    if (this.#restriction === null) return request;
+    const restrictions = [...(request.context.restrictions ?? []), this.#restriction];
+    return { ...request, context: { ...request.context, restrictions } };
   }
 
   /** Cancels a call: the service retires or stops its work and the client hears nothing more. */

@@ -20,7 +20,12 @@ function book(): { calls: CallBook; lines: string[] } {
     },
   );
   return {
-    calls: new CallBook(link, peer, { callDeadlineMs: 60_000, progressIntervalMs: 5_000 }),
+    calls: new CallBook(link, peer, {
+      callDeadlineMs: 60_000,
+      progressIntervalMs: 5_000,
+      restrictCapabilities: undefined,
+      restrictHosts: undefined,
+    }),
     lines,
   };
 }

@@ -9,7 +9,7 @@
  */
 
 import { CatalogCache } from "./catalog_cache.ts";
-import { MAX_HANDLE, type ToolDescriptor } from "../shared/bridge.ts";
+import { type CallRestriction, MAX_HANDLE, type ToolDescriptor } from "../shared/bridge.ts";
 import { INSTRUCTIONS } from "./instructions.ts";
 import {
   type CallBook,
@@ -32,6 +32,8 @@ export const META = {
   clientInfo: "io.modelcontextprotocol/clientInfo",
   serverInfo: "io.modelcontextprotocol/serverInfo",
   subscriptionId: "io.modelcontextprotocol/subscriptionId",
+  /** Ghostlight's own: a restriction of this one call, on top of the person's policy. */
+  restriction: "com.ghostlight/restriction",
 } as const;
 
 /** How long clients may reuse a `server/discover` result. */
@@ -70,6 +72,8 @@ export interface ServerIdentity {
 export interface Envelope {
   client: { name: string; version: string } | null;
   progressToken?: ProgressToken;
+  /** The call's own restriction (`com.ghostlight/restriction`), as the caller wrote it. */
+  restriction?: CallRestriction;
 }
 
 function metaOf(params: Record<string, unknown>): Record<string, unknown> | null {
@@ -128,7 +132,42 @@ export function readEnvelope(
     }
     : null;
   const progressToken = progressTokenOf(params);
-  return progressToken === undefined ? { client } : { client, progressToken };
+  const restriction = readRestriction(meta![META.restriction]);
+  return {
+    client,
+    ...(progressToken === undefined ? {} : { progressToken }),
+    ...(restriction === undefined ? {} : { restriction }),
+  };
+}
+
+/**
+ * A call's `com.ghostlight/restriction`: `{"capabilities": [...], "hosts": [...]}`, both
+ * optional lists of strings. Its shape is checked here (-32602); what the strings say is the
+ * service's to judge, and one it cannot read refuses the call.
+ */
+function readRestriction(raw: unknown): CallRestriction | undefined {
+  if (raw === undefined) return undefined;
+  const list = (value: unknown) =>
+    value === undefined ||
+    (Array.isArray(value) && value.length <= 64 &&
+      value.every((item) => typeof item === "string" && item.length <= 300));
+  const { capabilities, hosts, ...rest } = (typeof raw === "object" && raw !== null &&
+      !Array.isArray(raw)
+    ? raw
+    : { invalid: true }) as Record<string, unknown>;
+  if (Object.keys(rest).length > 0 || !list(capabilities) || !list(hosts)) {
+    throw new RpcError(
+      ErrorCode.invalidParams,
+      `params._meta["${META.restriction}"] must be an object with optional string lists ` +
+        '"capabilities" (read, action, write, execute) and "hosts" (example.com, ' +
+        "*.example.com, *)",
+    );
+  }
+  return {
+    source: `the call's _meta "${META.restriction}"`,
+    ...(capabilities === undefined ? {} : { capabilities: capabilities as string[] }),
+    ...(hosts === undefined ? {} : { hosts: hosts as string[] }),
+  };
 }
 
 function stamp(server: ServerIdentity, result: Record<string, unknown>): Record<string, unknown> {
@@ -326,7 +365,11 @@ export class Session2026 {
       ...(tool.acceptsWorkspace && typeof workspaceId === "string"
         ? { workspace: workspaceId }
         : {}),
-      context: { client_name: client.name, client_version: client.version },
+      context: {
+        client_name: client.name,
+        client_version: client.version,
+        ...(envelope.restriction ? { restrictions: [envelope.restriction] } : {}),
+      },
     }, envelope.progressToken);
     if (end === null) return null;
     if ("rejected" in end && end.rejected.kind === "unknown_tool") {

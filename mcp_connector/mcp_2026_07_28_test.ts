@@ -93,3 +93,22 @@ Deno.test("a minted workspace is handed to the model; failures are left as they 
     isError: true,
   });
 });
+
+Deno.test("a call's restriction travels in its _meta; a malformed one is -32602", () => {
+  const restriction = { capabilities: ["read"], hosts: ["*.example.com"] };
+  assertEquals(
+    readEnvelope({ _meta: { ...META, "com.ghostlight/restriction": restriction } }, [
+      "2026-07-28",
+    ]),
+    {
+      client: null,
+      restriction: { source: `the call's _meta "com.ghostlight/restriction"`, ...restriction },
+    },
+  );
+  for (const bad of [[], "read", { capabilities: "read" }, { hosts: [1] }, { allow: ["read"] }]) {
+    const error = rpcError(() =>
+      readEnvelope({ _meta: { ...META, "com.ghostlight/restriction": bad } }, ["2026-07-28"])
+    );
+    assertEquals(error.code, ErrorCode.invalidParams, JSON.stringify(bad));
+  }
+});

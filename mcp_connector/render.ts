@@ -42,7 +42,7 @@ const OUTCOME_LABELS: Record<Exclude<Outcome["kind"], "success">, string> = {
   not_dispatched: "Not done: ",
   outcome_unknown: "Outcome unknown: ",
   denied: "Denied: ",
-  held: "Paused by the user: ",
-  attention_required: "Waiting for the user: ",
+  held: "Paused by the person: ",
+  attention_required: "Waiting for the person: ",
   cancelled: "Cancelled: ",
 };

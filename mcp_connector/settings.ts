@@ -23,8 +23,29 @@ export const ConnectorSettings = z.object({
     description: "how often a call whose caller sent a progress token reports that it is " +
       "still running",
   }),
+  restrictCapabilities: listSetting("GHOSTLIGHT_RESTRICT_CAPABILITIES", {
+    description: "restricts every call of this connector to these capabilities (comma-separated: " +
+      "`read`, `action`, `write`, `execute`), on top of the person's policy, which it can only " +
+      "tighten; the way to restrict a `2025-11-25` client, which has no per-call `_meta` " +
+      "restriction. A value the service cannot read refuses every call",
+  }),
+  restrictHosts: listSetting("GHOSTLIGHT_RESTRICT_HOSTS", {
+    description: "restricts every call of this connector to pages on these hosts (comma-" +
+      "separated: `example.com`, `*.example.com`, `*`), on top of the person's policy",
+  }),
 });
 export type ConnectorSettings = z.infer<typeof ConnectorSettings>;
+
+/**
+ * A comma-separated list; unset or empty means none. The service checks the entries: one it
+ * cannot read refuses the call, never passes it unrestricted.
+ */
+function listSetting(env: string, options: { description: string }) {
+  return z.string().optional().transform((raw) => {
+    const items = (raw ?? "").split(",").map((item) => item.trim()).filter((item) => item);
+    return items.length === 0 ? undefined : items;
+  }).meta({ env, description: options.description });
+}
 
 /** Reads the connector's settings from `env` (the process environment, in `main.ts`). */
 export function readConnectorSettings(env: EnvReader): ConnectorSettings {

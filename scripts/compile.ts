@@ -27,7 +27,7 @@ export type Target = keyof typeof TARGETS;
 
 /** Files compiled into an executable beside its code: `browser launch` and `install` use them. */
 const INCLUDES: Partial<Record<Executable, string[]>> = {
-  "service": ["extension/manifest.json", "extension/dist"],
+  "service": ["extension/manifest.json", "extension/popup.html", "extension/dist"],
 };
 
 /** One compile step. */

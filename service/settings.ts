@@ -7,7 +7,7 @@
 
 import { z } from "zod";
 import type { EnvReader } from "../shared/instance.ts";
-import { durationMs, instanceSetting, readSettings } from "../shared/settings.ts";
+import { durationMs, instanceSetting, readSettings, wholeNumber } from "../shared/settings.ts";
 
 /** The schema of the service's settings; the single source of their names and defaults. */
 export const ServiceSettings = z.object({
@@ -31,6 +31,35 @@ export const ServiceSettings = z.object({
     default: 180_000,
     description: "how long a dispatched call may keep settling: then its signal is aborted and " +
       "it is reported `outcome_unknown`; its workspace's queue waits until its handler returns",
+  }),
+  attentionAfter: wholeNumber("GHOSTLIGHT_ATTENTION_DENIALS", {
+    default: 5,
+    min: 1,
+    max: 1000,
+    unit: "denials",
+    description: "how many refused calls in a row open a workspace's attention circuit, which " +
+      "holds that agent until the person resumes it (popup or `ghostlight resume`)",
+  }),
+  policyReloadMs: durationMs("GHOSTLIGHT_POLICY_RELOAD_MS", {
+    default: 1_000,
+    description: "how often the service looks at the policy files for a change (a broken " +
+      "change leaves the policy in force as it was)",
+  }),
+  auditMaxBytes: wholeNumber("GHOSTLIGHT_AUDIT_MAX_BYTES", {
+    default: 10 * 1024 * 1024,
+    min: 4096,
+    max: 1024 * 1024 * 1024,
+    unit: "bytes",
+    description: "the size at which the audit file is rotated (to `audit.jsonl.N`); the hash " +
+      "chain carries on into the new file",
+  }),
+  auditKeepFiles: wholeNumber("GHOSTLIGHT_AUDIT_KEEP_FILES", {
+    default: 10,
+    min: 1,
+    max: 10_000,
+    unit: "files",
+    description: "how many rotated audit files are kept beside the current one; the oldest " +
+      "beyond it are removed",
   }),
 });
 export type ServiceSettings = z.infer<typeof ServiceSettings>;

@@ -22,6 +22,8 @@ Deno.test("each service setting comes from its own variable; a bad one leaves th
       GHOSTLIGHT_QUEUE_DEADLINE_MS: "1500",
       GHOSTLIGHT_WORKSPACE_GRACE_MS: "soon",
       GHOSTLIGHT_SETTLEMENT_MS: "3500",
+      GHOSTLIGHT_ATTENTION_DENIALS: "0",
+      GHOSTLIGHT_AUDIT_MAX_BYTES: "65536",
     })),
     {
       instance: "try",
@@ -29,6 +31,10 @@ Deno.test("each service setting comes from its own variable; a bad one leaves th
       queueDeadlineMs: 1500,
       workspaceGraceMs: 60_000,
       settlementMs: 3500,
+      attentionAfter: 5,
+      policyReloadMs: 1000,
+      auditMaxBytes: 65536,
+      auditKeepFiles: 10,
     },
   );
 });

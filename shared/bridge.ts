@@ -11,9 +11,10 @@ import { z } from "zod";
 /**
  * Bumped on any incompatible change; a mismatch is fatal at hello. 2: the catalog message no
  * longer carries the MCP instructions (the connector owns them). 3: the connector proves the
- * instance secret too, answering the service's challenge.
+ * instance secret too, answering the service's challenge. 4: a `start` may carry restrictions,
+ * which a service that ignored them would not honour.
  */
-export const BRIDGE_MAJOR = 3;
+export const BRIDGE_MAJOR = 4;
 
 /** Largest frame on the connector ↔ service hop, either way (screenshots are the big ones). */
 export const BRIDGE_MAX_FRAME = 32 * 1024 * 1024;
@@ -136,6 +137,19 @@ const Seq = z.number().int().nonnegative();
 export const MAX_HANDLE = 256;
 const WorkspaceHandle = z.string().max(MAX_HANDLE);
 
+/**
+ * A restriction a call carries on top of the person's policy: only these capabilities, only
+ * these hosts. The connector passes on what its caller or its environment asked; the service
+ * checks it (an invalid one refuses the call) and can only tighten with it.
+ */
+export const CallRestriction = z.object({
+  /** Where it came from, for the denial's words: "the call's _meta", an environment variable. */
+  source: z.string().max(100),
+  capabilities: z.array(z.string().max(16)).max(8).optional(),
+  hosts: z.array(z.string().max(300)).max(64).optional(),
+}).strict();
+export type CallRestriction = z.infer<typeof CallRestriction>;
+
 /** Everything a connector may send after hello. */
 export const ConnectorMessage = z.discriminatedUnion("type", [
   z.object({ type: z.literal("open_workspace"), seq: Seq, label: z.string().max(200) }).strict(),
@@ -150,6 +164,7 @@ export const ConnectorMessage = z.discriminatedUnion("type", [
     context: z.object({
       client_name: z.string().max(200),
       client_version: z.string().max(100),
+      restrictions: z.array(CallRestriction).max(4).optional(),
     }).strict(),
   }).strict(),
   z.object({ type: z.literal("cancel"), work: z.string().max(MAX_HANDLE) }).strict(),

@@ -35,6 +35,8 @@ export const TabInfo = z.object({
   window_id: z.number().int(),
   group_id: z.number().int(),
   url: z.string(),
+  /** Where the tab is navigating to, while a navigation is pending. */
+  pending_url: z.string().optional(),
   title: z.string(),
   status: z.string(),
   active: z.boolean(),
@@ -141,6 +143,19 @@ export const Operations = {
     }).strict(),
     result: z.object({}).strict(),
   },
+  /**
+   * Retitles and recolours the tab group of a workspace (by its key) to show the person its
+   * state; `updated` is false when the extension knows no such group.
+   */
+  "group.update": {
+    params: z.object({ key: z.string(), title: z.string().max(80), color: GroupColor }).strict(),
+    result: z.object({ updated: z.boolean() }).strict(),
+  },
+  /** Makes the tab the active one of its window and brings that window to the front. */
+  "tab.focus": {
+    params: z.object({ tab_id: TabId }).strict(),
+    result: z.object({}).strict(),
+  },
   /** Resizes the window that holds the tab; answers the window's size afterwards. */
   "window.resize": {
     params: z.object({
@@ -176,8 +191,19 @@ export const RelayStatus = z.object({
 }).strict();
 export type RelayStatus = z.infer<typeof RelayStatus>;
 
+/**
+ * Service → extension: the answer to a person request (`answer` is a `PersonAnswer` of
+ * `shared/person.ts`, checked by the extension's popup, which shows it).
+ */
+export const PersonReply = z.object({
+  type: z.literal("person_reply"),
+  id: z.number().int().nonnegative(),
+  answer: z.record(z.string(), z.unknown()),
+}).strict();
+export type PersonReply = z.infer<typeof PersonReply>;
+
 /** Anything the extension can receive. */
-export const ToExtension = z.discriminatedUnion("type", [Command, RelayStatus]);
+export const ToExtension = z.discriminatedUnion("type", [Command, RelayStatus, PersonReply]);
 export type ToExtension = z.infer<typeof ToExtension>;
 
 /** Why an operation failed in the browser. */
@@ -221,6 +247,16 @@ export const FromExtension = z.union([
     error: z.object({ kind: MechanismErrorKind, message: z.string() }).strict(),
   }).strict(),
   z.object({ type: z.literal("tab_removed"), tab_id: TabId }).strict(),
+  /**
+   * The person asked something from the popup or a keyboard shortcut (`request` is a
+   * `PersonRequest` of `shared/person.ts`, checked by the service); answered by a
+   * `person_reply` with the same id.
+   */
+  z.object({
+    type: z.literal("person"),
+    id: z.number().int().nonnegative(),
+    request: z.record(z.string(), z.unknown()),
+  }).strict(),
   /** A tab appeared; `opener_tab_id` is set when a page opened it (popup, target=_blank). */
   z.object({
     type: z.literal("tab_created"),

@@ -32,7 +32,10 @@ export interface InstancePaths {
   startLock: string;
   secretFile: string;
   logFile: string;
+  /** The audit: JSON Lines, rotated beside it as `audit.jsonl.N`. */
   auditFile: string;
+  /** The person's policy (JSONC); none means all open. */
+  policyFile: string;
   /** Chrome native-messaging host name. */
   nativeHostName: string;
   /** Name under which MCP clients know this server. */
@@ -94,6 +97,7 @@ export function resolveInstancePaths(
     secretFile: `${stateDir}/secret`,
     logFile: `${stateDir}/service.log`,
     auditFile: `${stateDir}/audit.jsonl`,
+    policyFile: `${configDir}/policy.jsonc`,
     nativeHostName: `com.ghostlight.browser${hostSuffix}`,
     mcpServerName: base,
   };

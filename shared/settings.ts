@@ -24,6 +24,8 @@ export const SettingMeta = z.object({
   env: z.string().regex(/^GHOSTLIGHT_[A-Z_]+$/),
   /** One line for `docs/settings.md`. */
   description: z.string().min(1),
+  /** The unit of a number, for `docs/settings.md` (`ms`, `bytes`, ...). */
+  unit: z.string().optional(),
 });
 export type SettingMeta = z.infer<typeof SettingMeta>;
 
@@ -35,6 +37,22 @@ export function durationMs(
   return z.coerce.number().int().min(1).max(MAX_TIMER_MS).catch(options.default).meta({
     env,
     description: options.description,
+    unit: "ms",
+  });
+}
+
+/**
+ * A count or a size: a whole number within bounds, in `unit`. Like a duration, a value that is
+ * unset, empty, unparseable or out of bounds means the default.
+ */
+export function wholeNumber(
+  env: string,
+  options: { default: number; min: number; max: number; unit: string; description: string },
+): z.ZodCatch<z.ZodCoercedNumber<unknown>> {
+  return z.coerce.number().int().min(options.min).max(options.max).catch(options.default).meta({
+    env,
+    description: options.description,
+    unit: options.unit,
   });
 }
 

@@ -37,8 +37,7 @@ function code(text: string): string {
 export function settingsRows(schema: z.ZodObject): string[][] {
   const { properties } = ObjectSchema.parse(z.toJSONSchema(schema, { io: "input" }));
   return Object.values(properties).map((property) => {
-    const integer = property.type === "integer";
-    const unit = integer ? " ms" : "";
+    const unit = property.unit ? ` ${property.unit}` : "";
     const bounds = property.minimum !== undefined && property.maximum !== undefined
       ? `${grouped(property.minimum)} to ${grouped(property.maximum)}${unit}`
       : "—";

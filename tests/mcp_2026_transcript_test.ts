@@ -10,7 +10,14 @@ import { INSTRUCTIONS } from "../mcp_connector/instructions.ts";
 import { assert, assertEquals, assertMatch } from "./support/assert.ts";
 import { makeTestEnv } from "./support/env.ts";
 import { fetchStatus } from "../service/control/mod.ts";
-import { expectedServer, startConnector, stopService, waitFor } from "./mcp_support.ts";
+import {
+  envelope,
+  expectedServer,
+  startConnector,
+  stopService,
+  toolCall,
+  waitFor,
+} from "./mcp_support.ts";
 
 const ENVELOPE = '"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",' +
   '"io.modelcontextprotocol/clientCapabilities":{}}';
@@ -413,6 +420,35 @@ Deno.test("2026-07-28, core and switch transcripts", async (t) => {
         // On EOF the connector lets what it still owes out before it exits: call 1 owes nothing.
         await other.probe(modern(2, "tools/list"));
         assertEquals(await other.close(), { code: 0, rest: [] });
+      },
+    );
+
+    await t.step(
+      "S20 a call's com.ghostlight/restriction reaches the service, which refuses what it " +
+        "does not allow; a malformed one is -32602",
+      async () => {
+        const restricted = startConnector(testEnv);
+        const restrict = (restriction: unknown) =>
+          envelope({ "com.ghostlight/restriction": restriction });
+        await restricted.send(
+          toolCall(1, "tabs_context_mcp", {}, restrict({ capabilities: ["action"] })),
+        );
+        const refused = JSON.parse(await restricted.next());
+        assertEquals(refused.result.isError, true);
+        assertEquals(
+          refused.result.content[0].text,
+          "Denied: tabs_context_mcp needs the read capability, which is refused (the call's " +
+            '_meta "com.ghostlight/restriction" allows only action).\nNothing was done. Only ' +
+            "the person can change this: do it with what is allowed here, or ask them.",
+        );
+        await restricted.send(toolCall(2, "tabs_context_mcp", {}, restrict({ hosts: ["*"] })));
+        const allowed = JSON.parse(await restricted.next());
+        assert(!allowed.result.isError, JSON.stringify(allowed));
+        await restricted.send(toolCall(3, "tabs_context_mcp", {}, restrict(["read"])));
+        const malformed = JSON.parse(await restricted.next());
+        assertEquals(malformed.error.code, -32602);
+        assertMatch(malformed.error.message, /com\.ghostlight\/restriction/);
+        assertEquals((await restricted.close()).code, 0);
       },
     );
 

@@ -1,6 +1,7 @@
 /**
  * The extension's service worker: connects to the native host, says hello with a persistent
- * browser id, and performs the service's commands.
+ * browser id, performs the service's commands, and carries the person's requests (popup,
+ * keyboard shortcuts) to the service.
  *
  * @module
  */
@@ -8,8 +9,10 @@
 /// <reference types="@types/chrome" />
 
 import { type FromExtension, ToExtension } from "../../shared/browser_protocol.ts";
+import { PersonRequest } from "../../shared/person.ts";
 import { setEventSink } from "./events.ts";
 import { MechanismError, perform, releaseAll } from "./operations.ts";
+import { abandonAll, askService, settle, SHORTCUTS } from "./person.ts";
 
 const DEFAULT_HOST = "com.ghostlight.browser";
 const RETRY_MIN_MS = 500;
@@ -39,6 +42,8 @@ async function browserId(): Promise<string> {
 }
 
 let port: chrome.runtime.Port | null = null;
+/** Whether the native host says it reaches the service. */
+let serviceUp = false;
 let retryMs = RETRY_MIN_MS;
 
 function send(message: FromExtension): void {
@@ -47,6 +52,13 @@ function send(message: FromExtension): void {
   } catch {
     // The port closed; onDisconnect reconnects.
   }
+}
+
+/** Sends to the service when it is reachable; false when it is not. */
+function sendToService(message: FromExtension): boolean {
+  if (!port || !serviceUp) return false;
+  send(message);
+  return true;
 }
 
 async function sayHello(config: LaunchConfig): Promise<void> {
@@ -64,9 +76,12 @@ async function handle(raw: unknown, config: LaunchConfig): Promise<void> {
   if (!parsed.success) return;
   const message = parsed.data;
   if (message.type === "relay") {
-    if (message.state === "connected") await sayHello(config);
+    serviceUp = message.state === "connected";
+    if (serviceUp) await sayHello(config);
+    else abandonAll();
     return;
   }
+  if (message.type === "person_reply") return settle(message);
   try {
     const value = await perform(message.op, message.params);
     send({ type: "result", id: message.id, ok: true, value: value ?? {} });
@@ -94,6 +109,8 @@ async function connect(): Promise<void> {
   });
   next.onDisconnect.addListener(() => {
     if (port === next) port = null;
+    serviceUp = false;
+    abandonAll();
     // With the service gone, no tab stays under the debugger or streams events to nobody.
     releaseAll().catch(() => {});
     setTimeout(connect, retryMs);
@@ -112,5 +129,21 @@ chrome.tabs.onCreated.addListener((tab) => {
   });
 });
 setEventSink(send);
+
+// The popup asks through the worker, which holds the only port to the service.
+chrome.runtime.onMessage.addListener((message, sender, sendResponse) => {
+  if (sender.id !== chrome.runtime.id || message?.kind !== "ghostlight-person") return false;
+  const request = PersonRequest.safeParse(message.request);
+  if (!request.success) {
+    sendResponse({ ok: false, message: "The popup sent a request Ghostlight does not know." });
+    return false;
+  }
+  askService(request.data, sendToService).then(sendResponse);
+  return true;
+});
+chrome.commands.onCommand.addListener((command) => {
+  const request = SHORTCUTS[command];
+  if (request) askService(request, sendToService);
+});
 
 connect();

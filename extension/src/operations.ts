@@ -70,6 +70,7 @@ function describe(tab: chrome.tabs.Tab): TabInfo {
     window_id: tab.windowId,
     group_id: tab.groupId,
     url: tab.url ?? tab.pendingUrl ?? "",
+    ...(tab.pendingUrl ? { pending_url: tab.pendingUrl } : {}),
     title: tab.title ?? "",
     status: tab.status ?? "unknown",
     active: tab.active,
@@ -256,6 +257,22 @@ async function resizeWindow(
   return { window_id: tab.windowId, width: window.width ?? 0, height: window.height ?? 0 };
 }
 
+async function updateGroup(
+  params: OperationParams<"group.update">,
+): Promise<OperationResult<"group.update">> {
+  const groupId = groups.get(params.key);
+  if (groupId === undefined || !(await groupExists(groupId))) return { updated: false };
+  await chrome.tabGroups.update(groupId, { title: params.title, color: params.color });
+  return { updated: true };
+}
+
+async function focusTab(params: OperationParams<"tab.focus">): Promise<Record<never, never>> {
+  const tab = await getTab(params.tab_id);
+  await chrome.tabs.update(params.tab_id, { active: true });
+  await chrome.windows.update(tab.windowId, { focused: true });
+  return {};
+}
+
 const IMPLEMENTATIONS: {
   [N in OperationName]: (params: OperationParams<N>) => Promise<OperationResult<N>>;
 } = {
@@ -272,6 +289,8 @@ const IMPLEMENTATIONS: {
   "tab.observe": observeTab,
   "window.resize": resizeWindow,
   "tab.frames": listFrames,
+  "group.update": updateGroup,
+  "tab.focus": focusTab,
 };
 
 /** Validates and performs one operation. */

@@ -11,18 +11,21 @@ import {
 } from "../workspace/mod.ts";
 import { admitWorkspace, CONNECTION_FULL } from "./admission.ts";
 import { type SessionDeps, WorkIds } from "./session.ts";
+import { testGovernance } from "../../tests/support/governance.ts";
 
-function makeDeps(): SessionDeps {
+async function makeDeps(): Promise<SessionDeps> {
   const workspaces = new WorkspaceRegistry();
+  const holds = new WorkspaceHolds(workspaces, { graceMs: 60_000, releaseTabs: () => {} });
   return {
     catalog: new Catalog(TOOLS),
     workspaces,
-    holds: new WorkspaceHolds(workspaces, { graceMs: 60_000, releaseTabs: () => {} }),
+    holds,
     browsers: new BrowserHub(),
     scheduler: new Scheduler(),
     workIds: new WorkIds(),
     activity: { works: 0 },
     settlementMs: 180_000,
+    governance: await testGovernance(workspaces, holds),
   };
 }
 
@@ -37,8 +40,8 @@ function start(tool: string, workspace?: string): Extract<ConnectorMessage, { ty
   };
 }
 
-Deno.test("a context-creating tool without a workspace mints one its connection holds", () => {
-  const deps = makeDeps();
+Deno.test("a context-creating tool without a workspace mints one its connection holds", async () => {
+  const deps = await makeDeps();
   const session = { deps, holder: deps.holds.connect() };
   const admitted = admitWorkspace(session, start("tabs_context_mcp"));
   assert("workspace" in admitted && admitted.workspace !== undefined);
@@ -46,8 +49,8 @@ Deno.test("a context-creating tool without a workspace mints one its connection 
   deps.holds.close();
 });
 
-Deno.test("a stateless tool without a workspace runs without one; others are refused", () => {
-  const deps = makeDeps();
+Deno.test("a stateless tool without a workspace runs without one; others are refused", async () => {
+  const deps = await makeDeps();
   const session = { deps, holder: deps.holds.connect() };
   assertEquals(admitWorkspace(session, start("update_plan")), { workspace: undefined });
   const refused = admitWorkspace(session, start("get_page_text"));
@@ -55,8 +58,8 @@ Deno.test("a stateless tool without a workspace runs without one; others are ref
   assertEquals(deps.workspaces.size, 0);
 });
 
-Deno.test("an unknown workspace is refused; naming a known one holds it", () => {
-  const deps = makeDeps();
+Deno.test("an unknown workspace is refused; naming a known one holds it", async () => {
+  const deps = await makeDeps();
   const owner = { deps, holder: deps.holds.connect() };
   const other = { deps, holder: deps.holds.connect() };
   const refused = admitWorkspace(other, start("get_page_text", "ws_unknown"));
@@ -68,8 +71,8 @@ Deno.test("an unknown workspace is refused; naming a known one holds it", () => 
   deps.holds.close();
 });
 
-Deno.test("a connection at its cap may neither mint nor name another workspace", () => {
-  const deps = makeDeps();
+Deno.test("a connection at its cap may neither mint nor name another workspace", async () => {
+  const deps = await makeDeps();
   const full = { deps, holder: deps.holds.connect() };
   for (let n = 0; n < MAX_WORKSPACES_PER_CONNECTION; n++) deps.holds.open(full.holder, "test");
   const minting = admitWorkspace(full, start("tabs_create_mcp"));

@@ -8,5 +8,5 @@
  */
 
 export { serveSession } from "./serve_session.ts";
-export { type SessionDeps, type SessionInfo, WorkIds } from "./session.ts";
+export { type GovernanceDeps, type SessionDeps, type SessionInfo, WorkIds } from "./session.ts";
 export { MAX_ACTIVE_WORKS } from "./work.ts";

@@ -7,6 +7,7 @@ import { DEFAULT_SCHEDULER_OPTIONS, Scheduler } from "../scheduler/mod.ts";
 import { TOOLS } from "../tools/mod.ts";
 import { WorkspaceHolds, WorkspaceRegistry } from "../workspace/mod.ts";
 import { MAX_ACTIVE_WORKS, serveSession, type SessionDeps, WorkIds } from "./mod.ts";
+import { testGovernance } from "../../tests/support/governance.ts";
 
 /** One connector's session on a real bridge session, driven frame by frame. */
 function connect(deps: SessionDeps) {
@@ -44,15 +45,17 @@ function connect(deps: SessionDeps) {
 Deno.test("a connector's running works and a workspace's queue are bounded: busy", async () => {
   const scheduler = new Scheduler({ ...DEFAULT_SCHEDULER_OPTIONS, queueDeadlineMs: 60_000 });
   const workspaces = new WorkspaceRegistry();
+  const holds = new WorkspaceHolds(workspaces, { graceMs: 60_000, releaseTabs: () => {} });
   const deps: SessionDeps = {
     catalog: new Catalog(TOOLS),
     workspaces,
-    holds: new WorkspaceHolds(workspaces, { graceMs: 60_000, releaseTabs: () => {} }),
+    holds,
     browsers: new BrowserHub(),
     scheduler,
     workIds: new WorkIds(),
     activity: { works: 0 },
     settlementMs: 180_000,
+    governance: await testGovernance(workspaces, holds),
   };
   const first = connect(deps);
   first.send({ type: "open_workspace", seq: 1000, label: "test" });
@@ -97,5 +100,75 @@ Deno.test("a connector's running works and a workspace's queue are bounded: busy
   assertEquals((await third.next()).type, "completed");
   assertEquals(deps.activity.works, 0);
   for (const session of [first, second, third]) await session.end();
+  deps.holds.close();
+});
+
+/** Session deps with all-open governance, and the folder of its files, for the tests below. */
+async function governedDeps(): Promise<{ deps: SessionDeps; dir: string }> {
+  const workspaces = new WorkspaceRegistry();
+  const holds = new WorkspaceHolds(workspaces, { graceMs: 60_000, releaseTabs: () => {} });
+  const governance = await testGovernance(workspaces, holds);
+  const deps: SessionDeps = {
+    catalog: new Catalog(TOOLS),
+    workspaces,
+    holds,
+    browsers: new BrowserHub(),
+    scheduler: new Scheduler({ ...DEFAULT_SCHEDULER_OPTIONS, queueDeadlineMs: 60_000 }),
+    workIds: new WorkIds(),
+    activity: { works: 0 },
+    settlementMs: 180_000,
+    governance,
+  };
+  return { deps, dir: governance.dir };
+}
+
+Deno.test("a paused workspace's call is answered at once, even behind a busy lane, and audited", async () => {
+  const { deps, dir } = await governedDeps();
+  const agent = connect(deps);
+  agent.send({ type: "open_workspace", seq: 1000, label: "test" });
+  const opened = await agent.next();
+  assert(opened.type === "workspace_opened");
+  const busy = await deps.scheduler.enqueue(opened.workspace, new AbortController().signal)!;
+  assert(busy.kind === "admitted");
+  deps.governance.person.hold();
+  agent.start(opened.workspace);
+  assertEquals((await agent.next()).type, "started");
+  const answered = await agent.next();
+  assert(
+    answered.type === "completed" && answered.outcome.kind === "held",
+    JSON.stringify(answered),
+  );
+  busy.release();
+  const records = (await Deno.readTextFile(`${dir}/audit.jsonl`)).trimEnd().split("\n")
+    .map((line) => JSON.parse(line));
+  assertEquals(records.map((r) => [r.kind, r.result, r.tool]), [
+    ["decision", "held", "get_page_text"],
+    ["outcome", "held", "get_page_text"],
+  ]);
+  await agent.end();
+  deps.holds.close();
+});
+
+Deno.test("a call whose decision cannot be audited is refused: no record, no call", async () => {
+  const { deps, dir } = await governedDeps();
+  await Deno.mkdir(`${dir}/audit.jsonl`);
+  const agent = connect(deps);
+  agent.send({
+    type: "start",
+    seq: 1,
+    tool: "update_plan",
+    arguments: { domains: [], approach: ["look"] },
+    context: { client_name: "test", client_version: "1" },
+  });
+  assertEquals((await agent.next()).type, "started");
+  const answered = await agent.next();
+  assert(answered.type === "completed" && answered.outcome.kind === "denied");
+  assert(
+    answered.outcome.kind === "denied" &&
+      answered.outcome.message.startsWith("Ghostlight refused this call because its audit"),
+    answered.outcome.message,
+  );
+  assertEquals(deps.governance.audit.state().ok, false);
+  await agent.end();
   deps.holds.close();
 });

@@ -81,6 +81,13 @@ function openWorkspace(session: Session, message: MessageOf<"open_workspace">): 
       message: why,
       next_step: "Close another agent's session, then try again.",
     });
+  if (session.deps.governance.person.barrier(session.holder, undefined)?.kind === "stopped") {
+    return session.refuse(message.seq, {
+      kind: "unavailable",
+      message: "The person stopped this agent.",
+      next_step: "Do not carry on in the browser; reconnecting this MCP server starts afresh.",
+    });
+  }
   if (holds.isFull(session.holder)) return refuse(CONNECTION_FULL);
   let workspace: Workspace;
   try {

@@ -7,8 +7,10 @@
 
 import { BRIDGE_MAX_FRAME, type ServiceMessage } from "../../shared/bridge.ts";
 import { type BoundedWriter, encodeFrame } from "../../shared/framing.ts";
+import type { AuditKey, AuditLog } from "../audit/mod.ts";
 import type { BrowserHub } from "../browser/mod.ts";
 import type { Catalog } from "../catalog/mod.ts";
+import type { PersonControls, PolicyStore } from "../governance/mod.ts";
 import { log } from "../log/mod.ts";
 import type { Scheduler } from "../scheduler/mod.ts";
 import type { Holder, WorkspaceHolds, WorkspaceRegistry } from "../workspace/mod.ts";
@@ -21,6 +23,15 @@ export class WorkIds {
   next(): string {
     return `w${++this.#last}`;
   }
+}
+
+/** What governs every call: the policy in force, the person's controls, and the audit. */
+export interface GovernanceDeps {
+  policy: PolicyStore;
+  person: PersonControls;
+  audit: AuditLog;
+  /** Keys the audit's hashes of arguments and workspaces. */
+  auditKey: AuditKey;
 }
 
 /** The service-wide objects every session of one service shares; the daemon builds them once. */
@@ -37,7 +48,11 @@ export interface SessionDeps {
   activity: { works: number };
   /** How long a dispatched work may keep settling after its caller stopped waiting. */
   settlementMs: number;
+  governance: GovernanceDeps;
 }
+
+/** The abort reason of a call the person stopped while it ran. */
+export const STOPPED_BY_PERSON = "stopped by the person";
 
 /** A connected MCP connector, for status. */
 export interface SessionInfo {
@@ -76,6 +91,11 @@ export function openSession(
 ): Session {
   let open = true;
   const holder = deps.holds.connect();
+  const works = new Map<string, AbortController>();
+  // The person may stop this agent: its running calls end at once.
+  deps.governance.person.connected(holder, () => {
+    for (const controller of works.values()) controller.abort(STOPPED_BY_PERSON);
+  });
   const send = (message: ServiceMessage) => {
     if (!open) return;
     writer.write(frameFor(message)).catch((error) => {
@@ -86,11 +106,12 @@ export function openSession(
     deps,
     info,
     holder,
-    works: new Map(),
+    works,
     send,
     refuse: (seq, refusal) => send({ type: "rejected", seq, ...refusal }),
     end: () => {
       open = false;
+      deps.governance.person.disconnected(holder);
       deps.holds.disconnect(holder);
     },
   };

@@ -1,7 +1,9 @@
 /**
  * A work's life in the service, in named steps: admitted (the tool exists, the connector has
- * room, the workspace is admitted, the workspace's queue has room), started, run once its lane is
- * free and within the settlement window, and completed with exactly one outcome.
+ * room, the person's controls let it in, the workspace is admitted, the workspace's queue has
+ * room), started, checked by governance once its lane is free (nothing reaches the browser before
+ * the decision is recorded), run within the settlement window, checked again where its tab
+ * landed, and completed with exactly one outcome, which is recorded too.
  *
  * @module
  */
@@ -9,25 +11,32 @@
 import type { ConnectorMessage, Outcome } from "../../shared/bridge.ts";
 import { BrowserError } from "../browser/mod.ts";
 import { log } from "../log/mod.ts";
+import type { Barrier } from "../governance/mod.ts";
 import type { Admission } from "../scheduler/mod.ts";
 import { failureOutcome, HANDLERS, type ToolContext } from "../tools/mod.ts";
-import type { Workspace } from "../workspace/mod.ts";
 import { admitWorkspace } from "./admission.ts";
-import type { Refusal, Session, SessionDeps } from "./session.ts";
+import {
+  barredOutcome,
+  checkBeforeDispatch,
+  checkLanding,
+  type GatedWork,
+  recordOutcome,
+} from "./gate.ts";
+import { type Refusal, type Session, type SessionDeps, STOPPED_BY_PERSON } from "./session.ts";
 
 /** How many works one connector may have running at once. */
 export const MAX_ACTIVE_WORKS = 16;
 
 type StartMessage = Extract<ConnectorMessage, { type: "start" }>;
 
-/** A work past admission: its id, what it was asked, where it runs, its queue place. */
-interface AdmittedWork {
-  readonly id: string;
-  readonly message: StartMessage;
-  readonly workspace: Workspace | undefined;
-  /** Aborted when the connector cancels the work. */
+/**
+ * A work past admission: its id, what it was asked, where it runs, and either its queue place or
+ * the person's control that answers it at once.
+ */
+interface AdmittedWork extends GatedWork {
+  /** Aborted when the connector cancels the work, or the person stops its agent. */
   readonly controller: AbortController;
-  readonly queued: Promise<Admission>;
+  readonly next: { queued: Promise<Admission> } | { barrier: Barrier };
 }
 
 /** Starts the work a `start` asks for; it answers the connector itself and never throws. */
@@ -39,17 +48,25 @@ async function runWork(session: Session, message: StartMessage): Promise<void> {
   const work = admitWork(session, message);
   if (work === null) return;
   track(session, work);
-  const admission = await work.queued;
-  const outcome = admission.kind === "retired"
+  const outcome = await settle(session, work);
+  await recordOutcome(session, work, outcome);
+  complete(session, work, outcome);
+}
+
+/** How a started work ends: answered by the person's controls, retired in its queue, or run. */
+async function settle(session: Session, work: AdmittedWork): Promise<Outcome> {
+  if ("barrier" in work.next) return await barredOutcome(session, work, work.next.barrier);
+  const admission = await work.next.queued;
+  return admission.kind === "retired"
     ? retiredOutcome(admission.reason, admission.waitedMs)
     : await dispatch(session, work, admission.release);
-  complete(session, work, outcome);
 }
 
 /**
  * The checks before a work starts, in order; the first that fails refuses the request and
- * nothing is queued. A work that passes them all is queued on its workspace's lane (or a lane of
- * its own when it has no workspace).
+ * nothing is queued. A work the person's controls stop (stopped, held, attention) is answered at
+ * once, without waiting behind its workspace's other calls. A work that passes them all is queued
+ * on its workspace's lane (or a lane of its own when it has no workspace).
  */
 function admitWork(session: Session, message: StartMessage): AdmittedWork | null {
   const refuse = (refusal: Refusal) => {
@@ -71,6 +88,14 @@ function admitWork(session: Session, message: StartMessage): AdmittedWork | null
       next_step: "Wait for one to finish, then try again.",
     });
   }
+  const barrier = session.deps.governance.person.barrier(session.holder, message.workspace);
+  if (barrier !== null) {
+    const workspace = message.workspace === undefined
+      ? undefined
+      : session.deps.workspaces.get(message.workspace);
+    const controller = new AbortController();
+    return { id: workIds.next(), message, workspace, controller, next: { barrier } };
+  }
   const admitted = admitWorkspace(session, message);
   if ("refusal" in admitted) return refuse(admitted.refusal);
   const id = workIds.next();
@@ -84,7 +109,7 @@ function admitWork(session: Session, message: StartMessage): AdmittedWork | null
       next_step: "Wait for some to finish, then try again.",
     });
   }
-  return { id, message, workspace: admitted.workspace, controller, queued };
+  return { id, message, workspace: admitted.workspace, controller, next: { queued } };
 }
 
 /** Counts a queued work as running and tells the connector its id, so it can cancel it. */
@@ -117,7 +142,7 @@ async function dispatch(
   // A clearable timer rather than AbortSignal.timeout, so nothing outlives the work.
   const settling = new AbortController();
   const settlementTimer = setTimeout(() => settling.abort(), deps.settlementMs);
-  const handling = callHandler(deps, work.message, {
+  const handling = checkedCall(session, work, {
     workspace: work.workspace!,
     browsers: deps.browsers,
     workspaces: deps.workspaces,
@@ -129,13 +154,17 @@ async function dispatch(
   return callerOutcome(deps, work, outcome);
 }
 
-/** Checks the arguments, then calls the tool's handler; what it throws becomes an outcome. */
-async function callHandler(
-  deps: SessionDeps,
-  message: StartMessage,
+/**
+ * Checks the arguments, then what governance says (before anything reaches the browser), then
+ * calls the tool's handler, then checks where its tab landed.
+ */
+async function checkedCall(
+  session: Session,
+  work: AdmittedWork,
   context: ToolContext,
 ): Promise<Outcome> {
-  const problem = deps.catalog.argumentProblem(message.tool, message.arguments);
+  const { message } = work;
+  const problem = session.deps.catalog.argumentProblem(message.tool, message.arguments);
   if (problem !== null) {
     return {
       kind: "tool_failure",
@@ -143,6 +172,14 @@ async function callHandler(
       next_step: "Fix the arguments and call again.",
     };
   }
+  const refused = await checkBeforeDispatch(session, work);
+  if (refused !== null) return refused.outcome;
+  const outcome = await callHandler(message, context);
+  return await checkLanding(session, work, outcome);
+}
+
+/** Calls the tool's handler; what it throws becomes an outcome. */
+async function callHandler(message: StartMessage, context: ToolContext): Promise<Outcome> {
   try {
     return await HANDLERS[message.tool](message.arguments, context);
   } catch (error) {
@@ -156,6 +193,13 @@ async function callHandler(
  * a context-creating tool's success names its workspace.
  */
 function callerOutcome(deps: SessionDeps, work: AdmittedWork, outcome: Outcome): Outcome {
+  if (work.controller.signal.reason === STOPPED_BY_PERSON) {
+    return {
+      kind: "denied",
+      message: "The person stopped this agent while the call ran; its workspace was ended.",
+      next_step: "Do not carry on in the browser; part of the call may have happened.",
+    };
+  }
   if (work.controller.signal.aborted) {
     return {
       kind: "cancelled",

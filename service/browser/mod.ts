@@ -14,6 +14,7 @@ import {
   type OperationParams,
   type OperationResult,
   Operations,
+  type PersonReply,
   TO_EXTENSION_MAX_FRAME,
 } from "../../shared/browser_protocol.ts";
 import { type BoundedWriter, encodeFrame, type FrameReader } from "../../shared/framing.ts";
@@ -329,13 +330,25 @@ export interface BrowserEvents {
   tabCreated?(link: BrowserLink, nativeTabId: number, opener: number | undefined): void;
 }
 
+/**
+ * Answers what the person asks from a browser (the popup, a shortcut): a request as the
+ * extension sent it, to be checked, and the answer to send back.
+ */
+export type PersonHandler = (request: unknown) => Promise<Record<string, unknown>>;
+
 /** All attached browsers, with slots that stay stable for a browser id while the service runs. */
 export class BrowserHub {
   #links = new Map<string, BrowserLink>();
+  #person: PersonHandler | null = null;
   /** Slots by browser id, least recently attached first; never reused for another browser. */
   #slots = new Map<string, number>();
   #nextSlot = 0;
   #events: BrowserEvents[] = [];
+
+  /** Sets who answers the person's requests from browsers. */
+  onPerson(handler: PersonHandler): void {
+    this.#person = handler;
+  }
 
   /** Subscribes to browser events. */
   onEvents(events: BrowserEvents): void {
@@ -389,6 +402,8 @@ export class BrowserHub {
           for (const events of this.#events) {
             events.tabCreated?.(link, message.tab_id, message.opener_tab_id);
           }
+        } else if (message.type === "person") {
+          this.#answerPerson(message.id, message.request, writer);
         } else {
           link.tabClosed(message.tab_id);
           for (const events of this.#events) events.tabRemoved(link, message.tab_id);
@@ -399,6 +414,18 @@ export class BrowserHub {
     } finally {
       if (link) this.#detach(link);
     }
+  }
+
+  /** Answers one person request in the background; the link keeps reading meanwhile. */
+  #answerPerson(id: number, request: unknown, writer: BoundedWriter): void {
+    const handler = this.#person;
+    const answered = handler === null
+      ? Promise.resolve({ ok: false, message: "this service takes no requests from browsers" })
+      : handler(request).catch((error) => ({ ok: false, message: (error as Error).message }));
+    answered.then((answer) => {
+      const reply: PersonReply = { type: "person_reply", id, answer };
+      return writer.write(encodeFrame(reply, TO_EXTENSION_MAX_FRAME));
+    }).catch((error) => log("warn", `could not answer the browser: ${error.message}`));
   }
 
   #attach(hello: Extract<FromExtension, { type: "hello" }>, writer: BoundedWriter): BrowserLink {

@@ -6,7 +6,7 @@
  */
 
 import type { ToolDescriptor } from "../../shared/bridge.ts";
-import { CONTRACT, type ContractRow } from "./contract.ts";
+import { type Capability, CONTRACT, type ContractRow } from "./contract.ts";
 import { TOOL_TEXT } from "./descriptions.ts";
 import { firstArgumentProblem } from "./validate.ts";
 
@@ -72,6 +72,41 @@ export class Catalog {
   /** Whether a tool creates context, needs a workspace, or uses one when given. */
   traits(name: string): ToolTraits {
     return this.#traits.get(name) ?? DEFAULT_TRAITS;
+  }
+
+  /**
+   * The action a call asks for (its `action` argument), as the contract's capability column
+   * keys it; null for a tool whose capability does not depend on one.
+   */
+  action(name: string, args: Record<string, unknown>): string | null {
+    const row = CONTRACT.find((candidate) => candidate.name === name);
+    return row && typeof args.action === "string" && args.action in row.capability
+      ? args.action
+      : null;
+  }
+
+  /**
+   * The capabilities a call needs, from the contract's capability column: its action's row (or
+   * `*`), plus the row of every flag argument it sets (`form_fill`'s `submit: true`). Unknown
+   * tools need nothing here: they never run.
+   */
+  capabilities(name: string, args: Record<string, unknown>): Capability[] {
+    const row = CONTRACT.find((candidate) => candidate.name === name);
+    if (!row) return [];
+    const action = this.action(name, args);
+    // An action the contract does not know (arguments are checked before this matters) needs
+    // everything any of the tool's actions does: never less than it might.
+    const needed = new Set(
+      row.capability[action ?? "*"] ?? row.capability["*"] ??
+        Object.values(row.capability).flat(),
+    );
+    const properties = (row.inputSchema.properties ?? {}) as Record<string, unknown>;
+    for (const [key, capabilities] of Object.entries(row.capability)) {
+      if (key !== "action" && key in properties && args[key] === true) {
+        for (const capability of capabilities) needed.add(capability);
+      }
+    }
+    return [...needed];
   }
 
   /**

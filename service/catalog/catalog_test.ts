@@ -42,3 +42,21 @@ Deno.test("an argument problem names the tool and shows a correct call", () => {
   assertMatch(problem, /^Invalid arguments for navigate: .*A correct call looks like: \{/);
   assertEquals(catalog.argumentProblem("computer", {}), "unknown tool computer");
 });
+
+Deno.test("a call's capabilities come from its action's row of the contract", () => {
+  const catalog = new Catalog([]);
+  assertEquals(catalog.capabilities("get_page_text", { tabId: 1 }), ["read"]);
+  assertEquals(catalog.capabilities("computer", { action: "left_click" }), ["action"]);
+  assertEquals(catalog.action("computer", { action: "left_click" }), "left_click");
+  assertEquals(catalog.capabilities("computer", { action: "screenshot" }), ["read"]);
+  assertEquals(catalog.capabilities("computer", { action: "wait" }), []);
+  assertEquals(catalog.capabilities("form_input", {}), ["write"]);
+  assertEquals(catalog.capabilities("javascript_tool", { action: "javascript_exec" }), [
+    "execute",
+  ]);
+  assertEquals(catalog.action("javascript_tool", { action: "javascript_exec" }), null);
+  assertEquals(catalog.capabilities("form_fill", { fields: [] }), ["read", "write"]);
+  assertEquals(catalog.capabilities("form_fill", { submit: true }), ["read", "write", "action"]);
+  assertEquals(catalog.capabilities("tabs_create_mcp", {}), []);
+  assertEquals(catalog.capabilities("no_such_tool", {}), []);
+});

@@ -6,4 +6,4 @@
  */
 
 export { Catalog, type CatalogTool, type ToolTraits } from "./catalog.ts";
-export { type Capability, CONTRACT, type ContractRow } from "./contract.ts";
+export { Capability, CONTRACT, type ContractRow } from "./contract.ts";

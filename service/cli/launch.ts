@@ -28,6 +28,12 @@ export interface LaunchOptions {
   url: string | null;
   /** Pixels per CSS pixel, as on a HiDPI screen (Chromium's --force-device-scale-factor). */
   deviceScaleFactor?: number;
+  /**
+   * Opens this throwaway browser to DevTools on a loopback port, named in the ready line: for
+   * tests that look at the extension's own pages (the popup). Never for a profile with
+   * accounts in it.
+   */
+  remoteDebugging?: boolean;
 }
 
 async function prepareExtension(target: string, config: Record<string, string>): Promise<string> {
@@ -109,6 +115,7 @@ function chromiumArgs(profile: string, extensionDir: string, options: LaunchOpti
     ...(options.deviceScaleFactor
       ? [`--force-device-scale-factor=${options.deviceScaleFactor}`]
       : []),
+    ...(options.remoteDebugging ? ["--remote-debugging-port=0"] : []),
     ...(Deno.uid() === 0 ? ["--no-sandbox"] : []),
     options.url ?? "about:blank",
   ];
@@ -213,6 +220,7 @@ export async function launchBrowser(
       extension_id: extensionId,
       user_data_dir: profile,
       pid: browser.pid,
+      ...(options.remoteDebugging ? { devtools: await devtoolsEndpoint(profile) } : {}),
     }));
     const reason = await Promise.race([interruption(), exited.then(() => "browser exited")]);
     console.error(`ghostlight: stopping (${reason})`);
@@ -221,6 +229,13 @@ export async function launchBrowser(
     await removeTree(root);
     if (daemon) await daemon.stop();
   }
+}
+
+/** The browser's DevTools WebSocket, from the file Chromium writes once it listens. */
+async function devtoolsEndpoint(profile: string): Promise<string> {
+  const text = await Deno.readTextFile(`${profile}/DevToolsActivePort`);
+  const [port, path] = text.split("\n");
+  return `ws://127.0.0.1:${port}${path}`;
 }
 
 /**

@@ -1,6 +1,7 @@
 /**
- * The `ghostlight` command line: `service`, `status`, `browser launch`, `install`,
- * `uninstall`, `doctor`, `version`.
+ * The `ghostlight` command line: `service`, `status`, `browser launch`, `paths`, the person's
+ * controls (`hold`, `resume`, `take-over`, `stop`), `audit`, `policy`, `install`, `uninstall`,
+ * `doctor`, `version`.
  *
  * @module
  */

@@ -10,9 +10,13 @@ import { VERSION } from "../../shared/version.ts";
 import { AlreadyRunning } from "../endpoint/mod.ts";
 import type { ServiceSettings } from "../settings.ts";
 import { noMore, takeFlag, takeOption, UsageError } from "./args.ts";
+import { runAudit } from "./audit_command.ts";
 import { runDoctor } from "./doctor_command.ts";
 import { runInstall, runUninstall } from "./install_command.ts";
 import { launchBrowser } from "./launch.ts";
+import { runPaths } from "./paths_command.ts";
+import { isPersonCommand, runPersonCommand } from "./person_command.ts";
+import { runPolicy } from "./policy_command.ts";
 import { runService } from "./service_command.ts";
 import { runStatus } from "./status_command.ts";
 
@@ -21,8 +25,22 @@ const USAGE = `Usage: ghostlight [--instance NAME] <command>
 Commands:
   service [--exit-when-idle]     run the service in the foreground
   status [--json]                show the service, browsers and connectors
-  browser launch [--headless] [--url URL] [--device-scale-factor N]
+  browser launch [--headless] [--url URL] [--device-scale-factor N] [--remote-debugging]
                                  start an isolated Chromium with Ghostlight in it
+                                 (--remote-debugging: DevTools on loopback, for tests)
+  paths [--json]                 every file, folder and socket of the instance
+  hold [N]                       pause agent N (see status), or every agent
+  resume [N]                     let agent N, or every agent, carry on
+  take-over [N]                  pause agent N (or the last one to act); bring its tab forward
+  stop [N]                       stop agent N, or every agent: end its workspace, free its tabs
+  audit verify [FILE]            check the audit's hash chain; exit 1 names the first bad line
+  audit tail [-n N] [--json]     the latest audit records
+  policy explain [FILE] [--host HOST] [--client NAME]
+                                 what a policy allows, in words
+  policy simulate FILE --replay AUDIT
+                                 which calls of an audit FILE would have refused
+  policy init [--template NAME]  write a commented policy file (read-only, allowlist, observe,
+                                 open); never overwrites one
   install [--dry-run] [--client ID]... [--browser ID]... [--no-autostart] [--json]
                                  install into your own browsers and MCP clients
   uninstall [--dry-run] [--json] remove exactly what install added
@@ -53,10 +71,17 @@ export async function runCli(argv: string[], settings: ServiceSettings): Promise
         return await runUninstall(paths, args);
       case "doctor":
         return await runDoctor(paths, settings, args);
+      case "paths":
+        return runPaths(paths, args);
+      case "audit":
+        return await runAudit(paths, args);
+      case "policy":
+        return await runPolicy(paths, args);
       case "browser": {
         const sub = args.shift();
         if (sub !== "launch") throw new UsageError("the browser command is 'browser launch'");
         const headless = takeFlag(args, "--headless");
+        const remoteDebugging = takeFlag(args, "--remote-debugging");
         const url = takeOption(args, "--url") ?? null;
         const scale = takeOption(args, "--device-scale-factor");
         const deviceScaleFactor = scale === undefined ? undefined : Number(scale);
@@ -66,7 +91,7 @@ export async function runCli(argv: string[], settings: ServiceSettings): Promise
           throw new UsageError("--device-scale-factor takes a number from 0.5 to 4");
         }
         noMore(args);
-        await launchBrowser(paths, settings, { headless, url, deviceScaleFactor });
+        await launchBrowser(paths, settings, { headless, url, deviceScaleFactor, remoteDebugging });
         return 0;
       }
       case "version":
@@ -76,6 +101,7 @@ export async function runCli(argv: string[], settings: ServiceSettings): Promise
       case undefined:
         throw new UsageError("no command given");
       default:
+        if (isPersonCommand(command)) return await runPersonCommand(paths, command, args);
         throw new UsageError(`unknown command ${JSON.stringify(command)}`);
     }
   } catch (error) {

@@ -44,9 +44,36 @@ export async function runStatus(paths: InstancePaths, args: string[]): Promise<n
     console.log(`  ${connector.client}, ${connector.activeWorks} calls running`);
   }
   console.log(`Workspaces: ${status.workspaces}`);
-  for (const plan of status.plans ?? []) {
-    console.log(`  plan of ${plan.client} (${plan.at}): ${plan.domains.join(", ") || "no domain"}`);
-    plan.approach.forEach((step, index) => console.log(`    ${index + 1}. ${step}`));
+  const person = status.person;
+  if (!person) return 0;
+  for (const workspace of person.workspaces) {
+    const doing = workspace.current
+      ? `now ${workspace.current.tool}${
+        workspace.current.action ? ` ${workspace.current.action}` : ""
+      }`
+      : workspace.last
+      ? `last ${workspace.last.tool} (${workspace.last.result})`
+      : "no call yet";
+    console.log(
+      `  ${workspace.number}. ${workspace.client} (${workspace.color} group): ${workspace.state}, ` +
+        `${workspace.tabs} tab(s), ${doing}` +
+        (workspace.denials > 0 ? `, ${workspace.denials} refused in a row` : ""),
+    );
+    if (workspace.plan) {
+      console.log(
+        `     plan (${workspace.plan.at}): ${workspace.plan.domains.join(", ") || "no domain"}`,
+      );
+      workspace.plan.approach.forEach((step, index) => console.log(`       ${index + 1}. ${step}`));
+    }
   }
+  if (person.paused) console.log("Every agent is paused ('ghostlight resume' lets them carry on).");
+  if (person.stopped > 0) console.log(`Stopped agents not yet reconnected: ${person.stopped}`);
+  console.log(`Policy: ${person.policy.summary}`);
+  if (person.policy.problem) console.log(`  Problem: ${person.policy.problem}`);
+  console.log(
+    person.audit.ok
+      ? `Audit: ${person.audit.file}`
+      : `Audit: NOT WRITING, every call is refused: ${person.audit.error}`,
+  );
   return 0;
 }

@@ -1,22 +1,40 @@
 /**
- * The control API's routes, served by Hono on the owner-only control socket. Read-mostly: it
- * reports, and its one command to a browser (the probe) changes nothing there.
+ * The control API's routes, served by Hono on the owner-only control socket: the status, the
+ * person's controls (hold, resume, stop, take over), and a probe of the attached browsers. It
+ * never drives a page: the person's requests go to the service's controls, which decide, and the
+ * probe's one command to each browser changes nothing there.
  *
  * @module
  */
 
 import { Hono } from "hono";
+import type { PersonAnswer } from "../../shared/person.ts";
 import type { Probe } from "./probe.ts";
 import type { Status } from "./status.ts";
 
-/**
- * Builds the control app over a status source and a probe of the attached browsers (a command
- * each that changes nothing, answered by the extension).
- */
-export function controlApp(status: () => Status, probe?: () => Promise<Probe>): Hono {
+/** What the control app serves. */
+export interface ControlSources {
+  status: () => Status;
+  /** Carries out one person request (unchecked JSON) and answers it. */
+  person: (request: unknown) => Promise<PersonAnswer>;
+  /** Sends each attached browser a command that changes nothing, answered by the extension. */
+  probe?: () => Promise<Probe>;
+}
+
+/** Builds the control app. */
+export function controlApp(sources: ControlSources): Hono {
   const app = new Hono();
-  app.get("/status", (c) => c.json(status()));
+  app.get("/status", (c) => c.json(sources.status()));
+  app.get("/person", async (c) => c.json(await sources.person({ op: "state" })));
+  app.post("/person", async (c) => {
+    const body = await c.req.json().catch(() => null);
+    const answer = await sources.person(body);
+    return c.json(answer, answer.ok ? 200 : 400);
+  });
+  const probe = sources.probe;
   if (probe) app.post("/probe", async (c) => c.json(await probe()));
-  app.notFound((c) => c.json({ error: "no such route; try GET /status" }, 404));
+  app.notFound((c) =>
+    c.json({ error: "no such route; try GET /status, GET /person or POST /person" }, 404)
+  );
   return app;
 }

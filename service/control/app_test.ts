@@ -10,19 +10,46 @@ const status: Status = {
   workspaces: 0,
 };
 
-Deno.test("GET /status answers the current status; any other route names the one there is", async () => {
-  const app = controlApp(() => status);
+Deno.test("GET /status answers the current status; any other route names the ones there are", async () => {
+  const app = controlApp({
+    status: () => status,
+    person: () => Promise.resolve({ ok: false, message: "no" }),
+  });
   const ok = await app.request("/status");
   assertEquals(Status.parse(await ok.json()), status);
   const missing = await app.request("/nothing");
   assertEquals(missing.status, 404);
-  assertEquals(await missing.json(), { error: "no such route; try GET /status" });
+  assertEquals(await missing.json(), {
+    error: "no such route; try GET /status, GET /person or POST /person",
+  });
+});
+
+Deno.test("POST /person hands the request on and answers 400 when it was refused", async () => {
+  const asked: unknown[] = [];
+  const app = controlApp({
+    status: () => status,
+    person: (request) => {
+      asked.push(request);
+      return Promise.resolve({ ok: false, message: "there is no workspace 9" });
+    },
+  });
+  const refused = await app.request("/person", {
+    method: "POST",
+    body: JSON.stringify({ op: "hold", workspace: 9 }),
+  });
+  assertEquals(refused.status, 400);
+  assertEquals(await refused.json(), { ok: false, message: "there is no workspace 9" });
+  const state = await app.request("/person");
+  assertEquals(state.status, 200);
+  assertEquals(asked, [{ op: "hold", workspace: 9 }, { op: "state" }]);
 });
 
 Deno.test("POST /probe answers what the probe found; without a probe there is no such route", async () => {
   const found = { browsers: [{ slot: 0, extensionVersion: "1", ms: 3 }] };
-  const app = controlApp(() => status, () => Promise.resolve(found));
+  const person = () => Promise.resolve({ ok: false as const, message: "no" });
+  const app = controlApp({ status: () => status, person, probe: () => Promise.resolve(found) });
   const probed = await app.request("/probe", { method: "POST" });
   assertEquals(Probe.parse(await probed.json()), found);
-  assertEquals((await controlApp(() => status).request("/probe", { method: "POST" })).status, 404);
+  const without = controlApp({ status: () => status, person });
+  assertEquals((await without.request("/probe", { method: "POST" })).status, 404);
 });

@@ -1,12 +1,14 @@
 /**
- * The control API's client: `ghostlight status`, `browser launch` and `doctor` ask a running
- * service through its control socket. It speaks HTTP/1.1 over the Unix socket itself, because
+ * The control API's client: `ghostlight status`, `browser launch`, `doctor` and the person's
+ * commands (`hold`, `resume`, `stop`, `take-over`) ask a running service through its control
+ * socket. It speaks HTTP/1.1 over the Unix socket itself, because
  * `fetch` through a Unix-socket client asks for net access to the URL's host name, and the
  * service's permissions name only its sockets (decision 0100).
  *
  * @module
  */
 
+import { PersonAnswer, type PersonRequest } from "../../shared/person.ts";
 import { Probe } from "./probe.ts";
 import { Status } from "./status.ts";
 
@@ -140,4 +142,21 @@ export async function fetchProbe(controlSocket: string): Promise<Probe> {
     throw new Error(`the service answered ${response.status} for a probe`);
   }
   return Probe.parse(JSON.parse(response.body));
+}
+
+/**
+ * Asks a running service to carry out one of the person's requests; a refusal (400) carries its
+ * answer too.
+ */
+export async function askPerson(
+  controlSocket: string,
+  person: PersonRequest,
+): Promise<PersonAnswer> {
+  const response = await requestControl(controlSocket, {
+    method: "POST",
+    path: "/person",
+    body: JSON.stringify(person),
+    timeoutMs: 10_000,
+  });
+  return PersonAnswer.parse(JSON.parse(response.body));
 }

@@ -1,11 +1,12 @@
 /**
- * The control API: a few read-mostly routes on the owner-only control socket, served by Hono.
- * `ghostlight status` and `ghostlight browser launch` read it.
+ * The control API: a few routes on the owner-only control socket, served by Hono: the status
+ * (`ghostlight status`, `browser launch`) and the person's controls (`hold`, `resume`, `stop`,
+ * `take-over`).
  *
  * @module
  */
 
-export { controlApp } from "./app.ts";
-export { fetchProbe, fetchStatus } from "./client.ts";
+export { controlApp, type ControlSources } from "./app.ts";
+export { askPerson, fetchProbe, fetchStatus } from "./client.ts";
 export { Probe } from "./probe.ts";
 export { Status } from "./status.ts";

@@ -1,11 +1,13 @@
 /**
  * What the control API's `GET /status` returns: the service, its browsers and connectors, its
- * workspaces and the plans agents stated. One schema for the route and its readers.
+ * workspaces, the plans agents stated, and the person's side (policy, audit, pauses). One schema
+ * for the route and its readers.
  *
  * @module
  */
 
 import { z } from "zod";
+import { PersonState } from "../../shared/person.ts";
 
 /** What `GET /status` returns. */
 export const Status = z.object({
@@ -35,5 +37,7 @@ export const Status = z.object({
     approach: z.array(z.string()),
     at: z.string(),
   })).optional(),
+  /** The person's side: pauses, stops, each workspace's state, the policy and the audit. */
+  person: PersonState.optional(),
 });
 export type Status = z.infer<typeof Status>;

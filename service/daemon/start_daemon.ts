@@ -11,11 +11,13 @@ import { encodeFrame, FrameBudget } from "../../shared/framing.ts";
 import { acceptAndProve, type HandshakeRefusal, HELLO_MAX_FRAME } from "../../shared/handshake.ts";
 import type { InstancePaths } from "../../shared/instance.ts";
 import { VERSION } from "../../shared/version.ts";
+import { AuditKey, AuditLog } from "../audit/mod.ts";
 import { serveSession, type SessionDeps, type SessionInfo, WorkIds } from "../bridge/mod.ts";
 import { BrowserError, BrowserHub } from "../browser/mod.ts";
 import { Catalog } from "../catalog/mod.ts";
 import { controlApp, type Probe, type Status } from "../control/mod.ts";
 import { bindSockets, ensureOwnedDir, ensureSecret } from "../endpoint/mod.ts";
+import { MACHINE_POLICY_FILE, PersonControls, PolicyStore } from "../governance/mod.ts";
 import { configureLog, log } from "../log/mod.ts";
 import { DEFAULT_SCHEDULER_OPTIONS, Scheduler } from "../scheduler/mod.ts";
 import type { ServiceSettings } from "../settings.ts";
@@ -33,6 +35,8 @@ import {
  * frame is also held to its hop's own cap: 32 MiB on the bridge, 64 MiB from a browser).
  */
 export const MAX_PARTIAL_FRAME_BYTES = 256 * 1024 * 1024;
+import { personEffects } from "./person_effects.ts";
+import { answerPerson, type PersonDesk, personState } from "./person_requests.ts";
 
 /** How the service runs. */
 export interface DaemonOptions {
@@ -42,6 +46,8 @@ export interface DaemonOptions {
   exitWhenIdle: boolean;
   /** Echo the log to stderr as well as the log file. */
   logToStderr: boolean;
+  /** The machine-wide policy file; tests point it into their own folder. */
+  machinePolicyFile?: string;
 }
 
 /** A running service. */
@@ -60,10 +66,24 @@ interface ServiceState {
   holds: WorkspaceHolds;
   shared: SessionDeps;
   activity: Activity;
+  /** What the person's surfaces ask and are shown. */
+  desk: PersonDesk;
 }
 
-/** Builds the service's state from its settings; nothing of it outlives or escapes the service. */
-function buildState(settings: ServiceSettings): ServiceState {
+/** What the service's state is built from. */
+interface StateSources {
+  paths: InstancePaths;
+  settings: ServiceSettings;
+  secret: Uint8Array;
+  machinePolicyFile: string;
+}
+
+/**
+ * Builds the service's state from its settings and files: the policy is read and watched, the
+ * audit continued; nothing of it outlives or escapes the service.
+ */
+async function buildState(sources: StateSources): Promise<ServiceState> {
+  const { paths, settings } = sources;
   const browsers = new BrowserHub();
   const workspaces = new WorkspaceRegistry();
   const holds = new WorkspaceHolds(workspaces, {
@@ -71,6 +91,30 @@ function buildState(settings: ServiceSettings): ServiceState {
     releaseTabs: (workspace) => releaseTabs(workspace, browsers),
   });
   const activity = new Activity(() => browsers.list().length);
+  const policy = new PolicyStore({
+    userFile: paths.policyFile,
+    machineFile: sources.machinePolicyFile,
+  });
+  await policy.load();
+  policy.watch(settings.policyReloadMs);
+  const audit = await AuditLog.open({
+    file: paths.auditFile,
+    maxBytes: settings.auditMaxBytes,
+    keepFiles: settings.auditKeepFiles,
+  });
+  const person = new PersonControls({
+    workspaces,
+    holds,
+    attentionAfter: settings.attentionAfter,
+    effects: personEffects(browsers),
+  });
+  const desk: PersonDesk = {
+    person,
+    policy,
+    audit,
+    service: { version: VERSION, instance: paths.instance },
+  };
+  browsers.onPerson((request) => answerPerson(desk, request));
   const shared: SessionDeps = {
     catalog: new Catalog(TOOLS),
     workspaces,
@@ -84,6 +128,7 @@ function buildState(settings: ServiceSettings): ServiceState {
     workIds: new WorkIds(),
     activity: activity.works,
     settlementMs: settings.settlementMs,
+    governance: { policy, person, audit, auditKey: await AuditKey.derive(sources.secret) },
   };
   browsers.onEvents({
     tabRemoved: (link, native) => workspaces.forgetTab(link.compose(native)),
@@ -95,7 +140,7 @@ function buildState(settings: ServiceSettings): ServiceState {
       }
     },
   });
-  return { browsers, workspaces, holds, shared, activity };
+  return { browsers, workspaces, holds, shared, activity, desk };
 }
 
 /** What `ghostlight status` shows of a running service. */
@@ -116,6 +161,7 @@ function statusOf(state: ServiceState, identity: Status["service"]): Status {
     })),
     workspaces: state.workspaces.size,
     plans: state.workspaces.plans(),
+    person: personState(state.desk),
   };
 }
 
@@ -239,15 +285,21 @@ export async function startDaemon(paths: InstancePaths, options: DaemonOptions):
   configureLog({ file: paths.logFile, stderr: options.logToStderr });
   const secret = await ensureSecret(paths.secretFile);
   const listeners = await bindSockets(paths);
-  const state = buildState(settings);
+  const state = await buildState({
+    paths,
+    settings,
+    secret,
+    machinePolicyFile: options.machinePolicyFile ?? MACHINE_POLICY_FILE,
+  });
   const identity = { version: VERSION, instance: paths.instance, pid: Deno.pid };
   const startedAt = new Date().toISOString();
   const control = Deno.serve(
     { path: listeners.control, onListen: () => {} },
-    controlApp(
-      () => statusOf(state, { ...identity, startedAt }),
-      () => probeBrowsers(state.browsers),
-    ).fetch,
+    controlApp({
+      status: () => statusOf(state, { ...identity, startedAt }),
+      person: (request) => answerPerson(state.desk, request),
+      probe: () => probeBrowsers(state.browsers),
+    }).fetch,
   );
   await Deno.chmod(listeners.control, 0o600);
 
@@ -258,6 +310,7 @@ export async function startDaemon(paths: InstancePaths, options: DaemonOptions):
     if (stopping) return await finished;
     stopping = true;
     clearInterval(idleTimer);
+    state.desk.policy.close();
     state.holds.close();
     listeners.bridge.close();
     listeners.browser.close();

@@ -9,7 +9,12 @@ import { decodeBase64 } from "../../shared/base64.ts";
 import { runningFromSource, SOURCE_ROOT } from "../../shared/executables.ts";
 
 /** The files of the built extension, relative to its folder. */
-export const EXTENSION_FILES: readonly string[] = ["manifest.json", "dist/background.js"];
+export const EXTENSION_FILES: readonly string[] = [
+  "manifest.json",
+  "popup.html",
+  "dist/background.js",
+  "dist/popup.js",
+];
 
 /** Where the built extension lives: the source tree, or the files compiled into the binary. */
 export function extensionSourceDir(): string {

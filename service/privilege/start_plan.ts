@@ -22,6 +22,7 @@ import {
   resolveInstancePaths,
 } from "../../shared/instance.ts";
 import { settingVariables } from "../../shared/settings.ts";
+import { MACHINE_POLICY_FILE } from "../governance/mod.ts";
 import { ServiceSettings } from "../settings.ts";
 
 /** Where the executables come from. */
@@ -124,6 +125,10 @@ export interface StartOptions {
   browserLaunch?: boolean;
 }
 
+function parentOf(path: string): string {
+  return path.slice(0, path.lastIndexOf("/")) || "/";
+}
+
 function flag(name: string, values: string[]): string {
   return `--allow-${name}=${values.map(checkedPath).join(",")}`;
 }
@@ -131,7 +136,7 @@ function flag(name: string, values: string[]): string {
 /**
  * The run-time flags that give `executable` exactly this instance's folders, files and sockets,
  * on top of its permission set. The service reads and writes its four folders and reads the
- * extension bundle; a connector reads the secret and reaches its one socket (Deno asks for read
+ * extension bundle and the machine-wide policy folder; a connector reads the secret and reaches its one socket (Deno asks for read
  * and write access to a socket's path to connect to it); the MCP connector may run the service
  * entry and nothing else.
  */
@@ -145,8 +150,10 @@ export function permissionFlags(
     case "service": {
       const own = [p.runtimeDir, p.stateDir, p.configDir, p.cacheDir];
       const bundle = plan.install.kind === "source" ? [`${plan.install.root}/extension`] : [];
+      // The machine-wide policy, which can only tighten the person's (read, never written).
+      const machine = parentOf(MACHINE_POLICY_FILE);
       return [
-        flag("read", [...own, ...bundle]),
+        flag("read", [...own, ...bundle, machine]),
         flag("write", own),
         flag("net", [p.bridgeSocket, p.browserSocket, p.controlSocket].map((s) => `unix:${s}`)),
         ...(options.browserLaunch ? ["--allow-run=chromium"] : []),

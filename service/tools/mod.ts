@@ -10,3 +10,7 @@ export type { Handler, ToolContext } from "./core/context.ts";
 export { failureOutcome, ToolError } from "./core/errors.ts";
 export { releaseTabs } from "./handlers/tabs.ts";
 export { HANDLERS, readOnly, type ToolDefinition, TOOLS } from "./registry.ts";
+// For the governance check before dispatch: the tab a call names, and where navigate would go,
+// resolved exactly as the handlers resolve them.
+export { normalizeUrl } from "./handlers/navigate.ts";
+export { ownedTab } from "./core/target.ts";

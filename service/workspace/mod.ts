@@ -8,6 +8,7 @@
 
 export {
   type AgentPlan,
+  groupTitle,
   keepImage,
   type KeptImage,
   MAX_IMAGES,

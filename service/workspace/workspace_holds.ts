@@ -58,6 +58,16 @@ export class WorkspaceHolds {
     return this.#idsOf(holder).has(id);
   }
 
+  /** The live connections that hold the workspace `id`. */
+  holdersOf(id: string): Holder[] {
+    return [...this.#held].filter(([, ids]) => ids.has(id)).map(([holder]) => holder);
+  }
+
+  /** The workspaces `holder` holds. */
+  heldBy(holder: Holder): string[] {
+    return [...this.#idsOf(holder)];
+  }
+
   /** Whether `holder` already holds {@linkcode MAX_WORKSPACES_PER_CONNECTION} workspaces. */
   isFull(holder: Holder): boolean {
     return this.#idsOf(holder).size >= MAX_WORKSPACES_PER_CONNECTION;
@@ -90,6 +100,16 @@ export class WorkspaceHolds {
    */
   release(holder: Holder, id: string): void {
     this.#idsOf(holder).delete(id);
+    this.#stopGrace(id);
+    this.#release(id);
+  }
+
+  /**
+   * Releases the workspace `id` at once and takes it from every holder (the person stopped its
+   * agent): its tabs go back to the user.
+   */
+  drop(id: string): void {
+    for (const ids of this.#held.values()) ids.delete(id);
     this.#stopGrace(id);
     this.#release(id);
   }

@@ -47,6 +47,11 @@ export interface AgentPlan {
 /** One agent's workspace. */
 export interface Workspace {
   readonly id: string;
+  /**
+   * The person's handle for it, counted from 1 as workspaces open (`ghostlight hold 2`, the
+   * popup). Not a capability: it names, it opens nothing.
+   */
+  readonly number: number;
   readonly label: string;
   readonly color: GroupColor;
   /** Key the extension uses to find this workspace's tab group. */
@@ -85,6 +90,7 @@ export class WorkspaceRegistry {
     }
     const workspace: Workspace = {
       id: `ws_${randomToken(24)}`,
+      number: this.#opened + 1,
       label,
       color: COLORS[this.#opened++ % COLORS.length],
       groupKey: randomToken(12),
@@ -113,6 +119,16 @@ export class WorkspaceRegistry {
     return [...this.#workspaces.values()].flatMap((workspace) =>
       workspace.plan ? [{ client: workspace.label, ...workspace.plan }] : []
     );
+  }
+
+  /** Every workspace, oldest first. */
+  list(): Workspace[] {
+    return [...this.#workspaces.values()];
+  }
+
+  /** The workspace the person numbered `number`, if it still exists. */
+  byNumber(number: number): Workspace | undefined {
+    return this.list().find((workspace) => workspace.number === number);
   }
 
   /** How many workspaces exist. */
@@ -146,6 +162,19 @@ export class WorkspaceRegistry {
   forgetTab(tabId: number): void {
     for (const workspace of this.#workspaces.values()) workspace.tabs.delete(tabId);
   }
+}
+
+/** What a workspace's tab group shows: whose it is and, when it is stopped, why. */
+export function groupTitle(
+  workspace: Pick<Workspace, "label">,
+  state: "running" | "held" | "attention" = "running",
+): string {
+  const title = state === "held"
+    ? `⏸ Paused — ${workspace.label}`
+    : state === "attention"
+    ? `⚠ Needs you — ${workspace.label}`
+    : `Ghostlight — ${workspace.label}`;
+  return title.slice(0, 80);
 }
 
 /** Keeps a screenshot in the workspace, evicting the oldest beyond the bound. */

@@ -9,7 +9,14 @@ import { signalOrTimeout } from "./wait.ts";
 
 /** A running `browser launch`. */
 export interface LaunchedBrowser {
-  ready: { slot: number; extension_id: string; user_data_dir: string; pid: number };
+  ready: {
+    slot: number;
+    extension_id: string;
+    user_data_dir: string;
+    pid: number;
+    /** The DevTools endpoint, when launched with `--remote-debugging`. */
+    devtools?: string;
+  };
   /** Sends SIGTERM and waits for launch to clean up; returns its exit code. */
   stop(): Promise<number>;
   stderr(): string;

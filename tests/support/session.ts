@@ -13,6 +13,7 @@ import { launchBrowser, type LaunchedBrowser } from "./browser.ts";
 import { executable, makeTestEnv, type TestEnv } from "./env.ts";
 import { type FixtureServer, serveFixtures } from "./fixtures.ts";
 import { pollUntil } from "./wait.ts";
+import { resolveInstancePaths } from "../../shared/instance.ts";
 
 /** A content block as tests read it. */
 export type Block = { type: string; text?: string; data?: string; mimeType?: string };
@@ -40,7 +41,23 @@ export interface E2ESession {
   text(result: CallResult): string;
   /** Opens a tab (tabs_context_mcp createIfEmpty) and returns its id. */
   firstTab(): Promise<number>;
+  /** Another MCP client on the same instance, named `name`, its connector given `env`. */
+  connectClient(name: string, env?: Record<string, string>): Promise<Client>;
   close(): Promise<void>;
+}
+
+/** The 1.x SDK client connected to a connector of the test's instance. */
+async function connectClient(
+  testEnv: TestEnv,
+  name: string,
+  env: Record<string, string> = {},
+): Promise<Client> {
+  const { command, args } = executable(testEnv, "mcp-connector", ["--instance", testEnv.instance]);
+  const client = new Client({ name, version: "1.0.0" });
+  await client.connect(
+    new StdioClientTransport({ command, args, env: { ...testEnv.env, ...env }, stderr: "pipe" }),
+  );
+  return client;
 }
 
 /** Starts a session; `fixtureHeaders` adds response headers per fixture path. */
@@ -49,16 +66,24 @@ export async function startSession(
     fixtureHeaders?: Record<string, Record<string, string>>;
     /** Extra `browser launch` arguments, e.g. ["--device-scale-factor", "2"]. */
     launchArgs?: string[];
+    /** The person's policy file, in place before the service starts. */
+    policy?: string;
+    /** Settings for every process of the session (the service's, the connector's). */
+    env?: Record<string, string>;
+    /** How the instance's name begins (what a screenshot shows of it). */
+    instancePrefix?: string;
   } = {},
 ): Promise<E2ESession> {
-  const testEnv = await makeTestEnv();
+  const testEnv = await makeTestEnv(options.instancePrefix);
+  Object.assign(testEnv.env, options.env ?? {});
+  if (options.policy !== undefined) {
+    const paths = resolveInstancePaths(testEnv.instance, (key) => testEnv.env[key]);
+    await Deno.mkdir(paths.configDir, { recursive: true });
+    await Deno.writeTextFile(paths.policyFile, options.policy);
+  }
   const fixtures = serveFixtures(options.fixtureHeaders);
   const browser = await launchBrowser(testEnv, { extra: options.launchArgs });
-  const { command, args } = executable(testEnv, "mcp-connector", ["--instance", testEnv.instance]);
-  const client = new Client({ name: "ghostlight-test", version: "1.0.0" });
-  await client.connect(
-    new StdioClientTransport({ command, args, env: testEnv.env, stderr: "pipe" }),
-  );
+  const client = await connectClient(testEnv, "ghostlight-test");
   const call = async (name: string, args: Record<string, unknown>) =>
     await client.callTool({ name, arguments: args }) as CallResult;
   const text = (result: CallResult) => result.content.find((b) => b.type === "text")?.text ?? "";
@@ -83,6 +108,7 @@ export async function startSession(
       const result = await session.ok("tabs_context_mcp", { createIfEmpty: true });
       return (result.structuredContent as { tabs: { tabId: number }[] }).tabs[0].tabId;
     },
+    connectClient: (name, env) => connectClient(testEnv, name, env),
     async close() {
       await client.close().catch(() => {});
       await browser.stop();

@@ -13,7 +13,7 @@ import { redactSecrets } from "../page/redact.ts";
 import { displayUrl } from "../core/redact_url.ts";
 import { rememberTabs, workspaceBrowser } from "../core/target.ts";
 import { ToolError } from "../core/errors.ts";
-import { MAX_TABS_PER_WORKSPACE, type Workspace } from "../../workspace/mod.ts";
+import { groupTitle, MAX_TABS_PER_WORKSPACE, type Workspace } from "../../workspace/mod.ts";
 
 /** Longest tab title shown. */
 const MAX_TITLE_CHARS = 300;
@@ -63,7 +63,7 @@ async function createTab(context: ToolContext): Promise<TabInfo & { tabId: numbe
   const info = await link.call("tab.create", {
     group: {
       key: context.workspace.groupKey,
-      title: `Ghostlight — ${context.workspace.label}`.slice(0, 80),
+      title: groupTitle(context.workspace),
       color: context.workspace.color,
     },
     url: "about:blank",

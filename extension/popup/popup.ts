@@ -1,0 +1,241 @@
+/**
+ * The popup: shows what the service says of the agents (each workspace with its client, colour,
+ * state, plan and current call) and sends the person's hold, take over, resume and stop. It
+ * decides nothing and keeps nothing; every click is a request the service answers with the new
+ * state. Text from agents (names, plans) is only ever set as text, never as markup.
+ *
+ * It runs in the popup's page, so this folder is a workspace member checked against the DOM
+ * (its `deno.json`); `deno task build:extension` bundles it into `extension/dist/popup.js`.
+ *
+ * @module
+ */
+
+/// <reference types="@types/chrome" />
+
+import type { GroupColor } from "../../shared/browser_protocol.ts";
+import {
+  PersonAnswer,
+  type PersonRequest,
+  type PersonState,
+  type PersonWorkspace,
+} from "../../shared/person.ts";
+
+/** How often the open popup refreshes what it shows. */
+const REFRESH_MS = 1_000;
+
+/** Chrome's tab group colours, as the tab strip shows them. */
+const GROUP_COLORS: Record<GroupColor, string> = {
+  grey: "#5f6368",
+  blue: "#1a73e8",
+  red: "#d93025",
+  yellow: "#f9ab00",
+  green: "#188038",
+  pink: "#d01884",
+  purple: "#a142f4",
+  cyan: "#007b83",
+  orange: "#fa903e",
+};
+
+const STATE_LABELS: Record<PersonWorkspace["state"], string> = {
+  running: "Working",
+  idle: "Idle",
+  held: "Paused",
+  attention: "Needs you",
+};
+
+function byId(id: string): HTMLElement {
+  return document.getElementById(id)!;
+}
+
+/** An element with classes and text (never markup). */
+function element(tag: string, className = "", text = ""): HTMLElement {
+  const made = document.createElement(tag);
+  if (className) made.className = className;
+  if (text) made.textContent = text;
+  return made;
+}
+
+/** Asks the service, through the extension's worker. */
+async function ask(request: PersonRequest): Promise<PersonAnswer> {
+  const raw = await chrome.runtime.sendMessage({ kind: "ghostlight-person", request });
+  const answer = PersonAnswer.safeParse(raw);
+  return answer.success
+    ? answer.data
+    : { ok: false, message: "The Ghostlight service gave an answer this popup cannot read." };
+}
+
+function ago(iso: string): string {
+  const seconds = Math.max(0, Math.round((Date.now() - Date.parse(iso)) / 1000));
+  return seconds < 60 ? `${seconds} s ago` : `${Math.round(seconds / 60)} min ago`;
+}
+
+function callText(call: { tool: string; action: string | null; host: string | null }): string {
+  return `${call.tool}${call.action ? ` · ${call.action}` : ""}${
+    call.host ? ` on ${call.host}` : ""
+  }`;
+}
+
+function button(
+  label: string,
+  op: PersonRequest["op"],
+  workspace?: number,
+  style = "",
+): HTMLElement {
+  const made = element("button", style, label);
+  made.dataset.op = op;
+  if (workspace !== undefined) made.dataset.workspace = String(workspace);
+  return made;
+}
+
+function renderWorkspace(workspace: PersonWorkspace): HTMLElement {
+  const card = element("section", "workspace");
+  card.dataset.number = String(workspace.number);
+  card.dataset.state = workspace.state;
+  card.style.setProperty("--group", GROUP_COLORS[workspace.color]);
+  const head = element("div", "row");
+  head.append(
+    element("span", "client", workspace.client),
+    element("span", "number", `#${workspace.number}`),
+    element("span", `state ${workspace.state}`, STATE_LABELS[workspace.state]),
+  );
+  card.append(head);
+
+  const now = element("div", "detail");
+  if (workspace.current) {
+    now.append("Now: ", element("b", "", callText(workspace.current)));
+  } else if (workspace.last) {
+    now.append(
+      "Last: ",
+      element("b", "", callText(workspace.last)),
+      ` · ${workspace.last.result.replaceAll("_", " ")} · ${ago(workspace.last.at)}`,
+    );
+  } else {
+    now.textContent = "No call yet.";
+  }
+  card.append(now);
+
+  if (workspace.plan) {
+    const plan = element("div", "detail");
+    plan.append(
+      "Plan",
+      workspace.plan.domains.length > 0 ? ` for ${workspace.plan.domains.join(", ")}` : "",
+      ":",
+    );
+    const steps = element("ol", "plan");
+    for (const step of workspace.plan.approach.slice(0, 4)) steps.append(element("li", "", step));
+    card.append(plan, steps);
+  }
+
+  card.append(
+    element(
+      "div",
+      "detail",
+      `${workspace.tabs} tab${workspace.tabs === 1 ? "" : "s"}` +
+        (workspace.denials > 0 ? ` · ${workspace.denials} refused in a row` : ""),
+    ),
+  );
+
+  const actions = element("div", "actions");
+  const paused = workspace.state === "held" || workspace.state === "attention";
+  actions.append(
+    paused
+      ? button("Resume", "resume", workspace.number, "primary")
+      : button("Pause", "hold", workspace.number),
+    button("Take over", "take_over", workspace.number),
+    button("Stop", "stop", workspace.number, "danger"),
+  );
+  card.append(actions);
+  return card;
+}
+
+function render(state: PersonState): void {
+  byId("dot").className = "dot up";
+  const connection = byId("connection");
+  connection.textContent = `Connected · ${
+    state.service.instance ? `instance ${state.service.instance}` : "default instance"
+  }`;
+  connection.title = `Ghostlight service ${state.service.version}`;
+  const count = state.workspaces.length;
+  byId("summary").textContent = state.paused
+    ? "Every agent is paused"
+    : `${count} agent${count === 1 ? "" : "s"} at work`;
+  byId("all-hold").hidden = state.paused;
+  byId("all-resume").hidden = !state.paused;
+  for (const id of ["all-hold", "all-stop"]) {
+    (byId(id) as HTMLButtonElement).disabled = false;
+  }
+
+  const banners = byId("banners");
+  banners.replaceChildren();
+  if (state.policy.problem) {
+    banners.append(element("div", "banner bad", `Policy problem: ${state.policy.problem}`));
+  }
+  if (!state.audit.ok) {
+    banners.append(
+      element("div", "banner bad", `Audit stopped, every call is refused: ${state.audit.error}`),
+    );
+  }
+  if (state.workspaces.some((workspace) => workspace.state === "attention")) {
+    banners.append(
+      element(
+        "div",
+        "banner warn",
+        `An agent had ${state.attentionAfter} calls refused in a row and waits for you: ` +
+          "resume it, or stop it.",
+      ),
+    );
+  }
+
+  const list = byId("workspaces");
+  list.replaceChildren(
+    ...(count === 0
+      ? [element("div", "empty", "No agent is working in this browser.")]
+      : state.workspaces.map(renderWorkspace)),
+  );
+  byId("policy").textContent = `Policy: ${state.policy.summary}`;
+  const audit = byId("audit");
+  audit.textContent = state.audit.ok
+    ? "Audit: recording every call ('ghostlight audit tail')"
+    : "Audit: not writing";
+  audit.title = state.audit.file;
+}
+
+function renderDown(message: string): void {
+  byId("dot").className = "dot down";
+  byId("connection").textContent = message;
+  byId("summary").textContent = "";
+  for (const id of ["all-hold", "all-stop"]) {
+    (byId(id) as HTMLButtonElement).disabled = true;
+  }
+  byId("workspaces").replaceChildren(
+    element(
+      "div",
+      "empty",
+      "Ghostlight's controls appear here once the service is running. 'ghostlight doctor' " +
+        "checks every link.",
+    ),
+  );
+}
+
+async function refresh(request: PersonRequest = { op: "state" }): Promise<void> {
+  const answer = await ask(request);
+  if (answer.ok) {
+    render(answer.state);
+    if (answer.said) byId("said").textContent = answer.said;
+  } else if (request.op === "state") {
+    renderDown(answer.message);
+  } else {
+    byId("said").textContent = answer.message;
+  }
+}
+
+document.addEventListener("click", (event) => {
+  const target = (event.target as HTMLElement).closest("button");
+  if (!target?.dataset.op) return;
+  const op = target.dataset.op as Exclude<PersonRequest["op"], "state">;
+  const workspace = target.dataset.workspace ? Number(target.dataset.workspace) : undefined;
+  refresh(workspace === undefined ? { op } : { op, workspace });
+});
+
+refresh();
+setInterval(() => refresh(), REFRESH_MS);

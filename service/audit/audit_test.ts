@@ -1,0 +1,184 @@
+import { assert, assertEquals, assertMatch } from "../../tests/support/assert.ts";
+import {
+  type AuditEntry,
+  AuditKey,
+  AuditLog,
+  AuditUnavailable,
+  FIELDS,
+  rotatedNumbers,
+  type Verification,
+  verifyAudit,
+} from "./mod.ts";
+
+function entry(n: number, overrides: Partial<AuditEntry> = {}): AuditEntry {
+  return {
+    kind: n % 2 === 0 ? "decision" : "outcome",
+    result: n % 2 === 0 ? "allowed" : "success",
+    client: "ghostlight-test",
+    workspace: "ws-0123456789abcdef",
+    work: `w${n}`,
+    tool: "computer",
+    action: "left_click",
+    host: "127.0.0.1",
+    capabilities: ["action"],
+    rule: "no policy file (all open)",
+    args: "hmac-sha256:00",
+    ...overrides,
+  };
+}
+
+async function tempAudit(options: { maxBytes?: number; keepFiles?: number } = {}) {
+  const dir = await Deno.makeTempDir({ prefix: "ghostlight-audit-" });
+  const file = `${dir}/audit.jsonl`;
+  const open = () =>
+    AuditLog.open({
+      file,
+      maxBytes: options.maxBytes ?? 1 << 20,
+      keepFiles: options.keepFiles ?? 10,
+    });
+  const verifyText = (text: string) => verifyAudit([{ name: "audit.jsonl", text }]);
+  return {
+    dir,
+    file,
+    open,
+    verifyText,
+    [Symbol.asyncDispose]: () => Deno.remove(dir, { recursive: true }),
+  };
+}
+
+function failsAt(result: Verification, line: number, reason: RegExp): void {
+  assert(!result.ok, "expected the verification to fail");
+  assertEquals(result.line, line);
+  assertMatch(result.reason, reason);
+}
+
+Deno.test("records have a fixed field order and chain to the one before", async () => {
+  await using t = await tempAudit();
+  const audit = await t.open();
+  for (let n = 0; n < 3; n++) await audit.append(entry(n));
+  const lines = (await Deno.readTextFile(t.file)).trimEnd().split("\n");
+  assertEquals(lines.length, 3);
+  const records = lines.map((line) => JSON.parse(line));
+  for (const record of records) assertEquals(Object.keys(record), FIELDS);
+  assertEquals(records.map((r) => r.seq), [1, 2, 3]);
+  assertEquals(records[0].prev, null);
+  assertEquals(records[1].prev, records[0].hash);
+  assertEquals(records[2].prev, records[1].hash);
+  assertEquals((await Deno.stat(t.file)).mode! & 0o777, 0o600);
+  assertEquals(await t.verifyText(await Deno.readTextFile(t.file)), {
+    ok: true,
+    records: 3,
+    end: { seq: 3, hash: records[2].hash },
+  });
+});
+
+Deno.test("verify names the first bad line: an edited byte, a removed, a swapped record", async () => {
+  await using t = await tempAudit();
+  const audit = await t.open();
+  for (let n = 0; n < 6; n++) await audit.append(entry(n));
+  const text = await Deno.readTextFile(t.file);
+  const lines = text.trimEnd().split("\n");
+
+  const edited = [...lines];
+  edited[2] = edited[2].replace("127.0.0.1", "127.0.0.2");
+  failsAt(await t.verifyText(edited.join("\n") + "\n"), 3, /hash does not match/);
+
+  const reformatted = [...lines];
+  reformatted[1] = JSON.stringify(JSON.parse(reformatted[1]), null, 0).replace(":", ": ");
+  failsAt(await t.verifyText(reformatted.join("\n") + "\n"), 2, /fixed form/);
+
+  const removed = lines.filter((_, index) => index !== 3);
+  failsAt(await t.verifyText(removed.join("\n") + "\n"), 4, /removed, inserted or reordered/);
+
+  const swapped = [...lines];
+  [swapped[1], swapped[2]] = [swapped[2], swapped[1]];
+  failsAt(await t.verifyText(swapped.join("\n") + "\n"), 2, /removed, inserted or reordered/);
+
+  const inserted = [...lines.slice(0, 2), lines[4], ...lines.slice(2)];
+  failsAt(await t.verifyText(inserted.join("\n") + "\n"), 3, /removed, inserted or reordered/);
+
+  const firstRemoved = lines.slice(1);
+  assert((await t.verifyText(firstRemoved.join("\n") + "\n")).ok, "a rotated-away head is fine");
+  failsAt(await t.verifyText("not json\n"), 1, /not a JSON record/);
+});
+
+Deno.test("rotation by size keeps the chain across files and bounds the files kept", async () => {
+  await using t = await tempAudit({ maxBytes: 1200, keepFiles: 2 });
+  const audit = await t.open();
+  for (let n = 0; n < 20; n++) await audit.append(entry(n));
+  const numbers = await rotatedNumbers(t.file);
+  assertEquals(numbers.length, 2, "only the newest rotated files are kept");
+  const files = [...numbers.map((n) => `${t.file}.${n}`), t.file];
+  const texts = await Promise.all(
+    files.map(async (name) => ({ name, text: await Deno.readTextFile(name) })),
+  );
+  for (const { text } of texts) assert(new TextEncoder().encode(text).length <= 1200);
+  const verified = await verifyAudit(texts);
+  assert(verified.ok, JSON.stringify(verified));
+  assertEquals(verified.end?.seq, 20);
+  // Out of order, the files break the chain at the first line of the misplaced one.
+  const misordered = await verifyAudit([texts[1], texts[0], texts[2]]);
+  assert(!misordered.ok && misordered.file === texts[0].name && misordered.line === 1);
+});
+
+Deno.test("a reopened audit continues the chain, from a rotated file too", async () => {
+  await using t = await tempAudit({ maxBytes: 600 });
+  const first = await t.open();
+  for (let n = 0; n < 3; n++) await first.append(entry(n));
+  const second = await t.open();
+  await second.append(entry(3));
+  // Only rotated files left: the chain goes on from the newest of them.
+  await Deno.rename(t.file, `${t.file}.99`);
+  const third = await t.open();
+  await third.append(entry(4));
+  const numbers = await rotatedNumbers(t.file);
+  const texts = await Promise.all(
+    [...numbers.map((n) => `${t.file}.${n}`), t.file].map(async (name) => ({
+      name,
+      text: await Deno.readTextFile(name),
+    })),
+  );
+  const verified = await verifyAudit(texts);
+  assert(verified.ok, JSON.stringify(verified));
+  assertEquals(verified.end?.seq, 5);
+});
+
+Deno.test("writing fails closed: an unwritable or damaged audit refuses with the reason", async () => {
+  await using t = await tempAudit();
+  const audit = await t.open();
+  await audit.append(entry(0));
+  await Deno.remove(t.file);
+  await Deno.mkdir(t.file);
+  let thrown: unknown;
+  try {
+    await audit.append(entry(1));
+  } catch (error) {
+    thrown = error;
+  }
+  assert(thrown instanceof AuditUnavailable, String(thrown));
+  assertMatch(thrown.message, /could not be written/);
+  assertEquals(audit.state().ok, false);
+  await Deno.remove(t.file);
+
+  await Deno.writeTextFile(t.file, '{"seq":1,"time":"x"}\n');
+  const damaged = await t.open();
+  assertMatch(damaged.state().error ?? "", /last record .* is not an audit record/);
+  let refused: unknown;
+  try {
+    await damaged.append(entry(2));
+  } catch (error) {
+    refused = error;
+  }
+  assert(refused instanceof AuditUnavailable);
+});
+
+Deno.test("arguments are a keyed hash: stable, key-order blind, secret-dependent", async () => {
+  const key = await AuditKey.derive(new Uint8Array(32).fill(7));
+  const other = await AuditKey.derive(new Uint8Array(32).fill(8));
+  const a = await key.arguments({ text: "hunter2", tabId: 1 });
+  assertMatch(a, /^hmac-sha256:[0-9a-f]{64}$/);
+  assertEquals(a, await key.arguments({ tabId: 1, text: "hunter2" }));
+  assert(a !== await other.arguments({ text: "hunter2", tabId: 1 }));
+  assert(!a.includes("hunter2"));
+  assertMatch(await key.workspace("ws_secret"), /^ws-[0-9a-f]{16}$/);
+});

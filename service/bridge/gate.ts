@@ -1,0 +1,418 @@
+/**
+ * The governance step of a work: what the person's controls and the policy say before anything
+ * is sent to the browser, the landing check after a call that may have moved its tab, and the
+ * audit record of each decision and each outcome. The decision is `decide()`'s and the person's
+ * controls are `PersonControls`'; this step gathers the facts (the tab's host, the capability of
+ * the action, the call's restrictions), words the answer, and writes the audit, failing closed.
+ *
+ * @module
+ */
+
+import type { ConnectorMessage, Outcome } from "../../shared/bridge.ts";
+import { type AuditEntry, AuditUnavailable } from "../audit/mod.ts";
+import { BrowserError } from "../browser/mod.ts";
+import {
+  type Barrier,
+  decide,
+  type Decision,
+  hostOfUrl,
+  type PageHost,
+  Restriction,
+} from "../governance/mod.ts";
+import { log } from "../log/mod.ts";
+import { failureOutcome, normalizeUrl, ownedTab } from "../tools/mod.ts";
+import type { Workspace } from "../workspace/mod.ts";
+import type { Session } from "./session.ts";
+
+type StartMessage = Extract<ConnectorMessage, { type: "start" }>;
+
+/** What the gate needs of a work. */
+export interface GatedWork {
+  readonly id: string;
+  readonly message: StartMessage;
+  readonly workspace: Workspace | undefined;
+  /** The audit fields every record of this work shares, once computed. */
+  auditBase?: Promise<AuditBase>;
+  /** What the check before dispatch found, for the landing check and the outcome record. */
+  checked?: Checked;
+}
+
+/** The fields every audit record of one work shares. */
+type AuditBase = Omit<AuditEntry, "kind" | "result" | "host" | "rule">;
+
+/** What the check before dispatch found: the host it decided on and the tab it read it from. */
+interface Checked {
+  host: PageHost;
+  tabId: number | undefined;
+  /** Where the tab was navigating to when it was read, when that is another host. */
+  pending?: PageHost;
+}
+
+/** A call refused before dispatch: the outcome it gets. */
+type Refused = { outcome: Outcome };
+
+/**
+ * Answers a call the person's controls stop (held, attention, stopped), recording the
+ * decision. Nothing reaches the browser.
+ */
+export async function barredOutcome(
+  session: Session,
+  work: GatedWork,
+  barrier: Barrier,
+): Promise<Outcome> {
+  const outcome = barrierOutcome(session, barrier);
+  const recorded = await recordDecision(session, work, {
+    result: barrier.kind,
+    host: null,
+    rule: barrier.rule,
+  });
+  return recorded ?? outcome;
+}
+
+/**
+ * Checks a call whose lane is free, before anything is sent to the browser: the person's
+ * controls, the call's restrictions, sacred sites and the policy for the host the call touches
+ * (the target of a navigation). The decision is recorded first; a decision that cannot be
+ * recorded refuses the call. Returns null when the call may run.
+ */
+export async function checkBeforeDispatch(
+  session: Session,
+  work: GatedWork,
+): Promise<Refused | null> {
+  const { person } = session.deps.governance;
+  const barrier = person.barrier(session.holder, work.workspace?.id);
+  if (barrier !== null) return { outcome: await barredOutcome(session, work, barrier) };
+  const restrictions = readRestrictions(work.message);
+  if ("outcome" in restrictions) {
+    const recorded = await recordDecision(session, work, {
+      result: "denied",
+      host: null,
+      rule: restrictions.rule,
+    });
+    return { outcome: recorded ?? restrictions.outcome };
+  }
+  const located = await locate(session, work);
+  if ("outcome" in located) return located;
+  work.checked = located;
+  // While a navigation is pending, what the call touches may be either page: both must do.
+  const hosts = located.pending === undefined ? [located.host] : [located.host, located.pending];
+  const decisions = hosts.map((host) => ({
+    host,
+    decision: decideFor(session, work, host, restrictions.list),
+  }));
+  const { host, decision } = decisions.find(({ decision }) => isRefusal(decision)) ??
+    decisions[0];
+  const recorded = await recordDecision(session, work, {
+    result: decision.verdict,
+    host,
+    rule: decision.rule,
+  });
+  if (recorded) return { outcome: recorded };
+  const workspace = work.workspace;
+  if (isRefusal(decision)) {
+    const opened = workspace !== undefined && person.denied(workspace);
+    return { outcome: denialOutcome(session, work, decision, host, opened) };
+  }
+  if (workspace) {
+    person.allowed(workspace);
+    person.began(workspace, callNote(session, work, located.host), located.tabId);
+  }
+  return null;
+}
+
+/**
+ * After a call that touched a tab: when the tab now shows another host (a navigation, a
+ * redirect, a click on a link), that host must allow reading, since the result describes the
+ * page. When it does not, the result is withheld and the call says where it stopped.
+ */
+export async function checkLanding(
+  session: Session,
+  work: GatedWork,
+  outcome: Outcome,
+): Promise<Outcome> {
+  const checked = work.checked;
+  if (outcome.kind !== "success" || checked?.tabId === undefined || !work.workspace) {
+    return outcome;
+  }
+  let landed: PageHost;
+  try {
+    const tab = ownedTab(work.workspace, session.deps.browsers, checked.tabId);
+    landed = hostOfUrl((await tab.link.call("tab.get", { tab_id: tab.native })).url);
+  } catch {
+    // The tab went away with the call: nothing of a page is left to withhold.
+    return outcome;
+  }
+  if (landed === checked.host) return outcome;
+  const decision = decide(session.deps.governance.policy.rules(), {
+    client: work.message.context.client_name,
+    host: landed,
+    capabilities: ["read"],
+    restrictions: readRestrictionsOrNone(work.message),
+  });
+  const recorded = await recordDecision(session, work, {
+    result: decision.verdict,
+    host: landed,
+    rule: `after the call, on the page it led to: ${decision.rule}`,
+  });
+  if (recorded) return recorded;
+  if (!isRefusal(decision)) return outcome;
+  const opened = session.deps.governance.person.denied(work.workspace);
+  return landingOutcome(session, work, decision, landed, opened);
+}
+
+/** Records a work's outcome and notes it for the person; never throws. */
+export async function recordOutcome(
+  session: Session,
+  work: GatedWork,
+  outcome: Outcome,
+): Promise<void> {
+  if (work.workspace && work.checked) {
+    session.deps.governance.person.ended(
+      work.workspace,
+      callNote(session, work, work.checked.host),
+      outcome.kind,
+    );
+  }
+  try {
+    await session.deps.governance.audit.append({
+      ...await auditBaseOf(session, work),
+      kind: "outcome",
+      result: outcome.kind,
+      host: work.checked?.host ?? null,
+      rule: null,
+    });
+  } catch (error) {
+    // The effect, if any, has happened: its caller still hears how it ended. Later calls are
+    // refused, since the audit now fails closed.
+    log("error", `an outcome could not be audited: ${(error as Error).message}`);
+  }
+}
+
+/**
+ * Writes a decision record. Returns null when it was written, or the refusal the call gets
+ * when it could not be: no record, no call.
+ */
+async function recordDecision(
+  session: Session,
+  work: GatedWork,
+  decision: { result: string; host: PageHost; rule: string },
+): Promise<Outcome | null> {
+  try {
+    await session.deps.governance.audit.append({
+      ...await auditBaseOf(session, work),
+      kind: "decision",
+      ...decision,
+    });
+    return null;
+  } catch (error) {
+    if (!(error instanceof AuditUnavailable)) throw error;
+    return {
+      kind: "denied",
+      message: `Ghostlight refused this call because its audit could not be written: ` +
+        `${error.message}.`,
+      next_step: "Nothing was done in the browser. Ask the person to fix the audit file " +
+        "('ghostlight status' says what is wrong).",
+    };
+  }
+}
+
+/** The audit fields every record of a work shares; the keyed hashes are made once. */
+function auditBaseOf(session: Session, work: GatedWork): Promise<AuditBase> {
+  work.auditBase ??= (async () => {
+    const { catalog, governance: { auditKey } } = session.deps;
+    const { tool, arguments: args, context } = work.message;
+    return {
+      client: context.client_name,
+      workspace: work.workspace ? await auditKey.workspace(work.workspace.id) : null,
+      work: work.id,
+      tool,
+      action: catalog.action(tool, args),
+      capabilities: catalog.capabilities(tool, args),
+      args: await auditKey.arguments(args),
+    };
+  })();
+  return work.auditBase;
+}
+
+/** The call's restrictions, checked; an invalid one refuses the call with the reason. */
+function readRestrictions(
+  message: StartMessage,
+): { list: Restriction[] } | { outcome: Outcome; rule: string } {
+  const list: Restriction[] = [];
+  for (const raw of message.context.restrictions ?? []) {
+    const parsed = Restriction.safeParse(raw);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      const rule = `the restriction from ${raw.source} is invalid (${
+        issue.path.join(".") || "restriction"
+      }: ${issue.message})`;
+      return {
+        rule,
+        outcome: {
+          kind: "denied",
+          message: `Ghostlight refused this call: ${rule}, and a restriction it cannot read ` +
+            "is never ignored.",
+          next_step: "Fix the restriction: capabilities are read, action, write, execute; " +
+            'hosts are names like "example.com", "*.example.com" or "*".',
+        },
+      };
+    }
+    list.push(parsed.data);
+  }
+  return { list };
+}
+
+function readRestrictionsOrNone(message: StartMessage): Restriction[] {
+  const read = readRestrictions(message);
+  return "list" in read ? read.list : [];
+}
+
+/**
+ * The host a call touches, before anything is sent that reaches a page: the target of a
+ * navigation to a URL, else the page in the tab the call names (read from the browser's tab
+ * list, which neither attaches to nor reaches the page), else none. A tab that is not the
+ * workspace's, or cannot be read, ends the call here as its handler would have.
+ */
+async function locate(session: Session, work: GatedWork): Promise<Checked | Refused> {
+  const { arguments: args, tool } = work.message;
+  const tabId = typeof args.tabId === "number" ? args.tabId : undefined;
+  if (tabId === undefined || !work.workspace) return { host: null, tabId: undefined };
+  try {
+    const tab = ownedTab(work.workspace, session.deps.browsers, tabId);
+    const url = typeof args.url === "string" ? args.url.trim() : "";
+    if (tool === "navigate" && url !== "back" && url !== "forward") {
+      return { host: hostOfUrl(normalizeUrl(url)), tabId };
+    }
+    const info = await tab.link.call("tab.get", { tab_id: tab.native });
+    const host = hostOfUrl(info.url);
+    const pending = info.pending_url === undefined ? host : hostOfUrl(info.pending_url);
+    return pending === host ? { host, tabId } : { host, tabId, pending };
+  } catch (error) {
+    if (error instanceof BrowserError && error.kind === "not_sent") {
+      return {
+        outcome: {
+          kind: "not_dispatched",
+          message: `The browser was not reachable, so nothing was sent (${error.message}).`,
+          next_step: "Check that the browser is running and attached ('ghostlight status'), " +
+            "then retry.",
+        },
+      };
+    }
+    return { outcome: failureOutcome(error, work.workspace) };
+  }
+}
+
+/** Whether a decision refuses the call. */
+function isRefusal(decision: Decision): boolean {
+  return decision.verdict === "denied" || decision.verdict === "sacred";
+}
+
+/** The policy's decision for a work on `host`. */
+function decideFor(
+  session: Session,
+  work: GatedWork,
+  host: PageHost,
+  restrictions: Restriction[],
+): Decision {
+  const { tool, arguments: args, context } = work.message;
+  return decide(session.deps.governance.policy.rules(), {
+    client: context.client_name,
+    host,
+    capabilities: session.deps.catalog.capabilities(tool, args),
+    restrictions,
+  });
+}
+
+/** The person's view of a work: its tool, action and host. */
+function callNote(session: Session, work: GatedWork, host: PageHost) {
+  const { tool, arguments: args } = work.message;
+  return { tool, action: session.deps.catalog.action(tool, args), host };
+}
+
+/** A call's name as a sentence starts with it: `computer left_click`, `get_page_text`. */
+function subject(session: Session, work: GatedWork): string {
+  const { tool, arguments: args } = work.message;
+  const action = session.deps.catalog.action(tool, args);
+  return action === null ? tool : `${tool} ${action}`;
+}
+
+/** The words of a refusal by policy or for a sacred site, naming capability, host and rule. */
+function denialOutcome(
+  session: Session,
+  work: GatedWork,
+  decision: Decision,
+  host: PageHost,
+  opened: boolean,
+): Outcome {
+  const what = subject(session, work);
+  const message = decision.verdict === "sacred"
+    ? `${what} would touch ${host}, which Ghostlight never touches whatever the policy says: ` +
+      `${decision.rule}.`
+    : `${what} needs the ${decision.capability} capability${host === null ? "" : ` on ${host}`}, ` +
+      `which is refused (${decision.rule}).`;
+  return {
+    kind: "denied",
+    message: message + attentionNote(session, opened),
+    next_step: decision.verdict === "sacred"
+      ? "Ask the person to do this part themselves."
+      : "Nothing was done. Only the person can change this: do it with what is allowed here, " +
+        "or ask them.",
+  };
+}
+
+/** The words of a call whose tab ended on a host it may not read. */
+function landingOutcome(
+  session: Session,
+  work: GatedWork,
+  decision: Decision,
+  landed: PageHost,
+  opened: boolean,
+): Outcome {
+  const why = decision.verdict === "sacred"
+    ? `a site Ghostlight never touches (${decision.rule})`
+    : `where reading is refused (${decision.rule})`;
+  return {
+    kind: "denied",
+    message: `${subject(session, work)} was carried out, but the tab ended on ${landed}, ${why}; ` +
+      `nothing from that page is returned.${attentionNote(session, opened)}`,
+    next_step: "Navigate the tab back to a site the policy allows, or ask the person.",
+  };
+}
+
+function attentionNote(session: Session, opened: boolean): string {
+  return opened
+    ? ` That is ${session.deps.governance.person.attentionAfter} refusals in a row, so ` +
+      "Ghostlight now holds this agent until the person looks."
+    : "";
+}
+
+/** The answer to a call the person's controls stop. */
+function barrierOutcome(session: Session, barrier: Barrier): Outcome {
+  switch (barrier.kind) {
+    case "held":
+      return {
+        kind: "held",
+        message: "this agent is on hold (the person used the Ghostlight popup, a shortcut or " +
+          "'ghostlight hold'); nothing was done in the browser.",
+        next_step: "Wait, then try again; the person resumes it from the popup or with " +
+          "'ghostlight resume'.",
+      };
+    case "attention":
+      return {
+        kind: "attention_required",
+        message:
+          `Ghostlight holds this agent after ${session.deps.governance.person.attentionAfter} ` +
+          "refused calls in a row; nothing was done in the browser.",
+        next_step: "Stop and tell the person what you were trying to do: they resume you from " +
+          "the popup or with 'ghostlight resume' once they have looked.",
+      };
+    case "stopped":
+      return {
+        kind: "denied",
+        message: "The person stopped this agent: its workspace was ended and its tabs handed " +
+          "back; nothing was done in the browser.",
+        next_step: "Do not carry on in the browser. The person can let you start again by " +
+          "reconnecting this MCP server.",
+      };
+  }
+}

@@ -1,0 +1,63 @@
+/**
+ * `ghostlight hold | resume | stop | take-over [N]`: the person's controls from a terminal, the
+ * same as the popup's buttons. Without N they apply to every agent.
+ *
+ * @module
+ */
+
+import type { InstancePaths } from "../../shared/instance.ts";
+import type { PersonRequest } from "../../shared/person.ts";
+import { askPerson } from "../control/mod.ts";
+import { describeInstance } from "../endpoint/mod.ts";
+import { noMore, UsageError } from "./args.ts";
+
+/** The command names and the request each sends. */
+const OPS: Record<string, Exclude<PersonRequest["op"], "state">> = {
+  hold: "hold",
+  resume: "resume",
+  stop: "stop",
+  "take-over": "take_over",
+};
+
+/** Whether `command` is one of the person's controls. */
+export function isPersonCommand(command: string): boolean {
+  return command in OPS;
+}
+
+/**
+ * Runs one control: exit 0 when done, 1 when refused (an unknown workspace), 3 when no service
+ * runs.
+ */
+export async function runPersonCommand(
+  paths: InstancePaths,
+  command: string,
+  args: string[],
+): Promise<number> {
+  const raw = args.shift();
+  noMore(args);
+  const workspace = raw === undefined ? undefined : Number(raw);
+  if (workspace !== undefined && !(Number.isInteger(workspace) && workspace > 0)) {
+    throw new UsageError(
+      `${command} takes a workspace number ('ghostlight status' lists them), or none for all`,
+    );
+  }
+  const op = OPS[command];
+  let answer;
+  try {
+    answer = await askPerson(
+      paths.controlSocket,
+      workspace === undefined ? { op } : { op, workspace },
+    );
+  } catch {
+    console.error(
+      `ghostlight: the service for ${describeInstance(paths)} is not running; no agent can act`,
+    );
+    return 3;
+  }
+  if (!answer.ok) {
+    console.error(`ghostlight: ${answer.message}`);
+    return 1;
+  }
+  console.log(answer.said);
+  return 0;
+}

@@ -1,0 +1,172 @@
+/**
+ * `ghostlight policy explain | simulate | init`: what a policy allows, in words; which calls of
+ * a past audit a policy would have refused; a commented starting file.
+ *
+ * @module
+ */
+
+import type { InstancePaths } from "../../shared/instance.ts";
+import { parseRecord } from "../audit/mod.ts";
+import {
+  ALL_OPEN,
+  BUILT_IN_SACRED,
+  decide,
+  DEFAULT_TEMPLATE,
+  describePolicy,
+  explainPolicy,
+  MACHINE_POLICY_FILE,
+  type PolicyLayer,
+  readPolicyText,
+  type Rules,
+  TEMPLATES,
+} from "../governance/mod.ts";
+import { noMore, takeOption, UsageError } from "./args.ts";
+
+/** Runs a `policy` subcommand. */
+export async function runPolicy(paths: InstancePaths, args: string[]): Promise<number> {
+  const sub = args.shift();
+  switch (sub) {
+    case "explain":
+      return await explain(paths, args);
+    case "simulate":
+      return await simulate(args);
+    case "init":
+      return await init(paths, args);
+    default:
+      throw new UsageError(
+        "the policy commands are 'policy explain [FILE]', 'policy simulate FILE --replay " +
+          "AUDIT' and 'policy init [--template NAME]'",
+      );
+  }
+}
+
+/** A policy file read for a command: its layer, none when it is absent, or why it is bad. */
+async function readLayer(file: string): Promise<PolicyLayer | null | string> {
+  let text: string;
+  try {
+    text = await Deno.readTextFile(file);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return null;
+    return `${file} cannot be read: ${(error as Error).message}`;
+  }
+  const read = readPolicyText(text, file);
+  return "error" in read ? read.error : read.policy;
+}
+
+/**
+ * `policy explain [FILE] [--host HOST] [--client NAME]`: the named file, or the layers this
+ * instance would apply (machine-wide, then the person's), in words; with `--host`, what each
+ * capability gets there.
+ */
+async function explain(paths: InstancePaths, args: string[]): Promise<number> {
+  const host = takeOption(args, "--host");
+  const client = takeOption(args, "--client") ?? "*";
+  const file = args.shift();
+  noMore(args);
+  const files = file === undefined ? [MACHINE_POLICY_FILE, paths.policyFile] : [file];
+  const layers: PolicyLayer[] = [];
+  for (const path of files) {
+    const layer = await readLayer(path);
+    if (typeof layer === "string") {
+      console.error(`ghostlight: ${layer}`);
+      return 1;
+    }
+    if (layer !== null) layers.push(layer);
+    else if (file !== undefined) {
+      console.error(`ghostlight: there is no policy file at ${file}`);
+      return 1;
+    }
+  }
+  if (layers.length === 0) {
+    console.log(`No policy file (${paths.policyFile}): everything is allowed except sacred sites.`);
+    layers.push(ALL_OPEN);
+  }
+  for (const line of describePolicy(layers, BUILT_IN_SACRED)) console.log(line);
+  if (host !== undefined) {
+    const explained = explainPolicy({ layers, builtInSacred: BUILT_IN_SACRED }, client, host);
+    console.log(`\nOn ${host}, for ${client === "*" ? "any client" : client}:`);
+    for (const [capability, { verdict, rule }] of Object.entries(explained.capabilities)) {
+      console.log(`  ${capability.padEnd(8)} ${verdict.padEnd(8)} ${rule}`);
+    }
+  }
+  return 0;
+}
+
+/**
+ * `policy simulate FILE --replay AUDIT`: each decision of the audit, decided again under FILE;
+ * the ones it would have refused are listed. A per-call restriction is not in the audit, so it
+ * is not replayed.
+ */
+async function simulate(args: string[]): Promise<number> {
+  const replay = takeOption(args, "--replay");
+  const file = args.shift();
+  noMore(args);
+  if (file === undefined || replay === undefined) {
+    throw new UsageError("policy simulate needs a policy FILE and --replay AUDIT");
+  }
+  const layer = await readLayer(file);
+  if (layer === null || typeof layer === "string") {
+    console.error(`ghostlight: ${layer ?? `there is no policy file at ${file}`}`);
+    return 1;
+  }
+  const rules: Rules = { layers: [layer], builtInSacred: BUILT_IN_SACRED };
+  const lines = (await Deno.readTextFile(replay)).split("\n");
+  let decisions = 0;
+  let refused = 0;
+  for (const [index, line] of lines.entries()) {
+    if (line === "") continue;
+    const record = parseRecord(line);
+    if (typeof record === "string" || record.kind !== "decision") continue;
+    if (!["allowed", "observed", "denied", "sacred"].includes(record.result)) continue;
+    decisions++;
+    // A landing check decided whether the page the call led to may be read.
+    const landing = record.rule?.startsWith("after the call") ?? false;
+    const decision = decide(rules, {
+      client: record.client,
+      host: record.host,
+      capabilities: landing ? ["read"] : record.capabilities as never[],
+      restrictions: [],
+    });
+    if (decision.verdict !== "denied" && decision.verdict !== "sacred") continue;
+    refused++;
+    const call = record.action === null ? record.tool : `${record.tool} ${record.action}`;
+    console.log(
+      `${replay}:${index + 1}: ${record.time} ${record.client} ${call} on ` +
+        `${record.host ?? "no site"} would be ${
+          decision.verdict === "sacred" ? "refused (sacred)" : "denied"
+        }` +
+        ` (${decision.rule}); it was ${record.result}`,
+    );
+  }
+  console.log(`${refused} of ${decisions} decision(s) would have been refused under ${file}.`);
+  return 0;
+}
+
+/** `policy init [--template NAME]`: writes a commented starting file; never overwrites one. */
+async function init(paths: InstancePaths, args: string[]): Promise<number> {
+  const name = takeOption(args, "--template") ?? DEFAULT_TEMPLATE;
+  noMore(args);
+  const template = TEMPLATES[name];
+  if (!template) {
+    throw new UsageError(
+      `there is no template ${JSON.stringify(name)}; the templates are: ${
+        Object.entries(TEMPLATES).map(([key, t]) => `${key} (${t.about})`).join(", ")
+      }`,
+    );
+  }
+  await Deno.mkdir(paths.configDir, { recursive: true, mode: 0o700 });
+  try {
+    await Deno.writeTextFile(paths.policyFile, template.text, { createNew: true, mode: 0o600 });
+  } catch (error) {
+    if (!(error instanceof Deno.errors.AlreadyExists)) throw error;
+    console.error(
+      `ghostlight: ${paths.policyFile} already exists; edit it, or move it away and run this again`,
+    );
+    return 1;
+  }
+  console.log(
+    `Wrote ${paths.policyFile} (${name}: ${template.about}). A running service applies it ` +
+      "within a second; 'ghostlight policy explain' says what it allows.",
+  );
+  return 0;
+}

@@ -1,0 +1,110 @@
+/**
+ * The person's requests, from whichever surface asks (the CLI through the control socket, the
+ * popup and shortcuts through the browser link): checked, carried out by the person's controls,
+ * and answered with the state after them.
+ *
+ * @module
+ */
+
+import { type PersonAnswer, PersonRequest, type PersonState } from "../../shared/person.ts";
+import type { AuditLog } from "../audit/mod.ts";
+import {
+  NoSuchWorkspace,
+  type PersonControls,
+  type PolicyFileState,
+  type PolicyStore,
+} from "../governance/mod.ts";
+import { log } from "../log/mod.ts";
+
+/** What answering the person needs. */
+export interface PersonDesk {
+  person: PersonControls;
+  policy: PolicyStore;
+  audit: AuditLog;
+  service: PersonState["service"];
+}
+
+/** Everything the person's surfaces show, now. */
+export function personState(desk: PersonDesk): PersonState {
+  const { machine, user } = desk.policy.states();
+  const audit = desk.audit.state();
+  return {
+    service: desk.service,
+    paused: desk.person.paused,
+    attentionAfter: desk.person.attentionAfter,
+    stopped: desk.person.stoppedAgents,
+    policy: { summary: policySummary(machine, user), problem: policyProblem(machine, user) },
+    audit: { file: audit.file, ok: audit.ok, error: audit.error ?? null },
+    workspaces: desk.person.workspaces(),
+  };
+}
+
+/** Checks and carries out one request; never throws. */
+export async function answerPerson(desk: PersonDesk, raw: unknown): Promise<PersonAnswer> {
+  const parsed = PersonRequest.safeParse(raw);
+  if (!parsed.success) {
+    return {
+      ok: false,
+      message: `not a request Ghostlight knows: ${parsed.error.issues[0].message}`,
+    };
+  }
+  const request = parsed.data;
+  try {
+    const said = request.op === "state" ? "" : await carryOut(desk.person, request);
+    if (said) {
+      log(
+        "info",
+        `the person: ${request.op}${
+          "workspace" in request && request.workspace ? ` ${request.workspace}` : ""
+        }`,
+      );
+    }
+    return { ok: true, state: personState(desk), said };
+  } catch (error) {
+    if (error instanceof NoSuchWorkspace) return { ok: false, message: error.message };
+    throw error;
+  }
+}
+
+async function carryOut(
+  person: PersonControls,
+  request: Exclude<PersonRequest, { op: "state" }>,
+): Promise<string> {
+  switch (request.op) {
+    case "hold":
+      return person.hold(request.workspace);
+    case "resume":
+      return person.resume(request.workspace);
+    case "stop":
+      return person.stop(request.workspace);
+    case "take_over":
+      return await person.takeOver(request.workspace);
+  }
+}
+
+/** One line: which policy is in force. */
+function policySummary(machine: PolicyFileState, user: PolicyFileState): string {
+  const describe = (state: PolicyFileState) =>
+    state.inForce === "deny-all"
+      ? `everything refused (${state.file} is broken)`
+      : state.inForce === "nothing"
+      ? null
+      : `${state.file}${state.mode === "observe" ? " (observe mode)" : ""}`;
+  const parts = [describe(machine), describe(user)].filter((part) => part !== null);
+  return parts.length === 0
+    ? "All open: no policy file (sacred sites are still refused)"
+    : parts.join(", then ");
+}
+
+/** What is wrong with a policy file and what applies meanwhile, or null. */
+function policyProblem(machine: PolicyFileState, user: PolicyFileState): string | null {
+  const broken = [machine, user].filter((state) => state.error !== undefined);
+  if (broken.length === 0) return null;
+  return broken.map((state) =>
+    `${state.error}; ${
+      state.inForce === "deny-all"
+        ? "everything is refused until it is fixed"
+        : "the policy that was in force stays until it is fixed"
+    }`
+  ).join(" ");
+}

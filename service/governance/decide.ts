@@ -1,0 +1,187 @@
+/**
+ * The policy decision: a pure function from the rules in force and the facts of one call (who,
+ * on which host, needing which capabilities, under which per-call restrictions) to a verdict and
+ * the rule behind it. Sacred sites first, whatever else; then the per-call restrictions, always
+ * enforced; then each policy layer, where deny overrides allow, and a layer in observe mode
+ * records what it would deny instead of denying it. Every layer must allow: a machine-wide layer
+ * and a per-call restriction can only tighten.
+ *
+ * @module
+ */
+
+import { z } from "zod";
+import { Capability } from "../catalog/mod.ts";
+import { BROWSER_PAGES, hostMatches, HostPattern, type PageHost, sacredCovers } from "./hosts.ts";
+import type { PolicyLayer } from "./policy_file.ts";
+
+/**
+ * A restriction one call (or one connector) asks for, on top of the policy: only these
+ * capabilities, only these hosts. Checked when it arrives; an invalid one refuses the call.
+ */
+export const Restriction = z.object({
+  /** Who asked, as a rule names it. */
+  source: z.string().max(100),
+  capabilities: z.array(Capability).max(4).optional(),
+  hosts: z.array(HostPattern).max(64).optional(),
+}).strict();
+export type Restriction = z.infer<typeof Restriction>;
+
+/** Everything that decides a call, apart from the call. */
+export interface Rules {
+  /** The policies in force, the machine-wide one (if any) first, the user's last. */
+  layers: readonly PolicyLayer[];
+  /** The built-in sacred sites. */
+  builtInSacred: readonly string[];
+}
+
+/** What is known of one call when it is decided. */
+export interface CallFacts {
+  /** The MCP client's name. */
+  client: string;
+  /** The host of the page the call touches, or null when it touches none. */
+  host: PageHost;
+  /** What the call's action needs, from the catalog. */
+  capabilities: readonly Capability[];
+  restrictions: readonly Restriction[];
+}
+
+/**
+ * `allowed`; `observed` (a layer in observe mode would have denied it: recorded, let through);
+ * `denied`; `sacred` (a sacred site, refused whatever the policy).
+ */
+export type Verdict = "allowed" | "observed" | "denied" | "sacred";
+
+/** A decision: the verdict, the capability it turned on (if any) and the rule, in words. */
+export interface Decision {
+  verdict: Verdict;
+  capability: Capability | null;
+  rule: string;
+}
+
+/** Decides one call. */
+export function decide(rules: Rules, call: CallFacts): Decision {
+  const first = call.capabilities[0] ?? null;
+  if (call.host !== null) {
+    const sacred = sacredRule(rules, call.host);
+    if (sacred !== null) return { verdict: "sacred", capability: first, rule: sacred };
+  }
+  const restricted = restrictionDenial(call);
+  if (restricted !== null) return restricted;
+  if (call.host === null) {
+    return { verdict: "allowed", capability: first, rule: "the call touches no site" };
+  }
+  if (first === null) {
+    return { verdict: "allowed", capability: null, rule: "the call needs no capability" };
+  }
+  let observed: Decision | null = null;
+  let allowedBy = "";
+  for (const capability of call.capabilities) {
+    for (const layer of rules.layers) {
+      const said = layerSays(layer, call.client, call.host, capability);
+      if (said.allows) {
+        if (capability === first) allowedBy = said.rule;
+        continue;
+      }
+      if (layer.mode === "enforce") return { verdict: "denied", capability, rule: said.rule };
+      observed ??= { verdict: "observed", capability, rule: `observe mode: ${said.rule}` };
+    }
+  }
+  return observed ?? { verdict: "allowed", capability: first, rule: allowedBy };
+}
+
+/** The rule that makes a host sacred, or null when it is not. */
+export function sacredRule(rules: Rules, host: string): string | null {
+  if (BROWSER_PAGES.has(host)) {
+    return `${host} pages are the browser's own (settings, extensions, Ghostlight's controls)`;
+  }
+  const builtIn = rules.builtInSacred.find((entry) => sacredCovers(entry, host));
+  if (builtIn !== undefined) {
+    return `${host} is a sacred site (the built-in list of banking and sign-in sites names ` +
+      `${builtIn})`;
+  }
+  for (const layer of rules.layers) {
+    const entry = layer.sacred.find((candidate) => sacredCovers(candidate, host));
+    if (entry !== undefined) {
+      return `${host} is a sacred site ("sacred" in ${layer.source} names ${entry})`;
+    }
+  }
+  return null;
+}
+
+/** The first restriction the call breaks, as a denial. */
+function restrictionDenial(call: CallFacts): Decision | null {
+  for (const restriction of call.restrictions) {
+    const allowed = restriction.capabilities;
+    const missing = allowed &&
+      call.capabilities.find((capability) => !allowed.includes(capability));
+    if (missing) {
+      return {
+        verdict: "denied",
+        capability: missing,
+        rule: `${restriction.source} allows only ${listOr(allowed, "no capability")}`,
+      };
+    }
+    const hosts = restriction.hosts;
+    if (call.host !== null && hosts && !hosts.some((pattern) => hostMatches(pattern, call.host!))) {
+      return {
+        verdict: "denied",
+        capability: call.capabilities[0] ?? null,
+        rule: `${restriction.source} allows only ${listOr(hosts, "no host")}`,
+      };
+    }
+  }
+  return null;
+}
+
+/** What one layer says of one capability for one client on one host, with the rule. */
+function layerSays(
+  layer: PolicyLayer,
+  client: string,
+  host: string,
+  capability: Capability,
+): { allows: boolean; rule: string } {
+  const name = client.toLowerCase();
+  let allowedBy: string | null = null;
+  for (const [index, grant] of layer.grants.entries()) {
+    if (!grant.clients.some((pattern) => pattern === "*" || pattern === name)) continue;
+    const matched = grant.hosts.find((pattern) => hostMatches(pattern, host));
+    if (matched === undefined) continue;
+    const which = `grant ${index + 1} of ${layer.source} (${matched}`;
+    if (grant.deny.includes(capability)) {
+      return { allows: false, rule: `${which}) denies ${capability}` };
+    }
+    if (allowedBy === null && grant.allow.includes(capability)) {
+      allowedBy = `${which}) allows ${capability}`;
+    }
+  }
+  if (allowedBy !== null) return { allows: true, rule: allowedBy };
+  return {
+    allows: layer.default === "allow",
+    rule: layer.grants.length === 0 && layer.default === "allow"
+      ? layer.source
+      : `"default": "${layer.default}" of ${layer.source}`,
+  };
+}
+
+/** What the policy allows one client on one host, capability by capability (for `explain`). */
+export interface PolicyExplanation {
+  client: string;
+  host: string;
+  /** Set when the host is sacred: then nothing is allowed. */
+  sacred: string | null;
+  capabilities: Record<Capability, { verdict: Verdict; rule: string }>;
+}
+
+/** Explains what the rules allow `client` on `host`, for every capability. */
+export function explainPolicy(rules: Rules, client: string, host: string): PolicyExplanation {
+  const capabilities = {} as PolicyExplanation["capabilities"];
+  for (const capability of Capability.options) {
+    const decision = decide(rules, { client, host, capabilities: [capability], restrictions: [] });
+    capabilities[capability] = { verdict: decision.verdict, rule: decision.rule };
+  }
+  return { client, host, sacred: sacredRule(rules, host), capabilities };
+}
+
+function listOr(items: readonly string[], none: string): string {
+  return items.length === 0 ? none : items.join(", ");
+}

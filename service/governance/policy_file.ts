@@ -1,0 +1,101 @@
+/**
+ * The policy file: JSONC (comments and trailing commas allowed), validated by one zod schema.
+ * Reading a file's text into a policy is a pure function; the store around it does the I/O.
+ *
+ * @module
+ */
+
+import { parse, type ParseError, printParseErrorCode } from "jsonc-parser";
+import { z } from "zod";
+import { Capability } from "../catalog/mod.ts";
+import { HostPattern } from "./hosts.ts";
+
+/** A client pattern: an MCP client's name (its `clientInfo.name`, any case) or `*`. */
+const ClientPattern = z.string().trim().min(1).max(200).transform((name) => name.toLowerCase());
+
+/** One grant: for these clients on these hosts, allow and/or deny these capabilities. */
+const Grant = z.object({
+  clients: z.array(ClientPattern).min(1).max(64).default(["*"]),
+  hosts: z.array(HostPattern).min(1).max(256).default(["*"]),
+  allow: z.array(Capability).max(4).default([]),
+  deny: z.array(Capability).max(4).default([]),
+}).strict().refine((grant) => grant.allow.length + grant.deny.length > 0, {
+  message: 'a grant needs "allow" or "deny" (or both): a list of read, action, write, execute',
+});
+export type Grant = z.infer<typeof Grant>;
+
+/** The policy file's schema: the one definition of what a policy file may say. */
+export const PolicyFile = z.object({
+  /** `enforce` refuses what the policy denies; `observe` records it and lets it through. */
+  mode: z.enum(["enforce", "observe"]).default("enforce"),
+  /**
+   * What a capability no grant mentions gets. Required: a file of grants means something only
+   * against a stated default.
+   */
+  default: z.enum(["allow", "deny"], {
+    error: '"default" must be "allow" (grants narrow it with deny) or "deny" (grants open it ' +
+      "with allow)",
+  }),
+  grants: z.array(Grant).max(256).default([]),
+  /** Hosts never touched, on top of the built-in list; each covers its subdomains too. */
+  sacred: z.array(HostPattern).max(256).default([]),
+}).strict();
+export type PolicyFile = z.infer<typeof PolicyFile>;
+
+/** A policy as it is in force: what a file said, and where it came from. */
+export interface PolicyLayer extends PolicyFile {
+  /** Where it came from, as rules name it: a file's path, or a built-in description. */
+  source: string;
+}
+
+/** A file's text read into a policy, or why it cannot be. */
+export type ReadPolicy = { policy: PolicyLayer } | { error: string };
+
+/** Reads the text of the policy file at `source` (a path, for messages). */
+export function readPolicyText(text: string, source: string): ReadPolicy {
+  if (text.trim() === "") return { error: `${source} is empty; an empty policy is not a policy` };
+  const errors: ParseError[] = [];
+  const raw = parse(text, errors, { allowTrailingComma: true, disallowComments: false });
+  if (errors.length > 0) {
+    const first = errors[0];
+    const { line, column } = lineAndColumn(text, first.offset);
+    return {
+      error: `${source} is not valid JSONC: ${
+        printParseErrorCode(first.error)
+      } at line ${line}, column ${column}`,
+    };
+  }
+  const parsed = PolicyFile.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const where = issue.path.length > 0 ? ` at ${issue.path.join(".")}` : "";
+    return { error: `${source} is not a valid policy${where}: ${issue.message}` };
+  }
+  return { policy: { ...parsed.data, source } };
+}
+
+/** The 1-based line and column of a character offset. */
+function lineAndColumn(text: string, offset: number): { line: number; column: number } {
+  const before = text.slice(0, offset).split("\n");
+  return { line: before.length, column: before.at(-1)!.length + 1 };
+}
+
+/** The policy no file means: everything open, except the sacred sites. */
+export const ALL_OPEN: PolicyLayer = {
+  source: "no policy file (all open)",
+  mode: "enforce",
+  default: "allow",
+  grants: [],
+  sacred: [],
+};
+
+/** The policy in force when a policy file cannot be read at start: everything refused. */
+export function denyAll(reason: string): PolicyLayer {
+  return {
+    source: `a deny-all stand-in, because ${reason}`,
+    mode: "enforce",
+    default: "deny",
+    grants: [],
+    sacred: [],
+  };
+}

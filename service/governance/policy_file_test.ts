@@ -1,0 +1,109 @@
+import { assert, assertEquals, assertMatch } from "../../tests/support/assert.ts";
+import { hostMatches, hostOfUrl, HostPattern, sacredCovers } from "./hosts.ts";
+import { readPolicyText } from "./policy_file.ts";
+import { DEFAULT_TEMPLATE, TEMPLATES } from "./templates.ts";
+
+const EXAMPLE = `{
+  // comments are allowed
+  "mode": "enforce",
+  "default": "deny",
+  "grants": [
+    { "hosts": ["127.0.0.1"], "allow": ["read"] },
+    { "clients": ["*"], "hosts": ["*.example.com"], "deny": ["execute"] }
+  ],
+  "sacred": ["bank.example"]
+}`;
+
+function errorOf(text: string): string {
+  const read = readPolicyText(text, "policy.jsonc");
+  assert("error" in read, `expected ${text} to be refused`);
+  return read.error;
+}
+
+Deno.test("the README's example policy is accepted as written", () => {
+  const read = readPolicyText(EXAMPLE, "policy.jsonc");
+  assert("policy" in read, JSON.stringify(read));
+  assertEquals(read.policy, {
+    source: "policy.jsonc",
+    mode: "enforce",
+    default: "deny",
+    grants: [
+      { clients: ["*"], hosts: ["127.0.0.1"], allow: ["read"], deny: [] },
+      { clients: ["*"], hosts: ["*.example.com"], allow: [], deny: ["execute"] },
+    ],
+    sacred: ["bank.example"],
+  });
+});
+
+Deno.test("default allow with deny grants, trailing commas and block comments are accepted", () => {
+  const read = readPolicyText(
+    `/* everything, but no scripts */ { "default": "allow", "grants": [
+      { "hosts": ["*"], "deny": ["execute"], },
+    ], }`,
+    "policy.jsonc",
+  );
+  assert("policy" in read, JSON.stringify(read));
+  assertEquals(read.policy.mode, "enforce");
+  assertEquals(read.policy.default, "allow");
+});
+
+Deno.test("a broken or invalid file is refused with where and why", () => {
+  assertMatch(errorOf(`{ "default": "deny", `), /not valid JSONC: .* at line 1, column \d+/);
+  assertMatch(errorOf(`{\n  "default": "deny"\n  "mode": "observe"\n}`), /at line 3, column 3/);
+  assertMatch(errorOf(""), /empty/);
+  assertMatch(errorOf(`{ "mode": "enforce" }`), /"default" must be "allow" .* or "deny"/);
+  assertMatch(errorOf(`{ "default": "deny", "grant": [] }`), /Unrecognized key.*grant/);
+  assertMatch(
+    errorOf(`{ "default": "deny", "grants": [{ "hosts": ["x.test"], "allow": ["click"] }] }`),
+    /at grants\.0\.allow\.0/,
+  );
+  assertMatch(
+    errorOf(
+      `{ "default": "deny", "grants": [{ "hosts": ["https://x.test/"], "allow": ["read"] }] }`,
+    ),
+    /"https:\/\/x\.test\/" is not a host pattern/,
+  );
+  assertMatch(
+    errorOf(`{ "default": "deny", "grants": [{ "hosts": ["x.test"] }] }`),
+    /a grant needs "allow" or "deny"/,
+  );
+});
+
+Deno.test("host patterns: exact, *.domain, *; normalised as browsers report hosts", () => {
+  const pattern = (raw: string) => HostPattern.parse(raw);
+  assertEquals(pattern(" Example.COM. "), "example.com");
+  assertEquals(pattern("*.Example.com"), "*.example.com");
+  assertEquals(pattern("bücher.example"), "xn--bcher-kva.example");
+  assertEquals(pattern("[::1]"), "[::1]");
+  for (const bad of ["", "a b", "x.test:8080", "x.test/path", "*.*.x", "user@x.test", "**"]) {
+    assert(!HostPattern.safeParse(bad).success, bad);
+  }
+  assert(hostMatches("*", "anything"));
+  assert(hostMatches("*.example.com", "a.example.com"));
+  assert(!hostMatches("*.example.com", "example.com"));
+  assert(!hostMatches("*.example.com", "notexample.com"));
+  assert(sacredCovers("bank.example", "bank.example"));
+  assert(sacredCovers("bank.example", "www.bank.example"));
+  assert(!sacredCovers("bank.example", "mybank.example"));
+});
+
+Deno.test("the host of a page: its hostname; none for a blank page; the scheme without one", () => {
+  assertEquals(hostOfUrl("http://127.0.0.1:8080/x?y"), "127.0.0.1");
+  assertEquals(hostOfUrl("https://WWW.Example.com./"), "www.example.com");
+  assertEquals(hostOfUrl("about:blank"), null);
+  assertEquals(hostOfUrl(""), null);
+  assertEquals(hostOfUrl("blob:https://a.example/123"), "a.example");
+  assertEquals(hostOfUrl("data:text/html,hi"), "data:");
+  assertEquals(hostOfUrl("file:///etc/passwd"), "file:");
+  assertEquals(hostOfUrl("http://[::1]:3000/"), "[::1]");
+  assertEquals(hostOfUrl("chrome-extension://abcdef/popup.html"), "chrome-extension:");
+  assertEquals(hostOfUrl("chrome://settings/"), "chrome:");
+});
+
+Deno.test("every policy init template is a valid policy as written", () => {
+  for (const [name, template] of Object.entries(TEMPLATES)) {
+    const read = readPolicyText(template.text, name);
+    assert("policy" in read, `${name}: ${JSON.stringify(read)}`);
+  }
+  assert(DEFAULT_TEMPLATE in TEMPLATES);
+});

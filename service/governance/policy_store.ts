@@ -1,0 +1,171 @@
+/**
+ * The policy in force, kept current: the machine-wide file and the user's file are read at start
+ * and re-read when they change. A file that fails to read or validate at start stands in as
+ * deny-all with the reason; one that fails later leaves its last good version in force, and the
+ * reason is kept for `status` and logged. No file is the all-open default. The decision itself
+ * is `decide()`'s; this is the I/O around it.
+ *
+ * @module
+ */
+
+import { log } from "../log/mod.ts";
+import type { Rules } from "./decide.ts";
+import { ALL_OPEN, denyAll, type PolicyLayer, readPolicyText } from "./policy_file.ts";
+import { BUILT_IN_SACRED } from "./sacred.ts";
+
+/** Where the machine-wide policy lives; it can only tighten each user's. */
+export const MACHINE_POLICY_FILE = "/etc/ghostlight/policy.jsonc";
+
+/** What `status` says of one policy file. */
+export interface PolicyFileState {
+  file: string;
+  /** `absent` (no file), `loaded`, or `invalid` (see `error`; `inForce` says what applies). */
+  state: "absent" | "loaded" | "invalid";
+  /** What applies from this file now: nothing, the file, its last good version, or deny-all. */
+  inForce: "nothing" | "file" | "last good version" | "deny-all";
+  mode?: "enforce" | "observe";
+  error?: string;
+}
+
+/** One watched file: its last text seen, the layer it gives, and what went wrong. */
+interface Watched {
+  file: string;
+  /** What a missing file means for this layer (null: no layer). */
+  absent: PolicyLayer | null;
+  text: string | null;
+  layer: PolicyLayer | null;
+  state: PolicyFileState;
+  /** Polls in a row that found the file missing after it had been there. */
+  missing: number;
+}
+
+/** The policy files of one service, watched. */
+export class PolicyStore {
+  readonly #watched: Watched[];
+  #rules: Rules;
+  #timer: ReturnType<typeof setInterval> | undefined;
+
+  /**
+   * The store for the user's file and the machine-wide one. Nothing is read until
+   * {@linkcode load}.
+   */
+  constructor(options: { userFile: string; machineFile: string }) {
+    this.#watched = [
+      watched(options.machineFile, null),
+      watched(options.userFile, ALL_OPEN),
+    ];
+    this.#rules = { layers: [ALL_OPEN], builtInSacred: BUILT_IN_SACRED };
+  }
+
+  /** Reads both files for the first time; a bad one stands in as deny-all. */
+  async load(): Promise<void> {
+    for (const entry of this.#watched) await this.#read(entry, { starting: true });
+    this.#rebuild();
+  }
+
+  /** Re-reads the files every `ms` from now on. */
+  watch(ms: number): void {
+    this.#timer = setInterval(() => this.reload().catch(() => {}), ms);
+  }
+
+  /** Re-reads both files and applies what changed. */
+  async reload(): Promise<void> {
+    let changed = false;
+    for (const entry of this.#watched) {
+      changed = (await this.#read(entry, { starting: false })) || changed;
+    }
+    if (changed) this.#rebuild();
+  }
+
+  /** Stops watching. */
+  close(): void {
+    clearInterval(this.#timer);
+  }
+
+  /** The rules in force now. */
+  rules(): Rules {
+    return this.#rules;
+  }
+
+  /** What each file says now: the machine-wide one, then the user's. */
+  states(): { machine: PolicyFileState; user: PolicyFileState } {
+    return { machine: this.#watched[0].state, user: this.#watched[1].state };
+  }
+
+  /** Reads one file; true when what it gives changed. */
+  async #read(entry: Watched, { starting }: { starting: boolean }): Promise<boolean> {
+    let text: string | null;
+    try {
+      text = await Deno.readTextFile(entry.file);
+    } catch (error) {
+      if (!(error instanceof Deno.errors.NotFound)) {
+        return this.#failed(
+          entry,
+          `${entry.file} cannot be read: ${(error as Error).message}`,
+          starting,
+        );
+      }
+      // An editor may replace a file by removing it first: gone twice in a row is gone.
+      if (entry.text !== null && !starting && ++entry.missing < 2) return false;
+      const was = entry.state.state;
+      entry.text = null;
+      entry.missing = 0;
+      entry.layer = entry.absent;
+      entry.state = { file: entry.file, state: "absent", inForce: "nothing" };
+      if (was !== "absent") log("info", `policy file ${entry.file} is gone; it no longer applies`);
+      return was !== "absent";
+    }
+    entry.missing = 0;
+    if (text === entry.text && !starting) return false;
+    entry.text = text;
+    const read = readPolicyText(text, entry.file);
+    if ("error" in read) return this.#failed(entry, read.error, starting);
+    entry.layer = read.policy;
+    entry.state = { file: entry.file, state: "loaded", inForce: "file", mode: read.policy.mode };
+    log(
+      "info",
+      `policy ${entry.file} is in force (${read.policy.mode}, default ${read.policy.default})`,
+    );
+    return true;
+  }
+
+  /**
+   * A file that cannot be used: at start it stands in as deny-all (never all-open); later, what
+   * was in force stays in force (the last good version, or no file's meaning) until it is fixed.
+   * True when what the file gives changed.
+   */
+  #failed(entry: Watched, reason: string, starting: boolean): boolean {
+    const before = entry.state.inForce;
+    const keep = !starting && before !== "deny-all";
+    if (!keep) entry.layer = denyAll(reason);
+    entry.state = {
+      file: entry.file,
+      state: "invalid",
+      inForce: !keep ? "deny-all" : before === "nothing" ? "nothing" : "last good version",
+      error: reason,
+    };
+    log(
+      "warn",
+      keep
+        ? `${reason}; the policy that was in force stays until it is fixed`
+        : `${reason}; everything is refused until it is fixed`,
+    );
+    return !keep;
+  }
+
+  #rebuild(): void {
+    const layers = this.#watched.flatMap((entry) => entry.layer === null ? [] : [entry.layer]);
+    this.#rules = { layers, builtInSacred: BUILT_IN_SACRED };
+  }
+}
+
+function watched(file: string, absent: PolicyLayer | null): Watched {
+  return {
+    file,
+    absent,
+    text: null,
+    layer: absent,
+    state: { file, state: "absent", inForce: "nothing" },
+    missing: 0,
+  };
+}

@@ -1,0 +1,83 @@
+/**
+ * Starting policy files for `ghostlight policy init`: commented, valid as written (a test reads
+ * each one), each a different first step.
+ *
+ * @module
+ */
+
+const HEADER = `// Ghostlight policy. Comments and trailing commas are allowed.
+// The service reads this file again when it changes; a broken edit leaves the previous policy
+// in force ('ghostlight status' says what is wrong). 'ghostlight policy explain' says what a
+// policy allows, in words.
+//
+// Capabilities: "read" (look at pages), "action" (click, type, keys, navigate-like effects),
+// "write" (fill forms, upload), "execute" (run JavaScript in the page).
+// Hosts: "example.com" (exactly), "*.example.com" (its subdomains), "*" (any page).
+// Clients: an MCP client's name, as 'ghostlight status' shows it, or "*".
+// A deny always wins over an allow. Sacred sites (banks, sign-in pages) are never touched,
+// whatever this file says; "sacred" adds your own.
+`;
+
+/** The templates by name; the first is the default. */
+export const TEMPLATES: Record<string, { about: string; text: string }> = {
+  "read-only": {
+    about: "agents may read any page, and do nothing else",
+    text: `${HEADER}{
+  "mode": "enforce",
+  "default": "deny",
+  "grants": [
+    // Reading is allowed everywhere; clicking, typing, filling and scripts are not.
+    { "hosts": ["*"], "allow": ["read"] },
+  ],
+  "sacred": [],
+}
+`,
+  },
+  "allowlist": {
+    about: "agents work only on the sites you list",
+    text: `${HEADER}{
+  "mode": "enforce",
+  "default": "deny",
+  "grants": [
+    // Replace these with the sites your agents may work on.
+    { "hosts": ["localhost", "127.0.0.1"], "allow": ["read", "action", "write", "execute"] },
+    { "hosts": ["*.example.com"], "allow": ["read", "action", "write"] },
+    // One client may be kept to reading, even on the sites above:
+    // { "clients": ["some-client"], "hosts": ["*"], "deny": ["action", "write", "execute"] },
+  ],
+  "sacred": [],
+}
+`,
+  },
+  "observe": {
+    about: "nothing is refused; what a read-only policy would refuse is recorded in the audit",
+    text: `${HEADER}{
+  // Observe mode: calls are let through, and the audit records each one this policy would
+  // have refused ('ghostlight audit tail'). Switch to "enforce" once it looks right.
+  "mode": "observe",
+  "default": "deny",
+  "grants": [
+    { "hosts": ["*"], "allow": ["read"] },
+  ],
+  "sacred": [],
+}
+`,
+  },
+  "open": {
+    about: "everything allowed but page scripts, and your own sacred sites",
+    text: `${HEADER}{
+  "mode": "enforce",
+  "default": "allow",
+  "grants": [
+    // Everything is allowed except running JavaScript in pages.
+    { "hosts": ["*"], "deny": ["execute"] },
+  ],
+  // Sites never to be touched, on top of the built-in list (each with its subdomains).
+  "sacred": ["mybank.example"],
+}
+`,
+  },
+};
+
+/** The template `policy init` writes when none is named. */
+export const DEFAULT_TEMPLATE = "read-only";

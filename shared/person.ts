@@ -1,0 +1,84 @@
+/**
+ * The person's controls, as every surface asks for them: the CLI (through the control socket)
+ * and the extension's popup and keyboard shortcuts (through the browser link). One request
+ * vocabulary and one state shape; the service decides and answers, the surfaces only show and
+ * ask.
+ *
+ * @module
+ */
+
+import { z } from "zod";
+import { GroupColor } from "./browser_protocol.ts";
+
+/** What the person can ask. `workspace` is the workspace's number; without it, every one. */
+export const PersonRequest = z.discriminatedUnion("op", [
+  z.object({ op: z.literal("state") }).strict(),
+  z.object({
+    op: z.enum(["hold", "resume", "stop", "take_over"]),
+    workspace: z.number().int().positive().optional(),
+  }).strict(),
+]);
+export type PersonRequest = z.infer<typeof PersonRequest>;
+
+/**
+ * `running` (a call is in flight), `idle`, `held` (paused by the person), `attention` (paused by
+ * the attention circuit after repeated denials, until the person chooses).
+ */
+export const WorkspaceState = z.enum(["running", "idle", "held", "attention"]);
+export type WorkspaceState = z.infer<typeof WorkspaceState>;
+
+/** One call as the person sees it: the tool, its action, the site. */
+const CallView = z.object({
+  tool: z.string(),
+  action: z.string().nullable(),
+  host: z.string().nullable(),
+  /** ISO time it started (current) or ended (last). */
+  at: z.string(),
+});
+
+/** One agent's workspace as the person sees it. Never its id: that is the agent's capability. */
+export const PersonWorkspace = z.object({
+  /** The person's handle for it (`ghostlight hold 2`), numbered from 1 as workspaces open. */
+  number: z.number().int().positive(),
+  /** The MCP client's name. */
+  client: z.string(),
+  color: GroupColor,
+  state: WorkspaceState,
+  tabs: z.number().int().nonnegative(),
+  /** Denials in a row; the attention circuit opens at `attentionAfter`. */
+  denials: z.number().int().nonnegative(),
+  /** The plan the agent stated last (update_plan). */
+  plan: z.object({ domains: z.array(z.string()), approach: z.array(z.string()), at: z.string() })
+    .nullable(),
+  current: CallView.nullable(),
+  /** The last call that ended, with how it ended (an outcome kind). */
+  last: CallView.extend({ result: z.string() }).nullable(),
+});
+export type PersonWorkspace = z.infer<typeof PersonWorkspace>;
+
+/** Everything the person's surfaces show. */
+export const PersonState = z.object({
+  service: z.object({ version: z.string(), instance: z.string().nullable() }),
+  /** Every agent is paused (hold without a workspace). */
+  paused: z.boolean(),
+  /** Denials in a row that open a workspace's attention circuit. */
+  attentionAfter: z.number().int().positive(),
+  /** Connections the person stopped that have not reconnected. */
+  stopped: z.number().int().nonnegative(),
+  policy: z.object({
+    /** One line: what is in force. */
+    summary: z.string(),
+    /** Set when a policy file is broken: why, and what stays in force. */
+    problem: z.string().nullable(),
+  }),
+  audit: z.object({ file: z.string(), ok: z.boolean(), error: z.string().nullable() }),
+  workspaces: z.array(PersonWorkspace),
+});
+export type PersonState = z.infer<typeof PersonState>;
+
+/** The answer to a person request: the state after it, or why it could not be done. */
+export const PersonAnswer = z.discriminatedUnion("ok", [
+  z.object({ ok: z.literal(true), state: PersonState, said: z.string() }).strict(),
+  z.object({ ok: z.literal(false), message: z.string() }).strict(),
+]);
+export type PersonAnswer = z.infer<typeof PersonAnswer>;

@@ -1,0 +1,73 @@
+/**
+ * The person's commands that need no browser: `paths`, `policy init` (commented, valid, never
+ * over an existing file), `policy explain`, and the answers of `audit verify` and the controls
+ * when there is nothing to verify or no service to ask.
+ */
+
+import { assertEquals, assertMatch } from "./support/assert.ts";
+import { makeTestEnv } from "./support/env.ts";
+import { ghostlight } from "./support/processes.ts";
+
+Deno.test("paths, policy init and explain, and the answers when nothing runs yet", async () => {
+  const testEnv = await makeTestEnv();
+  try {
+    const listed = await ghostlight(testEnv, ["paths", "--json"]);
+    assertEquals(listed.code, 0, listed.stderr);
+    const paths = JSON.parse(listed.stdout);
+    assertEquals(paths.instance, testEnv.instance);
+    assertEquals(
+      paths.policyFile,
+      `${testEnv.home}/config/ghostlight-${testEnv.instance}/policy.jsonc`,
+    );
+    assertEquals(
+      paths.auditFile,
+      `${testEnv.home}/state/ghostlight-${testEnv.instance}/audit.jsonl`,
+    );
+    for (const key of ["runtimeDir", "bridgeSocket", "browserSocket", "controlSocket", "logFile"]) {
+      assertEquals(typeof paths[key], "string", key);
+    }
+    assertMatch((await ghostlight(testEnv, ["paths"])).stdout, /^policyFile\s+\/.*policy\.jsonc$/m);
+
+    const none = await ghostlight(testEnv, ["policy", "explain"]);
+    assertEquals(none.code, 0, none.stderr);
+    assertMatch(none.stdout, /^No policy file \(.*\): everything is allowed except sacred sites\./);
+
+    const init = await ghostlight(testEnv, ["policy", "init", "--template", "allowlist"]);
+    assertEquals(init.code, 0, init.stderr);
+    assertMatch(
+      init.stdout,
+      /^Wrote .*policy\.jsonc \(allowlist: agents work only on the sites you list\)/,
+    );
+    assertEquals((await Deno.stat(paths.policyFile)).mode! & 0o777, 0o600);
+    const written = await Deno.readTextFile(paths.policyFile);
+    const again = await ghostlight(testEnv, ["policy", "init"]);
+    assertEquals(again.code, 1);
+    assertMatch(again.stderr, /already exists; edit it, or move it away/);
+    assertEquals(await Deno.readTextFile(paths.policyFile), written, "never overwritten");
+    const unknown = await ghostlight(testEnv, ["policy", "init", "--template", "lax"]);
+    assertEquals(unknown.code, 2);
+    assertMatch(unknown.stderr, /there is no template "lax"; the templates are: read-only/);
+
+    const explained = await ghostlight(testEnv, ["policy", "explain", "--host", "localhost"]);
+    assertEquals(explained.code, 0, explained.stderr);
+    assertMatch(explained.stdout, /By default every capability is refused/);
+    assertMatch(explained.stdout, /1\. Every client on localhost, 127\.0\.0\.1: may read pages/);
+    assertMatch(explained.stdout, /On localhost, for any client:\n {2}read +allowed +grant 1 of /);
+
+    await Deno.writeTextFile(paths.policyFile, `{ "default": "maybe" }`);
+    const broken = await ghostlight(testEnv, ["policy", "explain"]);
+    assertEquals(broken.code, 1);
+    assertMatch(broken.stderr, /is not a valid policy at default: "default" must be "allow"/);
+
+    const verify = await ghostlight(testEnv, ["audit", "verify"]);
+    assertEquals(verify.code, 1);
+    assertMatch(verify.stderr, /there is no audit at .*audit\.jsonl yet/);
+    const hold = await ghostlight(testEnv, ["hold"]);
+    assertEquals(hold.code, 3);
+    assertMatch(hold.stderr, /is not running; no agent can act/);
+    const badNumber = await ghostlight(testEnv, ["stop", "two"]);
+    assertEquals(badNumber.code, 2);
+  } finally {
+    await testEnv.dispose();
+  }
+});

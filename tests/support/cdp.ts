@@ -1,0 +1,124 @@
+/**
+ * A small DevTools client for tests that look at what no MCP tool shows: the extension's own
+ * pages (the popup, opened in a tab) and the browser's targets. It needs a browser launched with
+ * `--remote-debugging` (the ready line names its endpoint).
+ *
+ * @module
+ */
+
+import { pollUntil } from "./wait.ts";
+
+/** A page attached over the browser's DevTools connection. */
+export interface CdpPage {
+  /** Evaluates `expression` in the page (promises awaited) and returns its JSON value. */
+  evaluate<T>(expression: string): Promise<T>;
+  /** A PNG of the page's element matching `selector`, at the page's device scale. */
+  screenshot(selector: string): Promise<Uint8Array>;
+  close(): Promise<void>;
+}
+
+/** The browser's DevTools connection. */
+export interface Cdp {
+  send(method: string, params?: Record<string, unknown>, sessionId?: string): Promise<
+    Record<string, unknown>
+  >;
+  /** Opens `url` in a new tab and attaches to it. */
+  open(url: string, size: { width: number; height: number; scale: number }): Promise<CdpPage>;
+  /** The URLs of the open pages. */
+  pages(): Promise<string[]>;
+  close(): void;
+}
+
+/** Connects to a browser's DevTools WebSocket. */
+export async function connectCdp(endpoint: string): Promise<Cdp> {
+  const socket = new WebSocket(endpoint);
+  await new Promise((resolve, reject) => {
+    socket.onopen = resolve;
+    socket.onerror = () => reject(new Error(`cannot reach DevTools at ${endpoint}`));
+  });
+  let nextId = 1;
+  const waiting = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
+  socket.onmessage = (event) => {
+    const message = JSON.parse(event.data);
+    const pending = message.id === undefined ? undefined : waiting.get(message.id);
+    if (!pending) return;
+    waiting.delete(message.id);
+    if (message.error) pending.reject(new Error(JSON.stringify(message.error)));
+    else pending.resolve(message.result);
+  };
+  const send = (method: string, params: Record<string, unknown> = {}, sessionId?: string) => {
+    const id = nextId++;
+    socket.send(JSON.stringify({ id, method, params, ...(sessionId ? { sessionId } : {}) }));
+    return new Promise<Record<string, unknown>>((resolve, reject) =>
+      waiting.set(id, { resolve: resolve as (v: unknown) => void, reject })
+    );
+  };
+  return {
+    send,
+    async open(url, size) {
+      // A window of its own, so no agent's tab counts as its opener.
+      const { targetId } = await send("Target.createTarget", {
+        url: "about:blank",
+        newWindow: true,
+      }) as {
+        targetId: string;
+      };
+      const { sessionId } = await send("Target.attachToTarget", { targetId, flatten: true }) as {
+        sessionId: string;
+      };
+      await send("Emulation.setDeviceMetricsOverride", {
+        width: size.width,
+        height: size.height,
+        deviceScaleFactor: size.scale,
+        mobile: false,
+      }, sessionId);
+      await send("Page.enable", {}, sessionId);
+      await send("Page.navigate", { url }, sessionId);
+      const page: CdpPage = {
+        async evaluate<T>(expression: string): Promise<T> {
+          const reply = await send("Runtime.evaluate", {
+            expression,
+            awaitPromise: true,
+            returnByValue: true,
+          }, sessionId) as { result: { value: T }; exceptionDetails?: unknown };
+          if (reply.exceptionDetails) {
+            throw new Error(`the page threw: ${JSON.stringify(reply.exceptionDetails)}`);
+          }
+          return reply.result.value;
+        },
+        async screenshot(selector: string): Promise<Uint8Array> {
+          const box = await page.evaluate<{ x: number; y: number; width: number; height: number }>(
+            `(() => { const r = document.querySelector(${
+              JSON.stringify(selector)
+            }).getBoundingClientRect(); return { x: r.x, y: r.y, width: r.width, height: r.height }; })()`,
+          );
+          const { data } = await send("Page.captureScreenshot", {
+            format: "png",
+            clip: { ...box, scale: 1 },
+            captureBeyondViewport: true,
+          }, sessionId) as { data: string };
+          return Uint8Array.from(atob(data), (c) => c.charCodeAt(0));
+        },
+        async close() {
+          await send("Target.closeTarget", { targetId }).catch(() => {});
+        },
+      };
+      await pollUntil(
+        () => page.evaluate<string>("document.readyState"),
+        (state) => state === "complete",
+        `${url} to load`,
+      );
+      return page;
+    },
+    async pages() {
+      const { targetInfos } = await send("Target.getTargets") as {
+        targetInfos: { type: string; url: string }[];
+      };
+      return targetInfos.filter((target) => target.type === "page").map((target) => target.url);
+    },
+    close() {
+      for (const pending of waiting.values()) pending.reject(new Error("DevTools closed"));
+      socket.close();
+    },
+  };
+}
