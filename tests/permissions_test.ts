@@ -5,6 +5,7 @@
  * network and FFI no.
  */
 
+import { MACHINE_POLICY_FILE } from "../service/governance/mod.ts";
 import { permissionFlags } from "../service/privilege/mod.ts";
 import { type InstancePaths, resolveInstancePaths } from "../shared/instance.ts";
 import { assert, assertEquals } from "./support/assert.ts";
@@ -156,13 +157,15 @@ Deno.test("under each set and its flags, a process reaches only its own instance
 });
 
 Deno.test("every path flag names only the instance's own folders, files and sockets", async () => {
+  assertEquals(MACHINE_POLICY_FILE, "/etc/ghostlight/policy.jsonc");
   const testEnv = await makeTestEnv("perm");
   try {
     const p = testEnv.plan.paths;
     const own = [p.runtimeDir, p.stateDir, p.configDir, p.cacheDir];
     const sockets = (list: string[]) => list.map((socket) => `unix:${socket}`).join(",");
     assertEquals(permissionFlags("service", testEnv.plan), [
-      `--allow-read=${[...own, `${ROOT}/extension`].join(",")}`,
+      // Besides its own: the extension it serves, and the machine-wide policy (read only).
+      `--allow-read=${[...own, `${ROOT}/extension`, "/etc/ghostlight"].join(",")}`,
       `--allow-write=${own.join(",")}`,
       `--allow-net=${sockets([p.bridgeSocket, p.browserSocket, p.controlSocket])}`,
     ]);
