@@ -20,6 +20,7 @@ import { type BoundedWriter, encodeFrame, type FrameReader } from "../../shared/
 import { log } from "../log/mod.ts";
 import { ENABLE_COMMANDS, OBSERVED_EVENTS, type OpenDialog, Ring, TabState } from "./tab_state.ts";
 
+export { sendTransfers, withTransfers } from "./transfer.ts";
 export {
   type ConsoleEntry,
   type NetworkEntry,
@@ -130,10 +131,10 @@ export class BrowserLink {
   ): Promise<OperationResult<N>> {
     if (this.#closed) throw new BrowserError("not_sent", "the browser is not connected");
     let dialogWatch: number | undefined;
-    if (op === "cdp" || op === "cdp.sequence") {
+    if (op === "cdp" || op === "cdp.sequence" || op === "cdp.with_transfers") {
       const tabId = (params as { tab_id: number }).tab_id;
       await this.#observe(tabId);
-      const methods = cdpMethods(params as OperationParams<"cdp" | "cdp.sequence">);
+      const methods = cdpMethods(params as OperationParams<CdpOperation>);
       this.#refuseWhileDialog(tabId, methods);
       const blocked = methods.some((method) => RENDERER_BOUND.test(method));
       const opens = methods.some((method) => MAY_OPEN_DIALOG.test(method));
@@ -302,8 +303,11 @@ export class BrowserLink {
   }
 }
 
-/** The CDP methods a `cdp` or `cdp.sequence` operation sends. */
-function cdpMethods(params: OperationParams<"cdp" | "cdp.sequence">): string[] {
+/** The operations that send CDP commands to a tab. */
+type CdpOperation = "cdp" | "cdp.sequence" | "cdp.with_transfers";
+
+/** The CDP methods a CDP operation sends. */
+function cdpMethods(params: OperationParams<CdpOperation>): string[] {
   return "commands" in params ? params.commands.map((command) => command.method) : [params.method];
 }
 
