@@ -4,7 +4,7 @@ import { assert, assertEquals } from "../../tests/support/assert.ts";
 import { BrowserHub } from "../browser/mod.ts";
 import { Catalog } from "../catalog/mod.ts";
 import { DEFAULT_SCHEDULER_OPTIONS, Scheduler } from "../scheduler/mod.ts";
-import { TOOLS } from "../tools/mod.ts";
+import { Recordings, TOOLS } from "../tools/mod.ts";
 import { WorkspaceHolds, WorkspaceRegistry } from "../workspace/mod.ts";
 import { MAX_ACTIVE_WORKS, serveSession, type SessionDeps, WorkIds } from "./mod.ts";
 
@@ -53,6 +53,7 @@ Deno.test("a connector's running works and a workspace's queue are bounded: busy
     workIds: new WorkIds(),
     activity: { works: 0 },
     settlementMs: 180_000,
+    recordings: new Recordings(() => false),
   };
   const first = connect(deps);
   first.send({ type: "open_workspace", seq: 1000, label: "test" });

@@ -11,6 +11,7 @@ import type { BrowserHub } from "../browser/mod.ts";
 import type { Catalog } from "../catalog/mod.ts";
 import { log } from "../log/mod.ts";
 import type { Scheduler } from "../scheduler/mod.ts";
+import type { Recordings } from "../tools/mod.ts";
 import type { Holder, WorkspaceHolds, WorkspaceRegistry } from "../workspace/mod.ts";
 
 /** Mints work ids, unique within one service. */
@@ -37,6 +38,8 @@ export interface SessionDeps {
   activity: { works: number };
   /** How long a dispatched work may keep settling after its caller stopped waiting. */
   settlementMs: number;
+  /** The service's tab recordings (gif_creator), kept in memory only. */
+  recordings: Recordings;
 }
 
 /** A connected MCP connector, for status. */

@@ -234,7 +234,13 @@ export const TOOL_TEXT: Record<string, ToolText> = {
     example: { imageId: "img_1", tabId: TAB, ref: "ref_3" },
   },
   gif_creator: {
-    description: "Record the tab into an animated GIF: start, stop, status, clear or export.",
+    description:
+      "Record a tab as an animated GIF to show the user what you did. start_recording, act on " +
+      "the page, then stop_recording and export (returns image/gif; with ref or coordinate it " +
+      "is also dropped into the page, e.g. to attach it). Frames are taken when the page " +
+      "changes; a recording stops itself at a limit and status says which. options: " +
+      "maxFrames (100, ≤300), intervalMs (500), idleMs (120000), maxDurationMs (300000), " +
+      "maxSide (800). clear frees it. Memory only.",
     example: { action: "start_recording", tabId: TAB },
   },
   explain: {

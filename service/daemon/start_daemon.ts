@@ -18,7 +18,7 @@ import { bindSockets, ensureOwnedDir, ensureSecret } from "../endpoint/mod.ts";
 import { configureLog, log } from "../log/mod.ts";
 import { DEFAULT_SCHEDULER_OPTIONS, Scheduler } from "../scheduler/mod.ts";
 import type { ServiceSettings } from "../settings.ts";
-import { releaseTabs, TOOLS } from "../tools/mod.ts";
+import { Recordings, releaseTabs, TOOLS } from "../tools/mod.ts";
 import { WorkspaceHolds, WorkspaceRegistry } from "../workspace/mod.ts";
 import { Activity } from "./activity.ts";
 
@@ -72,6 +72,8 @@ function buildState(settings: ServiceSettings): ServiceState {
     workIds: new WorkIds(),
     activity: activity.works,
     settlementMs: settings.settlementMs,
+    // Recordings of a released workspace go with it.
+    recordings: new Recordings((workspace) => workspaces.get(workspace.id) !== workspace),
   };
   browsers.onEvents({
     tabRemoved: (link, native) => workspaces.forgetTab(link.compose(native)),

@@ -8,5 +8,6 @@
 
 export type { Handler, ToolContext } from "./core/context.ts";
 export { failureOutcome, ToolError } from "./core/errors.ts";
+export { Recordings } from "./gif/recordings.ts";
 export { releaseTabs } from "./handlers/tabs.ts";
 export { HANDLERS, readOnly, type ToolDefinition, TOOLS } from "./registry.ts";

@@ -24,6 +24,7 @@ import { tabsContext, tabsCreate } from "./handlers/tabs.ts";
 import { resizeWindow } from "./handlers/window.ts";
 import { fileUpload } from "./handlers/file_upload.ts";
 import { uploadImage } from "./handlers/upload_image.ts";
+import { gifCreator } from "./handlers/gif_creator.ts";
 
 /** A built tool: the catalog's traits plus the handler that does the work. */
 export interface ToolDefinition extends Partial<ToolTraits> {
@@ -49,6 +50,7 @@ export const TOOLS: readonly ToolDefinition[] = [
   { name: "update_plan", handler: updatePlan, needsWorkspace: false },
   { name: "file_upload", handler: fileUpload },
   { name: "upload_image", handler: uploadImage },
+  { name: "gif_creator", handler: gifCreator },
 ];
 
 /**
