@@ -12,6 +12,8 @@ import type { BrowserLink } from "./mod.ts";
 
 /** How long the extension keeps a transfer that is not used: sending takes well under this. */
 const TRANSFER_TTL_MS = 60_000;
+/** How long a discard may take: it is a courtesy, the TTL frees the bytes anyway. */
+const DISCARD_TIMEOUT_MS = 5_000;
 
 /** A payload on its way: its id and the placeholder a command carries in its place. */
 export interface SentTransfer {
@@ -40,14 +42,16 @@ export async function sendTransfers(
     }
     return sent;
   } catch (error) {
-    await discard(link, sent);
+    discard(link, sent);
     throw error;
   }
 }
 
-async function discard(link: BrowserLink, sent: SentTransfer[]): Promise<void> {
+/** Asks the browser to forget transfers, without waiting: they expire by themselves anyway. */
+function discard(link: BrowserLink, sent: SentTransfer[]): void {
   for (const transfer of sent) {
-    await link.call("transfer.discard", { transfer_id: transfer.id }).catch(() => {});
+    link.call("transfer.discard", { transfer_id: transfer.id }, { timeoutMs: DISCARD_TIMEOUT_MS })
+      .catch(() => {});
   }
 }
 
@@ -63,9 +67,16 @@ export async function withTransfers(
 ): Promise<Record<string, unknown>> {
   const sent = await sendTransfers(link, payloads, options.signal);
   const command = build(sent.map((transfer) => transfer.placeholder));
-  return await link.call(
-    "cdp.with_transfers",
-    { ...command, transfers: sent.map((transfer) => transfer.id) },
-    { timeoutMs: options.timeoutMs },
-  );
+  try {
+    return await link.call(
+      "cdp.with_transfers",
+      { ...command, transfers: sent.map((transfer) => transfer.id) },
+      { timeoutMs: options.timeoutMs },
+    );
+  } catch (error) {
+    // A command refused before it ran (a dialog is open) leaves its transfers unused; used ones
+    // are already gone, and discarding them again is harmless.
+    discard(link, sent);
+    throw error;
+  }
 }
