@@ -14,6 +14,17 @@ async function status(s: E2ESession, tabId: number): Promise<Record<string, unkn
   return (await s.ok("gif_creator", { action: "status", tabId })).structuredContent!;
 }
 
+/** How many strongly red pixels frame `index` shows. */
+function redPixels(gif: GifReader, index: number): number {
+  const pixels = new Uint8Array(gif.width * gif.height * 4);
+  gif.decodeAndBlitFrameRGBA(index, pixels);
+  let count = 0;
+  for (let i = 0; i < pixels.length; i += 4) {
+    if (pixels[i] > 180 && pixels[i + 1] < 90 && pixels[i + 2] < 120) count++;
+  }
+  return count;
+}
+
 Deno.test("gif_creator records, stops at its bounds and exports a GIF that decodes", async (t) => {
   const s = await startSession();
   try {
@@ -65,6 +76,9 @@ Deno.test("gif_creator records, stops at its bounds and exports a GIF that decod
         exported.structuredContent?.height,
       ]);
       assert(gif.width > 200 && gif.width <= 800, `width ${gif.width} within maxSide`);
+      // The page has no red: red pixels are the rings marking the clicks.
+      const ringed = Array.from({ length: gif.numFrames() }, (_, i) => redPixels(gif, i));
+      assert(ringed.some((count) => count >= 20), `a frame rings a click: ${ringed}`);
     });
 
     await t.step("the export can be dropped into the page as a GIF file", async () => {

@@ -25,6 +25,7 @@ export {
   type ConsoleEntry,
   type NetworkEntry,
   type OpenDialog,
+  type Press,
   type TabEvent,
   TabState,
 } from "./tab_state.ts";
@@ -136,6 +137,7 @@ export class BrowserLink {
       await this.#observe(tabId);
       const methods = cdpMethods(params as OperationParams<CdpOperation>);
       this.#refuseWhileDialog(tabId, methods);
+      this.#notePresses(tabId, params as OperationParams<CdpOperation>);
       const blocked = methods.some((method) => RENDERER_BOUND.test(method));
       const opens = methods.some((method) => MAY_OPEN_DIALOG.test(method));
       if (blocked && !opens && !options.ownDialogs) dialogWatch = tabId;
@@ -193,6 +195,18 @@ export class BrowserLink {
       this.#observing.set(native, started);
     }
     return started;
+  }
+
+  /** Remembers where pointer presses go, whatever tool sends them (recordings mark them). */
+  #notePresses(tabId: number, params: OperationParams<CdpOperation>): void {
+    const commands = "commands" in params ? params.commands : [params];
+    for (const { method, params: event } of commands) {
+      if (method !== "Input.dispatchMouseEvent" || event.type !== "mousePressed") continue;
+      const [x, y] = [Number(event.x), Number(event.y)];
+      if (Number.isFinite(x) && Number.isFinite(y)) {
+        this.tab(tabId).presses.push({ at: Date.now(), x, y });
+      }
+    }
   }
 
   /**

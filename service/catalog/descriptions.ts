@@ -240,7 +240,7 @@ export const TOOL_TEXT: Record<string, ToolText> = {
       "is also dropped into the page, e.g. to attach it). Frames are taken when the page " +
       "changes; a recording stops itself at a limit and status says which. options: " +
       "maxFrames (100, ≤300), intervalMs (500), idleMs (120000), maxDurationMs (300000), " +
-      "maxSide (800). clear frees it. Memory only.",
+      "maxSide (800), showClickIndicators (true: clicks ringed). clear frees it. Memory only.",
     example: { action: "start_recording", tabId: TAB },
   },
   explain: {

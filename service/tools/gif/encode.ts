@@ -8,7 +8,7 @@
 
 import gifenc from "gifenc";
 import jpeg from "jpeg-js";
-import type { Frame } from "./recordings.ts";
+import type { Frame, Point } from "./recordings.ts";
 
 const { GIFEncoder, quantize, applyPalette } = gifenc;
 
@@ -47,13 +47,41 @@ export function delays(frames: Frame[]): number[] {
   });
 }
 
-/** The frames as one looping GIF, the size of the first frame. */
-export function encodeGif(frames: Frame[]): Uint8Array {
+/** Radius of a click's ring, in frame pixels, and its colours. */
+const RING_RADIUS = 14;
+const RING_WIDTH = 3;
+const RING = [230, 30, 60];
+const HALO = [255, 255, 255];
+
+/** Draws a ring around `at` (red, edged white so it shows on any page). */
+export function drawRing(rgba: Uint8Array, width: number, height: number, at: Point): void {
+  const reach = RING_RADIUS + 2;
+  for (let dy = -reach; dy <= reach; dy++) {
+    const y = Math.round(at.y) + dy;
+    if (y < 0 || y >= height) continue;
+    for (let dx = -reach; dx <= reach; dx++) {
+      const x = Math.round(at.x) + dx;
+      if (x < 0 || x >= width) continue;
+      const d = Math.hypot(dx, dy);
+      const colour = d > RING_RADIUS - RING_WIDTH && d <= RING_RADIUS
+        ? RING
+        : (d > RING_RADIUS && d <= RING_RADIUS + 1.5) ||
+            (d > RING_RADIUS - RING_WIDTH - 1.5 && d <= RING_RADIUS - RING_WIDTH)
+        ? HALO
+        : null;
+      if (colour) rgba.set(colour, (y * width + x) * 4);
+    }
+  }
+}
+
+/** The frames as one looping GIF, the size of the first frame; `marks` rings the clicks. */
+export function encodeGif(frames: Frame[], marks = true): Uint8Array {
   const { width, height } = frames[0];
   const gif = GIFEncoder();
   const shown = delays(frames);
   frames.forEach((frame, i) => {
     const rgba = pixels(frame, width, height);
+    if (marks) { for (const click of frame.clicks ?? []) drawRing(rgba, width, height, click); }
     const palette = quantize(rgba, 256);
     gif.writeFrame(applyPalette(rgba, palette), width, height, {
       palette,

@@ -36,8 +36,10 @@ export const RECORDING_OPTIONS = {
   maxSide: { default: 800, min: 200, max: 1_280 },
 } as const;
 
-/** One recording's settings. */
-export type RecordingOptions = { [K in keyof typeof RECORDING_OPTIONS]: number };
+/** One recording's settings: the bounds above, and whether exports mark clicks. */
+export type RecordingOptions = { [K in keyof typeof RECORDING_OPTIONS]: number } & {
+  showClickIndicators: boolean;
+};
 
 /** Why a recording stopped. */
 export type StopReason =
@@ -66,16 +68,26 @@ export const STOP_REASONS: Record<StopReason, string> = {
   capture_failed: "the tab could not be captured several times in a row",
 };
 
-/** One frame: a JPEG and when it was taken (ms after the recording started). */
+/** A point in a frame's pixels. */
+export interface Point {
+  x: number;
+  y: number;
+}
+
+/**
+ * One frame: a JPEG, when it was taken (ms after the recording started), and where pointer
+ * presses landed since the frame before.
+ */
 export interface Frame {
   jpeg: Uint8Array;
   width: number;
   height: number;
   at: number;
+  clicks?: Point[];
 }
 
-/** What a capture returns: a frame's pixels, or null when the tab cannot be shown now. */
-export type Capture = () => Promise<{ jpeg: Uint8Array; width: number; height: number } | null>;
+/** What a capture returns: a frame, or null when the tab cannot be shown now. */
+export type Capture = () => Promise<Omit<Frame, "at"> | null>;
 
 /** A tab closed or the capture failed in a way that will not pass. */
 export class TabGone extends Error {}
@@ -139,7 +151,8 @@ export class Recording {
 
   #keep(frame: Frame): void {
     const last = this.frames.at(-1);
-    if (last && sameBytes(last.jpeg, frame.jpeg)) return;
+    // A click is worth a frame of its own even when the page did not change.
+    if (last && !frame.clicks?.length && sameBytes(last.jpeg, frame.jpeg)) return;
     if (frame.jpeg.length > GIF_LIMITS.frameBytes) return this.stop("frame_bytes");
     if (this.bytes + frame.jpeg.length > GIF_LIMITS.recordingBytes) {
       return this.stop("recording_bytes");

@@ -13,9 +13,12 @@ import {
   TabGone,
 } from "./recordings.ts";
 
-const DEFAULTS = Object.fromEntries(
-  Object.entries(RECORDING_OPTIONS).map(([name, range]) => [name, range.default]),
-) as RecordingOptions;
+const DEFAULTS = {
+  ...Object.fromEntries(
+    Object.entries(RECORDING_OPTIONS).map(([name, range]) => [name, range.default]),
+  ),
+  showClickIndicators: true,
+} as RecordingOptions;
 
 /** A capture that returns a different small "frame" on each call, unless told to repeat. */
 function counting(size = 10): { capture: Capture; repeat: (on: boolean) => void } {
@@ -150,4 +153,36 @@ Deno.test("frames encode into a looping GIF that decodes, with their timing", ()
   const pixels = new Uint8Array(40 * 24 * 4);
   reader.decodeAndBlitFrameRGBA(0, pixels);
   assert(Math.abs(pixels[0] - 0) < 16 && Math.abs(pixels[1] - 255) < 16, "colours survive");
+});
+
+Deno.test("a click keeps its frame even on an unchanged page, and export rings it", async () => {
+  const recordings = new Recordings(() => false);
+  const clicks: { x: number; y: number }[] = [];
+  const still = solid(40, 40, 0);
+  const recording = recordings.start(
+    workspace,
+    8,
+    DEFAULTS,
+    () =>
+      Promise.resolve({
+        jpeg: still,
+        width: 40,
+        height: 40,
+        ...(clicks.length ? { clicks: [...clicks] } : {}),
+      }),
+  );
+  await recording.tick();
+  await recording.tick();
+  clicks.push({ x: 20, y: 20 });
+  await recording.tick();
+  assertEquals(recording.frames.length, 2, "the click's frame is kept, the repeat before not");
+  const reader = new GifReader(encodeGif(recording.frames));
+  const pixels = new Uint8Array(40 * 40 * 4);
+  reader.decodeAndBlitFrameRGBA(1, pixels);
+  const at = (x: number, y: number) => [...pixels.subarray((y * 40 + x) * 4, (y * 40 + x) * 4 + 3)];
+  const [red, green] = at(20 + 12, 20);
+  assert(red > 180 && green < 90, `the ring is red at its radius: ${at(32, 20)}`);
+  const plain = new Uint8Array(40 * 40 * 4);
+  new GifReader(encodeGif(recording.frames, false)).decodeAndBlitFrameRGBA(1, plain);
+  assert(plain[(20 * 40 + 32) * 4] < 60, "without indicators the frame stays as it was");
 });

@@ -38,18 +38,22 @@ const FRAME_QUALITY = 60;
 
 /** The recording's settings from `options`, each default or checked against its range. */
 export function recordingOptions(raw: unknown, tabId: number): RecordingOptions {
-  const given = (raw ?? {}) as Record<string, unknown>;
-  const names = Object.keys(RECORDING_OPTIONS) as (keyof RecordingOptions)[];
+  const given = { ...(raw ?? {}) as Record<string, unknown> };
+  const marks = given.showClickIndicators ?? true;
+  delete given.showClickIndicators;
+  const names = Object.keys(RECORDING_OPTIONS) as (keyof typeof RECORDING_OPTIONS)[];
   const unknown = Object.keys(given).filter((key) => !(names as string[]).includes(key));
-  if (unknown.length > 0) {
+  if (unknown.length > 0 || typeof marks !== "boolean") {
     throw new ToolError(
       "tool_failure",
-      `options has no ${unknown.map((key) => JSON.stringify(key)).join(", ")}; it takes ` +
-        `${names.join(", ")}.`,
+      unknown.length > 0
+        ? `options has no ${unknown.map((key) => JSON.stringify(key)).join(", ")}; it takes ` +
+          `${names.join(", ")}, showClickIndicators.`
+        : "options.showClickIndicators must be true or false.",
       `Call {"action": "start_recording", "tabId": ${tabId}, "options": {"maxFrames": 50}}.`,
     );
   }
-  return Object.fromEntries(names.map((name) => {
+  const bounds = Object.fromEntries(names.map((name) => {
     const range = RECORDING_OPTIONS[name];
     const value = given[name] ?? range.default;
     if (typeof value !== "number" || !Number.isInteger(value) || value < range.min) {
@@ -60,12 +64,14 @@ export function recordingOptions(raw: unknown, tabId: number): RecordingOptions 
       );
     }
     return [name, Math.min(range.max, value)];
-  })) as RecordingOptions;
+  }));
+  return { ...bounds, showClickIndicators: marks } as RecordingOptions;
 }
 
 /** Samples the tab for a recording; a tab the workspace no longer owns ends it. */
 function tabCapture(context: ToolContext, target: TabTarget, maxSide: number): Capture {
   const { workspace, workspaces } = context;
+  let seen = Date.now();
   return async () => {
     if (workspaces.get(workspace.id) !== workspace || !workspace.tabs.has(target.tabId)) {
       throw new TabGone();
@@ -76,7 +82,16 @@ function tabCapture(context: ToolContext, target: TabTarget, maxSide: number): C
         quality: FRAME_QUALITY,
         background: true,
       });
-      return { jpeg: decodeBase64(shot.data), width: shot.width, height: shot.height };
+      // Presses sent since the last frame, in this frame's pixels.
+      const presses = target.link.tab(target.native).presses.items().filter((p) => p.at > seen);
+      seen = presses.at(-1)?.at ?? seen;
+      const clicks = presses.map((p) => ({ x: p.x / shot.cssPerPixel, y: p.y / shot.cssPerPixel }));
+      return {
+        jpeg: decodeBase64(shot.data),
+        width: shot.width,
+        height: shot.height,
+        ...(clicks.length ? { clicks } : {}),
+      };
     } catch (error) {
       if (error instanceof BrowserError && error.kind === "no_such_tab") throw new TabGone();
       // An open dialog freezes the page: no new frame until it is answered.
@@ -182,7 +197,7 @@ async function exportGif(args: Args, context: ToolContext, target: TabTarget) {
       "Let the page change while recording (act on it), then export.",
     );
   }
-  const gif = encodeGif(recording.frames);
+  const gif = encodeGif(recording.frames, recording.options.showClickIndicators);
   if (gif.length > MAX_GIF_BYTES) {
     throw new ToolError(
       "tool_failure",
