@@ -8,8 +8,12 @@
 
 import { BoundedWriter, encodeLine, LineReader } from "../shared/framing.ts";
 
-/** The largest MCP message line accepted from a client. */
-export const MAX_LINE_BYTES = 4 * 1024 * 1024;
+/**
+ * The largest MCP message line accepted from a client. It must admit the largest upload a tool
+ * accepts (`MAX_UPLOAD_BYTES`, 8 MiB, in `shared/transfer.ts`): its base64 is 10.7 MiB, and the
+ * rest leaves over 1 MiB for the request around it (a test holds the two together).
+ */
+export const MAX_LINE_BYTES = 12 * 1024 * 1024;
 /** Messages that may wait for stdout before the connector treats the client as stuck. */
 const MAX_QUEUED_OUT = 1024;
 /** Bytes that may wait for stdout before the connector treats the client as stuck. */
@@ -166,19 +170,101 @@ export class StdioPeer {
   }
 }
 
+/** A line over {@linkcode MAX_LINE_BYTES}: its size, and its request id when one was readable. */
+export type Oversized = { kind: "oversized"; bytes: number; id: RequestId | null };
+
 /** Reads classified messages from stdin until it closes. */
 export async function* readMessages(
   readable: ReadableStream<Uint8Array>,
-): AsyncGenerator<Incoming | { kind: "oversized"; bytes: number }> {
+): AsyncGenerator<Incoming | Oversized> {
   const reader = new LineReader(readable, MAX_LINE_BYTES);
   while (true) {
     const next = await reader.next();
     if (next === null) return;
     if (next.kind === "oversized") {
-      yield next;
+      yield { kind: "oversized", bytes: next.bytes, id: idOfCutLine(next.head, next.tail) };
       continue;
     }
     if (next.text.trim() === "") continue;
     yield classify(next.text);
   }
+}
+
+/**
+ * The top-level `id` of a request line too long to parse, read from the line's start (members
+ * before the big one) or, failing that, from its end (a serializer that writes `id` last).
+ */
+export function idOfCutLine(head: string, tail: string): RequestId | null {
+  const id = idFromStart(head) ?? idFromEnd(tail);
+  return validId(id) ? id : null;
+}
+
+/** Walks the outer object's members from the start until `id` or until the text runs out. */
+function idFromStart(text: string): unknown {
+  let i = skipSpace(text, 0);
+  if (text[i] !== "{") return undefined;
+  i++;
+  while (i < text.length) {
+    const key = readString(text, skipSpace(text, i));
+    if (!key) return undefined;
+    i = skipSpace(text, key.end);
+    if (text[i] !== ":") return undefined;
+    const valueAt = skipSpace(text, i + 1);
+    const end = skipValue(text, valueAt);
+    if (end < 0) return undefined;
+    if (key.value === "id") return JSON.parse(text.slice(valueAt, end));
+    i = skipSpace(text, end);
+    if (text[i] !== ",") return undefined;
+    i++;
+  }
+  return undefined;
+}
+
+/** `"id": <value>` as the outer object's last member at the line's very end. */
+function idFromEnd(text: string): unknown {
+  const match = /,\s*"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")\s*\}\s*$/.exec(text);
+  return match ? JSON.parse(match[1]) : undefined;
+}
+
+function skipSpace(text: string, i: number): number {
+  while (i < text.length && " \t\r\n".includes(text[i])) i++;
+  return i;
+}
+
+/** The string starting at `i` and where it ends, or null when none starts there or it is cut. */
+function readString(text: string, i: number): { value: string; end: number } | null {
+  if (text[i] !== '"') return null;
+  for (let j = i + 1; j < text.length; j++) {
+    if (text[j] === "\\") j++;
+    else if (text[j] === '"') {
+      try {
+        return { value: JSON.parse(text.slice(i, j + 1)), end: j + 1 };
+      } catch {
+        return null;
+      }
+    }
+  }
+  return null;
+}
+
+/** Where the value starting at `i` ends, or -1 when the text ends first. */
+function skipValue(text: string, i: number): number {
+  if (text[i] === '"') return readString(text, i)?.end ?? -1;
+  if (text[i] !== "{" && text[i] !== "[") {
+    const end = text.slice(i).search(/[\s,}\]]/);
+    return end <= 0 ? -1 : i + end;
+  }
+  let depth = 0;
+  for (let j = i; j < text.length; j++) {
+    const c = text[j];
+    if (c === '"') {
+      const string = readString(text, j);
+      if (!string) return -1;
+      j = string.end - 1;
+    } else if (c === "{" || c === "[") depth++;
+    else if (c === "}" || c === "]") {
+      if (--depth === 0) return j + 1;
+    }
+  }
+  return -1;
 }

@@ -1,5 +1,6 @@
 import { assert, assertEquals } from "../tests/support/assert.ts";
-import { classify, ErrorCode, StdioPeer } from "./jsonrpc.ts";
+import { base64Length, MAX_UPLOAD_BYTES } from "../shared/transfer.ts";
+import { classify, ErrorCode, idOfCutLine, MAX_LINE_BYTES, StdioPeer } from "./jsonrpc.ts";
 
 Deno.test("classify sorts lines into requests, notifications, responses and errors", () => {
   assertEquals(classify('{"jsonrpc":"2.0","id":1,"method":"m"}'), {
@@ -43,4 +44,40 @@ Deno.test("a client that stops reading ends the connection instead of losing ans
   // Closing does not wait for a reader that is never coming back.
   await peer.close();
   assertEquals(lines.length, 1);
+});
+
+Deno.test("the line bound admits the largest upload a tool accepts, with its request", () => {
+  const request = {
+    jsonrpc: "2.0",
+    id: 12,
+    method: "tools/call",
+    params: {
+      name: "file_upload",
+      arguments: {
+        tabId: 4294967297,
+        ref: "ref_123",
+        files: [{ name: "x".repeat(255), mimeType: "application/octet-stream", data: "" }],
+      },
+      _meta: { progressToken: "p".repeat(1000) },
+    },
+  };
+  const envelope = JSON.stringify(request).length + 1;
+  assert(base64Length(MAX_UPLOAD_BYTES) + envelope + 512 * 1024 < MAX_LINE_BYTES);
+});
+
+Deno.test("a line too long to parse still yields its request id, from its start or its end", () => {
+  assertEquals(
+    idOfCutLine('{"jsonrpc":"2.0","id":41,"method":"tools/call","params":{"a":"xx', ""),
+    41,
+  );
+  assertEquals(idOfCutLine('{"id" : "r-1", "params": {', ""), "r-1");
+  // Nested ids are not the request's.
+  assertEquals(
+    idOfCutLine('{"method":"m","params":{"id":5,"x":"yyy', 'yyy"},"jsonrpc":"2.0","id":9}'),
+    9,
+  );
+  assertEquals(idOfCutLine('{"method":"m","params":{"id":5,"x":"yy', 'yy","id":6}}'), null);
+  assertEquals(idOfCutLine("aaaa", "aaaa"), null);
+  assertEquals(idOfCutLine('{"id":true,"x":"', ""), null);
+  assertEquals(idOfCutLine('{"a":"\\"}","id":3,"p":"', ""), 3);
 });

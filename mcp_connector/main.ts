@@ -212,7 +212,7 @@ export async function serve(
     switch (message.kind) {
       case "oversized":
         await peer.error(
-          null,
+          message.id,
           ErrorCode.invalidRequest,
           `Message of ${message.bytes} bytes is over the ${MAX_LINE_BYTES}-byte limit`,
         );

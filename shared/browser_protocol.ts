@@ -7,6 +7,7 @@
  */
 
 import { z } from "zod";
+import { MAX_TRANSFERS_PER_COMMAND, TransferChunk, TransferId } from "./transfer.ts";
 
 /** Chrome refuses native messages to an extension over 1 MiB. */
 export const TO_EXTENSION_MAX_FRAME = 1024 * 1024;
@@ -165,6 +166,34 @@ export const Operations = {
     }).strict(),
     result: z.object({ window_id: z.number().int(), width: z.number(), height: z.number() })
       .strict(),
+  },
+  /**
+   * One chunk of a byte payload (`shared/transfer.ts`). `complete` turns true with the last
+   * chunk, once the whole payload is reassembled and its SHA-256 checked.
+   */
+  "transfer.chunk": {
+    params: TransferChunk,
+    result: z.object({ received: z.number().int(), complete: z.boolean() }).strict(),
+  },
+  /** Forgets a transfer the service gave up on. */
+  "transfer.discard": {
+    params: z.object({ transfer_id: TransferId }).strict(),
+    result: z.object({}).strict(),
+  },
+  /**
+   * A CDP command whose params hold placeholders (`transferPlaceholder`) for verified
+   * transfers: each is replaced by its payload's base64, then forgotten. Refused whole, nothing
+   * sent, when any of them is unknown, incomplete, expired or not placed exactly once.
+   */
+  "cdp.with_transfers": {
+    params: z.object({
+      tab_id: TabId,
+      method: CdpMethod,
+      params: z.record(z.string(), z.unknown()),
+      session_id: z.string().max(100).optional(),
+      transfers: z.array(TransferId).min(1).max(MAX_TRANSFERS_PER_COMMAND),
+    }).strict(),
+    result: z.record(z.string(), z.unknown()),
   },
 } as const;
 

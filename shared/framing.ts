@@ -104,12 +104,6 @@ class ByteQueue {
     return -1;
   }
 
-  /** Drops everything buffered. */
-  clear(): void {
-    this.#chunks = [];
-    this.#buffered = 0;
-  }
-
   /** Reads one more chunk into the buffer; false at end of stream. */
   async more(): Promise<boolean> {
     if (this.#done) return false;
@@ -228,7 +222,17 @@ export class FrameReader {
 /** One result of {@linkcode LineReader.next}. */
 export type LineResult =
   | { kind: "line"; text: string }
-  | { kind: "oversized"; bytes: number };
+  | {
+    kind: "oversized";
+    bytes: number;
+    /** The line's first bytes and its last ones, so its request id can still be read. */
+    head: string;
+    tail: string;
+  };
+
+/** Bytes of an oversized line kept from its start and from its end. */
+export const OVERSIZED_HEAD_BYTES = 64 * 1024;
+export const OVERSIZED_TAIL_BYTES = 1024;
 
 /**
  * Reads newline-delimited UTF-8 lines with a hard length cap. An oversized line is discarded up
@@ -263,16 +267,24 @@ export class LineReader {
   }
 
   async #skipOversized(): Promise<LineResult> {
-    let skipped = 0;
+    const head = this.#queue.take(Math.min(OVERSIZED_HEAD_BYTES, this.#queue.buffered));
+    let skipped = head.length;
+    let tail: Uint8Array = new Uint8Array(0);
+    const report = (bytes: number): LineResult => ({
+      kind: "oversized",
+      bytes,
+      head: lenient.decode(head),
+      tail: lenient.decode(tail),
+    });
     while (true) {
       const newline = this.#queue.indexOf(0x0a, this.#queue.buffered);
       if (newline >= 0) {
-        this.#queue.take(newline + 1);
-        return { kind: "oversized", bytes: skipped + newline };
+        tail = lastBytes(tail, this.#queue.take(newline + 1).subarray(0, newline));
+        return report(skipped + newline);
       }
       skipped += this.#queue.buffered;
-      this.#queue.clear();
-      if (!(await this.#queue.more())) return { kind: "oversized", bytes: skipped };
+      tail = lastBytes(tail, this.#queue.take(this.#queue.buffered));
+      if (!(await this.#queue.more())) return report(skipped);
     }
   }
 
@@ -280,6 +292,19 @@ export class LineReader {
   cancel(): void {
     this.#queue.cancel();
   }
+}
+
+/** Decodes what may be cut inside a character (the ends of an oversized line). */
+const lenient = new TextDecoder();
+
+/** The last {@linkcode OVERSIZED_TAIL_BYTES} of `kept` followed by `more`. */
+function lastBytes(kept: Uint8Array, more: Uint8Array): Uint8Array {
+  if (more.length >= OVERSIZED_TAIL_BYTES) return more.slice(more.length - OVERSIZED_TAIL_BYTES);
+  const joined = new Uint8Array(Math.min(OVERSIZED_TAIL_BYTES, kept.length + more.length));
+  const fromKept = joined.length - more.length;
+  joined.set(kept.subarray(kept.length - fromKept), 0);
+  joined.set(more, fromKept);
+  return joined;
 }
 
 function decodeLine(bytes: Uint8Array): string {

@@ -6,6 +6,8 @@ import {
   FrameReader,
   FramingError,
   LineReader,
+  OVERSIZED_HEAD_BYTES,
+  OVERSIZED_TAIL_BYTES,
 } from "./framing.ts";
 
 function streamOf(...chunks: Uint8Array[]): ReadableStream<Uint8Array> {
@@ -75,10 +77,27 @@ Deno.test("an oversized line is skipped and reading resumes at the next line", a
     1000,
   );
   assertEquals(await reader.next(), { kind: "line", text: "first" });
-  assertEquals(await reader.next(), { kind: "oversized", bytes: 10000 });
+  const oversized = await reader.next();
+  assertEquals(oversized?.kind === "oversized" && oversized.bytes, 10000);
+  assertEquals(oversized?.kind === "oversized" && oversized.head.length, long.length);
+  assertEquals(oversized?.kind === "oversized" && oversized.tail, "x".repeat(1024));
   assertEquals(await reader.next(), { kind: "line", text: "third" });
   assertEquals(await reader.next(), { kind: "line", text: "last" });
   assertEquals(await reader.next(), null);
+});
+
+Deno.test("an oversized line keeps its first and last bytes, across chunks", async () => {
+  const line = `{"id":7,${"p".repeat(OVERSIZED_HEAD_BYTES * 2)}"end":1}`;
+  const reader = new LineReader(
+    streamOf(bytes(line.slice(0, 100)), bytes(line.slice(100, -5)), bytes(`${line.slice(-5)}\nok`)),
+    1000,
+  );
+  const oversized = await reader.next();
+  assert(oversized?.kind === "oversized");
+  assertEquals(oversized.bytes, line.length);
+  assertEquals(oversized.head, line.slice(0, OVERSIZED_HEAD_BYTES));
+  assertEquals(oversized.tail, line.slice(-OVERSIZED_TAIL_BYTES));
+  assertEquals(await reader.next(), { kind: "line", text: "ok" });
 });
 
 Deno.test("a line exactly at the cap is accepted", async () => {

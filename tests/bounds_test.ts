@@ -9,6 +9,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { BRIDGE_MAX_FRAME } from "../shared/bridge.ts";
 import { FROM_EXTENSION_MAX_FRAME } from "../shared/browser_protocol.ts";
 import { encodeFrame, FrameReader } from "../shared/framing.ts";
+import { MAX_LINE_BYTES } from "../mcp_connector/jsonrpc.ts";
 import { connectAndVerify } from "../shared/handshake.ts";
 import { type InstancePaths, resolveInstancePaths } from "../shared/instance.ts";
 import { ensureSecret } from "../service/endpoint/mod.ts";
@@ -68,16 +69,23 @@ Deno.test("an oversized stdio line gets one error and the stream resynchronises"
   try {
     const writer = connector.stdin.getWriter();
     const encoder = new TextEncoder();
-    await writer.write(encoder.encode("a".repeat(4 * 1024 * 1024 + 10) + "\n"));
+    await writer.write(encoder.encode("a".repeat(MAX_LINE_BYTES + 10) + "\n"));
+    // A request over the bound is still answered, with its id, so the client is not left waiting.
+    const big = `{"jsonrpc":"2.0","id":"big-1","method":"tools/call","params":{"x":"${
+      "b".repeat(MAX_LINE_BYTES)
+    }"}}\n`;
+    await writer.write(encoder.encode(big));
     await writer.write(encoder.encode('{"jsonrpc":"2.0","id":7,"method":"ping"}\n'));
-    const [first, second] = await readLines(connector.stdout, 2) as {
+    const [first, second, third] = await readLines(connector.stdout, 3) as {
       id: unknown;
       error?: { code: number; message: string };
     }[];
     assertEquals(first.id, null);
     assertEquals(first.error?.code, -32600);
-    assertMatch(first.error!.message, /over the 4194304-byte limit/);
-    assertEquals(second.id, 7, "the next line is read normally");
+    assertMatch(first.error!.message, new RegExp(`over the ${MAX_LINE_BYTES}-byte limit`));
+    assertEquals(second.id, "big-1");
+    assertEquals(second.error?.code, -32600);
+    assertEquals(third.id, 7, "the next line is read normally");
     await writer.close();
     assertEquals((await connector.status).code, 0);
   } finally {

@@ -7,6 +7,7 @@
 
 import { resolveInstancePaths } from "../shared/instance.ts";
 import { INSTRUCTIONS } from "../mcp_connector/instructions.ts";
+import { MAX_LINE_BYTES } from "../mcp_connector/jsonrpc.ts";
 import { assert, assertEquals, assertMatch } from "./support/assert.ts";
 import { makeTestEnv } from "./support/env.ts";
 import { fetchStatus } from "../service/control/mod.ts";
@@ -507,11 +508,18 @@ Deno.test("2026-07-28, core and switch transcripts", async (t) => {
     });
 
     await t.step("C05 an oversized line is refused and the stream resynchronises", async () => {
-      const big = new TextEncoder().encode(`{"x":"${"a".repeat(4 * 1024 * 1024 + 10)}"}\n`);
+      const big = new TextEncoder().encode(`{"x":"${"a".repeat(MAX_LINE_BYTES + 10)}"}\n`);
       await core.sendRaw(big);
       const refusal = await core.nextJson();
+      assertEquals(refusal.id, null);
       assertEquals((refusal.error as { code: number }).code, -32600);
-      assertMatch((refusal.error as { message: string }).message, /over the 4194304-byte limit/);
+      assertMatch(
+        (refusal.error as { message: string }).message,
+        new RegExp(`over the ${MAX_LINE_BYTES}-byte limit`),
+      );
+      const withId = `{"jsonrpc":"2.0","id":5,"params":{"x":"${"a".repeat(MAX_LINE_BYTES)}"}}\n`;
+      await core.sendRaw(new TextEncoder().encode(withId));
+      assertEquals((await core.nextJson()).id, 5, "an oversized request is answered by its id");
       await core.send(modern(4, "server/discover"));
       await core.expect(discover(4, ["2026-07-28", "2025-11-25"]));
     });

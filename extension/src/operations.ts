@@ -16,6 +16,7 @@ import {
 } from "../../shared/browser_protocol.ts";
 import { enableCommands, forget, observe } from "./events.ts";
 import { childSessions, forgetSessions } from "./frames.ts";
+import { placeTransfers, TransferRefused, TransferStore } from "./transfers.ts";
 
 /** A mechanism failure with the kind the service understands. */
 export class MechanismError extends Error {
@@ -32,6 +33,8 @@ const CDP_VERSION = "1.3";
 const groups = new Map<string, number>();
 /** Tabs with the debugger attached. */
 const attached = new Set<number>();
+/** Byte payloads arriving in chunks from the service, verified before use. */
+const transfers = new TransferStore();
 
 chrome.debugger.onDetach.addListener((source) => {
   if (source.tabId !== undefined) attached.delete(source.tabId);
@@ -61,6 +64,8 @@ async function release(tabId: number): Promise<boolean> {
  * streaming their events to nobody).
  */
 export async function releaseAll(): Promise<void> {
+  // Nobody is left to use a payload half sent.
+  transfers.clear();
   for (const tabId of [...attached]) await release(tabId);
 }
 
@@ -273,6 +278,26 @@ async function focusTab(params: OperationParams<"tab.focus">): Promise<Record<ne
   return {};
 }
 
+/** A transfer refused for its contents or a bound: the service's parameters were wrong. */
+function refusedTransfer(error: unknown): never {
+  if (error instanceof TransferRefused) throw new MechanismError("invalid_params", error.message);
+  throw error;
+}
+
+/** Sends a CDP command with verified payloads in place of their placeholders. */
+async function sendWithTransfers(
+  params: OperationParams<"cdp.with_transfers">,
+): Promise<Record<string, unknown>> {
+  let filled: Record<string, unknown>;
+  try {
+    filled = placeTransfers(params.params, params.transfers, (ids) => transfers.take(ids));
+  } catch (error) {
+    refusedTransfer(error);
+  }
+  const { transfers: _, params: __, ...rest } = params;
+  return await sendCdp({ ...rest, params: filled });
+}
+
 const IMPLEMENTATIONS: {
   [N in OperationName]: (params: OperationParams<N>) => Promise<OperationResult<N>>;
 } = {
@@ -291,6 +316,9 @@ const IMPLEMENTATIONS: {
   "tab.frames": listFrames,
   "group.update": updateGroup,
   "tab.focus": focusTab,
+  "transfer.chunk": (params) => transfers.add(params).catch(refusedTransfer),
+  "transfer.discard": (params) => (transfers.discard(params.transfer_id), Promise.resolve({})),
+  "cdp.with_transfers": sendWithTransfers,
 };
 
 /** Validates and performs one operation. */

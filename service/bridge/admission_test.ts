@@ -3,7 +3,7 @@ import { assert, assertEquals } from "../../tests/support/assert.ts";
 import { BrowserHub } from "../browser/mod.ts";
 import { Catalog } from "../catalog/mod.ts";
 import { Scheduler } from "../scheduler/mod.ts";
-import { TOOLS } from "../tools/mod.ts";
+import { Recordings, TOOLS } from "../tools/mod.ts";
 import {
   MAX_WORKSPACES_PER_CONNECTION,
   WorkspaceHolds,
@@ -26,6 +26,7 @@ async function makeDeps(): Promise<SessionDeps> {
     activity: { works: 0 },
     settlementMs: 180_000,
     governance: await testGovernance(workspaces, holds),
+    recordings: new Recordings(() => false),
   };
 }
 

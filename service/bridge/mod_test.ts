@@ -4,7 +4,7 @@ import { assert, assertEquals } from "../../tests/support/assert.ts";
 import { BrowserHub } from "../browser/mod.ts";
 import { Catalog } from "../catalog/mod.ts";
 import { DEFAULT_SCHEDULER_OPTIONS, Scheduler } from "../scheduler/mod.ts";
-import { TOOLS } from "../tools/mod.ts";
+import { Recordings, TOOLS } from "../tools/mod.ts";
 import { WorkspaceHolds, WorkspaceRegistry } from "../workspace/mod.ts";
 import { MAX_ACTIVE_WORKS, serveSession, type SessionDeps, WorkIds } from "./mod.ts";
 import { testGovernance } from "../../tests/support/governance.ts";
@@ -56,6 +56,7 @@ Deno.test("a connector's running works and a workspace's queue are bounded: busy
     activity: { works: 0 },
     settlementMs: 180_000,
     governance: await testGovernance(workspaces, holds),
+    recordings: new Recordings(() => false),
   };
   const first = connect(deps);
   first.send({ type: "open_workspace", seq: 1000, label: "test" });
@@ -118,6 +119,7 @@ async function governedDeps(): Promise<{ deps: SessionDeps; dir: string }> {
     activity: { works: 0 },
     settlementMs: 180_000,
     governance,
+    recordings: new Recordings(() => false),
   };
   return { deps, dir: governance.dir };
 }

@@ -13,6 +13,7 @@ import type { Catalog } from "../catalog/mod.ts";
 import type { PersonControls, PolicyStore } from "../governance/mod.ts";
 import { log } from "../log/mod.ts";
 import type { Scheduler } from "../scheduler/mod.ts";
+import type { Recordings } from "../tools/mod.ts";
 import type { Holder, WorkspaceHolds, WorkspaceRegistry } from "../workspace/mod.ts";
 
 /** Mints work ids, unique within one service. */
@@ -49,6 +50,8 @@ export interface SessionDeps {
   /** How long a dispatched work may keep settling after its caller stopped waiting. */
   settlementMs: number;
   governance: GovernanceDeps;
+  /** The service's tab recordings (gif_creator), kept in memory only. */
+  recordings: Recordings;
 }
 
 /** The abort reason of a call the person stopped while it ran. */

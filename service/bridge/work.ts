@@ -147,6 +147,7 @@ async function dispatch(
     browsers: deps.browsers,
     workspaces: deps.workspaces,
     signal: AbortSignal.any([work.controller.signal, settling.signal]),
+    recordings: deps.recordings,
   });
   handling.finally(release);
   const outcome = await Promise.race([handling, unsettled(settling.signal, deps.settlementMs)]);

@@ -21,10 +21,12 @@ import { type BoundedWriter, encodeFrame, type FrameReader } from "../../shared/
 import { log } from "../log/mod.ts";
 import { ENABLE_COMMANDS, OBSERVED_EVENTS, type OpenDialog, Ring, TabState } from "./tab_state.ts";
 
+export { sendTransfers, withTransfers } from "./transfer.ts";
 export {
   type ConsoleEntry,
   type NetworkEntry,
   type OpenDialog,
+  type Press,
   type TabEvent,
   TabState,
 } from "./tab_state.ts";
@@ -131,11 +133,12 @@ export class BrowserLink {
   ): Promise<OperationResult<N>> {
     if (this.#closed) throw new BrowserError("not_sent", "the browser is not connected");
     let dialogWatch: number | undefined;
-    if (op === "cdp" || op === "cdp.sequence") {
+    if (op === "cdp" || op === "cdp.sequence" || op === "cdp.with_transfers") {
       const tabId = (params as { tab_id: number }).tab_id;
       await this.#observe(tabId);
-      const methods = cdpMethods(params as OperationParams<"cdp" | "cdp.sequence">);
+      const methods = cdpMethods(params as OperationParams<CdpOperation>);
       this.#refuseWhileDialog(tabId, methods);
+      this.#notePresses(tabId, params as OperationParams<CdpOperation>);
       const blocked = methods.some((method) => RENDERER_BOUND.test(method));
       const opens = methods.some((method) => MAY_OPEN_DIALOG.test(method));
       if (blocked && !opens && !options.ownDialogs) dialogWatch = tabId;
@@ -193,6 +196,18 @@ export class BrowserLink {
       this.#observing.set(native, started);
     }
     return started;
+  }
+
+  /** Remembers where pointer presses go, whatever tool sends them (recordings mark them). */
+  #notePresses(tabId: number, params: OperationParams<CdpOperation>): void {
+    const commands = "commands" in params ? params.commands : [params];
+    for (const { method, params: event } of commands) {
+      if (method !== "Input.dispatchMouseEvent" || event.type !== "mousePressed") continue;
+      const [x, y] = [Number(event.x), Number(event.y)];
+      if (Number.isFinite(x) && Number.isFinite(y)) {
+        this.tab(tabId).presses.push({ at: Date.now(), x, y });
+      }
+    }
   }
 
   /**
@@ -303,8 +318,11 @@ export class BrowserLink {
   }
 }
 
-/** The CDP methods a `cdp` or `cdp.sequence` operation sends. */
-function cdpMethods(params: OperationParams<"cdp" | "cdp.sequence">): string[] {
+/** The operations that send CDP commands to a tab. */
+type CdpOperation = "cdp" | "cdp.sequence" | "cdp.with_transfers";
+
+/** The CDP methods a CDP operation sends. */
+function cdpMethods(params: OperationParams<CdpOperation>): string[] {
   return "commands" in params ? params.commands.map((command) => command.method) : [params.method];
 }
 

@@ -13,6 +13,15 @@ import type { ObservedEvent } from "../../shared/browser_protocol.ts";
 export const CONSOLE_CAPACITY = 500;
 /** Network requests kept per tab. */
 export const NETWORK_CAPACITY = 500;
+/** Pointer presses remembered per tab (for recordings' click indicators). */
+export const PRESS_CAPACITY = 64;
+
+/** A pointer press Ghostlight sent to a tab: when, and where in viewport CSS pixels. */
+export interface Press {
+  at: number;
+  x: number;
+  y: number;
+}
 /** Event waiters allowed per tab at once. */
 const MAX_WAITERS = 32;
 /** Longest console text kept. */
@@ -195,6 +204,8 @@ function renderArg(arg: unknown): string {
 export class TabState {
   readonly console = new Ring<ConsoleEntry>(CONSOLE_CAPACITY);
   readonly network = new Ring<NetworkEntry>(NETWORK_CAPACITY);
+  /** Pointer presses sent to the tab, oldest first. */
+  readonly presses = new Ring<Press>(PRESS_CAPACITY);
   #requests = new Map<string, NetworkEntry>();
   /** The dialog open now, if any. */
   dialog: OpenDialog | null = null;

@@ -214,7 +214,11 @@ export const TOOL_TEXT: Record<string, ToolText> = {
     example: { tabId: TAB, action: "reload" },
   },
   file_upload: {
-    description: "Put files (base64 data with a name) into the file input with the given ref.",
+    description:
+      "Put files into a page as if chosen in its file picker: files are {name, data (base64 or " +
+      "a data: URL), mimeType (optional)}; ref is the file input, its label or button, or a " +
+      "drop area (then the files are dropped onto it). At most 16 files and 8 MiB in all per " +
+      "call; paths on disk are not read. Answers what the input now holds.",
     example: { tabId: TAB, ref: "ref_3", files: [{ name: "a.txt", data: "aGVsbG8=" }] },
   },
   browser_batch: {
@@ -224,11 +228,19 @@ export const TOOL_TEXT: Record<string, ToolText> = {
   },
   upload_image: {
     description:
-      "Put a screenshot taken earlier (by its image id) into a file input or onto a drop target.",
+      "Put a screenshot you took (its imageId from computer screenshot) into a page as a JPEG " +
+      "file: into a file input by ref, or dropped onto a drop area by ref or by coordinate in " +
+      "your latest screenshot. filename names the file (default <imageId>.jpg).",
     example: { imageId: "img_1", tabId: TAB, ref: "ref_3" },
   },
   gif_creator: {
-    description: "Record the tab into an animated GIF: start, stop, status, clear or export.",
+    description:
+      "Record a tab as an animated GIF to show the user what you did. start_recording, act on " +
+      "the page, then stop_recording and export (returns image/gif; with ref or coordinate it " +
+      "is also dropped into the page, e.g. to attach it). Frames are taken when the page " +
+      "changes; a recording stops itself at a limit and status says which. options: " +
+      "maxFrames (100, ≤300), intervalMs (500), idleMs (120000), maxDurationMs (300000), " +
+      "maxSide (800), showClickIndicators (true: clicks ringed). clear frees it. Memory only.",
     example: { action: "start_recording", tabId: TAB },
   },
   explain: {

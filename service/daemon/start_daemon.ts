@@ -21,7 +21,7 @@ import { MACHINE_POLICY_FILE, PersonControls, PolicyStore } from "../governance/
 import { configureLog, log } from "../log/mod.ts";
 import { DEFAULT_SCHEDULER_OPTIONS, Scheduler } from "../scheduler/mod.ts";
 import type { ServiceSettings } from "../settings.ts";
-import { releaseTabs, TOOLS } from "../tools/mod.ts";
+import { Recordings, releaseTabs, TOOLS } from "../tools/mod.ts";
 import { WorkspaceHolds, WorkspaceRegistry } from "../workspace/mod.ts";
 import { Activity } from "./activity.ts";
 import {
@@ -129,6 +129,8 @@ async function buildState(sources: StateSources): Promise<ServiceState> {
     activity: activity.works,
     settlementMs: settings.settlementMs,
     governance: { policy, person, audit, auditKey: await AuditKey.derive(sources.secret) },
+    // Recordings of a released workspace go with it.
+    recordings: new Recordings((workspace) => workspaces.get(workspace.id) !== workspace),
   };
   browsers.onEvents({
     tabRemoved: (link, native) => workspaces.forgetTab(link.compose(native)),

@@ -8,6 +8,7 @@
 
 export type { Handler, ToolContext } from "./core/context.ts";
 export { failureOutcome, ToolError } from "./core/errors.ts";
+export { Recordings } from "./gif/recordings.ts";
 export { releaseTabs } from "./handlers/tabs.ts";
 export { HANDLERS, readOnly, type ToolDefinition, TOOLS } from "./registry.ts";
 // For the governance check before dispatch: the tab a call names, and where navigate would go,

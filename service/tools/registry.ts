@@ -22,6 +22,9 @@ import { updatePlan } from "./handlers/plan.ts";
 import { readPage } from "./handlers/read_page.ts";
 import { tabsContext, tabsCreate } from "./handlers/tabs.ts";
 import { resizeWindow } from "./handlers/window.ts";
+import { fileUpload } from "./handlers/file_upload.ts";
+import { uploadImage } from "./handlers/upload_image.ts";
+import { gifCreator } from "./handlers/gif_creator.ts";
 
 /** A built tool: the catalog's traits plus the handler that does the work. */
 export interface ToolDefinition extends Partial<ToolTraits> {
@@ -45,6 +48,9 @@ export const TOOLS: readonly ToolDefinition[] = [
   { name: "resize_window", handler: resizeWindow },
   // A plan is kept with the workspace when one is named; none is made for it.
   { name: "update_plan", handler: updatePlan, needsWorkspace: false },
+  { name: "file_upload", handler: fileUpload },
+  { name: "upload_image", handler: uploadImage },
+  { name: "gif_creator", handler: gifCreator },
 ];
 
 /**

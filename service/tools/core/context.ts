@@ -7,6 +7,7 @@
 import type { ContentBlock, Outcome } from "../../../shared/bridge.ts";
 import type { BrowserHub } from "../../browser/mod.ts";
 import type { Workspace, WorkspaceRegistry } from "../../workspace/mod.ts";
+import type { Recordings } from "../gif/recordings.ts";
 
 /**
  * The world a handler works in. `W` is the workspace as the handler may see it: always present
@@ -19,6 +20,8 @@ export interface ToolContext<W extends Workspace | undefined = Workspace> {
   workspaces: WorkspaceRegistry;
   /** Aborted when the caller cancels; multi-step handlers stop after their current step. */
   signal: AbortSignal;
+  /** The service's tab recordings (gif_creator). */
+  recordings: Recordings;
 }
 
 /** A tool's implementation. Arguments were already checked against its schema. */

@@ -61,7 +61,7 @@ function missing(field: string, action: string, extra: Args): ToolError {
 }
 
 /** Maps a screenshot-pixel coordinate to viewport CSS pixels. */
-async function toViewport(
+export async function toViewport(
   workspace: Workspace,
   target: TabTarget,
   coordinate: number[],

@@ -39,3 +39,12 @@ export function mainWorldCall(name: MainWorldFunction, ...args: unknown[]): stri
  * `Runtime.callFunctionOn` on that value.
  */
 export const SERIALIZE: string = MAIN_WORLD.serialize;
+
+/**
+ * The function declaration that calls a runtime method with the arguments of a
+ * `Runtime.callFunctionOn` in a world where {@linkcode INSTALL} ran: for arguments too large to
+ * write into an expression, or filled in on the way (transfers).
+ */
+export function runtimeFunction(method: RuntimeMethod): string {
+  return `function (...args) { return __ghostlight.${method}(...args); }`;
+}

@@ -56,19 +56,14 @@ export async function capture(
     quality?: number;
     /** Render small regions larger (up to 4×), for zoom. */
     upscale?: boolean;
+    /** Leave the tab where it is (a recording samples; it must not pull the tab forward). */
+    background?: boolean;
   } = {},
 ): Promise<{ data: string; width: number; height: number; cssPerPixel: number }> {
   const { view, ratio } = await metrics(target);
   const region = options.region ??
     { x: 0, y: 0, width: view.clientWidth, height: view.clientHeight };
-  // Whether the page is hidden is only used to bring it forward; a page lying about it changes
-  // nothing that matters.
-  const hidden = (await cdp(target, "Runtime.evaluate", {
-    expression: mainWorldCall("pageHidden"),
-    returnByValue: true,
-  })).result as { value?: boolean };
-  // A screenshot shows what the user would see of the tab: bring it to the front first.
-  if (hidden.value === true) await cdp(target, "Page.bringToFront");
+  if (!options.background) await bringForward(target);
   const maxSide = options.maxSide ?? MAX_IMAGE_SIDE;
   // Page.captureScreenshot yields clip × scale × devicePixelRatio pixels; dividing by the ratio
   // makes one image pixel one CSS pixel until the side cap shrinks it further.
@@ -101,6 +96,17 @@ export async function capture(
     );
   }
   return { data, ...size, cssPerPixel: region.width / size.width };
+}
+
+/** A screenshot shows what the user would see of the tab: bring a hidden one to the front. */
+async function bringForward(target: TabTarget): Promise<void> {
+  // Whether the page is hidden is only used to bring it forward; a page lying about it changes
+  // nothing that matters.
+  const hidden = (await cdp(target, "Runtime.evaluate", {
+    expression: mainWorldCall("pageHidden"),
+    returnByValue: true,
+  })).result as { value?: boolean };
+  if (hidden.value === true) await cdp(target, "Page.bringToFront");
 }
 
 /** Takes a screenshot of the tab's viewport and keeps it in the workspace. */

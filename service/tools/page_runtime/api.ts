@@ -15,6 +15,7 @@ import { byId, token } from "./registry.ts";
 import { redactResult, secretDigests } from "./secrets.ts";
 import { setValue } from "./form.ts";
 import { snapshot } from "./snapshot.ts";
+import { putFiles } from "./files.ts";
 
 /** The runtime object one world holds. */
 export const runtime = {
@@ -35,6 +36,7 @@ export const runtime = {
   setValue,
   settle,
   snapshot,
+  putFiles,
 };
 
 /** The runtime's type, as the page sees it. */

@@ -1,0 +1,133 @@
+/**
+ * Putting files into a page: the bytes go to the browser as verified transfers, then one call in
+ * the element's frame (page runtime `putFiles`) sets a file input or drops them onto an element,
+ * with all the files or none.
+ *
+ * @module
+ */
+
+import { BrowserError, withTransfers } from "../../browser/mod.ts";
+import type { Workspace } from "../../workspace/mod.ts";
+import { ToolError } from "../core/errors.ts";
+import type { TabTarget } from "../core/target.ts";
+import { runtimeFunction } from "./in_page.ts";
+import { type Frame, lookupRef, mainFrame, refGone, resolveRef, tabPages } from "./refs.ts";
+
+/** A file as the page holds it afterwards. */
+export interface HeldFile {
+  name: string;
+  size: number;
+  type: string;
+}
+
+/** An element as the page runtime names it in receipts. */
+interface NamedElement {
+  role: string;
+  name: string;
+  tag: string;
+  disabled?: boolean;
+}
+
+/** What the page runtime's `putFiles` did, or why it could not (page_runtime/files.ts). */
+export type PutResult =
+  | { kind: "input"; target: NamedElement | null; files: HeldFile[]; accept: string }
+  | { kind: "drop"; target: NamedElement | null; accepted: boolean; files: HeldFile[] }
+  | { error: "gone" | "disabled" | "nothing_there" }
+  | { error: "not_multiple"; target: NamedElement | null };
+
+/** A file to put into the page. */
+export interface PageFile {
+  name: string;
+  type: string;
+  bytes: Uint8Array;
+}
+
+/** Where the files go: an element by ref, or the element at a point of the main frame. */
+export type FileTarget = { ref: string } | { point: { x: number; y: number } };
+
+/** How long the page may take to decode and take the files. */
+const PUT_TIMEOUT_MS = 60_000;
+
+/**
+ * Puts `files` into the page at `where`. `mode` "auto" sets a file input (the element, its
+ * label's, or the only one inside it) and drops onto anything else; "drop" always drops.
+ */
+export async function putFilesInPage(
+  workspace: Workspace,
+  target: TabTarget,
+  where: FileTarget,
+  files: PageFile[],
+  options: { mode: "auto" | "drop"; signal?: AbortSignal },
+): Promise<PutResult> {
+  const pages = tabPages(workspace, target.tabId);
+  let frame: Frame;
+  let localId: number | null = null;
+  if ("ref" in where) {
+    // Resolving first proves the element still lives in the document its ref came from.
+    await resolveRef(workspace, target, where.ref);
+    ({ frame, localId } = lookupRef(pages, where.ref, { tabId: target.tabId }));
+  } else {
+    frame = await mainFrame(target, pages);
+  }
+  const point = "point" in where ? where.point : null;
+  let reply: Record<string, unknown>;
+  try {
+    reply = await withTransfers(target.link, files.map((file) => file.bytes), (placeholders) => ({
+      tab_id: target.native,
+      method: "Runtime.callFunctionOn",
+      ...(frame.sessionId ? { session_id: frame.sessionId } : {}),
+      params: {
+        functionDeclaration: runtimeFunction("putFiles"),
+        executionContextId: frame.contextId,
+        arguments: [
+          { value: localId },
+          { value: point },
+          {
+            value: files.map((file, i) => ({
+              name: file.name,
+              type: file.type,
+              data: placeholders[i],
+            })),
+          },
+          { value: options.mode },
+        ],
+        returnByValue: true,
+        awaitPromise: true,
+      },
+    }), { signal: options.signal, timeoutMs: PUT_TIMEOUT_MS });
+  } catch (error) {
+    throw putFailure(error, where);
+  }
+  if (reply.exceptionDetails) {
+    throw new ToolError(
+      "tool_failure",
+      "The page refused the files (it threw while they were being set).",
+      "Read the page (read_page) to see its state, then try again.",
+    );
+  }
+  return (reply.result as { value: PutResult }).value;
+}
+
+/** A failure of the call that puts the files, in the model's words. */
+function putFailure(error: unknown, where: FileTarget): unknown {
+  if (!(error instanceof BrowserError)) return error;
+  if (
+    /context with specified id|cannot find context|execution context was destroyed/i.test(
+      error.message,
+    )
+  ) {
+    return "ref" in where ? refGone(where.ref) : new ToolError(
+      "tool_failure",
+      "The page navigated while the files were on their way; nothing was put into it.",
+      "Take a new screenshot and try again.",
+    );
+  }
+  if (error.kind === "invalid_params" && /transfer/.test(error.message)) {
+    return new ToolError(
+      "not_dispatched",
+      `The browser refused the upload, so nothing was put into the page: ${error.message}.`,
+      "Try again; if it repeats, upload fewer or smaller files.",
+    );
+  }
+  return error;
+}
