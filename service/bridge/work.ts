@@ -7,12 +7,12 @@
  */
 
 import type { ConnectorMessage, Outcome } from "../../shared/bridge.ts";
-import { BrowserError } from "../browser/mod.ts";
 import { log } from "../log/mod.ts";
 import type { Admission } from "../scheduler/mod.ts";
-import { failureOutcome, HANDLERS, type ToolContext } from "../tools/mod.ts";
+import type { ToolContext } from "../tools/mod.ts";
 import type { Workspace } from "../workspace/mod.ts";
 import { admitWorkspace } from "./admission.ts";
+import { runTool, stepRunner } from "./run_tool.ts";
 import type { Refusal, Session, SessionDeps } from "./session.ts";
 
 /** How many works one connector may have running at once. */
@@ -117,38 +117,22 @@ async function dispatch(
   // A clearable timer rather than AbortSignal.timeout, so nothing outlives the work.
   const settling = new AbortController();
   const settlementTimer = setTimeout(() => settling.abort(), deps.settlementMs);
-  const handling = callHandler(deps, work.message, {
+  const context: ToolContext = {
     workspace: work.workspace!,
     browsers: deps.browsers,
     workspaces: deps.workspaces,
     signal: AbortSignal.any([work.controller.signal, settling.signal]),
-  });
+  };
+  context.steps = stepRunner(deps.catalog, context);
+  const handling = runTool(
+    deps.catalog,
+    { tool: work.message.tool, args: work.message.arguments },
+    context,
+  );
   handling.finally(release);
   const outcome = await Promise.race([handling, unsettled(settling.signal, deps.settlementMs)]);
   clearTimeout(settlementTimer);
   return callerOutcome(deps, work, outcome);
-}
-
-/** Checks the arguments, then calls the tool's handler; what it throws becomes an outcome. */
-async function callHandler(
-  deps: SessionDeps,
-  message: StartMessage,
-  context: ToolContext,
-): Promise<Outcome> {
-  const problem = deps.catalog.argumentProblem(message.tool, message.arguments);
-  if (problem !== null) {
-    return {
-      kind: "tool_failure",
-      message: problem,
-      next_step: "Fix the arguments and call again.",
-    };
-  }
-  try {
-    return await HANDLERS[message.tool](message.arguments, context);
-  } catch (error) {
-    if (error instanceof BrowserError && error.kind === "not_sent") return notSentOutcome(error);
-    return failureOutcome(error, context.workspace);
-  }
 }
 
 /**
@@ -156,7 +140,8 @@ async function callHandler(
  * a context-creating tool's success names its workspace.
  */
 function callerOutcome(deps: SessionDeps, work: AdmittedWork, outcome: Outcome): Outcome {
-  if (work.controller.signal.aborted) {
+  // A handler that stopped for the cancellation says best what it did (which steps ran).
+  if (work.controller.signal.aborted && outcome.kind !== "cancelled") {
     return {
       kind: "cancelled",
       message: "The call was cancelled while it ran.",
@@ -170,21 +155,6 @@ function callerOutcome(deps: SessionDeps, work: AdmittedWork, outcome: Outcome):
     return { ...outcome, workspace: work.workspace.id };
   }
   return outcome;
-}
-
-/**
- * A browser command refused before it left the service (the browser link was already closed or
- * would not take the frame): that command did not happen. Commands cut off in flight are
- * `disconnected` instead and stay outcome_unknown.
- */
-function notSentOutcome(error: BrowserError): Outcome {
-  return {
-    kind: "not_dispatched",
-    message: `The browser was not reachable, so this call's browser command was never sent ` +
-      `(${error.message}).`,
-    next_step: "Check that the browser is running and attached ('ghostlight status'), then " +
-      "retry.",
-  };
 }
 
 /** What a work that never left its queue amounted to: nothing happened in the browser. */

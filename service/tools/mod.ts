@@ -6,7 +6,7 @@
  * @module
  */
 
-export type { Handler, ToolContext } from "./core/context.ts";
+export type { Handler, StepCheck, StepRunner, ToolContext } from "./core/context.ts";
 export { failureOutcome, ToolError } from "./core/errors.ts";
 export { releaseTabs } from "./handlers/tabs.ts";
 export { HANDLERS, readOnly, type ToolDefinition, TOOLS } from "./registry.ts";

@@ -19,6 +19,31 @@ export interface ToolContext<W extends Workspace | undefined = Workspace> {
   workspaces: WorkspaceRegistry;
   /** Aborted when the caller cancels; multi-step handlers stop after their current step. */
   signal: AbortSignal;
+  /**
+   * How `script` and `browser_batch` call other tools, each step as if called alone. Absent
+   * inside a step, so steps never nest.
+   */
+  steps?: StepRunner;
+}
+
+/** What is known about a step before it runs. */
+export interface StepCheck {
+  /** Its arguments' first problem, named as for a call of its own; null when valid. */
+  problem: string | null;
+  /** Whether it would be allowed, and why. */
+  allowed: boolean;
+  why: string;
+}
+
+/**
+ * Runs other tools for a multi-step tool. The bridge provides it: every step goes through the
+ * same door as a call from the client (arguments checked, then the handler).
+ */
+export interface StepRunner {
+  /** Checks a step without running it (a dry run, or before the first step runs). */
+  check(tool: string, args: Record<string, unknown>): StepCheck;
+  /** Runs one step in the caller's workspace; `signal` ends it early. */
+  run(tool: string, args: Record<string, unknown>, signal: AbortSignal): Promise<Outcome>;
 }
 
 /** A tool's implementation. Arguments were already checked against its schema. */
