@@ -206,11 +206,20 @@ export const TOOL_TEXT: Record<string, ToolText> = {
   },
   dialog: {
     description:
-      "See or answer a JavaScript alert, confirm, prompt or leave-page dialog that blocks the tab.",
-    example: { tabId: TAB, action: "status" },
+      "Answer the JavaScript dialog (alert, confirm, prompt, or the leave-page beforeunload) " +
+      "that freezes a tab. A click that opens one returns at once naming it; then call this. " +
+      "action: status; accept (OK; for beforeunload, leave); dismiss (Cancel; stay); respond " +
+      "with text (answers a prompt and accepts it).",
+    example: { tabId: TAB, action: "accept" },
+    actionExamples: {
+      status: { tabId: TAB, action: "status" },
+      respond: { tabId: TAB, action: "respond", text: "Ada" },
+    },
   },
   tab_control: {
-    description: "Focus, reload or close one of your tabs.",
+    description:
+      "Focus (bring to front), reload (waits for the load; a leave-page prompt is reported " +
+      "for dialog to answer) or close one of your tabs. Returns the tab delta.",
     example: { tabId: TAB, action: "reload" },
   },
   file_upload: {

@@ -12,6 +12,7 @@ import { CONTRACT, type ToolTraits } from "../catalog/mod.ts";
 import type { Handler } from "./core/context.ts";
 import { ToolError } from "./core/errors.ts";
 import { computer } from "./handlers/computer.ts";
+import { dialog } from "./handlers/dialog.ts";
 import { find } from "./handlers/find.ts";
 import { formInput } from "./handlers/form_input.ts";
 import { javascriptTool } from "./handlers/javascript.ts";
@@ -20,6 +21,7 @@ import { readConsoleMessages, readNetworkRequests } from "./handlers/page_logs.t
 import { getPageText } from "./handlers/page_text.ts";
 import { updatePlan } from "./handlers/plan.ts";
 import { readPage } from "./handlers/read_page.ts";
+import { tabControl } from "./handlers/tab_control.ts";
 import { tabsContext, tabsCreate } from "./handlers/tabs.ts";
 import { resizeWindow } from "./handlers/window.ts";
 
@@ -45,6 +47,8 @@ export const TOOLS: readonly ToolDefinition[] = [
   { name: "resize_window", handler: resizeWindow },
   // A plan is kept with the workspace when one is named; none is made for it.
   { name: "update_plan", handler: updatePlan, needsWorkspace: false },
+  { name: "dialog", handler: dialog },
+  { name: "tab_control", handler: tabControl },
 ];
 
 /**
