@@ -182,9 +182,13 @@ export const TOOL_TEXT: Record<string, ToolText> = {
   },
   wait_for: {
     description:
-      "Wait until a selector or text is visible, present or gone, or until the page settles, for " +
-      "at most timeout_ms (30 s at most).",
-    example: { tabId: TAB, text: "Order confirmed", state: "visible" },
+      "Wait for the page instead of sleeping: until text or a CSS selector (both: elements " +
+      'matching selector that contain text) is "visible" (default), "present" (in the DOM) or ' +
+      '"gone" (none visible); with neither, or state "settled", until the page is quiet (no DOM ' +
+      "change or request for 0.5 s). timeout_ms: default 10000, at most 30000; a timeout is an " +
+      "error saying what was seen. settle: true also waits for quiet after; min_ms waits at " +
+      "least that long. Says how long it took.",
+    example: { tabId: TAB, text: "Order confirmed", state: "visible", timeout_ms: 5000 },
   },
   script: {
     description:

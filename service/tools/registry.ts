@@ -23,6 +23,7 @@ import { updatePlan } from "./handlers/plan.ts";
 import { readPage } from "./handlers/read_page.ts";
 import { tabControl } from "./handlers/tab_control.ts";
 import { tabsContext, tabsCreate } from "./handlers/tabs.ts";
+import { waitFor } from "./handlers/wait_for.ts";
 import { resizeWindow } from "./handlers/window.ts";
 
 /** A built tool: the catalog's traits plus the handler that does the work. */
@@ -47,6 +48,7 @@ export const TOOLS: readonly ToolDefinition[] = [
   { name: "resize_window", handler: resizeWindow },
   // A plan is kept with the workspace when one is named; none is made for it.
   { name: "update_plan", handler: updatePlan, needsWorkspace: false },
+  { name: "wait_for", handler: waitFor },
   { name: "dialog", handler: dialog },
   { name: "tab_control", handler: tabControl },
 ];

@@ -15,6 +15,7 @@ import { byId, token } from "./registry.ts";
 import { redactResult, secretDigests } from "./secrets.ts";
 import { setValue } from "./form.ts";
 import { snapshot } from "./snapshot.ts";
+import { quietCheck, waitCheck } from "./wait.ts";
 
 /** The runtime object one world holds. */
 export const runtime = {
@@ -27,6 +28,7 @@ export const runtime = {
   element: byId,
   observeBefore,
   pageInfo,
+  quietCheck,
   readable,
   redactResult,
   responseStatus,
@@ -35,6 +37,7 @@ export const runtime = {
   setValue,
   settle,
   snapshot,
+  waitCheck,
 };
 
 /** The runtime's type, as the page sees it. */
