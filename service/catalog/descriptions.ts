@@ -177,7 +177,10 @@ export const TOOL_TEXT: Record<string, ToolText> = {
     example: { domains: ["example.com"], approach: ["Open the search page", "Read the results"] },
   },
   narrate: {
-    description: "Show a short caption over the page so the user can follow what you are doing.",
+    description:
+      "Show the user a short caption in the page (up to 240 characters) saying what you are " +
+      "doing. It disappears after duration_ms (default 5000), lets clicks through, and never " +
+      "shows up in read_page, find or get_page_text.",
     example: { tabId: TAB, text: "Filling in the shipping address" },
   },
   wait_for: {
@@ -246,7 +249,8 @@ export const TOOL_TEXT: Record<string, ToolText> = {
   },
   explain: {
     description:
-      "List every browser action with the capability it needs and what the current policy allows.",
+      "List every tool action with the capability it needs (read, action, write, execute) " +
+      "and what the current policy allows this client. Call it when a call is denied.",
     example: {},
   },
 };

@@ -13,9 +13,11 @@ import type { Handler } from "./core/context.ts";
 import { ToolError } from "./core/errors.ts";
 import { computer } from "./handlers/computer.ts";
 import { dialog } from "./handlers/dialog.ts";
+import { explainTools } from "./handlers/explain.ts";
 import { find } from "./handlers/find.ts";
 import { formInput } from "./handlers/form_input.ts";
 import { javascriptTool } from "./handlers/javascript.ts";
+import { narrate } from "./handlers/narrate.ts";
 import { navigate } from "./handlers/navigate.ts";
 import { readConsoleMessages, readNetworkRequests } from "./handlers/page_logs.ts";
 import { getPageText } from "./handlers/page_text.ts";
@@ -48,9 +50,17 @@ export const TOOLS: readonly ToolDefinition[] = [
   { name: "resize_window", handler: resizeWindow },
   // A plan is kept with the workspace when one is named; none is made for it.
   { name: "update_plan", handler: updatePlan, needsWorkspace: false },
+  { name: "narrate", handler: narrate },
   { name: "wait_for", handler: waitFor },
   { name: "dialog", handler: dialog },
   { name: "tab_control", handler: tabControl },
+  // The directory of every built tool; it touches no page and no workspace.
+  {
+    name: "explain",
+    handler: explainTools(() => TOOLS.map((tool) => tool.name)),
+    needsWorkspace: false,
+    acceptsWorkspace: false,
+  },
 ];
 
 /**

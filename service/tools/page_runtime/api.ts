@@ -14,6 +14,7 @@ import { readable } from "./readable.ts";
 import { byId, token } from "./registry.ts";
 import { redactResult, secretDigests } from "./secrets.ts";
 import { setValue } from "./form.ts";
+import { showCaption } from "./narrate.ts";
 import { snapshot } from "./snapshot.ts";
 import { quietCheck, waitCheck } from "./wait.ts";
 
@@ -36,6 +37,7 @@ export const runtime = {
   secretDigests,
   setValue,
   settle,
+  showCaption,
   snapshot,
   waitCheck,
 };
