@@ -207,9 +207,14 @@ export const TOOL_TEXT: Record<string, ToolText> = {
   },
   act_on: {
     description:
-      "Find one element (by ref, query, or role and name), act on it, and optionally wait for an " +
-      "expected result; returns a receipt and alternatives when the target was ambiguous.",
-    example: { tabId: TAB, target: { query: "Sign in" }, action: "left_click" },
+      "Find one element and act on it in one call. target: a ref, a query in plain words (as " +
+      'for find), or role and name ({"role": "button", "name": "Save"}). action: left_click, ' +
+      "right_click, double_click, hover, scroll_to, or set_value with value. If several " +
+      "elements match about equally, nothing is done and up to 5 candidates with refs come " +
+      "back: call again with the ref. expect: after the action, waits for text or a selector " +
+      "to be visible/present/gone (timeout_ms, default 5000) and says whether it held. " +
+      "Returns the action's receipt.",
+    example: { tabId: TAB, target: { role: "button", name: "Sign in" }, action: "left_click" },
   },
   dialog: {
     description:

@@ -11,6 +11,7 @@ import { BrowserError } from "../browser/mod.ts";
 import { CONTRACT, type ToolTraits } from "../catalog/mod.ts";
 import type { Handler } from "./core/context.ts";
 import { ToolError } from "./core/errors.ts";
+import { actOn } from "./handlers/act_on.ts";
 import { computer } from "./handlers/computer.ts";
 import { dialog } from "./handlers/dialog.ts";
 import { explainTools } from "./handlers/explain.ts";
@@ -52,6 +53,7 @@ export const TOOLS: readonly ToolDefinition[] = [
   { name: "update_plan", handler: updatePlan, needsWorkspace: false },
   { name: "narrate", handler: narrate },
   { name: "wait_for", handler: waitFor },
+  { name: "act_on", handler: actOn },
   { name: "dialog", handler: dialog },
   { name: "tab_control", handler: tabControl },
   // The directory of every built tool; it touches no page and no workspace.
