@@ -201,9 +201,15 @@ export const TOOL_TEXT: Record<string, ToolText> = {
   },
   form_fill: {
     description:
-      "Fill many form fields at once by their visible labels; reports what was filled, unmatched " +
-      "or skipped. submit: true submits the form afterwards.",
-    example: { tabId: TAB, fields: { "Email": "hello@example.com" } },
+      "Fill a whole form in one call by the labels a user sees: fields maps label to value, " +
+      'e.g. {"Email": "a@b.co", "Country": "Norway", "Subscribe": true, "Delivery": ' +
+      '"Express"}. Labels match label elements, aria-label, placeholder or the text beside a ' +
+      "field; selects and radio groups take an option's label, checkboxes true/false. Values " +
+      "go in with native setters and input/change events, so React/Vue state follows. Reports " +
+      "filled, unmatched (with candidates when ambiguous) and skipped fields with reasons. " +
+      "submit: true then clicks the form's submit button (receipt returned), only if every " +
+      "field was filled.",
+    example: { tabId: TAB, fields: { "Email": "hello@example.com", "Subscribe": true } },
   },
   act_on: {
     description:

@@ -16,6 +16,7 @@ import { computer } from "./handlers/computer.ts";
 import { dialog } from "./handlers/dialog.ts";
 import { explainTools } from "./handlers/explain.ts";
 import { find } from "./handlers/find.ts";
+import { formFill } from "./handlers/form_fill.ts";
 import { formInput } from "./handlers/form_input.ts";
 import { javascriptTool } from "./handlers/javascript.ts";
 import { narrate } from "./handlers/narrate.ts";
@@ -53,6 +54,7 @@ export const TOOLS: readonly ToolDefinition[] = [
   { name: "update_plan", handler: updatePlan, needsWorkspace: false },
   { name: "narrate", handler: narrate },
   { name: "wait_for", handler: waitFor },
+  { name: "form_fill", handler: formFill },
   { name: "act_on", handler: actOn },
   { name: "dialog", handler: dialog },
   { name: "tab_control", handler: tabControl },

@@ -13,7 +13,7 @@ import { pageInfo, responseStatus } from "./page_info.ts";
 import { readable } from "./readable.ts";
 import { byId, token } from "./registry.ts";
 import { redactResult, secretDigests } from "./secrets.ts";
-import { setValue } from "./form.ts";
+import { setValue, submitControl } from "./form.ts";
 import { showCaption } from "./narrate.ts";
 import { snapshot } from "./snapshot.ts";
 import { quietCheck, waitCheck } from "./wait.ts";
@@ -39,6 +39,7 @@ export const runtime = {
   settle,
   showCaption,
   snapshot,
+  submitControl,
   waitCheck,
 };
 
