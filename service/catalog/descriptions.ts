@@ -195,9 +195,20 @@ export const TOOL_TEXT: Record<string, ToolText> = {
   },
   script: {
     description:
-      "Run up to 20 dependent tool steps in one call; later steps can use earlier results " +
-      "($prev.x, $N.x). dry_run reports what policy would allow without acting.",
-    example: { tabId: TAB, steps: [{ tool: "get_page_text", args: {} }] },
+      "Run up to 20 tool calls in order in one call, each checked and authorised as if called " +
+      'alone: steps [{tool, args}]. An argument written exactly "$N.path" or "$prev.path" ' +
+      'takes that value from step N\'s structured result ($1 is the first step): "$1.result", ' +
+      '"$2.matches.0.ref"; "$1.text" is its text. tabId here goes to every step that takes one. ' +
+      'onError "stop" (default) or "continue". dry_run: true checks every step and says what ' +
+      "it needs, doing nothing. budget_ms caps the total (default 30000, at most 50000). No " +
+      "script or browser_batch inside.",
+    example: {
+      tabId: TAB,
+      steps: [
+        { tool: "find", args: { query: "coupon code field" } },
+        { tool: "form_input", args: { ref: "$1.matches.0.ref", value: "SPRING" } },
+      ],
+    },
   },
   form_fill: {
     description:
@@ -245,9 +256,16 @@ export const TOOL_TEXT: Record<string, ToolText> = {
     example: { tabId: TAB, ref: "ref_3", files: [{ name: "a.txt", data: "aGVsbG8=" }] },
   },
   browser_batch: {
-    description:
-      "Run a fixed list of tool calls in order, stopping at the first error; results are joined.",
-    example: { actions: [{ name: "get_page_text", input: { tabId: TAB } }] },
+    description: "Run a fixed list of independent tool calls in order in one round trip: actions " +
+      "[{name, input}], at most 20, each input as that tool takes it (tabId included). Stops " +
+      "at the first failure and says which call failed; every result, screenshots included, " +
+      "comes back together. Use script when a call needs an earlier call's result.",
+    example: {
+      actions: [
+        { name: "navigate", input: { url: "https://example.com", tabId: TAB } },
+        { name: "computer", input: { action: "screenshot", tabId: TAB } },
+      ],
+    },
   },
   upload_image: {
     description:

@@ -12,6 +12,7 @@ import { CONTRACT, type ToolTraits } from "../catalog/mod.ts";
 import type { Handler } from "./core/context.ts";
 import { ToolError } from "./core/errors.ts";
 import { actOn } from "./handlers/act_on.ts";
+import { browserBatch } from "./handlers/browser_batch.ts";
 import { computer } from "./handlers/computer.ts";
 import { dialog } from "./handlers/dialog.ts";
 import { explainTools } from "./handlers/explain.ts";
@@ -25,6 +26,7 @@ import { readConsoleMessages, readNetworkRequests } from "./handlers/page_logs.t
 import { getPageText } from "./handlers/page_text.ts";
 import { updatePlan } from "./handlers/plan.ts";
 import { readPage } from "./handlers/read_page.ts";
+import { script } from "./handlers/script.ts";
 import { tabControl } from "./handlers/tab_control.ts";
 import { tabsContext, tabsCreate } from "./handlers/tabs.ts";
 import { waitFor } from "./handlers/wait_for.ts";
@@ -54,10 +56,12 @@ export const TOOLS: readonly ToolDefinition[] = [
   { name: "update_plan", handler: updatePlan, needsWorkspace: false },
   { name: "narrate", handler: narrate },
   { name: "wait_for", handler: waitFor },
+  { name: "script", handler: script },
   { name: "form_fill", handler: formFill },
   { name: "act_on", handler: actOn },
   { name: "dialog", handler: dialog },
   { name: "tab_control", handler: tabControl },
+  { name: "browser_batch", handler: browserBatch },
   // The directory of every built tool; it touches no page and no workspace.
   {
     name: "explain",
