@@ -21,6 +21,8 @@ export interface FixtureServer {
   url(path: string): string;
   /** How many requests for `path` the server has had. */
   requests(path: string): number;
+  /** The bodies posted to `/submit`, oldest first (a form's JSON as the page sent it). */
+  submissions(): unknown[];
   close(): Promise<void>;
 }
 
@@ -29,6 +31,7 @@ export function serveFixtures(
   headers: Record<string, Record<string, string>> = {},
 ): FixtureServer {
   const seen = new Map<string, number>();
+  const submitted: unknown[] = [];
   const server = Deno.serve(
     { hostname: "127.0.0.1", port: 0, onListen: () => {} },
     async (request) => {
@@ -38,6 +41,11 @@ export function serveFixtures(
       // `/redirect?to=/page.html` answers 302, for tests of where a navigation lands.
       if (path === "/redirect") {
         return Response.redirect(new URL(url.searchParams.get("to") ?? "/", url), 302);
+      }
+      // `POST /submit` keeps the JSON a form sent and answers its number.
+      if (path === "/submit" && request.method === "POST") {
+        submitted.push(JSON.parse(await request.text()));
+        return Response.json({ id: submitted.length });
       }
       // `/slow?ms=N` answers after N ms (at most 15 s, sooner if the browser gives up).
       if (path === "/slow") {
@@ -63,6 +71,7 @@ export function serveFixtures(
     origin,
     url: (path) => `${origin}${path}`,
     requests: (path) => seen.get(path) ?? 0,
+    submissions: () => [...submitted],
     close: () => server.shutdown(),
   };
 }
