@@ -7,6 +7,7 @@
  * Run: `deno task bench [rounds]`.
  */
 
+import { ORDER_FIELDS } from "../support/order_form.ts";
 import { type CallResult, startSession } from "../support/session.ts";
 
 interface Sample {
@@ -24,8 +25,52 @@ function median(values: number[]): number {
   return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
 }
 
+/** One run of a multi-call journey: its total time, calls, text returned and errors. */
+interface Journey {
+  ms: number;
+  calls: number;
+  text: number;
+  errors: number;
+}
+
 const s = await startSession();
 const samples = new Map<string, Sample[]>();
+const journeys = new Map<string, Journey[]>();
+
+/** Times `run`, which makes its calls through the `call` it is given. */
+async function journey(
+  label: string,
+  run: (
+    call: (name: string, args: Record<string, unknown>) => Promise<CallResult>,
+  ) => Promise<void>,
+): Promise<void> {
+  const done: Journey = { ms: 0, calls: 0, text: 0, errors: 0 };
+  const started = performance.now();
+  await run(async (name, args) => {
+    const result = await s.call(name, args);
+    done.calls++;
+    done.text += result.content.reduce((sum, b) => sum + (b.text?.length ?? 0), 0);
+    if (result.isError) done.errors++;
+    return result;
+  });
+  done.ms = performance.now() - started;
+  journeys.set(label, [...journeys.get(label) ?? [], done]);
+}
+
+/** The order form filled and sent field by field: find each field, set it, click submit. */
+async function formByField(
+  call: (name: string, args: Record<string, unknown>) => Promise<CallResult>,
+  tabId: number,
+) {
+  for (const [label, value] of Object.entries(ORDER_FIELDS)) {
+    const found = await call("find", { tabId, query: label });
+    const ref = (found.structuredContent as { matches?: { ref: string }[] })?.matches?.[0]?.ref;
+    if (ref) await call("form_input", { tabId, ref, value });
+  }
+  const button = await call("find", { tabId, query: "Place order button" });
+  const ref = (button.structuredContent as { matches?: { ref: string }[] })?.matches?.[0]?.ref;
+  if (ref) await call("computer", { action: "left_click", ref, tabId });
+}
 try {
   const { tools } = await s.client.listTools();
   const advertised = new Set(tools.map((tool: { name: string }) => tool.name));
@@ -105,6 +150,12 @@ try {
       height: 800,
       tabId,
     });
+    await s.call("navigate", { url: s.fixtures.url("/order.html"), tabId });
+    await journey("per field: find + form_input ×15, click", (call) => formByField(call, tabId));
+    await s.call("navigate", { url: s.fixtures.url("/order.html"), tabId });
+    await journey("form_fill with submit", async (call) => {
+      await call("form_fill", { tabId, fields: ORDER_FIELDS, submit: true });
+    });
   }
 } finally {
   await s.close();
@@ -126,3 +177,29 @@ const line = (cells: string[]) =>
 console.log(`Ghostlight tool benchmark: ${rounds} rounds of the fixture journey\n`);
 console.log(line(header));
 for (const row of rows) console.log(line(row));
+
+const journeyRows = [...journeys.entries()].map(([label, list]) => [
+  label,
+  String(list.length),
+  median(list.map((x) => x.ms)).toFixed(0),
+  median(list.map((x) => x.calls)).toFixed(0),
+  median(list.map((x) => x.text)).toFixed(0),
+  String(list.reduce((sum, x) => sum + x.errors, 0)),
+]);
+const journeyHeader = [
+  "order form journey (15 fields)",
+  "runs",
+  "median ms",
+  "calls",
+  "text chars",
+  "errors",
+];
+const journeyWidths = journeyHeader.map((h, i) =>
+  Math.max(h.length, ...journeyRows.map((r) => r[i].length))
+);
+const journeyLine = (cells: string[]) =>
+  cells.map((c, i) => (i === 0 ? c.padEnd(journeyWidths[i]) : c.padStart(journeyWidths[i])))
+    .join("  ");
+console.log("");
+console.log(journeyLine(journeyHeader));
+for (const row of journeyRows) console.log(journeyLine(row));
