@@ -104,6 +104,8 @@ export async function runSteps(
     }
     ran.push({ index: i + 1, tool: step.tool, outcome, ms: Date.now() - started });
     if (options.signal.aborted) return { ran, stopped: "cancelled" };
+    // A step the spent budget cut short (a wait) did not fail on its own.
+    if (options.budget?.aborted) return { ran, stopped: "budget" };
     if (outcome.kind !== "success" && !options.continueOnError) return { ran, stopped: "error" };
   }
   return { ran };
@@ -146,7 +148,9 @@ function summary(run: Run, total: number, word: StepWord): string {
       return `Stopped at ${word} ${last!.index} of ${total} (${last!.tool}), which failed, ` +
         `after ${span(word, 1, count - 1)} ran${notRun}.`;
     case "budget":
-      return `The time budget ran out after ${word} ${count} of ${total}${notRun}.`;
+      return `The time budget ran out ${
+        last && last.outcome.kind !== "success" ? "during" : "after"
+      } ${word} ${count} of ${total}${notRun}.`;
     case "cancelled":
       return `Cancelled after ${word} ${count} of ${total}${notRun}.`;
     default:

@@ -93,3 +93,20 @@ Deno.test("every step is checked before any runs, and none may nest", () => {
   );
   assertMatch(precheck(plan("script"), check, "action") ?? "", /never nest/);
 });
+
+Deno.test("a step the budget cuts short is reported as the budget running out", async () => {
+  const budget = new AbortController();
+  const cut: Outcome = { kind: "cancelled", message: "the wait was cancelled", next_step: "-" };
+  const { steps, ran } = runner({ b: cut }, (tool) => tool === "b" && budget.abort());
+  const run = await runSteps(plan("a", "b", "c"), steps, {
+    signal: new AbortController().signal,
+    budget: budget.signal,
+  });
+  assertEquals(ran, ["a", "b"]);
+  const outcome = runOutcome(run, { total: 3, word: "step", structured: {} });
+  assert(outcome.kind === "success");
+  assertMatch(
+    (outcome.content[0] as { text: string }).text,
+    /^The time budget ran out during step 2 of 3; step 3 did not run\.$/,
+  );
+});
