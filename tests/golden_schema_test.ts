@@ -11,6 +11,10 @@ import { assert, assertEquals } from "./support/assert.ts";
 import { ROOT } from "./support/env.ts";
 import { startSession } from "./support/session.ts";
 import { CONTRACT } from "../service/catalog/contract.ts";
+import { TOOL_TEXT } from "../service/catalog/descriptions.ts";
+
+/** The most characters `tools/list` may take for all 25 tools: an agent reads it every session. */
+const LIST_BUDGET = 24_000;
 
 interface SpecRow {
   name: string;
@@ -88,7 +92,7 @@ Deno.test("the repository's contract copy equals the team's spec", async () => {
   }
 });
 
-Deno.test("tools/list advertises the 13 trained tools exactly as the spec", async () => {
+Deno.test("tools/list advertises every built tool as the spec, in its order", async () => {
   const trained = (await readSpec()).filter((row) => row.trained);
   assertEquals(trained.length, 13);
   // The 1.x SDK client asks for this revision, and Ghostlight binds it.
@@ -97,6 +101,20 @@ Deno.test("tools/list advertises the 13 trained tools exactly as the spec", asyn
   try {
     const { tools } = await s.client.listTools();
     const advertised = tools.map((tool: { name: string }) => tool.name);
+    assertEquals(
+      advertised,
+      CONTRACT.map((row) => row.name).filter((name) => advertised.includes(name)),
+      "every advertised tool keeps the contract's order",
+    );
+    const spec = await readSpec();
+    for (const tool of tools) {
+      const row = spec.find((candidate) => candidate.name === tool.name);
+      assert(row, `${tool.name} is in the spec`);
+      assertEquals(ordered(tool.inputSchema), ordered(row.inputSchema), `${tool.name} schema`);
+      assertEquals(ordered(tool.annotations), ordered(row.annotations), `${tool.name} annotations`);
+    }
+    const size = JSON.stringify({ tools }).length;
+    assert(size < LIST_BUDGET, `tools/list takes ${size} characters, over ${LIST_BUDGET}`);
     const missing = trained.filter((row) => !advertised.includes(row.name)).map((r) => r.name);
     assertEquals(missing, [], "every trained tool is advertised");
     assertEquals(
@@ -116,4 +134,17 @@ Deno.test("tools/list advertises the 13 trained tools exactly as the spec", asyn
   } finally {
     await s.close();
   }
+});
+
+Deno.test(`tools/list for all 25 tools stays under ${LIST_BUDGET} characters`, () => {
+  // As the connector lists a tool; unbuilt tools count with the descriptions they will have.
+  const tools = CONTRACT.map((row) => ({
+    name: row.name,
+    title: row.annotations.title,
+    description: TOOL_TEXT[row.name].description,
+    inputSchema: row.inputSchema,
+    annotations: row.annotations,
+  }));
+  const size = JSON.stringify({ tools }).length;
+  assert(size < LIST_BUDGET, `tools/list would take ${size} characters, over ${LIST_BUDGET}`);
 });

@@ -70,6 +70,10 @@ Deno.test("the example policy: reading on 127.0.0.1 works, a click and localhost
     await s.ok("navigate", { url: s.fixtures.url("/article.html"), tabId: tab });
     const text = await s.ok("get_page_text", { tabId: tab });
     assertMatch(s.text(text), /<page-content/);
+    // explain tells the agent the policy in force, in the person's words.
+    const explained = s.text(await s.ok("explain", {}));
+    assertMatch(explained, /Policy in force[\s\S]*By default every capability is refused/);
+    assertMatch(explained, /127\.0\.0\.1/);
 
     const click = await s.fail("computer", {
       action: "left_click",

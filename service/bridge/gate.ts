@@ -12,15 +12,17 @@ import type { ConnectorMessage, Outcome } from "../../shared/bridge.ts";
 import { type AuditEntry, AuditUnavailable } from "../audit/mod.ts";
 import { BrowserError } from "../browser/mod.ts";
 import {
+  ALL_OPEN,
   type Barrier,
   decide,
   type Decision,
+  describePolicy,
   hostOfUrl,
   type PageHost,
   Restriction,
 } from "../governance/mod.ts";
 import { log } from "../log/mod.ts";
-import { failureOutcome, normalizeUrl, ownedTab } from "../tools/mod.ts";
+import { failureOutcome, normalizeUrl, ownedTab, type PolicyView } from "../tools/mod.ts";
 import type { Workspace } from "../workspace/mod.ts";
 import type { Session } from "./session.ts";
 
@@ -415,4 +417,16 @@ function barrierOutcome(session: Session, barrier: Barrier): Outcome {
           "reconnecting this MCP server.",
       };
   }
+}
+
+/** The policy as `explain` tells it: in words, or null while none is set (all open). */
+export function policyView(session: Session): PolicyView {
+  return {
+    words: () => {
+      const rules = session.deps.governance.policy.rules();
+      return rules.layers.every((layer) => layer === ALL_OPEN)
+        ? null
+        : describePolicy(rules.layers, rules.builtInSacred);
+    },
+  };
 }

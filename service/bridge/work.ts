@@ -9,19 +9,20 @@
  */
 
 import type { ConnectorMessage, Outcome } from "../../shared/bridge.ts";
-import { BrowserError } from "../browser/mod.ts";
 import { log } from "../log/mod.ts";
 import type { Barrier } from "../governance/mod.ts";
 import type { Admission } from "../scheduler/mod.ts";
-import { failureOutcome, HANDLERS, type ToolContext } from "../tools/mod.ts";
+import type { ToolContext } from "../tools/mod.ts";
 import { admitWorkspace } from "./admission.ts";
 import {
   barredOutcome,
   checkBeforeDispatch,
   checkLanding,
   type GatedWork,
+  policyView,
   recordOutcome,
 } from "./gate.ts";
+import { type CallGate, runTool, stepRunner, type ToolCall } from "./run_tool.ts";
 import { type Refusal, type Session, type SessionDeps, STOPPED_BY_PERSON } from "./session.ts";
 
 /** How many works one connector may have running at once. */
@@ -142,51 +143,79 @@ async function dispatch(
   // A clearable timer rather than AbortSignal.timeout, so nothing outlives the work.
   const settling = new AbortController();
   const settlementTimer = setTimeout(() => settling.abort(), deps.settlementMs);
-  const handling = checkedCall(session, work, {
+  const context: ToolContext = {
     workspace: work.workspace!,
     browsers: deps.browsers,
     workspaces: deps.workspaces,
     signal: AbortSignal.any([work.controller.signal, settling.signal]),
     recordings: deps.recordings,
-  });
+    policy: policyView(session),
+  };
+  let steps = 0;
+  context.steps = stepRunner(
+    deps.catalog,
+    context,
+    (call) => stepGate(session, work, call, ++steps),
+  );
+  const handling = runTool(
+    deps.catalog,
+    { tool: work.message.tool, args: work.message.arguments },
+    context,
+    workGate(session, work),
+  );
   handling.finally(release);
   const outcome = await Promise.race([handling, unsettled(settling.signal, deps.settlementMs)]);
   clearTimeout(settlementTimer);
   return callerOutcome(deps, work, outcome);
 }
 
-/**
- * Checks the arguments, then what governance says (before anything reaches the browser), then
- * calls the tool's handler, then checks where its tab landed.
- */
-async function checkedCall(
-  session: Session,
-  work: AdmittedWork,
-  context: ToolContext,
-): Promise<Outcome> {
-  const { message } = work;
-  const problem = session.deps.catalog.argumentProblem(message.tool, message.arguments);
-  if (problem !== null) {
-    return {
-      kind: "tool_failure",
-      message: problem,
-      next_step: "Fix the arguments and call again.",
-    };
-  }
-  const refused = await checkBeforeDispatch(session, work);
-  if (refused !== null) return refused.outcome;
-  const outcome = await callHandler(message, context);
-  return await checkLanding(session, work, outcome);
+/** Governance around the work's own call: its decision and landing, recorded under its id. */
+function workGate(session: Session, work: AdmittedWork): CallGate {
+  return {
+    before: async () => (await checkBeforeDispatch(session, work))?.outcome ?? null,
+    after: (_call, outcome) => checkLanding(session, work, outcome),
+    preview: () => previewFor(session, work),
+  };
 }
 
-/** Calls the tool's handler; what it throws becomes an outcome. */
-async function callHandler(message: StartMessage, context: ToolContext): Promise<Outcome> {
-  try {
-    return await HANDLERS[message.tool](message.arguments, context);
-  } catch (error) {
-    if (error instanceof BrowserError && error.kind === "not_sent") return notSentOutcome(error);
-    return failureOutcome(error, context.workspace);
-  }
+/**
+ * Governance around one step of a multi-step call: the step is checked, landed and audited as
+ * the same call made alone, under its own id beside the work's.
+ */
+function stepGate(
+  session: Session,
+  work: AdmittedWork,
+  call: ToolCall,
+  number: number,
+): CallGate {
+  const step: GatedWork = {
+    id: `${work.id}.${number}`,
+    message: { ...work.message, tool: call.tool, arguments: call.args },
+    workspace: work.workspace,
+  };
+  return {
+    before: async () => (await checkBeforeDispatch(session, step))?.outcome ?? null,
+    after: async (_call, outcome) => {
+      const landed = await checkLanding(session, step, outcome);
+      await recordOutcome(session, step, landed);
+      return landed;
+    },
+    preview: () => previewFor(session, step),
+  };
+}
+
+/**
+ * What a dry run can say of a call without touching a page: the person's controls now, and that
+ * the policy is decided for the page the call touches when it runs.
+ */
+function previewFor(session: Session, work: GatedWork): { allowed: boolean; why: string } {
+  const barrier = session.deps.governance.person.barrier(session.holder, work.workspace?.id);
+  if (barrier !== null) return { allowed: false, why: barrier.rule };
+  return {
+    allowed: true,
+    why: "the person's controls allow it now; the policy decides each step for the page it " +
+      "touches when it runs",
+  };
 }
 
 /**
@@ -201,7 +230,8 @@ function callerOutcome(deps: SessionDeps, work: AdmittedWork, outcome: Outcome):
       next_step: "Do not carry on in the browser; part of the call may have happened.",
     };
   }
-  if (work.controller.signal.aborted) {
+  // A handler that stopped for the cancellation says best what it did (which steps ran).
+  if (work.controller.signal.aborted && outcome.kind !== "cancelled") {
     return {
       kind: "cancelled",
       message: "The call was cancelled while it ran.",
@@ -215,21 +245,6 @@ function callerOutcome(deps: SessionDeps, work: AdmittedWork, outcome: Outcome):
     return { ...outcome, workspace: work.workspace.id };
   }
   return outcome;
-}
-
-/**
- * A browser command refused before it left the service (the browser link was already closed or
- * would not take the frame): that command did not happen. Commands cut off in flight are
- * `disconnected` instead and stay outcome_unknown.
- */
-function notSentOutcome(error: BrowserError): Outcome {
-  return {
-    kind: "not_dispatched",
-    message: `The browser was not reachable, so this call's browser command was never sent ` +
-      `(${error.message}).`,
-    next_step: "Check that the browser is running and attached ('ghostlight status'), then " +
-      "retry.",
-  };
 }
 
 /** What a work that never left its queue amounted to: nothing happened in the browser. */

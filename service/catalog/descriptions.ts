@@ -177,40 +177,78 @@ export const TOOL_TEXT: Record<string, ToolText> = {
     example: { domains: ["example.com"], approach: ["Open the search page", "Read the results"] },
   },
   narrate: {
-    description: "Show a short caption over the page so the user can follow what you are doing.",
+    description:
+      "Show the user a short caption in the page (up to 240 characters) saying what you are " +
+      "doing. It disappears after duration_ms (default 5000), lets clicks through, and never " +
+      "shows up in read_page, find or get_page_text.",
     example: { tabId: TAB, text: "Filling in the shipping address" },
   },
   wait_for: {
     description:
-      "Wait until a selector or text is visible, present or gone, or until the page settles, for " +
-      "at most timeout_ms (30 s at most).",
-    example: { tabId: TAB, text: "Order confirmed", state: "visible" },
+      "Wait for the page instead of sleeping: until text or a CSS selector (both: elements " +
+      'matching selector that contain text) is "visible" (default), "present" (in the DOM) or ' +
+      '"gone" (none visible); with neither, or state "settled", until the page is quiet (no DOM ' +
+      "change or request for 0.5 s). timeout_ms: default 10000, at most 30000; a timeout is an " +
+      "error saying what was seen. settle: true also waits for quiet after; min_ms waits at " +
+      "least that long. Says how long it took.",
+    example: { tabId: TAB, text: "Order confirmed", state: "visible", timeout_ms: 5000 },
   },
   script: {
     description:
-      "Run up to 20 dependent tool steps in one call; later steps can use earlier results " +
-      "($prev.x, $N.x). dry_run reports what policy would allow without acting.",
-    example: { tabId: TAB, steps: [{ tool: "get_page_text", args: {} }] },
+      "Run up to 20 tool calls in order in one call, each checked and authorised as if called " +
+      'alone: steps [{tool, args}]. An argument written exactly "$N.path" or "$prev.path" ' +
+      'takes that value from step N\'s structured result ($1 is the first step): "$1.result", ' +
+      '"$2.matches.0.ref"; "$1.text" is its text. tabId here goes to every step that takes one. ' +
+      'onError "stop" (default) or "continue". dry_run: true checks every step and says what ' +
+      "it needs, doing nothing. budget_ms caps the total (default 30000, at most 50000). No " +
+      "script or browser_batch inside.",
+    example: {
+      tabId: TAB,
+      steps: [
+        { tool: "find", args: { query: "coupon code field" } },
+        { tool: "form_input", args: { ref: "$1.matches.0.ref", value: "SPRING" } },
+      ],
+    },
   },
   form_fill: {
     description:
-      "Fill many form fields at once by their visible labels; reports what was filled, unmatched " +
-      "or skipped. submit: true submits the form afterwards.",
-    example: { tabId: TAB, fields: { "Email": "hello@example.com" } },
+      "Fill a whole form in one call by the labels a user sees: fields maps label to value, " +
+      'e.g. {"Email": "a@b.co", "Country": "Norway", "Subscribe": true, "Delivery": ' +
+      '"Express"}. Labels match label elements, aria-label, placeholder or the text beside a ' +
+      "field; selects and radio groups take an option's label, checkboxes true/false. Values " +
+      "go in with native setters and input/change events, so React/Vue state follows. Reports " +
+      "filled, unmatched (with candidates when ambiguous) and skipped fields with reasons. " +
+      "submit: true then clicks the form's submit button (receipt returned), only if every " +
+      "field was filled.",
+    example: { tabId: TAB, fields: { "Email": "hello@example.com", "Subscribe": true } },
   },
   act_on: {
     description:
-      "Find one element (by ref, query, or role and name), act on it, and optionally wait for an " +
-      "expected result; returns a receipt and alternatives when the target was ambiguous.",
-    example: { tabId: TAB, target: { query: "Sign in" }, action: "left_click" },
+      "Find one element and act on it in one call. target: a ref, a query in plain words (as " +
+      'for find), or role and name ({"role": "button", "name": "Save"}). action: left_click, ' +
+      "right_click, double_click, hover, scroll_to, or set_value with value. If several " +
+      "elements match about equally, nothing is done and up to 5 candidates with refs come " +
+      "back: call again with the ref. expect: after the action, waits for text or a selector " +
+      "to be visible/present/gone (timeout_ms, default 5000) and says whether it held. " +
+      "Returns the action's receipt.",
+    example: { tabId: TAB, target: { role: "button", name: "Sign in" }, action: "left_click" },
   },
   dialog: {
     description:
-      "See or answer a JavaScript alert, confirm, prompt or leave-page dialog that blocks the tab.",
-    example: { tabId: TAB, action: "status" },
+      "Answer the JavaScript dialog (alert, confirm, prompt, or the leave-page beforeunload) " +
+      "that freezes a tab. A click that opens one returns at once naming it; then call this. " +
+      "action: status; accept (OK; for beforeunload, leave); dismiss (Cancel; stay); respond " +
+      "with text (answers a prompt and accepts it).",
+    example: { tabId: TAB, action: "accept" },
+    actionExamples: {
+      status: { tabId: TAB, action: "status" },
+      respond: { tabId: TAB, action: "respond", text: "Ada" },
+    },
   },
   tab_control: {
-    description: "Focus, reload or close one of your tabs.",
+    description:
+      "Focus (bring to front), reload (waits for the load; a leave-page prompt is reported " +
+      "for dialog to answer) or close one of your tabs. Returns the tab delta.",
     example: { tabId: TAB, action: "reload" },
   },
   file_upload: {
@@ -222,9 +260,16 @@ export const TOOL_TEXT: Record<string, ToolText> = {
     example: { tabId: TAB, ref: "ref_3", files: [{ name: "a.txt", data: "aGVsbG8=" }] },
   },
   browser_batch: {
-    description:
-      "Run a fixed list of tool calls in order, stopping at the first error; results are joined.",
-    example: { actions: [{ name: "get_page_text", input: { tabId: TAB } }] },
+    description: "Run a fixed list of independent tool calls in order in one round trip: actions " +
+      "[{name, input}], at most 20, each input as that tool takes it (tabId included). Stops " +
+      "at the first failure and says which call failed; every result, screenshots included, " +
+      "comes back together. Use script when a call needs an earlier call's result.",
+    example: {
+      actions: [
+        { name: "navigate", input: { url: "https://example.com", tabId: TAB } },
+        { name: "computer", input: { action: "screenshot", tabId: TAB } },
+      ],
+    },
   },
   upload_image: {
     description:
@@ -245,7 +290,8 @@ export const TOOL_TEXT: Record<string, ToolText> = {
   },
   explain: {
     description:
-      "List every browser action with the capability it needs and what the current policy allows.",
+      "List every tool action with the capability it needs (read, action, write, execute) " +
+      "and what the current policy allows this client. Call it when a call is denied.",
     example: {},
   },
 };

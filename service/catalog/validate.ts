@@ -76,7 +76,55 @@ function check(schema: Schema, value: unknown, path: string): string | null {
     }
   }
   if (typeOf(value) === "object") {
-    return checkObject(schema, value as Record<string, unknown>, path);
+    return checkObject(schema, value as Record<string, unknown>, path) ??
+      checkConditions(schema, value as Record<string, unknown>, path);
+  }
+  return null;
+}
+
+/** A condition as words: `"action" is "respond"`. */
+function describeCondition(condition: Schema): string {
+  const properties = (condition.properties ?? {}) as Record<string, Schema>;
+  const parts = Object.entries(properties).map(([name, rule]) =>
+    "const" in rule ? `"${name}" is ${JSON.stringify(rule.const)}` : `"${name}" is given`
+  );
+  return parts.join(" and ") || "this applies";
+}
+
+/** Whether a value meets a condition schema (`const`, `required`, nested properties). */
+function meets(condition: Schema, value: Record<string, unknown>): boolean {
+  for (const name of (condition.required ?? []) as string[]) {
+    if (value[name] === undefined) return false;
+  }
+  const properties = (condition.properties ?? {}) as Record<string, Schema>;
+  return Object.entries(properties).every(([name, rule]) =>
+    value[name] === undefined || !("const" in rule) || value[name] === rule.const
+  );
+}
+
+/**
+ * `allOf` of `if`/`then`/`else` branches, as dialog uses them ("text" only with "respond"): the
+ * branch that applies must hold, and its problem names the condition.
+ */
+function checkConditions(
+  schema: Schema,
+  value: Record<string, unknown>,
+  path: string,
+): string | null {
+  const prefix = path === "" ? "" : `${path}.`;
+  for (const part of (schema.allOf ?? []) as Schema[]) {
+    if (!part.if) continue;
+    const condition = part.if as Schema;
+    const applies = meets(condition, value);
+    const branch = (applies ? part.then : part.else) as Schema | undefined;
+    if (!branch) continue;
+    const when = `${applies ? "when" : "unless"} ${describeCondition(condition)}`;
+    const missing = ((branch.required ?? []) as string[]).find((name) => value[name] === undefined);
+    if (missing) return `"${prefix}${missing}" is required ${when}`;
+    const forbidden = ((branch.not as Schema | undefined)?.required ?? []) as string[];
+    if (forbidden.length > 0 && forbidden.every((name) => value[name] !== undefined)) {
+      return `"${prefix}${forbidden.join('", "')}" must not be given ${when}`;
+    }
   }
   return null;
 }

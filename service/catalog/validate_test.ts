@@ -70,3 +70,19 @@ Deno.test("computer's argument errors show the called action and name a look-ali
     /"tabId" is required \(number\); "tab_id" is not a parameter: did you mean "tabId"\?/,
   );
 });
+
+Deno.test("dialog's text goes with respond only, and the problem names the condition", () => {
+  assertEquals(catalog.argumentProblem("dialog", { tabId: 1, action: "accept" }), null);
+  assertEquals(
+    catalog.argumentProblem("dialog", { tabId: 1, action: "respond", text: "Ada" }),
+    null,
+  );
+  assertMatch(
+    catalog.argumentProblem("dialog", { tabId: 1, action: "respond" })!,
+    /"text" is required when "action" is "respond"/,
+  );
+  assertMatch(
+    catalog.argumentProblem("dialog", { tabId: 1, action: "accept", text: "x" })!,
+    /"text" must not be given unless "action" is "respond"/,
+  );
+});

@@ -6,7 +6,7 @@
  * @module
  */
 
-export type { Handler, ToolContext } from "./core/context.ts";
+export type { Handler, PolicyView, StepCheck, StepRunner, ToolContext } from "./core/context.ts";
 export { failureOutcome, ToolError } from "./core/errors.ts";
 export { Recordings } from "./gif/recordings.ts";
 export { releaseTabs } from "./handlers/tabs.ts";

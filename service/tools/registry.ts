@@ -11,16 +11,25 @@ import { BrowserError } from "../browser/mod.ts";
 import { CONTRACT, type ToolTraits } from "../catalog/mod.ts";
 import type { Handler } from "./core/context.ts";
 import { ToolError } from "./core/errors.ts";
+import { actOn } from "./handlers/act_on.ts";
+import { browserBatch } from "./handlers/browser_batch.ts";
 import { computer } from "./handlers/computer.ts";
+import { dialog } from "./handlers/dialog.ts";
+import { explainTools } from "./handlers/explain.ts";
 import { find } from "./handlers/find.ts";
+import { formFill } from "./handlers/form_fill.ts";
 import { formInput } from "./handlers/form_input.ts";
 import { javascriptTool } from "./handlers/javascript.ts";
+import { narrate } from "./handlers/narrate.ts";
 import { navigate } from "./handlers/navigate.ts";
 import { readConsoleMessages, readNetworkRequests } from "./handlers/page_logs.ts";
 import { getPageText } from "./handlers/page_text.ts";
 import { updatePlan } from "./handlers/plan.ts";
 import { readPage } from "./handlers/read_page.ts";
+import { script } from "./handlers/script.ts";
+import { tabControl } from "./handlers/tab_control.ts";
 import { tabsContext, tabsCreate } from "./handlers/tabs.ts";
+import { waitFor } from "./handlers/wait_for.ts";
 import { resizeWindow } from "./handlers/window.ts";
 import { fileUpload } from "./handlers/file_upload.ts";
 import { uploadImage } from "./handlers/upload_image.ts";
@@ -51,6 +60,21 @@ export const TOOLS: readonly ToolDefinition[] = [
   { name: "file_upload", handler: fileUpload },
   { name: "upload_image", handler: uploadImage },
   { name: "gif_creator", handler: gifCreator },
+  { name: "narrate", handler: narrate },
+  { name: "wait_for", handler: waitFor },
+  { name: "script", handler: script },
+  { name: "form_fill", handler: formFill },
+  { name: "act_on", handler: actOn },
+  { name: "dialog", handler: dialog },
+  { name: "tab_control", handler: tabControl },
+  { name: "browser_batch", handler: browserBatch },
+  // The directory of every built tool; it touches no page and no workspace.
+  {
+    name: "explain",
+    handler: explainTools(() => TOOLS.map((tool) => tool.name)),
+    needsWorkspace: false,
+    acceptsWorkspace: false,
+  },
 ];
 
 /**

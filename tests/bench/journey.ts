@@ -12,7 +12,7 @@
  * @module
  */
 
-import type { FixtureServer, Submission } from "../support/fixtures.ts";
+import type { FixtureServer, FormSubmission } from "../support/fixtures.ts";
 import { waitFor, within } from "../support/wait.ts";
 
 /** One answer of a peer to one call, as the bench counts it. */
@@ -268,8 +268,11 @@ export async function runJourney(
     else notAttempted(`fill:${field.name}`, "the read gave no ref for the field");
   }
   const submitTarget = target("button", "Register");
-  let submission: Submission | undefined;
-  const findSubmission = () => fixtures.submissions().find((s) => s.fields.run === runId);
+  let submission: FormSubmission | undefined;
+  const findSubmission = () =>
+    fixtures.submissions().find((s): s is FormSubmission =>
+      "fields" in s && s.fields.run === runId
+    );
   if (submitTarget) {
     await timed("submit", () => driver.click(submitTarget, true));
     // The POST reaches the server before the confirmation page can load; a peer that answered
@@ -400,7 +403,7 @@ function fail(step: StepResult, why: string): void {
  * the typed text and every filled value arrived, and each fill fired the events a framework
  * listens to.
  */
-function checkSubmission(results: Map<string, StepResult>, submission: Submission | undefined) {
+function checkSubmission(results: Map<string, StepResult>, submission: FormSubmission | undefined) {
   const submit = results.get("submit")!;
   if (submission === undefined) {
     fail(submit, "the server received no submission");

@@ -15,10 +15,15 @@ const TYPES: Record<string, string> = {
   png: "image/png",
 };
 
-/** A form the browser posted to `/submit`, as the server received it. */
-export interface Submission {
+/**
+ * A form posted to `/submit`, as the server received it: a browser's form post (its fields, and
+ * the code the confirmation page showed), or the JSON body a script-driven form sent.
+ */
+export type Submission = FormSubmission | { json: unknown };
+
+/** A browser's form post: its fields, and the code the confirmation page showed for it. */
+export interface FormSubmission {
   fields: Record<string, string>;
-  /** The code the confirmation page showed for it. */
   code: string;
 }
 
@@ -58,8 +63,14 @@ export function serveFixtures(
         await serverDelay(ms, request.signal);
         return new Response("slow", { headers: { "content-type": "text/plain" } });
       }
-      // `POST /submit` records the form and answers with a confirmation page naming a code.
+      // `POST /submit` records the form. A script's JSON body (a framework-style form) is
+      // answered with its number; a browser's form post with a confirmation page naming a code.
       if (path === "/submit" && request.method === "POST") {
+        if (!(request.headers.get("content-type") ?? "").includes("form")) {
+          const json = JSON.parse(await request.text());
+          if (submitted.length < MAX_SUBMISSIONS) submitted.push({ json });
+          return Response.json({ id: submitted.length });
+        }
         const fields: Record<string, string> = {};
         for (const [key, value] of await request.formData()) fields[key] = String(value);
         const code = `GL-${crypto.randomUUID().slice(0, 6).toUpperCase()}`;

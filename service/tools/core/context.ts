@@ -22,6 +22,39 @@ export interface ToolContext<W extends Workspace | undefined = Workspace> {
   signal: AbortSignal;
   /** The service's tab recordings (gif_creator). */
   recordings: Recordings;
+  /** The policy in force, as `explain` tells it. */
+  policy?: PolicyView;
+  /**
+   * How `script` and `browser_batch` call other tools, each step as if called alone. Absent
+   * inside a step, so steps never nest.
+   */
+  steps?: StepRunner;
+}
+
+/** The person's policy as the tools may tell it (governance decides; tools only say). */
+export interface PolicyView {
+  /** The policy in words, one sentence a line; null when none is set (all open). */
+  words(): string[] | null;
+}
+
+/** What is known about a step before it runs. */
+export interface StepCheck {
+  /** Its arguments' first problem, named as for a call of its own; null when valid. */
+  problem: string | null;
+  /** Whether it would be allowed, and why. */
+  allowed: boolean;
+  why: string;
+}
+
+/**
+ * Runs other tools for a multi-step tool. The bridge provides it: every step goes through the
+ * same door as a call from the client (arguments checked, then the handler).
+ */
+export interface StepRunner {
+  /** Checks a step without running it (a dry run, or before the first step runs). */
+  check(tool: string, args: Record<string, unknown>): StepCheck;
+  /** Runs one step in the caller's workspace; `signal` ends it early. */
+  run(tool: string, args: Record<string, unknown>, signal: AbortSignal): Promise<Outcome>;
 }
 
 /** A tool's implementation. Arguments were already checked against its schema. */

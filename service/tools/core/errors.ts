@@ -7,6 +7,7 @@
 import type { Outcome } from "../../../shared/bridge.ts";
 import { BrowserError } from "../../browser/mod.ts";
 import type { Workspace } from "../../workspace/mod.ts";
+import { howToAnswer } from "./dialog_help.ts";
 import { fence } from "./fence.ts";
 import { redactSecrets } from "../page/redact.ts";
 
@@ -65,8 +66,7 @@ export function failureOutcome(error: unknown, workspace?: Workspace): Outcome {
         message: `A JavaScript${
           type ? ` ${type}` : ""
         } dialog is open and freezes the page.${says}`,
-        next_step: 'Answer it first: computer key "Return" accepts it, key "Escape" dismisses ' +
-          "it, type answers a prompt; or navigate with force: true to leave the page.",
+        next_step: `${howToAnswer(type)} Or navigate with force: true to leave the page.`,
       };
     }
     if (error.kind === "no_such_tab") {

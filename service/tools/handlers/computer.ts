@@ -12,9 +12,9 @@ import type { OpenDialog } from "../../browser/mod.ts";
 import { keepImage, type Workspace } from "../../workspace/mod.ts";
 import { type Handler, success, type ToolContext } from "../core/context.ts";
 import { ToolError } from "../core/errors.ts";
-import { fence, originOf } from "../core/fence.ts";
 import { mainWorldCall } from "../page/in_page.ts";
-import { redactSecrets } from "../page/redact.ts";
+import { howToAnswer } from "../core/dialog_help.ts";
+import { answerDialog, untilDialog } from "../input/dialogs.ts";
 import { chordEvents, parseChords, parseModifiers, typeEvents } from "../input/input.ts";
 import {
   type Assurance,
@@ -38,8 +38,6 @@ import { cdp, ownedTab, type TabTarget } from "../core/target.ts";
 const SCROLL_STEP_PX = 100;
 /** Intermediate mouse positions of a drag, so pages that track movement see one. */
 const DRAG_STEPS = 8;
-/** How long answering a dialog waits for the page to open another one. */
-const NEXT_DIALOG_WAIT_MS = 500;
 /** Input events per `cdp.sequence` message. */
 const SEQUENCE_CHUNK = 500;
 /** Longest text one `type` call sends (each character is a real key press). */
@@ -178,31 +176,20 @@ async function dispatch(
   target: TabTarget,
   commands: { method: string; params: Record<string, unknown> }[],
 ): Promise<void> {
-  const state = target.link.tab(target.native);
-  const sent = (async () => {
-    // Chunks keep each message far below Chrome's 1 MiB limit toward the extension.
-    for (let start = 0; start < commands.length; start += SEQUENCE_CHUNK) {
-      const chunk = commands.slice(start, start + SEQUENCE_CHUNK);
-      await target.link.call("cdp.sequence", {
-        tab_id: target.native,
-        commands: chunk,
-        pipeline: chunk.every((command) => command.method === "Input.dispatchKeyEvent"),
-      });
-    }
-  })();
-  sent.catch(() => {});
-  const stop = new AbortController();
-  const dialog = state.waitFor(
-    (event) => event.method === "Page.javascriptDialogOpening",
-    60_000,
-    stop.signal,
+  await untilDialog(
+    target,
+    (async () => {
+      // Chunks keep each message far below Chrome's 1 MiB limit toward the extension.
+      for (let start = 0; start < commands.length; start += SEQUENCE_CHUNK) {
+        const chunk = commands.slice(start, start + SEQUENCE_CHUNK);
+        await target.link.call("cdp.sequence", {
+          tab_id: target.native,
+          commands: chunk,
+          pipeline: chunk.every((command) => command.method === "Input.dispatchKeyEvent"),
+        });
+      }
+    })(),
   );
-  const first = await Promise.race([
-    sent.then(() => "done"),
-    dialog.then((event) => event ? "dialog" : sent.then(() => "done")),
-  ]);
-  stop.abort();
-  if (first === "done") await sent;
 }
 
 async function act(
@@ -396,70 +383,42 @@ async function scrollTo(args: Args, context: ToolContext, target: TabTarget) {
  * While a JavaScript dialog is open, `key` Return/Escape and `type` (for a prompt) answer it,
  * as a user's keyboard would.
  */
-async function answerDialog(
+async function answerByKeyboard(
   args: Args,
   workspace: Workspace,
   target: TabTarget,
   dialog: OpenDialog,
 ) {
   const text = String(args.text ?? "").trim();
-  let accept: boolean;
-  let promptText: string | undefined;
   if (args.action === "type") {
     if (dialog.type !== "prompt") {
       throw new ToolError(
         "tool_failure",
         `A JavaScript ${dialog.type} dialog is open; it takes no text.`,
-        'Press {"action": "key", "text": "Return"} to accept it or "Escape" to dismiss it.',
+        howToAnswer(dialog.type, target.tabId),
       );
     }
-    accept = true;
-    promptText = String(args.text ?? "");
-  } else if (/^(return|enter|kp_enter)$/i.test(text)) {
-    accept = true;
-  } else if (/^(escape|esc)$/i.test(text)) {
-    accept = false;
-  } else {
-    throw new ToolError(
-      "tool_failure",
-      `A JavaScript ${dialog.type} dialog is open; only Return (accept) or Escape (dismiss) ` +
-        `reach it, not "${text}".`,
-      `Call {"action": "key", "text": "Return", "tabId": ${target.tabId}}.`,
-    );
-  }
-  const state = target.link.tab(target.native);
-  const next = state.waitFor(
-    (event) => event.method === "Page.javascriptDialogOpening",
-    NEXT_DIALOG_WAIT_MS,
-  );
-  await cdp(target, "Page.handleJavaScriptDialog", {
-    accept,
-    ...(promptText !== undefined ? { promptText } : {}),
-  });
-  const answered = `${accept ? "Accepted" : "Dismissed"} the ${dialog.type} dialog`;
-  // Pages often chain dialogs (a prompt, then a confirm): say so at once.
-  const chained = await next;
-  const followUp = chained ? state.dialog : null;
-  if (!followUp) {
-    return success(`${answered}; the page runs again.`, {
-      tabId: target.tabId,
-      dialog: { type: dialog.type, accepted: accept },
+    return await answerDialog(workspace, target, dialog, {
+      accept: true,
+      promptText: String(args.text ?? ""),
     });
   }
-  return success(
-    `${answered}. Another ${followUp.type} dialog opened at once; answer it the same way.\n${
-      fence(workspace, originOf(followUp.url), `dialog says: "${redactSecrets(followUp.message)}"`)
-    }`,
-    {
-      tabId: target.tabId,
-      dialog: { type: dialog.type, accepted: accept },
-      next: { type: followUp.type },
-    },
+  if (/^(return|enter|kp_enter)$/i.test(text)) {
+    return await answerDialog(workspace, target, dialog, { accept: true });
+  }
+  if (/^(escape|esc)$/i.test(text)) {
+    return await answerDialog(workspace, target, dialog, { accept: false });
+  }
+  throw new ToolError(
+    "tool_failure",
+    `A JavaScript ${dialog.type} dialog is open; only Return (accept) or Escape (dismiss) ` +
+      `reach it, not "${text}".`,
+    howToAnswer(dialog.type, target.tabId),
   );
 }
 
 /** One computer action: what it does with the call's arguments on an owned tab. */
-type Action = (args: Args, context: ToolContext, target: TabTarget) => Promise<Outcome>;
+export type Action = (args: Args, context: ToolContext, target: TabTarget) => Promise<Outcome>;
 
 async function screenshotAction(_args: Args, context: ToolContext, target: TabTarget) {
   const { image, block } = await shotContent(context, target);
@@ -582,8 +541,8 @@ async function pressKey(args: Args, context: ToolContext, target: TabTarget) {
   );
 }
 
-/** Every computer action, by its name in the contract. */
-const ACTIONS: Readonly<Record<string, Action>> = {
+/** Every computer action, by its name in the contract; act_on and form_fill act through them. */
+export const ACTIONS: Readonly<Record<string, Action>> = {
   left_click: clickAction("left_click", "left", 1),
   right_click: clickAction("right_click", "right", 1),
   double_click: clickAction("double_click", "left", 2),
@@ -605,7 +564,7 @@ export const computer: Handler = async (args, context) => {
   const action = args.action as string;
   const dialog = target.link.tab(target.native).dialog;
   if (dialog && (action === "key" || action === "type")) {
-    return await answerDialog(args, context.workspace, target, dialog);
+    return await answerByKeyboard(args, context.workspace, target, dialog);
   }
   const run = Object.hasOwn(ACTIONS, action) ? ACTIONS[action] : undefined;
   if (!run) {

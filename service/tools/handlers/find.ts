@@ -6,10 +6,10 @@
  * @module
  */
 
-import { type Handler, success } from "../core/context.ts";
+import { type Handler, success, type ToolContext } from "../core/context.ts";
 import { ToolError } from "../core/errors.ts";
 import { fence, originOf } from "../core/fence.ts";
-import { collect, type CollectedNode } from "../page/collect.ts";
+import { collect, type Collected, type CollectedNode } from "../page/collect.ts";
 import { runtimeCall } from "../page/in_page.ts";
 import { provenance } from "../page/provenance.ts";
 import { rank, roleWords } from "../page/rank.ts";
@@ -43,7 +43,7 @@ interface Measured {
 }
 
 /** A ranked element, one per element: a text run stands for the element that holds it. */
-interface Candidate {
+export interface Candidate {
   node: CollectedNode;
   ref: string;
   score: number;
@@ -126,7 +126,7 @@ function byVisibility(picked: Candidate[], boxes: Map<string, Measured | null>) 
 }
 
 /** A match as the agent gets it: boxes and centre in screenshot pixels. */
-function asMatch(
+export function asMatch(
   { node, ref, box }: Candidate & { box: Measured },
   index: number,
   scale: number,
@@ -151,6 +151,46 @@ function asMatch(
   };
 }
 
+/** A found element, measured, with its score after visibility. */
+export type Located = Candidate & { box: Measured };
+
+/** What {@linkcode locate} found on a tab. */
+export interface Location {
+  outline: Collected;
+  /** Every measured candidate, best first. */
+  located: Located[];
+  /** Set when no element had the query's words and its role words were used instead. */
+  roles: string;
+}
+
+/**
+ * The elements of the tab that match `query` (and `role`, when given), ranked as find ranks
+ * them and measured, best first: what the user can see wins a close call.
+ */
+export async function locate(
+  context: ToolContext,
+  target: TabTarget,
+  wanted: { query: string; role?: string },
+): Promise<Location> {
+  const pages = tabPages(context.workspace, target.tabId);
+  const outline = await collect(target, pages, { filter: "all", hints: true });
+  const role = wanted.role?.trim().toLowerCase();
+  const nodes = role ? outline.nodes.filter((node) => node.role === role) : outline.nodes;
+  let ranked = wanted.query === ""
+    ? nodes.map((node) => ({ node, score: 1 }))
+    : rank(nodes, wanted.query, CANDIDATES * 2);
+  // No element has the query's words: offer the elements of the roles it named instead.
+  const roles = ranked.length === 0 && !role ? roleWords(wanted.query) : "";
+  if (roles) ranked = rank(nodes, roles, CANDIDATES * 2);
+  const picked = pickCandidates(pages, ranked);
+  return { outline, located: byVisibility(picked, await measure(target, pages, picked)), roles };
+}
+
+/** Viewport CSS pixels per screenshot pixel: 1 unless the viewport is wider than a screenshot. */
+export async function screenshotScale(context: ToolContext, target: TabTarget): Promise<number> {
+  return latestScreenshot(context.workspace, target.tabId)?.scale ?? await currentScale(target);
+}
+
 /** `find`. */
 export const find: Handler = async (args, context) => {
   const target = ownedTab(context.workspace, context.browsers, args.tabId as number);
@@ -162,20 +202,9 @@ export const find: Handler = async (args, context) => {
       `Describe the element, e.g. {"query": "search box", "tabId": ${target.tabId}}.`,
     );
   }
-  const pages = tabPages(context.workspace, target.tabId);
-  const outline = await collect(target, pages, { filter: "all", hints: true });
-  let ranked = rank(outline.nodes, query, CANDIDATES * 2);
-  // No element has the query's words: offer the elements of the roles it named instead.
-  const roles = ranked.length === 0 ? roleWords(query) : "";
-  if (roles) ranked = rank(outline.nodes, roles, CANDIDATES * 2);
-  const picked = pickCandidates(pages, ranked);
-  const measured = byVisibility(picked, await measure(target, pages, picked));
-  // Viewport CSS pixels per screenshot pixel: 1 unless the viewport is wider than a screenshot.
-  const scale = latestScreenshot(context.workspace, target.tabId)?.scale ??
-    await currentScale(target);
-  const matches = measured.slice(0, MAX_MATCHES).map((match, index) =>
-    asMatch(match, index, scale)
-  );
+  const { outline, located, roles } = await locate(context, target, { query });
+  const scale = await screenshotScale(context, target);
+  const matches = located.slice(0, MAX_MATCHES).map((match, index) => asMatch(match, index, scale));
 
   const origin = originOf(outline.url);
   const where = `tab ${target.tabId} (${displayUrl(outline.url)})`;

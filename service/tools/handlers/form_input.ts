@@ -11,6 +11,7 @@ import type { Workspace } from "../../workspace/mod.ts";
 import { dialogAfterEffect, openDialog, pageAfterEffect } from "../page/after_dialog.ts";
 import { type Handler, success } from "../core/context.ts";
 import { ToolError } from "../core/errors.ts";
+import { howToAnswer } from "../core/dialog_help.ts";
 import { fence, originOf } from "../core/fence.ts";
 import { runtimeCall } from "../page/in_page.ts";
 import { provenance } from "../page/provenance.ts";
@@ -121,8 +122,8 @@ function setMayHaveHappened(workspace: Workspace, target: TabTarget): ToolError 
     `The page opened a JavaScript${dialog ? ` ${dialog.type}` : ""} dialog while the field ` +
       "was being set; the value may be set and the page's handler is " +
       `waiting on the dialog.${says}`,
-    `Answer it with computer {"action": "key", "text": "Return", "tabId": ${target.tabId}} ` +
-      '(accept) or "Escape" (dismiss), then read the field before setting it again.',
+    `${howToAnswer(dialog?.type ?? "alert", target.tabId)} Then read the field before ` +
+      "setting it again.",
   );
 }
 

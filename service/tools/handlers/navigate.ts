@@ -11,6 +11,7 @@ import type { TabState } from "../../browser/mod.ts";
 import { pageAfterEffect } from "../page/after_dialog.ts";
 import { type Handler, success, type ToolContext } from "../core/context.ts";
 import { ToolError } from "../core/errors.ts";
+import { howToAnswer } from "../core/dialog_help.ts";
 import { fence, originOf } from "../core/fence.ts";
 import { mainWorldCall, runtimeCall } from "../page/in_page.ts";
 import { redactSecrets } from "../page/redact.ts";
@@ -68,10 +69,10 @@ interface History {
 }
 
 /** How far a load got: fully, its document only (subresources still coming), or neither. */
-type LoadState = "complete" | "interactive" | "loading" | "blocked";
+export type LoadState = "complete" | "interactive" | "loading" | "blocked";
 
 /** What the answer says about a load that did not complete. */
-const LOAD_NOTES: Record<LoadState, string> = {
+export const LOAD_NOTES: Record<LoadState, string> = {
   complete: "",
   interactive: " Its document is ready; some resources are still loading.",
   loading: " It is still loading; read it again shortly.",
@@ -86,7 +87,7 @@ const LOAD_NOTES: Record<LoadState, string> = {
  * document that is ready but whose load event lags (a slow image, a hanging request) is
  * returned after {@linkcode INTERACTIVE_GRACE_MS}: the agent can work with it already.
  */
-async function waitForLoad(
+export async function waitForLoad(
   target: TabTarget,
   progress: { done(): boolean; committed(): boolean; blocked(): boolean },
   events: Promise<unknown>,
@@ -166,8 +167,8 @@ async function clearOpenDialog(target: TabTarget, state: TabState, force: boolea
     throw new ToolError(
       "tool_failure",
       `A JavaScript ${dialog.type} dialog is open in this tab and blocks navigation.`,
-      'Answer it with computer key "Return" or "Escape", or call navigate with force: true ' +
-        "to dismiss it and go.",
+      `${howToAnswer(dialog.type, target.tabId)} Or call navigate with force: true to dismiss ` +
+        "it and go.",
     );
   }
   await cdp(target, "Page.handleJavaScriptDialog", { accept: dialog.type === "beforeunload" });
@@ -179,7 +180,7 @@ async function clearOpenDialog(target: TabTarget, state: TabState, force: boolea
  * a loader id, null for a history move (any load, or a same-document move, ends it), or
  * undefined for a same-document navigation (nothing to load).
  */
-class LoadWatch {
+export class LoadWatch {
   readonly loaded = new Set<string>();
   committed = false;
   expected: string | null | undefined;
@@ -301,8 +302,8 @@ async function landingReport(
     status >= 400 ? ` The server answered HTTP ${status}: this is its error page.` : "",
     LOAD_NOTES[load],
     state.dialog
-      ? ` A JavaScript ${state.dialog.type} dialog opened while it loaded and freezes the page: ` +
-        'computer key "Return" accepts it, "Escape" dismisses it.'
+      ? ` A JavaScript ${state.dialog.type} dialog opened while it loaded and freezes the page. ` +
+        howToAnswer(state.dialog.type, target.tabId)
       : "",
     errors > 0
       ? ` The page logged ${errors} console error${errors === 1 ? "" : "s"} ` +

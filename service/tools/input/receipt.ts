@@ -8,6 +8,7 @@
  */
 
 import type { Workspace } from "../../workspace/mod.ts";
+import { howToAnswer } from "../core/dialog_help.ts";
 import { fence, originOf } from "../core/fence.ts";
 import { runtimeCall } from "../page/in_page.ts";
 import { redactSecrets } from "../page/redact.ts";
@@ -171,10 +172,7 @@ function dialogBlocker(target: TabTarget): Blocker | null {
   return {
     kind: "dialog",
     summary: `A JavaScript ${dialog.type} dialog is open and blocks the page.`,
-    nextStep: dialog.type === "beforeunload"
-      ? "Call navigate with force: true to leave the page."
-      : 'The page is frozen until it is answered: computer key "Return" accepts it, key ' +
-        '"Escape" dismisses it, type answers a prompt.',
+    nextStep: `The page is frozen until it is answered. ${howToAnswer(dialog.type, target.tabId)}`,
   };
 }
 

@@ -8,6 +8,7 @@
  */
 
 import type { Workspace } from "../../workspace/mod.ts";
+import { howToAnswer } from "../core/dialog_help.ts";
 import { fence, originOf } from "../core/fence.ts";
 import { redactSecrets } from "./redact.ts";
 import { pageInfo } from "./refs.ts";
@@ -48,8 +49,5 @@ export function dialogAfterEffect(workspace: Workspace, target: TabTarget, after
   if (!dialog) return "";
   return `\nA JavaScript ${dialog.type} dialog opened after ${after} and now blocks the page; ` +
     "it says:\n" + fence(workspace, originOf(dialog.url), redactSecrets(dialog.message)) +
-    (dialog.type === "beforeunload"
-      ? "\nCall navigate with force: true to leave the page."
-      : `\nAnswer it with computer: {"action": "key", "text": "Return", "tabId": ` +
-        `${target.tabId}} accepts, "Escape" dismisses.`);
+    `\n${howToAnswer(dialog.type, target.tabId)}`;
 }

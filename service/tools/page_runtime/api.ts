@@ -13,9 +13,11 @@ import { pageInfo, responseStatus } from "./page_info.ts";
 import { readable } from "./readable.ts";
 import { byId, token } from "./registry.ts";
 import { redactResult, secretDigests } from "./secrets.ts";
-import { setValue } from "./form.ts";
+import { setValue, submitControl } from "./form.ts";
+import { showCaption } from "./narrate.ts";
 import { snapshot } from "./snapshot.ts";
 import { putFiles } from "./files.ts";
+import { quietCheck, waitCheck } from "./wait.ts";
 
 /** The runtime object one world holds. */
 export const runtime = {
@@ -28,6 +30,7 @@ export const runtime = {
   element: byId,
   observeBefore,
   pageInfo,
+  quietCheck,
   readable,
   redactResult,
   responseStatus,
@@ -35,8 +38,11 @@ export const runtime = {
   secretDigests,
   setValue,
   settle,
+  showCaption,
   snapshot,
   putFiles,
+  submitControl,
+  waitCheck,
 };
 
 /** The runtime's type, as the page sees it. */

@@ -211,3 +211,25 @@ export function setValue(id: number, value: unknown): SetResult {
   }
   return { error: "not_a_field", role: role || el.tagName.toLowerCase() };
 }
+
+/** A button that submits its form, as a user would find it. */
+function isSubmitButton(el: Element): boolean {
+  const type = (el.getAttribute("type") || "").toLowerCase();
+  if (el.tagName === "BUTTON") return type === "" || type === "submit";
+  return el.tagName === "INPUT" && (type === "submit" || type === "image");
+}
+
+/**
+ * The number of the control that submits the form the field with this number belongs to: its
+ * first enabled, visible submit button. Null when the field is in no form or the form has none.
+ */
+export function submitControl(id: number): number | null {
+  const el = byId(id);
+  if (!el) return null;
+  const form = (el as HTMLInputElement).form || el.closest("form");
+  if (!form) return null;
+  const button = Array.from(form.elements).find((control) =>
+    isSubmitButton(control) && !isDisabled(control) && control.getClientRects().length > 0
+  );
+  return button ? idOf(button) : null;
+}

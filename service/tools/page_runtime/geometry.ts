@@ -38,6 +38,16 @@ function frameOffset(win: Window): { x: number; y: number } {
   return { x, y };
 }
 
+/**
+ * Whether the user can see the element: it has a size, is not hidden, and is neither
+ * `visibility: hidden` nor fully transparent. `rect` saves measuring twice.
+ */
+export function isVisible(el: Element, rect: DOMRect = el.getBoundingClientRect()): boolean {
+  return rect.width > 0 && rect.height > 0 && !isHidden(el) &&
+    (typeof el.checkVisibility !== "function" ||
+      el.checkVisibility({ visibilityProperty: true, opacityProperty: true }));
+}
+
 /** The box of the element with this number, or null when it is gone. */
 export function box(id: number): Box | null {
   const el = byId(id);
@@ -59,9 +69,7 @@ export function box(id: number): Box | null {
     y: Math.round(y),
     width: Math.round(rect.width),
     height: Math.round(rect.height),
-    visible: rect.width > 0 && rect.height > 0 && !isHidden(el) &&
-      (typeof el.checkVisibility !== "function" ||
-        el.checkVisibility({ visibilityProperty: true, opacityProperty: true })),
+    visible: isVisible(el, rect),
     inViewport: rect.bottom > 0 && rect.right > 0 && rect.top < view.innerHeight &&
       rect.left < view.innerWidth &&
       y + rect.height > 0 && x + rect.width > 0 && y < outer.innerHeight && x < outer.innerWidth,

@@ -1,0 +1,106 @@
+/**
+ * The one door every tool call goes through, whether the client asked for it or it is a step of
+ * `script` or `browser_batch`: its arguments are checked against its schema, then governance
+ * decides (before anything reaches the browser), then its handler runs, then governance looks at
+ * where its tab landed. Whatever the handler throws becomes an outcome. A step is judged and
+ * audited exactly as the same call made alone.
+ *
+ * @module
+ */
+
+import type { Outcome } from "../../shared/bridge.ts";
+import { BrowserError } from "../browser/mod.ts";
+import type { Catalog } from "../catalog/mod.ts";
+import {
+  failureOutcome,
+  HANDLERS,
+  type StepCheck,
+  type StepRunner,
+  type ToolContext,
+} from "../tools/mod.ts";
+
+/** One call: which tool, with which arguments. */
+export interface ToolCall {
+  tool: string;
+  args: Record<string, unknown>;
+}
+
+/** What governance does around one call (see `gate.ts`). */
+export interface CallGate {
+  /** Before the handler: null when the call may run, else the outcome it gets instead. */
+  before(call: ToolCall): Promise<Outcome | null>;
+  /** After the handler: the outcome the caller gets (a landing the policy refuses withholds). */
+  after(call: ToolCall, outcome: Outcome): Promise<Outcome>;
+  /** What can be said before running, without touching a page: a dry run's verdict. */
+  preview(call: ToolCall): { allowed: boolean; why: string };
+}
+
+/** Runs one call: its arguments checked, then gated, then handled; never throws. */
+export async function runTool(
+  catalog: Catalog,
+  call: ToolCall,
+  context: ToolContext,
+  gate: CallGate,
+): Promise<Outcome> {
+  const problem = catalog.argumentProblem(call.tool, call.args);
+  if (problem !== null) {
+    return {
+      kind: "tool_failure",
+      message: problem,
+      next_step: "Fix the arguments and call again.",
+    };
+  }
+  const refused = await gate.before(call);
+  if (refused !== null) return refused;
+  return await gate.after(call, await callHandler(call, context));
+}
+
+/** Calls the tool's handler; what it throws becomes an outcome. */
+async function callHandler(call: ToolCall, context: ToolContext): Promise<Outcome> {
+  try {
+    return await HANDLERS[call.tool](call.args, context);
+  } catch (error) {
+    if (error instanceof BrowserError && error.kind === "not_sent") return notSentOutcome(error);
+    return failureOutcome(error, context.workspace);
+  }
+}
+
+/**
+ * The steps of a multi-step call: each checked, gated and run through {@linkcode runTool} in the
+ * caller's workspace, with no step runner of its own, so a step cannot start more steps.
+ * `gateFor` gives each step its own gate, so each is decided and audited on its own.
+ */
+export function stepRunner(
+  catalog: Catalog,
+  context: ToolContext,
+  gateFor: (call: ToolCall) => CallGate,
+): StepRunner {
+  return {
+    check: (tool, args): StepCheck => ({
+      problem: catalog.argumentProblem(tool, args),
+      ...gateFor({ tool, args }).preview({ tool, args }),
+    }),
+    run: (tool, args, signal) =>
+      runTool(
+        catalog,
+        { tool, args },
+        { ...context, signal, steps: undefined },
+        gateFor({ tool, args }),
+      ),
+  };
+}
+
+/**
+ * A browser command refused before it left the service (the browser link was already closed or
+ * would not take the frame): that command did not happen. Commands cut off in flight are
+ * `disconnected` instead and stay outcome_unknown.
+ */
+function notSentOutcome(error: BrowserError): Outcome {
+  return {
+    kind: "not_dispatched",
+    message: `The browser was not reachable, so this call's browser command was never sent ` +
+      `(${error.message}).`,
+    next_step: "Check that the browser is running and attached ('ghostlight status'), then " +
+      "retry.",
+  };
+}
