@@ -267,7 +267,10 @@ export class LineReader {
   }
 
   async #skipOversized(): Promise<LineResult> {
-    const head = this.#queue.take(Math.min(OVERSIZED_HEAD_BYTES, this.#queue.buffered));
+    // The head stops at the line's end when that is already here: what follows is the next line.
+    const reach = Math.min(OVERSIZED_HEAD_BYTES, this.#queue.buffered);
+    const end = this.#queue.indexOf(0x0a, reach);
+    const head = this.#queue.take(end >= 0 ? end : reach);
     let skipped = head.length;
     let tail: Uint8Array = new Uint8Array(0);
     const report = (bytes: number): LineResult => ({

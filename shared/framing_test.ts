@@ -100,6 +100,15 @@ Deno.test("an oversized line keeps its first and last bytes, across chunks", asy
   assertEquals(await reader.next(), { kind: "line", text: "ok" });
 });
 
+Deno.test("an oversized line that ends in the chunk it was found in leaves the next line whole", async () => {
+  const reader = new LineReader(streamOf(bytes(`${"y".repeat(50)}\nnext\n`)), 10);
+  const oversized = await reader.next();
+  assert(oversized?.kind === "oversized");
+  assertEquals([oversized.bytes, oversized.head, oversized.tail], [50, "y".repeat(50), ""]);
+  assertEquals(await reader.next(), { kind: "line", text: "next" });
+  assertEquals(await reader.next(), null);
+});
+
 Deno.test("a line exactly at the cap is accepted", async () => {
   const reader = new LineReader(streamOf(bytes(`${"y".repeat(1000)}\n`)), 1000);
   assertEquals(await reader.next(), { kind: "line", text: "y".repeat(1000) });

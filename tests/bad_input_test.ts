@@ -9,6 +9,7 @@ import { launchBrowser } from "./support/browser.ts";
 import { makeTestEnv } from "./support/env.ts";
 import { serveFixtures } from "./support/fixtures.ts";
 import { startConnector, type Transcript } from "./mcp_support.ts";
+import { MAX_LINE_BYTES } from "../mcp_connector/jsonrpc.ts";
 import { fetchStatus } from "../service/control/mod.ts";
 import { waitFor } from "./support/wait.ts";
 
@@ -40,6 +41,8 @@ type PropertySchema = {
   minimum?: number;
   minLength?: number;
   minItems?: number;
+  minProperties?: number;
+  additionalProperties?: boolean | PropertySchema;
   items?: PropertySchema;
   properties?: Record<string, PropertySchema>;
   required?: string[];
@@ -59,10 +62,19 @@ function validValue(schema: PropertySchema): unknown {
       return true;
     case "array":
       return Array.from({ length: schema.minItems ?? 0 }, () => validValue(schema.items ?? {}));
-    default:
-      return Object.fromEntries(
+    default: {
+      const value: Record<string, unknown> = Object.fromEntries(
         (schema.required ?? []).map((name) => [name, validValue(schema.properties?.[name] ?? {})]),
       );
+      // A map (form_fill's fields) that must hold entries gets them, of its entries' schema.
+      const entry = typeof schema.additionalProperties === "object"
+        ? schema.additionalProperties
+        : {};
+      for (let n = Object.keys(value).length; n < (schema.minProperties ?? 0); n++) {
+        value[`entry${n}`] = validValue(entry);
+      }
+      return value;
+    }
   }
 }
 
@@ -124,10 +136,10 @@ Deno.test("bad input, row by row: a clear error, and the next valid call is serv
     };
 
     await t.step("an oversized line", async () => {
-      await mcp.sendRaw(new TextEncoder().encode("x".repeat(4 * 1024 * 1024 + 1) + "\n"));
+      await mcp.sendRaw(new TextEncoder().encode("x".repeat(MAX_LINE_BYTES + 1) + "\n"));
       const answer = JSON.parse(await mcp.next()) as Answer;
       assertEquals(answer.error?.code, -32600);
-      assertMatch(answer.error!.message, /over the 4194304-byte limit/);
+      assertMatch(answer.error!.message, new RegExp(`over the ${MAX_LINE_BYTES}-byte limit`));
       await serving("oversized line");
     });
 
