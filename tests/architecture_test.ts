@@ -148,7 +148,7 @@ const SERVICE_LAYERS: Record<string, string[]> = {
     "workspace",
   ],
   privilege: [],
-  install: ["control", "daemon", "endpoint", "log", "privilege"],
+  install: ["control", "endpoint", "log", "privilege"],
   cli: ["browser", "control", "daemon", "endpoint", "install", "log", "privilege"],
 };
 
