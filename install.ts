@@ -1,26 +1,30 @@
 /**
  * The one-line installer's body (`install.sh` fetches Deno and runs this from a checkout):
- * bundles the extension, compiles the three executables for this machine where a Deno runtime
- * can be had, and runs `ghostlight install` with them, or, where none can, with launchers that
- * run the same sources under the same permission sets. On Windows it also writes the registry
- * keys, which the service itself may not (its permission set runs nothing but Chromium).
+ * bundles the extension, compiles the three executables, the installer and doctor for this
+ * machine and this user's instance (each with its flags, decision 0084) where a Deno runtime can
+ * be had, and runs `ghostlight install` with them, or, where none can, with launchers that run
+ * the same sources under the same permission sets and flags. On Windows it also writes the
+ * registry keys, which neither the service nor the installer may (neither runs reg.exe).
  *
  * Usage: `deno run -A install.ts [--sources] [uninstall] [ghostlight install options]`
  *
  * @module
  */
 
-import { instancePathsFromEnv } from "./shared/instance.ts";
+import { type InstancePaths, instancePathsFromEnv } from "./shared/instance.ts";
 import { SOURCE_ROOT } from "./shared/executables.ts";
 import { type InstallerSupplies, runInstall, runUninstall } from "./service/cli/mod.ts";
 import {
+  currentHost,
+  installedPlan,
+  installLayout,
   regAddArgs,
   regDeleteArgs,
   type RegistryValue,
   type RegistryWriter,
 } from "./service/install/mod.ts";
 import { readServiceSettings } from "./service/settings.ts";
-import { hostTarget, targetDir } from "./scripts/compile.ts";
+import { compile, compileSteps, hostTarget, targetDir } from "./scripts/compile.ts";
 
 /** Runs a program in the checkout, its output shown; true when it succeeded. */
 async function run(args: string[], quiet = false): Promise<boolean> {
@@ -50,14 +54,22 @@ async function reg(args: string[]): Promise<void> {
   }
 }
 
-/** Compiles this machine's executables; the folder they are in, or null where none can be had. */
-async function compileHere(): Promise<string | null> {
+/**
+ * Compiles this machine's programs for the instance into `into`, each with the flags of the
+ * compiled install it becomes (its folders, secret, sockets, service entry); the folder they are
+ * in, or null where no runtime can be had.
+ */
+async function compileHere(paths: InstancePaths, into: string): Promise<string | null> {
   const target = hostTarget();
   if (target === null) return null;
   console.error(
     `Compiling Ghostlight for ${target} (needs Deno's runtime; skipped if unavailable)…`,
   );
-  if (await run(["run", "-A", "scripts/compile.ts", "--target", target])) return targetDir(target);
+  const host = currentHost();
+  const plan = installedPlan({ host, layout: installLayout(host, paths) }, { kind: "compiled" });
+  const failed = await compile(compileSteps(target, into, plan));
+  if (failed === null) return targetDir(target, into);
+  console.error(failed);
   console.error("Installing launchers that run the sources with Deno instead.");
   return null;
 }
@@ -110,15 +122,25 @@ if (import.meta.main) {
     const supplies: InstallerSupplies = Deno.build.os === "windows" ? { registry: regExe } : {};
     if (removing) Deno.exit(await runUninstall(paths, args, supplies));
     await bundleExtension();
-    const compiled = sourcesOnly || args.includes("--dry-run") ? null : await compileHere();
-    if (compiled) {
-      supplies.payload = {
-        kind: "compiled",
-        binDir: compiled,
-        extensionDir: `${SOURCE_ROOT}/extension`,
-      };
+    // Compiled for this user: never left in dist/, where builds for everyone go.
+    const work = await Deno.makeTempDir({ prefix: "ghostlight-compile-" });
+    let code: number;
+    try {
+      const compiled = sourcesOnly || args.includes("--dry-run")
+        ? null
+        : await compileHere(paths, work);
+      if (compiled) {
+        supplies.payload = {
+          kind: "compiled",
+          binDir: compiled,
+          extensionDir: `${SOURCE_ROOT}/extension`,
+        };
+      }
+      code = await runInstall(paths, args, supplies);
+    } finally {
+      await Deno.remove(work, { recursive: true });
     }
-    Deno.exit(await runInstall(paths, args, supplies));
+    Deno.exit(code);
   } catch (error) {
     console.error(`install: ${(error as Error).message}`);
     Deno.exit(1);

@@ -1,7 +1,12 @@
 /**
- * `deno task build`: compiles the three executables for Linux x64/arm64, macOS x64/arm64 and
- * Windows x64 into `dist/<target>/`, each with its own permission set from deno.json, the service
- * with the built extension inside.
+ * `deno task build`: compiles the three executables, the installer and doctor for Linux
+ * x64/arm64, macOS x64/arm64 and Windows x64 into `dist/<target>/`, each with its own permission
+ * set from deno.json, the service and the installer with the built extension inside.
+ *
+ * A compiled program carries the flags it was compiled with, and a permission set cannot name a
+ * user's folders (decision 0100): these builds have the bare sets only, and reach no folder.
+ * `install.ts` compiles its own for the user and instance it installs, passing a start plan to
+ * {@linkcode compileSteps} (decision 0084).
  *
  * `deno compile` needs Deno's `denort` runtime for each target: it downloads it on a connected
  * machine (and keeps it in the Deno cache), or takes `DENORT_BIN`. `DENORT_BIN` is one binary for
@@ -13,7 +18,20 @@
  * @module
  */
 
-import { type Executable, EXECUTABLES, SOURCE_ROOT as ROOT } from "../shared/executables.ts";
+import {
+  DOCTOR,
+  type Executable,
+  type ExecutableRow,
+  EXECUTABLES,
+  INSTALLER,
+  SOURCE_ROOT as ROOT,
+} from "../shared/executables.ts";
+import {
+  permissionFlags,
+  type Start,
+  type StartOptions,
+  type StartPlan,
+} from "../service/privilege/mod.ts";
 
 /** The targets, by the name of their folder under `dist/`. */
 export const TARGETS = {
@@ -25,10 +43,28 @@ export const TARGETS = {
 } as const;
 export type Target = keyof typeof TARGETS;
 
-/** Files compiled into an executable beside its code: `browser launch` and `install` use them. */
-const INCLUDES: Partial<Record<Executable, string[]>> = {
-  "service": ["extension/manifest.json", "extension/popup.html", "extension/dist"],
-};
+/** One compiled program: what it is built from, and the start its set and flags are for. */
+interface Program {
+  row: ExecutableRow;
+  start: Start;
+  options: StartOptions;
+  /** Files compiled in beside its code: `browser launch` and `install` use the extension. */
+  includes: string[];
+}
+
+const EXTENSION = ["extension/manifest.json", "extension/popup.html", "extension/dist"];
+
+/** The programs of a build, in order: the three executables, the installer, doctor. */
+const PROGRAMS: Program[] = [
+  ...(Object.keys(EXECUTABLES) as Executable[]).map((start) => ({
+    row: EXECUTABLES[start],
+    start,
+    options: {},
+    includes: start === "service" ? EXTENSION : [],
+  })),
+  { row: INSTALLER, start: "installer", options: {}, includes: EXTENSION },
+  { row: DOCTOR, start: "installer", options: { doctor: true }, includes: [] },
+];
 
 /** One compile step. */
 export interface CompileStep {
@@ -51,10 +87,18 @@ export function hostTarget(): Target | null {
   return name in TARGETS ? name as Target : null;
 }
 
-/** The compile command for each executable of `target`, from the executables table. */
-export function compileSteps(target: Target, outDir = `${ROOT}/dist`): CompileStep[] {
-  return (Object.keys(EXECUTABLES) as Executable[]).map((executable) => {
-    const { compiledName, entryPoint } = EXECUTABLES[executable];
+/**
+ * The compile command for each program of `target`, from the executables table. With `plan`
+ * (an install's, whose compiled folder is its prefix's), each carries its start's flags for that
+ * user and instance after its set; without, only the bare set.
+ */
+export function compileSteps(
+  target: Target,
+  outDir = `${ROOT}/dist`,
+  plan: StartPlan | null = null,
+): CompileStep[] {
+  return PROGRAMS.map(({ row, start, options, includes }) => {
+    const { compiledName, entryPoint } = row;
     const name = target.startsWith("windows") ? `${compiledName}.exe` : compiledName;
     const output = `${targetDir(target, outDir)}/${name}`;
     return {
@@ -66,10 +110,11 @@ export function compileSteps(target: Target, outDir = `${ROOT}/dist`): CompileSt
         "-q",
         "--target",
         TARGETS[target],
-        `-P=${executable}`,
+        `-P=${start}`,
         "--config",
         `${ROOT}/deno.json`,
-        ...(INCLUDES[executable] ?? []).flatMap((path) => ["--include", `${ROOT}/${path}`]),
+        ...(plan === null ? [] : permissionFlags(start, plan, options)),
+        ...includes.flatMap((path) => ["--include", `${ROOT}/${path}`]),
         "--output",
         output,
         `${ROOT}/${entryPoint}`,
@@ -113,6 +158,30 @@ function option(args: string[], name: string): string | undefined {
   return index >= 0 ? args[index + 1] : undefined;
 }
 
+/**
+ * Runs compile steps in order; null when all succeeded, else one sentence saying why not (no
+ * runtime for the target, or the compiler's own output).
+ */
+export async function compile(steps: CompileStep[]): Promise<string | null> {
+  for (const step of steps) {
+    console.error(`compiling ${step.target}/${step.name}…`);
+    const output = await new Deno.Command(Deno.execPath(), {
+      args: step.args,
+      stdout: "inherit",
+      stderr: "piped",
+    }).output();
+    if (output.success) continue;
+    const stderr = new TextDecoder().decode(output.stderr);
+    if (missingRuntime(stderr)) {
+      return `no Deno ${Deno.version.deno} runtime (denort) for ${step.target} can be had ` +
+        `here, since it is not cached and cannot be downloaded; run the build on a connected ` +
+        `machine, or set DENORT_BIN to that runtime and --target ${step.target}.`;
+    }
+    return `${stderr.trim()}\ncompiling ${step.target}/${step.name} failed.`;
+  }
+  return null;
+}
+
 if (import.meta.main) {
   const dryRun = Deno.args.includes("--dry-run");
   const denortBin = Deno.env.get("DENORT_BIN") || undefined;
@@ -132,29 +201,14 @@ if (import.meta.main) {
     console.error(`Using DENORT_BIN=${denortBin} for ${targets.join(", ")}.`);
   }
   for (const target of targets) {
-    for (const step of compileSteps(target)) {
-      if (dryRun) {
-        console.log(["deno", ...step.args].join(" "));
-        continue;
-      }
-      console.error(`compiling ${target}/${step.name}…`);
-      const output = await new Deno.Command(Deno.execPath(), {
-        args: step.args,
-        stdout: "inherit",
-        stderr: "piped",
-      }).output();
-      if (output.success) continue;
-      const stderr = new TextDecoder().decode(output.stderr);
-      if (missingRuntime(stderr)) {
-        console.error(
-          `deno task build stopped: no Deno ${Deno.version.deno} runtime (denort) for ${target} ` +
-            `can be had here, since it is not cached and cannot be downloaded; run the build on ` +
-            `a connected machine, or set DENORT_BIN to that runtime and --target ${target}.`,
-        );
-      } else {
-        console.error(stderr.trim());
-        console.error(`deno task build stopped: compiling ${target}/${step.name} failed.`);
-      }
+    const steps = compileSteps(target);
+    if (dryRun) {
+      for (const step of steps) console.log(["deno", ...step.args].join(" "));
+      continue;
+    }
+    const failed = await compile(steps);
+    if (failed !== null) {
+      console.error(`deno task build stopped: ${failed}`);
       Deno.exit(1);
     }
   }

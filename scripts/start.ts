@@ -1,9 +1,17 @@
 /**
  * `deno task ghostlight ...` and `deno task connector ...`: start one executable from this source
  * tree for the instance its arguments name, with its permission set plus that instance's
- * least-privilege flags (decision 0100), and wait for it. Before starting anything it writes the
- * instance's service entry (what the MCP connector may run to start the service) into
- * `$XDG_DATA_HOME/ghostlight[-NAME]/from-source/`, a folder no Ghostlight executable can write.
+ * least-privilege flags (decision 0100), and wait for it. Before starting the service or a
+ * connector it writes the instance's service entry (what the MCP connector may run to start the
+ * service) into `$XDG_DATA_HOME/ghostlight[-NAME]/from-source/`, a folder no Ghostlight
+ * executable can write.
+ *
+ * `ghostlight`'s command line goes where the installed `ghostlight` launcher sends it
+ * (decision 0084): `install`, `uninstall` and `doctor` to the installer, with its set and flags
+ * (doctor may start the installed service through the installed service entry); `browser
+ * launch` to the service allowed to run Chromium; everything else to the service.
+ *
+ * The Claude Desktop bundle runs this file too, with flags naming what it touches.
  *
  * Usage: `deno run -A scripts/start.ts <service|mcp-connector|browser-connector> [args...]`.
  *
@@ -13,9 +21,13 @@
 import type { Executable } from "../shared/executables.ts";
 import { parseInstance } from "../shared/instance.ts";
 import {
+  cliStartOf,
   currentStartPlan,
   entryScript,
+  type Start,
   startCommand,
+  type StartOptions,
+  type StartPlan,
   writeEntryScript,
 } from "../service/privilege/mod.ts";
 
@@ -38,22 +50,44 @@ function entryDir(instance: string | null): string {
   return `${data}/ghostlight${instance === null ? "" : `-${instance}`}/from-source`;
 }
 
+/** What to start for `name` and its arguments, with which plan and extra grants. */
+async function choose(
+  executable: Executable,
+  args: string[],
+): Promise<{ start: Start; plan: StartPlan; options: StartOptions }> {
+  const instance = instanceOf(args);
+  const { start, options } = executable === "service"
+    ? cliStartOf(args)
+    : { start: executable, options: {} };
+  if (start === "installer") {
+    // Loaded only here: a connector's start needs none of the install code.
+    const { currentHost, installLayout } = await import("../service/install/mod.ts");
+    const layout = installLayout(currentHost(), currentStartPlan(instance).paths);
+    return {
+      start,
+      plan: currentStartPlan(instance, { serviceEntry: layout.serviceEntry }),
+      options,
+    };
+  }
+  const dir = entryDir(instance);
+  await Deno.mkdir(dir, { recursive: true, mode: 0o700 });
+  const plan = currentStartPlan(instance, { serviceEntry: `${dir}/ghostlight` });
+  await writeEntryScript(plan.serviceEntry!, entryScript("service", plan));
+  return { start, plan, options };
+}
+
 async function main(argv: string[]): Promise<number> {
   const [name, ...args] = argv;
   if (!EXECUTABLE_NAMES.includes(name)) {
     console.error(`usage: scripts/start.ts <${EXECUTABLE_NAMES.join("|")}> [args...]`);
     return 2;
   }
-  const executable = name as Executable;
-  const instance = instanceOf(args);
-  const dir = entryDir(instance);
-  await Deno.mkdir(dir, { recursive: true, mode: 0o700 });
-  const plan = currentStartPlan(instance, { serviceEntry: `${dir}/ghostlight` });
-  await writeEntryScript(plan.serviceEntry!, entryScript("service", plan));
-  const launch = args.includes("browser") && args.includes("launch");
-  const { command, args: start } = startCommand(executable, plan, { browserLaunch: launch });
+  const { start, plan, options } = await choose(name as Executable, args);
+  const { command, args: fixed } = startCommand(start, plan, options);
   const child = new Deno.Command(command, {
-    args: [...start, ...args],
+    args: [...fixed, ...args],
+    // The started process resolves the very paths its flags name.
+    env: plan.env,
     stdin: "inherit",
     stdout: "inherit",
     stderr: "inherit",

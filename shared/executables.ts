@@ -33,6 +33,27 @@ export const EXECUTABLES: Readonly<Record<Executable, ExecutableRow>> = {
   },
 };
 
+/**
+ * The person's admin commands (`install`, `uninstall`, `doctor`): the service's command line
+ * under the `installer` permission set, from its own entry point, which runs nothing else. No
+ * executable may start it; the person's `ghostlight` launcher dispatches those three commands to
+ * it (decision 0084). Compiled, it goes beside the three executables but not on PATH.
+ */
+export const INSTALLER: ExecutableRow = {
+  compiledName: "ghostlight-installer",
+  entryPoint: "service/installer.ts",
+};
+
+/**
+ * `doctor` compiled on its own: the installer's entry point with doctor's flags (it may start the
+ * service entry and writes nothing), since Deno refuses a process write access to a file it may
+ * run and a compiled binary carries one set of flags.
+ */
+export const DOCTOR: ExecutableRow = {
+  compiledName: "ghostlight-doctor",
+  entryPoint: "service/installer.ts",
+};
+
 /** The folder that holds `deno.json` when running from source. */
 export const SOURCE_ROOT: string = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
 

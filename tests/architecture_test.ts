@@ -152,7 +152,7 @@ const SERVICE_LAYERS: Record<string, string[]> = {
     "workspace",
   ],
   privilege: ["governance"],
-  install: ["control", "daemon", "endpoint", "log", "privilege"],
+  install: ["control", "endpoint", "log", "privilege"],
   cli: [
     "audit",
     "browser",

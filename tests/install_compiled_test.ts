@@ -1,9 +1,10 @@
 /**
- * Installing compiled executables (what `install.ts` does where `deno task build` could compile):
- * they are copied into the prefix's libexec, the launchers run them with the instance pinned and
- * their folder first on PATH, a second install changes nothing, and uninstall removes them all.
- * This machine cannot compile (no `denort`), so small scripts stand in for the binaries: the
- * install only copies and points at them.
+ * Installing compiled executables (what `install.ts` does where it could compile them for the
+ * user's instance): they, the installer and doctor are copied into the prefix's libexec, the launchers
+ * run them with the instance pinned (the MCP connector told its service entry, which runs the
+ * compiled service), a second install changes nothing, and uninstall removes them all. This
+ * machine cannot compile (no `denort`), so small scripts stand in for the binaries: the install
+ * only copies and points at them.
  */
 
 import { assertEquals, assertMatch } from "./support/assert.ts";
@@ -11,11 +12,19 @@ import { makeTestEnv, ROOT } from "./support/env.ts";
 import { resolveInstancePaths } from "../shared/instance.ts";
 import { type Host, install, uninstall } from "../service/install/mod.ts";
 
-const NAMES = ["ghostlight", "ghostlight-mcp-connector", "ghostlight-browser-connector"];
+const NAMES = [
+  "ghostlight",
+  "ghostlight-mcp-connector",
+  "ghostlight-browser-connector",
+  "ghostlight-installer",
+  "ghostlight-doctor",
+];
 
 Deno.test("compiled executables are installed into libexec and removed again", async () => {
   const testEnv = await makeTestEnv("inst");
   try {
+    const before: string[] = [];
+    for await (const entry of Deno.readDir(testEnv.home)) before.push(entry.name);
     const built = `${testEnv.home}/dist/linux-x64`;
     await Deno.mkdir(built, { recursive: true });
     for (const name of NAMES) {
@@ -43,9 +52,15 @@ Deno.test("compiled executables are installed into libexec and removed again", a
     const launcher = `${testEnv.home}/.local/bin/ghostlight-${testEnv.instance}-mcp-connector`;
     const script = await Deno.readTextFile(launcher);
     assertMatch(script, new RegExp(`GHOSTLIGHT_INSTANCE='${testEnv.instance}'`));
-    assertMatch(script, new RegExp(`PATH='${prefix}/libexec':"\\$PATH"`));
     const ran = await new Deno.Command(launcher, { args: ["--x"], env: testEnv.env }).output();
-    assertEquals(new TextDecoder().decode(ran.stdout), "ghostlight-mcp-connector --x\n");
+    assertEquals(
+      new TextDecoder().decode(ran.stdout),
+      `ghostlight-mcp-connector --service-entry ${prefix}/service-entry --x\n`,
+    );
+    // The entry the connector may run starts the compiled service, and only that.
+    const served = await new Deno.Command(`${prefix}/service-entry`, { args: ["service"] })
+      .output();
+    assertEquals(new TextDecoder().decode(served.stdout), "ghostlight service\n");
 
     const second = await install({ host, paths }, options);
     assertEquals(second.changes, []);
@@ -53,7 +68,7 @@ Deno.test("compiled executables are installed into libexec and removed again", a
     await uninstall({ host, paths }, { dryRun: false });
     const left: string[] = [];
     for await (const entry of Deno.readDir(testEnv.home)) left.push(entry.name);
-    assertEquals(left.sort(), ["cache", "config", "dist", "run", "state"]);
+    assertEquals(left.sort(), [...before, "dist"].sort());
   } finally {
     await testEnv.dispose();
   }

@@ -2,7 +2,8 @@
  * The MCPB bundle for Claude Desktop: the project builds its manifest, the pinned
  * `@anthropic-ai/mcpb` CLI validates and packs it, and the packed bundle's server entry, run as
  * Claude Desktop runs it (`node ${__dirname}/server/ghostlight.mjs`), starts a working connector
- * even without compiled binaries; without any Deno it says what to install.
+ * from its sources with its instance's least-privilege flags; without any Deno it says what to
+ * install.
  */
 
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -71,7 +72,7 @@ Deno.test("the bundle validates, packs, and its entry starts a working connector
   }
 });
 
-Deno.test("without compiled binaries or any Deno, the entry says what to install", async () => {
+Deno.test("without any Deno, the entry says what to install", async () => {
   const testEnv = await makeTestEnv("mcpb");
   try {
     await assembleBundle(`${testEnv.home}/bundle`);
@@ -91,7 +92,7 @@ Deno.test("without compiled binaries or any Deno, the entry says what to install
     assertEquals(output.code, 1);
     assertMatch(
       new TextDecoder().decode(output.stderr),
-      /^Ghostlight: this bundle has no compiled connector for this platform and no Deno was found; install Deno/,
+      /^Ghostlight: no Deno was found to run this bundle's connector; install Deno/,
     );
   } finally {
     await testEnv.dispose();

@@ -2,18 +2,19 @@
  * Each executable's permissions, as declared in deno.json and as enforced on a process started
  * the way the executable is (its set plus its instance's flags, decision 0100): its own folders,
  * secret and socket yes; another instance, the rest of the filesystem, other programs, the
- * network and FFI no.
+ * network and FFI no. And the installer's (decision 0084): install and uninstall write the home
+ * folder and reach no socket and no program; doctor writes nothing, reaches its instance's
+ * sockets and may run the service entry; neither reaches the network, another program or FFI.
  */
 
 import { MACHINE_POLICY_FILE } from "../service/governance/mod.ts";
-import { permissionFlags } from "../service/privilege/mod.ts";
+import { permissionFlags, type Start, type StartOptions } from "../service/privilege/mod.ts";
 import { type InstancePaths, resolveInstancePaths } from "../shared/instance.ts";
 import { assert, assertEquals } from "./support/assert.ts";
 import { makeTestEnv, ROOT, type TestEnv } from "./support/env.ts";
 import type { ProbeTargets } from "./support/permission_probe.ts";
 
 const SETS = ["mcp-connector", "service", "browser-connector"] as const;
-type SetName = typeof SETS[number];
 
 const config = JSON.parse(await Deno.readTextFile(`${ROOT}/deno.json`));
 
@@ -45,6 +46,14 @@ Deno.test("each static set grants no path, no network, no program and no FFI", (
   assertEquals(config.permissions["service"].env, [...PATH_ENV, "DENO_DIR"]);
 });
 
+Deno.test("the installer's set grants no path, network or program either", () => {
+  const set = config.permissions["installer"];
+  assertEquals(Object.keys(set).sort(), ["env", "sys"], "its paths come from its flags too");
+  assertEquals(set.sys, ["uid"]);
+  // Also where installs go, Codex's folder, the Deno cache it pins, and PATH for its advice.
+  assertEquals(set.env, [...PATH_ENV, "XDG_DATA_HOME", "CODEX_HOME", "DENO_DIR", "PATH"]);
+});
+
 /** Listens on `path` so that connecting to it can succeed. */
 function listenOn(path: string): Deno.UnixListener {
   const listener = Deno.listen({ transport: "unix", path });
@@ -69,25 +78,69 @@ async function twoInstances(
   return { own, other };
 }
 
+/** One probe: a start as it is made, and what differs for it from the refusals all share. */
+interface ProbeRow {
+  label: string;
+  start: Start;
+  options?: StartOptions;
+  socket: "bridge" | "browser";
+  expected: Record<string, string>;
+}
+
+const PROBES: ProbeRow[] = [
+  {
+    label: "service",
+    start: "service",
+    socket: "bridge",
+    expected: { writeOwnState: "allowed", runServiceEntry: "refused" },
+  },
+  {
+    label: "mcp-connector",
+    start: "mcp-connector",
+    socket: "bridge",
+    expected: { writeOwnState: "refused", runServiceEntry: "allowed" },
+  },
+  {
+    label: "browser-connector",
+    start: "browser-connector",
+    socket: "browser",
+    expected: { writeOwnState: "refused", runServiceEntry: "refused" },
+  },
+  {
+    // install and uninstall: the person's home folder, read and write; no socket, no program.
+    label: "installer",
+    start: "installer",
+    socket: "bridge",
+    expected: {
+      readOtherSecret: "allowed",
+      writeOwnState: "allowed",
+      writeHome: "allowed",
+      runServiceEntry: "refused",
+      unixOwn: "refused",
+    },
+  },
+  {
+    // doctor: reads the home folder, writes nothing, reaches its sockets and the service entry.
+    label: "installer (doctor)",
+    start: "installer",
+    options: { doctor: true },
+    socket: "bridge",
+    expected: {
+      readOtherSecret: "allowed",
+      writeOwnState: "refused",
+      runServiceEntry: "allowed",
+    },
+  },
+];
+
 Deno.test("under each set and its flags, a process reaches only its own instance", async () => {
   const testEnv = await makeTestEnv("perm");
   const { own, other } = await twoInstances(testEnv);
   const listeners = [own.bridgeSocket, own.browserSocket, other.bridgeSocket].map(listenOn);
-  const ownSocket: Record<SetName, string> = {
-    "service": own.bridgeSocket,
-    "mcp-connector": own.bridgeSocket,
-    "browser-connector": own.browserSocket,
-  };
-  // What differs between the three; everything else is refused to all of them.
-  const expected: Record<SetName, Record<string, string>> = {
-    "service": { writeOwnState: "allowed", runServiceEntry: "refused" },
-    "mcp-connector": { writeOwnState: "refused", runServiceEntry: "allowed" },
-    "browser-connector": { writeOwnState: "refused", runServiceEntry: "refused" },
-  };
   try {
-    for (const name of SETS) {
+    for (const row of PROBES) {
       const targets: ProbeTargets = {
-        ownSocket: ownSocket[name],
+        ownSocket: row.socket === "bridge" ? own.bridgeSocket : own.browserSocket,
         otherSocket: other.bridgeSocket,
         ownSecret: own.secretFile,
         otherSecret: other.secretFile,
@@ -101,10 +154,10 @@ Deno.test("under each set and its flags, a process reaches only its own instance
         args: [
           "run",
           "-q",
-          `-P=${name}`,
+          `-P=${row.start}`,
           "--config",
           `${ROOT}/deno.json`,
-          ...permissionFlags(name, testEnv.plan),
+          ...permissionFlags(row.start, testEnv.plan, row.options),
           `${ROOT}/tests/support/permission_probe.ts`,
           JSON.stringify(targets),
         ],
@@ -112,7 +165,7 @@ Deno.test("under each set and its flags, a process reaches only its own instance
         clearEnv: true,
       }).output();
       const stderr = new TextDecoder().decode(output.stderr);
-      assert(output.success, `${name} probe ran: ${stderr}`);
+      assert(output.success, `${row.label} probe ran: ${stderr}`);
       const results = JSON.parse(new TextDecoder().decode(output.stdout));
       const { entryAnswer, ...attempts } = results;
       assertEquals(attempts, {
@@ -139,9 +192,9 @@ Deno.test("under each set and its flags, a process reaches only its own instance
         dns: "refused",
         unixOwn: "allowed",
         unixOther: "refused",
-        ...expected[name],
-      }, name);
-      if (name === "mcp-connector") {
+        ...row.expected,
+      }, row.label);
+      if (row.expected.runServiceEntry === "allowed") {
         // The one program it may run takes no Deno flag: "--allow-all" reached the service's
         // own command line, which refused it as a command.
         assert(
@@ -183,6 +236,20 @@ Deno.test("every path flag names only the instance's own folders, files and sock
       `--allow-read=${p.secretFile},${p.browserSocket}`,
       `--allow-write=${p.browserSocket}`,
       `--allow-net=${sockets([p.browserSocket])}`,
+    ]);
+    // The installer: the home folder (every XDG folder of a test lies inside it), the
+    // machine-wide policy, and the program it installs; doctor only reaches the sockets and the
+    // service entry.
+    const program = `--allow-read=${testEnv.home},/etc/ghostlight,${ROOT},${Deno.execPath()}`;
+    assertEquals(permissionFlags("installer", testEnv.plan), [
+      program,
+      `--allow-write=${testEnv.home}`,
+    ]);
+    assertEquals(permissionFlags("installer", testEnv.plan, { doctor: true }), [
+      program,
+      `--allow-write=${p.bridgeSocket},${p.controlSocket}`,
+      `--allow-net=${sockets([p.bridgeSocket, p.controlSocket])}`,
+      `--allow-run=${testEnv.plan.serviceEntry}`,
     ]);
   } finally {
     await testEnv.dispose();

@@ -1,13 +1,14 @@
 // Ghostlight's MCP server entry in the MCPB bundle, run by Claude Desktop's own Node.
-// It starts the MCP connector with stdio passed straight through:
-//   1. the compiled connector for this platform, when the bundle carries one (bin/<target>/);
-//   2. else the bundle's sources (app/) under the connector's permission set, with a Deno found
-//      in GHOSTLIGHT_DENO, on PATH, in ~/.deno/bin, or installed by `ghostlight install`;
-//   3. else one sentence on stderr saying what to install, and exit code 1.
-// The connector's folder is put first on PATH, since it starts the service by a bare name.
+// It starts the MCP connector from the bundle's sources (app/) with stdio passed straight
+// through, the way `deno task connector` does: app/scripts/start.ts writes the instance's service
+// entry and starts the connector under its permission set plus the instance's own folders, secret
+// and socket (decisions 0100, 0084). start.ts itself runs with flags naming only what it touches.
+// The Deno comes from GHOSTLIGHT_DENO, PATH, ~/.deno/bin, or `ghostlight install`; without one it
+// says what to install, and exits 1. The bundle carries no compiled connector: a compiled program
+// carries the flags it was compiled with, which cannot name a user's folders in advance.
 // deno-lint-ignore-file no-process-global
 import { spawn } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, realpathSync } from "node:fs";
 import { homedir } from "node:os";
 import { delimiter, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -15,62 +16,59 @@ import { fileURLToPath } from "node:url";
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const windows = process.platform === "win32";
 const exe = windows ? ".exe" : "";
-const targets = {
-  "linux-x64": "linux-x64",
-  "linux-arm64": "linux-arm64",
-  "darwin-x64": "macos-x64",
-  "darwin-arm64": "macos-arm64",
-  "win32-x64": "windows-x64",
-};
-const target = targets[`${process.platform}-${process.arch}`];
+const dataHome = windows
+  ? process.env.LOCALAPPDATA ?? join(homedir(), "AppData", "Local")
+  : process.env.XDG_DATA_HOME || join(homedir(), ".local", "share");
 
 function findDeno() {
-  const data = windows
-    ? join(process.env.LOCALAPPDATA ?? join(homedir(), "AppData", "Local"), "ghostlight")
-    : join(process.env.XDG_DATA_HOME ?? join(homedir(), ".local", "share"), "ghostlight");
   const candidates = [
     process.env.GHOSTLIGHT_DENO,
     ...(process.env.PATH ?? "").split(delimiter).filter(Boolean).map((dir) =>
       join(dir, `deno${exe}`)
     ),
     join(homedir(), ".deno", "bin", `deno${exe}`),
-    join(data, "runtime", `deno${exe}`),
+    join(dataHome, "ghostlight", "runtime", `deno${exe}`),
   ];
   return candidates.find((path) => path && existsSync(path));
 }
 
-function connector() {
-  const binary = target && join(root, "bin", target, `ghostlight-mcp-connector${exe}`);
-  if (binary && existsSync(binary)) return { command: binary, args: [] };
-  const deno = findDeno();
-  if (!deno) return null;
-  return {
-    command: deno,
-    args: [
-      "run",
-      "-q",
-      "-P=mcp-connector",
-      "--config",
-      join(root, "app", "deno.json"),
-      join(root, "app", "mcp_connector", "main.ts"),
-    ],
-  };
+/** start.ts's own grants: the variables it reads, its entry folder, the Deno it starts. */
+function starter(deno) {
+  const instance = process.env.GHOSTLIGHT_INSTANCE ?? "";
+  const entries = join(dataHome, instance ? `ghostlight-${instance}` : "ghostlight", "from-source");
+  const uid = process.getuid?.();
+  return [
+    "run",
+    "-q",
+    "--config",
+    join(root, "app", "deno.json"),
+    "--allow-env=HOME,XDG_DATA_HOME,XDG_RUNTIME_DIR,XDG_STATE_HOME,XDG_CONFIG_HOME," +
+    "XDG_CACHE_HOME,TMPDIR,DENO_DIR,GHOSTLIGHT_INSTANCE",
+    "--allow-sys=uid",
+    // Its entry folder (writing an entry whole renames it into place), and the login runtime
+    // folder, which it looks at when XDG_RUNTIME_DIR is not set.
+    `--allow-read=${[entries, ...(uid === undefined ? [] : [`/run/user/${uid}`])].join(",")}`,
+    `--allow-write=${entries}`,
+    `--allow-run=${deno}`,
+    join(root, "app", "scripts", "start.ts"),
+    "mcp-connector",
+  ];
 }
 
-const found = connector();
-if (found === null) {
+// The Deno itself, not a link to it: start.ts runs the connector with the Deno it runs under,
+// which Deno names by its real path, and a run grant names a file exactly.
+const found = findDeno();
+const deno = found && realpathSync(found);
+if (!deno) {
   process.stderr.write(
-    "Ghostlight: this bundle has no compiled connector for this platform and no Deno was " +
-      "found; install Deno (https://deno.com) or run Ghostlight's installer, then restart.\n",
+    "Ghostlight: no Deno was found to run this bundle's connector; install Deno " +
+      "(https://deno.com) or run Ghostlight's installer, then restart.\n",
   );
   process.exit(1);
 }
-const child = spawn(found.command, [...found.args, ...process.argv.slice(2)], {
-  stdio: "inherit",
-  env: { ...process.env, PATH: `${dirname(found.command)}${delimiter}${process.env.PATH ?? ""}` },
-});
+const child = spawn(deno, [...starter(deno), ...process.argv.slice(2)], { stdio: "inherit" });
 child.on("error", (error) => {
-  process.stderr.write(`Ghostlight: could not start ${found.command}: ${error.message}\n`);
+  process.stderr.write(`Ghostlight: could not start ${deno}: ${error.message}\n`);
   process.exit(1);
 });
 child.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));

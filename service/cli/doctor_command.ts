@@ -7,20 +7,15 @@
 
 import type { InstancePaths } from "../../shared/instance.ts";
 import { currentHost, doctor, DoctorReport } from "../install/mod.ts";
-import type { ServiceSettings } from "../settings.ts";
 import { noMore, takeFlag } from "./args.ts";
 
 const MARKS = { ok: "ok     ", problem: "PROBLEM", note: "note   " } as const;
 
 /** `ghostlight doctor [--json]`: exit code 0 when healthy, 1 with problems. */
-export async function runDoctor(
-  paths: InstancePaths,
-  settings: ServiceSettings,
-  args: string[],
-): Promise<number> {
+export async function runDoctor(paths: InstancePaths, args: string[]): Promise<number> {
   const json = takeFlag(args, "--json");
   noMore(args);
-  const report = DoctorReport.parse(await doctor({ host: currentHost(), paths }, settings));
+  const report = DoctorReport.parse(await doctor({ host: currentHost(), paths }));
   if (json) {
     console.log(JSON.stringify(report));
     return report.healthy ? 0 : 1;

@@ -7,4 +7,4 @@
  */
 
 export { type InstallerSupplies, runInstall, runUninstall } from "./install_command.ts";
-export { runCli } from "./run_cli.ts";
+export { type CliRole, runCli } from "./run_cli.ts";

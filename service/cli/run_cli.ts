@@ -8,6 +8,7 @@
 import { instancePathsFromEnv } from "../../shared/instance.ts";
 import { VERSION } from "../../shared/version.ts";
 import { AlreadyRunning } from "../endpoint/mod.ts";
+import { ADMIN_COMMANDS } from "../privilege/mod.ts";
 import type { ServiceSettings } from "../settings.ts";
 import { noMore, takeFlag, takeOption, UsageError } from "./args.ts";
 import { runAudit } from "./audit_command.ts";
@@ -49,8 +50,40 @@ Commands:
 
 --instance NAME (or GHOSTLIGHT_INSTANCE) selects an isolated instance.`;
 
+/**
+ * Which entry point runs the command line: the service's (`service/main.ts`, its least
+ * privilege) or the installer's (`service/installer.ts`), which runs only the admin commands.
+ */
+export type CliRole = "service" | "installer";
+
+/**
+ * Refuses a command its entry point does not run: the service's runs no admin command, so the
+ * entry an MCP connector may start never reaches install, uninstall or doctor; the installer's
+ * runs nothing else (decision 0084).
+ */
+function checkRole(role: CliRole, command: string | undefined): void {
+  if (command === undefined || command === "version" || command === "--version") return;
+  const admin = ADMIN_COMMANDS.includes(command);
+  if (role === "service" && admin) {
+    throw new UsageError(
+      `'${command}' runs as the installer, with the permissions to edit your clients and ` +
+        `browsers: run it through the ghostlight command install put on your PATH, ` +
+        `'deno task ghostlight ${command}' from a checkout, or 'sh install.sh'`,
+    );
+  }
+  if (role === "installer" && !admin) {
+    throw new UsageError(
+      `this entry runs only ${ADMIN_COMMANDS.join(", ")}; '${command}' runs as the service`,
+    );
+  }
+}
+
 /** Runs the command line with the settings `main` read; returns the exit code. */
-export async function runCli(argv: string[], settings: ServiceSettings): Promise<number> {
+export async function runCli(
+  argv: string[],
+  settings: ServiceSettings,
+  role: CliRole = "service",
+): Promise<number> {
   const args = [...argv];
   try {
     if (takeFlag(args, "--help") || takeFlag(args, "-h")) {
@@ -58,8 +91,9 @@ export async function runCli(argv: string[], settings: ServiceSettings): Promise
       return 0;
     }
     const instance = takeOption(args, "--instance");
-    const paths = instancePathsFromEnv(instance ?? settings.instance);
     const command = args.shift();
+    checkRole(role, command);
+    const paths = instancePathsFromEnv(instance ?? settings.instance);
     switch (command) {
       case "service":
         return await runService(paths, settings, args);
@@ -70,7 +104,7 @@ export async function runCli(argv: string[], settings: ServiceSettings): Promise
       case "uninstall":
         return await runUninstall(paths, args);
       case "doctor":
-        return await runDoctor(paths, settings, args);
+        return await runDoctor(paths, args);
       case "paths":
         return runPaths(paths, args);
       case "audit":

@@ -1,8 +1,9 @@
 /**
  * The per-user auto-start of the service, so the extension in a browser started at login finds
  * its service without waiting for an MCP client to start one: a systemd user unit (Linux), a
- * LaunchAgent (macOS), a Run value (Windows). Install writes the files (and, for systemd, the
- * link `systemctl --user enable` would make); it starts nothing itself.
+ * LaunchAgent (macOS), a Run value (Windows). Install writes the files (and, for systemd, a
+ * drop-in by which `default.target` wants the unit, as `systemctl --user enable` would); it
+ * starts nothing itself.
  *
  * @module
  */
@@ -21,8 +22,15 @@ export type Autostart =
     kind: "files";
     /** The unit or agent file and its text. */
     file: { path: string; text: string };
-    /** systemd's enablement link, if the host uses one. */
-    link: { path: string; target: string } | null;
+    /**
+     * What enables it at login, if the host needs more than the file: for systemd a drop-in of
+     * `default.target` that wants the unit. A regular file, not the link `systemctl enable`
+     * makes: Deno lets a process make a symbolic link only with unscoped read and write access,
+     * which the installer does not have (decision 0084).
+     */
+    enable: { path: string; text: string } | null;
+    /** The enablement link an earlier install made, removed when found. */
+    legacyLink: { path: string; target: string } | null;
     /** What the person runs to start it now rather than at the next login. */
     startNow: string;
   }
@@ -62,10 +70,21 @@ export function autostartPlan({ host, layout }: Placed): Autostart {
         "WantedBy=default.target",
         "",
       ].join("\n");
+      const enable = [
+        `# ${LAUNCHER_MARK}`,
+        `# ${described} starts at login, as 'systemctl --user enable ${name}' would make it.`,
+        "[Unit]",
+        `Wants=${name}`,
+        "",
+      ].join("\n");
       return {
         kind: "files",
         file: { path, text },
-        link: { path: joinPath(host, dir, "default.target.wants", name), target: path },
+        enable: {
+          path: joinPath(host, dir, "default.target.d", `${unitName(layout)}.conf`),
+          text: enable,
+        },
+        legacyLink: { path: joinPath(host, dir, "default.target.wants", name), target: path },
         startNow: `systemctl --user daemon-reload && systemctl --user start ${name}`,
       };
     }
@@ -102,7 +121,8 @@ export function autostartPlan({ host, layout }: Placed): Autostart {
       return {
         kind: "files",
         file: { path, text },
-        link: null,
+        enable: null,
+        legacyLink: null,
         startNow: `launchctl load -w '${path}'`,
       };
     }

@@ -15,8 +15,6 @@ import { connectAndVerify } from "../../shared/handshake.ts";
 import type { InstancePaths } from "../../shared/instance.ts";
 import { VERSION } from "../../shared/version.ts";
 import { fetchProbe, fetchStatus, type Status } from "../control/mod.ts";
-import { type Daemon, startDaemon } from "../daemon/mod.ts";
-import type { ServiceSettings } from "../settings.ts";
 import { autostartPlan } from "./autostart.ts";
 import { BROWSERS, NativeHostManifest } from "./browsers.ts";
 import { readClientConfig } from "./client_config.ts";
@@ -25,7 +23,14 @@ import { EXTENSION_FILES } from "./extension.ts";
 import { readText, sha256 } from "./file_changes.ts";
 import type { Host } from "./host.ts";
 import { parseJsonc } from "./jsonc_edit.ts";
-import { launcherTarget } from "./launchers.ts";
+import {
+  type InstallMode,
+  LAUNCHER_MARK,
+  launcherNeeds,
+  launcherScript,
+  serviceEntryScript,
+} from "./launchers.ts";
+import { denoDirOf } from "./payload.ts";
 import type { Site } from "./install.ts";
 import { installLayout, type Layout } from "./layout.ts";
 import { readReceipt, type Receipt } from "./receipt.ts";
@@ -54,6 +59,9 @@ export type DoctorReport = z.infer<typeof DoctorReport>;
 /** How long doctor waits for a browser to attach to a service it started itself. */
 const ATTACH_WAIT_MS = 10_000;
 
+/** How long doctor waits for a service it started to answer on its control socket. */
+const START_WAIT_MS = 15_000;
+
 interface Context {
   host: Host;
   paths: InstancePaths;
@@ -72,6 +80,10 @@ const problem = (hop: string, message: string, fix: string): Finding => ({
   fix,
 });
 
+async function present(path: string): Promise<boolean> {
+  return (await Deno.stat(path).catch(() => null)) !== null;
+}
+
 async function executable(path: string): Promise<boolean> {
   try {
     const info = await Deno.stat(path);
@@ -85,12 +97,43 @@ function reinstall(context: Context): string {
   return `run '${context.cli} install' to write it again`;
 }
 
+function modeOf(context: Context): InstallMode {
+  return context.receipt.mode === "compiled"
+    ? { kind: "compiled" }
+    : { kind: "sources", denoDir: denoDirOf(context.host) };
+}
+
+/**
+ * The service entry: there, the script this install writes (so it starts nothing but the
+ * service), and writable by its owner only, since the MCP connector may run it.
+ */
+async function checkServiceEntry(context: Context): Promise<Finding> {
+  const entry = context.layout.serviceEntry;
+  const text = await readText(entry);
+  if (text === null || !(await executable(entry))) {
+    return problem("executables", `the service entry ${entry} is missing`, reinstall(context));
+  }
+  if (text !== serviceEntryScript(context, modeOf(context))) {
+    return problem(
+      "executables",
+      `the service entry ${entry} is not the one this install writes`,
+      reinstall(context),
+    );
+  }
+  const mode = ((await Deno.stat(entry)).mode ?? 0o700) & 0o777;
+  if ((mode & 0o022) !== 0) {
+    return problem(
+      "executables",
+      `the service entry ${entry} has mode ${mode.toString(8)}: others may rewrite it`,
+      `chmod 700 ${entry}`,
+    );
+  }
+  return ok("executables", `service entry ${entry} (the one program connectors may start)`);
+}
+
 async function checkExecutables(context: Context): Promise<Finding[]> {
   const { layout, receipt } = context;
   const findings: Finding[] = [];
-  const mode = receipt.mode === "compiled"
-    ? { kind: "compiled" as const }
-    : { kind: "sources" as const, denoDir: "" };
   for (const name of Object.keys(EXECUTABLES) as Executable[]) {
     const launcher = layout.launchers[name];
     const text = await readText(launcher);
@@ -101,26 +144,43 @@ async function checkExecutables(context: Context): Promise<Finding[]> {
       continue;
     }
     const digest = await sha256(text);
-    if (!receipt.files.some((file) => file.path === launcher && file.sha256 === digest)) {
+    if (
+      !text.includes(LAUNCHER_MARK) ||
+      !receipt.files.some((file) => file.path === launcher && file.sha256 === digest)
+    ) {
       findings.push(
         problem("executables", `${launcher} changed since install`, reinstall(context)),
       );
       continue;
     }
-    const { program, args } = launcherTarget(context, { mode, executable: name });
-    const entry = args.at(-1);
-    if (!(await executable(program)) || (entry && (await readText(entry)) === null)) {
+    const which = { mode: modeOf(context), executable: name };
+    if (text !== launcherScript(context, which)) {
       findings.push(
         problem(
           "executables",
-          `${launcher} runs ${entry ?? program}, which is missing`,
+          `${launcher} is not the launcher this install writes (an older one?)`,
           reinstall(context),
         ),
       );
       continue;
     }
-    findings.push(ok("executables", `${launcher} → ${entry ?? program}`));
+    const needs = launcherNeeds(context, which);
+    const missing: string[] = [];
+    for (const file of needs) if (!(await present(file))) missing.push(file);
+    if (missing.length > 0) {
+      findings.push(
+        problem(
+          "executables",
+          `${launcher} runs ${missing.join(" and ")}, which is missing`,
+          reinstall(context),
+        ),
+      );
+      continue;
+    }
+    const runs = needs.find((file) => file.endsWith(".ts")) ?? needs[0];
+    findings.push(ok("executables", `${launcher} → ${runs}`));
   }
+  findings.push(await checkServiceEntry(context));
   const installed = receipt.mode === "sources"
     ? /VERSION = "([^"]+)"/.exec(
       (await readText(`${layout.appDir}/shared/version.ts`)) ?? "",
@@ -352,17 +412,93 @@ function browserStep(context: Context): string {
     `switch on Developer mode, click "Load unpacked" and choose ${context.layout.extensionDir}`;
 }
 
-/** Reaches the running service, or starts one in this process for the check. */
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Keeps the last bytes of a stream: why a service doctor started did not come up. */
+async function keepTail(stream: ReadableStream<Uint8Array>, tail: { text: string }) {
+  const decoder = new TextDecoder();
+  for await (const chunk of stream) {
+    tail.text = (tail.text + decoder.decode(chunk, { stream: true })).slice(-2000);
+  }
+}
+
+/** A service doctor started for its check, and how to stop it again. */
+interface Started {
+  status: Status | null;
+  stop(): Promise<void>;
+  error: string | null;
+}
+
+/**
+ * Starts the service as an MCP connector would: through the service entry, in a process of its
+ * own with the service's least privilege (doctor never serves connectors or browsers itself).
+ * Waits until it answers on its control socket, then briefly for a browser to come back.
+ */
+async function startThroughEntry(context: Context): Promise<Started> {
+  const { paths, layout } = context;
+  const instance = paths.instance === null ? [] : ["--instance", paths.instance];
+  let child: Deno.ChildProcess;
+  try {
+    child = new Deno.Command(layout.serviceEntry, {
+      args: [...instance, "service", "--exit-when-idle"],
+      stdin: "null",
+      stdout: "null",
+      stderr: "piped",
+    }).spawn();
+  } catch (error) {
+    return { status: null, stop: async () => {}, error: (error as Error).message };
+  }
+  const tail = { text: "" };
+  const reading = keepTail(child.stderr, tail).catch(() => {});
+  const ended: { status: Deno.CommandStatus | null } = { status: null };
+  child.status.then((status) => ended.status = status);
+  const stop = async () => {
+    if (ended.status === null) {
+      try {
+        child.kill("SIGTERM");
+      } catch {
+        // Gone meanwhile.
+      }
+    }
+    await child.status;
+    await reading;
+  };
+  let status: Status | null = null;
+  for (const deadline = Date.now() + START_WAIT_MS; Date.now() < deadline;) {
+    status = await fetchStatus(paths.controlSocket).catch(() => null);
+    // Exited: another start won the race (and serves), or it could not start.
+    if (status !== null || ended.status !== null) break;
+    await sleep(200);
+  }
+  status ??= await fetchStatus(paths.controlSocket).catch(() => null);
+  if (status === null) {
+    await stop();
+    const said = tail.text.trim().split("\n").at(-1);
+    return {
+      status,
+      stop: async () => {},
+      error: said || `exit ${ended.status?.code ?? "unknown"}`,
+    };
+  }
+  // A browser whose connector is waiting for the service comes back within a second or two.
+  for (const deadline = Date.now() + ATTACH_WAIT_MS; Date.now() < deadline;) {
+    if (status.browsers.length > 0) break;
+    await sleep(200);
+    status = await fetchStatus(paths.controlSocket).catch(() => status!);
+  }
+  return { status, stop, error: null };
+}
+
+/** Reaches the running service, or starts one through the service entry for the check. */
 async function reachService(
   context: Context,
-  settings: ServiceSettings,
-): Promise<{ status: Status | null; daemon: Daemon | null; findings: Finding[] }> {
+): Promise<{ status: Status | null; stop: () => Promise<void>; findings: Finding[] }> {
   const { paths } = context;
   const running = await fetchStatus(paths.controlSocket).catch(() => null);
   if (running) {
     return {
       status: running,
-      daemon: null,
+      stop: async () => {},
       findings: [
         running.service.version === VERSION
           ? ok("service", `running, version ${running.service.version}, pid ${running.service.pid}`)
@@ -374,19 +510,15 @@ async function reachService(
       ],
     };
   }
-  let daemon: Daemon;
-  try {
-    daemon = await startDaemon(paths, { settings, exitWhenIdle: false, logToStderr: false });
-  } catch (error) {
-    const status = await fetchStatus(paths.controlSocket).catch(() => null);
-    if (status) return { status, daemon: null, findings: [ok("service", "running")] };
+  const started = await startThroughEntry(context);
+  if (started.status === null) {
     return {
       status: null,
-      daemon: null,
+      stop: started.stop,
       findings: [
         problem(
           "service",
-          `the service cannot start: ${(error as Error).message}`,
+          `the service cannot start through ${context.layout.serviceEntry}: ${started.error}`,
           `see ${paths.logFile}`,
         ),
       ],
@@ -402,13 +534,7 @@ async function reachService(
           : "on demand)"),
     ),
   ];
-  // A browser whose connector is waiting for the service comes back within a second or two.
-  const deadline = Date.now() + ATTACH_WAIT_MS;
-  while (daemon.browsers.list().length === 0 && Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  const status = await fetchStatus(paths.controlSocket).catch(() => null);
-  return { status, daemon, findings };
+  return { status: started.status, stop: started.stop, findings };
 }
 
 async function checkExtensionLive(context: Context, status: Status | null): Promise<Finding[]> {
@@ -512,11 +638,16 @@ async function checkAutostart(context: Context): Promise<Finding[]> {
     return [note("autostart", "not installed (--no-autostart): MCP clients start the service")];
   }
   if (plan.kind === "registry") return [note("autostart", `Run value ${plan.value.name}`)];
-  return [
-    (await readText(plan.file.path)) === plan.file.text
-      ? ok("autostart", plan.file.path)
-      : problem("autostart", `${plan.file.path} is missing or changed`, reinstall(context)),
-  ];
+  const findings: Finding[] = [];
+  for (const file of [plan.file, plan.enable]) {
+    if (file === null) continue;
+    findings.push(
+      (await readText(file.path)) === file.text
+        ? ok("autostart", file.path)
+        : problem("autostart", `${file.path} is missing or changed`, reinstall(context)),
+    );
+  }
+  return findings;
 }
 
 function verdictOf(findings: Finding[]): { healthy: boolean; verdict: string } {
@@ -531,11 +662,8 @@ function verdictOf(findings: Finding[]): { healthy: boolean; verdict: string } {
   };
 }
 
-/** Checks every hop of the site's instance; `settings` run a service if none is running. */
-export async function doctor(
-  { host, paths }: Site,
-  settings: ServiceSettings,
-): Promise<DoctorReport> {
+/** Checks every hop of the site's instance, starting its service for the check if none runs. */
+export async function doctor({ host, paths }: Site): Promise<DoctorReport> {
   const layout = installLayout(host, paths);
   const cli = layout.launchers.service.replace(/^.*[\\/]/, "").replace(/\.cmd$/, "");
   const found = await readReceipt(layout.receipt);
@@ -566,7 +694,7 @@ export async function doctor(
     ...await checkPolicy(paths),
     ...await checkAutostart(context),
   ];
-  const service = await reachService(context, settings);
+  const service = await reachService(context);
   try {
     findings.push(...service.findings);
     findings.push(...await checkExtensionLive(context, service.status));
@@ -575,7 +703,7 @@ export async function doctor(
       findings.push(...await browserRoundTrip(paths, service.status));
     }
   } finally {
-    await service.daemon?.stop();
+    await service.stop();
   }
   return report(findings);
 }

@@ -69,8 +69,17 @@ export class FileChanges {
     return missing;
   }
 
-  /** Writes `data` to `path` unless it holds exactly that with that mode; true when written. */
-  async writeFile(path: string, data: Uint8Array | string, mode: number): Promise<boolean> {
+  /**
+   * Writes `data` to `path` unless it holds exactly that with that mode; true when written.
+   * `whole` writes a temporary file beside it and renames it over `path`, so no process ever
+   * runs half of a script; other files are rewritten in place, keeping their links.
+   */
+  async writeFile(
+    path: string,
+    data: Uint8Array | string,
+    mode: number,
+    options: { whole?: boolean } = {},
+  ): Promise<boolean> {
     const bytes = typeof data === "string" ? new TextEncoder().encode(data) : data;
     const current = await readBytes(path);
     const info = current === null ? null : await Deno.stat(path);
@@ -78,8 +87,10 @@ export class FileChanges {
     if (current !== null && sameBytes(current, bytes) && modeRight) return false;
     this.changes.push({ action: current === null ? "create" : "update", path });
     if (this.#dry) return true;
-    await Deno.writeFile(path, bytes, { mode });
-    if (this.#posix) await Deno.chmod(path, mode);
+    const target = options.whole ? `${path}.${crypto.randomUUID().slice(0, 8)}.tmp` : path;
+    await Deno.writeFile(target, bytes, { mode });
+    if (this.#posix) await Deno.chmod(target, mode);
+    if (target !== path) await Deno.rename(target, path);
     return true;
   }
 
@@ -106,17 +117,6 @@ export class FileChanges {
       await Deno.copyFile(source, path);
       if (this.#posix) await Deno.chmod(path, mode);
     }
-    return true;
-  }
-
-  /** Makes the symbolic link `path` → `target` unless it is so; true when made. */
-  async symlink(path: string, target: string): Promise<boolean> {
-    const info = await lstat(path);
-    if (info?.isSymlink && (await Deno.readLink(path)) === target) return false;
-    this.changes.push({ action: "link", path });
-    if (this.#dry) return true;
-    if (info !== null) await Deno.remove(path);
-    await Deno.symlink(target, path);
     return true;
   }
 

@@ -20,11 +20,14 @@ Deno.test("a dry run lists changes and makes none; a write that changes nothing 
     const again = new FileChanges({ dryRun: false });
     await again.ensureDir(`${dir}/a/b`);
     await again.writeFile(`${dir}/a/b/f`, "x", 0o644);
-    await again.symlink(`${dir}/l`, `${dir}/a/b/f`);
-    await again.symlink(`${dir}/l`, `${dir}/a/b/f`);
-    assertEquals(again.changes.map((c) => c.action), ["link"]);
+    await again.writeFile(`${dir}/a/b/s`, "#!/bin/sh\n", 0o700, { whole: true });
+    await again.writeFile(`${dir}/a/b/s`, "#!/bin/sh\n", 0o700, { whole: true });
+    assertEquals(again.changes.map((c) => c.action), ["create"]);
+    const names: string[] = [];
+    for await (const entry of Deno.readDir(`${dir}/a/b`)) names.push(entry.name);
+    assertEquals(names.sort(), ["f", "s"], "a whole write leaves no temporary file");
     await again.writeFile(`${dir}/a/b/f`, "x", 0o600);
-    assertEquals(again.changes.map((c) => c.action), ["link", "update"], "a mode change is one");
+    assertEquals(again.changes.map((c) => c.action), ["create", "update"], "a mode change is one");
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

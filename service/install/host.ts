@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { EnvReader } from "../../shared/instance.ts";
+import { type EnvReader, loginRuntimeDir } from "../../shared/instance.ts";
 
 /** The operating systems Ghostlight installs on. */
 export type Platform = "linux" | "darwin" | "windows";
@@ -15,13 +15,19 @@ export type Platform = "linux" | "darwin" | "windows";
 export interface Host {
   platform: Platform;
   env: EnvReader;
+  /**
+   * The user's login runtime folder (`/run/user/<uid>`) when XDG_RUNTIME_DIR is unset and that
+   * folder is usable: the instance's sockets are there, and the launchers pin it.
+   */
+  loginRuntimeDir?: string | null;
 }
 
 /** The host this process runs on. */
 export function currentHost(): Host {
   const os = Deno.build.os;
   const platform: Platform = os === "darwin" ? "darwin" : os === "windows" ? "windows" : "linux";
-  return { platform, env: (key) => Deno.env.get(key) };
+  const env: EnvReader = (key) => Deno.env.get(key);
+  return { platform, env, loginRuntimeDir: env("XDG_RUNTIME_DIR") ? null : loginRuntimeDir() };
 }
 
 /** Joins path parts with the host's separator. */

@@ -29,9 +29,16 @@ import { ClientId, CLIENTS, type ServerCommand } from "./clients.ts";
 import { EXTENSION_FILES, readExtension } from "./extension.ts";
 import { type Change, FileChanges, readText, sha256 } from "./file_changes.ts";
 import { type Host, joinPath, parentOf } from "./host.ts";
-import { launcherScript } from "./launchers.ts";
+import { launcherScript, serviceEntryScript } from "./launchers.ts";
 import { installLayout, type Layout } from "./layout.ts";
-import { compiledPath, installedConfig, modeOf, type Payload, sourceFiles } from "./payload.ts";
+import {
+  COMPILED,
+  compiledPath,
+  installedConfig,
+  modeOf,
+  type Payload,
+  sourceFiles,
+} from "./payload.ts";
 import { type ClientRecord, readReceipt, type Receipt, receiptText } from "./receipt.ts";
 
 /** Sets and removes registry values: only on Windows, only where the process may run reg.exe. */
@@ -127,10 +134,15 @@ class InstallRun {
     this.createdDirs.push(...made.filter((dir) => !inside(dir, this.layout.prefix)));
   }
 
-  /** Writes a file outside the prefix and records its digest. */
-  async writeOwned(path: string, text: string, mode: number): Promise<void> {
+  /** Writes a file outside the prefix and records its digest; a script `whole`. */
+  async writeOwned(
+    path: string,
+    text: string,
+    mode: number,
+    options: { whole?: boolean } = {},
+  ): Promise<void> {
     await this.backupOnce(path);
-    await this.fs.writeFile(path, text, mode);
+    await this.fs.writeFile(path, text, mode, options);
     this.files.push({ path, sha256: await sha256(text) });
   }
 
@@ -156,9 +168,9 @@ async function installPayload(run: InstallRun, payload: Payload): Promise<void> 
   const { fs, host, layout } = run;
   if (payload.kind === "compiled") {
     await run.ensureDir(layout.libexecDir);
-    for (const executable of Object.keys(EXECUTABLES) as Executable[]) {
-      const from = compiledPath(host, payload.binDir, executable);
-      await fs.linkOrCopy(from, compiledPath(host, layout.libexecDir, executable), 0o755);
+    for (const name of COMPILED) {
+      const from = compiledPath(host, payload.binDir, name);
+      await fs.linkOrCopy(from, compiledPath(host, layout.libexecDir, name), 0o755);
     }
     return;
   }
@@ -200,11 +212,20 @@ async function installExtension(run: InstallRun, payload: Payload): Promise<void
   );
 }
 
+/**
+ * The service entry in the prefix first (owner-only: the one program the MCP connector may run),
+ * then the launchers on PATH, each written whole: a client or browser starting one meanwhile
+ * runs the old or the new, never half.
+ */
 async function installLaunchers(run: InstallRun, payload: Payload): Promise<void> {
+  const mode = modeOf(payload);
+  await run.fs.writeFile(run.layout.serviceEntry, serviceEntryScript(run, mode), 0o700, {
+    whole: true,
+  });
   await run.ensureDir(run.layout.binDir);
   for (const executable of Object.keys(EXECUTABLES) as Executable[]) {
-    const text = launcherScript(run, { mode: modeOf(payload), executable });
-    await run.writeOwned(run.layout.launchers[executable], text, 0o755);
+    const text = launcherScript(run, { mode, executable });
+    await run.writeOwned(run.layout.launchers[executable], text, 0o755, { whole: true });
   }
 }
 
@@ -350,34 +371,42 @@ async function registerClients(
   return records;
 }
 
+/** Removes the enablement link an earlier install made, when it is there and ours. */
+export async function removeLegacyLink(
+  fs: FileChanges,
+  link: { path: string; target: string } | null,
+): Promise<void> {
+  if (link === null) return;
+  const info = await Deno.lstat(link.path).catch(() => null);
+  if (info?.isSymlink && (await Deno.readLink(link.path)) === link.target) {
+    await fs.remove(link.path);
+  }
+}
+
 async function installAutostart(run: InstallRun, options: InstallOptions): Promise<{
   registry: RegistryValue[];
-  links: Receipt["links"];
   startNow: string | null;
 }> {
   const plan = autostartPlan(run);
+  if (plan.kind === "files") await removeLegacyLink(run.fs, plan.legacyLink);
   if (!options.autostart) {
     if (plan.kind === "files") {
-      const current = await readText(plan.file.path);
-      if (current === plan.file.text) await run.fs.remove(plan.file.path);
-      if (plan.link) {
-        const info = await Deno.lstat(plan.link.path).catch(() => null);
-        if (info?.isSymlink && (await Deno.readLink(plan.link.path)) === plan.link.target) {
-          await run.fs.remove(plan.link.path);
+      for (const file of [plan.file, plan.enable]) {
+        if (file !== null && (await readText(file.path)) === file.text) {
+          await run.fs.remove(file.path);
         }
       }
     }
-    return { registry: [], links: [], startNow: null };
+    return { registry: [], startNow: null };
   }
   if (plan.kind === "registry") {
     const set = await setRegistry(run, options, plan.value, "autostart");
-    return { registry: set ? [plan.value] : [], links: [], startNow: plan.startNow };
+    return { registry: set ? [plan.value] : [], startNow: plan.startNow };
   }
-  await run.ensureDir(parentOf(plan.file.path));
-  await run.writeOwned(plan.file.path, plan.file.text, 0o644);
-  if (plan.link) {
-    await run.ensureDir(parentOf(plan.link.path));
-    await run.fs.symlink(plan.link.path, plan.link.target);
+  for (const file of [plan.file, plan.enable]) {
+    if (file === null) continue;
+    await run.ensureDir(parentOf(file.path));
+    await run.writeOwned(file.path, file.text, 0o644);
   }
   run.outcomes.push({
     target: "autostart",
@@ -385,7 +414,7 @@ async function installAutostart(run: InstallRun, options: InstallOptions): Promi
     status: "added",
     detail: "the service starts at login",
   });
-  return { registry: [], links: plan.link ? [plan.link] : [], startNow: plan.startNow };
+  return { registry: [], startNow: plan.startNow };
 }
 
 function browserStep(layout: Layout, browsers: BrowserId[]): string {
@@ -468,7 +497,8 @@ export async function install(
     mode: payload.kind,
     extension: { ...extension, dir: layout.extensionDir },
     files: unionBy(previous?.files ?? [], run.files, (file) => file.path),
-    links: unionBy(previous?.links ?? [], autostart.links, (link) => link.path),
+    // Only earlier installs made links (systemd's enablement), and this run removed them.
+    links: [],
     dirs: [...new Set([...(previous?.dirs ?? []), ...run.createdDirs])],
     clients: unionBy(
       previous?.clients ?? [],

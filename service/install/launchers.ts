@@ -1,17 +1,34 @@
 /**
- * The launchers install puts on PATH: one small script per executable that pins the instance and
- * PATH, then runs either the compiled executable or the installed sources under the executable's
- * own permission set. Clients, Chrome and the user all start Ghostlight through these, so every
- * entry point runs the same way whatever started it.
+ * The scripts install writes to start Ghostlight, all built from `service/privilege` with one
+ * start plan of the installed copy (decisions 0100, 0084):
+ *
+ * - `ghostlight[-NAME]` on PATH, the person's command: `install`, `uninstall` and `doctor` as
+ *   the installer, `browser launch` as the service allowed to run Chromium, anything else as the
+ *   service, each with its set and this instance's flags;
+ * - `…-mcp-connector` and `…-browser-connector` on PATH, what clients and browsers start, each
+ *   with its least privilege; the connector's names the service entry;
+ * - the service entry in the prefix, the one file the MCP connector may run: the service, with a
+ *   cleared environment, and nothing else.
+ *
+ * Each carries install's mark, so uninstall knows its own by shape.
  *
  * @module
  */
 
 import { type Executable, EXECUTABLES } from "../../shared/executables.ts";
-import { joinPath, parentOf } from "./host.ts";
+import {
+  cliScript,
+  entryScript,
+  rowOf,
+  type Start,
+  startCommand,
+  type StartOptions,
+  type StartPlan,
+  startPlan,
+} from "../privilege/mod.ts";
 import type { Placed } from "./layout.ts";
 
-/** The first line after the interpreter line: how uninstall recognises a launcher of ours. */
+/** The line in every file install writes to start something: how uninstall knows its own. */
 export const LAUNCHER_MARK = "Written by 'ghostlight install'; 'ghostlight uninstall' removes it.";
 
 /** What the launchers run. */
@@ -25,74 +42,132 @@ export interface LauncherOf {
   executable: Executable;
 }
 
-/** What a launcher starts: a program and its fixed arguments. */
-export function launcherTarget(
-  { host, layout }: Placed,
-  { mode, executable }: LauncherOf,
-): { program: string; args: string[] } {
-  const row = EXECUTABLES[executable];
-  if (mode.kind === "compiled") {
-    const exe = host.platform === "windows" ? `${row.compiledName}.exe` : row.compiledName;
-    return { program: joinPath(host, layout.libexecDir, exe), args: [] };
-  }
-  return {
-    program: layout.runtime,
-    args: [
-      "run",
-      "-q",
-      `-P=${executable}`,
-      "--config",
-      joinPath(host, layout.appDir, "deno.json"),
-      joinPath(host, layout.appDir, row.entryPoint),
-    ],
-  };
+/**
+ * The start plan of the installed copy: its compiled folder, or its sources and Deno (with the
+ * Deno cache pinned, so a client that starts Ghostlight with another environment still finds
+ * the packages); the service entry in the prefix; the paths as this host resolves them.
+ */
+export function installedPlan({ host, layout }: Placed, mode: InstallMode): StartPlan {
+  const install = mode.kind === "compiled"
+    ? { kind: "compiled" as const, dir: layout.libexecDir }
+    : { kind: "source" as const, deno: layout.runtime, root: layout.appDir };
+  return startPlan(
+    layout.instance,
+    (key) => {
+      if (key === "DENO_DIR" && mode.kind === "sources") return mode.denoDir;
+      if (key === "HOME" && host.platform === "windows") {
+        return host.env("HOME") || host.env("USERPROFILE");
+      }
+      return host.env(key);
+    },
+    { install, serviceEntry: layout.serviceEntry, loginRuntimeDir: host.loginRuntimeDir ?? null },
+  );
 }
 
-function shellQuote(text: string): string {
-  return `'${text.replaceAll("'", `'\\''`)}'`;
+/** The program a start runs: on Windows, a compiled executable is an .exe file. */
+function programOf(
+  placed: Placed,
+  plan: StartPlan,
+  start: Start,
+  options: StartOptions = {},
+): string {
+  const { command } = startCommand(start, plan, options);
+  return placed.host.platform === "windows" && plan.install.kind === "compiled"
+    ? `${command.replaceAll("/", "\\")}.exe`
+    : command;
+}
+
+/** The files a start runs, which must be there: the binary, or Deno and the entry point. */
+function startFiles(
+  placed: Placed,
+  plan: StartPlan,
+  start: Start,
+  options: StartOptions = {},
+): string[] {
+  const program = programOf(placed, plan, start, options);
+  if (plan.install.kind === "compiled") return [program];
+  return [program, `${plan.install.root}/${rowOf(start, options).entryPoint}`];
 }
 
 /**
- * The launcher script of `executable`. The instance is pinned through `GHOSTLIGHT_INSTANCE` (the
- * connectors of the default instance unset it, so a stray variable cannot point a registered
- * server at another instance); PATH starts with the folder of the program the MCP connector
- * starts the service with (`ghostlight` compiled, `deno` from sources), which a permission set can
- * only name bare.
+ * What a launcher runs, for doctor: every file its starts need (the person's `ghostlight` starts
+ * the service and the installer; the MCP connector's also needs the service entry).
  */
-export function launcherScript(placed: Placed, which: LauncherOf): string {
-  const { host, layout } = placed;
-  const { mode, executable } = which;
-  const { program, args } = launcherTarget(placed, which);
-  const pathDir = parentOf(program);
-  const instance = layout.instance;
-  const title = `Ghostlight ${EXECUTABLES[executable].compiledName}` +
-    (instance === null ? "" : ` of instance ${instance}`);
-  if (host.platform === "windows") {
-    return [
-      "@echo off",
-      `rem ${title}. ${LAUNCHER_MARK}`,
-      ...(instance !== null
-        ? [`set "GHOSTLIGHT_INSTANCE=${instance}"`]
-        : executable === "service"
-        ? []
-        : ['set "GHOSTLIGHT_INSTANCE="']),
-      ...(mode.kind === "sources" ? [`set "DENO_DIR=${mode.denoDir}"`] : []),
-      `set "PATH=${pathDir};%PATH%"`,
-      `${[program, ...args].map((part) => `"${part}"`).join(" ")} %*`,
-      "",
-    ].join("\r\n");
+export function launcherNeeds(placed: Placed, { mode, executable }: LauncherOf): string[] {
+  const plan = installedPlan(placed, mode);
+  switch (executable) {
+    case "service":
+      return [
+        ...startFiles(placed, plan, "service"),
+        ...startFiles(placed, plan, "installer"),
+        ...startFiles(placed, plan, "installer", { doctor: true }),
+      ];
+    case "mcp-connector":
+      return [...startFiles(placed, plan, "mcp-connector"), placed.layout.serviceEntry];
+    case "browser-connector":
+      return startFiles(placed, plan, "browser-connector");
   }
+}
+
+/** A Windows command file with the plan's variables pinned; `%*` passes the arguments on. */
+function windowsScript(plan: StartPlan, title: string, body: string[]): string {
+  const instance = plan.paths.instance;
   return [
-    "#!/bin/sh",
-    `# ${title}. ${LAUNCHER_MARK}`,
-    ...(instance !== null
-      ? [`GHOSTLIGHT_INSTANCE=${shellQuote(instance)}; export GHOSTLIGHT_INSTANCE`]
-      : executable === "service"
-      ? []
-      : ["unset GHOSTLIGHT_INSTANCE"]),
-    ...(mode.kind === "sources" ? [`DENO_DIR=${shellQuote(mode.denoDir)}; export DENO_DIR`] : []),
-    `PATH=${shellQuote(pathDir)}:"$PATH"; export PATH`,
-    `exec ${[program, ...args].map(shellQuote).join(" ")} "$@"`,
+    "@echo off",
+    `rem ${title}. ${LAUNCHER_MARK}`,
+    "setlocal",
+    ...Object.entries(plan.env).map(([key, value]) => `set "${key}=${value}"`),
+    `set "GHOSTLIGHT_INSTANCE=${instance ?? ""}"`,
+    ...body,
     "",
-  ].join("\n");
+  ].join("\r\n");
+}
+
+function windowsRun(
+  placed: Placed,
+  plan: StartPlan,
+  start: Start,
+  options: StartOptions = {},
+): string {
+  const { args } = startCommand(start, plan, options);
+  const command = programOf(placed, plan, start, options);
+  return `${[command, ...args].map((part) => `"${part}"`).join(" ")} %*`;
+}
+
+function windowsLauncher(placed: Placed, plan: StartPlan, executable: Executable): string {
+  const title = `Ghostlight ${EXECUTABLES[executable].compiledName}` +
+    (placed.layout.instance === null ? "" : ` of instance ${placed.layout.instance}`);
+  if (executable !== "service") {
+    return windowsScript(plan, title, [windowsRun(placed, plan, executable)]);
+  }
+  return windowsScript(plan, title, [
+    'if /i "%~1"=="install" goto installer',
+    'if /i "%~1"=="uninstall" goto installer',
+    'if /i "%~1"=="doctor" goto doctor',
+    windowsRun(placed, plan, "service"),
+    "exit /b %errorlevel%",
+    ":installer",
+    windowsRun(placed, plan, "installer"),
+    "exit /b %errorlevel%",
+    ":doctor",
+    windowsRun(placed, plan, "installer", { doctor: true }),
+  ]);
+}
+
+/** The launcher of `executable` that install puts on PATH. */
+export function launcherScript(placed: Placed, { mode, executable }: LauncherOf): string {
+  const plan = installedPlan(placed, mode);
+  if (placed.host.platform === "windows") return windowsLauncher(placed, plan, executable);
+  return executable === "service"
+    ? cliScript(plan, { mark: LAUNCHER_MARK })
+    : entryScript(executable, plan, { mark: LAUNCHER_MARK });
+}
+
+/** The service entry install writes into the prefix: the one program the MCP connector may run. */
+export function serviceEntryScript(placed: Placed, mode: InstallMode): string {
+  const plan = installedPlan(placed, mode);
+  if (placed.host.platform === "windows") {
+    return windowsScript(plan, "Ghostlight's service entry", [windowsRun(placed, plan, "service")]);
+  }
+  return entryScript("service", plan, { mark: LAUNCHER_MARK });
 }

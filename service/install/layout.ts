@@ -21,6 +21,11 @@ export interface Layout {
   binDir: string;
   /** The launcher of each executable: what clients, Chrome and the user run. */
   launchers: Record<Executable, string>;
+  /**
+   * The fixed entry the MCP connector may start the service with (decisions 0100, 0084): in the
+   * prefix, which no executable may write, and not on PATH.
+   */
+  serviceEntry: string;
   /** Compiled executables, when the install has them. */
   libexecDir: string;
   /** The installed copy of the sources, when the install runs them with Deno. */
@@ -73,6 +78,11 @@ export function installLayout(host: Host, paths: InstancePaths): Layout {
       "mcp-connector": launcher("mcp-connector"),
       "browser-connector": launcher("browser-connector"),
     },
+    serviceEntry: joinPath(
+      host,
+      prefix,
+      host.platform === "windows" ? "service-entry.cmd" : "service-entry",
+    ),
     libexecDir: joinPath(host, prefix, "libexec"),
     appDir: joinPath(host, prefix, "app"),
     runtime: joinPath(host, prefix, "runtime", host.platform === "windows" ? "deno.exe" : "deno"),

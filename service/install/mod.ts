@@ -19,6 +19,8 @@ export {
   type RegistryWriter,
   type Site,
 } from "./install.ts";
+export { installedPlan } from "./launchers.ts";
+export { installLayout, type Layout } from "./layout.ts";
 export { currentPayload, installedConfig, type Payload, sourceFiles } from "./payload.ts";
 export { uninstall, type UninstallReport } from "./uninstall.ts";
 export { regAddArgs, regDeleteArgs } from "./windows.ts";

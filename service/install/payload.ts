@@ -6,7 +6,7 @@
  * @module
  */
 
-import { type Executable, EXECUTABLES } from "../../shared/executables.ts";
+import { DOCTOR, EXECUTABLES, INSTALLER } from "../../shared/executables.ts";
 import { extensionSourceDir } from "./extension.ts";
 import { homeOf, type Host, joinPath, localAppData } from "./host.ts";
 import type { InstallMode } from "./launchers.ts";
@@ -66,9 +66,15 @@ export function modeOf(payload: Payload): InstallMode {
     : { kind: "sources", denoDir: payload.denoDir };
 }
 
-/** The compiled executable of `executable` in the payload's folder. */
-export function compiledPath(host: Host, binDir: string, executable: Executable): string {
-  const name = EXECUTABLES[executable].compiledName;
+/** Every compiled program an install carries: the three executables, the installer, doctor. */
+export const COMPILED: readonly string[] = [
+  ...Object.values(EXECUTABLES),
+  INSTALLER,
+  DOCTOR,
+].map((row) => row.compiledName);
+
+/** The compiled program `name` (one of {@linkcode COMPILED}) in the folder `binDir`. */
+export function compiledPath(host: Host, binDir: string, name: string): string {
   return joinPath(host, binDir, host.platform === "windows" ? `${name}.exe` : name);
 }
 

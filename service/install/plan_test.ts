@@ -9,7 +9,7 @@ import { autostartPlan } from "./autostart.ts";
 import { BrowserId, hostRegistration } from "./browsers.ts";
 import { ClientId, CLIENTS } from "./clients.ts";
 import type { Host, Platform } from "./host.ts";
-import { launcherScript } from "./launchers.ts";
+import { LAUNCHER_MARK, launcherScript, serviceEntryScript } from "./launchers.ts";
 import { installLayout } from "./layout.ts";
 import { regAddArgs, regDeleteArgs } from "./windows.ts";
 
@@ -174,30 +174,63 @@ Deno.test("each client gets its own entry shape", () => {
   assertEquals(CLIENTS["vscode"].container({}), ["servers"]);
 });
 
-Deno.test("launchers pin the instance and run the same entry points as the tests", () => {
+Deno.test("launchers come from the start plan: pinned paths, each start's set and flags", () => {
   const { host, layout } = layoutOf("linux", "work");
-  const script = launcherScript({ host, layout }, {
-    mode: { kind: "sources", denoDir: "/c/deno" },
-    executable: "service",
-  });
-  assertEquals(script.split("\n").slice(2), [
-    "GHOSTLIGHT_INSTANCE='work'; export GHOSTLIGHT_INSTANCE",
+  const prefix = "/home/u/.local/share/ghostlight-work";
+  const sources = { kind: "sources" as const, denoDir: "/c/deno" };
+  const cli = launcherScript({ host, layout }, { mode: sources, executable: "service" });
+  const lines = cli.split("\n");
+  assertEquals(lines.slice(2, 6), [
+    `# ${LAUNCHER_MARK}`,
+    "HOME='/home/u'; export HOME",
     "DENO_DIR='/c/deno'; export DENO_DIR",
-    "PATH='/home/u/.local/share/ghostlight-work/runtime':\"$PATH\"; export PATH",
-    "exec '/home/u/.local/share/ghostlight-work/runtime/deno' 'run' '-q' '-P=service' " +
-    "'--config' '/home/u/.local/share/ghostlight-work/app/deno.json' " +
-    "'/home/u/.local/share/ghostlight-work/app/service/main.ts' \"$@\"",
-    "",
+    "GHOSTLIGHT_INSTANCE='work'; export GHOSTLIGHT_INSTANCE",
   ]);
+  const after = (label: string) => lines[lines.indexOf(label) + 1];
+  const run = `exec '${prefix}/runtime/deno' 'run' '-q'`;
+  // doctor: the installer, reaching the sockets and the service entry, writing nothing else.
+  assertMatch(after("  doctor)"), new RegExp(`^ {4}${run} '-P=installer' `));
+  assertMatch(after("  doctor)"), new RegExp(`'--allow-run=${prefix}/service-entry' `));
+  assertMatch(after("  doctor)"), /'--allow-write=[^']*\/bridge\.sock,[^']*\/control\.sock'/);
+  // install, uninstall, audit and policy: the installer, writing the home folder, running
+  // nothing.
+  assertMatch(
+    after("  install|uninstall|audit|policy)"),
+    /'-P=installer' .*'--allow-write=\/home\/u' /,
+  );
+  assertEquals(after("  install|uninstall|audit|policy)").includes("--allow-run"), false);
+  assertMatch(
+    after("  install|uninstall|audit|policy)"),
+    new RegExp(`'${prefix}/app/service/installer.ts'`),
+  );
+  // browser launch: the service, which may run Chromium; anything else: the service.
+  assertMatch(after("  browser)"), /'-P=service' .*'--allow-run=chromium' /);
+  assertMatch(
+    lines.at(-2)!,
+    new RegExp(`^${run} '-P=service' .*'${prefix}/app/service/main.ts' "\\$@"$`),
+  );
+  assertEquals(lines.at(-2)!.includes("--allow-run"), false);
+
   const plain = layoutOf("linux").layout;
-  const compiled = launcherScript({ host, layout: plain }, {
-    mode: { kind: "compiled" },
+  const compiled = { kind: "compiled" as const };
+  const connector = launcherScript({ host, layout: plain }, {
+    mode: compiled,
     executable: "mcp-connector",
   });
-  assertMatch(compiled, /\nunset GHOSTLIGHT_INSTANCE\n/);
+  assertMatch(connector, /\nunset GHOSTLIGHT_INSTANCE\n/);
+  const libexec = "/home/u/.local/share/ghostlight/libexec";
   assertMatch(
-    compiled,
-    /\nexec '\/home\/u\/.local\/share\/ghostlight\/libexec\/ghostlight-mcp-connector' "\$@"\n$/,
+    connector,
+    new RegExp(
+      `\nexec '${libexec}/ghostlight-mcp-connector' '--service-entry' ` +
+        `'/home/u/.local/share/ghostlight/service-entry' "\\$@"\n$`,
+    ),
+  );
+  const entry = serviceEntryScript({ host, layout: plain }, compiled);
+  assertMatch(entry, new RegExp(`\n# ${LAUNCHER_MARK}\n`));
+  assertMatch(
+    entry,
+    new RegExp(`\nexec /usr/bin/env -i 'HOME=/home/u' .* '${libexec}/ghostlight' "\\$@"\n$`),
   );
 });
 
@@ -208,8 +241,18 @@ Deno.test("auto-start: a systemd user unit, a LaunchAgent, a Run value", () => {
     unit.kind === "files" && unit.file.path,
     "/home/u/.config/systemd/user/ghostlight.service",
   );
+  // Enabled by a drop-in of default.target, a regular file: Deno lets the installer make no
+  // symbolic link (decision 0084).
   assertEquals(
-    unit.kind === "files" && unit.link,
+    unit.kind === "files" && unit.enable?.path,
+    "/home/u/.config/systemd/user/default.target.d/ghostlight.conf",
+  );
+  assertMatch(
+    unit.kind === "files" ? unit.enable!.text : "",
+    /\n\[Unit\]\nWants=ghostlight\.service\n/,
+  );
+  assertEquals(
+    unit.kind === "files" && unit.legacyLink,
     {
       path: "/home/u/.config/systemd/user/default.target.wants/ghostlight.service",
       target: "/home/u/.config/systemd/user/ghostlight.service",

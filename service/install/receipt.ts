@@ -32,7 +32,7 @@ export const Receipt = z.object({
   extension: z.object({ id: z.string(), version: z.string(), dir: z.string() }),
   /** Files written outside the prefix, with the SHA-256 of what was written. */
   files: z.array(z.object({ path: z.string(), sha256: z.string() })),
-  /** Symbolic links made (systemd's enablement). */
+  /** Symbolic links made: systemd's enablement, by installs before decision 0084; now none. */
   links: z.array(z.object({ path: z.string(), target: z.string() })),
   /** Folders created outside the prefix, in the order they were made. */
   dirs: z.array(z.string()),

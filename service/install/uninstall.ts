@@ -15,7 +15,13 @@ import { ourEntries, readClientConfig, removeEntry } from "./client_config.ts";
 import { ClientId, CLIENTS } from "./clients.ts";
 import { type Change, FileChanges, readText, sha256 } from "./file_changes.ts";
 import { type Host, parentOf } from "./host.ts";
-import { type InstallOptions, type Outcome, serverCommand, type Site } from "./install.ts";
+import {
+  type InstallOptions,
+  type Outcome,
+  removeLegacyLink,
+  serverCommand,
+  type Site,
+} from "./install.ts";
 import { applyInverse } from "./jsonc_edit.ts";
 import { LAUNCHER_MARK } from "./launchers.ts";
 import { installLayout, type Layout } from "./layout.ts";
@@ -130,13 +136,10 @@ async function removeAutostart(
 ): Promise<void> {
   const plan = autostartPlan({ host, layout });
   if (plan.kind === "registry") return;
-  if (plan.link) {
-    const info = await Deno.lstat(plan.link.path).catch(() => null);
-    if (info?.isSymlink && (await Deno.readLink(plan.link.path)) === plan.link.target) {
-      await fs.remove(plan.link.path);
-    }
+  await removeLegacyLink(fs, plan.legacyLink);
+  for (const file of [plan.file, plan.enable]) {
+    if (file !== null && (await isOurs(file.path, receipt))) await fs.remove(file.path);
   }
-  if (await isOurs(plan.file.path, receipt)) await fs.remove(plan.file.path);
 }
 
 /** Uninstalls the site's instance. */
@@ -174,6 +177,7 @@ export async function uninstall(
     const launcher = layout.launchers[executable];
     if (await isOurs(launcher, receipt)) await fs.remove(launcher);
   }
+  await fs.remove(layout.serviceEntry);
   for (const part of [layout.appDir, parentOf(layout.runtime), layout.libexecDir]) {
     await fs.removeTree(part);
   }

@@ -1,16 +1,22 @@
 /**
  * Least privilege at start-up: the exact command, run-time permission flags and entry script
- * that start each executable for one user's instance (decision 0100).
+ * that start each executable, and the installer, for one user's instance (decisions 0100, 0084).
  *
  * @module
  */
 
 export {
+  ADMIN_COMMANDS,
+  cliScript,
+  cliStartOf,
   currentInstall,
   currentStartPlan,
   entryScript,
   type Install,
   permissionFlags,
+  rowOf,
+  type ScriptOptions,
+  type Start,
   startCommand,
   type StartOptions,
   type StartPlan,

@@ -10,8 +10,11 @@
  */
 
 import {
+  DOCTOR,
   type Executable,
+  type ExecutableRow,
   EXECUTABLES,
+  INSTALLER,
   runningFromSource,
   SOURCE_ROOT,
 } from "../../shared/executables.ts";
@@ -24,6 +27,31 @@ import {
 import { settingVariables } from "../../shared/settings.ts";
 import { MACHINE_POLICY_FILE } from "../governance/mod.ts";
 import { ServiceSettings } from "../settings.ts";
+
+/**
+ * What one start runs: one of the three executables, or the installer (the person's `install`,
+ * `uninstall` and `doctor`, decision 0084), which no executable may start.
+ */
+export type Start = Executable | "installer";
+
+/** The entry point and compiled name of a start (doctor's installer is compiled on its own). */
+export function rowOf(start: Start, options: StartOptions = {}): ExecutableRow {
+  if (start !== "installer") return EXECUTABLES[start];
+  return options.doctor ? DOCTOR : INSTALLER;
+}
+
+/**
+ * The commands the installer runs; every other command is the service's. Besides install,
+ * uninstall and doctor: `audit` and `policy`, which read (and `policy init` writes) files the
+ * person names anywhere in their home, which the service's permissions do not reach.
+ */
+export const ADMIN_COMMANDS: readonly string[] = [
+  "install",
+  "uninstall",
+  "doctor",
+  "audit",
+  "policy",
+];
 
 /** Where the executables come from. */
 export type Install =
@@ -45,14 +73,16 @@ export interface StartPlan {
   /**
    * The fixed entry the MCP connector starts the service with: a file none of the executables
    * can write (not in an instance folder), which runs the service with its set and flags and
-   * nothing else. Null when nothing this plan starts needs it.
+   * nothing else. The installer may run it too (doctor starts the service through it). Null
+   * when nothing this plan starts needs it.
    */
   serviceEntry: string | null;
 }
 
-/** The variables instance paths derive from. */
+/** The variables instance paths (and, XDG_DATA_HOME, installs and entries) derive from. */
 const PATH_VARIABLES = [
   "HOME",
+  "XDG_DATA_HOME",
   "XDG_RUNTIME_DIR",
   "XDG_STATE_HOME",
   "XDG_CONFIG_HOME",
@@ -69,6 +99,35 @@ function checkedPath(path: string): string {
     );
   }
   return path;
+}
+
+/** True when `path` is `dir` or inside it. */
+function inside(path: string, dir: string): boolean {
+  return path === dir || path.startsWith(`${dir}/`);
+}
+
+/** The paths, without repeats and without those inside another of them. */
+function outermost(paths: string[]): string[] {
+  return paths.filter((path, index) =>
+    paths.indexOf(path) === index && !paths.some((other) => other !== path && inside(path, other))
+  );
+}
+
+/**
+ * Refuses a service entry that an executable of the instance could rewrite: one inside a folder
+ * the service may write (the folders could be configured to overlap the install's).
+ */
+function checkedServiceEntry(entry: string | null, paths: InstancePaths): string | null {
+  if (entry === null) return null;
+  for (const dir of [paths.runtimeDir, paths.stateDir, paths.configDir, paths.cacheDir]) {
+    if (inside(entry, dir)) {
+      throw new Error(
+        `the service entry ${entry} would be inside ${dir}, which the service may write; ` +
+          "point XDG_DATA_HOME and the other XDG folders at separate places",
+      );
+    }
+  }
+  return entry;
 }
 
 /** The install this process runs from: its source tree and Deno, or its compiled folder. */
@@ -103,7 +162,7 @@ export function startPlan(
     paths,
     env: pinned,
     install: options.install,
-    serviceEntry: options.serviceEntry ?? null,
+    serviceEntry: checkedServiceEntry(options.serviceEntry ?? null, paths),
   };
 }
 
@@ -112,7 +171,11 @@ export function currentStartPlan(
   instance: string | null,
   options: { serviceEntry?: string | null } = {},
 ): StartPlan {
-  return startPlan(instance, (key) => Deno.env.get(key), {
+  // A variable this process may not read (the service may not read XDG_DATA_HOME) is one
+  // nothing it starts needs: it is left unpinned, and unset in the entries it writes.
+  const readable = (key: string) =>
+    Deno.permissions.querySync({ name: "env", variable: key }).state === "granted";
+  return startPlan(instance, (key) => readable(key) ? Deno.env.get(key) : undefined, {
     install: currentInstall(),
     serviceEntry: options.serviceEntry,
     loginRuntimeDir: Deno.env.get("XDG_RUNTIME_DIR") ? null : loginRuntimeDir(),
@@ -123,6 +186,11 @@ export function currentStartPlan(
 export interface StartOptions {
   /** `ghostlight browser launch`: the service may also start `chromium`. */
   browserLaunch?: boolean;
+  /**
+   * `ghostlight doctor`: the installer reaches the service's sockets and may start the service
+   * entry, and writes nothing.
+   */
+  doctor?: boolean;
 }
 
 function parentOf(path: string): string {
@@ -134,19 +202,52 @@ function flag(name: string, values: string[]): string {
 }
 
 /**
- * The run-time flags that give `executable` exactly this instance's folders, files and sockets,
- * on top of its permission set. The service reads and writes its four folders and reads the
- * extension bundle and the machine-wide policy folder; a connector reads the secret and reaches its one socket (Deno asks for read
+ * The installer's flags. `install` and `uninstall` read and write the person's home (and the XDG
+ * data and config folders where they lie elsewhere): they edit client configurations there and
+ * write the launchers, the prefix, host manifests and auto-start; they read the program they
+ * install; no socket, no network, no program. `doctor` reads the same places but writes none: it
+ * reaches the bridge and control sockets (Deno asks for write access to a socket's path to
+ * connect) and may run the service entry, to start the service for its check. Deno refuses to
+ * write a file a process may run, so the two cannot be one grant.
+ */
+function installerFlags(plan: StartPlan, options: StartOptions): string[] {
+  const p = plan.paths;
+  const { HOME, XDG_DATA_HOME, XDG_CONFIG_HOME } = plan.env;
+  const roots = outermost([HOME, XDG_DATA_HOME, XDG_CONFIG_HOME].filter((dir) => dir));
+  const program = plan.install.kind === "source"
+    ? [plan.install.root, plan.install.deno]
+    : [plan.install.dir];
+  const machine = parentOf(MACHINE_POLICY_FILE);
+  const read = flag(
+    "read",
+    outermost([...roots, p.runtimeDir, p.stateDir, p.configDir, machine, ...program]),
+  );
+  if (!options.doctor) return [read, flag("write", roots)];
+  const sockets = [p.bridgeSocket, p.controlSocket];
+  return [
+    read,
+    flag("write", sockets),
+    flag("net", sockets.map((socket) => `unix:${socket}`)),
+    ...(plan.serviceEntry === null ? [] : [flag("run", [plan.serviceEntry])]),
+  ];
+}
+
+/**
+ * The run-time flags that give `start` exactly this instance's folders, files and sockets, on
+ * top of its permission set. The service reads and writes its four folders and reads the
+ * extension bundle; a connector reads the secret and reaches its one socket (Deno asks for read
  * and write access to a socket's path to connect to it); the MCP connector may run the service
- * entry and nothing else.
+ * entry and nothing else. The installer's are {@linkcode installerFlags}.
  */
 export function permissionFlags(
-  executable: Executable,
+  start: Start,
   plan: StartPlan,
   options: StartOptions = {},
 ): string[] {
   const p = plan.paths;
-  switch (executable) {
+  switch (start) {
+    case "installer":
+      return installerFlags(plan, options);
     case "service": {
       const own = [p.runtimeDir, p.stateDir, p.configDir, p.cacheDir];
       const bundle = plan.install.kind === "source" ? [`${plan.install.root}/extension`] : [];
@@ -183,26 +284,26 @@ function requireServiceEntry(plan: StartPlan): string {
 }
 
 /** Arguments after the entry point that the starter fixes: where the service entry is. */
-function programArgs(executable: Executable, plan: StartPlan): string[] {
-  return executable === "mcp-connector" ? ["--service-entry", requireServiceEntry(plan)] : [];
+function programArgs(start: Start, plan: StartPlan): string[] {
+  return start === "mcp-connector" ? ["--service-entry", requireServiceEntry(plan)] : [];
 }
 
 /**
- * The command that starts `executable`: from source `deno run` with its set, `--config` and the
+ * The command that starts `start`: from source `deno run` with its set, `--config` and the
  * flags of {@linkcode permissionFlags}; compiled, the binary itself (its flags were compiled in).
  * Arguments the caller appends come after the entry point, so they are the program's own and
  * can never widen its permissions.
  */
 export function startCommand(
-  executable: Executable,
+  start: Start,
   plan: StartPlan,
   options: StartOptions = {},
 ): { command: string; args: string[] } {
-  const row = EXECUTABLES[executable];
+  const row = rowOf(start, options);
   if (plan.install.kind === "compiled") {
     return {
       command: `${plan.install.dir}/${row.compiledName}`,
-      args: programArgs(executable, plan),
+      args: programArgs(start, plan),
     };
   }
   const { deno, root } = plan.install;
@@ -211,14 +312,40 @@ export function startCommand(
     args: [
       "run",
       "-q",
-      `-P=${executable}`,
+      `-P=${start}`,
       "--config",
       `${root}/deno.json`,
-      ...permissionFlags(executable, plan, options),
+      ...permissionFlags(start, plan, options),
       `${root}/${row.entryPoint}`,
-      ...programArgs(executable, plan),
+      ...programArgs(start, plan),
     ],
   };
+}
+
+/** The word `ghostlight`'s command line takes as its command, as `runCli` reads it. */
+function commandWord(args: readonly string[]): string | undefined {
+  for (let i = 0; i < args.length; i++) {
+    if (args[i] === "--instance") i++;
+    else if (!args[i].startsWith("--instance=") && args[i] !== "-h" && args[i] !== "--help") {
+      return args[i];
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Which start a `ghostlight` command line needs: `install`, `uninstall` and `doctor` the
+ * installer's; `browser launch` the service's with Chromium; every other command the service's.
+ * The person's launcher ({@linkcode cliScript}) decides the same way in shell.
+ */
+export function cliStartOf(
+  args: readonly string[],
+): { start: "service" | "installer"; options: StartOptions } {
+  const command = commandWord(args);
+  if (command !== undefined && ADMIN_COMMANDS.includes(command)) {
+    return { start: "installer", options: { doctor: command === "doctor" } };
+  }
+  return { start: "service", options: { browserLaunch: command === "browser" } };
 }
 
 function shellQuote(text: string): string {
@@ -230,30 +357,59 @@ const SERVICE_PASSED_ON = settingVariables(ServiceSettings).filter((name) =>
   name !== "GHOSTLIGHT_INSTANCE"
 );
 
+/** Options of an entry script: extra grants, and a comment line that marks who wrote it. */
+export interface ScriptOptions extends StartOptions {
+  /** A line for the script's head (install's mark, so uninstall knows its own). */
+  mark?: string;
+}
+
+function shellCommand(start: Start, plan: StartPlan, options: StartOptions = {}): string {
+  const { command, args } = startCommand(start, plan, options);
+  return [command, ...args].map(shellQuote).join(" ");
+}
+
+function scriptHead(plan: StartPlan, what: string, mark: string | undefined): string[] {
+  const instance = plan.paths.instance;
+  return [
+    "#!/bin/sh",
+    `# Starts ${what} for ` +
+    (instance === null ? "the default instance" : `instance ${instance}`) +
+    " with least privilege (decisions 0100, 0084).",
+    ...(mark === undefined ? [] : [`# ${mark}`]),
+  ];
+}
+
 /**
- * A POSIX shell script that starts `executable` for this plan's instance with `"$@"` as its
- * program arguments: what install puts on PATH, what a native-messaging manifest points at, and
- * (for the service) the fixed entry the MCP connector may run.
+ * Lines that set the pinned paths and the instance and unset the path variables the plan did
+ * not pin, so a started process resolves the very paths its flags name.
+ */
+function pinLines(plan: StartPlan): string[] {
+  const instance = plan.paths.instance;
+  const pins = [...Object.keys(plan.env), "GHOSTLIGHT_INSTANCE"].map((key) => {
+    const value = key === "GHOSTLIGHT_INSTANCE" ? instance : plan.env[key];
+    return value === null || value === undefined
+      ? `unset ${key}`
+      : `${key}=${shellQuote(value)}; export ${key}`;
+  });
+  const unset = PATH_VARIABLES.filter((key) => key !== "HOME" && plan.env[key] === undefined)
+    .map((key) => `unset ${key}`);
+  return [...pins, ...unset];
+}
+
+/**
+ * A POSIX shell script that starts `start` for this plan's instance with `"$@"` as its program
+ * arguments: what install puts on PATH, what a native-messaging manifest points at, and (for
+ * the service) the fixed entry the MCP connector may run.
  *
  * The service's entry starts from an empty environment (`env -i`) holding only the pinned paths,
  * the instance and the service's own settings: the MCP connector that runs it must not be able
  * to hand it anything else (another `PATH`, `DENO_V8_FLAGS`, another `DENO_DIR`).
  */
-export function entryScript(
-  executable: Executable,
-  plan: StartPlan,
-  options: StartOptions = {},
-): string {
-  const { command, args } = startCommand(executable, plan, options);
-  const run = [command, ...args].map(shellQuote).join(" ");
-  const instance = plan.paths.instance;
-  const head = [
-    "#!/bin/sh",
-    `# Starts ${EXECUTABLES[executable].compiledName} for ` +
-    (instance === null ? "the default instance" : `instance ${instance}`) +
-    " with its least-privilege permissions (decision 0100).",
-  ];
-  if (executable === "service") {
+export function entryScript(start: Start, plan: StartPlan, options: ScriptOptions = {}): string {
+  const run = shellCommand(start, plan, options);
+  const head = scriptHead(plan, rowOf(start, options).compiledName, options.mark);
+  if (start === "service") {
+    const instance = plan.paths.instance;
     const env = [
       ...Object.entries(plan.env).map(([key, value]) => shellQuote(`${key}=${value}`)),
       ...(instance === null ? [] : [shellQuote(`GHOSTLIGHT_INSTANCE=${instance}`)]),
@@ -261,16 +417,42 @@ export function entryScript(
     ];
     return [...head, `exec /usr/bin/env -i ${env.join(" ")} ${run} "$@"`, ""].join("\n");
   }
-  const pins = [...Object.keys(plan.env), "GHOSTLIGHT_INSTANCE"].map((key) => {
-    const value = key === "GHOSTLIGHT_INSTANCE" ? instance : plan.env[key];
-    return value === null || value === undefined
-      ? `unset ${key}`
-      : `${key}=${shellQuote(value)}; export ${key}`;
-  });
-  const unset = ["XDG_RUNTIME_DIR", "XDG_STATE_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "TMPDIR"]
-    .filter((key) => plan.env[key] === undefined)
-    .map((key) => `unset ${key}`);
-  return [...head, ...pins, ...unset, `exec ${run} "$@"`, ""].join("\n");
+  return [...head, ...pinLines(plan), `exec ${run} "$@"`, ""].join("\n");
+}
+
+/**
+ * The person's `ghostlight` command: a POSIX shell script that reads the command word as
+ * {@linkcode cliStartOf} does and starts `install`, `uninstall` and `doctor` as the installer,
+ * `browser launch` as the service allowed to run Chromium, and every other command as the
+ * service. It is not the service entry: no executable may run it (decision 0084).
+ */
+export function cliScript(plan: StartPlan, options: { mark?: string } = {}): string {
+  const head = scriptHead(plan, "ghostlight's command line", options.mark);
+  return [
+    ...head,
+    ...pinLines(plan),
+    "# The command word, read as 'ghostlight' reads it: after --instance NAME and --help.",
+    "command=",
+    "skip=",
+    "for arg do",
+    '  if [ -n "$skip" ]; then skip=; continue; fi',
+    '  case "$arg" in',
+    "    --instance) skip=1 ;;",
+    "    --instance=*|-h|--help) ;;",
+    "    *) command=$arg; break ;;",
+    "  esac",
+    "done",
+    'case "$command" in',
+    "  doctor)",
+    `    exec ${shellCommand("installer", plan, { doctor: true })} "$@" ;;`,
+    `  ${ADMIN_COMMANDS.filter((command) => command !== "doctor").join("|")})`,
+    `    exec ${shellCommand("installer", plan)} "$@" ;;`,
+    "  browser)",
+    `    exec ${shellCommand("service", plan, { browserLaunch: true })} "$@" ;;`,
+    "esac",
+    `exec ${shellCommand("service", plan)} "$@"`,
+    "",
+  ].join("\n");
 }
 
 /** Writes an entry script whole (no process ever runs half of one), owner-only and executable. */

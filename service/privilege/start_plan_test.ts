@@ -1,5 +1,12 @@
 import { assert, assertEquals, assertRejects } from "../../tests/support/assert.ts";
-import { entryScript, startPlan, writeEntryScript } from "./start_plan.ts";
+import {
+  cliScript,
+  cliStartOf,
+  entryScript,
+  startCommand,
+  startPlan,
+  writeEntryScript,
+} from "./start_plan.ts";
 
 const HOME = "/home/u";
 
@@ -62,4 +69,64 @@ Deno.test("the service entry passes on only the pinned paths, the instance and i
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
+});
+
+Deno.test("the person's ghostlight starts each command line as cliStartOf says", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const fake = `${dir}/deno`;
+    await Deno.writeTextFile(fake, '#!/bin/sh\necho "$*"\n', { mode: 0o755 });
+    const plan = startPlan("try", (key) => ({ HOME: dir })[key], {
+      install: { kind: "source", deno: fake, root: "/src" },
+      serviceEntry: `${dir}/entry`,
+    });
+    const script = `${dir}/ghostlight`;
+    await writeEntryScript(script, cliScript(plan));
+    const lines = [
+      ["install", "--client", "cursor"],
+      ["--instance", "try", "uninstall"],
+      ["--instance=try", "doctor", "--json"],
+      ["-h", "install"],
+      ["doctor"],
+      ["browser", "launch", "--url", "doctor"],
+      ["--instance", "install", "status"],
+      ["service", "--exit-when-idle"],
+      ["version"],
+      [],
+    ];
+    for (const argv of lines) {
+      const ran = await new Deno.Command(script, { args: argv, clearEnv: true }).output();
+      const { start, options } = cliStartOf(argv);
+      const { args } = startCommand(start, plan, options);
+      assertEquals(
+        new TextDecoder().decode(ran.stdout).trim(),
+        [...args, ...argv].join(" "),
+        argv.join(" "),
+      );
+    }
+    assertEquals(cliStartOf(["doctor"]), { start: "installer", options: { doctor: true } });
+    assertEquals(cliStartOf(["install"]), { start: "installer", options: { doctor: false } });
+    assertEquals(cliStartOf(["browser", "launch"]).options, { browserLaunch: true });
+    assertEquals(cliStartOf(["--instance", "install", "status"]).start, "service");
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("a service entry where the service may write is refused", async () => {
+  const env = (key: string) => ({ HOME: "/home/u" })[key];
+  for (const entry of ["/home/u/.local/state/ghostlight/entry", "/home/u/.config/ghostlight/x"]) {
+    await assertRejects(
+      () =>
+        Promise.resolve().then(() =>
+          startPlan(null, env, { install: { kind: "compiled", dir: "/opt" }, serviceEntry: entry })
+        ),
+      /which the service may write/,
+    );
+  }
+  const fine = startPlan(null, env, {
+    install: { kind: "compiled", dir: "/opt" },
+    serviceEntry: "/home/u/.local/share/ghostlight/service-entry",
+  });
+  assertEquals(fine.serviceEntry, "/home/u/.local/share/ghostlight/service-entry");
 });

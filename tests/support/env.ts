@@ -8,6 +8,7 @@
  */
 
 import {
+  cliStartOf,
   entryScript,
   startCommand,
   type StartOptions,
@@ -15,6 +16,7 @@ import {
   startPlan,
   writeEntryScript,
 } from "../../service/privilege/mod.ts";
+import { installLayout } from "../../service/install/mod.ts";
 
 /** The repository root. */
 export const ROOT: string = new URL("../..", import.meta.url).pathname.replace(/\/$/, "");
@@ -100,4 +102,23 @@ export function executable(
 ): { command: string; args: string[] } {
   const { command, args: start } = startCommand(name, testEnv.plan, options);
   return { command, args: [...start, ...args] };
+}
+
+/**
+ * The command line that runs `ghostlight` with `args` for the test's instance as the person's
+ * launcher would (decision 0084): `install`, `uninstall` and `doctor` as the installer, which
+ * may start the instance's installed service entry; `browser launch` as the service allowed to
+ * run Chromium; everything else as the service.
+ */
+export function cli(testEnv: TestEnv, args: string[]): { command: string; args: string[] } {
+  const { start, options } = cliStartOf(args);
+  if (start === "service") return executable(testEnv, "service", args, options);
+  const env = (key: string) => testEnv.env[key];
+  const layout = installLayout({ platform: "linux", env }, testEnv.plan.paths);
+  const plan = startPlan(testEnv.instance, env, {
+    install: testEnv.plan.install,
+    serviceEntry: layout.serviceEntry,
+  });
+  const { command, args: fixed } = startCommand("installer", plan, options);
+  return { command, args: [...fixed, ...args] };
 }

@@ -4,7 +4,7 @@
  * @module
  */
 
-import { executable, type TestEnv } from "./env.ts";
+import { cli, executable, type TestEnv } from "./env.ts";
 
 /** Runs `ghostlight service` for the test's instance in the foreground, as its own process. */
 export function startService(testEnv: TestEnv): Deno.ChildProcess {
@@ -23,16 +23,15 @@ export function startService(testEnv: TestEnv): Deno.ChildProcess {
   }).spawn();
 }
 
-/** Runs one `ghostlight` command for the test's instance and collects its output. */
+/**
+ * Runs one `ghostlight` command for the test's instance, started as the person's launcher starts
+ * it (install, uninstall and doctor as the installer), and collects its output.
+ */
 export async function ghostlight(
   testEnv: TestEnv,
   args: string[],
 ): Promise<{ code: number; stdout: string; stderr: string }> {
-  const { command, args: full } = executable(testEnv, "service", [
-    "--instance",
-    testEnv.instance,
-    ...args,
-  ]);
+  const { command, args: full } = cli(testEnv, ["--instance", testEnv.instance, ...args]);
   const output = await new Deno.Command(command, {
     args: full,
     env: testEnv.env,
