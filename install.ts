@@ -81,10 +81,18 @@ async function compileHere(paths: InstancePaths, into: string): Promise<string |
  */
 async function bundleExtension(): Promise<void> {
   const config = JSON.parse(await Deno.readTextFile(`${SOURCE_ROOT}/deno.json`));
-  const target = `${SOURCE_ROOT}/extension/dist/background.js`;
+  // The task is one `deno bundle ... --output FILE ENTRY` per script (the worker, the popup).
+  for (const command of (config.tasks["build:extension"] as string).split(" && ")) {
+    await bundleOne(command.split(" "));
+  }
+}
+
+/** Runs one `deno bundle` of the task into a temporary file; replaces its output if it differs. */
+async function bundleOne(task: string[]): Promise<void> {
+  const output = task.indexOf("--output") + 1;
+  const target = `${SOURCE_ROOT}/${task[output]}`;
   const fresh = `${target}.${crypto.randomUUID()}.tmp`;
-  const task = (config.tasks["build:extension"] as string).split(" ");
-  task[task.indexOf("--output") + 1] = fresh;
+  task[output] = fresh;
   try {
     if (!(await run(task.slice(1)))) {
       throw new Error("bundling the extension failed (it needs esbuild from the npm registry)");
