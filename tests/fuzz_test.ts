@@ -26,6 +26,9 @@ import {
   OVERSIZED_TAIL_BYTES,
 } from "../shared/framing.ts";
 import { resolveInstancePaths } from "../shared/instance.ts";
+import { readPolicyText } from "../service/governance/mod.ts";
+import { applyInverse, insertJsonEntry, parseJsonc } from "../service/install/jsonc_edit.ts";
+import { insertTomlTable } from "../service/install/toml_edit.ts";
 import { serve } from "../mcp_connector/main.ts";
 import { readConnectorSettings } from "../mcp_connector/settings.ts";
 import { assert, assertEquals } from "./support/assert.ts";
@@ -377,5 +380,81 @@ Deno.test("fuzz: valid bridge and browser messages are always accepted, after a 
       assert(browser.success, JSON.stringify(browser.error?.issues));
     }),
     { numRuns: fuzzRuns(500) },
+  );
+});
+
+Deno.test("fuzz: the policy loader answers every text with a policy or a reason, never a throw", () => {
+  const capability = fc.constantFrom("read", "action", "write", "execute");
+  const host = fc.constantFrom("*", "127.0.0.1", "*.example.com", "localhost", "bank.example");
+  const grant = fc.record({
+    clients: fc.array(fc.constantFrom("*", "claude-code", "cursor"), {
+      minLength: 1,
+      maxLength: 2,
+    }),
+    hosts: fc.array(host, { minLength: 1, maxLength: 3 }),
+    allow: fc.array(capability, { minLength: 1, maxLength: 4 }),
+    deny: fc.array(capability, { minLength: 1, maxLength: 4 }),
+  }, { requiredKeys: ["hosts", "allow"] });
+  const policy = fc.record({
+    mode: fc.constantFrom("enforce", "observe"),
+    default: fc.constantFrom("allow", "deny"),
+    grants: fc.array(grant, { maxLength: 4 }),
+    sacred: fc.array(host.filter((pattern) => pattern !== "*"), { maxLength: 2 }),
+  }, { requiredKeys: ["default"] });
+  // Any text: a typed answer (a policy or why not), whatever the bytes.
+  fc.assert(
+    fc.property(fc.oneof(fc.string(), fc.jsonValue().map((v) => JSON.stringify(v))), (text) => {
+      const read = readPolicyText(text, "policy.jsonc");
+      assert("policy" in read || ("error" in read && read.error.length > 0));
+    }),
+    { numRuns: fuzzRuns(300) },
+  );
+  // A well-formed policy, as JSON or with comments and trailing commas, is always accepted.
+  fc.assert(
+    fc.property(policy, fc.boolean(), (file, commented) => {
+      const json = JSON.stringify(file, null, 2);
+      const text = commented ? `// the person's policy\n${json.replace(/\n}$/, ",\n}")}` : json;
+      const read = readPolicyText(text, "policy.jsonc");
+      assert("policy" in read, "error" in read ? read.error : "");
+    }),
+    { numRuns: fuzzRuns(300) },
+  );
+});
+
+Deno.test("fuzz: a client config edit is exact and undone to the byte, or refused", () => {
+  const key = fc.stringMatching(/^[a-z][a-z0-9_-]{0,11}$/);
+  const config = fc.dictionary(key, fc.jsonValue({ maxDepth: 3 }), { maxKeys: 5 });
+  const layout = fc.record({
+    indent: fc.constantFrom(2, 3, 4, "\t"),
+    crlf: fc.boolean(),
+    comment: fc.boolean(),
+  });
+  const entry = { command: "/home/u/.local/bin/ghostlight-mcp-connector", args: [] };
+  fc.assert(
+    fc.property(config, layout, fc.string({ maxLength: 40 }), (value, how, junk) => {
+      let text = JSON.stringify(value, null, how.indent);
+      if (how.comment) text = `// settings\n${text}`;
+      if (how.crlf) text = text.replaceAll("\n", "\r\n");
+      const path = ["mcpServers", "ghostlight"];
+      const edited = insertJsonEntry(text, { path, value: entry });
+      if (edited.ok) {
+        assertEquals(applyInverse(edited.text, edited.inverse), text);
+        const parsed = parseJsonc(edited.text);
+        assert(parsed.ok);
+      }
+      // A file that is not JSON is refused with a reason, never half-edited.
+      const broken = insertJsonEntry(`{${junk}`, { path, value: entry });
+      if (!parseJsonc(`{${junk}`).ok) assert(!broken.ok && broken.reason.length > 0);
+      // TOML: our table is added and removed to the byte, or the file is left alone.
+      const toml = Object.entries(value)
+        .filter(([, item]) => typeof item === "string" || typeof item === "number")
+        .map(([name, item]) => `${name} = ${JSON.stringify(item)}`).join("\n");
+      const table = insertTomlTable(toml, {
+        path: ["mcp_servers", "ghostlight"],
+        value: { command: entry.command },
+      });
+      if (table.ok) assertEquals(applyInverse(table.text, table.inverse), toml);
+    }),
+    { numRuns: fuzzRuns(200) },
   );
 });
