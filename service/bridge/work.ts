@@ -57,7 +57,8 @@ async function runWork(session: Session, message: StartMessage): Promise<void> {
 /** How a started work ends: answered by the person's controls, retired in its queue, or run. */
 async function settle(session: Session, work: AdmittedWork): Promise<Outcome> {
   if ("barrier" in work.next) return await barredOutcome(session, work, work.next.barrier);
-  const admission = await work.next.queued;
+  session.queued.add(work.id);
+  const admission = await work.next.queued.finally(() => session.queued.delete(work.id));
   return admission.kind === "retired"
     ? retiredOutcome(admission.reason, admission.waitedMs)
     : await dispatch(session, work, admission.release);

@@ -162,6 +162,7 @@ function statusOf(state: ServiceState, identity: Status["service"]): Status {
       activeWorks: session.activeWorks,
     })),
     workspaces: state.workspaces.size,
+    works: { running: state.shared.scheduler.running, queued: state.shared.scheduler.queued },
     plans: state.workspaces.plans(),
     person: personState(state.desk),
   };
