@@ -9,6 +9,7 @@ import { resolveInstancePaths } from "../shared/instance.ts";
 import { assert, assertEquals, assertMatch } from "./support/assert.ts";
 import { launchBrowser } from "./support/browser.ts";
 import { makeTestEnv } from "./support/env.ts";
+import { descendantsMatching } from "./support/processes.ts";
 import {
   serveSlowPages,
   startConnector,
@@ -74,6 +75,45 @@ Deno.test("work is never done for a caller that is gone", async (t) => {
       assertEquals(answer.id, 2);
       assertMatch(JSON.stringify(answer.result), /slow after/);
     });
+
+    await t.step(
+      "R03 the browser connector killed mid-script: unknown, never run twice",
+      async () => {
+        const mcp = connector();
+        const tabId = await legacyWithTab(mcp);
+        await mcp.send(toolCall(2, "navigate", { url: slow.url("script-page", 0), tabId }));
+        assertEquals((await mcp.nextJson()).id, 2);
+        const hosts = await descendantsMatching(browser.ready.pid, /browser.connector/);
+        assertEquals(hosts.length, 1, "one native host runs for the browser");
+        const slot = (await status()).browsers[0].connectedAt;
+        await mcp.send(toolCall(3, "javascript_tool", {
+          action: "javascript_exec",
+          text: "window.__runs = (window.__runs ?? 0) + 1; " +
+            "fetch('/slow?tag=script-ran&ms=0'); await new Promise((r) => setTimeout(r, 4000)); 1",
+          tabId,
+        }));
+        await seen("script-ran");
+        Deno.kill(hosts[0], "SIGKILL");
+        const cut = await mcp.nextJson();
+        assertEquals(cut.id, 3);
+        assertMatch(JSON.stringify(cut.result), /Outcome unknown/);
+        // Chromium starts the native host again; the browser comes back as a new link.
+        await waitFor(
+          async () => (await status()).browsers.some((b) => b.connectedAt !== slot),
+          "the browser to reattach",
+        );
+        await mcp.send(toolCall(4, "javascript_tool", {
+          action: "javascript_exec",
+          text: "window.__runs",
+          tabId,
+        }));
+        const runs = await mcp.nextJson();
+        assertEquals(runs.id, 4);
+        const read = runs.result as { structuredContent: { result: string } };
+        assertEquals(read.structuredContent.result, "1", "the script ran once in the page");
+        assertEquals(slow.seen.filter((tag) => tag === "script-ran").length, 1, "fetched once");
+      },
+    );
   } finally {
     for (const mcp of opened) await mcp.close().catch(() => {});
     await browser.stop();
