@@ -41,6 +41,18 @@ async function browserId(): Promise<string> {
   return id;
 }
 
+/**
+ * This browser run's id: session storage outlives the service worker but not the browser, so a
+ * restarted browser (whose tab ids start over) says a new one.
+ */
+async function browserRun(): Promise<string> {
+  const stored = await chrome.storage.session.get("browserRun");
+  if (typeof stored.browserRun === "string") return stored.browserRun;
+  const run = crypto.randomUUID();
+  await chrome.storage.session.set({ browserRun: run });
+  return run;
+}
+
 let port: chrome.runtime.Port | null = null;
 /** Whether the native host says it reaches the service. */
 let serviceUp = false;
@@ -76,6 +88,7 @@ async function sayHello(config: LaunchConfig): Promise<void> {
     browser_id: await browserId(),
     extension_version: chrome.runtime.getManifest().version,
     user_agent: navigator.userAgent.slice(0, 500),
+    browser_run: await browserRun(),
     ...(config.launch_token ? { launch_token: config.launch_token } : {}),
   });
 }

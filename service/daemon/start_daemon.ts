@@ -19,7 +19,7 @@ import {
   type SessionInfo,
   WorkIds,
 } from "../bridge/mod.ts";
-import { BrowserError, BrowserHub } from "../browser/mod.ts";
+import { BrowserError, BrowserHub, decomposeTabId } from "../browser/mod.ts";
 import { Catalog } from "../catalog/mod.ts";
 import { controlApp, type Probe, type Status } from "../control/mod.ts";
 import { bindSockets, ensureOwnedDir, ensureSecret } from "../endpoint/mod.ts";
@@ -141,6 +141,13 @@ async function buildState(sources: StateSources): Promise<ServiceState> {
   };
   browsers.onEvents({
     tabRemoved: (link, native) => workspaces.forgetTab(link.compose(native)),
+    browserRestarted: (slot) => {
+      for (const workspace of workspaces.list()) {
+        for (const tabId of workspace.tabs) {
+          if (decomposeTabId(tabId)?.slot === slot) workspaces.forgetTab(tabId);
+        }
+      }
+    },
     tabCreated: (link, native, opener) => {
       if (opener === undefined) return;
       // An adopted popup is observed at once, so its first requests are in its buffers.
