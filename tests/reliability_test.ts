@@ -42,7 +42,7 @@ Deno.test("work is never done for a caller that is gone", async (t) => {
   const slow = serveSlowPages();
   const service = startService(testEnv);
   await waitFor(async () => (await status()).service !== null, "service");
-  const browser = await launchBrowser(testEnv);
+  let browser = await launchBrowser(testEnv);
   const opened: Transcript[] = [];
   const connector = () => {
     const mcp = startConnector(testEnv);
@@ -114,6 +114,29 @@ Deno.test("work is never done for a caller that is gone", async (t) => {
         assertEquals(slow.seen.filter((tag) => tag === "script-ran").length, 1, "fetched once");
       },
     );
+
+    await t.step("R04 a restarted browser: old tab ids are refused, new ones work", async () => {
+      const mcp = connector();
+      const oldTab = await legacyWithTab(mcp);
+      await browser.stop();
+      await waitFor(async () => (await status()).browsers.length === 0, "the browser to go");
+      browser = await launchBrowser(testEnv);
+      await waitFor(async () => (await status()).browsers.length === 1, "the new browser");
+      await mcp.send(toolCall(2, "navigate", { url: slow.url("old-tab", 0), tabId: oldTab }));
+      const refused = await mcp.nextJson();
+      assertEquals(refused.id, 2);
+      assert((refused.result as { isError?: boolean }).isError, JSON.stringify(refused));
+      await mcp.send(toolCall(3, "tabs_context_mcp", { createIfEmpty: true }));
+      const listed = (await mcp.nextJson()).result as {
+        structuredContent: { tabs: { tabId: number }[] };
+      };
+      const newTab = listed.structuredContent.tabs[0].tabId;
+      assert(newTab !== oldTab, "a new tab id");
+      await mcp.send(toolCall(4, "navigate", { url: slow.url("new-tab", 0), tabId: newTab }));
+      const worked = await mcp.nextJson();
+      assertMatch(JSON.stringify(worked.result), /slow new-tab/);
+      assert(!slow.seen.includes("old-tab"), "the old id reached no page");
+    });
   } finally {
     for (const mcp of opened) await mcp.close().catch(() => {});
     await browser.stop();
