@@ -262,6 +262,11 @@ export const FromExtension = z.union([
     user_agent: z.string().max(MAX_USER_AGENT),
     /** Set when `ghostlight browser launch` started this browser, so it can tell it apart. */
     launch_token: z.string().max(MAX_LAUNCH_TOKEN).optional(),
+    /**
+     * Which run of the browser this is: the same while the browser runs (across service worker
+     * restarts and relay reconnects), new when the browser restarts and its tab ids start over.
+     */
+    browser_run: z.string().max(MAX_LAUNCH_TOKEN).optional(),
   }).strict(),
   z.object({
     type: z.literal("result"),

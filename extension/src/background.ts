@@ -41,10 +41,29 @@ async function browserId(): Promise<string> {
   return id;
 }
 
+/**
+ * This browser run's id: session storage outlives the service worker but not the browser, so a
+ * restarted browser (whose tab ids start over) says a new one.
+ */
+async function browserRun(): Promise<string> {
+  const stored = await chrome.storage.session.get("browserRun");
+  if (typeof stored.browserRun === "string") return stored.browserRun;
+  const run = crypto.randomUUID();
+  await chrome.storage.session.set({ browserRun: run });
+  return run;
+}
+
 let port: chrome.runtime.Port | null = null;
 /** Whether the native host says it reaches the service. */
 let serviceUp = false;
 let retryMs = RETRY_MIN_MS;
+/**
+ * The commands of the current service link, by id, each with the result it ended with (or will):
+ * a command delivered twice is answered again, never performed again. Ids restart with every
+ * hello, so the memory does too; it keeps the latest {@linkcode REMEMBERED_COMMANDS}.
+ */
+let performed = new Map<number, Promise<FromExtension>>();
+const REMEMBERED_COMMANDS = 1024;
 
 function send(message: FromExtension): void {
   try {
@@ -62,11 +81,14 @@ function sendToService(message: FromExtension): boolean {
 }
 
 async function sayHello(config: LaunchConfig): Promise<void> {
+  // A new link numbers its commands from 1 again.
+  performed = new Map();
   send({
     type: "hello",
     browser_id: await browserId(),
     extension_version: chrome.runtime.getManifest().version,
     user_agent: navigator.userAgent.slice(0, 500),
+    browser_run: await browserRun(),
     ...(config.launch_token ? { launch_token: config.launch_token } : {}),
   });
 }
@@ -82,20 +104,35 @@ async function handle(raw: unknown, config: LaunchConfig): Promise<void> {
     return;
   }
   if (message.type === "person_reply") return settle(message);
+  let result = performed.get(message.id);
+  if (result === undefined) {
+    result = execute(message.id, message.op, message.params);
+    performed.set(message.id, result);
+    if (performed.size > REMEMBERED_COMMANDS) performed.delete(performed.keys().next().value!);
+  }
+  send(await result);
+}
+
+/** Performs one command once and words its end as the result frame. */
+async function execute(
+  id: number,
+  op: Parameters<typeof perform>[0],
+  params: Parameters<typeof perform>[1],
+): Promise<FromExtension> {
   try {
-    const value = await perform(message.op, message.params);
-    send({ type: "result", id: message.id, ok: true, value: value ?? {} });
+    const value = await perform(op, params);
+    return { type: "result", id, ok: true, value: value ?? {} };
   } catch (error) {
     const known = error instanceof MechanismError;
-    send({
+    return {
       type: "result",
-      id: message.id,
+      id,
       ok: false,
       error: {
         kind: known ? error.kind : "internal",
         message: (error as Error).message ?? String(error),
       },
-    });
+    };
   }
 }
 

@@ -146,20 +146,39 @@ function cdpFailure(tabId: number, method: string, error: unknown): MechanismErr
   return new MechanismError("cdp_error", `${method}: ${message}`);
 }
 
-/** Chrome's words for a debugger session that lost its page (the tab swapped its renderer). */
-const DETACHED = /not attached to an active page|debugger is not attached|detached while handling/i;
+/**
+ * Chrome's words for a command refused because the debugger session had already lost its page
+ * (the tab swapped its renderer): the command never ran, so sending it again is safe.
+ */
+const NOT_ATTACHED = /not attached to an active page|debugger is not attached/i;
+
+/**
+ * Chrome's words for a session lost while the command ran (the port closed, the tab crashed, the
+ * renderer swapped mid-command): the command may have had its effect, so it is never sent again.
+ */
+const DETACHED_WHILE_HANDLING = /detached while handling/i;
 
 /**
  * Runs `send` on the tab's debugger session. After a navigation to an error page Chrome may
- * swap the tab's renderer and leave the session behind without telling onDetach: attach again
- * and retry once.
+ * swap the tab's renderer and leave the session behind without telling onDetach: a command it
+ * refused for that is sent once more on a fresh attachment. A command cut off while it ran is
+ * never repeated: it is reported, and the service tells its caller the outcome is unknown.
  */
 async function withAttachment<T>(tabId: number, send: () => Promise<T>): Promise<T> {
   await ensureAttached(tabId);
   try {
     return await send();
   } catch (error) {
-    if (!DETACHED.test((error as Error).message ?? String(error))) throw error;
+    const message = (error as Error).message ?? String(error);
+    if (DETACHED_WHILE_HANDLING.test(message)) {
+      attached.delete(tabId);
+      forgetSessions(tabId);
+      throw new MechanismError(
+        "cdp_error",
+        `the debugger detached while the command ran; it may have taken effect: ${message}`,
+      );
+    }
+    if (!NOT_ATTACHED.test(message)) throw error;
     attached.delete(tabId);
     forgetSessions(tabId);
     await chrome.debugger.detach({ tabId }).catch(() => {});

@@ -8,6 +8,7 @@ import { Recordings, TOOLS } from "../tools/mod.ts";
 import { WorkspaceHolds, WorkspaceRegistry } from "../workspace/mod.ts";
 import { MAX_ACTIVE_WORKS, serveSession, type SessionDeps, WorkIds } from "./mod.ts";
 import { testGovernance } from "../../tests/support/governance.ts";
+import { pollUntil } from "../../tests/support/wait.ts";
 
 /** One connector's session on a real bridge session, driven frame by frame. */
 function connect(deps: SessionDeps) {
@@ -172,5 +173,34 @@ Deno.test("a call whose decision cannot be audited is refused: no record, no cal
   );
   assertEquals(deps.governance.audit.state().ok, false);
   await agent.end();
+  deps.holds.close();
+});
+
+Deno.test("a connector that goes away retires its queued works before dispatch; audited", async () => {
+  const { deps, dir } = await governedDeps();
+  const agent = connect(deps);
+  agent.send({ type: "open_workspace", seq: 1000, label: "test" });
+  const opened = await agent.next();
+  assert(opened.type === "workspace_opened");
+  // Another work holds the lane, so both of these wait in its queue.
+  const busy = await deps.scheduler.enqueue(opened.workspace, new AbortController().signal)!;
+  assert(busy.kind === "admitted");
+  agent.start(opened.workspace);
+  agent.start(opened.workspace);
+  assertEquals((await agent.next()).type, "started");
+  assertEquals((await agent.next()).type, "started");
+  assertEquals(deps.scheduler.queued, 2);
+  await agent.end();
+  assertEquals(deps.scheduler.queued, 0, "nothing of the gone connector waits in the lane");
+  busy.release();
+  assertEquals(deps.scheduler.running, 0, "and nothing of it runs once the lane is free");
+  const outcomes = async () =>
+    (await Deno.readTextFile(`${dir}/audit.jsonl`)).trimEnd().split("\n")
+      .map((line) => JSON.parse(line)).filter((record) => record.kind === "outcome");
+  const records = await pollUntil(outcomes, (found) => found.length === 2, "both outcomes");
+  assertEquals(records.map((r) => r.result), [
+    "cancelled",
+    "cancelled",
+  ]);
   deps.holds.close();
 });

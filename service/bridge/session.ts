@@ -57,6 +57,9 @@ export interface SessionDeps {
 /** The abort reason of a call the person stopped while it ran. */
 export const STOPPED_BY_PERSON = "stopped by the person";
 
+/** The abort reason of a queued call whose connector went away before it was dispatched. */
+export const CONNECTOR_GONE = "the connector went away";
+
 /** A connected MCP connector, for status. */
 export interface SessionInfo {
   client: string;
@@ -75,13 +78,16 @@ export interface Session {
   readonly holder: Holder;
   /** This connection's works that started and have not completed, by work id. */
   readonly works: Map<string, AbortController>;
+  /** Which of {@linkcode works} still wait in their lane: nothing of them reached the browser. */
+  readonly queued: Set<string>;
   /** Sends a message to the connector, unless the session has ended. */
   send(message: ServiceMessage): void;
   /** Refuses request `seq` before any work began. */
   refuse(seq: number, refusal: Refusal): void;
   /**
-   * Ends the session, its connection lost or closed: nothing more is sent (works still running
-   * settle unseen), and each workspace it was the last to hold starts its grace period.
+   * Ends the session, its connection lost or closed: nothing more is sent, its queued works
+   * retire before dispatch (no one is left to want them), works already dispatched drain and are
+   * recorded unseen, and each workspace it was the last to hold starts its grace period.
    */
   end(): void;
 }
@@ -95,6 +101,7 @@ export function openSession(
   let open = true;
   const holder = deps.holds.connect();
   const works = new Map<string, AbortController>();
+  const queued = new Set<string>();
   // The person may stop this agent: its running calls end at once.
   deps.governance.person.connected(holder, () => {
     for (const controller of works.values()) controller.abort(STOPPED_BY_PERSON);
@@ -110,10 +117,12 @@ export function openSession(
     info,
     holder,
     works,
+    queued,
     send,
     refuse: (seq, refusal) => send({ type: "rejected", seq, ...refusal }),
     end: () => {
       open = false;
+      for (const id of queued) works.get(id)?.abort(CONNECTOR_GONE);
       deps.governance.person.disconnected(holder);
       deps.holds.disconnect(holder);
     },

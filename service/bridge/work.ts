@@ -57,10 +57,15 @@ async function runWork(session: Session, message: StartMessage): Promise<void> {
 /** How a started work ends: answered by the person's controls, retired in its queue, or run. */
 async function settle(session: Session, work: AdmittedWork): Promise<Outcome> {
   if ("barrier" in work.next) return await barredOutcome(session, work, work.next.barrier);
-  const admission = await work.next.queued;
-  return admission.kind === "retired"
-    ? retiredOutcome(admission.reason, admission.waitedMs)
-    : await dispatch(session, work, admission.release);
+  session.queued.add(work.id);
+  const admission = await work.next.queued.finally(() => session.queued.delete(work.id));
+  if (admission.kind === "retired") return retiredOutcome(admission.reason, admission.waitedMs);
+  if (work.workspace && session.deps.workspaces.get(work.workspace.id) !== work.workspace) {
+    // Released while this call waited: what it did now would land in tabs nobody gives back.
+    admission.release();
+    return releasedOutcome();
+  }
+  return await dispatch(session, work, admission.release);
 }
 
 /**
@@ -261,6 +266,15 @@ function retiredOutcome(reason: "cancelled" | "queue_deadline", waitedMs: number
     message: `The call waited ${Math.round(waitedMs / 100) / 10} s behind this workspace's ` +
       "other calls and was not started.",
     next_step: "Nothing was done in the browser; it is safe to retry.",
+  };
+}
+
+/** What a work queued in a workspace that was released before its turn amounted to. */
+function releasedOutcome(): Outcome {
+  return {
+    kind: "not_dispatched",
+    message: "The workspace was released before this call's turn came; nothing was done.",
+    next_step: "Call tabs_context_mcp to start a new workspace, then retry there.",
   };
 }
 

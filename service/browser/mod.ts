@@ -346,6 +346,11 @@ export interface BrowserEvents {
   tabRemoved(link: BrowserLink, nativeTabId: number): void;
   /** A tab appeared; `opener` is the native tab whose page opened it, if any. */
   tabCreated?(link: BrowserLink, nativeTabId: number, opener: number | undefined): void;
+  /**
+   * The browser that had `slot` restarted: none of its tabs exists any more. Called before its
+   * new link (in a new slot) is published, so no call can reach a tab by an old id.
+   */
+  browserRestarted?(slot: number): void;
 }
 
 /**
@@ -362,6 +367,10 @@ export class BrowserHub {
   #slots = new Map<string, number>();
   #nextSlot = 0;
   #events: BrowserEvents[] = [];
+  /** The run each browser id last said hello from, to tell a restart from a reconnection. */
+  #runs = new Map<string, string>();
+  /** How to end each link's connection, for a link that another connection replaces. */
+  #hangUps = new WeakMap<BrowserLink, () => void>();
 
   /** Sets who answers the person's requests from browsers. */
   onPerson(handler: PersonHandler): void {
@@ -408,6 +417,7 @@ export class BrowserHub {
           // A second hello on this connection replaces the first link entirely.
           if (link) this.#detach(link);
           link = this.#attach(message, writer);
+          this.#hangUps.set(link, () => reader.cancel());
         } else if (link === null) {
           log("warn", "browser sent a message before its hello; closing its link");
           break;
@@ -447,29 +457,51 @@ export class BrowserHub {
   }
 
   #attach(hello: Extract<FromExtension, { type: "hello" }>, writer: BoundedWriter): BrowserLink {
-    let slot = this.#slots.get(hello.browser_id);
-    this.#slots.delete(hello.browser_id);
-    if (slot === undefined) {
+    const id = hello.browser_id;
+    let slot = this.#slots.get(id);
+    this.#slots.delete(id);
+    const restarted = slot !== undefined && this.#restarted(hello);
+    if (restarted) {
+      // Its old tab ids must never reach a new tab that happens to get the same native id.
+      for (const events of this.#events) events.browserRestarted?.(slot!);
+      log("info", `the browser in slot ${slot} restarted; its old tabs are forgotten`);
+    }
+    if (slot === undefined || restarted) {
       slot = this.#nextSlot++;
       this.#forgetDetached();
     }
-    this.#slots.set(hello.browser_id, slot);
-    this.#links.get(hello.browser_id)?.close();
-    const link = new BrowserLink(hello.browser_id, slot, {
+    this.#slots.set(id, slot);
+    if (hello.browser_run !== undefined) this.#runs.set(id, hello.browser_run);
+    const replaced = this.#links.get(id);
+    if (replaced) {
+      // The same browser on a new connection: the old one is dead to us, so it is closed too.
+      replaced.close();
+      this.#hangUps.get(replaced)?.();
+    }
+    const link = new BrowserLink(id, slot, {
       extensionVersion: hello.extension_version,
       userAgent: hello.user_agent,
       launchToken: hello.launch_token,
     }, writer);
-    this.#links.set(hello.browser_id, link);
+    this.#links.set(id, link);
     log("info", `browser attached in slot ${slot} (extension ${hello.extension_version})`);
     return link;
+  }
+
+  /** Whether `hello` comes from a new run of a browser this hub knew from an earlier run. */
+  #restarted(hello: Extract<FromExtension, { type: "hello" }>): boolean {
+    const before = this.#runs.get(hello.browser_id);
+    return before !== undefined && hello.browser_run !== undefined &&
+      before !== hello.browser_run;
   }
 
   /** Keeps the slot memory bounded by forgetting browsers detached longest ago. */
   #forgetDetached(): void {
     for (const browserId of this.#slots.keys()) {
       if (this.#slots.size < MAX_KNOWN_BROWSERS) return;
-      if (!this.#links.has(browserId)) this.#slots.delete(browserId);
+      if (this.#links.has(browserId)) continue;
+      this.#slots.delete(browserId);
+      this.#runs.delete(browserId);
     }
   }
 

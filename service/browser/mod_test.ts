@@ -15,6 +15,7 @@ function connect(hub: BrowserHub, sink: UnderlyingSink<Uint8Array> = {}) {
   const served = hub.serve(new FrameReader(readable, FROM_EXTENSION_MAX_FRAME), writer);
   return {
     say: (message: unknown) => feed.enqueue(encodeFrame(message, FROM_EXTENSION_MAX_FRAME)),
+    served,
     async end() {
       feed.close();
       await served;
@@ -86,4 +87,55 @@ Deno.test("slots stay stable for recent browsers and the memory of old ones is b
   // A forgotten browser gets a fresh slot, never one another browser used.
   const again = await slotOf("browser-0000");
   assert(again !== first && again > MAX_KNOWN_BROWSERS, `slot ${again}`);
+});
+
+Deno.test("a link another connection replaces is closed and its connection ended", async () => {
+  const hub = new BrowserHub();
+  const first = connect(hub);
+  first.say(hello("browser-same"));
+  await attached(hub, "browser-same");
+  const old = hub.pick()!;
+  const second = connect(hub);
+  second.say(hello("browser-same"));
+  await waitFor(() => Promise.resolve(hub.pick() !== old), "the new link");
+  assert(!old.connected, "the replaced link is closed");
+  // The first connection's serve ends by itself: its reader was cancelled, so the daemon
+  // closes that socket.
+  await first.served;
+  assertEquals(hub.list().length, 1);
+  assertEquals(hub.pick()!.slot, old.slot, "a reconnection of the same run keeps its slot");
+  await second.end();
+});
+
+Deno.test("a restarted browser gets a new slot, and its old tabs are purged first", async () => {
+  const hub = new BrowserHub();
+  const purged: number[] = [];
+  hub.onEvents({
+    tabRemoved: () => {},
+    browserRestarted: (slot) => {
+      purged.push(slot);
+      assertEquals(hub.list().length, 0, "nothing of the new run is published yet");
+    },
+  });
+  const first = connect(hub);
+  first.say({ ...hello("browser-runs"), browser_run: "run-1" });
+  await attached(hub, "browser-runs");
+  const before = hub.pick()!;
+  const oldTab = before.compose(5);
+  await first.end();
+  // The same run coming back (a relay reconnection) is no restart.
+  const again = connect(hub);
+  again.say({ ...hello("browser-runs"), browser_run: "run-1" });
+  await attached(hub, "browser-runs");
+  assertEquals(hub.pick()!.slot, before.slot);
+  await again.end();
+  const restarted = connect(hub);
+  restarted.say({ ...hello("browser-runs"), browser_run: "run-2" });
+  await attached(hub, "browser-runs");
+  assertEquals(purged, [before.slot]);
+  const after = hub.pick()!;
+  assert(after.slot !== before.slot, "a new slot");
+  assert(after.compose(5) !== oldTab, "old tab ids never name a new tab");
+  assertEquals(hub.bySlot(before.slot), undefined, "old ids reach no browser");
+  await restarted.end();
 });

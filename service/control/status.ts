@@ -30,6 +30,8 @@ export const Status = z.object({
     activeWorks: z.number(),
   })),
   workspaces: z.number(),
+  /** Works across the service: dispatched and still running, and waiting in their lanes. */
+  works: z.object({ running: z.number(), queued: z.number() }).optional(),
   /** The plans agents stated with update_plan, newest state per workspace. */
   plans: z.array(z.object({
     client: z.string(),

@@ -12,8 +12,14 @@ import { acceptAndProve, type HandshakeRefusal, HELLO_MAX_FRAME } from "../../sh
 import type { InstancePaths } from "../../shared/instance.ts";
 import { VERSION } from "../../shared/version.ts";
 import { AuditKey, AuditLog } from "../audit/mod.ts";
-import { serveSession, type SessionDeps, type SessionInfo, WorkIds } from "../bridge/mod.ts";
-import { BrowserError, BrowserHub } from "../browser/mod.ts";
+import {
+  releaseAfterRunning,
+  serveSession,
+  type SessionDeps,
+  type SessionInfo,
+  WorkIds,
+} from "../bridge/mod.ts";
+import { BrowserError, BrowserHub, decomposeTabId } from "../browser/mod.ts";
 import { Catalog } from "../catalog/mod.ts";
 import { controlApp, type Probe, type Status } from "../control/mod.ts";
 import { bindSockets, ensureOwnedDir, ensureSecret } from "../endpoint/mod.ts";
@@ -21,7 +27,7 @@ import { MACHINE_POLICY_FILE, PersonControls, PolicyStore } from "../governance/
 import { configureLog, log } from "../log/mod.ts";
 import { DEFAULT_SCHEDULER_OPTIONS, Scheduler } from "../scheduler/mod.ts";
 import type { ServiceSettings } from "../settings.ts";
-import { Recordings, releaseTabs, TOOLS } from "../tools/mod.ts";
+import { Recordings, TOOLS } from "../tools/mod.ts";
 import { WorkspaceHolds, WorkspaceRegistry } from "../workspace/mod.ts";
 import { Activity } from "./activity.ts";
 import {
@@ -86,9 +92,14 @@ async function buildState(sources: StateSources): Promise<ServiceState> {
   const { paths, settings } = sources;
   const browsers = new BrowserHub();
   const workspaces = new WorkspaceRegistry();
+  // One scheduler for the whole service: lanes are workspaces, whichever connector they use.
+  const scheduler = new Scheduler({
+    ...DEFAULT_SCHEDULER_OPTIONS,
+    queueDeadlineMs: settings.queueDeadlineMs,
+  });
   const holds = new WorkspaceHolds(workspaces, {
     graceMs: settings.workspaceGraceMs,
-    releaseTabs: (workspace) => releaseTabs(workspace, browsers),
+    releaseTabs: releaseAfterRunning(scheduler, browsers),
   });
   const activity = new Activity(() => browsers.list().length);
   const policy = new PolicyStore({
@@ -120,11 +131,7 @@ async function buildState(sources: StateSources): Promise<ServiceState> {
     workspaces,
     holds,
     browsers,
-    // One scheduler for the whole service: lanes are workspaces, whichever connector they use.
-    scheduler: new Scheduler({
-      ...DEFAULT_SCHEDULER_OPTIONS,
-      queueDeadlineMs: settings.queueDeadlineMs,
-    }),
+    scheduler,
     workIds: new WorkIds(),
     activity: activity.works,
     settlementMs: settings.settlementMs,
@@ -134,6 +141,13 @@ async function buildState(sources: StateSources): Promise<ServiceState> {
   };
   browsers.onEvents({
     tabRemoved: (link, native) => workspaces.forgetTab(link.compose(native)),
+    browserRestarted: (slot) => {
+      for (const workspace of workspaces.list()) {
+        for (const tabId of workspace.tabs) {
+          if (decomposeTabId(tabId)?.slot === slot) workspaces.forgetTab(tabId);
+        }
+      }
+    },
     tabCreated: (link, native, opener) => {
       if (opener === undefined) return;
       // An adopted popup is observed at once, so its first requests are in its buffers.
@@ -162,6 +176,7 @@ function statusOf(state: ServiceState, identity: Status["service"]): Status {
       activeWorks: session.activeWorks,
     })),
     workspaces: state.workspaces.size,
+    works: { running: state.shared.scheduler.running, queued: state.shared.scheduler.queued },
     plans: state.workspaces.plans(),
     person: personState(state.desk),
   };

@@ -38,6 +38,8 @@ interface Waiter {
 interface Lane {
   running: boolean;
   waiting: Waiter[];
+  /** Called once the work running now has released the lane. */
+  afterRunning: (() => void)[];
 }
 
 /** FIFO per lane, round-robin across lanes, bounded. */
@@ -86,6 +88,7 @@ export class Scheduler {
               released = true;
               state.running = false;
               this.#running--;
+              for (const after of state.afterRunning.splice(0)) after();
               this.#forgetIfIdle(lane);
               this.#pump();
             },
@@ -104,6 +107,16 @@ export class Scheduler {
     });
   }
 
+  /**
+   * Resolves once `lane` has no work running: at once when it has none, else when the running
+   * one releases it. Works still waiting in the lane are not waited for, and nothing is queued.
+   */
+  afterRunning(lane: string): Promise<void> {
+    const state = this.#lanes.get(lane);
+    if (!state?.running) return Promise.resolve();
+    return new Promise((resolve) => state.afterRunning.push(resolve));
+  }
+
   /** Works running now. */
   get running(): number {
     return this.#running;
@@ -119,7 +132,7 @@ export class Scheduler {
   #lane(name: string): Lane {
     let lane = this.#lanes.get(name);
     if (!lane) {
-      lane = { running: false, waiting: [] };
+      lane = { running: false, waiting: [], afterRunning: [] };
       this.#lanes.set(name, lane);
       this.#rotation.push(name);
     }

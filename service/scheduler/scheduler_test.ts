@@ -70,3 +70,21 @@ Deno.test("a full lane refuses, a cancelled or late work retires before it runs"
   running.release();
   assertEquals(scheduler.running, 0);
 });
+
+Deno.test("afterRunning waits for the running work only, queues nothing", async () => {
+  const scheduler = new Scheduler(options);
+  let idle = false;
+  await scheduler.afterRunning("w1");
+  const running = await scheduler.enqueue("w1", new AbortController().signal)!;
+  assert(running.kind === "admitted");
+  const next = scheduler.enqueue("w1", new AbortController().signal)!;
+  const after = scheduler.afterRunning("w1").then(() => idle = true);
+  assertEquals(scheduler.queued, 1, "nothing more was queued");
+  await Promise.resolve();
+  assertEquals(idle, false, "not while the work runs");
+  running.release();
+  await after;
+  const second = await next;
+  assert(second.kind === "admitted");
+  second.release();
+});

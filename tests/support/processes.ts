@@ -53,3 +53,30 @@ export async function isRunning(pid: number): Promise<boolean> {
   const stat = await Deno.readTextFile(`/proc/${pid}/stat`).catch(() => "");
   return stat !== "" && stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
 }
+
+/**
+ * The live descendants of process `root` whose command line matches `pattern`: how a test finds
+ * a process Chromium started for it (the native host) without looking at anyone else's.
+ */
+export async function descendantsMatching(root: number, pattern: RegExp): Promise<number[]> {
+  const parents = new Map<number, number>();
+  for await (const entry of Deno.readDir("/proc")) {
+    if (!/^\d+$/.test(entry.name)) continue;
+    const stat = await Deno.readTextFile(`/proc/${entry.name}/stat`).catch(() => "");
+    if (stat === "") continue;
+    parents.set(Number(entry.name), Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]));
+  }
+  const below = (pid: number): boolean => {
+    for (let up = parents.get(pid); up !== undefined && up > 1; up = parents.get(up)) {
+      if (up === root) return true;
+    }
+    return false;
+  };
+  const found: number[] = [];
+  for (const pid of parents.keys()) {
+    if (!below(pid) || !(await isRunning(pid))) continue;
+    const cmdline = await Deno.readTextFile(`/proc/${pid}/cmdline`).catch(() => "");
+    if (pattern.test(cmdline.replaceAll("\0", " "))) found.push(pid);
+  }
+  return found;
+}
