@@ -47,17 +47,15 @@ export const MAX_SUBSCRIPTIONS = 16;
 /** The methods this revision serves; every other one (including removed ones) is -32601. */
 const METHODS = new Set(["server/discover", "tools/list", "tools/call", "subscriptions/listen"]);
 
-const WORKSPACE_ID_SCHEMA = {
-  type: "string",
-  description: "The workspaceId that tabs_context_mcp or tabs_create_mcp returned. Pass it on " +
-    "every call that works in the browser. Omit it on those two tools to start a new workspace.",
-};
+// No description: it would be repeated on every tool the agent reads (the tools list must stay
+// under its budget); the rule is told once, on the two tools that mint one, and in the
+// instructions.
+const WORKSPACE_ID_SCHEMA = { type: "string" };
 
 /** The handle's retention policy, told where the handle is created (tools page, "Lifetime"). */
-const WORKSPACE_LIFETIME = " Called without a workspaceId, it starts a new workspace and " +
-  "returns its workspaceId; pass that on every later call. A workspace lasts while this " +
-  "connection is open and about a minute after it closes; an expired one is reported as " +
-  "unknown, and you start a new one.";
+const WORKSPACE_LIFETIME = " Without a workspaceId it starts a new workspace and returns its " +
+  "workspaceId: pass it on every later browser call. A workspace lasts while this connection is " +
+  "open and about a minute after; an expired one is reported unknown: start a new one.";
 
 type Request = Extract<Incoming, { kind: "request" }>;
 type Notification = Extract<Incoming, { kind: "notification" }>;

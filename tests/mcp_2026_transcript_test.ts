@@ -53,20 +53,15 @@ Deno.test("2026-07-28, core and switch transcripts", async (t) => {
       ttlMs: 3_600_000,
       cacheScope: "public",
     });
-  const workspaceProperty = {
-    type: "string",
-    description: "The workspaceId that tabs_context_mcp or tabs_create_mcp returned. Pass it on " +
-      "every call that works in the browser. Omit it on those two tools to start a new " +
-      "workspace.",
-  };
+  const workspaceProperty = { type: "string" };
   const toolList = descriptors.map((tool) => ({
     name: tool.name,
     title: tool.title,
     description: tool.createsContext
-      ? tool.description + " Called without a workspaceId, it starts a new workspace and " +
-        "returns its workspaceId; pass that on every later call. A workspace lasts while this " +
-        "connection is open and about a minute after it closes; an expired one is reported as " +
-        "unknown, and you start a new one."
+      ? tool.description + " Without a workspaceId it starts a new workspace and returns its " +
+        "workspaceId: pass it on every later browser call. A workspace lasts while this " +
+        "connection is open and about a minute after; an expired one is reported unknown: " +
+        "start a new one."
       : tool.description,
     inputSchema: tool.acceptsWorkspace
       ? {
@@ -135,10 +130,15 @@ Deno.test("2026-07-28, core and switch transcripts", async (t) => {
     const mcp = startConnector(testEnv);
     await t.step("S04 the first enveloped request binds 2026-07-28: tools/list", async () => {
       await mcp.send(modern(1, "tools/list"));
-      await mcp.expect(
-        result(1, { tools: toolList, ttlMs: 300_000, cacheScope: "public" }),
-        30_000,
+      const line = await mcp.next(30_000);
+      assertEquals(
+        line,
+        JSON.stringify(result(1, { tools: toolList, ttlMs: 300_000, cacheScope: "public" })),
       );
+      // An agent reads the whole list every session: it stays under the budget in this revision
+      // too, where every tool also takes a workspaceId.
+      const size = JSON.stringify({ tools: JSON.parse(line).result.tools }).length;
+      assert(size < 24_000, `tools/list takes ${size} characters`);
     });
 
     await t.step(

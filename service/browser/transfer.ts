@@ -8,7 +8,7 @@
 
 import type { OperationParams } from "../../shared/browser_protocol.ts";
 import { transferChunks, transferPlaceholder } from "../../shared/transfer.ts";
-import type { BrowserLink } from "./mod.ts";
+import type { BrowserLink } from "./browser_link.ts";
 
 /** How long the extension keeps a transfer that is not used: sending takes well under this. */
 const TRANSFER_TTL_MS = 60_000;

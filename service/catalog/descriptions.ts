@@ -40,23 +40,19 @@ export const TOOL_TEXT: Record<string, ToolText> = {
     example: { url: "https://example.com", tabId: TAB },
   },
   computer: {
-    description:
-      "Mouse, keyboard and screenshots on one of your tabs. Take a screenshot first: coordinates " +
-      "[x, y] are pixels of your latest screenshot of that tab (JPEG, no side over 1568 px) and " +
-      "land on the same spot of the page at any screen density. Actions: screenshot; " +
-      "left_click, right_click, double_click, triple_click at coordinate or on a ref from " +
-      'read_page/find (refs are surer; modifiers like "ctrl" or "shift+alt" hold keys); hover; ' +
-      "left_click_drag from start_coordinate to coordinate; type text into the focused element " +
-      "(click it first; real key presses); key with xdotool names and chords, space-separated, " +
-      'e.g. "Return", "ctrl+a Delete", "shift+Tab", "Page_Down", with repeat; scroll with ' +
-      "scroll_direction and scroll_amount (steps of 100 px, at coordinate or mid-page; returns a " +
-      "screenshot); scroll_to a ref; wait duration seconds (at most 10); zoom a region " +
-      "[x0, y0, x1, y1] to see small text (coordinates stay those of the full screenshot). " +
-      "Clicks, keys and typing return a receipt: what was hit, URL/title change, DOM changes, " +
-      "the focused field's value, blockers (dialog, disabled element) and tabs opened or closed " +
-      "(a popup becomes your tab: use its tabId). While a JavaScript alert/confirm/prompt is " +
-      'open the page is frozen: key "Return" accepts it, key "Escape" dismisses it, type ' +
-      "answers a prompt and accepts it (no Return needed after it).",
+    description: "Mouse, keyboard and screenshots on one of your tabs. Take a screenshot first: " +
+      "coordinates [x, y] are pixels of your latest screenshot of that tab (JPEG, no side over " +
+      "1568 px). Actions: screenshot; left_click, right_click, double_click, triple_click at " +
+      'coordinate or on a ref from read_page/find (refs are surer; modifiers like "shift+alt"); ' +
+      "hover; left_click_drag from start_coordinate to coordinate; type text into the focused " +
+      "element (click it first); key with xdotool names and chords, space-separated, e.g. " +
+      '"Return", "ctrl+a Delete", with repeat; scroll with scroll_direction and scroll_amount ' +
+      "(100 px steps; returns a screenshot); scroll_to a ref; wait duration seconds (at most " +
+      "10); zoom a region [x0, y0, x1, y1] to see small text. Clicks, keys and typing return a " +
+      "receipt: what was hit, URL/title change, DOM changes, the focused field's value, blockers " +
+      "and tabs opened or closed (a popup becomes your tab). While a JavaScript dialog is open " +
+      'the page is frozen: key "Return" accepts it, key "Escape" dismisses it, type answers a ' +
+      "prompt and accepts it (no Return needed after it); or use dialog.",
     example: { action: "left_click", coordinate: [400, 300], tabId: TAB },
     actionExamples: {
       screenshot: { action: "screenshot", tabId: TAB },
@@ -100,10 +96,9 @@ export const TOOL_TEXT: Record<string, ToolText> = {
     description:
       "Set one form field, by its ref from read_page or find, to value: text for text inputs, " +
       "textareas and contenteditable areas (replaces what is there); an option's label or value " +
-      "for a select; true or false for a checkbox; true for the radio button to choose. Works in " +
-      "iframes and shadow DOM. It fires the input and change events real typing fires, so " +
-      "React/Vue-controlled fields update their state. Returns the field's role, name and value " +
-      "afterwards (password values stay redacted). A button or link is not a field: click it " +
+      "for a select; true or false for a checkbox; true for the radio to choose. It fires the " +
+      "input and change events typing fires, so React/Vue state follows. Returns the field's " +
+      "value afterwards (passwords stay redacted). A button or link is not a field: click it " +
       "with computer. A ref from before a navigation is gone: call find or read_page again.",
     example: { ref: "ref_12", value: "hello@example.com", tabId: TAB },
   },
@@ -150,15 +145,13 @@ export const TOOL_TEXT: Record<string, ToolText> = {
   read_page: {
     description:
       "Read the page as a compact accessibility outline: one line per element, like button " +
-      '"Sign in" [ref_7], plus value and states (checked, expanded, disabled, required...), nested by ' +
-      "indentation, table rows on one line each; includes open shadow DOM and iframes (also " +
-      "cross-origin ones). A ref stays the same for the same element across reads, and computer, " +
-      'form_input and find accept it. filter: "interactive" lists only what you can act on (a ' +
-      "flat list, much shorter); depth limits nesting (e.g. 2 for a page overview); ref_id reads " +
-      "just that element's subtree; max_chars caps the answer (default 24000), and a cut answer " +
-      "names the ref_ids to read next. diff: true returns only what changed since your last " +
-      "read_page of this tab with the same filter/depth/ref_id (~ changed, + added, - removed): " +
-      "use it after an action. Password and secret values are redacted.",
+      '"Sign in" [ref_7], with value and states, nested by indentation; includes shadow DOM and ' +
+      "iframes. A ref stays the same for the same element across reads; computer, form_input and " +
+      'find accept it. filter: "interactive" lists only what you can act on (much shorter); ' +
+      "depth limits nesting; ref_id reads one element's subtree; max_chars caps the answer " +
+      "(default 24000) and a cut answer names the ref_ids to read next. diff: true returns only " +
+      "what changed since your last read with the same options (~ changed, + added, - removed). " +
+      "Password and secret values are redacted.",
     example: { tabId: TAB, filter: "interactive" },
   },
   resize_window: {

@@ -1,0 +1,290 @@
+/**
+ * One attached browser: the link that carries commands to its extension and results back, with
+ * its tabs' state. Tabs the model sees are composite numbers (browser slot × 2^32 + native tab
+ * id) so several browsers can be attached at once.
+ *
+ * @module
+ */
+
+import {
+  type Command,
+  FromExtension,
+  type OperationName,
+  type OperationParams,
+  type OperationResult,
+  Operations,
+  TO_EXTENSION_MAX_FRAME,
+} from "../../shared/browser_protocol.ts";
+import { type BoundedWriter, encodeFrame } from "../../shared/framing.ts";
+import { ENABLE_COMMANDS, OBSERVED_EVENTS, Ring, TabState } from "./tab_state.ts";
+import { BrowserError, dialogOpenError } from "./errors.ts";
+
+/** How many commands may be in flight to one browser at once. */
+const MAX_IN_FLIGHT = 64;
+/** How long one browser operation may take before its outcome is unknown. */
+export const DEFAULT_OPERATION_TIMEOUT_MS = 30_000;
+const SLOT_FACTOR = 2 ** 32;
+/** CDP commands that need the page's renderer, which a JavaScript dialog blocks. */
+const RENDERER_BOUND =
+  /^(Runtime|DOM|DOMSnapshot|Input|Accessibility|CSS|Overlay)\.|^Page\.(captureScreenshot|createIsolatedWorld|getFrameTree|getLayoutMetrics|reload)$/;
+/**
+ * Renderer-bound commands that can themselves open a dialog (input reaches page handlers, a
+ * reload runs the new page's scripts): their callers report the dialog, so they are not cut
+ * short when one opens.
+ */
+const MAY_OPEN_DIALOG = /^Input\.|^Page\.reload$/;
+/** Tab openings and closings remembered per browser, for tab deltas. */
+const TAB_CHANGES_KEPT = 256;
+
+/** A tab the browser opened or closed, numbered in the order the extension reported it. */
+export interface TabChange {
+  serial: number;
+  kind: "opened" | "closed";
+  native: number;
+  opener?: number;
+  active?: boolean;
+}
+
+interface Pending {
+  op: OperationName;
+  resolve: (value: unknown) => void;
+  reject: (error: BrowserError) => void;
+  timer: ReturnType<typeof setTimeout>;
+}
+
+/** One attached browser. */
+export class BrowserLink {
+  readonly connectedAt = new Date();
+  #writer: BoundedWriter;
+  #pending = new Map<number, Pending>();
+  #nextId = 1;
+  #closed = false;
+  #tabs = new Map<number, TabState>();
+  #observing = new Map<number, Promise<unknown>>();
+  #changes = new Ring<TabChange>(TAB_CHANGES_KEPT);
+  #changeSerial = 0;
+
+  constructor(
+    readonly browserId: string,
+    readonly slot: number,
+    readonly details: { extensionVersion: string; userAgent: string; launchToken?: string },
+    writer: BoundedWriter,
+  ) {
+    this.#writer = writer;
+  }
+
+  /** True while the connection to this browser is open. */
+  get connected(): boolean {
+    return !this.#closed;
+  }
+
+  /**
+   * Performs one operation in the browser, validating its result. A renderer-bound command is
+   * refused at once while a JavaScript dialog is open, and fails with `dialog_open` as soon as
+   * one opens while it waits, unless `ownDialogs` says the caller races dialogs itself.
+   */
+  async call<N extends OperationName>(
+    op: N,
+    params: OperationParams<N>,
+    options: { timeoutMs?: number; ownDialogs?: boolean } = {},
+  ): Promise<OperationResult<N>> {
+    if (this.#closed) throw new BrowserError("not_sent", "the browser is not connected");
+    let dialogWatch: number | undefined;
+    if (op === "cdp" || op === "cdp.sequence" || op === "cdp.with_transfers") {
+      const tabId = (params as { tab_id: number }).tab_id;
+      await this.#observe(tabId);
+      const methods = cdpMethods(params as OperationParams<CdpOperation>);
+      this.#refuseWhileDialog(tabId, methods);
+      this.#notePresses(tabId, params as OperationParams<CdpOperation>);
+      const blocked = methods.some((method) => RENDERER_BOUND.test(method));
+      const opens = methods.some((method) => MAY_OPEN_DIALOG.test(method));
+      if (blocked && !opens && !options.ownDialogs) dialogWatch = tabId;
+    }
+    if (this.#pending.size >= MAX_IN_FLIGHT) {
+      throw new BrowserError("busy", `the browser already has ${MAX_IN_FLIGHT} commands running`);
+    }
+    const id = this.#nextId++;
+    const command: Command = { type: "command", id, op, params };
+    const frame = encodeFrame(command, TO_EXTENSION_MAX_FRAME);
+    const timeoutMs = options.timeoutMs ?? DEFAULT_OPERATION_TIMEOUT_MS;
+    const raw = await new Promise<unknown>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.#pending.delete(id);
+        reject(new BrowserError("timeout", `the browser did not finish ${op} in ${timeoutMs} ms`));
+      }, timeoutMs);
+      this.#pending.set(id, { op, resolve, reject, timer });
+      if (dialogWatch !== undefined) this.#failOnDialog(id, dialogWatch, timeoutMs);
+      this.#writer.write(frame).catch((error) => {
+        // The frame did not reach the extension whole, so it cannot have run there.
+        const reason = `could not send ${op} to the browser: ${(error as Error).message}`;
+        this.#settle(id, (p) => p.reject(new BrowserError("not_sent", reason)));
+      });
+    });
+    const parsed = Operations[op].result.safeParse(raw);
+    if (!parsed.success) {
+      throw new BrowserError("internal", `the extension answered ${op} with an unexpected shape`);
+    }
+    return parsed.data as OperationResult<N>;
+  }
+
+  /**
+   * Starts observing a tab now, before any command touches it (a popup the workspace just
+   * adopted), so its buffers cover its first requests.
+   */
+  observe(native: number): Promise<unknown> {
+    return this.#observe(native);
+  }
+
+  /**
+   * Starts observing a tab the first time a command touches it, so console and network
+   * buffers cover everything since then.
+   */
+  #observe(native: number): Promise<unknown> {
+    let started = this.#observing.get(native);
+    if (!started) {
+      started = this.call("tab.observe", {
+        tab_id: native,
+        events: OBSERVED_EVENTS,
+        enable: ENABLE_COMMANDS,
+      }).catch((error) => {
+        this.#observing.delete(native);
+        throw error;
+      });
+      this.#observing.set(native, started);
+    }
+    return started;
+  }
+
+  /** Remembers where pointer presses go, whatever tool sends them (recordings mark them). */
+  #notePresses(tabId: number, params: OperationParams<CdpOperation>): void {
+    const commands = "commands" in params ? params.commands : [params];
+    for (const { method, params: event } of commands) {
+      if (method !== "Input.dispatchMouseEvent" || event.type !== "mousePressed") continue;
+      const [x, y] = [Number(event.x), Number(event.y)];
+      if (Number.isFinite(x) && Number.isFinite(y)) {
+        this.tab(tabId).presses.push({ at: Date.now(), x, y });
+      }
+    }
+  }
+
+  /**
+   * A JavaScript dialog freezes the page's renderer: a command that needs it would hang until
+   * the operation timeout. Refuse such commands at once, saying how to get out.
+   */
+  #refuseWhileDialog(tabId: number, methods: string[]): void {
+    const dialog = this.#tabs.get(tabId)?.dialog;
+    if (!dialog) return;
+    if (!methods.some((method) => RENDERER_BOUND.test(method))) return;
+    throw dialogOpenError(dialog);
+  }
+
+  /**
+   * A dialog that opens while a renderer-bound command waits holds that command until someone
+   * answers it: fail the command at once instead of waiting out its timeout.
+   */
+  #failOnDialog(id: number, tabId: number, timeoutMs: number): void {
+    const stop = new AbortController();
+    this.tab(tabId).waitFor(
+      (event) => event.method === "Page.javascriptDialogOpening",
+      timeoutMs,
+      stop.signal,
+    ).then(() => {
+      const dialog = this.#tabs.get(tabId)?.dialog;
+      if (dialog) this.#settle(id, (p) => p.reject(dialogOpenError(dialog)));
+    });
+    const pending = this.#pending.get(id);
+    if (!pending) return stop.abort();
+    const { resolve, reject } = pending;
+    pending.resolve = (value) => (stop.abort(), resolve(value));
+    pending.reject = (error) => (stop.abort(), reject(error));
+  }
+
+  /** What the service knows about one of this browser's tabs from its events. */
+  tab(native: number): TabState {
+    let state = this.#tabs.get(native);
+    if (!state) {
+      state = new TabState();
+      this.#tabs.set(native, state);
+    }
+    return state;
+  }
+
+  /** Routes one CDP event from the extension to its tab. */
+  handleEvent(message: Extract<FromExtension, { type: "cdp_event" }>): void {
+    if (!this.#observing.has(message.tab_id)) return;
+    this.tab(message.tab_id).apply(
+      { method: message.method, params: message.params },
+      message.dropped ?? 0,
+    );
+  }
+
+  /** Records a tab the browser opened. */
+  tabOpened(native: number, opener: number | undefined, active: boolean): void {
+    this.#changes.push({ serial: ++this.#changeSerial, kind: "opened", native, opener, active });
+  }
+
+  /** Records a closed tab and forgets what was known about it. */
+  tabClosed(native: number): void {
+    this.#changes.push({ serial: ++this.#changeSerial, kind: "closed", native });
+    this.#tabs.get(native)?.close();
+    this.#tabs.delete(native);
+    this.#observing.delete(native);
+  }
+
+  /** The serial of the latest tab change, to compare against later. */
+  get tabChangeSerial(): number {
+    return this.#changeSerial;
+  }
+
+  /** Tab changes after `serial`, oldest first (a bounded memory: very old ones are gone). */
+  tabChangesSince(serial: number): TabChange[] {
+    return this.#changes.items().filter((change) => change.serial > serial);
+  }
+
+  /** Routes one frame from the extension. */
+  handleResult(message: Extract<FromExtension, { type: "result" }>): void {
+    this.#settle(message.id, (pending) => {
+      if (message.ok) pending.resolve(message.value);
+      else pending.reject(new BrowserError(message.error.kind, message.error.message));
+    });
+  }
+
+  #settle(id: number, action: (pending: Pending) => void): void {
+    const pending = this.#pending.get(id);
+    if (!pending) return;
+    this.#pending.delete(id);
+    clearTimeout(pending.timer);
+    action(pending);
+  }
+
+  /** Ends every pending command: they may have happened. */
+  close(): void {
+    this.#closed = true;
+    for (const state of this.#tabs.values()) state.close();
+    for (const id of [...this.#pending.keys()]) {
+      this.#settle(
+        id,
+        (p) => p.reject(new BrowserError("disconnected", `the browser went away during ${p.op}`)),
+      );
+    }
+  }
+
+  /** The model-facing id of one of this browser's tabs. */
+  compose(nativeTabId: number): number {
+    return this.slot * SLOT_FACTOR + nativeTabId;
+  }
+}
+
+/** The operations that send CDP commands to a tab. */
+type CdpOperation = "cdp" | "cdp.sequence" | "cdp.with_transfers";
+
+/** The CDP methods a CDP operation sends. */
+function cdpMethods(params: OperationParams<CdpOperation>): string[] {
+  return "commands" in params ? params.commands.map((command) => command.method) : [params.method];
+}
+
+/** Splits a model-facing tab id into browser slot and native tab id. */
+export function decomposeTabId(tabId: number): { slot: number; native: number } | null {
+  if (!Number.isSafeInteger(tabId) || tabId < 0) return null;
+  return { slot: Math.floor(tabId / SLOT_FACTOR), native: tabId % SLOT_FACTOR };
+}

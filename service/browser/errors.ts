@@ -1,0 +1,46 @@
+/**
+ * How a browser operation fails: a kind the tools act on (a tab that is gone, a dialog that holds
+ * the page, a link that closed, a timeout) and a message.
+ *
+ * @module
+ */
+
+import type { OpenDialog } from "./tab_state.ts";
+
+/** Why a browser operation failed. */
+export type BrowserErrorKind =
+  | "no_such_tab"
+  | "cdp_error"
+  | "invalid_params"
+  | "unsupported"
+  | "internal"
+  | "disconnected"
+  | "not_sent"
+  | "timeout"
+  | "busy"
+  | "dialog_open";
+
+/**
+ * A browser operation failed; `kind` says whether it may have happened. `not_sent` means the
+ * command never left the service (the link was already closed, or the write was refused).
+ */
+export class BrowserError extends Error {
+  constructor(readonly kind: BrowserErrorKind, message: string) {
+    super(message);
+    this.name = "BrowserError";
+  }
+
+  /** True when the browser may have carried the operation out. */
+  get mayHaveHappened(): boolean {
+    return this.kind === "disconnected" || this.kind === "timeout";
+  }
+}
+
+/** The refusal for a command the open dialog would hold. */
+export function dialogOpenError(dialog: Pick<OpenDialog, "type" | "message">): BrowserError {
+  const quoted = dialog.message ? ` ("${dialog.message.slice(0, 100)}")` : "";
+  return new BrowserError(
+    "dialog_open",
+    `A JavaScript ${dialog.type} dialog${quoted} is open and freezes the page`,
+  );
+}
