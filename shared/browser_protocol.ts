@@ -250,6 +250,9 @@ export const BROWSER_ID = /^[A-Za-z0-9_-]{8,64}$/;
 export const MAX_EXTENSION_VERSION = 32;
 /** The longest user agent a hello may carry. */
 export const MAX_USER_AGENT = 500;
+/** Most features a hello may declare, and the longest name of one. */
+export const MAX_FEATURES = 64;
+export const MAX_FEATURE_NAME = 64;
 /** The longest launch token a hello may carry (`browser launch` sends a UUID). */
 export const MAX_LAUNCH_TOKEN = 64;
 
@@ -267,6 +270,11 @@ export const FromExtension = z.union([
      * restarts and relay reconnects), new when the browser restarts and its tab ids start over.
      */
     browser_run: z.string().max(MAX_LAUNCH_TOKEN).optional(),
+    /**
+     * The features this extension supports (`shared/extension_features.ts`). The service sends
+     * an extension only the operations of features it declared; absent means none.
+     */
+    features: z.array(z.string().max(MAX_FEATURE_NAME)).max(MAX_FEATURES).optional(),
   }).strict(),
   z.object({
     type: z.literal("result"),

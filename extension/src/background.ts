@@ -9,6 +9,7 @@
 /// <reference types="@types/chrome" />
 
 import { type FromExtension, ToExtension } from "../../shared/browser_protocol.ts";
+import { EXTENSION_FEATURES } from "../../shared/extension_features.ts";
 import { PersonRequest } from "../../shared/person.ts";
 import { setEventSink } from "./events.ts";
 import { MechanismError, perform, releaseAll } from "./operations.ts";
@@ -89,6 +90,7 @@ async function sayHello(config: LaunchConfig): Promise<void> {
     extension_version: chrome.runtime.getManifest().version,
     user_agent: navigator.userAgent.slice(0, 500),
     browser_run: await browserRun(),
+    features: [...EXTENSION_FEATURES],
     ...(config.launch_token ? { launch_token: config.launch_token } : {}),
   });
 }

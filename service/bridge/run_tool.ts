@@ -9,7 +9,8 @@
  */
 
 import type { Outcome } from "../../shared/bridge.ts";
-import { BrowserError } from "../browser/mod.ts";
+import { ExtensionFeature, FEATURE_TOOLS, UPGRADE_STEP } from "../../shared/extension_features.ts";
+import { BrowserError, decomposeTabId } from "../browser/mod.ts";
 import type { Catalog } from "../catalog/mod.ts";
 import {
   failureOutcome,
@@ -52,7 +53,30 @@ export async function runTool(
   }
   const refused = await gate.before(call);
   if (refused !== null) return refused;
+  const lacking = lackingFeature(call, context);
+  if (lacking !== null) return await gate.after(call, lacking);
   return await gate.after(call, await callHandler(call, context));
+}
+
+/**
+ * The upgrade step, before anything touches the page, when the call's tool needs a feature the
+ * extension of the browser holding its tab did not declare. The link refuses the operations of
+ * such a feature anyway (`needs_upgrade`); this answers before the tool's first read.
+ */
+function lackingFeature(call: ToolCall, context: ToolContext): Outcome | null {
+  const feature = ExtensionFeature.options.find((name) => FEATURE_TOOLS[name].includes(call.tool));
+  const tabId = call.args.tabId;
+  if (feature === undefined || typeof tabId !== "number") return null;
+  const slot = decomposeTabId(tabId)?.slot;
+  const link = slot === undefined ? undefined : context.browsers.bySlot(slot);
+  if (link === undefined || link.details.features.includes(feature)) return null;
+  return upgradeOutcome(
+    call.tool,
+    new BrowserError(
+      "needs_upgrade",
+      `the installed extension (${link.details.extensionVersion}) does not support ${feature}`,
+    ),
+  );
 }
 
 /** Calls the tool's handler; what it throws becomes an outcome. */
@@ -61,6 +85,9 @@ async function callHandler(call: ToolCall, context: ToolContext): Promise<Outcom
     return await HANDLERS[call.tool](call.args, context);
   } catch (error) {
     if (error instanceof BrowserError && error.kind === "not_sent") return notSentOutcome(error);
+    if (error instanceof BrowserError && error.kind === "needs_upgrade") {
+      return upgradeOutcome(call.tool, error);
+    }
     return failureOutcome(error, context.workspace);
   }
 }
@@ -102,5 +129,18 @@ function notSentOutcome(error: BrowserError): Outcome {
       `(${error.message}).`,
     next_step: "Check that the browser is running and attached ('ghostlight status'), then " +
       "retry.",
+  };
+}
+
+/**
+ * The tool needs a feature the installed extension did not declare in its hello: the command
+ * was refused before it was sent, and only an upgrade makes the tool work.
+ */
+function upgradeOutcome(tool: string, error: BrowserError): Outcome {
+  return {
+    kind: "tool_failure",
+    message: `${tool} cannot work with this browser: ${error.message}, so nothing was sent to ` +
+      `it. Other tools still work.`,
+    next_step: UPGRADE_STEP,
   };
 }

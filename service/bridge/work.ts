@@ -106,12 +106,15 @@ function admitWork(session: Session, message: StartMessage): AdmittedWork | null
   if ("refusal" in admitted) return refuse(admitted.refusal);
   const id = workIds.next();
   const controller = new AbortController();
-  const queued = scheduler.enqueue(admitted.workspace?.id ?? id, controller.signal);
+  const lane = admitted.workspace?.id ?? id;
+  const full = scheduler.full(lane);
+  const queued = full === null ? scheduler.enqueue(lane, controller.signal) : null;
   if (queued === null) {
     return refuse({
       kind: "busy",
-      message: `This workspace already has ${scheduler.options.maxQueuedPerLane} browser ` +
-        "calls waiting.",
+      message: full === "total"
+        ? `The service already has ${scheduler.options.maxQueued} browser calls waiting.`
+        : `This workspace already has ${scheduler.options.maxQueuedPerLane} browser calls waiting.`,
       next_step: "Wait for some to finish, then try again.",
     });
   }

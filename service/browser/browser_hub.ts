@@ -12,6 +12,7 @@ import {
   TO_EXTENSION_MAX_FRAME,
 } from "../../shared/browser_protocol.ts";
 import { type BoundedWriter, encodeFrame, type FrameReader } from "../../shared/framing.ts";
+import { knownFeatures } from "../../shared/extension_features.ts";
 import { log } from "../log/mod.ts";
 import { BrowserLink } from "./browser_link.ts";
 
@@ -159,6 +160,7 @@ export class BrowserHub {
       extensionVersion: hello.extension_version,
       userAgent: hello.user_agent,
       launchToken: hello.launch_token,
+      features: knownFeatures(hello.features),
     }, writer);
     this.#links.set(id, link);
     log("info", `browser attached in slot ${slot} (extension ${hello.extension_version})`);

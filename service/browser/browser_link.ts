@@ -15,6 +15,7 @@ import {
   Operations,
   TO_EXTENSION_MAX_FRAME,
 } from "../../shared/browser_protocol.ts";
+import { type ExtensionFeature, featureOf } from "../../shared/extension_features.ts";
 import { type BoundedWriter, encodeFrame } from "../../shared/framing.ts";
 import { ENABLE_COMMANDS, OBSERVED_EVENTS, Ring, TabState } from "./tab_state.ts";
 import { BrowserError, dialogOpenError } from "./errors.ts";
@@ -67,7 +68,13 @@ export class BrowserLink {
   constructor(
     readonly browserId: string,
     readonly slot: number,
-    readonly details: { extensionVersion: string; userAgent: string; launchToken?: string },
+    readonly details: {
+      extensionVersion: string;
+      userAgent: string;
+      launchToken?: string;
+      /** What the extension declared in its hello: nothing else is ever sent to it. */
+      features: readonly ExtensionFeature[];
+    },
     writer: BoundedWriter,
   ) {
     this.#writer = writer;
@@ -89,6 +96,7 @@ export class BrowserLink {
     options: { timeoutMs?: number; ownDialogs?: boolean } = {},
   ): Promise<OperationResult<N>> {
     if (this.#closed) throw new BrowserError("not_sent", "the browser is not connected");
+    this.#refuseUndeclared(op);
     let dialogWatch: number | undefined;
     if (op === "cdp" || op === "cdp.sequence" || op === "cdp.with_transfers") {
       const tabId = (params as { tab_id: number }).tab_id;
@@ -125,6 +133,16 @@ export class BrowserLink {
       throw new BrowserError("internal", `the extension answered ${op} with an unexpected shape`);
     }
     return parsed.data as OperationResult<N>;
+  }
+
+  /** Refuses, before anything is sent, an operation whose feature the extension did not declare. */
+  #refuseUndeclared(op: OperationName): void {
+    const feature = featureOf(op);
+    if (feature === undefined || this.details.features.includes(feature)) return;
+    throw new BrowserError(
+      "needs_upgrade",
+      `the installed extension (${this.details.extensionVersion}) does not support ${feature}`,
+    );
   }
 
   /**

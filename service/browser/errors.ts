@@ -18,7 +18,8 @@ export type BrowserErrorKind =
   | "not_sent"
   | "timeout"
   | "busy"
-  | "dialog_open";
+  | "dialog_open"
+  | "needs_upgrade";
 
 /**
  * A browser operation failed; `kind` says whether it may have happened. `not_sent` means the

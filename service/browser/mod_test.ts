@@ -139,3 +139,22 @@ Deno.test("a restarted browser gets a new slot, and its old tabs are purged firs
   assertEquals(hub.bySlot(before.slot), undefined, "old ids reach no browser");
   await restarted.end();
 });
+
+Deno.test("a link never sends an operation of a feature its extension did not declare", async () => {
+  const hub = new BrowserHub();
+  const written: Uint8Array[] = [];
+  const conn = connect(hub, { write: (chunk) => void written.push(chunk) });
+  conn.say(hello("browser-old"));
+  await attached(hub, "browser-old");
+  const link = hub.pick()!;
+  assertEquals(link.details.features, []);
+  const refused = await link.call("transfer.discard", { transfer_id: crypto.randomUUID() })
+    .catch((error) => error);
+  assert(refused instanceof BrowserError, String(refused));
+  assertEquals([refused.kind, refused.mayHaveHappened], ["needs_upgrade", false]);
+  assertEquals(written.length, 0, "nothing was written to the browser");
+  conn.say({ ...hello("browser-new"), features: ["transfers", "from-the-future"] });
+  await attached(hub, "browser-new");
+  assertEquals(hub.pick()!.details.features, ["transfers"]);
+  await conn.end();
+});

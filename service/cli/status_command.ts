@@ -38,6 +38,7 @@ export async function runStatus(paths: InstancePaths, args: string[]): Promise<n
     console.log(
       `  slot ${browser.slot}: extension ${browser.extensionVersion}, ${browser.userAgent}`,
     );
+    if (browser.mismatch) console.log(`    version mismatch: ${browser.mismatch}`);
   }
   console.log(`MCP connectors: ${status.connectors.length}`);
   for (const connector of status.connectors) {

@@ -23,6 +23,10 @@ export const Status = z.object({
     userAgent: z.string(),
     launchToken: z.string().optional(),
     connectedAt: z.string(),
+    /** The features its extension declared in its hello. */
+    features: z.array(z.string()).optional(),
+    /** What is wrong between this service and that extension, and the upgrade step. */
+    mismatch: z.string().optional(),
   })),
   connectors: z.array(z.object({
     client: z.string(),

@@ -10,6 +10,7 @@ import { FROM_EXTENSION_MAX_FRAME } from "../../shared/browser_protocol.ts";
 import { encodeFrame, FrameBudget } from "../../shared/framing.ts";
 import { acceptAndProve, type HandshakeRefusal, HELLO_MAX_FRAME } from "../../shared/handshake.ts";
 import type { InstancePaths } from "../../shared/instance.ts";
+import { extensionMismatch } from "../../shared/extension_features.ts";
 import { VERSION } from "../../shared/version.ts";
 import { AuditKey, AuditLog } from "../audit/mod.ts";
 import {
@@ -19,7 +20,7 @@ import {
   type SessionInfo,
   WorkIds,
 } from "../bridge/mod.ts";
-import { BrowserError, BrowserHub, decomposeTabId } from "../browser/mod.ts";
+import { BrowserError, BrowserHub, type BrowserLink, decomposeTabId } from "../browser/mod.ts";
 import { Catalog } from "../catalog/mod.ts";
 import { controlApp, type Probe, type Status } from "../control/mod.ts";
 import { bindSockets, ensureOwnedDir, ensureSecret } from "../endpoint/mod.ts";
@@ -159,6 +160,12 @@ async function buildState(sources: StateSources): Promise<ServiceState> {
   return { browsers, workspaces, holds, shared, activity, desk };
 }
 
+/** The version skew between this service and a browser's extension, when there is one. */
+function mismatchOf(link: BrowserLink): { mismatch?: string } {
+  const mismatch = extensionMismatch(link.details.extensionVersion, link.details.features);
+  return mismatch === null ? {} : { mismatch };
+}
+
 /** What `ghostlight status` shows of a running service. */
 function statusOf(state: ServiceState, identity: Status["service"]): Status {
   return {
@@ -169,6 +176,8 @@ function statusOf(state: ServiceState, identity: Status["service"]): Status {
       userAgent: link.details.userAgent,
       ...(link.details.launchToken ? { launchToken: link.details.launchToken } : {}),
       connectedAt: link.connectedAt.toISOString(),
+      features: [...link.details.features],
+      ...mismatchOf(link),
     })),
     connectors: [...state.activity.sessions].map((session) => ({
       client: session.client,

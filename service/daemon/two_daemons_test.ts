@@ -1,89 +1,14 @@
 // Two services in one process share nothing: each daemon builds its own workspaces, holds,
 // scheduler and work ids, so nothing one does is visible to the other.
 
-import { BRIDGE_MAX_FRAME, ServiceMessage } from "../../shared/bridge.ts";
-import { TO_EXTENSION_MAX_FRAME } from "../../shared/browser_protocol.ts";
-import { encodeFrame } from "../../shared/framing.ts";
-import { connectAndVerify } from "../../shared/handshake.ts";
-import { type InstancePaths, resolveInstancePaths } from "../../shared/instance.ts";
 import { assert, assertEquals } from "../../tests/support/assert.ts";
-import { makeTestEnv, type TestEnv } from "../../tests/support/env.ts";
+import { connector, startInstance } from "../../tests/support/daemon.ts";
 import { waitFor } from "../../tests/support/wait.ts";
 import { fetchStatus } from "../control/mod.ts";
 import { DEFAULT_SCHEDULER_OPTIONS } from "../scheduler/mod.ts";
-import { readServiceSettings } from "../settings.ts";
-import { type Daemon, startDaemon } from "./mod.ts";
-
-/** A daemon on a fresh instance of its own, in this process. */
-async function startInstance(prefix: string) {
-  const testEnv: TestEnv = await makeTestEnv(prefix);
-  const paths: InstancePaths = resolveInstancePaths(testEnv.instance, (key) => testEnv.env[key]);
-  const daemon: Daemon = await startDaemon(paths, {
-    settings: readServiceSettings(() => undefined),
-    exitWhenIdle: false,
-    logToStderr: false,
-  });
-  const connections: Deno.Conn[] = [];
-  return {
-    paths,
-    /** Opens a connection that has passed the hello, in `role`. */
-    async connect(role: "mcp" | "browser") {
-      const opened = await connectAndVerify({
-        socket: role === "mcp" ? paths.bridgeSocket : paths.browserSocket,
-        secretFile: paths.secretFile,
-        role,
-        client: { name: "test", version: "1" },
-        maxFrame: role === "mcp" ? BRIDGE_MAX_FRAME : TO_EXTENSION_MAX_FRAME,
-      });
-      connections.push(opened.conn);
-      return {
-        send: (message: Record<string, unknown>) =>
-          opened.writer.write(encodeFrame(message, BRIDGE_MAX_FRAME)),
-        next: () => opened.reader.next(),
-        close: () => opened.conn.close(),
-      };
-    },
-    /** Closes every connection, waits for the service to see them gone, and stops it. */
-    async stop() {
-      for (const conn of connections) {
-        try {
-          conn.close();
-        } catch {
-          // Closed by the test already.
-        }
-      }
-      await waitFor(async () => {
-        const status = await fetchStatus(paths.controlSocket);
-        return status.connectors.length === 0 && status.browsers.length === 0;
-      }, "the service to see its connections gone");
-      await daemon.stop();
-      await testEnv.dispose();
-    },
-  };
-}
 
 /** Arguments for update_plan, a tool that needs no browser. */
 const PLAN = { domains: ["example.com"], approach: ["look around"] };
-
-/** A connector's session: sends `start` messages and reads what the service answers. */
-async function connector(instance: Awaited<ReturnType<typeof startInstance>>) {
-  const link = await instance.connect("mcp");
-  let seq = 0;
-  return {
-    send: link.send,
-    start(tool: string, args: Record<string, unknown> = {}, workspace?: string) {
-      return link.send({
-        type: "start",
-        seq: ++seq,
-        tool,
-        arguments: args,
-        ...(workspace === undefined ? {} : { workspace }),
-        context: { client_name: "test", client_version: "1" },
-      });
-    },
-    next: async () => ServiceMessage.parse(await link.next()),
-  };
-}
 
 Deno.test("a workspace minted through one daemon's bridge is unknown to another's", async () => {
   const one = await startInstance("one");

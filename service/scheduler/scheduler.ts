@@ -1,7 +1,7 @@
 /**
  * The service's work scheduler: one lane per workspace, first in first out inside a lane,
- * round-robin across lanes, a bound on running works and on queued works per lane, and a queue
- * deadline. Work retires from the queue — cancelled or out of time — before it ever reaches the
+ * round-robin across lanes, a bound on running works, on queued works per lane and in total, and
+ * a queue deadline. Work retires from the queue — cancelled or out of time — before it ever reaches the
  * browser. Pure logic with timers; it knows nothing of tools or connectors.
  *
  * @module
@@ -18,6 +18,8 @@ export interface SchedulerOptions {
   maxRunning: number;
   /** Works waiting in one lane (the running one not counted). */
   maxQueuedPerLane: number;
+  /** Works waiting across all lanes. */
+  maxQueued: number;
   /** How long a work may wait in its lane before it retires as not dispatched. */
   queueDeadlineMs: number;
 }
@@ -26,16 +28,21 @@ export interface SchedulerOptions {
 export const DEFAULT_SCHEDULER_OPTIONS: SchedulerOptions = {
   maxRunning: 8,
   maxQueuedPerLane: 32,
+  maxQueued: 256,
   queueDeadlineMs: 30_000,
 };
 
 interface Waiter {
   enqueuedAt: number;
+  /** Its place in the order works were queued, across lanes. */
+  serial: number;
   admit: () => void;
   retire: (reason: "cancelled" | "queue_deadline") => void;
 }
 
 interface Lane {
+  /** When the lane was last given a slot (or created), in admissions: least recent goes first. */
+  servedAt: number;
   running: boolean;
   waiting: Waiter[];
   /** Called once the work running now has released the lane. */
@@ -47,21 +54,23 @@ export class Scheduler {
   readonly options: SchedulerOptions;
   #lanes = new Map<string, Lane>();
   #running = 0;
-  /** Lane names in the order they are offered a free slot; rotated on every admission. */
-  #rotation: string[] = [];
+  /** Admissions so far: the clock of round-robin. */
+  #admissions = 0;
+  #serial = 0;
 
   constructor(options: SchedulerOptions = DEFAULT_SCHEDULER_OPTIONS) {
     this.options = options;
   }
 
   /**
-   * Queues a work on `lane`. Returns null when the lane's queue is full (nothing was queued);
+   * Queues a work on `lane`. Returns null when the lane's queue or the scheduler's is full
+   * (nothing was queued; {@linkcode full} says which);
    * otherwise a promise that settles when the work may run or has retired. An abort of `signal`
    * while waiting retires the work as cancelled.
    */
   enqueue(lane: string, signal: AbortSignal): Promise<Admission> | null {
+    if (this.full(lane) !== null) return null;
     const state = this.#lane(lane);
-    if (state.waiting.length >= this.options.maxQueuedPerLane) return null;
     if (signal.aborted) {
       return Promise.resolve({ kind: "retired", reason: "cancelled", waitedMs: 0 });
     }
@@ -76,6 +85,7 @@ export class Scheduler {
       };
       const waiter: Waiter = {
         enqueuedAt,
+        serial: ++this.#serial,
         admit: () => {
           state.running = true;
           this.#running++;
@@ -117,6 +127,14 @@ export class Scheduler {
     return new Promise((resolve) => state.afterRunning.push(resolve));
   }
 
+  /** Which queue bound a new work on `lane` would break: its lane's, the total, or none. */
+  full(lane: string): "lane" | "total" | null {
+    const waiting = this.#lanes.get(lane)?.waiting.length ?? 0;
+    if (waiting >= this.options.maxQueuedPerLane) return "lane";
+    if (this.queued >= this.options.maxQueued) return "total";
+    return null;
+  }
+
   /** Works running now. */
   get running(): number {
     return this.#running;
@@ -132,9 +150,10 @@ export class Scheduler {
   #lane(name: string): Lane {
     let lane = this.#lanes.get(name);
     if (!lane) {
-      lane = { running: false, waiting: [], afterRunning: [] };
+      // A new lane ranks as served just now: it goes behind lanes that waited since their turn,
+      // and a lane that emptied and comes back gains nothing over them.
+      lane = { servedAt: this.#admissions, running: false, waiting: [], afterRunning: [] };
       this.#lanes.set(name, lane);
-      this.#rotation.push(name);
     }
     return lane;
   }
@@ -143,19 +162,25 @@ export class Scheduler {
     const lane = this.#lanes.get(name);
     if (!lane || lane.running || lane.waiting.length > 0) return;
     this.#lanes.delete(name);
-    this.#rotation = this.#rotation.filter((other) => other !== name);
   }
 
+  /**
+   * Gives free slots to waiting lanes, least recently served first; a tie goes to the lane whose
+   * next work was queued first.
+   */
   #pump(): void {
     while (this.#running < this.options.maxRunning) {
-      const index = this.#rotation.findIndex((name) => {
-        const lane = this.#lanes.get(name)!;
-        return !lane.running && lane.waiting.length > 0;
-      });
-      if (index < 0) return;
-      const [name] = this.#rotation.splice(index, 1);
-      this.#rotation.push(name);
-      this.#lanes.get(name)!.waiting[0].admit();
+      let next: Lane | undefined;
+      for (const lane of this.#lanes.values()) {
+        if (lane.running || lane.waiting.length === 0) continue;
+        if (
+          next === undefined || lane.servedAt < next.servedAt ||
+          (lane.servedAt === next.servedAt && lane.waiting[0].serial < next.waiting[0].serial)
+        ) next = lane;
+      }
+      if (next === undefined) return;
+      next.servedAt = ++this.#admissions;
+      next.waiting[0].admit();
     }
   }
 }

@@ -1,7 +1,25 @@
 import { assert, assertEquals } from "../../tests/support/assert.ts";
 import { type Admission, Scheduler } from "./scheduler.ts";
 
-const options = { maxRunning: 2, maxQueuedPerLane: 2, queueDeadlineMs: 200 };
+const options = { maxRunning: 2, maxQueuedPerLane: 2, maxQueued: 100, queueDeadlineMs: 200 };
+
+const never = () => new AbortController().signal;
+
+/** Queues a work on `lane` and notes its lane in `admitted` when its turn comes. */
+function queue(scheduler: Scheduler, lane: string, admitted: string[], signal = never()) {
+  const queued = scheduler.enqueue(lane, signal);
+  assert(queued !== null, `${lane} was queued`);
+  return queued.then((admission) => {
+    if (admission.kind === "admitted") admitted.push(lane);
+    return admission;
+  });
+}
+
+/** The admission, which must be one. */
+function admitted(admission: Admission): Extract<Admission, { kind: "admitted" }> {
+  assert(admission.kind === "admitted", JSON.stringify(admission));
+  return admission;
+}
 
 Deno.test("one work at a time per lane, first in first out", async () => {
   const scheduler = new Scheduler(options);
@@ -87,4 +105,136 @@ Deno.test("afterRunning waits for the running work only, queues nothing", async 
   const second = await next;
   assert(second.kind === "admitted");
   second.release();
+});
+
+/** Releases each work as it is admitted, one slot at a time; the indices of `works` in order. */
+async function drain(works: Promise<Admission>[]): Promise<number[]> {
+  const done: number[] = [];
+  const forever = new Promise<never>(() => {});
+  while (done.length < works.length) {
+    const { admission, index } = await Promise.race(
+      works.map((work, index) =>
+        done.includes(index) ? forever : work.then((admission) => ({ admission, index }))
+      ),
+    );
+    done.push(index);
+    if (admission.kind === "admitted") admission.release();
+  }
+  return done;
+}
+
+Deno.test("three workspaces share one running slot in turn, each in its own order", async () => {
+  const scheduler = new Scheduler({ ...options, maxRunning: 1, maxQueuedPerLane: 8 });
+  const blocker = admitted(await scheduler.enqueue("w0", never())!);
+  const order: string[] = [];
+  // w1 queues all its works first, then w2, then w3: a FIFO across lanes would run w1's three.
+  const lanes = ["w1", "w1", "w1", "w2", "w2", "w2", "w3", "w3", "w3"];
+  const works = lanes.map((lane) => queue(scheduler, lane, order));
+  blocker.release();
+  const done = await drain(works);
+  assertEquals(order, ["w1", "w2", "w3", "w1", "w2", "w3", "w1", "w2", "w3"]);
+  assertEquals(done, [0, 3, 6, 1, 4, 7, 2, 5, 8], "first in first out inside each lane");
+  assertEquals([scheduler.running, scheduler.queued], [0, 0]);
+});
+
+Deno.test("a lane that queues again while it runs goes behind the lanes that waited", async () => {
+  const scheduler = new Scheduler({ ...options, maxRunning: 1, maxQueuedPerLane: 8 });
+  const order: string[] = [];
+  const first = admitted(await scheduler.enqueue("busy", never())!);
+  const works = [queue(scheduler, "w2", order), queue(scheduler, "w3", order)];
+  works.push(queue(scheduler, "busy", order));
+  first.release();
+  await drain(works);
+  assertEquals(order, ["w2", "w3", "busy"]);
+  // And a lane that emptied and comes back queues behind the ones still waiting.
+  const blocker = admitted(await scheduler.enqueue("w0", never())!);
+  const again = [queue(scheduler, "w1", order), queue(scheduler, "w2", order)];
+  blocker.release();
+  const back = queue(scheduler, "w0", order);
+  await drain([...again, back]);
+  assertEquals(order.slice(3), ["w1", "w2", "w0"]);
+});
+
+Deno.test("every bound: running in total, queued per lane and queued in total", async () => {
+  const scheduler = new Scheduler({ ...options, maxRunning: 2, maxQueuedPerLane: 2, maxQueued: 3 });
+  const order: string[] = [];
+  const works = [queue(scheduler, "w1", order), queue(scheduler, "w2", order)];
+  works.push(queue(scheduler, "w3", order));
+  assertEquals(scheduler.running, 2, "never more than maxRunning");
+  assertEquals(scheduler.queued, 1);
+  works.push(queue(scheduler, "w1", order));
+  assertEquals(scheduler.full("w1"), null);
+  works.push(queue(scheduler, "w1", order));
+  assertEquals(scheduler.full("w1"), "lane");
+  assertEquals(scheduler.enqueue("w1", never()), null, "the lane's queue is full");
+  assertEquals(scheduler.queued, 3);
+  assertEquals(scheduler.full("w4"), "total");
+  assertEquals(scheduler.enqueue("w4", never()), null, "the service's queue is full");
+  assertEquals(scheduler.queued, 3, "a refused work is not queued");
+  // A freed place takes a work again.
+  admitted(await works[0]).release();
+  assertEquals([scheduler.running, scheduler.queued], [2, 2]);
+  assertEquals(scheduler.full("w4"), null);
+  works.push(queue(scheduler, "w4", order));
+  let peak = 0;
+  const watched = works.map((work) =>
+    work.then((admission) => {
+      peak = Math.max(peak, scheduler.running);
+      return admission;
+    })
+  );
+  await drain(watched);
+  assert(peak <= 2, `at most 2 ran at once, saw ${peak}`);
+  assertEquals(order.length, 6);
+  assertEquals([scheduler.running, scheduler.queued], [0, 0]);
+});
+
+Deno.test("the queue deadline retires a waiting work, never a running one", async () => {
+  const scheduler = new Scheduler({ ...options, queueDeadlineMs: 50 });
+  const running = admitted(await scheduler.enqueue("w1", never())!);
+  const started = Date.now();
+  const late = await scheduler.enqueue("w1", never())!;
+  assert(late.kind === "retired" && late.reason === "queue_deadline", JSON.stringify(late));
+  assert(late.waitedMs >= 50 && Date.now() - started >= 50, `waited ${late.waitedMs} ms`);
+  assertEquals(scheduler.queued, 0, "it left its lane");
+  // The running work outlived the deadline and still holds its lane.
+  assertEquals(scheduler.running, 1);
+  const after = scheduler.enqueue("w1", never())!;
+  running.release();
+  admitted(await after).release();
+  assertEquals([scheduler.running, scheduler.queued], [0, 0]);
+});
+
+Deno.test("cancellation in each state: before queuing, queued, running, released", async () => {
+  const scheduler = new Scheduler(options);
+  // Before queuing: retired at once, nothing queued.
+  const early = new AbortController();
+  early.abort();
+  const none = await scheduler.enqueue("w1", early.signal)!;
+  assertEquals(none, { kind: "retired", reason: "cancelled", waitedMs: 0 });
+  assertEquals([scheduler.running, scheduler.queued], [0, 0]);
+
+  // Running: an abort does not take the slot back; the work drains and releases it.
+  const runningAbort = new AbortController();
+  const running = admitted(await scheduler.enqueue("w1", runningAbort.signal)!);
+  // Queued: retired, and the work behind it moves up.
+  const queuedAbort = new AbortController();
+  const order: string[] = [];
+  const cancelled = queue(scheduler, "w1", order, queuedAbort.signal);
+  const behind = queue(scheduler, "w1", order);
+  runningAbort.abort();
+  assertEquals(scheduler.running, 1, "the running work keeps its slot");
+  queuedAbort.abort();
+  const gone = await cancelled;
+  assert(gone.kind === "retired" && gone.reason === "cancelled", JSON.stringify(gone));
+  assertEquals(scheduler.queued, 1);
+  running.release();
+  const next = admitted(await behind);
+  assertEquals(order, ["w1"], "only the work behind the cancelled one ran");
+  // Released: a second release (or an abort after it) changes nothing.
+  next.release();
+  next.release();
+  running.release();
+  assertEquals([scheduler.running, scheduler.queued], [0, 0]);
+  admitted(await scheduler.enqueue("w1", never())!).release();
 });
