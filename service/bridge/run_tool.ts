@@ -13,6 +13,7 @@ import { BrowserError } from "../browser/mod.ts";
 import type { Catalog } from "../catalog/mod.ts";
 import {
   failureOutcome,
+  fenceStructured,
   HANDLERS,
   type StepCheck,
   type StepRunner,
@@ -52,7 +53,17 @@ export async function runTool(
   }
   const refused = await gate.before(call);
   if (refused !== null) return refused;
-  return await gate.after(call, await callHandler(call, context));
+  return fenced(await gate.after(call, await callHandler(call, context)), context);
+}
+
+/**
+ * The outcome with its structured content's page strings fenced (decision 0150): the one place
+ * the rule is applied, for every call and every step.
+ */
+function fenced(outcome: Outcome, context: ToolContext): Outcome {
+  const workspace = context.workspace as ToolContext["workspace"] | undefined;
+  if (outcome.kind !== "success" || !outcome.structured || !workspace) return outcome;
+  return { ...outcome, structured: fenceStructured(workspace, outcome.structured) };
 }
 
 /** Calls the tool's handler; what it throws becomes an outcome. */
