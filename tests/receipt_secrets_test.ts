@@ -6,6 +6,7 @@
  */
 
 import { assert } from "./support/assert.ts";
+import { plain } from "./support/fence.ts";
 import { type CallResult, type E2ESession, startSession } from "./support/session.ts";
 
 /** The code the fixture's field holds, and one form_input sets. */
@@ -14,7 +15,7 @@ const NEW_CODE = "271828";
 
 function assertHidden(s: E2ESession, result: CallResult, what: string, secrets: string[]): void {
   const text = s.text(result);
-  const structured = JSON.stringify(result.structuredContent ?? {});
+  const structured = JSON.stringify(plain(result) ?? {});
   for (const secret of secrets) {
     assert(!text.includes(secret), `${what}: the text shows the code: ${text}`);
     assert(!structured.includes(secret), `${what}: the structured content shows it: ${structured}`);
@@ -28,7 +29,7 @@ Deno.test("receipts never show a one-time code", async (t) => {
     await s.ok("navigate", { url: s.fixtures.url("/verify.html"), tabId });
     const found = await s.ok("find", { query: "verification code", tabId });
     assertHidden(s, found, "find", [CODE]);
-    const field = (found.structuredContent as {
+    const field = (plain(found) as {
       matches: { ref: string; role: string; x: number; y: number }[];
     }).matches.find((match) => match.role === "textbox");
     assert(field, `find names the field: ${s.text(found)}`);
@@ -42,7 +43,7 @@ Deno.test("receipts never show a one-time code", async (t) => {
         tabId,
       });
       assertHidden(s, byPoint, "left_click at the field", [CODE]);
-      const receipt = byPoint.structuredContent?.receipt as {
+      const receipt = plain(byPoint)?.receipt as {
         target?: { role: string; value?: string };
         observedAfter: { focus?: { value?: string } };
       };
@@ -58,7 +59,7 @@ Deno.test("receipts never show a one-time code", async (t) => {
       await s.ok("computer", { action: "key", text: "End", tabId });
       const typed = await s.ok("computer", { action: "type", text: "5", tabId });
       assertHidden(s, typed, "type", [CODE]);
-      const receipt = typed.structuredContent?.receipt as {
+      const receipt = plain(typed)?.receipt as {
         observedAfter: { focus?: { value?: string }; changedElements?: unknown[] };
       };
       assert(
