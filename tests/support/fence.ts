@@ -7,7 +7,7 @@
 import type { CallResult } from "./session.ts";
 
 const FENCE =
-  /^<page-content-(\w+) origin="[^"\n]*" trust="untrusted">\n([\s\S]*)\n<\/page-content-\1>$/;
+  /^<page-content-([\w-]+) origin="[^"\n]*" trust="untrusted">\n([\s\S]*)\n<\/page-content-\1>$/;
 
 /** The text inside an untrusted-content fence; any other value as it is. */
 export function unfence(value: string): string {
