@@ -18,6 +18,8 @@ import { groupTitle, MAX_TABS_PER_WORKSPACE, type Workspace } from "../../worksp
 
 /** Longest tab title shown. */
 const MAX_TITLE_CHARS = 300;
+/** Longest wait for a page to tell its title; a busy page's tab is listed with the browser's. */
+const TITLE_WAIT_MS = 1_000;
 
 interface ListedTab {
   tabId: number;
@@ -55,15 +57,20 @@ async function listTabs(context: ToolContext): Promise<{ tabs: ListedTab[]; grou
 /**
  * The tab's title as its page tells it with secret field values hidden (the page runtime's one
  * rule: a page may copy a one-time code into its title); null when the page cannot be asked (a
- * dialog holds it, or it is not a page Ghostlight can read), and then the browser's title is
+ * dialog or a busy script holds it, or it is not a page Ghostlight can read), and then the browser's title is
  * shown, redacted by pattern only.
  */
 async function redactedTitle(workspace: Workspace, target: TabTarget): Promise<string | null> {
   if (target.link.tab(target.native).dialog) return null;
+  const asked = pageInfo(workspace, target).then((info) => info.title, () => null);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<null>((resolve) =>
+    timer = setTimeout(() => resolve(null), TITLE_WAIT_MS)
+  );
   try {
-    return (await pageInfo(workspace, target)).title;
-  } catch {
-    return null;
+    return await Promise.race([asked, late]);
+  } finally {
+    clearTimeout(timer);
   }
 }
 
