@@ -5,7 +5,7 @@
  */
 
 import { assert } from "./support/assert.ts";
-import { type CallResult, startSession } from "./support/session.ts";
+import { type CallResult, type E2ESession, startSession } from "./support/session.ts";
 
 /** Every string the fixture page plants carries this word. */
 const MARKER = "PLANTED";
@@ -27,40 +27,77 @@ function unfenced(value: unknown, path: string, found: string[]): void {
   }
 }
 
-Deno.test({
-  name: "no page-chosen string reaches structuredContent outside a fence, in any tool result",
-  // Issue 13: structuredContent still carries raw page strings. Run with ignore off, it lists
-  // them: `title` of navigate, get_page_text and read_page, `tabs[].title` of tabs_context_mcp
-  // and tabs_create_mcp, find's `matches[].name` and `.value`, javascript_tool's `result`,
-  // read_console_messages' `messages[].text`. The fix is in the tool handlers (service/tools),
-  // which another branch is regrouping; it lands there and switches this test on.
-  ignore: true,
-}, async () => {
+/** What one call answered, by the tool's name. */
+async function call(
+  s: E2ESession,
+  results: [string, CallResult][],
+  tool: string,
+  args: Record<string, unknown>,
+): Promise<CallResult> {
+  const result = await s.ok(tool, args);
+  results.push([tool, result]);
+  return result;
+}
+
+Deno.test("no page-chosen string reaches structuredContent outside a fence, in any tool result", async () => {
   const s = await startSession();
   const found: string[] = [];
   try {
     const tabId = await s.firstTab();
     const page = s.fixtures.url("/planted.html");
-    const results: [string, CallResult][] = [
-      ["navigate", await s.ok("navigate", { url: page, tabId })],
-      ["tabs_context_mcp", await s.ok("tabs_context_mcp", {})],
-      ["get_page_text", await s.ok("get_page_text", { tabId })],
-      ["read_page", await s.ok("read_page", { tabId })],
-      ["find", await s.ok("find", { query: "button", tabId })],
-      [
-        "javascript_tool",
-        await s.ok("javascript_tool", { action: "javascript_exec", text: "window.planted", tabId }),
-      ],
-      ["read_console_messages", await s.ok("read_console_messages", { tabId })],
-      ["tabs_create_mcp", await s.ok("tabs_create_mcp", {})],
-    ];
-    let seen = 0;
+    const results: [string, CallResult][] = [];
+    await call(s, results, "navigate", { url: page, tabId });
+    await call(s, results, "tabs_context_mcp", {});
+    await call(s, results, "get_page_text", { tabId });
+    await call(s, results, "read_page", { tabId });
+    await call(s, results, "find", { query: "button", tabId });
+    const js = { action: "javascript_exec", text: "window.planted", tabId };
+    await call(s, results, "javascript_tool", js);
+    await call(s, results, "read_console_messages", { tabId });
+    await call(s, results, "form_fill", { tabId, fields: { "PLANTED label": "PLANTED typed" } });
+    const target = { role: "button", name: "PLANTED button" };
+    await call(s, results, "act_on", { tabId, target, action: "left_click" });
+    await call(s, results, "wait_for", { tabId, text: "PLANTED paragraph" });
+    await call(s, results, "tab_control", { tabId, action: "focus" });
+    await call(s, results, "narrate", { tabId, text: "Reading the page" });
+    await call(s, results, "script", {
+      tabId,
+      steps: [{ tool: "find", args: { query: "PLANTED button" } }, {
+        tool: "javascript_tool",
+        args: { action: "javascript_exec", text: "document.title" },
+      }],
+    });
+    await call(s, results, "browser_batch", {
+      actions: [{ name: "get_page_text", input: { tabId } }, {
+        name: "computer",
+        input: { action: "left_click", ref: "$none", coordinate: [1, 1], tabId },
+      }],
+    });
+    await call(s, results, "explain", {});
+    const ask = { role: "button", name: "PLANTED ask" };
+    await call(s, results, "act_on", { tabId, target: ask, action: "left_click" });
+    await call(s, results, "dialog", { tabId, action: "status" });
+    await call(s, results, "dialog", { tabId, action: "accept" });
+    await call(s, results, "tabs_create_mcp", {});
+    const marked = new Set<string>();
     for (const [tool, result] of results) {
-      const text = JSON.stringify(result.structuredContent ?? {});
-      seen += text.includes(MARKER) ? 1 : 0;
+      if (JSON.stringify(result.structuredContent ?? {}).includes(MARKER)) marked.add(tool);
       unfenced(result.structuredContent ?? {}, tool, found);
     }
-    assert(seen >= 4, "the planted strings reached the results at all");
+    for (
+      const tool of [
+        "navigate",
+        "tabs_context_mcp",
+        "get_page_text",
+        "find",
+        "javascript_tool",
+        "read_console_messages",
+        "act_on",
+        "script",
+        "browser_batch",
+        "dialog",
+      ]
+    ) assert(marked.has(tool), `the planted strings reached ${tool}'s result at all`);
     assert(found.length === 0, `page strings outside a fence:\n${found.join("\n")}`);
   } finally {
     await s.close();

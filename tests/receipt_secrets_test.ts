@@ -6,15 +6,22 @@
  */
 
 import { assert } from "./support/assert.ts";
+import { plain } from "./support/fence.ts";
 import { type CallResult, type E2ESession, startSession } from "./support/session.ts";
 
 /** The code the fixture's field holds, and one form_input sets. */
 const CODE = "493817";
 const NEW_CODE = "271828";
+/** Codes the later steps set: form_fill, act_on set_value. */
+const FILLED_CODE = "314159";
+const ACTED_CODE = "161803";
+
+/** A script that reads the field's value, as javascript_tool's `text`. */
+const READ_VALUE = "document.getElementById('verification').value";
 
 function assertHidden(s: E2ESession, result: CallResult, what: string, secrets: string[]): void {
   const text = s.text(result);
-  const structured = JSON.stringify(result.structuredContent ?? {});
+  const structured = JSON.stringify(plain(result) ?? {});
   for (const secret of secrets) {
     assert(!text.includes(secret), `${what}: the text shows the code: ${text}`);
     assert(!structured.includes(secret), `${what}: the structured content shows it: ${structured}`);
@@ -28,7 +35,7 @@ Deno.test("receipts never show a one-time code", async (t) => {
     await s.ok("navigate", { url: s.fixtures.url("/verify.html"), tabId });
     const found = await s.ok("find", { query: "verification code", tabId });
     assertHidden(s, found, "find", [CODE]);
-    const field = (found.structuredContent as {
+    const field = (plain(found) as {
       matches: { ref: string; role: string; x: number; y: number }[];
     }).matches.find((match) => match.role === "textbox");
     assert(field, `find names the field: ${s.text(found)}`);
@@ -42,7 +49,7 @@ Deno.test("receipts never show a one-time code", async (t) => {
         tabId,
       });
       assertHidden(s, byPoint, "left_click at the field", [CODE]);
-      const receipt = byPoint.structuredContent?.receipt as {
+      const receipt = plain(byPoint)?.receipt as {
         target?: { role: string; value?: string };
         observedAfter: { focus?: { value?: string } };
       };
@@ -58,7 +65,7 @@ Deno.test("receipts never show a one-time code", async (t) => {
       await s.ok("computer", { action: "key", text: "End", tabId });
       const typed = await s.ok("computer", { action: "type", text: "5", tabId });
       assertHidden(s, typed, "type", [CODE]);
-      const receipt = typed.structuredContent?.receipt as {
+      const receipt = plain(typed)?.receipt as {
         observedAfter: { focus?: { value?: string }; changedElements?: unknown[] };
       };
       assert(
@@ -72,6 +79,62 @@ Deno.test("receipts never show a one-time code", async (t) => {
       assertHidden(s, set, "form_input", [CODE, NEW_CODE]);
       const clicked = await s.ok("computer", { action: "left_click", ref: field.ref, tabId });
       assertHidden(s, clicked, "left_click after form_input", [CODE, NEW_CODE]);
+    });
+
+    await t.step("every tool that reads the page hides the code", async () => {
+      const all = [CODE, NEW_CODE];
+      assertHidden(s, await s.ok("read_page", { tabId }), "read_page", all);
+      assertHidden(s, await s.ok("read_page", { tabId, filter: "interactive" }), "read_page", all);
+      assertHidden(s, await s.ok("get_page_text", { tabId }), "get_page_text", all);
+      assertHidden(s, await s.ok("find", { query: "verification code field", tabId }), "find", all);
+      const js = (text: string) =>
+        s.ok("javascript_tool", { action: "javascript_exec", text, tabId });
+      assertHidden(s, await js(READ_VALUE), "javascript_tool .value", all);
+      assertHidden(s, await js(`({ code: ${READ_VALUE} })`), "javascript_tool object", all);
+      assertHidden(s, await js(`[${READ_VALUE}].join(",")`), "javascript_tool joined", all);
+    });
+
+    await t.step("form_fill and act_on set_value hide what they set", async () => {
+      const filled = await s.ok("form_fill", {
+        tabId,
+        fields: { "Verification code": FILLED_CODE },
+      });
+      assertHidden(s, filled, "form_fill", [CODE, NEW_CODE, FILLED_CODE]);
+      const acted = await s.ok("act_on", {
+        tabId,
+        target: { ref: field.ref },
+        action: "set_value",
+        value: ACTED_CODE,
+      });
+      assertHidden(s, acted, "act_on set_value", [CODE, NEW_CODE, FILLED_CODE, ACTED_CODE]);
+    });
+
+    await t.step("script and browser_batch results hide it", async () => {
+      const read = { action: "javascript_exec", text: READ_VALUE };
+      const scripted = await s.ok("script", {
+        tabId,
+        steps: [{ tool: "javascript_tool", args: read }, { tool: "get_page_text", args: {} }],
+      });
+      assertHidden(s, scripted, "script", [ACTED_CODE]);
+      const batched = await s.ok("browser_batch", {
+        actions: [{ name: "javascript_tool", input: { ...read, tabId } }, {
+          name: "read_page",
+          input: { tabId },
+        }],
+      });
+      assertHidden(s, batched, "browser_batch", [ACTED_CODE]);
+    });
+
+    await t.step("a title the page sets from the field hides it", async () => {
+      await s.ok("javascript_tool", {
+        action: "javascript_exec",
+        text: `document.title = "Code " + ${READ_VALUE}; 1`,
+        tabId,
+      });
+      assertHidden(s, await s.ok("tabs_context_mcp", {}), "tabs_context_mcp", [ACTED_CODE]);
+      assertHidden(s, await s.ok("read_page", { tabId }), "read_page title", [ACTED_CODE]);
+      assertHidden(s, await s.ok("get_page_text", { tabId }), "get_page_text title", [ACTED_CODE]);
+      assertHidden(s, await s.ok("navigate", { url: "back", tabId }), "navigate", [ACTED_CODE]);
     });
   } finally {
     await s.close();

@@ -8,6 +8,7 @@ import { fetchStatus } from "../service/control/mod.ts";
 import { resolveInstancePaths } from "../shared/instance.ts";
 import { assert, assertEquals, assertMatch } from "./support/assert.ts";
 import { launchBrowser } from "./support/browser.ts";
+import { unfence } from "./support/fence.ts";
 import { makeTestEnv } from "./support/env.ts";
 import { descendantsMatching } from "./support/processes.ts";
 import {
@@ -110,7 +111,11 @@ Deno.test("work is never done for a caller that is gone", async (t) => {
         const runs = await mcp.nextJson();
         assertEquals(runs.id, 4);
         const read = runs.result as { structuredContent: { result: string } };
-        assertEquals(read.structuredContent.result, "1", "the script ran once in the page");
+        assertEquals(
+          unfence(read.structuredContent.result),
+          "1",
+          "the script ran once in the page",
+        );
         assertEquals(slow.seen.filter((tag) => tag === "script-ran").length, 1, "fetched once");
       },
     );

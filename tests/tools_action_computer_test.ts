@@ -7,6 +7,7 @@
 import { decodeBase64 } from "../shared/base64.ts";
 import { jpegSize } from "../service/tools/page/jpeg.ts";
 import { assert, assertEquals, assertMatch } from "./support/assert.ts";
+import { plain } from "./support/fence.ts";
 import {
   type CallResult,
   type E2ESession,
@@ -85,8 +86,8 @@ Deno.test("computer: every action lands on the page as real input", async (t) =>
     await t.step("screenshot keeps an id and sets the coordinate space", async () => {
       const shot = await s.ok("computer", { action: "screenshot", tabId });
       const size = image(shot);
-      assertEquals(shot.structuredContent?.width, size.width);
-      assertMatch(String(shot.structuredContent?.imageId), /^img_\d+$/);
+      assertEquals(plain(shot)?.width, size.width);
+      assertMatch(String(plain(shot)?.imageId), /^img_\d+$/);
     });
 
     await onBench("left_click at a coordinate, with a receipt", async () => {
@@ -95,7 +96,7 @@ Deno.test("computer: every action lands on the page as real input", async (t) =>
         coordinate: [200, 100],
         tabId,
       });
-      const receipt = result.structuredContent?.receipt as Record<string, unknown>;
+      const receipt = plain(result)?.receipt as Record<string, unknown>;
       assertEquals(receipt.targetAssurance, "coordinate");
       assertMatch(s.text(result), /click pad/);
       assertMatch(s.text(result), /trust="untrusted"/);
@@ -114,13 +115,13 @@ Deno.test("computer: every action lands on the page as real input", async (t) =>
           coordinate: [220, 90],
           tabId,
         });
-        const after = (result.structuredContent?.receipt as {
+        const after = (plain(result)?.receipt as {
           observedAfter: { changedElements?: { name: string }[] };
         }).observedAfter;
         assertMatch(after.changedElements?.[0]?.name ?? "", /^STATE /);
         assertMatch(s.text(result), /changed: pre "STATE/);
         const typed = await s.ok("computer", { action: "type", text: "zz", tabId });
-        const blockers = (typed.structuredContent?.receipt as { blockers: { kind: string }[] })
+        const blockers = (plain(typed)?.receipt as { blockers: { kind: string }[] })
           .blockers;
         assertEquals(blockers.map((b) => b.kind), ["no_focus"]);
       },
@@ -191,7 +192,7 @@ Deno.test("computer: every action lands on the page as real input", async (t) =>
     await onBench("refs from find: click and scroll_to", async () => {
       const ref = async (query: string) => {
         const found = await s.ok("find", { query, tabId });
-        const matches = found.structuredContent?.matches as { ref: string }[];
+        const matches = plain(found)?.matches as { ref: string }[];
         assert(matches.length > 0, `find ${query}: ${s.text(found)}`);
         return matches[0].ref;
       };
@@ -199,7 +200,7 @@ Deno.test("computer: every action lands on the page as real input", async (t) =>
       await s.ok("computer", { action: "key", text: "Escape", tabId });
       const clicked = await s.ok("computer", { action: "triple_click", ref: field, tabId });
       assertEquals(
-        (clicked.structuredContent?.receipt as { targetAssurance: string }).targetAssurance,
+        (plain(clicked)?.receipt as { targetAssurance: string }).targetAssurance,
         "ref",
       );
       await s.ok("computer", { action: "type", text: "via ref", tabId });
@@ -239,7 +240,7 @@ Deno.test("computer: every action lands on the page as real input", async (t) =>
         coordinate: [950, 485],
         tabId,
       });
-      const receipt = result.structuredContent?.receipt as { blockers: { kind: string }[] };
+      const receipt = plain(result)?.receipt as { blockers: { kind: string }[] };
       assertEquals(receipt.blockers.map((b) => b.kind), ["disabled"]);
       const select = await s.ok("computer", {
         action: "left_click",
@@ -254,9 +255,9 @@ Deno.test("computer: every action lands on the page as real input", async (t) =>
       "an overlay on a ref's target and an alert are reported as blockers",
       async () => {
         const found = await s.ok("find", { query: "Covered target", tabId });
-        const ref = (found.structuredContent?.matches as { ref: string }[])[0].ref;
+        const ref = (plain(found)?.matches as { ref: string }[])[0].ref;
         const covered = await s.ok("computer", { action: "left_click", ref, tabId });
-        const receipt = covered.structuredContent?.receipt as {
+        const receipt = plain(covered)?.receipt as {
           blockers: { kind: string }[];
           target: { name: string };
         };
@@ -269,7 +270,7 @@ Deno.test("computer: every action lands on the page as real input", async (t) =>
           coordinate: [700, 485],
           tabId,
         });
-        const blockers = (alerted.structuredContent?.receipt as { blockers: { kind: string }[] })
+        const blockers = (plain(alerted)?.receipt as { blockers: { kind: string }[] })
           .blockers;
         assertEquals(blockers.map((b) => b.kind), ["dialog"]);
         assertMatch(s.text(alerted), /dialog says: "hi from the bench"/);
@@ -372,16 +373,14 @@ Deno.test("computer: every action lands on the page as real input", async (t) =>
           coordinate: [760, 435],
           tabId,
         });
-        const delta = (result.structuredContent?.receipt as {
+        const delta = (plain(result)?.receipt as {
           tabDelta?: { opened: { tabId: number }[] };
         }).tabDelta;
         assert(delta && delta.opened.length === 1, `a tab delta: ${s.text(result)}`);
         const popup = delta.opened[0].tabId;
         assertMatch(s.text(result), new RegExp(`Opened tab ${popup}`));
         const listed = await s.ok("tabs_context_mcp", {});
-        const ids = (listed.structuredContent as { tabs: { tabId: number }[] }).tabs.map((t) =>
-          t.tabId
-        );
+        const ids = (plain(listed) as { tabs: { tabId: number }[] }).tabs.map((t) => t.tabId);
         assert(ids.includes(popup), `the popup is listed: ${s.text(listed)}`);
         // The popup loads, logs and fetches on its own time, after the click's answer.
         await waitFor(
@@ -398,7 +397,7 @@ Deno.test("computer: every action lands on the page as real input", async (t) =>
           coordinate: [60, 75],
           tabId: popup,
         });
-        const closed = (closing.structuredContent?.receipt as { tabDelta?: { closed: number[] } })
+        const closed = (plain(closing)?.receipt as { tabDelta?: { closed: number[] } })
           .tabDelta;
         assertEquals(closed?.closed, [popup]);
 
@@ -407,7 +406,7 @@ Deno.test("computer: every action lands on the page as real input", async (t) =>
           coordinate: [870, 428],
           tabId,
         });
-        const opened = (blank.structuredContent?.receipt as {
+        const opened = (plain(blank)?.receipt as {
           tabDelta?: { opened: { tabId: number }[] };
         }).tabDelta?.opened ?? [];
         assertEquals(opened.length, 1, s.text(blank));
@@ -432,9 +431,9 @@ Deno.test("computer: every action lands on the page as real input", async (t) =>
 
     await onBench("a click that navigates reports the new URL and title", async () => {
       const found = await s.ok("find", { query: "Home link", tabId });
-      const ref = (found.structuredContent?.matches as { ref: string }[])[0].ref;
+      const ref = (plain(found)?.matches as { ref: string }[])[0].ref;
       const result = await s.ok("computer", { action: "left_click", ref, tabId });
-      const after = (result.structuredContent?.receipt as {
+      const after = (plain(result)?.receipt as {
         observedAfter: { urlChanged?: string; titleChanged?: string };
       }).observedAfter;
       assertEquals(after.urlChanged, s.fixtures.url("/index.html"));
@@ -465,7 +464,7 @@ Deno.test("computer: every action lands on the page as real input", async (t) =>
       );
       // The answer reports the viewport the page has now, and a screenshot at once agrees.
       const wide = await s.ok("resize_window", { width: 1280, height: 800, tabId });
-      const reported = (wide.structuredContent as { viewport: { width: number } }).viewport;
+      const reported = (plain(wide) as { viewport: { width: number } }).viewport;
       assert(reported.width > 1000, `the new viewport is reported: ${reported.width}`);
       const shot = await s.ok("computer", { action: "screenshot", tabId });
       const block = shot.content.find((b) => b.type === "image")!;

@@ -7,6 +7,7 @@
 import { decodeBase64 } from "../shared/base64.ts";
 import { jpegSize } from "../service/tools/page/jpeg.ts";
 import { assert, assertEquals, assertMatch } from "./support/assert.ts";
+import { plain as structuredOf } from "./support/fence.ts";
 import { executable } from "./support/env.ts";
 import { type E2ESession, freshPage, settledRequests, startSession } from "./support/session.ts";
 import { pollUntil, waitFor } from "./support/wait.ts";
@@ -49,24 +50,22 @@ Deno.test("navigate, console, network, resize and plan in a HiDPI browser", asyn
       assert(!text.includes("s3cr3t"), `the credential is not shown: ${text}`);
       // Patterns match the redacted text: the count is no oracle for a hidden secret.
       const probe = await s.ok("read_console_messages", { tabId, pattern: "s3cr3t|ghp_abcdef" });
-      assertEquals(probe.structuredContent?.total, 0);
+      assertEquals(structuredOf(probe)?.total, 0);
       const probeNet = await s.ok("read_network_requests", { tabId, urlPattern: "s3cr3t" });
-      assertEquals(probeNet.structuredContent?.total, 0);
+      assertEquals(structuredOf(probeNet)?.total, 0);
       assertMatch(
         await s.fail("read_console_messages", { tabId, pattern: "(a+)+$" }),
         /without a quantified group that holds a quantifier/,
       );
 
       const errors = await s.ok("read_console_messages", { tabId, onlyErrors: true });
-      const levels = (errors.structuredContent?.messages as { level: string }[]).map((m) =>
-        m.level
-      );
+      const levels = (structuredOf(errors)?.messages as { level: string }[]).map((m) => m.level);
       assert(levels.length >= 2 && levels.every((level) => level === "error"), String(levels));
 
       const fog = await s.ok("read_console_messages", { tabId, pattern: "FOG|nothing" });
-      assertEquals(fog.structuredContent?.total, 1);
+      assertEquals(structuredOf(fog)?.total, 1);
       const last = await s.ok("read_console_messages", { tabId, limit: 1 });
-      assertEquals((last.structuredContent?.messages as unknown[]).length, 1);
+      assertEquals((structuredOf(last)?.messages as unknown[]).length, 1);
 
       assertMatch(
         await s.fail("read_console_messages", { tabId, pattern: "(" }),
@@ -74,12 +73,12 @@ Deno.test("navigate, console, network, resize and plan in a HiDPI browser", asyn
       );
       await s.ok("read_console_messages", { tabId, clear: true });
       const cleared = await s.ok("read_console_messages", { tabId });
-      assertEquals(cleared.structuredContent?.total, 0);
+      assertEquals(structuredOf(cleared)?.total, 0);
     });
 
     await t.step("network requests with status, method and type", async () => {
       const all = await settledRequests(s, tabId);
-      const requests = all.structuredContent?.requests as {
+      const requests = structuredOf(all)?.requests as {
         method: string;
         url: string;
         status?: number;
@@ -94,10 +93,10 @@ Deno.test("navigate, console, network, resize and plan in a HiDPI browser", asyn
       assert(!JSON.stringify(all).includes("s3cr3t"), "the credential is not shown");
 
       const data = await s.ok("read_network_requests", { tabId, urlPattern: "data.json" });
-      assertEquals(data.structuredContent?.total, 1);
+      assertEquals(structuredOf(data)?.total, 1);
       await s.ok("read_network_requests", { tabId, clear: true });
       assertEquals(
-        (await s.ok("read_network_requests", { tabId })).structuredContent?.total,
+        structuredOf(await s.ok("read_network_requests", { tabId }))?.total,
         0,
       );
     });
@@ -106,17 +105,17 @@ Deno.test("navigate, console, network, resize and plan in a HiDPI browser", asyn
       await s.ok("computer", { action: "screenshot", tabId });
       await s.ok("computer", { action: "left_click", coordinate: [70, 75], tabId });
       const net = await settledRequests(s, tabId, "click=1");
-      assertEquals(net.structuredContent?.total, 1);
+      assertEquals(structuredOf(net)?.total, 1);
       const logs = await pollUntil(
         () => s.ok("read_console_messages", { tabId, pattern: "^clicked" }),
-        (read) => read.structuredContent?.total !== 0,
+        (read) => structuredOf(read)?.total !== 0,
         "the click's console message",
       );
       assertMatch(s.text(logs), /clicked 1/);
     });
 
     await t.step("a page flooding the console stays bounded and the tab stays usable", async () => {
-      const tab = (await s.ok("tabs_create_mcp", {})).structuredContent as {
+      const tab = structuredOf(await s.ok("tabs_create_mcp", {})) as {
         tabs: { tabId: number }[];
       };
       const flooded = tab.tabs.at(-1)!.tabId;
@@ -127,7 +126,7 @@ Deno.test("navigate, console, network, resize and plan in a HiDPI browser", asyn
         (result) => /were not recorded|older ones were dropped/.test(s.text(result)),
         "the flood to overflow the console buffer",
       );
-      const total = read.structuredContent?.total as number;
+      const total = structuredOf(read)?.total as number;
       assert(total > 0 && total <= 500, `kept ${total}`);
       await s.ok("computer", { action: "screenshot", tabId: flooded });
     });
@@ -135,14 +134,14 @@ Deno.test("navigate, console, network, resize and plan in a HiDPI browser", asyn
     await t.step("navigate: scheme default, redirects, history", async () => {
       const bare = s.fixtures.url("/index.html").replace("http://", "");
       const plain = await s.ok("navigate", { url: bare, tabId });
-      assertEquals(plain.structuredContent?.url, s.fixtures.url("/index.html"));
+      assertEquals(structuredOf(plain)?.url, s.fixtures.url("/index.html"));
       assertMatch(s.text(plain), /Ghostlight fixture home/);
 
       const redirected = await s.ok("navigate", {
         url: s.fixtures.url("/redirect?to=/actions.html"),
         tabId,
       });
-      assertEquals(redirected.structuredContent?.url, s.fixtures.url("/actions.html"));
+      assertEquals(structuredOf(redirected)?.url, s.fixtures.url("/actions.html"));
       assertMatch(s.text(redirected), /redirected from .*\/redirect\?to=/);
 
       const secret = await s.ok("navigate", {
@@ -150,21 +149,21 @@ Deno.test("navigate, console, network, resize and plan in a HiDPI browser", asyn
         tabId,
       });
       assertEquals(
-        secret.structuredContent?.url,
+        structuredOf(secret)?.url,
         s.fixtures.url("/index.html?session_id=[redacted]&page=2"),
       );
       assert(!s.text(secret).includes("zzz123"), "the session id is not shown");
       await s.ok("navigate", { url: "back", tabId });
 
       const back = await s.ok("navigate", { url: "back", tabId });
-      assertEquals(back.structuredContent?.url, s.fixtures.url("/index.html"));
+      assertEquals(structuredOf(back)?.url, s.fixtures.url("/index.html"));
       const forward = await s.ok("navigate", { url: "forward", tabId });
-      assertEquals(forward.structuredContent?.url, s.fixtures.url("/actions.html"));
+      assertEquals(structuredOf(forward)?.url, s.fixtures.url("/actions.html"));
     });
 
     await t.step("navigate returns a ready document without waiting for a slow image", async () => {
       const result = await s.ok("navigate", { url: s.fixtures.url("/slow.html"), tabId });
-      assertEquals(result.structuredContent?.readyState, "interactive");
+      assertEquals(structuredOf(result)?.readyState, "interactive");
       assertMatch(s.text(result), /document is ready; some resources are still loading/);
     });
 
@@ -198,7 +197,7 @@ Deno.test("navigate, console, network, resize and plan in a HiDPI browser", asyn
           force: true,
           tabId,
         });
-        assertEquals(forced.structuredContent?.url, s.fixtures.url("/index.html"));
+        assertEquals(structuredOf(forced)?.url, s.fixtures.url("/index.html"));
       } finally {
         // However this step ends, the next one must not meet the prompt.
         await freshPage(s, tabId, "/index.html");
@@ -208,7 +207,7 @@ Deno.test("navigate, console, network, resize and plan in a HiDPI browser", asyn
     await t.step("navigate returns when the page opens a dialog while loading", async () => {
       try {
         const result = await s.ok("navigate", { url: s.fixtures.url("/greet.html"), tabId });
-        assertEquals(result.structuredContent?.readyState, "blocked");
+        assertEquals(structuredOf(result)?.readyState, "blocked");
         assertMatch(s.text(result), /alert dialog opened while it loaded[\s\S]*"Welcome aboard"/);
         await s.ok("computer", { action: "key", text: "Return", tabId });
         await waitFor(
@@ -237,9 +236,9 @@ Deno.test("navigate, console, network, resize and plan in a HiDPI browser", asyn
       // A missing page loads the server's error page: said plainly, with the status.
       const missing = await s.ok("navigate", { url: s.fixtures.url("/no-such-page.html"), tabId });
       assertMatch(s.text(missing), /The server answered HTTP 404/);
-      assertEquals((missing.structuredContent as { status?: number }).status, 404);
+      assertEquals((structuredOf(missing) as { status?: number }).status, 404);
       const found = await s.ok("navigate", { url: s.fixtures.url("/index.html"), tabId });
-      assertEquals((found.structuredContent as { status?: number }).status, 200);
+      assertEquals((structuredOf(found) as { status?: number }).status, 200);
     });
 
     await t.step(
@@ -267,7 +266,7 @@ Deno.test("navigate, console, network, resize and plan in a HiDPI browser", asyn
 
         // find speaks the same coordinates: its centre, clicked as it is, hits the element.
         const found = await s.ok("find", { query: "click pad", tabId });
-        const pad = (found.structuredContent as { matches: { x: number; y: number }[] }).matches[0];
+        const pad = (structuredOf(found) as { matches: { x: number; y: number }[] }).matches[0];
         const clicksBefore = (await benchState(s, tabId)).events.filter((e) => e.type === "click");
         await s.ok("computer", { action: "left_click", coordinate: [pad.x, pad.y], tabId });
         const clicks = (await benchState(s, tabId)).events.filter((e) => e.type === "click");
@@ -295,7 +294,7 @@ Deno.test("navigate, console, network, resize and plan in a HiDPI browser", asyn
         approach: ["Open the docs", "Read the install page"],
       });
       assertMatch(s.text(plan), /2 steps on example\.com, docs\.example\.org/);
-      assertEquals(plan.structuredContent?.kept, true);
+      assertEquals(structuredOf(plan)?.kept, true);
       const { command, args } = executable(s.testEnv, "service", [
         "--instance",
         s.testEnv.instance,

@@ -5,6 +5,7 @@
  */
 
 import { assert, assertEquals, assertMatch } from "./support/assert.ts";
+import { plain } from "./support/fence.ts";
 import { type E2ESession, startSession } from "./support/session.ts";
 import { allText, onlyFenced } from "./support/results.ts";
 import { pollUntil } from "./support/wait.ts";
@@ -46,7 +47,7 @@ Deno.test("javascript_tool reports its result when a dialog opens after it", asy
           const text = allText(result);
           assert(!result.isError, `the script ran, so it is no error:\n${text}`);
           assert(text.includes(shown), `the result ${shown} is in:\n${text}`);
-          const structured = result.structuredContent as {
+          const structured = plain(result) as {
             result: string;
             dialog?: { type: string; message: string };
           };
@@ -125,12 +126,12 @@ Deno.test("javascript_tool reports its result when a dialog opens after it", asy
           tabId,
         });
         const found = await s.ok("find", { query: "Full name field", tabId });
-        const ref = (found.structuredContent?.matches as { ref: string }[])[0].ref;
+        const ref = (plain(found)?.matches as { ref: string }[])[0].ref;
         const result = await s.call("form_input", { ref, value: "Ada Lovelace", tabId });
         const text = allText(result);
         assert(!result.isError, `the field was set, so it is no error:\n${text}`);
         assertMatch(text, /now holds "Ada Lovelace"/);
-        const dialog = result.structuredContent?.dialog;
+        const dialog = plain(result)?.dialog;
         if (dialog) {
           assertEquals(dialog, { type: "alert", message: says });
           assertMatch(text, /dialog opened after the field was set[\s\S]*"Escape"/);

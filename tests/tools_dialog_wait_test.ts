@@ -8,6 +8,7 @@
 import { fetchStatus } from "../service/control/mod.ts";
 import { resolveInstancePaths } from "../shared/instance.ts";
 import { assert, assertEquals, assertMatch } from "./support/assert.ts";
+import { plain } from "./support/fence.ts";
 import { allText, onlyFenced } from "./support/results.ts";
 import { type E2ESession, freshPage, startSession } from "./support/session.ts";
 import { pollUntil, waitFor } from "./support/wait.ts";
@@ -45,7 +46,7 @@ Deno.test("dialog: confirm, prompt and leave-page prompts never hang a call", as
       assertMatch(text, /confirm dialog is open[\s\S]*dialog \{"action": "accept"/);
       onlyFenced(text, "Delete the draft?");
       const status = await s.ok("dialog", { tabId, action: "status" });
-      assertEquals((status.structuredContent?.dialog as { type: string }).type, "confirm");
+      assertEquals((plain(status)?.dialog as { type: string }).type, "confirm");
       const accepted = await s.ok("dialog", { tabId, action: "accept" });
       assertMatch(allText(accepted), /Accepted the confirm dialog; the page runs again/);
       await pageSaw(s, tabId, "confirm:true");
@@ -87,7 +88,7 @@ Deno.test("dialog: confirm, prompt and leave-page prompts never hang a call", as
       assert(performance.now() - started < 2_000, "the click returned at once");
       assertMatch(allText(left), /beforeunload dialog is open[\s\S]*to leave the page/);
       const status = await s.ok("dialog", { tabId, action: "status" });
-      assertEquals((status.structuredContent?.dialog as { type: string }).type, "beforeunload");
+      assertEquals((plain(status)?.dialog as { type: string }).type, "beforeunload");
       assertMatch(
         await s.fail("dialog", { tabId, action: "respond", text: "x" }),
         /only a prompt takes text/,
@@ -125,7 +126,7 @@ Deno.test("wait_for: holds when text appears, fails at its timeout, stops when c
       await click(s, tabId, "Prepare shipment");
       const waited = await s.ok("wait_for", { tabId, text: "Shipment ready", timeout_ms: 10_000 });
       const total = performance.now() - started;
-      const elapsed = waited.structuredContent?.elapsedMs as number;
+      const elapsed = plain(waited)?.elapsedMs as number;
       assert(total >= 950 && total < 3_000, `the text showed after ${Math.round(total)} ms`);
       assert(elapsed < 1_500, `wait_for waited ${elapsed} ms of it`);
       assertMatch(allText(waited), /Held after [\d.]+ s: text "Shipment ready" visible/);
@@ -133,7 +134,7 @@ Deno.test("wait_for: holds when text appears, fails at its timeout, stops when c
 
     await t.step("a selector and a settled page are waited for too", async () => {
       const present = await s.ok("wait_for", { tabId, selector: "#news p", state: "present" });
-      assertEquals(present.structuredContent?.present, 1);
+      assertEquals(plain(present)?.present, 1);
       const settled = await s.ok("wait_for", { tabId });
       assertMatch(allText(settled), /the page settled/);
       assertMatch(

@@ -7,11 +7,12 @@
 import { GifReader } from "omggif";
 import { decodeBase64 } from "../shared/base64.ts";
 import { assert, assertEquals, assertMatch } from "./support/assert.ts";
+import { plain } from "./support/fence.ts";
 import { type E2ESession, freshPage, startSession } from "./support/session.ts";
 import { pollUntil } from "./support/wait.ts";
 
 async function status(s: E2ESession, tabId: number): Promise<Record<string, unknown>> {
-  return (await s.ok("gif_creator", { action: "status", tabId })).structuredContent!;
+  return plain(await s.ok("gif_creator", { action: "status", tabId }))!;
 }
 
 /** How many strongly red pixels frame `index` shows. */
@@ -63,8 +64,8 @@ Deno.test("gif_creator records, stops at its bounds and exports a GIF that decod
         "the recording to gather a few frames",
       );
       const stopped = await s.ok("gif_creator", { action: "stop_recording", tabId });
-      const frames = stopped.structuredContent?.frames as number;
-      assertEquals(stopped.structuredContent?.reason, "stopped");
+      const frames = plain(stopped)?.frames as number;
+      assertEquals(plain(stopped)?.reason, "stopped");
       const exported = await s.ok("gif_creator", { action: "export", tabId });
       const block = exported.content.find((b) => b.type === "image");
       assertEquals(block?.mimeType, "image/gif");
@@ -72,8 +73,8 @@ Deno.test("gif_creator records, stops at its bounds and exports a GIF that decod
       assert(gif.numFrames() >= 3 && gif.numFrames() <= frames, `${gif.numFrames()} frames`);
       assertEquals(gif.numFrames(), frames);
       assertEquals([gif.width, gif.height], [
-        exported.structuredContent?.width,
-        exported.structuredContent?.height,
+        plain(exported)?.width,
+        plain(exported)?.height,
       ]);
       assert(gif.width > 200 && gif.width <= 800, `width ${gif.width} within maxSide`);
       // The page has no red: red pixels are the rings marking the clicks.
@@ -84,9 +85,9 @@ Deno.test("gif_creator records, stops at its bounds and exports a GIF that decod
     await t.step("the export can be dropped into the page as a GIF file", async () => {
       await freshPage(s, tabId, "/upload.html");
       const found = await s.ok("find", { tabId, query: "Drop zone" });
-      const ref = (found.structuredContent?.matches as { ref: string }[])[0].ref;
+      const ref = (plain(found)?.matches as { ref: string }[])[0].ref;
       const placed = await s.ok("gif_creator", { action: "export", tabId, ref, filename: "x.gif" });
-      assertEquals(placed.structuredContent?.delivery, "drop");
+      assertEquals(plain(placed)?.delivery, "drop");
       assert(placed.content.some((b) => b.mimeType === "image/gif"), "the GIF comes back too");
       const state = await pollUntil(
         async () => s.text(await s.ok("get_page_text", { tabId })),

@@ -5,6 +5,7 @@
  */
 
 import { assert, assertEquals, assertMatch } from "./support/assert.ts";
+import { plain } from "./support/fence.ts";
 import { serveFixtures } from "./support/fixtures.ts";
 import { type CallResult, type E2ESession, freshPage, startSession } from "./support/session.ts";
 
@@ -19,12 +20,12 @@ interface Match {
 
 async function js(s: E2ESession, tabId: number, text: string): Promise<string> {
   const result = await s.ok("javascript_tool", { action: "javascript_exec", text, tabId });
-  return (result.structuredContent as { result: string }).result;
+  return (plain(result) as { result: string }).result;
 }
 
 async function findOne(s: E2ESession, tabId: number, query: string): Promise<Match> {
   const result = await s.ok("find", { query, tabId });
-  const matches = (result.structuredContent as { matches: Match[] }).matches;
+  const matches = (plain(result) as { matches: Match[] }).matches;
   assert(matches.length > 0, `find "${query}" matched nothing`);
   return matches[0];
 }
@@ -99,7 +100,7 @@ Deno.test("read_page, find, form_input and javascript_tool on the fixture site",
       const email = await findOne(s, tabId, "email field");
       assertEquals(email.role, "textbox");
       assertEquals(email.name, "Email address");
-      const record = (await s.ok("find", { query: "email field", tabId })).structuredContent as {
+      const record = plain(await s.ok("find", { query: "email field", tabId })) as {
         provenance: { pageSourced: boolean; untrusted: boolean; topOrigin: string };
       };
       assertEquals(record.provenance.untrusted, true);
@@ -206,7 +207,7 @@ Deno.test("read_page, find, form_input and javascript_tool on the fixture site",
         tabId,
       });
       assertEquals(
-        (unchecked.structuredContent as { target: { states: string[] } }).target.states,
+        (plain(unchecked) as { target: { states: string[] } }).target.states,
         [
           "unchecked",
         ],
@@ -295,7 +296,7 @@ Deno.test("read_page, find, form_input and javascript_tool on the fixture site",
       assertMatch(outline, /button "Share this story" \[ref_\d+\]/);
       const short = await s.ok("get_page_text", { tabId, max_chars: 120 });
       assertMatch(s.text(short), /Cut at 100 of \d+ characters/);
-      assertEquals((short.structuredContent as { truncated: boolean }).truncated, true);
+      assertEquals((plain(short) as { truncated: boolean }).truncated, true);
     });
 
     await t.step("javascript_tool redacts the page's password value", async () => {
@@ -491,8 +492,9 @@ Deno.test("read_page, find, form_input and javascript_tool on the fixture site",
           "const r = document.getElementById('cross').getBoundingClientRect(); JSON.stringify({ x: r.x, y: r.y, w: r.width, h: r.height })",
         ),
       );
-      const heading = (await s.ok("find", { query: "Cross log heading", tabId }))
-        .structuredContent as { matches: Match[] };
+      const heading = plain(await s.ok("find", { query: "Cross log heading", tabId })) as {
+        matches: Match[];
+      };
       assertEquals(heading.matches[0].name, "Cross log");
       assertEquals(heading.matches[0].box.x, Math.round(frameBox.x + 5 + 8), "border 5 + margin 8");
       assert(heading.matches[0].y > frameBox.y && heading.matches[0].y < frameBox.y + frameBox.h);
@@ -505,12 +507,14 @@ Deno.test("read_page, find, form_input and javascript_tool on the fixture site",
         "const spacer = document.createElement('div'); spacer.style.height = '3000px'; " +
           "document.getElementById('cross-holder').before(spacer); 1",
       );
-      const low = ((await s.ok("find", { query: "Cross log heading", tabId }))
-        .structuredContent as { matches: (Match & { inViewport: boolean })[] }).matches[0];
+      const low = (plain(await s.ok("find", { query: "Cross log heading", tabId })) as {
+        matches: (Match & { inViewport: boolean })[];
+      }).matches[0];
       assertEquals(low.inViewport, false, "a frame's element below the fold is out of view");
       await s.ok("computer", { action: "scroll_to", ref: low.ref, tabId });
-      const raised = ((await s.ok("find", { query: "Cross log heading", tabId }))
-        .structuredContent as { matches: (Match & { inViewport: boolean })[] }).matches[0];
+      const raised = (plain(await s.ok("find", { query: "Cross log heading", tabId })) as {
+        matches: (Match & { inViewport: boolean })[];
+      }).matches[0];
       assertEquals(raised.inViewport, true, "scroll_to reaches into the out-of-process frame");
 
       // A click on a ref inside the out-of-process frame lands on it.

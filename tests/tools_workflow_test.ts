@@ -7,6 +7,7 @@
  */
 
 import { assert, assertEquals, assertMatch } from "./support/assert.ts";
+import { plain } from "./support/fence.ts";
 import { ORDER_FIELDS, ORDER_RECEIVED } from "./support/order_form.ts";
 import { allText, onlyFenced } from "./support/results.ts";
 import { freshPage, startSession } from "./support/session.ts";
@@ -22,7 +23,7 @@ Deno.test("workflow tools finish real work in few calls", async (t) => {
       async () => {
         await freshPage(s, tabId, "/order.html");
         const result = await s.ok("form_fill", { tabId, fields: ORDER_FIELDS, submit: true });
-        const structured = result.structuredContent as {
+        const structured = plain(result) as {
           filled: { field: string }[];
           unmatched: unknown[];
           skipped: unknown[];
@@ -50,7 +51,7 @@ Deno.test("workflow tools finish real work in few calls", async (t) => {
         fields: { "First name": "Ada", "Fax number": "0", "Country": "Atlantis" },
         submit: true,
       });
-      const structured = result.structuredContent as {
+      const structured = plain(result) as {
         filled: unknown[];
         unmatched: { field: string }[];
         skipped: { field: string; reason: string }[];
@@ -76,7 +77,7 @@ Deno.test("workflow tools finish real work in few calls", async (t) => {
         { tool: "form_input", args: { ref: "$prev.matches.0.ref", value: "$1.result" } },
       ];
       const dry = await s.ok("script", { tabId, steps, dry_run: true });
-      const planned = dry.structuredContent as {
+      const planned = plain(dry) as {
         wouldRun: boolean;
         steps: { needs: string[]; filledAtRunTime?: string[] }[];
       };
@@ -89,14 +90,14 @@ Deno.test("workflow tools finish real work in few calls", async (t) => {
         /the policy decides each step for the page it touches when it runs/,
       );
       const ran = await s.ok("script", { tabId, steps });
-      assertEquals(ran.structuredContent?.ran, 3);
+      assertEquals(plain(ran)?.ran, 3);
       assertMatch(allText(ran), /Ran all 3 steps[\s\S]*now holds "ZX-4471"/);
       const value = await s.ok("javascript_tool", {
         action: "javascript_exec",
         text: "document.getElementById('voucher').value",
         tabId,
       });
-      assertEquals(value.structuredContent?.result, "ZX-4471");
+      assertEquals(plain(value)?.result, "ZX-4471");
     });
 
     await t.step("script refuses a bad step before running any, and never nests", async () => {
@@ -113,7 +114,7 @@ Deno.test("workflow tools finish real work in few calls", async (t) => {
         dry_run: true,
         steps: [{ tool: "get_page_text", args: {} }, { tool: "computer", args: { action: "fly" } }],
       });
-      assertEquals(dry.structuredContent?.wouldRun, false);
+      assertEquals(plain(dry)?.wouldRun, false);
       assertMatch(allText(dry), /would not run: step 2 cannot[\s\S]*2\. computer .*WOULD NOT RUN/);
       const nested = await s.fail("script", {
         steps: [{ tool: "browser_batch", args: { actions: [] } }],
@@ -142,7 +143,7 @@ Deno.test("workflow tools finish real work in few calls", async (t) => {
       assertMatch(text, /Stopped at action 2 of 3 \(form_input\), which failed, after action 1/);
       assertMatch(text, /action 3 did not run/);
       assert(result.content.some((block) => block.type === "image"), "the screenshot is kept");
-      assertEquals(result.structuredContent?.ran, 2);
+      assertEquals(plain(result)?.ran, 2);
       const page = await s.ok("get_page_text", { tabId });
       assert(allText(page).includes("Keeper"), "the third call never ran");
     });
@@ -167,7 +168,7 @@ Deno.test("workflow tools finish real work in few calls", async (t) => {
           action: "left_click",
           expect: { text: "deleted", timeout_ms: 3_000 },
         });
-        assertEquals(acted.structuredContent?.expectMet, true);
+        assertEquals(plain(acted)?.expectMet, true);
         assertMatch(allText(acted), /Expected text "deleted" visible: held/);
       },
     );
@@ -182,29 +183,29 @@ Deno.test("workflow tools finish real work in few calls", async (t) => {
           "innerHeight - 20) !== c, r.height > 0].join()",
         tabId,
       });
-      assertEquals(probe.structuredContent?.result, "true,true,true");
+      assertEquals(plain(probe)?.result, "true,true,true");
       for (const tool of ["read_page", "get_page_text"]) {
         const read = allText(await s.ok(tool, { tabId }));
         assert(!read.includes("Checking the lamp log"), `${tool} read the caption back:\n${read}`);
       }
       const found = await s.ok("find", { tabId, query: "Checking the lamp log" });
-      const names = (found.structuredContent?.matches as { name: string }[]).map((m) => m.name);
+      const names = (plain(found)?.matches as { name: string }[]).map((m) => m.name);
       assert(!names.some((name) => name.includes("Checking")), `find found it: ${names}`);
     });
 
     await t.step("tab_control focuses, reloads and closes an owned tab", async () => {
       const opened = await s.ok("tabs_create_mcp", {});
-      const other = (opened.structuredContent as { tabs: { tabId: number }[] }).tabs
+      const other = (plain(opened) as { tabs: { tabId: number }[] }).tabs
         .map((tab) => tab.tabId).find((id) => id !== tabId)!;
       const focus = await s.ok("tab_control", { tabId, action: "focus" });
       assertEquals(
-        (focus.structuredContent?.tabDelta as { activeTabId: number }).activeTabId,
+        (plain(focus)?.tabDelta as { activeTabId: number }).activeTabId,
         tabId,
       );
       const reload = await s.ok("tab_control", { tabId, action: "reload" });
-      assertEquals(reload.structuredContent?.loaded, true);
+      assertEquals(plain(reload)?.loaded, true);
       const closed = await s.ok("tab_control", { tabId: other, action: "close" });
-      assertEquals((closed.structuredContent?.tabDelta as { closed: number[] }).closed, [other]);
+      assertEquals((plain(closed)?.tabDelta as { closed: number[] }).closed, [other]);
       assertMatch(await s.fail("navigate", { tabId: other, url: "about:blank" }), /is gone/);
     });
 
@@ -216,7 +217,7 @@ Deno.test("workflow tools finish real work in few calls", async (t) => {
         assertMatch(text, /Policy: none is set, so every action below is allowed/);
         assertMatch(text, /computer — .*screenshot.*: read/);
         assertMatch(text, /form_fill — read\+write; submit: read\+write\+action/);
-        const tools = result.structuredContent?.tools as { name: string }[];
+        const tools = plain(result)?.tools as { name: string }[];
         assertEquals(tools.at(-1)?.name, "explain");
       },
     );

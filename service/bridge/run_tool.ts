@@ -14,6 +14,7 @@ import { BrowserError, decomposeTabId } from "../browser/mod.ts";
 import type { Catalog } from "../catalog/mod.ts";
 import {
   failureOutcome,
+  fenceStructured,
   HANDLERS,
   type StepCheck,
   type StepRunner,
@@ -55,7 +56,17 @@ export async function runTool(
   if (refused !== null) return refused;
   const lacking = lackingFeature(call, context);
   if (lacking !== null) return await gate.after(call, lacking);
-  return await gate.after(call, await callHandler(call, context));
+  return fenced(await gate.after(call, await callHandler(call, context)), context);
+}
+
+/**
+ * The outcome with its structured content's page strings fenced (decision 0150): the one place
+ * the rule is applied, for every call and every step.
+ */
+function fenced(outcome: Outcome, context: ToolContext): Outcome {
+  const workspace = context.workspace as ToolContext["workspace"] | undefined;
+  if (outcome.kind !== "success" || !outcome.structured || !workspace) return outcome;
+  return { ...outcome, structured: fenceStructured(workspace, outcome.structured) };
 }
 
 /**

@@ -18,6 +18,8 @@ import {
   type ToolContext,
 } from "../core/context.ts";
 import { ToolError } from "../core/errors.ts";
+import { unfenceStructured } from "../core/fence_structured.ts";
+import type { Workspace } from "../../workspace/mod.ts";
 import {
   referencePaths,
   ReferenceProblem,
@@ -106,21 +108,28 @@ function dryRun(steps: PlannedStep[], runner: StepRunner) {
 }
 
 /** What earlier steps left for references. */
-function resultsOf(ran: RanStep[]): StepResult[] {
+function resultsOf(workspace: Workspace, ran: RanStep[]): StepResult[] {
   return ran.map((step) =>
     step.outcome.kind === "success"
       ? {
         ok: true,
-        structured: step.outcome.structured,
+        // A reference's value goes back into the page, so it is the page's string, unfenced.
+        structured: step.outcome.structured &&
+          unfenceStructured(workspace, step.outcome.structured) as Record<string, unknown>,
         text: step.outcome.content.filter((b) => b.type === "text").map((b) => b.text).join("\n"),
       }
       : { ok: false, text: "" }
   );
 }
 
-function resolved(step: PlannedStep, index: number, ran: RanStep[]): Record<string, unknown> {
+function resolved(
+  workspace: Workspace,
+  step: PlannedStep,
+  index: number,
+  ran: RanStep[],
+): Record<string, unknown> {
   try {
-    return resolveReferences(step.args, resultsOf(ran), index);
+    return resolveReferences(step.args, resultsOf(workspace, ran), index);
   } catch (error) {
     if (!(error instanceof ReferenceProblem)) throw error;
     throw new ToolError(
@@ -143,7 +152,7 @@ async function runWithin(context: ToolContext, steps: PlannedStep[], budgetMs: n
       signal: context.signal,
       budget: budget.signal,
       continueOnError: args.continueOnError,
-      prepare: resolved,
+      prepare: (step, index, ran) => resolved(context.workspace, step, index, ran),
     });
   } finally {
     clearTimeout(timer);

@@ -11,12 +11,15 @@ import { type Handler, success, type ToolContext } from "../core/context.ts";
 import { fence, originOf } from "../core/fence.ts";
 import { redactSecrets } from "../page/redact.ts";
 import { displayUrl } from "../core/redact_url.ts";
-import { rememberTabs, workspaceBrowser } from "../core/target.ts";
+import { rememberTabs, type TabTarget, workspaceBrowser } from "../core/target.ts";
+import { pageInfo } from "../page/refs.ts";
 import { ToolError } from "../core/errors.ts";
 import { groupTitle, MAX_TABS_PER_WORKSPACE, type Workspace } from "../../workspace/mod.ts";
 
 /** Longest tab title shown. */
 const MAX_TITLE_CHARS = 300;
+/** Longest wait for a page to tell its title; a busy page's tab is listed with the browser's. */
+const TITLE_WAIT_MS = 1_000;
 
 interface ListedTab {
   tabId: number;
@@ -36,9 +39,10 @@ async function listTabs(context: ToolContext): Promise<{ tabs: ListedTab[]; grou
     try {
       const info = await link.call("tab.get", { tab_id: parts.native });
       // Titles and URLs are the pages' own: redacted and bounded here, fenced when shown.
+      const title = await redactedTitle(context.workspace, { link, native: parts.native, tabId });
       tabs.push({
         tabId,
-        title: redactSecrets(info.title.slice(0, MAX_TITLE_CHARS)),
+        title: redactSecrets((title ?? info.title).slice(0, MAX_TITLE_CHARS)),
         url: displayUrl(info.url),
       });
       if (info.group_id >= 0) groupId = info.group_id;
@@ -48,6 +52,26 @@ async function listTabs(context: ToolContext): Promise<{ tabs: ListedTab[]; grou
     }
   }
   return { tabs, groupId };
+}
+
+/**
+ * The tab's title as its page tells it with secret field values hidden (the page runtime's one
+ * rule: a page may copy a one-time code into its title); null when the page cannot be asked (a
+ * dialog or a busy script holds it, or it is not a page Ghostlight can read), and then the browser's title is
+ * shown, redacted by pattern only.
+ */
+async function redactedTitle(workspace: Workspace, target: TabTarget): Promise<string | null> {
+  if (target.link.tab(target.native).dialog) return null;
+  const asked = pageInfo(workspace, target).then((info) => info.title, () => null);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<null>((resolve) =>
+    timer = setTimeout(() => resolve(null), TITLE_WAIT_MS)
+  );
+  try {
+    return await Promise.race([asked, late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** Opens a blank tab in the workspace's group and takes ownership of it. */

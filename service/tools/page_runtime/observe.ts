@@ -7,6 +7,7 @@
  * @module
  */
 
+import { redactedTitle } from "./secrets.ts";
 import { type ReceiptElement, receiptElement } from "./describe.ts";
 
 /** The counter behind receipts: mutations seen, when the last came, what they touched. */
@@ -81,7 +82,7 @@ export function observeBefore(
   const active = focused();
   return {
     url: location.href,
-    title: document.title,
+    title: redactedTitle(),
     n: s.n,
     el: receiptElement(at) || undefined,
     hidden: document.visibilityState === "hidden",
@@ -122,7 +123,7 @@ export function settle(key: string, options: { quietMs: number; maxMs: number })
       }
       resolve({
         url: location.href,
-        title: document.title,
+        title: redactedTitle(),
         n: s ? s.n : null,
         rendered,
         settled,

@@ -5,9 +5,15 @@
  * @module
  */
 
-/** The page's URL and its title cut to `maxTitle` characters. */
+import { redactedTitle } from "./secrets.ts";
+
+/**
+ * The page's URL and its title cut to `maxTitle` characters, with the values of secret fields
+ * hidden (a page may put a one-time code in its title): redacted before the cut, so a cut cannot
+ * leave part of a value unrecognised.
+ */
 export function pageInfo(maxTitle: number): { url: string; title: string } {
-  return { url: location.href, title: String(document.title).slice(0, maxTitle) };
+  return { url: location.href, title: redactedTitle().slice(0, maxTitle) };
 }
 
 /** The HTTP status of the document's own response; 0 when the browser does not say. */

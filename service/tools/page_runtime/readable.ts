@@ -6,6 +6,7 @@
  * @module
  */
 
+import { redactedTitle } from "./secrets.ts";
 import { frameDocument, isElement, isHidden, isText, shownChildren, viewOf } from "./dom.ts";
 import { idOf } from "./registry.ts";
 import { clip, SKIP } from "./text.ts";
@@ -136,7 +137,7 @@ function textIn(el: Element): string {
  */
 export function readable(whole: boolean, limit: number): Readable {
   const cap = (text: string) => text.length > limit ? text.slice(0, limit) : text;
-  const title = clip(String(document.title || ""), 300);
+  const title = clip(redactedTitle(), 300);
   const body = document.body || document.documentElement;
   let root = body, scope = "whole page";
   if (whole) {

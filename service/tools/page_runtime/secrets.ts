@@ -69,7 +69,7 @@ export function redactResult(text: string): { text: string; url: string } {
  * the page. A value of fewer than 4 characters is replaced only where it stands alone (the whole
  * text, or a quoted string), since replacing it everywhere would eat ordinary words.
  */
-function redactFields(text: string): string {
+export function redactFields(text: string): string {
   let out = text;
   for (const value of secretValues().sort((a, b) => b.length - a.length)) {
     if (out === value) return REDACTED;
@@ -77,4 +77,13 @@ function redactFields(text: string): string {
     else out = out.split(JSON.stringify(value)).join(`"${REDACTED}"`);
   }
   return out;
+}
+
+/**
+ * The document's title with the page's secret field values hidden: a page may copy a one-time
+ * code into its title, and every reader of the title (page facts, outline, text, receipts) uses
+ * this one.
+ */
+export function redactedTitle(): string {
+  return redactFields(String(document.title || ""));
 }

@@ -6,6 +6,7 @@
  * @module
  */
 
+import { redactedTitle } from "./secrets.ts";
 import { shownRole, stateOf, valueOf } from "./describe.ts";
 import {
   frameDocument,
@@ -325,5 +326,5 @@ export function snapshot(options: SnapshotOptions): Snapshot {
   if (start) walker.walk(start, 0, false);
   walker.flushText();
   const { nodes, frames, omitted, cutByDepth } = walker;
-  return { token, url: location.href, title: document.title, nodes, frames, omitted, cutByDepth };
+  return { token, url: location.href, title: redactedTitle(), nodes, frames, omitted, cutByDepth };
 }
