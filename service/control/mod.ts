@@ -9,4 +9,11 @@
 export { controlApp, type ControlSources } from "./app.ts";
 export { askPerson, fetchProbe, fetchStatus } from "./client.ts";
 export { Probe } from "./probe.ts";
+export {
+  CONTROL_READ_MS,
+  MAX_CONTROL_BODY,
+  MAX_CONTROL_CONNECTIONS,
+  MAX_CONTROL_HEAD,
+  serveControl,
+} from "./serve_control.ts";
 export { Status } from "./status.ts";

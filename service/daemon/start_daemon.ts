@@ -22,7 +22,7 @@ import {
 } from "../bridge/mod.ts";
 import { BrowserError, BrowserHub, type BrowserLink, decomposeTabId } from "../browser/mod.ts";
 import { Catalog } from "../catalog/mod.ts";
-import { controlApp, type Probe, type Status } from "../control/mod.ts";
+import { controlApp, type Probe, serveControl, type Status } from "../control/mod.ts";
 import { bindSockets, ensureOwnedDir, ensureSecret } from "../endpoint/mod.ts";
 import { MACHINE_POLICY_FILE, PersonControls, PolicyStore } from "../governance/mod.ts";
 import { configureLog, log } from "../log/mod.ts";
@@ -319,15 +319,12 @@ export async function startDaemon(paths: InstancePaths, options: DaemonOptions):
   });
   const identity = { version: VERSION, instance: paths.instance, pid: Deno.pid };
   const startedAt = new Date().toISOString();
-  const control = Deno.serve(
-    { path: listeners.control, onListen: () => {} },
-    controlApp({
-      status: () => statusOf(state, { ...identity, startedAt }),
-      person: (request) => answerPerson(state.desk, request),
-      probe: () => probeBrowsers(state.browsers),
-    }).fetch,
-  );
-  await Deno.chmod(listeners.control, 0o600);
+  const app = controlApp({
+    status: () => statusOf(state, { ...identity, startedAt }),
+    person: (request) => answerPerson(state.desk, request),
+    probe: () => probeBrowsers(state.browsers),
+  });
+  const control = serveControl(listeners.control, (request) => app.fetch(request));
 
   let resolveFinished: () => void;
   const finished = new Promise<void>((resolve) => resolveFinished = resolve);

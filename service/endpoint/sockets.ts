@@ -37,11 +37,11 @@ export function describeInstance(paths: InstancePaths): string {
 export interface Listeners {
   bridge: Deno.Listener<Deno.UnixConn, Deno.UnixAddr>;
   browser: Deno.Listener<Deno.UnixConn, Deno.UnixAddr>;
-  control: string;
+  control: Deno.Listener<Deno.UnixConn, Deno.UnixAddr>;
 }
 
 /**
- * Binds the bridge and browser sockets (0600) under the start-up lock, so two services started
+ * Binds the bridge, browser and control sockets (0600) under the start-up lock, so two services started
  * at once cannot both bind. Throws {@linkcode AlreadyRunning} when a live service holds them.
  */
 export async function bindSockets(paths: InstancePaths): Promise<Listeners> {
@@ -55,9 +55,11 @@ export async function bindSockets(paths: InstancePaths): Promise<Listeners> {
     }
     const bridge = Deno.listen({ transport: "unix", path: paths.bridgeSocket });
     const browser = Deno.listen({ transport: "unix", path: paths.browserSocket });
-    await Deno.chmod(paths.bridgeSocket, 0o600);
-    await Deno.chmod(paths.browserSocket, 0o600);
-    return { bridge, browser, control: paths.controlSocket };
+    const control = Deno.listen({ transport: "unix", path: paths.controlSocket });
+    for (const path of [paths.bridgeSocket, paths.browserSocket, paths.controlSocket]) {
+      await Deno.chmod(path, 0o600);
+    }
+    return { bridge, browser, control };
   } finally {
     await lock.unlock().catch(() => {});
     lock.close();
