@@ -5,9 +5,10 @@
  * password fields. Neither the text nor the structured content of any answer holds the code.
  */
 
-import { assert } from "./support/assert.ts";
+import { assert, assertMatch } from "./support/assert.ts";
 import { plain } from "./support/fence.ts";
 import { type CallResult, type E2ESession, startSession } from "./support/session.ts";
+import { pollUntil } from "./support/wait.ts";
 
 /** The code the fixture's field holds, and one form_input sets. */
 const CODE = "493817";
@@ -134,6 +135,24 @@ Deno.test("receipts never show a one-time code", async (t) => {
       assertHidden(s, await s.ok("tabs_context_mcp", {}), "tabs_context_mcp", [ACTED_CODE]);
       assertHidden(s, await s.ok("read_page", { tabId }), "read_page title", [ACTED_CODE]);
       assertHidden(s, await s.ok("get_page_text", { tabId }), "get_page_text title", [ACTED_CODE]);
+      // While a dialog freezes the page it cannot hide the code itself: the title is withheld.
+      await s.ok("javascript_tool", {
+        action: "javascript_exec",
+        text: "setTimeout(() => alert('frozen'), 0); 1",
+        tabId,
+      });
+      try {
+        await pollUntil(
+          () => s.call("read_page", { tabId, filter: "interactive" }),
+          (read) => read.isError === true,
+          "the dialog to freeze the page",
+        );
+        const listed = await s.ok("tabs_context_mcp", {});
+        assertHidden(s, listed, "tabs_context_mcp under a dialog", [ACTED_CODE]);
+        assertMatch(s.text(listed), /title withheld/);
+      } finally {
+        await s.ok("computer", { action: "key", text: "Escape", tabId });
+      }
       assertHidden(s, await s.ok("navigate", { url: "back", tabId }), "navigate", [ACTED_CODE]);
     });
   } finally {

@@ -42,7 +42,7 @@ async function listTabs(context: ToolContext): Promise<{ tabs: ListedTab[]; grou
       const title = await redactedTitle(context.workspace, { link, native: parts.native, tabId });
       tabs.push({
         tabId,
-        title: redactSecrets((title ?? info.title).slice(0, MAX_TITLE_CHARS)),
+        title: redactSecrets((title ?? browserTitle(info)).slice(0, MAX_TITLE_CHARS)),
         url: displayUrl(info.url),
       });
       if (info.group_id >= 0) groupId = info.group_id;
@@ -55,10 +55,18 @@ async function listTabs(context: ToolContext): Promise<{ tabs: ListedTab[]; grou
 }
 
 /**
+ * The title to show when the page cannot be asked for its own: a web page's title may hold a
+ * secret it copied from a field, which only the page can hide, so it is withheld (fail closed);
+ * the browser's own pages and blank tabs keep the browser's title.
+ */
+function browserTitle(info: TabInfo): string {
+  return /^https?:/i.test(info.url) ? "(title withheld: the page did not answer)" : info.title;
+}
+
+/**
  * The tab's title as its page tells it with secret field values hidden (the page runtime's one
  * rule: a page may copy a one-time code into its title); null when the page cannot be asked (a
- * dialog or a busy script holds it, or it is not a page Ghostlight can read), and then the browser's title is
- * shown, redacted by pattern only.
+ * dialog or a busy script holds it, or it is not a page Ghostlight can read).
  */
 async function redactedTitle(workspace: Workspace, target: TabTarget): Promise<string | null> {
   if (target.link.tab(target.native).dialog) return null;
