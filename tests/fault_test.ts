@@ -14,6 +14,7 @@ import { isRunning } from "./support/processes.ts";
 import { pollUntil } from "./support/wait.ts";
 import {
   envelope,
+  legacyWithTab,
   serveSlowPages,
   startConnector,
   startService,
@@ -21,21 +22,6 @@ import {
   type Transcript,
   waitFor,
 } from "./mcp_support.ts";
-
-const INIT = '{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":' +
-  '"2025-11-25","capabilities":{},"clientInfo":{"name":"fault","version":"1"}}}';
-
-/** Initializes a 2025 connection and opens its first tab. */
-async function legacyWithTab(mcp: Transcript): Promise<number> {
-  await mcp.send(INIT);
-  await mcp.nextJson(30_000);
-  await mcp.send('{"jsonrpc":"2.0","method":"notifications/initialized"}');
-  await mcp.send(toolCall(1, "tabs_context_mcp", { createIfEmpty: true }));
-  const context = await mcp.nextJson();
-  const structured = (context.result as { structuredContent: { tabs: { tabId: number }[] } })
-    .structuredContent;
-  return structured.tabs[0].tabId;
-}
 
 /**
  * Sends `request(n)` for n = 1, 2, ... until the workspace takes calls again and returns the
@@ -94,7 +80,7 @@ Deno.test("failures are told truthfully and recovered from", async (t) => {
         GHOSTLIGHT_CALL_DEADLINE_MS: "1500",
         GHOSTLIGHT_PROGRESS_INTERVAL_MS: "400",
       });
-      const tabId = await legacyWithTab(mcp);
+      const tabId = await legacyWithTab("fault", mcp);
       const startedAt = Date.now();
       await mcp.send(toolCall(2, "navigate", { url: slow.url("late", 4000), tabId }, {
         progressToken: "p-late",
@@ -137,7 +123,7 @@ Deno.test("failures are told truthfully and recovered from", async (t) => {
     });
 
     const mcp = connector();
-    const tabId = await legacyWithTab(mcp);
+    const tabId = await legacyWithTab("fault", mcp);
 
     await t.step("F02 a cancelled queued call never reaches the browser", async () => {
       await mcp.send(toolCall(10, "navigate", { url: slow.url("first", 2500), tabId }));
@@ -330,7 +316,7 @@ Deno.test("failures are told truthfully and recovered from", async (t) => {
       "F09 settlement window: an endless call is abandoned as outcome_unknown",
       async () => {
         const other = connector();
-        const otherTab = await legacyWithTab(other);
+        const otherTab = await legacyWithTab("fault", other);
         const startedAt = Date.now();
         await other.send(
           toolCall(2, "navigate", { url: slow.url("endless", 7000), tabId: otherTab }),
@@ -362,7 +348,7 @@ Deno.test("failures are told truthfully and recovered from", async (t) => {
         const workspaces = async () => (await fetchStatus(paths.controlSocket)).workspaces;
         const connectors = async () => (await fetchStatus(paths.controlSocket)).connectors.length;
         const lost = connector();
-        await legacyWithTab(lost);
+        await legacyWithTab("fault", lost);
         const withIt = await workspaces();
         const connected = await connectors();
         lost.child.kill("SIGKILL");
@@ -373,7 +359,7 @@ Deno.test("failures are told truthfully and recovered from", async (t) => {
         await waitFor(async () => (await workspaces()) === withIt - 1, "the release", 10_000);
 
         const clean = connector();
-        await legacyWithTab(clean);
+        await legacyWithTab("fault", clean);
         const before = await workspaces();
         assertEquals((await clean.close()).code, 0);
         await waitFor(async () => (await workspaces()) === before - 1, "the release at EOF", 3_000);

@@ -13,28 +13,18 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { assert, assertEquals, assertMatch } from "./support/assert.ts";
 import { makeTestEnv, type TestEnv } from "./support/env.ts";
 import { serveFixtures } from "./support/fixtures.ts";
-import { ghostlight } from "./support/processes.ts";
+import { ghostlight, runCommand } from "./support/processes.ts";
 import { pollUntil, signalOrTimeout, waitFor } from "./support/wait.ts";
 
 type TextBlock = { type: "text"; text: string };
 
 /** Runs an installed launcher (not the checkout) with the test's environment. */
-async function launcher(
+function launcher(
   testEnv: TestEnv,
   path: string,
   args: string[],
 ): Promise<{ code: number; stdout: string; stderr: string }> {
-  const output = await new Deno.Command(path, {
-    args,
-    env: testEnv.env,
-    clearEnv: true,
-    stdin: "null",
-  }).output();
-  return {
-    code: output.code,
-    stdout: new TextDecoder().decode(output.stdout),
-    stderr: new TextDecoder().decode(output.stderr),
-  };
+  return runCommand(testEnv, path, args);
 }
 
 /** Chromium as a person starts it: the default profile of that HOME, the installed extension. */

@@ -143,6 +143,30 @@ export function toolCall(
   });
 }
 
+/**
+ * Initializes a `2025-11-25` connection as the client `name` and opens its first tab; returns
+ * the tab's id.
+ */
+export async function legacyWithTab(name: string, mcp: Transcript): Promise<number> {
+  await mcp.send(JSON.stringify({
+    jsonrpc: "2.0",
+    id: 0,
+    method: "initialize",
+    params: {
+      protocolVersion: "2025-11-25",
+      capabilities: {},
+      clientInfo: { name, version: "1" },
+    },
+  }));
+  await mcp.nextJson(30_000);
+  await mcp.send('{"jsonrpc":"2.0","method":"notifications/initialized"}');
+  await mcp.send(toolCall(1, "tabs_context_mcp", { createIfEmpty: true }));
+  const context = await mcp.nextJson();
+  const structured = (context.result as { structuredContent: { tabs: { tabId: number }[] } })
+    .structuredContent;
+  return structured.tabs[0].tabId;
+}
+
 /** The instructions, server identity and tool list every test expects, from the real catalog. */
 export function expectedServer(testEnv: TestEnv): {
   info: { name: string; version: string };

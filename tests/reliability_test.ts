@@ -12,6 +12,7 @@ import { unfence } from "./support/fence.ts";
 import { makeTestEnv } from "./support/env.ts";
 import { descendantsMatching } from "./support/processes.ts";
 import {
+  legacyWithTab,
   serveSlowPages,
   startConnector,
   startService,
@@ -19,21 +20,6 @@ import {
   type Transcript,
   waitFor,
 } from "./mcp_support.ts";
-
-const INIT = '{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":' +
-  '"2025-11-25","capabilities":{},"clientInfo":{"name":"reliable","version":"1"}}}';
-
-/** Initializes a 2025 connection and opens its first tab. */
-async function legacyWithTab(mcp: Transcript): Promise<number> {
-  await mcp.send(INIT);
-  await mcp.nextJson(30_000);
-  await mcp.send('{"jsonrpc":"2.0","method":"notifications/initialized"}');
-  await mcp.send(toolCall(1, "tabs_context_mcp", { createIfEmpty: true }));
-  const context = await mcp.nextJson();
-  const structured = (context.result as { structuredContent: { tabs: { tabId: number }[] } })
-    .structuredContent;
-  return structured.tabs[0].tabId;
-}
 
 Deno.test("work is never done for a caller that is gone", async (t) => {
   const testEnv = await makeTestEnv("rel");
@@ -55,7 +41,7 @@ Deno.test("work is never done for a caller that is gone", async (t) => {
   try {
     await t.step("R01 a connector killed with a call queued: that call never happens", async () => {
       const mcp = connector();
-      const tabId = await legacyWithTab(mcp);
+      const tabId = await legacyWithTab("reliable", mcp);
       await mcp.send(toolCall(2, "navigate", { url: slow.url("running", 2500), tabId }));
       await seen("running");
       await mcp.send(toolCall(3, "navigate", { url: slow.url("orphan", 0), tabId }));
@@ -70,7 +56,7 @@ Deno.test("work is never done for a caller that is gone", async (t) => {
 
       // The workspace's next caller is not held up by anything the gone connector left.
       const next = connector();
-      const nextTab = await legacyWithTab(next);
+      const nextTab = await legacyWithTab("reliable", next);
       await next.send(toolCall(2, "navigate", { url: slow.url("after", 0), tabId: nextTab }));
       const answer = await next.nextJson();
       assertEquals(answer.id, 2);
@@ -81,7 +67,7 @@ Deno.test("work is never done for a caller that is gone", async (t) => {
       "R03 the browser connector killed mid-script: unknown, never run twice",
       async () => {
         const mcp = connector();
-        const tabId = await legacyWithTab(mcp);
+        const tabId = await legacyWithTab("reliable", mcp);
         await mcp.send(toolCall(2, "navigate", { url: slow.url("script-page", 0), tabId }));
         assertEquals((await mcp.nextJson()).id, 2);
         const hosts = await descendantsMatching(browser.ready.pid, /browser.connector/);
@@ -122,7 +108,7 @@ Deno.test("work is never done for a caller that is gone", async (t) => {
 
     await t.step("R04 a restarted browser: old tab ids are refused, new ones work", async () => {
       const mcp = connector();
-      const oldTab = await legacyWithTab(mcp);
+      const oldTab = await legacyWithTab("reliable", mcp);
       await browser.stop();
       await waitFor(async () => (await status()).browsers.length === 0, "the browser to go");
       browser = await launchBrowser(testEnv);

@@ -32,8 +32,17 @@ export async function ghostlight(
   args: string[],
 ): Promise<{ code: number; stdout: string; stderr: string }> {
   const { command, args: full } = cli(testEnv, ["--instance", testEnv.instance, ...args]);
+  return await runCommand(testEnv, command, full);
+}
+
+/** Runs `command` to its end in the test's environment alone and collects its output. */
+export async function runCommand(
+  testEnv: TestEnv,
+  command: string,
+  args: string[],
+): Promise<{ code: number; stdout: string; stderr: string }> {
   const output = await new Deno.Command(command, {
-    args: full,
+    args,
     env: testEnv.env,
     clearEnv: true,
     stdin: "null",
