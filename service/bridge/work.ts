@@ -238,7 +238,9 @@ function stepGate(
       // A step on a quarantined tab is refused like a call of its own on that tab.
       const tabId = call.args.tabId;
       if (typeof tabId === "number" && session.deps.scheduler.quarantine.has(tabSurface(tabId))) {
-        return quarantinedOutcome(tabId);
+        const refused = quarantinedOutcome(tabId);
+        await recordOutcome(session, step, refused);
+        return refused;
       }
       return (await checkBeforeDispatch(session, step))?.outcome ?? null;
     },
