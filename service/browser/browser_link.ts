@@ -317,12 +317,13 @@ export class BrowserLink {
     this.#closed = true;
     for (const waiter of [...this.#changeWaiters]) waiter(null);
     for (const state of this.#tabs.values()) state.close();
-    for (const id of [...this.#pending.keys()]) {
-      this.#settle(
-        id,
-        (p) => p.reject(new BrowserError("disconnected", `the browser went away during ${p.op}`)),
+    const cut = (op: string) =>
+      new BrowserError(
+        "disconnected",
+        `the connection to the browser closed while ${op} ran (Chromium, the extension's ` +
+          "service worker or its native host stopped)",
       );
-    }
+    for (const id of [...this.#pending.keys()]) this.#settle(id, (p) => p.reject(cut(p.op)));
   }
 
   /** The model-facing id of one of this browser's tabs. */
