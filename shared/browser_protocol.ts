@@ -235,14 +235,20 @@ export type PersonReply = z.infer<typeof PersonReply>;
 export const ToExtension = z.discriminatedUnion("type", [Command, RelayStatus, PersonReply]);
 export type ToExtension = z.infer<typeof ToExtension>;
 
-/** Why an operation failed in the browser. */
+/**
+ * Why an operation failed in the browser. `detached`: the tab's debugger session ended while the
+ * command ran, for a reason on the browser's side (the tab closed, its page went away, the person
+ * or another debugger took the tab); the command is over. A kind this service does not know (a
+ * newer extension's) reads as `internal` rather than ending the link.
+ */
 export const MechanismErrorKind = z.enum([
   "no_such_tab",
   "cdp_error",
   "invalid_params",
   "unsupported",
   "internal",
-]);
+  "detached",
+]).catch("internal");
 
 /** A browser id: the extension's random UUID, or any 8 to 64 letters, digits, `-` and `_`. */
 export const BROWSER_ID = /^[A-Za-z0-9_-]{8,64}$/;

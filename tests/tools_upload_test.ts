@@ -7,7 +7,7 @@
 import { encodeBase64 } from "../shared/base64.ts";
 import { MAX_UPLOAD_BYTES, sha256Hex } from "../shared/transfer.ts";
 import { assert, assertEquals, assertMatch } from "./support/assert.ts";
-import { type E2ESession, freshPage, startSession } from "./support/session.ts";
+import { type E2ESession, freshPage, refOf, startSession } from "./support/session.ts";
 import { pollUntil } from "./support/wait.ts";
 
 interface Received {
@@ -35,15 +35,6 @@ async function received(s: E2ESession, tabId: number, key: string): Promise<Rece
     `the bench to record ${key}`,
   );
   return state[key] as Received[];
-}
-
-/** The ref read_page gives the element whose line matches `pattern`. */
-async function refOf(s: E2ESession, tabId: number, pattern: RegExp): Promise<string> {
-  const outline = s.text(await s.ok("read_page", { tabId, filter: "all" }));
-  const line = outline.split("\n").find((line) => pattern.test(line));
-  const ref = line && /\[(ref_\d+)\]/.exec(line)?.[1];
-  assert(ref, `a line matching ${pattern} with a ref in:\n${outline.slice(0, 3000)}`);
-  return ref;
 }
 
 /** The SHA-256 as the bench shows it: hex in groups of 16. */

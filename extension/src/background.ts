@@ -18,6 +18,14 @@ import { abandonAll, askService, settle, SHORTCUTS } from "./person.ts";
 const DEFAULT_HOST = "com.ghostlight.browser";
 const RETRY_MIN_MS = 500;
 const RETRY_MAX_MS = 30_000;
+/**
+ * The alarm that starts a stopped service worker again (decision 0165): Chrome stops a worker it
+ * judges idle, or for memory, or on request, and closes its native port with it; only an
+ * extension event starts it again, and with an agent alone in the browser none may come. Chrome
+ * fires alarms at most every 30 s, so the browser is back within that.
+ */
+const WAKE_ALARM = "ghostlight-wake";
+const WAKE_PERIOD_MINUTES = 0.5;
 
 interface LaunchConfig {
   host?: string;
@@ -129,17 +137,18 @@ async function handle(raw: unknown, config: LaunchConfig): Promise<void> {
     return;
   }
   if (message.type === "person_reply") return settle(message);
-  let result = performed.get(message.id);
+  const link = performed;
+  let result = link.get(message.id);
   if (result === undefined) {
     result = execute(message.id, message.op, message.params);
-    performed.set(message.id, result);
-    if (performed.size > REMEMBERED_COMMANDS) performed.delete(performed.keys().next().value!);
+    link.set(message.id, result);
+    if (link.size > REMEMBERED_COMMANDS) link.delete(link.keys().next().value!);
   }
-  const link = links;
-  const answer = await result;
-  // A command that outlived its link is answered by its acknowledgement after the next hello:
-  // its id may name another command on the new link.
-  if (link === links) send(answer);
+  const frame = await result;
+  // Only to the link that sent the command: ids start over with every hello, so a result that
+  // outlived its link would settle another command of the next one. Its acknowledgement after
+  // the next hello says it ended instead.
+  if (performed === link) send(frame);
 }
 
 /** Performs one command once and words its end as the result frame. */
@@ -210,6 +219,12 @@ chrome.runtime.onMessage.addListener((message, sender, sendResponse) => {
 chrome.commands.onCommand.addListener((command) => {
   const request = SHORTCUTS[command];
   if (request) askService(request, sendToService);
+});
+// Starting the worker runs this script, which connects below; a running worker is connected
+// already, or about to retry.
+chrome.alarms.onAlarm.addListener(() => {});
+chrome.alarms.get(WAKE_ALARM).then((alarm) => {
+  if (!alarm) chrome.alarms.create(WAKE_ALARM, { periodInMinutes: WAKE_PERIOD_MINUTES });
 });
 
 connect();

@@ -21,7 +21,13 @@ import { placeTransfers, TransferRefused, TransferStore } from "./transfers.ts";
 /** A mechanism failure with the kind the service understands. */
 export class MechanismError extends Error {
   constructor(
-    readonly kind: "no_such_tab" | "cdp_error" | "invalid_params" | "unsupported" | "internal",
+    readonly kind:
+      | "no_such_tab"
+      | "cdp_error"
+      | "invalid_params"
+      | "unsupported"
+      | "internal"
+      | "detached",
     message: string,
   ) {
     super(message);
@@ -36,11 +42,17 @@ const attached = new Set<number>();
 /** Byte payloads arriving in chunks from the service, verified before use. */
 const transfers = new TransferStore();
 
-chrome.debugger.onDetach.addListener((source) => {
-  if (source.tabId !== undefined) attached.delete(source.tabId);
+/** Why Chrome last detached the debugger from each tab, to tell a caller cut off by it. */
+const detachReasons = new Map<number, `${chrome.debugger.DetachReason}`>();
+
+chrome.debugger.onDetach.addListener((source, reason) => {
+  if (source.tabId === undefined) return;
+  attached.delete(source.tabId);
+  detachReasons.set(source.tabId, reason);
 });
 chrome.tabs.onRemoved.addListener((tabId) => {
   attached.delete(tabId);
+  detachReasons.delete(tabId);
   forget(tabId);
   forgetSessions(tabId);
 });
@@ -123,6 +135,7 @@ async function createTab(params: OperationParams<"tab.create">): Promise<TabInfo
 async function ensureAttached(tabId: number): Promise<void> {
   if (attached.has(tabId)) return;
   await getTab(tabId);
+  detachReasons.delete(tabId);
   try {
     await chrome.debugger.attach({ tabId }, CDP_VERSION);
   } catch (error) {
@@ -159,6 +172,28 @@ const NOT_ATTACHED = /not attached to an active page|debugger is not attached/i;
 const DETACHED_WHILE_HANDLING = /detached while handling/i;
 
 /**
+ * The failure of a command whose debugger session ended while it ran, saying why from the
+ * browser's side (decision 0166). The command is over: the service tells its caller so, rather
+ * than that it may still be happening. (A session ended by the port closing never reaches the
+ * service: the result goes nowhere, and the service has told its caller the outcome is unknown.)
+ */
+async function detachedFailure(tabId: number): Promise<MechanismError> {
+  attached.delete(tabId);
+  forgetSessions(tabId);
+  const gone = await chrome.tabs.get(tabId).then(() => false, () => true);
+  const reason = detachReasons.get(tabId);
+  const why = gone
+    ? "the tab was closed while the call ran"
+    : reason === "canceled_by_user"
+    ? "the debugger was taken off the tab while the call ran (the person cancelled it, or " +
+      "another debugger took the tab)"
+    : reason === "target_closed"
+    ? "the tab's page went away while the call ran (it crashed or was replaced)"
+    : "the debugger detached from the tab while the call ran";
+  return new MechanismError("detached", why);
+}
+
+/**
  * Runs `send` on the tab's debugger session. After a navigation to an error page Chrome may
  * swap the tab's renderer and leave the session behind without telling onDetach: a command it
  * refused for that is sent once more on a fresh attachment. A command cut off while it ran is
@@ -170,14 +205,7 @@ async function withAttachment<T>(tabId: number, send: () => Promise<T>): Promise
     return await send();
   } catch (error) {
     const message = (error as Error).message ?? String(error);
-    if (DETACHED_WHILE_HANDLING.test(message)) {
-      attached.delete(tabId);
-      forgetSessions(tabId);
-      throw new MechanismError(
-        "cdp_error",
-        `the debugger detached while the command ran; it may have taken effect: ${message}`,
-      );
-    }
+    if (DETACHED_WHILE_HANDLING.test(message)) throw await detachedFailure(tabId);
     if (!NOT_ATTACHED.test(message)) throw error;
     attached.delete(tabId);
     forgetSessions(tabId);
@@ -226,9 +254,11 @@ async function sendSequence(
     chrome.debugger.sendCommand({ tabId: params.tab_id }, command.method, command.params)
       .then(
         (result) => ({ ok: true as const, result: (result ?? {}) as Record<string, unknown> }),
-        (error) => ({
+        async (error) => ({
           ok: false as const,
-          error: cdpFailure(params.tab_id, command.method, error),
+          error: DETACHED_WHILE_HANDLING.test((error as Error).message ?? String(error))
+            ? await detachedFailure(params.tab_id)
+            : cdpFailure(params.tab_id, command.method, error),
         }),
       );
   const results: Record<string, unknown>[] = [];

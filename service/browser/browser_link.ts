@@ -36,6 +36,8 @@ const RENDERER_BOUND =
 const MAY_OPEN_DIALOG = /^Input\.|^Page\.reload$/;
 /** Tab openings and closings remembered per browser, for tab deltas. */
 const TAB_CHANGES_KEPT = 256;
+/** Waiters for a tab change allowed at once; more resolve false at once. */
+const MAX_CHANGE_WAITERS = 64;
 
 /** A tab the browser opened or closed, numbered in the order the extension reported it. */
 export interface TabChange {
@@ -85,6 +87,7 @@ export class BrowserLink {
   #observing = new Map<number, Promise<unknown>>();
   #changes = new Ring<TabChange>(TAB_CHANGES_KEPT);
   #changeSerial = 0;
+  #changeWaiters = new Set<(change: TabChange | null) => void>();
   #reports: CommandReports | undefined;
   /** This link's number within its executor, as command ids are qualified. */
   #linkTag: string;
@@ -277,12 +280,46 @@ export class BrowserLink {
 
   /** Records a tab the browser opened. */
   tabOpened(native: number, opener: number | undefined, active: boolean): void {
-    this.#changes.push({ serial: ++this.#changeSerial, kind: "opened", native, opener, active });
+    this.#changed({ serial: ++this.#changeSerial, kind: "opened", native, opener, active });
+  }
+
+  #changed(change: TabChange): void {
+    this.#changes.push(change);
+    for (const waiter of [...this.#changeWaiters]) waiter(change);
+  }
+
+  /**
+   * Resolves true once a tab change after `serial` matches (at once if one already did), false
+   * after `timeoutMs` or when the browser goes away: how an action learns of a tab it opened or
+   * closed, from the browser's own report, without polling.
+   */
+  tabChangeAfter(
+    serial: number,
+    match: (change: TabChange) => boolean,
+    timeoutMs: number,
+  ): Promise<boolean> {
+    if (this.tabChangesSince(serial).some(match)) return Promise.resolve(true);
+    if (this.#closed || this.#changeWaiters.size >= MAX_CHANGE_WAITERS) {
+      return Promise.resolve(false);
+    }
+    return new Promise((resolve) => {
+      const finish = (result: boolean): void => {
+        clearTimeout(timer);
+        this.#changeWaiters.delete(waiter);
+        resolve(result);
+      };
+      const waiter = (change: TabChange | null): void => {
+        if (change === null) finish(false);
+        else if (match(change)) finish(true);
+      };
+      const timer = setTimeout(() => finish(false), timeoutMs);
+      this.#changeWaiters.add(waiter);
+    });
   }
 
   /** Records a closed tab and forgets what was known about it. */
   tabClosed(native: number): void {
-    this.#changes.push({ serial: ++this.#changeSerial, kind: "closed", native });
+    this.#changed({ serial: ++this.#changeSerial, kind: "closed", native });
     this.#tabs.get(native)?.close();
     this.#tabs.delete(native);
     this.#observing.delete(native);
@@ -332,9 +369,15 @@ export class BrowserLink {
   /** Ends every pending command: they may have happened. */
   close(): void {
     this.#closed = true;
+    for (const waiter of [...this.#changeWaiters]) waiter(null);
     for (const state of this.#tabs.values()) state.close();
     for (const [id, pending] of [...this.#pending]) {
-      this.#cutOff(id, `the browser went away during ${pending.op}`, "disconnected");
+      this.#cutOff(
+        id,
+        `the connection to the browser closed while ${pending.op} ran (Chromium, the ` +
+          "extension's service worker or its native host stopped)",
+        "disconnected",
+      );
     }
   }
 

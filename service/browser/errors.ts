@@ -19,11 +19,15 @@ export type BrowserErrorKind =
   | "timeout"
   | "busy"
   | "dialog_open"
-  | "needs_upgrade";
+  | "needs_upgrade"
+  | "detached";
 
 /**
  * A browser operation failed; `kind` says whether it may have happened. `not_sent` means the
  * command never left the service (the link was already closed, or the write was refused).
+ * `detached` means the tab's debugger session ended while the command ran for a reason on the
+ * browser's side (the tab closed, its page went away, someone took the debugger): the extension
+ * answered, so the command is over, though what it did before then stays done (decision 0166).
  */
 export class BrowserError extends Error {
   constructor(readonly kind: BrowserErrorKind, message: string) {

@@ -39,6 +39,7 @@ export const OBSERVED_EVENTS: ObservedEvent[] = [
     method: "Network.requestWillBeSent",
     fields: [
       "requestId",
+      "frameId",
       "request.url",
       "request.method",
       "type",
@@ -54,7 +55,8 @@ export const OBSERVED_EVENTS: ObservedEvent[] = [
   { method: "Network.loadingFinished", fields: ["requestId", "timestamp", "encodedDataLength"] },
   { method: "Network.loadingFailed", fields: ["requestId", "timestamp", "errorText", "canceled"] },
   { method: "Page.lifecycleEvent", fields: ["frameId", "loaderId", "name"] },
-  { method: "Page.frameNavigated", fields: ["frame.id", "frame.parentId", "frame.url"] },
+  { method: "Page.frameNavigated", fields: ["frame.id", "frame.parentId", "frame.url", "type"] },
+  { method: "Page.frameStoppedLoading", fields: ["frameId"] },
   { method: "Page.navigatedWithinDocument", fields: ["frameId", "url"] },
   { method: "Page.javascriptDialogOpening", fields: ["url", "message", "type"] },
   { method: "Page.javascriptDialogClosed", fields: ["result"] },

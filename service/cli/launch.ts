@@ -34,22 +34,35 @@ export interface LaunchOptions {
    * accounts in it.
    */
   remoteDebugging?: boolean;
+  /**
+   * Loads the extension built in this folder instead of this Ghostlight's own: an older build, to
+   * see what version skew does. It must lie where the service may read (the instance's cache
+   * folder).
+   */
+  extensionDir?: string;
 }
 
-async function prepareExtension(target: string, config: Record<string, string>): Promise<string> {
-  const source = extensionSourceDir();
+async function prepareExtension(
+  target: string,
+  config: Record<string, string>,
+  source: string | undefined,
+): Promise<string> {
+  const from = source ?? extensionSourceDir();
   await Deno.mkdir(`${target}/dist`, { recursive: true });
   for (const file of EXTENSION_FILES) {
     try {
-      await Deno.copyFile(`${source}/${file}`, `${target}/${file}`);
-    } catch {
+      await Deno.copyFile(`${from}/${file}`, `${target}/${file}`);
+    } catch (error) {
       throw new Error(
-        `the extension is not built (${source}/${file} is missing); run 'deno task build:extension'`,
+        source === undefined
+          ? `the extension is not built (${from}/${file} is missing); run 'deno task build:extension'`
+          : `cannot read ${from}/${file} (${(error as Error).message}); --extension takes a ` +
+            "built extension inside the instance's cache folder ('ghostlight paths')",
       );
     }
   }
   await Deno.writeTextFile(`${target}/config.json`, JSON.stringify(config));
-  const manifest = JSON.parse(await Deno.readTextFile(`${source}/manifest.json`));
+  const manifest = JSON.parse(await Deno.readTextFile(`${from}/manifest.json`));
   return await extensionIdFromKey(manifest.key);
 }
 
@@ -128,13 +141,13 @@ function chromiumArgs(profile: string, extensionDir: string, options: LaunchOpti
 async function prepareProfile(
   root: string,
   paths: InstancePaths,
-  launchToken: string,
+  launch: { token: string; extensionDir?: string },
 ): Promise<{ extensionDir: string; extensionId: string; profile: string }> {
   const extensionDir = `${root}/extension`;
   const extensionId = await prepareExtension(extensionDir, {
     host: paths.nativeHostName,
-    launch_token: launchToken,
-  });
+    launch_token: launch.token,
+  }, launch.extensionDir);
   const wrapper = `${root}/native-host.sh`;
   await writeHostWrapper(wrapper, paths);
   const profile = `${root}/profile`;
@@ -203,7 +216,10 @@ export async function launchBrowser(
   const stderrTail = { text: "" };
   try {
     const launchToken = crypto.randomUUID();
-    const { extensionDir, extensionId, profile } = await prepareProfile(root, paths, launchToken);
+    const { extensionDir, extensionId, profile } = await prepareProfile(root, paths, {
+      token: launchToken,
+      extensionDir: options.extensionDir,
+    });
     // Chromium keeps crash reports and caches under XDG folders, outside --user-data-dir:
     // point them into the throwaway folder so launch leaves nothing behind.
     browser = spawnChromium(chromiumArgs(profile, extensionDir, options), {

@@ -27,8 +27,11 @@ Commands:
   service [--exit-when-idle]     run the service in the foreground
   status [--json]                show the service, browsers and connectors
   browser launch [--headless] [--url URL] [--device-scale-factor N] [--remote-debugging]
+                 [--extension DIR]
                                  start an isolated Chromium with Ghostlight in it
-                                 (--remote-debugging: DevTools on loopback, for tests)
+                                 (--remote-debugging: DevTools on loopback, for tests;
+                                 --extension: another build of the extension, in DIR inside
+                                 the instance's cache folder, to try version skew)
   paths [--json]                 every file, folder and socket of the instance
   hold [N]                       pause agent N (see status), or every agent
   resume [N]                     let agent N, or every agent, carry on
@@ -116,6 +119,7 @@ export async function runCli(
         if (sub !== "launch") throw new UsageError("the browser command is 'browser launch'");
         const headless = takeFlag(args, "--headless");
         const remoteDebugging = takeFlag(args, "--remote-debugging");
+        const extensionDir = takeOption(args, "--extension");
         const url = takeOption(args, "--url") ?? null;
         const scale = takeOption(args, "--device-scale-factor");
         const deviceScaleFactor = scale === undefined ? undefined : Number(scale);
@@ -125,7 +129,13 @@ export async function runCli(
           throw new UsageError("--device-scale-factor takes a number from 0.5 to 4");
         }
         noMore(args);
-        await launchBrowser(paths, settings, { headless, url, deviceScaleFactor, remoteDebugging });
+        await launchBrowser(paths, settings, {
+          headless,
+          url,
+          deviceScaleFactor,
+          remoteDebugging,
+          extensionDir,
+        });
         return 0;
       }
       case "version":

@@ -122,3 +122,36 @@ export async function connectCdp(endpoint: string): Promise<Cdp> {
     },
   };
 }
+
+/**
+ * Stops every service worker of the browser's profile, the extension's among them, as Chrome
+ * does to a worker it judges idle: through a page's DevTools session (the browser target has no
+ * ServiceWorker domain).
+ */
+export async function stopServiceWorkers(cdp: Cdp): Promise<void> {
+  const { targetInfos } = await cdp.send("Target.getTargets") as {
+    targetInfos: { type: string; targetId: string }[];
+  };
+  const page = targetInfos.find((target) => target.type === "page");
+  if (!page) throw new Error("no page to reach the ServiceWorker domain through");
+  const { sessionId } = await cdp.send("Target.attachToTarget", {
+    targetId: page.targetId,
+    flatten: true,
+  }) as { sessionId: string };
+  try {
+    await cdp.send("ServiceWorker.enable", {}, sessionId);
+    await cdp.send("ServiceWorker.stopAllWorkers", {}, sessionId);
+  } finally {
+    await cdp.send("Target.detachFromTarget", { sessionId }).catch(() => {});
+  }
+}
+
+/** Closes the page whose URL holds `urlPart`, as the person closing its tab would. */
+export async function closePage(cdp: Cdp, urlPart: string): Promise<void> {
+  const { targetInfos } = await cdp.send("Target.getTargets") as {
+    targetInfos: { type: string; targetId: string; url: string }[];
+  };
+  const page = targetInfos.find((target) => target.type === "page" && target.url.includes(urlPart));
+  if (!page) throw new Error(`no page at ${urlPart}`);
+  await cdp.send("Target.closeTarget", { targetId: page.targetId });
+}

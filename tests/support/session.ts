@@ -72,6 +72,8 @@ export async function startSession(
     env?: Record<string, string>;
     /** How the instance's name begins (what a screenshot shows of it). */
     instancePrefix?: string;
+    /** Runs once the instance exists, before the browser starts; returns more launch arguments. */
+    beforeLaunch?: (testEnv: TestEnv) => Promise<string[]>;
   } = {},
 ): Promise<E2ESession> {
   const testEnv = await makeTestEnv(options.instancePrefix);
@@ -82,7 +84,8 @@ export async function startSession(
     await Deno.writeTextFile(paths.policyFile, options.policy);
   }
   const fixtures = serveFixtures(options.fixtureHeaders);
-  const browser = await launchBrowser(testEnv, { extra: options.launchArgs });
+  const more = await options.beforeLaunch?.(testEnv) ?? [];
+  const browser = await launchBrowser(testEnv, { extra: [...options.launchArgs ?? [], ...more] });
   const client = await connectClient(testEnv, "ghostlight-test");
   const call = async (name: string, args: Record<string, unknown>) =>
     await client.callTool({ name, arguments: args }) as CallResult;
@@ -148,4 +151,13 @@ export async function settledRequests(
     },
     `the requests to ${urlPattern || "the page"} to be answered`,
   );
+}
+
+/** The ref read_page gives the element whose line matches `pattern`. */
+export async function refOf(s: E2ESession, tabId: number, pattern: RegExp): Promise<string> {
+  const outline = s.text(await s.ok("read_page", { tabId, filter: "all" }));
+  const line = outline.split("\n").find((line) => pattern.test(line));
+  const ref = line && /\[(ref_\d+)\]/.exec(line)?.[1];
+  assert(ref, `a line matching ${pattern} with a ref in:\n${outline.slice(0, 3000)}`);
+  return ref;
 }

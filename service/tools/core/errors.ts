@@ -69,6 +69,15 @@ export function failureOutcome(error: unknown, workspace?: Workspace): Outcome {
         next_step: `${howToAnswer(type)} Or navigate with force: true to leave the page.`,
       };
     }
+    if (error.kind === "detached") {
+      return {
+        kind: "tool_failure",
+        message: `${error.message[0].toUpperCase()}${error.message.slice(1)}: the call is ` +
+          "over, and what it did before then may have taken effect.",
+        next_step: "Call tabs_context_mcp to see your tabs, and check the page before repeating " +
+          "anything.",
+      };
+    }
     if (error.kind === "no_such_tab") {
       return {
         kind: "tool_failure",

@@ -2,7 +2,8 @@
  * `computer`: mouse, keyboard and screenshots. Coordinates are pixels of the tab's latest
  * screenshot and are mapped back to viewport CSS pixels with that screenshot's scale, so a
  * point the model read off a downscaled image lands on the same page pixel. Input goes through
- * CDP `Input.*` as real events (key down/up, mouse press/release), batched into one round trip.
+ * CDP `Input.*` as real events (key down/up, mouse press/release), batched into one round trip;
+ * typed text is inserted at once where the page listens for no key events (decision 0170).
  *
  * @module
  */
@@ -18,12 +19,16 @@ import { answerDialog, untilDialog } from "../input/dialogs.ts";
 import { chordEvents, parseChords, parseModifiers, typeEvents } from "../input/input.ts";
 import {
   type Assurance,
+  type Before,
   type Blocker,
   type Described,
   observeAfter,
   observeBefore,
   renderReceipt,
+  watchNavigation,
 } from "../input/receipt.ts";
+import { prepareByRef } from "../input/prepare.ts";
+import { typeModeFrom, typeModeQuestion } from "../input/type_mode.ts";
 import { resolveRef } from "../page/refs.ts";
 import {
   capture,
@@ -40,8 +45,10 @@ const SCROLL_STEP_PX = 100;
 const DRAG_STEPS = 8;
 /** Input events per `cdp.sequence` message. */
 const SEQUENCE_CHUNK = 500;
-/** Longest text one `type` call sends (each character is a real key press). */
+/** Longest text one `type` call sends. */
 const MAX_TYPE_CHARS = 2_000;
+/** Longest wait for the browser's report that an action closed its own tab. */
+const CLOSE_REPORT_MS = 500;
 
 type Args = Record<string, unknown>;
 type Point = { x: number; y: number };
@@ -99,6 +106,26 @@ interface Where {
   coordinate?: number[];
   element?: Described;
   blockers?: Blocker[];
+  /** The page before the action, when finding the target already noted it. */
+  before?: Before;
+}
+
+function overlay(cover: string | null, ref: string, action: string): Blocker[] {
+  return cover
+    ? [{
+      kind: "overlay",
+      summary: `${cover} lies on top of ${ref}, so the ${action} reached it instead.`,
+      nextStep: "Close or dismiss what covers it (Escape, its close button), then retry.",
+    }]
+    : [];
+}
+
+function notVisible(ref: string, role: string, name: string, action: string): ToolError {
+  return new ToolError(
+    "tool_failure",
+    `${ref} (${role} "${name}") is not visible, so it cannot be ${action}ed.`,
+    "Open whatever hides it (a menu, a tab), or find a visible element instead.",
+  );
 }
 
 /** Where a pointer action lands: on a ref's centre (scrolled into view) or at a coordinate. */
@@ -109,19 +136,28 @@ async function pointFor(
   action: string,
 ): Promise<Where & { point: Point }> {
   if (typeof args.ref === "string") {
+    // One visit to the page finds, scrolls, checks and notes, for a ref in the main frame.
+    const prepared = await prepareByRef(context.workspace, target, args.ref);
+    if (prepared) {
+      if (!prepared.visible) {
+        throw notVisible(args.ref, prepared.element.role, prepared.element.name, action);
+      }
+      return {
+        point: prepared.centre,
+        assurance: "ref",
+        ref: args.ref,
+        element: prepared.element,
+        blockers: overlay(prepared.cover, args.ref, action),
+        before: prepared.before,
+      };
+    }
     // Scroll only when needed: a page that moves under a visible target invalidates the
     // coordinates of the screenshot the model holds.
     let element = await resolveRef(context.workspace, target, args.ref);
     if (element.visible && !element.inViewport) {
       element = await resolveRef(context.workspace, target, args.ref, { scroll: true });
     }
-    if (!element.visible) {
-      throw new ToolError(
-        "tool_failure",
-        `${args.ref} (${element.role} "${element.name}") is not visible, so it cannot be ${action}ed.`,
-        "Open whatever hides it (a menu, a tab), or find a visible element instead.",
-      );
-    }
+    if (!element.visible) throw notVisible(args.ref, element.role, element.name, action);
     const cover = await element.call<string | null>("coveredBy").catch(() => null);
     return {
       point: element.centre,
@@ -133,13 +169,7 @@ async function pointFor(
         tag: "",
         ...(element.enabled ? {} : { disabled: true }),
       },
-      blockers: cover
-        ? [{
-          kind: "overlay",
-          summary: `${cover} lies on top of ${args.ref}, so the ${action} reached it instead.`,
-          nextStep: "Close or dismiss what covers it (Escape, its close button), then retry.",
-        }]
-        : [],
+      blockers: overlay(cover, args.ref, action),
     };
   }
   const coordinate = args.coordinate as number[] | undefined;
@@ -200,14 +230,20 @@ async function act(
   commands: { method: string; params: Record<string, unknown> }[],
   lead: string,
 ) {
-  const before = await observeBefore(context.workspace, target, where.point);
+  const before = where.before ??
+    await observeBefore(context.workspace, target, { point: where.point });
+  const watch = watchNavigation(target, before);
   try {
     await dispatch(target, commands);
   } catch (error) {
     // An action that closes its own tab (window.close()) detaches the debugger mid-input.
-    if (!await closedSince(target, before.tabSerial)) throw error;
+    if (!await closedSince(target, before.tabSerial)) {
+      watch.stop();
+      throw error;
+    }
   }
   const receipt = await observeAfter(context.workspace, target, before, {
+    watch,
     action,
     assurance: where.assurance,
     ref: where.ref,
@@ -227,16 +263,13 @@ async function act(
   });
 }
 
-/** Whether the tab closed after `serial`; waits briefly for the browser's report. */
-async function closedSince(target: TabTarget, serial: number): Promise<boolean> {
-  for (let tries = 0; tries < 10; tries++) {
-    const closed = target.link.tabChangesSince(serial).some((change) =>
-      change.kind === "closed" && change.native === target.native
-    );
-    if (closed) return true;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  return false;
+/** Whether the tab closed after `serial`; waits (bounded) for the browser's report. */
+function closedSince(target: TabTarget, serial: number): Promise<boolean> {
+  return target.link.tabChangeAfter(
+    serial,
+    (change) => change.kind === "closed" && change.native === target.native,
+    CLOSE_REPORT_MS,
+  );
 }
 
 function describeWhere(where: { ref?: string; coordinate?: number[] }): string {
@@ -514,12 +547,18 @@ async function typeText(args: Args, context: ToolContext, target: TabTarget) {
   if (text === "") {
     return success("Nothing to type: text is empty.", { tabId: target.tabId });
   }
+  // Text goes in at once where nothing listens for keys; Return and Tab do more than insert.
+  const ask = !/[\r\n\t]/.test(text);
+  const before = await observeBefore(context.workspace, target, {
+    beside: ask ? typeModeQuestion() : [],
+  });
+  const mode = ask ? await typeModeFrom(target, before.beside) : "keys";
   return await act(
     context,
     target,
     "type",
-    { assurance: "none" },
-    typeEvents(text),
+    { assurance: "none", before },
+    mode === "insert" ? [{ method: "Input.insertText", params: { text } }] : typeEvents(text),
     `Typed ${[...text].length} characters into the focused element.`,
   );
 }

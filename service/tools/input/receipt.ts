@@ -11,21 +11,26 @@ import type { Workspace } from "../../workspace/mod.ts";
 import { howToAnswer } from "../core/dialog_help.ts";
 import { fence, originOf } from "../core/fence.ts";
 import { runtimeCall } from "../page/in_page.ts";
+import { type Command, readMainFrame } from "../page/main_frame_read.ts";
 import { redactSecrets } from "../page/redact.ts";
-import { inMainFrame, tabPages } from "../page/refs.ts";
+import { tabPages } from "../page/refs.ts";
 import { cdp, type TabTarget } from "../core/target.ts";
 import { displayUrl } from "../core/redact_url.ts";
+import { NavigationWatch } from "./navigation_watch.ts";
 
-/** Longest wait for the page to settle after an action. */
-const SETTLE_MAX_MS = 600;
-/** Mutation-free time that counts as settled. */
-const QUIET_MS = 80;
+/**
+ * Longest wait for a mutation burst the action started to end: a page that never goes quiet is
+ * answered by then, its receipt saying it was still busy.
+ */
+export const SETTLE_MAX_MS = 600;
+/** Mutation-free time that ends a burst. */
+const QUIET_MS = 50;
 /** Elements a mutation touched, remembered per action (three are reported). */
 const MAX_CHANGED_KEPT = 40;
-/** How many 50 ms waits for the report of a tab an action opened in front. */
-const TAB_REPORT_TRIES = 20;
-/** Longest wait for a page an action navigated to. */
-const NAVIGATION_WAIT_MS = 5_000;
+/** Longest wait for the browser's report of a tab an action opened in front. */
+const TAB_REPORT_MS = 1_000;
+/** Longest wait, from the input, for a page an action navigated to. */
+export const NAVIGATION_WAIT_MS = 5_000;
 
 /** An element as a receipt names it (the page runtime's `receiptElement`). */
 export interface Described {
@@ -43,9 +48,21 @@ export interface Before {
   mutations: number;
   tabSerial: number;
   owned: Set<number>;
+  /** The main frame and the document it showed. */
+  frame: { frameId: string; loaderId: string };
   /** The element at the action's point, when it had one. */
   element?: Described;
   /** The focused element before the action. */
+  focus?: Described;
+}
+
+/** The page before an action as the page runtime reports it (`observeBefore`). */
+export interface BeforeState {
+  url: string;
+  title: string;
+  n: number;
+  el?: Described;
+  hidden: boolean;
   focus?: Described;
 }
 
@@ -70,6 +87,8 @@ export interface Receipt {
     mutations: number;
     renderAdvanced: boolean;
     settled: boolean;
+    /** The settle wait ran out while the page was still changing. */
+    stillBusy?: true;
     focus?: Described;
     /** Up to three elements whose content or attributes changed. */
     changedElements?: Described[];
@@ -82,49 +101,25 @@ export interface Receipt {
   more: boolean;
 }
 
-function counterKey(workspace: Workspace): string {
+/** The name of the workspace's mutation counter in the page's Ghostlight world. */
+export function counterKey(workspace: Workspace): string {
   return `__ghostlight_${workspace.fenceNonce.replace(/[^A-Za-z0-9_]/g, "_")}`;
 }
 
-/**
- * Evaluates in Ghostlight's isolated world of the main frame: it shares the DOM but not the
- * page's globals, so a hostile page cannot fake what a receipt reports (its own
- * `MutationObserver`, `activeElement` or prototype overrides never run here). A receipt is best
- * effort: anything that fails reads as unknown.
- */
-async function evaluateValue<T>(
-  workspace: Workspace,
-  target: TabTarget,
-  expression: string,
-): Promise<T | null> {
-  try {
-    return (await inMainFrame<T>(target, tabPages(workspace, target.tabId), expression)) ?? null;
-  } catch {
-    return null;
-  }
-}
+/** How many changed elements the page keeps per action. */
+export const CHANGED_KEPT = MAX_CHANGED_KEPT;
 
 /**
- * Notes the page's state before an action and installs the mutation counter; `point` (viewport
- * CSS pixels) names the element there. A tab in the background is brought to the front.
+ * Turns the page's report from before an action into {@linkcode Before}. A tab in the background
+ * is brought to the front: a user acts on the tab in front, and a background tab also has its
+ * timers throttled and its frames paused, which would stall the settle wait after the action.
  */
-export async function observeBefore(
+export async function noteBefore(
   workspace: Workspace,
   target: TabTarget,
-  point?: { x: number; y: number },
+  state: BeforeState | null,
+  frame: { frameId: string; loaderId: string },
 ): Promise<Before> {
-  const state = await evaluateValue<
-    { url: string; title: string; n: number; el?: Described; hidden: boolean; focus?: Described }
-  >(
-    workspace,
-    target,
-    runtimeCall("observeBefore", counterKey(workspace), {
-      point: point ?? null,
-      keep: MAX_CHANGED_KEPT,
-    }),
-  );
-  // A user acts on the tab in front. A background tab also has its timers throttled and its
-  // frames paused, which would stall the settle wait after the action.
   if (state?.hidden) await cdp(target, "Page.bringToFront").catch(() => {});
   return {
     url: state?.url ?? "",
@@ -132,29 +127,72 @@ export async function observeBefore(
     mutations: state?.n ?? 0,
     tabSerial: target.link.tabChangeSerial,
     owned: new Set(workspace.tabs),
+    frame: { frameId: frame.frameId, loaderId: frame.loaderId },
     ...(state?.el ? { element: state.el } : {}),
     ...(state?.focus ? { focus: state.focus } : {}),
   };
 }
 
-async function settledState(workspace: Workspace, target: TabTarget) {
-  return await evaluateValue<
-    {
-      url: string;
-      title: string;
-      n: number | null;
-      rendered: boolean;
-      settled: boolean;
-      ready: string;
-      focus?: Described;
-      changed: Described[];
-      hidden: boolean;
-    }
-  >(
+/**
+ * Notes the page's state before an action and installs the mutation counter, in one round trip
+ * to the page's Ghostlight world (isolated: it shares the DOM but not the page's globals, so a
+ * hostile page cannot fake what a receipt reports). `point` (viewport CSS pixels) names the
+ * element there; `beside` are commands sent in the same round trip, their replies returned.
+ */
+export async function observeBefore(
+  workspace: Workspace,
+  target: TabTarget,
+  options: { point?: { x: number; y: number }; beside?: Command[] } = {},
+): Promise<Before & { beside: Record<string, unknown>[] }> {
+  const read = await readMainFrame<BeforeState>(
+    target,
+    tabPages(workspace, target.tabId),
+    runtimeCall("observeBefore", counterKey(workspace), {
+      point: options.point ?? null,
+      keep: MAX_CHANGED_KEPT,
+    }),
+    options.beside,
+  ).catch(() => null);
+  const before = await noteBefore(
     workspace,
     target,
-    runtimeCall("settle", counterKey(workspace), { quietMs: QUIET_MS, maxMs: SETTLE_MAX_MS }),
+    read?.value ?? null,
+    read ?? { frameId: "", loaderId: "" },
   );
+  return { ...before, beside: read?.beside ?? [] };
+}
+
+/** The page after an action as the page runtime reports it (`settle`). */
+interface AfterState {
+  url: string;
+  title: string;
+  n: number | null;
+  rendered: boolean;
+  settled: boolean;
+  ready: string;
+  focus?: Described;
+  changed: Described[];
+  hidden: boolean;
+  navigating?: string;
+  busy?: true;
+}
+
+/** Reads the page once it settled (`maxMs` 0: as it is now); null when it cannot be read. */
+async function settledState(
+  workspace: Workspace,
+  target: TabTarget,
+  maxMs: number,
+): Promise<{ state: AfterState | null; loaderId: string } | null> {
+  try {
+    const read = await readMainFrame<AfterState>(
+      target,
+      tabPages(workspace, target.tabId),
+      runtimeCall("settle", counterKey(workspace), { quietMs: QUIET_MS, maxMs }),
+    );
+    return { state: read.value, loaderId: read.loaderId };
+  } catch {
+    return null;
+  }
 }
 
 /** An element description with secret-looking names and values replaced. */
@@ -189,30 +227,45 @@ export interface ActionNote {
   blockers?: Blocker[];
 }
 
-type Settled = Awaited<ReturnType<typeof settledState>>;
+type Settled = AfterState | null;
 
 /**
- * The page's state once it is quiet after the action; when the action started a navigation,
- * the new page's (waited for, bounded). Null when a dialog, a closed tab or an unreadable page
- * leaves nothing to read.
+ * Starts watching, before the input is sent, for a navigation the action may start (bounded by
+ * {@linkcode NAVIGATION_WAIT_MS}); pass it to {@linkcode observeAfter}, which stops it.
+ */
+export function watchNavigation(target: TabTarget, before: Before): NavigationWatch {
+  return new NavigationWatch(
+    target.link.tab(target.native),
+    before.frame,
+    before.frame.frameId ? NAVIGATION_WAIT_MS : 0,
+  );
+}
+
+/**
+ * The page's state once what the action caused is over: a frame rendered and any mutation burst
+ * ended (bounded by {@linkcode SETTLE_MAX_MS}); when the action started a navigation, the new
+ * page's once it reached DOMContentLoaded (waited for on the browser's events, bounded by
+ * {@linkcode NAVIGATION_WAIT_MS}). Null when a dialog, a closed tab or an unreadable page leaves
+ * nothing to read.
  */
 async function stateAfter(
   workspace: Workspace,
   target: TabTarget,
+  before: Before,
+  watch: NavigationWatch,
   gone: () => boolean,
 ): Promise<Settled> {
-  let state = target.link.tab(target.native).dialog || gone()
-    ? null
-    : await settledState(workspace, target);
-  const deadline = Date.now() + NAVIGATION_WAIT_MS;
-  while (
-    !target.link.tab(target.native).dialog && !gone() &&
-    (state === null || state.ready === "loading") && Date.now() < deadline
-  ) {
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    state = await settledState(workspace, target);
-  }
-  return state;
+  const blocked = () => target.link.tab(target.native).dialog !== null || gone();
+  if (blocked()) return null;
+  const read = await settledState(workspace, target, SETTLE_MAX_MS);
+  const state = read?.state ?? null;
+  const known = before.frame.loaderId !== "";
+  const left = watch.started || state?.navigating !== undefined ||
+    (known && (read === null || read.loaderId !== before.frame.loaderId));
+  if (!left || blocked()) return state;
+  await watch.arrived();
+  if (blocked()) return state;
+  return (await settledState(workspace, target, 0))?.state ?? state;
 }
 
 /** What stands in the way after the action: a dialog, a disabled target, a native popup, no focus. */
@@ -261,11 +314,13 @@ async function tabDeltaAfter(
   state: Settled,
 ): Promise<Receipt["tabDelta"]> {
   // The page went to the background: a tab opened in front of it. The browser's report of
-  // that tab may still be on its way; wait for it (briefly) so the delta names it.
-  const opensTab = () =>
-    target.link.tabChangesSince(before.tabSerial).some((change) => change.kind === "opened");
-  for (let tries = 0; state?.hidden && !opensTab() && tries < TAB_REPORT_TRIES; tries++) {
-    await new Promise((resolve) => setTimeout(resolve, 50));
+  // that tab may still be on its way; wait for it (bounded) so the delta names it.
+  if (state?.hidden) {
+    await target.link.tabChangeAfter(
+      before.tabSerial,
+      (change) => change.kind === "opened",
+      TAB_REPORT_MS,
+    );
   }
   const changes = target.link.tabChangesSince(before.tabSerial);
   const opened = changes.filter((change) =>
@@ -280,18 +335,23 @@ async function tabDeltaAfter(
   return opened.length > 0 || closed.length > 0 ? { opened, closed, more: false } : undefined;
 }
 
-/** Observes the page after an action and builds its receipt. */
+/** Observes the page after an action (its navigation watched by `watch`) and builds its receipt. */
 export async function observeAfter(
   workspace: Workspace,
   target: TabTarget,
   before: Before,
-  action: ActionNote,
+  action: ActionNote & { watch: NavigationWatch },
 ): Promise<Receipt> {
   const gone = () =>
     target.link.tabChangesSince(before.tabSerial).some((change) =>
       change.kind === "closed" && change.native === target.native
     );
-  const state = await stateAfter(workspace, target, gone);
+  let state: Settled;
+  try {
+    state = await stateAfter(workspace, target, before, action.watch, gone);
+  } finally {
+    action.watch.stop();
+  }
   const openDialog = target.link.tab(target.native).dialog;
   const url = state?.url ?? before.url;
   const title = state?.title ?? before.title;
@@ -319,6 +379,7 @@ export async function observeAfter(
       mutations,
       renderAdvanced: state?.rendered ?? false,
       settled: state?.settled ?? false,
+      ...(state?.busy && !navigated ? { stillBusy: true as const } : {}),
       ...(state?.focus ? { focus: clean(state.focus) } : {}),
       ...(state?.changed?.length && !navigated
         ? { changedElements: state.changed.map(clean) }
@@ -357,8 +418,11 @@ export function renderReceipt(workspace: Workspace, receipt: Receipt, lead: stri
   else if (after.mutations > 0) {
     facts.push(`${after.mutations} DOM change${after.mutations === 1 ? "" : "s"}.`);
   } else facts.push("No DOM change seen.");
-  if (!after.urlChanged && after.renderAdvanced && !after.settled) {
-    facts.push("The page was still changing; look again before relying on it.");
+  if (!after.urlChanged && after.stillBusy) {
+    facts.push(
+      `The page was still busy (it did not go quiet within ${SETTLE_MAX_MS} ms); look again ` +
+        "before relying on it.",
+    );
   }
   const delta = receipt.tabDelta;
   if (delta?.opened.length) {

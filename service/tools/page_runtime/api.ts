@@ -8,7 +8,7 @@
 
 import { describe } from "./describe.ts";
 import { box, boxes, contentOrigin, coveredBy, scrollTo } from "./geometry.ts";
-import { observeBefore, settle } from "./observe.ts";
+import { observeBefore, prepareAction, settle } from "./observe.ts";
 import { pageInfo, responseStatus } from "./page_info.ts";
 import { readable } from "./readable.ts";
 import { byId, token } from "./registry.ts";
@@ -30,6 +30,7 @@ export const runtime = {
   element: byId,
   observeBefore,
   pageInfo,
+  prepareAction,
   quietCheck,
   readable,
   redactResult,

@@ -151,3 +151,27 @@ export function readyState(): DocumentReadyState {
 export function windowSize(): [number, number, number, number] {
   return [outerWidth, outerHeight, innerWidth, innerHeight];
 }
+
+/**
+ * The document, when the focused element (looking into shadow roots) takes typed text: a text
+ * field, a textarea or an editable element; null otherwise (a button, a select, a frame).
+ * Evaluated without returning by value, so the service can ask which key listeners it holds.
+ */
+export function textTarget(): Document | null {
+  let active = document.activeElement;
+  while (active && active.shadowRoot && active.shadowRoot.activeElement) {
+    active = active.shadowRoot.activeElement;
+  }
+  if (!active || active === document.body) return null;
+  const tag = active.tagName;
+  const textual = tag === "TEXTAREA" ||
+    (tag === "INPUT" &&
+      /^(text|search|email|url|tel|password|number)$/.test((active as HTMLInputElement).type)) ||
+    (active as HTMLElement).isContentEditable;
+  return textual ? document : null;
+}
+
+/** The page's window, as an object the service can ask about its listeners. */
+export function pageWindow(): Window {
+  return window;
+}

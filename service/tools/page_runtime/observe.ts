@@ -8,13 +8,16 @@
  */
 
 import { redactedTitle } from "./secrets.ts";
-import { type ReceiptElement, receiptElement } from "./describe.ts";
+import { describe, type Described, type ReceiptElement, receiptElement } from "./describe.ts";
+import { coveredBy, scrollTo } from "./geometry.ts";
 
 /** The counter behind receipts: mutations seen, when the last came, what they touched. */
 interface Counter {
   n: number;
   t: number;
   changed: Element[];
+  /** Where a navigation to another document this action started goes, once one started. */
+  nav: string | null;
 }
 
 /** The page before an action. */
@@ -38,6 +41,17 @@ export interface After {
   focus?: ReceiptElement;
   changed: ReceiptElement[];
   hidden: boolean;
+  /** The destination of a navigation to another document the action started. */
+  navigating?: string;
+  /** The wait ran out while the page was still mutating (or rendered no frame). */
+  busy?: true;
+}
+
+/** A ref's element made ready for a pointer action, and the page before it. */
+export interface Prepared {
+  described: Described | null;
+  cover: string | null;
+  before: Before;
 }
 
 function counterAt(key: string): Counter | undefined {
@@ -53,6 +67,35 @@ function focused(): Element | null {
   return active && active !== document.body ? active : null;
 }
 
+/** A navigation the page starts, as the Navigation API announces it (where Chromium has it). */
+type NavigateEventLike = Event & {
+  destination: { url: string; sameDocument: boolean };
+  canIntercept: boolean;
+};
+
+function install(key: string, keep: number): Counter {
+  const counter: Counter = { n: 0, t: 0, changed: [], nav: null };
+  new MutationObserver((records) => {
+    counter.n += records.length;
+    counter.t = performance.now();
+    for (const record of records) {
+      if (counter.changed.length >= keep) break;
+      const node = record.target;
+      const el = node.nodeType === 1 ? node as Element : node.parentElement;
+      if (el) counter.changed.push(el);
+    }
+  }).observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+  // The evidence that an action is leaving this document: the receipt then waits for the new
+  // one to load (on the browser's events) instead of for this one to go quiet.
+  const navigation = (globalThis as unknown as { navigation?: EventTarget }).navigation;
+  navigation?.addEventListener("navigate", (event) => {
+    const navigate = event as NavigateEventLike;
+    if (!navigate.destination.sameDocument) counter.nav = navigate.destination.url;
+  });
+  Object.defineProperty(globalThis, key, { value: counter });
+  return counter;
+}
+
 /**
  * Notes the page before an action, installing the counter under `key` on first use (and
  * keeping up to `keep` changed elements per action); `point` names the element there.
@@ -61,23 +104,9 @@ export function observeBefore(
   key: string,
   options: { point: { x: number; y: number } | null; keep: number },
 ): Before {
-  let s = counterAt(key);
-  if (!s) {
-    const counter: Counter = { n: 0, t: 0, changed: [] };
-    new MutationObserver((records) => {
-      counter.n += records.length;
-      counter.t = performance.now();
-      for (const record of records) {
-        if (counter.changed.length >= options.keep) break;
-        const node = record.target;
-        const el = node.nodeType === 1 ? node as Element : node.parentElement;
-        if (el) counter.changed.push(el);
-      }
-    }).observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
-    Object.defineProperty(globalThis, key, { value: counter });
-    s = counter;
-  }
+  const s = counterAt(key) || install(key, options.keep);
   s.changed = [];
+  s.nav = null;
   const at = options.point ? document.elementFromPoint(options.point.x, options.point.y) : null;
   const active = focused();
   return {
@@ -91,58 +120,108 @@ export function observeBefore(
 }
 
 /**
- * Waits until the page rendered a frame and went `quietMs` without a mutation, at most `maxMs`,
- * then reports it; a page sent to the background reports at once.
+ * Everything a pointer action on the element with number `id` needs, in one visit: what it is,
+ * scrolled into view when it is visible but outside the viewport (a page that moves under a
+ * visible target would invalidate the model's screenshot), what covers its centre, and the page
+ * before the action (as {@linkcode observeBefore}, at that centre).
+ */
+export function prepareAction(key: string, id: number, options: { keep: number }): Prepared {
+  let described = describe(id);
+  if (described && described.box && described.box.visible && !described.box.inViewport) {
+    scrollTo(id);
+    described = describe(id);
+  }
+  const b = described && described.box;
+  const point = b ? { x: Math.round(b.x + b.width / 2), y: Math.round(b.y + b.height / 2) } : null;
+  return {
+    described,
+    cover: b ? coveredBy(id) : null,
+    before: observeBefore(key, { point, keep: options.keep }),
+  };
+}
+
+function report(
+  s: Counter | undefined,
+  rendered: boolean,
+  settled: boolean,
+  busy = false,
+): After {
+  const active = focused();
+  const focus = active ? receiptElement(active) : null;
+  const seen = new Set<string>();
+  const changed: ReceiptElement[] = [];
+  for (const el of (s && s.changed) || []) {
+    if (changed.length >= 3) break;
+    if (
+      !el.isConnected || el === document.body || el === document.documentElement ||
+      el.closest("head, script, style")
+    ) continue;
+    const d = receiptElement(el);
+    const id = d && d.role + "|" + d.name;
+    if (!d || !d.name || seen.has(id!)) continue;
+    seen.add(id!);
+    changed.push(d);
+  }
+  return {
+    url: location.href,
+    title: redactedTitle(),
+    n: s ? s.n : null,
+    rendered,
+    settled,
+    ready: document.readyState,
+    changed,
+    hidden: document.hidden,
+    ...(focus ? { focus } : {}),
+    ...(s && s.nav ? { navigating: s.nav } : {}),
+    ...(busy ? { busy: true as const } : {}),
+  };
+}
+
+/**
+ * Waits for what the action caused, and no longer: one animation frame (the action's effects
+ * rendered), then, only if the page is still mutating after the action's own handlers ran, until
+ * it goes `quietMs` without a mutation, at most `maxMs` in all. A navigation to another document
+ * reports at once (the service waits for the new page on the browser's events), as does a page
+ * sent to the background, which renders no frames. `maxMs` 0 reports the page as it is now.
  */
 export function settle(key: string, options: { quietMs: number; maxMs: number }): Promise<After> {
+  const s = counterAt(key);
+  if (options.maxMs <= 0) return Promise.resolve(report(s, false, true));
   return new Promise((resolve) => {
-    const s = counterAt(key);
-    const start = performance.now();
+    // Mutations the action's own handlers made are done by now; only later ones are a burst.
+    const seen = s ? s.n : 0;
+    let finished = false;
     let rendered = false;
-    requestAnimationFrame(() =>
-      requestAnimationFrame(() => {
-        rendered = true;
-      })
-    );
-    const done = (settled: boolean): void => {
-      const active = focused();
-      const focus = active ? receiptElement(active) : null;
-      const seen = new Set<string>();
-      const changed: ReceiptElement[] = [];
-      for (const el of (s && s.changed) || []) {
-        if (changed.length >= 3) break;
-        if (
-          !el.isConnected || el === document.body || el === document.documentElement ||
-          el.closest("head, script, style")
-        ) continue;
-        const d = receiptElement(el);
-        const id = d && d.role + "|" + d.name;
-        if (!d || !d.name || seen.has(id!)) continue;
-        seen.add(id!);
-        changed.push(d);
-      }
-      resolve({
-        url: location.href,
-        title: redactedTitle(),
-        n: s ? s.n : null,
-        rendered,
-        settled,
-        ready: document.readyState,
-        changed,
-        hidden: document.hidden,
-        ...(focus ? { focus } : {}),
-      });
+    const listening = new AbortController();
+    const done = (settled: boolean, busy = false): void => {
+      if (finished) return;
+      finished = true;
+      clearTimeout(bound);
+      listening.abort();
+      resolve(report(s, rendered, settled, busy));
     };
+    const bound = setTimeout(() => done(false, true), options.maxMs);
     const check = (): void => {
-      const now = performance.now();
-      if (rendered && now - Math.max(start, s ? s.t : 0) >= options.quietMs) return done(true);
-      if (now - start >= options.maxMs) return done(false);
-      setTimeout(check, 25);
+      if (finished) return;
+      if (s && s.nav) return done(true);
+      if (!s || s.n === seen) return done(true);
+      const quietFor = performance.now() - s.t;
+      if (quietFor >= options.quietMs) return done(true);
+      // Look again exactly when the window would close, unless another mutation moves it.
+      setTimeout(check, options.quietMs - quietFor);
     };
-    // A page sent to the background (the action opened a tab in front) renders no more
-    // frames and its timers slow to one a second: report at once instead.
     if (document.hidden) return done(false);
-    document.addEventListener("visibilitychange", () => done(false), { once: true });
-    setTimeout(check, 25);
+    const signal = listening.signal;
+    document.addEventListener("visibilitychange", () => done(false), { once: true, signal });
+    requestAnimationFrame(() => {
+      rendered = true;
+      // After the frame's own callbacks and the tasks it released: one more turn.
+      setTimeout(check, 0);
+    });
+    // A navigation that starts meanwhile ends the wait at once.
+    if (s) {
+      const navigation = (globalThis as unknown as { navigation?: EventTarget }).navigation;
+      navigation?.addEventListener("navigate", () => setTimeout(check, 0), { signal });
+    }
   });
 }

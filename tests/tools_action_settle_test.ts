@@ -1,0 +1,90 @@
+/**
+ * How an action's receipt waits (decision 0170): typed text goes in at once where the page
+ * listens for no key events and as real key presses where it does, and a page that never stops
+ * changing is answered within the settle bound, its receipt saying it was still busy.
+ */
+
+import { assert, assertEquals, assertMatch } from "./support/assert.ts";
+import { plain } from "./support/fence.ts";
+import { type E2ESession, startSession } from "./support/session.ts";
+
+interface FieldState {
+  keys: number;
+  inputs: number;
+  value: string;
+}
+
+async function fields(
+  s: E2ESession,
+  tabId: number,
+): Promise<{ plain: FieldState; keyed: FieldState }> {
+  const text = s.text(await s.ok("get_page_text", { tabId }));
+  const match = /STATE (\{.*\}) END/.exec(text);
+  assert(match !== null, `the page shows its state: ${text.slice(0, 500)}`);
+  return JSON.parse(match[1]);
+}
+
+async function refOf(s: E2ESession, tabId: number, query: string): Promise<string> {
+  const found = await s.ok("find", { query, tabId });
+  const matches = plain(found)?.matches as { ref: string }[];
+  assert(matches.length > 0, `find ${query}: ${s.text(found)}`);
+  return matches[0].ref;
+}
+
+Deno.test("type and settle: text by the fastest faithful path, a busy page within its bound", async (t) => {
+  const s = await startSession();
+  try {
+    const tabId = await s.firstTab();
+    await s.ok("navigate", { url: s.fixtures.url("/typing.html"), tabId });
+
+    await t.step(
+      "a field nobody listens to for keys gets the text and an input event",
+      async () => {
+        await s.ok("computer", {
+          action: "left_click",
+          ref: await refOf(s, tabId, "Plain field"),
+          tabId,
+        });
+        const typed = await s.ok("computer", { action: "type", text: "Ada Lighthouse", tabId });
+        assertMatch(s.text(typed), /holding "Ada Lighthouse"/);
+        const state = (await fields(s, tabId)).plain;
+        assertEquals(state.value, "Ada Lighthouse");
+        assert(state.inputs >= 1, `an input event: ${JSON.stringify(state)}`);
+      },
+    );
+
+    await t.step(
+      "a field with a keydown listener gets a real key press per character",
+      async () => {
+        await s.ok("computer", {
+          action: "left_click",
+          ref: await refOf(s, tabId, "Keyed field"),
+          tabId,
+        });
+        await s.ok("computer", { action: "type", text: "abc", tabId });
+        const state = (await fields(s, tabId)).keyed;
+        assertEquals([state.value, state.keys, state.inputs], ["abc", 3, 3]);
+      },
+    );
+
+    await t.step("a page that never stops changing is answered, saying it was busy", async () => {
+      const churn = await refOf(s, tabId, "Start churning");
+      const started = Date.now();
+      const result = await s.ok("computer", { action: "left_click", ref: churn, tabId });
+      const elapsed = Date.now() - started;
+      const after = (plain(result)?.receipt as {
+        observedAfter: { settled: boolean; stillBusy?: boolean; mutations: number };
+      }).observedAfter;
+      assertEquals([after.settled, after.stillBusy], [false, true]);
+      assert(after.mutations > 0, "the burst is counted");
+      assertMatch(s.text(result), /still busy \(it did not go quiet within 600 ms\)/);
+      // The bound is 600 ms of waiting; the rest is the call's own way through a loaded machine.
+      assert(
+        elapsed < 10_000,
+        `answered within the bound, not when the page went quiet: ${elapsed} ms`,
+      );
+    });
+  } finally {
+    await s.close();
+  }
+});

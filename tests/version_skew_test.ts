@@ -1,0 +1,76 @@
+/**
+ * Version skew against a real extension (issue 12): this tree's extension code, built to declare
+ * an older version and no features, loaded into headless Chromium and driven by the 1.x SDK
+ * client through all three processes. The upload bench, which shows every file it receives, is
+ * the witness that nothing reached the page.
+ */
+
+import { fetchStatus } from "../service/control/mod.ts";
+import { UPGRADE_STEP } from "../shared/extension_features.ts";
+import { resolveInstancePaths } from "../shared/instance.ts";
+import { assert, assertEquals, assertMatch } from "./support/assert.ts";
+import { buildOlderExtension } from "./support/older_extension.ts";
+import { ghostlight } from "./support/processes.ts";
+import { refOf, startSession } from "./support/session.ts";
+
+const OLDER = "0.0.9";
+
+Deno.test("an older real extension without transfers: uploads give the upgrade step, the rest works", async () => {
+  const work = await Deno.makeTempDir({ prefix: "ghostlight-older-" });
+  const s = await startSession({
+    instancePrefix: "skw",
+    async beforeLaunch(testEnv) {
+      // Where `browser launch`, running as the service, may read it: the instance's cache.
+      const paths = resolveInstancePaths(testEnv.instance, (key) => testEnv.env[key]);
+      const dir = `${paths.cacheDir}/older-extension`;
+      await Deno.mkdir(paths.cacheDir, { recursive: true, mode: 0o700 });
+      await buildOlderExtension(dir, work, { version: OLDER, features: [] });
+      return ["--extension", dir];
+    },
+  });
+  try {
+    const paths = resolveInstancePaths(s.testEnv.instance, (key) => s.testEnv.env[key]);
+    const [browser] = (await fetchStatus(paths.controlSocket)).browsers;
+    assertEquals(browser.extensionVersion, OLDER);
+    assertEquals(browser.features, []);
+    assertMatch(
+      browser.mismatch ?? "",
+      new RegExp(`^extension ${OLDER} is older than .* lacks transfers`),
+    );
+    assert(browser.mismatch?.endsWith(UPGRADE_STEP), browser.mismatch);
+    const shown = await ghostlight(s.testEnv, ["status"]);
+    assertMatch(shown.stdout, /version mismatch: .*lacks transfers/);
+
+    // The tools that need no missing feature work: open, load, look, read, run.
+    const tabId = await s.firstTab();
+    await s.ok("navigate", { url: s.fixtures.url("/upload.html"), tabId });
+    const shot = await s.ok("computer", { action: "screenshot", tabId });
+    const imageId = shot.structuredContent?.imageId as string;
+    const attachment = await refOf(s, tabId, /Attachment/);
+    const zone = await refOf(s, tabId, /Drop zone/);
+    const ran = await s.ok("javascript_tool", {
+      action: "javascript_exec",
+      text: "document.title",
+      tabId,
+    });
+    assertMatch(s.text(ran), /upload/i);
+
+    for (
+      const [tool, args] of [
+        ["file_upload", { tabId, ref: attachment, files: [{ name: "a.txt", data: "aGk=" }] }],
+        ["upload_image", { tabId, imageId, ref: zone }],
+      ] as const
+    ) {
+      const refused = await s.fail(tool, args);
+      assertMatch(refused, /does not support transfers/);
+      assertMatch(refused, /nothing was sent/);
+      assert(refused.includes(UPGRADE_STEP), refused);
+    }
+    // The bench shows every file it gets, by input or by drop: none arrived.
+    const text = s.text(await s.ok("get_page_text", { tabId }));
+    assertMatch(text, /STATE \{\} END/);
+  } finally {
+    await s.close();
+    await Deno.remove(work, { recursive: true });
+  }
+});
