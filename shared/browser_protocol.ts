@@ -281,6 +281,16 @@ export const FromExtension = z.union([
      * an extension only the operations of features it declared; absent means none.
      */
     features: z.array(z.string().max(MAX_FEATURE_NAME)).max(MAX_FEATURES).optional(),
+    /**
+     * The executor saying hello: `generation` is new each time the service worker starts (a new
+     * one proves every command of the old one ended), `link` counts this worker's hellos (the
+     * commands of each link are numbered from 1). Absent: an extension that cannot prove a cut-off
+     * command ended, whose quarantined tabs clear only when they close or the browser restarts.
+     */
+    executor: z.object({
+      generation: z.string().min(1).max(MAX_LAUNCH_TOKEN),
+      link: z.number().int().positive(),
+    }).strict().optional(),
   }).strict(),
   z.object({
     type: z.literal("result"),
@@ -293,6 +303,17 @@ export const FromExtension = z.union([
     id: z.number().int().nonnegative(),
     ok: z.literal(false),
     error: z.object({ kind: MechanismErrorKind, message: z.string() }).strict(),
+  }).strict(),
+  /**
+   * The terminal acknowledgement of a command of an earlier link of this executor: it ended
+   * (whichever way). Sent after every hello for the latest commands of earlier links, when each
+   * has ended, so a command cut off with the link is proven over once a link is back.
+   */
+  z.object({
+    type: z.literal("ended"),
+    generation: z.string().min(1).max(MAX_LAUNCH_TOKEN),
+    link: z.number().int().positive(),
+    id: z.number().int().nonnegative(),
   }).strict(),
   z.object({ type: z.literal("tab_removed"), tab_id: TabId }).strict(),
   /**

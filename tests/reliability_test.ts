@@ -84,11 +84,16 @@ Deno.test("work is never done for a caller that is gone", async (t) => {
         const cut = await mcp.nextJson();
         assertEquals(cut.id, 3);
         assertMatch(JSON.stringify(cut.result), /Outcome unknown/);
-        // Chromium starts the native host again; the browser comes back as a new link.
+        // The tab takes nothing until the extension proves the script's command ended (the
+        // extension reconnects no sooner than 500 ms later, so this is seen first).
+        assertEquals((await status()).quarantined?.map((entry) => entry.tabId), [tabId]);
+        // Chromium starts the native host again; the browser comes back as a new link, and the
+        // extension acknowledges the cut-off command, which ends the quarantine.
         await waitFor(
           async () => (await status()).browsers.some((b) => b.connectedAt !== slot),
           "the browser to reattach",
         );
+        await waitFor(async () => (await status()).quarantined?.length === 0, "the ack");
         await mcp.send(toolCall(4, "javascript_tool", {
           action: "javascript_exec",
           text: "window.__runs",

@@ -73,6 +73,19 @@ let retryMs = RETRY_MIN_MS;
  */
 let performed = new Map<number, Promise<FromExtension>>();
 const REMEMBERED_COMMANDS = 1024;
+/**
+ * This executor's generation: new each time the service worker starts, so a service that sees a
+ * new one knows every command of the old one ended (decision 0161).
+ */
+const GENERATION = crypto.randomUUID();
+/** This worker's hellos so far: the number of the current link. */
+let links = 0;
+/**
+ * The commands of earlier links, by link and id, each with its end: after every hello each is
+ * acknowledged once it has ended, so a command cut off with its link is proven over to the
+ * service (the latest {@linkcode REMEMBERED_COMMANDS}).
+ */
+const earlier = new Map<string, { link: number; id: number; ended: Promise<unknown> }>();
 
 function send(message: FromExtension): void {
   try {
@@ -90,17 +103,27 @@ function sendToService(message: FromExtension): boolean {
 }
 
 async function sayHello(config: LaunchConfig): Promise<void> {
-  // A new link numbers its commands from 1 again.
-  performed = new Map();
-  send({
+  const hello: FromExtension = {
     type: "hello",
     browser_id: await browserId(),
     extension_version: chrome.runtime.getManifest().version,
     user_agent: navigator.userAgent.slice(0, 500),
     browser_run: await browserRun(),
     features: [...EXTENSION_FEATURES],
+    executor: { generation: GENERATION, link: links + 1 },
     ...(config.launch_token ? { launch_token: config.launch_token } : {}),
-  });
+  };
+  // A new link numbers its commands from 1 again; the old link's are kept to acknowledge.
+  for (const [id, result] of performed) {
+    earlier.set(`${links}:${id}`, { link: links, id, ended: result });
+    if (earlier.size > REMEMBERED_COMMANDS) earlier.delete(earlier.keys().next().value!);
+  }
+  performed = new Map();
+  links++;
+  send(hello);
+  for (const { link, id, ended } of earlier.values()) {
+    ended.then(() => send({ type: "ended", generation: GENERATION, link, id }));
+  }
 }
 
 async function handle(raw: unknown, config: LaunchConfig): Promise<void> {
@@ -123,7 +146,8 @@ async function handle(raw: unknown, config: LaunchConfig): Promise<void> {
   }
   const frame = await result;
   // Only to the link that sent the command: ids start over with every hello, so a result that
-  // outlived its link would settle another command of the next one.
+  // outlived its link would settle another command of the next one. Its acknowledgement after
+  // the next hello says it ended instead.
   if (performed === link) send(frame);
 }
 

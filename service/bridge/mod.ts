@@ -7,6 +7,7 @@
  * @module
  */
 
+export { quarantinedTabs, quarantineEvents } from "./quarantine.ts";
 export { releaseAfterRunning } from "./release.ts";
 export { serveSession } from "./serve_session.ts";
 export { type GovernanceDeps, type SessionDeps, type SessionInfo, WorkIds } from "./session.ts";

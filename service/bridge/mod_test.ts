@@ -2,12 +2,9 @@ import { BRIDGE_MAX_FRAME, ServiceMessage } from "../../shared/bridge.ts";
 import { BoundedWriter, encodeFrame, FrameReader } from "../../shared/framing.ts";
 import { assert, assertEquals } from "../../tests/support/assert.ts";
 import { BrowserHub } from "../browser/mod.ts";
-import { Catalog } from "../catalog/mod.ts";
 import { DEFAULT_SCHEDULER_OPTIONS, Scheduler } from "../scheduler/mod.ts";
-import { Recordings, TOOLS } from "../tools/mod.ts";
-import { WorkspaceHolds, WorkspaceRegistry } from "../workspace/mod.ts";
-import { MAX_ACTIVE_WORKS, serveSession, type SessionDeps, WorkIds } from "./mod.ts";
-import { testGovernance } from "../../tests/support/governance.ts";
+import { MAX_ACTIVE_WORKS, serveSession, type SessionDeps } from "./mod.ts";
+import { harnessDeps } from "../../tests/support/bridge_harness.ts";
 import { pollUntil } from "../../tests/support/wait.ts";
 
 /** One connector's session on a real bridge session, driven frame by frame. */
@@ -29,7 +26,8 @@ function connect(deps: SessionDeps) {
         type: "start",
         seq: ++seq,
         tool: "get_page_text",
-        arguments: { tabId: 1 },
+        // A tab of its own each, so only the workspace's bound applies, not one tab's.
+        arguments: { tabId: seq },
         workspace,
         context: { client_name: "test", client_version: "1" },
       };
@@ -45,20 +43,7 @@ function connect(deps: SessionDeps) {
 
 Deno.test("a connector's running works and a workspace's queue are bounded: busy", async () => {
   const scheduler = new Scheduler({ ...DEFAULT_SCHEDULER_OPTIONS, queueDeadlineMs: 60_000 });
-  const workspaces = new WorkspaceRegistry();
-  const holds = new WorkspaceHolds(workspaces, { graceMs: 60_000, releaseTabs: () => {} });
-  const deps: SessionDeps = {
-    catalog: new Catalog(TOOLS),
-    workspaces,
-    holds,
-    browsers: new BrowserHub(),
-    scheduler,
-    workIds: new WorkIds(),
-    activity: { works: 0 },
-    settlementMs: 180_000,
-    governance: await testGovernance(workspaces, holds),
-    recordings: new Recordings(() => false),
-  };
+  const deps = await harnessDeps(new BrowserHub(), scheduler);
   const first = connect(deps);
   first.send({ type: "open_workspace", seq: 1000, label: "test" });
   const opened = await first.next();
@@ -107,22 +92,9 @@ Deno.test("a connector's running works and a workspace's queue are bounded: busy
 
 /** Session deps with all-open governance, and the folder of its files, for the tests below. */
 async function governedDeps(): Promise<{ deps: SessionDeps; dir: string }> {
-  const workspaces = new WorkspaceRegistry();
-  const holds = new WorkspaceHolds(workspaces, { graceMs: 60_000, releaseTabs: () => {} });
-  const governance = await testGovernance(workspaces, holds);
-  const deps: SessionDeps = {
-    catalog: new Catalog(TOOLS),
-    workspaces,
-    holds,
-    browsers: new BrowserHub(),
-    scheduler: new Scheduler({ ...DEFAULT_SCHEDULER_OPTIONS, queueDeadlineMs: 60_000 }),
-    workIds: new WorkIds(),
-    activity: { works: 0 },
-    settlementMs: 180_000,
-    governance,
-    recordings: new Recordings(() => false),
-  };
-  return { deps, dir: governance.dir };
+  const scheduler = new Scheduler({ ...DEFAULT_SCHEDULER_OPTIONS, queueDeadlineMs: 60_000 });
+  const deps = await harnessDeps(new BrowserHub(), scheduler);
+  return { deps, dir: deps.governance.dir };
 }
 
 Deno.test("a paused workspace's call is answered at once, even behind a busy lane, and audited", async () => {

@@ -1,44 +1,9 @@
-import { BRIDGE_MAX_FRAME, ServiceMessage } from "../../shared/bridge.ts";
-import { FROM_EXTENSION_MAX_FRAME, TO_EXTENSION_MAX_FRAME } from "../../shared/browser_protocol.ts";
-import { BoundedWriter, encodeFrame, FrameReader } from "../../shared/framing.ts";
 import { assert, assertEquals } from "../../tests/support/assert.ts";
-import { testGovernance } from "../../tests/support/governance.ts";
+import { bridgeSession, fakeBrowser, harnessDeps } from "../../tests/support/bridge_harness.ts";
 import { pollUntil, waitFor } from "../../tests/support/wait.ts";
 import { BrowserHub } from "../browser/mod.ts";
-import { Catalog } from "../catalog/mod.ts";
 import { DEFAULT_SCHEDULER_OPTIONS, Scheduler } from "../scheduler/mod.ts";
-import { Recordings, TOOLS } from "../tools/mod.ts";
-import { WorkspaceHolds, WorkspaceRegistry } from "../workspace/mod.ts";
-import { releaseAfterRunning, serveSession, type SessionDeps, WorkIds } from "./mod.ts";
-
-interface Command {
-  id: number;
-  op: string;
-  params: Record<string, unknown>;
-}
-
-/** A browser on the hub whose commands the test sees and answers one by one. */
-function fakeBrowser(hub: BrowserHub) {
-  let feed!: ReadableStreamDefaultController<Uint8Array>;
-  const toHub = new ReadableStream<Uint8Array>({ start: (c) => void (feed = c) });
-  const fromHub = new TransformStream<Uint8Array, Uint8Array>();
-  const writer = new BoundedWriter(fromHub.writable, { maxWaiting: 64, maxBytes: 1 << 22 });
-  hub.serve(new FrameReader(toHub, FROM_EXTENSION_MAX_FRAME), writer);
-  const say = (message: unknown) => feed.enqueue(encodeFrame(message, FROM_EXTENSION_MAX_FRAME));
-  say({ type: "hello", browser_id: "browser-fake", extension_version: "1", user_agent: "test" });
-  const commands: Command[] = [];
-  (async () => {
-    const reader = new FrameReader(fromHub.readable, TO_EXTENSION_MAX_FRAME);
-    for (let raw = await reader.next(); raw !== null; raw = await reader.next()) {
-      commands.push(raw as Command);
-    }
-  })();
-  return {
-    commands,
-    answer: (id: number, value: unknown) => say({ type: "result", id, ok: true, value }),
-    end: () => feed.close(),
-  };
-}
+import { releaseAfterRunning } from "./mod.ts";
 
 const tab = (id: number) => ({
   tab_id: id,
@@ -55,36 +20,10 @@ Deno.test("a release during a running tabs_create_mcp waits for it and releases 
   const browser = fakeBrowser(browsers);
   await waitFor(() => Promise.resolve(browsers.list().length === 1), "the browser");
   const scheduler = new Scheduler({ ...DEFAULT_SCHEDULER_OPTIONS, queueDeadlineMs: 60_000 });
-  const workspaces = new WorkspaceRegistry();
-  const holds = new WorkspaceHolds(workspaces, {
-    graceMs: 60_000,
-    releaseTabs: releaseAfterRunning(scheduler, browsers),
-  });
-  const deps: SessionDeps = {
-    catalog: new Catalog(TOOLS),
-    workspaces,
-    holds,
-    browsers,
-    scheduler,
-    workIds: new WorkIds(),
-    activity: { works: 0 },
-    settlementMs: 180_000,
-    governance: await testGovernance(workspaces, holds),
-    recordings: new Recordings(() => false),
-  };
-  let feed!: ReadableStreamDefaultController<Uint8Array>;
-  const toService = new ReadableStream<Uint8Array>({ start: (c) => void (feed = c) });
-  const fromService = new TransformStream<Uint8Array, Uint8Array>();
-  const served = serveSession(
-    new FrameReader(toService, BRIDGE_MAX_FRAME),
-    new BoundedWriter(fromService.writable, { maxWaiting: 64, maxBytes: 1 << 22 }),
-    { client: "test", connectedAt: new Date(), activeWorks: 0 },
-    deps,
-  );
-  const replies = new FrameReader(fromService.readable, BRIDGE_MAX_FRAME);
-  const send = (message: unknown) => feed.enqueue(encodeFrame(message, BRIDGE_MAX_FRAME));
-  const next = async () => ServiceMessage.parse(await replies.next());
-  const context = { client_name: "test", client_version: "1" };
+  const deps = await harnessDeps(browsers, scheduler, releaseAfterRunning(scheduler, browsers));
+  const { workspaces, holds } = deps;
+  const session = bridgeSession(deps);
+  const { send, next, context } = session;
 
   send({ type: "open_workspace", seq: 1, label: "test" });
   const opened = await next();
@@ -122,8 +61,7 @@ Deno.test("a release during a running tabs_create_mcp waits for it and releases 
     1,
     "the queued call never reached the browser",
   );
-  feed.close();
-  await served;
-  browser.end();
+  await session.end();
+  await browser.end();
   holds.close();
 });

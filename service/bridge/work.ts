@@ -11,7 +11,7 @@
 import type { ConnectorMessage, Outcome } from "../../shared/bridge.ts";
 import { log } from "../log/mod.ts";
 import type { Barrier } from "../governance/mod.ts";
-import type { Admission } from "../scheduler/mod.ts";
+import type { Admission, FullQueue, Scheduler } from "../scheduler/mod.ts";
 import type { ToolContext } from "../tools/mod.ts";
 import { admitWorkspace } from "./admission.ts";
 import {
@@ -22,6 +22,7 @@ import {
   policyView,
   recordOutcome,
 } from "./gate.ts";
+import { quarantinedOutcome, resourceOf, tabSurface } from "./quarantine.ts";
 import { type CallGate, runTool, stepRunner, type ToolCall } from "./run_tool.ts";
 import { type Refusal, type Session, type SessionDeps, STOPPED_BY_PERSON } from "./session.ts";
 
@@ -49,21 +50,37 @@ async function runWork(session: Session, message: StartMessage): Promise<void> {
   const work = admitWork(session, message);
   if (work === null) return;
   track(session, work);
-  const outcome = await settle(session, work);
-  await recordOutcome(session, work, outcome);
-  complete(session, work, outcome);
+  const { outcome, release } = await settle(session, work);
+  try {
+    // What the work bound is held through its audit record (decision 0160).
+    await recordOutcome(session, work, outcome);
+    complete(session, work, outcome);
+  } finally {
+    release();
+  }
+}
+
+/** A work's outcome, and the release of what it bound (a no-op when it bound nothing). */
+interface Settled {
+  outcome: Outcome;
+  release: () => void;
 }
 
 /** How a started work ends: answered by the person's controls, retired in its queue, or run. */
-async function settle(session: Session, work: AdmittedWork): Promise<Outcome> {
-  if ("barrier" in work.next) return await barredOutcome(session, work, work.next.barrier);
+async function settle(session: Session, work: AdmittedWork): Promise<Settled> {
+  const unbound = (outcome: Outcome): Settled => ({ outcome, release: () => {} });
+  if ("barrier" in work.next) return unbound(await barredOutcome(session, work, work.next.barrier));
   session.queued.add(work.id);
   const admission = await work.next.queued.finally(() => session.queued.delete(work.id));
-  if (admission.kind === "retired") return retiredOutcome(admission.reason, admission.waitedMs);
+  if (admission.kind === "retired") {
+    return unbound(retiredOutcome(admission.reason, admission.waitedMs));
+  }
+  if (admission.kind === "quarantined") {
+    return unbound(quarantinedOutcome(work.message.arguments.tabId));
+  }
   if (work.workspace && session.deps.workspaces.get(work.workspace.id) !== work.workspace) {
     // Released while this call waited: what it did now would land in tabs nobody gives back.
-    admission.release();
-    return releasedOutcome();
+    return { outcome: releasedOutcome(), release: admission.release };
   }
   return await dispatch(session, work, admission.release);
 }
@@ -107,18 +124,30 @@ function admitWork(session: Session, message: StartMessage): AdmittedWork | null
   const id = workIds.next();
   const controller = new AbortController();
   const lane = admitted.workspace?.id ?? id;
-  const full = scheduler.full(lane);
-  const queued = full === null ? scheduler.enqueue(lane, controller.signal) : null;
+  const resource = resourceOf(catalog.traits(message.tool).binds, message.arguments);
+  const full = scheduler.full(lane, resource);
+  const queued = full === null ? scheduler.enqueue(lane, controller.signal, resource) : null;
   if (queued === null) {
     return refuse({
       kind: "busy",
-      message: full === "total"
-        ? `The service already has ${scheduler.options.maxQueued} browser calls waiting.`
-        : `This workspace already has ${scheduler.options.maxQueuedPerLane} browser calls waiting.`,
+      message: fullQueueMessage(scheduler, full ?? "total"),
       next_step: "Wait for some to finish, then try again.",
     });
   }
   return { id, message, workspace: admitted.workspace, controller, next: { queued } };
+}
+
+/** Which queue is full, in the refusal's words. */
+function fullQueueMessage(scheduler: Scheduler, full: FullQueue): string {
+  const { options } = scheduler;
+  if (full === "total") {
+    return `The service already has ${options.maxQueued} browser calls waiting.`;
+  }
+  if (full === "lane") {
+    return `This workspace already has ${options.maxQueuedPerLane} browser calls waiting.`;
+  }
+  return `${options.maxQueuedPerResource} browser calls already wait for this tab (or for this ` +
+    "workspace's tabs as a whole, or for the whole browser).";
 }
 
 /** Counts a queued work as running and tells the connector its id, so it can cancel it. */
@@ -139,14 +168,14 @@ function complete(session: Session, work: AdmittedWork, outcome: Outcome): void 
 
 /**
  * Runs a work whose lane is free, within the settlement window. The lane (`release`) stays held
- * until the handler really returns, even past that window: the next call on this workspace must
- * not interleave with a step still in the browser.
+ * until the handler really returns, even past that window, and its audit record is written: the
+ * next call on this workspace must not interleave with a step still in the browser.
  */
 async function dispatch(
   session: Session,
   work: AdmittedWork,
   release: () => void,
-): Promise<Outcome> {
+): Promise<Settled> {
   const { deps } = session;
   // A clearable timer rather than AbortSignal.timeout, so nothing outlives the work.
   const settling = new AbortController();
@@ -171,10 +200,13 @@ async function dispatch(
     context,
     workGate(session, work),
   );
-  handling.finally(release);
   const outcome = await Promise.race([handling, unsettled(settling.signal, deps.settlementMs)]);
   clearTimeout(settlementTimer);
-  return callerOutcome(deps, work, outcome);
+  return {
+    outcome: callerOutcome(deps, work, outcome),
+    // Held until the handler really returns as well, even past the settlement window.
+    release: () => void handling.finally(release),
+  };
 }
 
 /** Governance around the work's own call: its decision and landing, recorded under its id. */
@@ -202,7 +234,16 @@ function stepGate(
     workspace: work.workspace,
   };
   return {
-    before: async () => (await checkBeforeDispatch(session, step))?.outcome ?? null,
+    before: async () => {
+      // A step on a quarantined tab is refused like a call of its own on that tab.
+      const tabId = call.args.tabId;
+      if (typeof tabId === "number" && session.deps.scheduler.quarantine.has(tabSurface(tabId))) {
+        const refused = quarantinedOutcome(tabId);
+        await recordOutcome(session, step, refused);
+        return refused;
+      }
+      return (await checkBeforeDispatch(session, step))?.outcome ?? null;
+    },
     after: async (_call, outcome) => {
       const landed = await checkLanding(session, step, outcome);
       await recordOutcome(session, step, landed);

@@ -14,7 +14,7 @@ import {
 import { type BoundedWriter, encodeFrame, type FrameReader } from "../../shared/framing.ts";
 import { knownFeatures } from "../../shared/extension_features.ts";
 import { log } from "../log/mod.ts";
-import { BrowserLink } from "./browser_link.ts";
+import { BrowserLink, type CommandReports, type ExecutorCommand } from "./browser_link.ts";
 
 /** Browser ids whose slot is remembered; the longest-detached ones are forgotten beyond this. */
 export const MAX_KNOWN_BROWSERS = 64;
@@ -29,6 +29,15 @@ export interface BrowserEvents {
    * new link (in a new slot) is published, so no call can reach a tab by an old id.
    */
   browserRestarted?(slot: number): void;
+  /** A command on one of `link`'s tabs was cut off with its outcome unknown. */
+  commandUnknown?(link: BrowserLink, nativeTabId: number, command: ExecutorCommand): void;
+  /** The executor proved a command over: its late answer or its terminal acknowledgement. */
+  commandEnded?(command: ExecutorCommand): void;
+  /**
+   * An executor generation ended (its service worker or its browser restarted): every command
+   * it ran is over.
+   */
+  executorEnded?(executor: string): void;
 }
 
 /**
@@ -47,6 +56,8 @@ export class BrowserHub {
   #events: BrowserEvents[] = [];
   /** The run each browser id last said hello from, to tell a restart from a reconnection. */
   #runs = new Map<string, string>();
+  /** The executor each browser id last said hello from, to tell a new generation. */
+  #executors = new Map<string, string>();
   /** How to end each link's connection, for a link that another connection replaces. */
   #hangUps = new WeakMap<BrowserLink, () => void>();
 
@@ -108,6 +119,8 @@ export class BrowserHub {
           for (const events of this.#events) {
             events.tabCreated?.(link, message.tab_id, message.opener_tab_id);
           }
+        } else if (message.type === "ended") {
+          this.#ended(link, message);
         } else if (message.type === "person") {
           this.#answerPerson(message.id, message.request, writer);
         } else {
@@ -156,15 +169,72 @@ export class BrowserHub {
       replaced.close();
       this.#hangUps.get(replaced)?.();
     }
-    const link = new BrowserLink(id, slot, {
-      extensionVersion: hello.extension_version,
-      userAgent: hello.user_agent,
-      launchToken: hello.launch_token,
-      features: knownFeatures(hello.features),
-    }, writer);
+    const executor = this.#newExecutor(hello);
+    const link = new BrowserLink(
+      id,
+      slot,
+      {
+        extensionVersion: hello.extension_version,
+        userAgent: hello.user_agent,
+        launchToken: hello.launch_token,
+        features: knownFeatures(hello.features),
+        executor,
+        executorLink: hello.executor?.link,
+      },
+      writer,
+      this.#reports,
+    );
     this.#links.set(id, link);
     log("info", `browser attached in slot ${slot} (extension ${hello.extension_version})`);
     return link;
+  }
+
+  /**
+   * The executor `hello` speaks for; when it is not the one this browser id spoke from before,
+   * the old one ended (a service worker restart, or the browser's), and every command it ran is
+   * over.
+   */
+  #newExecutor(hello: Extract<FromExtension, { type: "hello" }>): string {
+    const executor = executorKey(
+      hello.browser_id,
+      hello.executor?.generation ?? `run:${hello.browser_run ?? ""}`,
+    );
+    const before = this.#executors.get(hello.browser_id);
+    this.#executors.set(hello.browser_id, executor);
+    if (before !== undefined && before !== executor) {
+      log(
+        "info",
+        `the extension's executor for slot ${this.#slots.get(hello.browser_id)} restarted`,
+      );
+      for (const events of this.#events) events.executorEnded?.(before);
+    }
+    return executor;
+  }
+
+  /** What links report of their commands' ends, passed on to the listeners. */
+  #reports: CommandReports = {
+    unknown: (link, native, command) => {
+      for (const events of this.#events) events.commandUnknown?.(link, native, command);
+    },
+    ended: (command) => {
+      for (const events of this.#events) events.commandEnded?.(command);
+    },
+  };
+
+  /**
+   * Passes on an executor's terminal acknowledgement of a command of an earlier link. One that
+   * names this link or a later one is not a proof (the extension acknowledges earlier links
+   * only), and must not be remembered as one before that command exists.
+   */
+  #ended(link: BrowserLink, ended: Extract<FromExtension, { type: "ended" }>): void {
+    const executor = executorKey(link.browserId, ended.generation);
+    const current = link.details.executorLink;
+    if (executor === link.details.executor && current !== undefined && ended.link >= current) {
+      log("warn", "the extension acknowledged a command of a link not yet over; ignored");
+      return;
+    }
+    const command = `${ended.link}:${ended.id}`;
+    for (const events of this.#events) events.commandEnded?.({ executor, command });
   }
 
   /** Whether `hello` comes from a new run of a browser this hub knew from an earlier run. */
@@ -181,6 +251,7 @@ export class BrowserHub {
       if (this.#links.has(browserId)) continue;
       this.#slots.delete(browserId);
       this.#runs.delete(browserId);
+      this.#executors.delete(browserId);
     }
   }
 
@@ -196,4 +267,12 @@ export class BrowserHub {
       log("info", `browser in slot ${link.slot} detached`);
     }
   }
+}
+
+/**
+ * One executor generation of one browser. An extension that says no generation is keyed by its
+ * browser run: only a browser restart then proves its commands ended.
+ */
+function executorKey(browserId: string, generation: string): string {
+  return `${browserId}/${generation}`;
 }

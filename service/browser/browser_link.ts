@@ -48,8 +48,29 @@ export interface TabChange {
   active?: boolean;
 }
 
+/** Links whose extension did not number them, so far: each gets its own tag. */
+let unnumberedLinks = 0;
+
+/** A command of one executor generation, by its id there: what a quarantine waits to see end. */
+export interface ExecutorCommand {
+  /** The browser and its executor generation; a new generation means the old one ended. */
+  executor: string;
+  /** The command's id within that executor: its link's number and the id on that link. */
+  command: string;
+}
+
+/** What a link reports of its commands' ends beyond their callers. */
+export interface CommandReports {
+  /** A command on a tab was cut off (link lost, timed out): it may still be running. */
+  unknown(link: BrowserLink, native: number, command: ExecutorCommand): void;
+  /** A command nobody waits for any more was answered on this link after all. */
+  ended(command: ExecutorCommand): void;
+}
+
 interface Pending {
   op: OperationName;
+  /** The native tab the command touches, when it names one. */
+  tab?: number;
   resolve: (value: unknown) => void;
   reject: (error: BrowserError) => void;
   timer: ReturnType<typeof setTimeout>;
@@ -67,6 +88,9 @@ export class BrowserLink {
   #changes = new Ring<TabChange>(TAB_CHANGES_KEPT);
   #changeSerial = 0;
   #changeWaiters = new Set<(change: TabChange | null) => void>();
+  #reports: CommandReports | undefined;
+  /** This link's number within its executor, as command ids are qualified. */
+  #linkTag: string;
 
   constructor(
     readonly browserId: string,
@@ -77,10 +101,26 @@ export class BrowserLink {
       launchToken?: string;
       /** What the extension declared in its hello: nothing else is ever sent to it. */
       features: readonly ExtensionFeature[];
+      /** Its executor generation (with the browser id), as the hub keys it. */
+      executor: string;
+      /** This link's number within that executor, when the extension said it. */
+      executorLink?: number;
     },
     writer: BoundedWriter,
+    reports?: CommandReports,
   ) {
     this.#writer = writer;
+    this.#reports = reports;
+    // An extension that numbers no links gets a tag no other link shares: its commands' ids
+    // start over with every link and must never prove another link's commands over.
+    this.#linkTag = details.executorLink === undefined
+      ? `unnumbered-${++unnumberedLinks}`
+      : String(details.executorLink);
+  }
+
+  /** Command `id` of this link, as its executor knows it across links. */
+  commandRef(id: number): ExecutorCommand {
+    return { executor: this.details.executor, command: `${this.#linkTag}:${id}` };
   }
 
   /** True while the connection to this browser is open. */
@@ -120,10 +160,9 @@ export class BrowserLink {
     const timeoutMs = options.timeoutMs ?? DEFAULT_OPERATION_TIMEOUT_MS;
     const raw = await new Promise<unknown>((resolve, reject) => {
       const timer = setTimeout(() => {
-        this.#pending.delete(id);
-        reject(new BrowserError("timeout", `the browser did not finish ${op} in ${timeoutMs} ms`));
+        this.#cutOff(id, `the browser did not finish ${op} in ${timeoutMs} ms`, "timeout");
       }, timeoutMs);
-      this.#pending.set(id, { op, resolve, reject, timer });
+      this.#pending.set(id, { op, tab: tabOf(params), resolve, reject, timer });
       if (dialogWatch !== undefined) this.#failOnDialog(id, dialogWatch, timeoutMs);
       this.#writer.write(frame).catch((error) => {
         // The frame did not reach the extension whole, so it cannot have run there.
@@ -298,6 +337,8 @@ export class BrowserLink {
 
   /** Routes one frame from the extension. */
   handleResult(message: Extract<FromExtension, { type: "result" }>): void {
+    // An answer nobody waits for is a cut-off command's end (or a repeat): proof it is over.
+    if (!this.#pending.has(message.id)) this.#reports?.ended(this.commandRef(message.id));
     this.#settle(message.id, (pending) => {
       if (message.ok) pending.resolve(message.value);
       else pending.reject(new BrowserError(message.error.kind, message.error.message));
@@ -312,24 +353,44 @@ export class BrowserLink {
     action(pending);
   }
 
+  /**
+   * Ends a pending command whose outcome is unknown: its caller is told it may have happened,
+   * and its tab is reported, so nothing new reaches that tab until the command is proven over.
+   */
+  #cutOff(id: number, reason: string, kind: "timeout" | "disconnected"): void {
+    this.#settle(id, (pending) => {
+      if (pending.tab !== undefined) {
+        this.#reports?.unknown(this, pending.tab, this.commandRef(id));
+      }
+      pending.reject(new BrowserError(kind, reason));
+    });
+  }
+
   /** Ends every pending command: they may have happened. */
   close(): void {
     this.#closed = true;
     for (const waiter of [...this.#changeWaiters]) waiter(null);
     for (const state of this.#tabs.values()) state.close();
-    const cut = (op: string) =>
-      new BrowserError(
+    for (const [id, pending] of [...this.#pending]) {
+      this.#cutOff(
+        id,
+        `the connection to the browser closed while ${pending.op} ran (Chromium, the ` +
+          "extension's service worker or its native host stopped)",
         "disconnected",
-        `the connection to the browser closed while ${op} ran (Chromium, the extension's ` +
-          "service worker or its native host stopped)",
       );
-    for (const id of [...this.#pending.keys()]) this.#settle(id, (p) => p.reject(cut(p.op)));
+    }
   }
 
   /** The model-facing id of one of this browser's tabs. */
   compose(nativeTabId: number): number {
     return this.slot * SLOT_FACTOR + nativeTabId;
   }
+}
+
+/** The native tab a command's params name, if any. */
+function tabOf(params: unknown): number | undefined {
+  const tab = (params as { tab_id?: unknown }).tab_id;
+  return typeof tab === "number" ? tab : undefined;
 }
 
 /** The operations that send CDP commands to a tab. */

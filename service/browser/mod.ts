@@ -14,8 +14,10 @@ export {
 } from "./browser_hub.ts";
 export {
   BrowserLink,
+  type CommandReports,
   decomposeTabId,
   DEFAULT_OPERATION_TIMEOUT_MS,
+  type ExecutorCommand,
   type TabChange,
 } from "./browser_link.ts";
 export { BrowserError, type BrowserErrorKind, dialogOpenError } from "./errors.ts";

@@ -18,6 +18,12 @@ export interface ToolTraits {
   createsContext: boolean;
   needsWorkspace: boolean;
   acceptsWorkspace: boolean;
+  /**
+   * What a call holds while it runs (decision 0160): its tab (`surface`, named by its `tabId`
+   * argument; a call without one holds the topology), its workspace's tabs and group as a whole
+   * (`topology`), or the whole browser (`browser`).
+   */
+  binds: "surface" | "topology" | "browser";
 }
 
 /** A built tool as the catalog sees it: its name and the traits it declares. */
@@ -29,6 +35,7 @@ const DEFAULT_TRAITS: ToolTraits = {
   createsContext: false,
   needsWorkspace: true,
   acceptsWorkspace: true,
+  binds: "surface",
 };
 
 /** The catalog over the built tools. */
@@ -60,8 +67,14 @@ export class Catalog {
       description: TOOL_TEXT[row.name].description,
       inputSchema: row.inputSchema,
       annotations: row.annotations,
-      ...this.traits(row.name),
+      ...this.#bridgeTraits(row.name),
     }));
+  }
+
+  /** The traits the connector is told of; what a call binds stays in the service. */
+  #bridgeTraits(name: string): Omit<ToolTraits, "binds"> {
+    const { binds: _, ...traits } = this.traits(name);
+    return traits;
   }
 
   /** The row for an advertised tool. */

@@ -16,7 +16,7 @@ Deno.test("a tool outside the contract is refused when the catalog is built", as
 
 Deno.test("traits are what a tool declares, over the defaults", () => {
   const catalog = new Catalog([
-    { name: "tabs_context_mcp", createsContext: true },
+    { name: "tabs_context_mcp", createsContext: true, binds: "topology" },
     { name: "update_plan", needsWorkspace: false },
     { name: "explain", needsWorkspace: false, acceptsWorkspace: false },
     { name: "navigate" },
@@ -25,12 +25,16 @@ Deno.test("traits are what a tool declares, over the defaults", () => {
     createsContext: true,
     needsWorkspace: true,
     acceptsWorkspace: true,
+    binds: "topology",
   });
   assertEquals(catalog.traits("navigate"), {
     createsContext: false,
     needsWorkspace: true,
     acceptsWorkspace: true,
+    binds: "surface",
   });
+  // What a call binds stays in the service: the connector is told the rest.
+  assert(catalog.descriptors().every((tool) => !("binds" in tool)));
   assertEquals(catalog.traits("update_plan").needsWorkspace, false);
   assertEquals(catalog.traits("explain").acceptsWorkspace, false);
 });

@@ -45,6 +45,12 @@ export async function runStatus(paths: InstancePaths, args: string[]): Promise<n
     console.log(`  ${connector.client}, ${connector.activeWorks} calls running`);
   }
   console.log(`Workspaces: ${status.workspaces}`);
+  for (const tab of status.quarantined ?? []) {
+    console.log(
+      `  tab ${tab.tabId} quarantined since ${tab.since}: ${tab.unproven} cut-off command(s) ` +
+        "not yet proven over (closing the tab or restarting the browser ends it)",
+    );
+  }
   const person = status.person;
   if (!person) return 0;
   for (const workspace of person.workspaces) {

@@ -36,6 +36,12 @@ export const Status = z.object({
   workspaces: z.number(),
   /** Works across the service: dispatched and still running, and waiting in their lanes. */
   works: z.object({ running: z.number(), queued: z.number() }).optional(),
+  /**
+   * Tabs that take no new calls: a command on each was cut off with its outcome unknown, and its
+   * end is not proven yet (`unproven` such commands) — decision 0161.
+   */
+  quarantined: z.array(z.object({ tabId: z.number(), since: z.string(), unproven: z.number() }))
+    .optional(),
   /** The plans agents stated with update_plan, newest state per workspace. */
   plans: z.array(z.object({
     client: z.string(),

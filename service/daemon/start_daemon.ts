@@ -14,6 +14,8 @@ import { extensionMismatch } from "../../shared/extension_features.ts";
 import { VERSION } from "../../shared/version.ts";
 import { AuditKey, AuditLog } from "../audit/mod.ts";
 import {
+  quarantinedTabs,
+  quarantineEvents,
   releaseAfterRunning,
   serveSession,
   type SessionDeps,
@@ -157,6 +159,7 @@ async function buildState(sources: StateSources): Promise<ServiceState> {
       }
     },
   });
+  browsers.onEvents(quarantineEvents(scheduler));
   return { browsers, workspaces, holds, shared, activity, desk };
 }
 
@@ -186,6 +189,7 @@ function statusOf(state: ServiceState, identity: Status["service"]): Status {
     })),
     workspaces: state.workspaces.size,
     works: { running: state.shared.scheduler.running, queued: state.shared.scheduler.queued },
+    quarantined: quarantinedTabs(state.shared.scheduler),
     plans: state.workspaces.plans(),
     person: personState(state.desk),
   };

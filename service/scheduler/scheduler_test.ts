@@ -1,13 +1,25 @@
 import { assert, assertEquals } from "../../tests/support/assert.ts";
-import { type Admission, Scheduler } from "./scheduler.ts";
+import { type Admission, type Resource, Scheduler } from "./scheduler.ts";
 
-const options = { maxRunning: 2, maxQueuedPerLane: 2, maxQueued: 100, queueDeadlineMs: 200 };
+const options = {
+  maxRunning: 2,
+  maxQueuedPerLane: 2,
+  maxQueuedPerResource: 100,
+  maxQueued: 100,
+  queueDeadlineMs: 200,
+};
 
 const never = () => new AbortController().signal;
 
 /** Queues a work on `lane` and notes its lane in `admitted` when its turn comes. */
-function queue(scheduler: Scheduler, lane: string, admitted: string[], signal = never()) {
-  const queued = scheduler.enqueue(lane, signal);
+function queue(
+  scheduler: Scheduler,
+  lane: string,
+  admitted: string[],
+  signal = never(),
+  resource?: Resource,
+) {
+  const queued = scheduler.enqueue(lane, signal, resource);
   assert(queued !== null, `${lane} was queued`);
   return queued.then((admission) => {
     if (admission.kind === "admitted") admitted.push(lane);
@@ -237,4 +249,160 @@ Deno.test("cancellation in each state: before queuing, queued, running, released
   running.release();
   assertEquals([scheduler.running, scheduler.queued], [0, 0]);
   admitted(await scheduler.enqueue("w1", never())!).release();
+});
+
+const tab = (id: string): Resource => ({ kind: "surface", id });
+const browser: Resource = { kind: "browser" };
+
+Deno.test("FIFO in a workspace holds across its tabs: one work of a workspace at a time", async () => {
+  const scheduler = new Scheduler({ ...options, maxRunning: 4, maxQueuedPerLane: 8 });
+  const order: string[] = [];
+  const first = admitted(await scheduler.enqueue("w1", never(), tab("a"))!);
+  // A work on another tab of the same workspace does not overtake or run beside it.
+  const works = [
+    queue(scheduler, "w1", order, never(), tab("b")),
+    queue(scheduler, "w1", order, never(), tab("a")),
+  ];
+  assertEquals([scheduler.running, scheduler.queued], [1, 2]);
+  first.release();
+  const done = await drain(works);
+  assertEquals(done, [0, 1]);
+});
+
+Deno.test("three workspaces on their own tabs take turns, each in its own order", async () => {
+  const scheduler = new Scheduler({ ...options, maxRunning: 1, maxQueuedPerLane: 8 });
+  const blocker = admitted(await scheduler.enqueue("w0", never(), browser)!);
+  const order: string[] = [];
+  const lanes = ["w1", "w1", "w1", "w2", "w2", "w2", "w3", "w3", "w3"];
+  const works = lanes.map((lane, n) => queue(scheduler, lane, order, never(), tab(`${lane}-${n}`)));
+  blocker.release();
+  const done = await drain(works);
+  assertEquals(order, ["w1", "w2", "w3", "w1", "w2", "w3", "w1", "w2", "w3"]);
+  assertEquals(done, [0, 3, 6, 1, 4, 7, 2, 5, 8]);
+});
+
+Deno.test("a surface held by a running work waits while other lanes go", async () => {
+  const scheduler = new Scheduler({ ...options, maxRunning: 4 });
+  const order: string[] = [];
+  const holder = admitted(await scheduler.enqueue("w1", never(), tab("shared"))!);
+  const blocked = queue(scheduler, "w2", order, never(), tab("shared"));
+  const other = queue(scheduler, "w3", order, never(), tab("own"));
+  admitted(await other).release();
+  assertEquals(order, ["w3"], "the other lane went first");
+  assertEquals(scheduler.queued, 1);
+  holder.release();
+  admitted(await blocked).release();
+  assertEquals(order, ["w3", "w2"]);
+});
+
+Deno.test("a whole-browser work runs alone and nothing overtakes it once it is next", async () => {
+  const scheduler = new Scheduler({ ...options, maxRunning: 4 });
+  const order: string[] = [];
+  const running = admitted(await scheduler.enqueue("w1", never(), tab("a"))!);
+  const resize = queue(scheduler, "w2", order, never(), browser);
+  const behind = queue(scheduler, "w3", order, never(), tab("c"));
+  assertEquals([scheduler.running, scheduler.queued], [1, 2], "free slots wait for the resize");
+  running.release();
+  const alone = admitted(await resize);
+  assertEquals([scheduler.running, scheduler.queued], [1, 1], "the resize runs alone");
+  const later = queue(scheduler, "w4", order, never(), { kind: "topology" });
+  assertEquals(scheduler.running, 1, "nothing starts beside it");
+  alone.release();
+  await drain([behind, later]);
+  assertEquals(order, ["w2", "w3", "w4"]);
+});
+
+Deno.test("each resource's queue is bounded: a tab, a topology, the browser", () => {
+  const scheduler = new Scheduler({ ...options, maxRunning: 1, maxQueuedPerResource: 2 });
+  scheduler.enqueue("w0", never(), browser);
+  for (const lane of ["w1", "w2"]) scheduler.enqueue(lane, never(), tab("a"));
+  assertEquals(scheduler.full("w3", tab("a")), "resource");
+  assertEquals(scheduler.enqueue("w3", never(), tab("a")), null, "the tab's queue is full");
+  assertEquals(scheduler.full("w3", tab("b")), null, "another tab still has room");
+  for (let n = 0; n < 2; n++) scheduler.enqueue("w4", never(), { kind: "topology" });
+  assertEquals(scheduler.full("w4", { kind: "topology" }), "lane");
+  scheduler.enqueue("w5", never(), { kind: "topology" });
+  scheduler.enqueue("w6", never(), browser);
+  scheduler.enqueue("w7", never(), browser);
+  assertEquals(scheduler.full("w8", browser), "resource", "two resizes wait already");
+  assertEquals(scheduler.enqueue("w8", never(), browser), null);
+});
+
+const command = (executor: string, id: string) => ({ executor, command: id });
+
+Deno.test("a quarantined tab refuses new works at once, and its waiting ones at their turn", async () => {
+  const scheduler = new Scheduler({ ...options, maxQueuedPerLane: 8 });
+  const order: string[] = [];
+  const running = admitted(await scheduler.enqueue("w1", never(), tab("a"))!);
+  const waitingOnA = queue(scheduler, "w1", order, never(), tab("a"));
+  const waitingOnB = queue(scheduler, "w1", order, never(), tab("b"));
+  // The running work's command is cut off: its tab is quarantined before it releases.
+  scheduler.quarantine.enter("a", command("browser/gen-1", "1:7"));
+  const refused = await scheduler.enqueue("w2", never(), tab("a"))!;
+  assertEquals(refused, { kind: "quarantined", surface: "a", waitedMs: 0 });
+  running.release();
+  const atTurn = await waitingOnA;
+  assertEquals(atTurn.kind, "quarantined", "refused at its turn, nothing dispatched");
+  admitted(await waitingOnB).release();
+  assertEquals(order, ["w1"], "only the work on the other tab ran");
+  assertEquals([scheduler.running, scheduler.queued], [0, 0]);
+});
+
+Deno.test("quarantine exits: the same executor's ack, the tab gone, the executor ended", () => {
+  const scheduler = new Scheduler(options);
+  const { quarantine } = scheduler;
+  quarantine.enter("a", command("browser/gen-1", "1:7"));
+  quarantine.enter("a", command("browser/gen-1", "1:8"));
+  // Another generation's ack for the same id proves nothing; one of two commands is not enough.
+  assertEquals(quarantine.commandEnded(command("browser/gen-2", "1:7")), []);
+  assertEquals(quarantine.commandEnded(command("browser/gen-1", "1:7")), []);
+  assert(quarantine.has("a"));
+  assertEquals(quarantine.list().map((entry) => [entry.surface, entry.unproven]), [["a", 1]]);
+  assertEquals(quarantine.commandEnded(command("browser/gen-1", "1:8")), ["a"]);
+  assert(!quarantine.has("a"), "cleared by the terminal acknowledgements");
+
+  quarantine.enter("b", command("browser/gen-1", "2:1"));
+  assert(quarantine.surfaceGone("b"), "cleared when the tab is gone");
+  assert(!quarantine.has("b"));
+
+  quarantine.enter("c", command("browser/gen-1", "2:2"));
+  quarantine.enter("d", command("other/gen-9", "1:1"));
+  assertEquals(quarantine.executorEnded("browser/gen-1"), ["c"], "a new generation ends the old");
+  assertEquals(quarantine.list().map((entry) => entry.surface), ["d"]);
+  // A cut-off reported after its proof (the ack overtook it) quarantines nothing.
+  quarantine.enter("e", command("browser/gen-1", "3:3"));
+  quarantine.enter("f", command("other/gen-9", "1:2"));
+  quarantine.commandEnded(command("other/gen-9", "1:3"));
+  quarantine.enter("g", command("other/gen-9", "1:3"));
+  assertEquals(quarantine.list().map((entry) => entry.surface), ["d", "f"]);
+});
+
+Deno.test("time alone never clears a quarantine", async () => {
+  const scheduler = new Scheduler({ ...options, queueDeadlineMs: 20 });
+  scheduler.quarantine.enter("a", command("browser/gen-1", "1:1"));
+  const blocker = admitted(await scheduler.enqueue("w1", never(), tab("b"))!);
+  // A work that waits out the queue deadline (well past the quarantine's start) ...
+  const late = await scheduler.enqueue("w1", never(), tab("b"))!;
+  assertEquals(late.kind === "retired" && late.reason, "queue_deadline");
+  blocker.release();
+  // ... leaves the quarantine as it was.
+  assert(scheduler.quarantine.has("a"));
+  assertEquals((await scheduler.enqueue("w1", never(), tab("a"))!).kind, "quarantined");
+});
+
+Deno.test("cancellation and the deadline reach a work waiting behind a whole-browser work", async () => {
+  const scheduler = new Scheduler({ ...options, maxRunning: 4, queueDeadlineMs: 50 });
+  const running = admitted(await scheduler.enqueue("w1", never(), tab("a"))!);
+  const cancel = new AbortController();
+  const resize = scheduler.enqueue("w2", cancel.signal, browser)!;
+  const behind = scheduler.enqueue("w3", never(), tab("c"))!;
+  cancel.abort();
+  const gone = await resize;
+  assertEquals(gone.kind === "retired" && gone.reason, "cancelled");
+  // With the resize gone, the work behind it runs beside the running one.
+  admitted(await behind).release();
+  const late = await scheduler.enqueue("w2", never(), browser)!;
+  assertEquals(late.kind === "retired" && late.reason, "queue_deadline");
+  running.release();
+  assertEquals([scheduler.running, scheduler.queued], [0, 0]);
 });

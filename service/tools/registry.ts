@@ -41,10 +41,14 @@ export interface ToolDefinition extends Partial<ToolTraits> {
   handler: Handler;
 }
 
-/** Every built tool. Traits left out are the defaults (needs a workspace, creates none). */
+/**
+ * Every built tool. Traits left out are the defaults (needs a workspace, creates none, binds the
+ * tab its `tabId` names). Tools that open, close or list tabs, or run steps on several, bind the
+ * workspace's topology; a window resize binds the whole browser (decision 0160).
+ */
 export const TOOLS: readonly ToolDefinition[] = [
-  { name: "tabs_context_mcp", handler: tabsContext, createsContext: true },
-  { name: "tabs_create_mcp", handler: tabsCreate, createsContext: true },
+  { name: "tabs_context_mcp", handler: tabsContext, createsContext: true, binds: "topology" },
+  { name: "tabs_create_mcp", handler: tabsCreate, createsContext: true, binds: "topology" },
   { name: "navigate", handler: navigate },
   { name: "computer", handler: computer },
   { name: "find", handler: find },
@@ -54,7 +58,7 @@ export const TOOLS: readonly ToolDefinition[] = [
   { name: "read_console_messages", handler: readConsoleMessages },
   { name: "read_network_requests", handler: readNetworkRequests },
   { name: "read_page", handler: readPage },
-  { name: "resize_window", handler: resizeWindow },
+  { name: "resize_window", handler: resizeWindow, binds: "browser" },
   // A plan is kept with the workspace when one is named; none is made for it.
   { name: "update_plan", handler: updatePlan, needsWorkspace: false },
   { name: "file_upload", handler: fileUpload },
@@ -62,12 +66,13 @@ export const TOOLS: readonly ToolDefinition[] = [
   { name: "gif_creator", handler: gifCreator },
   { name: "narrate", handler: narrate },
   { name: "wait_for", handler: waitFor },
-  { name: "script", handler: script },
+  { name: "script", handler: script, binds: "topology" },
   { name: "form_fill", handler: formFill },
   { name: "act_on", handler: actOn },
   { name: "dialog", handler: dialog },
-  { name: "tab_control", handler: tabControl },
-  { name: "browser_batch", handler: browserBatch },
+  // Closing a tab changes the topology, and is the agent's way out of a quarantined tab.
+  { name: "tab_control", handler: tabControl, binds: "topology" },
+  { name: "browser_batch", handler: browserBatch, binds: "topology" },
   // The directory of every built tool; it touches no page and no workspace.
   {
     name: "explain",
