@@ -90,8 +90,9 @@ async function runBounded(
       "outcome_unknown",
       `The script did not finish in ${SCRIPT_TIMEOUT_MS / 1000} s (its awaited work never ` +
         "settled, or it loops after an await); it may still be running in the page.",
-      "Take a screenshot to see whether the page responds; if it does not, navigate with " +
-        "force: true to reload it. Keep scripts short and free of endless loops.",
+      "The tab takes no other command until the browser confirms this one ended (when its " +
+        "awaited work settles); to go on at once, close it (tab_control close) and work in a " +
+        "new tab. Keep scripts short and free of endless loops.",
     );
   }
 }
