@@ -90,8 +90,9 @@ async function readRequest(conn: Deno.UnixConn): Promise<Request | Response> {
     headEnd = indexOfBlankLine(buffer.subarray(0, length));
   }
   const [requestLine, ...headerLines] = decoder.decode(buffer.subarray(0, headEnd)).split("\r\n");
-  const [method, target] = requestLine.split(" ");
-  if (!method || !target?.startsWith("/")) return plain(400, "malformed request line");
+  const [method, requested] = requestLine.split(" ");
+  const target = originForm(requested);
+  if (!method || target === null) return plain(400, "malformed request line");
   const headers = new Headers();
   for (const line of headerLines) {
     const colon = line.indexOf(":");
@@ -108,6 +109,17 @@ async function readRequest(conn: Deno.UnixConn): Promise<Request | Response> {
   }
   const body = size > 0 ? buffer.slice(bodyStart, bodyStart + size) : undefined;
   return new Request(`http://ghostlight${target}`, { method, headers, body });
+}
+
+/**
+ * The target as a path: origin-form as sent, absolute-form (what `fetch` through a Unix-socket
+ * proxy client sends, and what HTTP/1.1 servers must accept) with its scheme and host dropped.
+ */
+function originForm(target: string | undefined): string | null {
+  if (target?.startsWith("/")) return target;
+  const absolute = target?.match(/^https?:\/\/[^/?#]*(.*)$/);
+  if (!absolute) return null;
+  return absolute[1].startsWith("/") ? absolute[1] : `/${absolute[1]}`;
 }
 
 /** Where the head ends (the index of its blank line), or -1. */

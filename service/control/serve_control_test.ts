@@ -109,6 +109,18 @@ Deno.test("a head or body over its bound is refused with its status, before the 
   }
 });
 
+Deno.test("fetch through a Unix-socket client (absolute-form targets) is answered", async () => {
+  const server = await echoServer();
+  const client = Deno.createHttpClient({ proxy: { transport: "unix", path: server.path } });
+  try {
+    const response = await fetch("http://ghostlight/status?x=1", { client });
+    assertEquals([response.status, (await response.json()).path], [200, "/status"]);
+  } finally {
+    client.close();
+    await server.close();
+  }
+});
+
 Deno.test("a client that never finishes its request is cut off at the read time limit", async () => {
   const server = await echoServer();
   try {

@@ -13,10 +13,10 @@ import { type Handler, success, type ToolContext } from "../core/context.ts";
 import { ToolError } from "../core/errors.ts";
 import { howToAnswer } from "../core/dialog_help.ts";
 import { fence, originOf } from "../core/fence.ts";
-import { mainWorldCall, runtimeCall } from "../page/in_page.ts";
+import { mainWorldCall } from "../page/in_page.ts";
 import { redactSecrets } from "../page/redact.ts";
 import { displayUrl } from "../core/redact_url.ts";
-import { inMainFrame, tabPages } from "../page/refs.ts";
+import { mainFrame, tabPages } from "../page/refs.ts";
 import { cdp, evaluate, ownedTab, type TabTarget } from "../core/target.ts";
 
 /** How long navigate waits for a page to finish loading. */
@@ -96,16 +96,25 @@ export async function waitForLoad(
   const deadline = started + LOAD_TIMEOUT_MS;
   let settled = progress.done();
   let interactiveSince: number | null = null;
-  events.then((event) => {
+  // Once the waiter has answered (the load, or null at its end), only the timer paces the loop.
+  let pending: Promise<unknown> = events.then((event) => {
     if (event) settled = true;
+    pending = new Promise(() => {});
   });
   while (!settled && Date.now() < deadline) {
-    await Promise.race([events, new Promise((resolve) => setTimeout(resolve, POLL_MS))]);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([pending, new Promise((resolve) => timer = setTimeout(resolve, POLL_MS))]);
+    clearTimeout(timer);
     if (settled || progress.done()) return "complete";
     // A dialog opened by the page freezes its load until someone answers it.
     if (progress.blocked()) return "blocked";
     if (!progress.committed() && Date.now() - started < COMMIT_GRACE_MS) continue;
-    const ready = await evaluate<string>(target, mainWorldCall("readyState")).catch(() => null);
+    // A busy page answers late: the load event is not kept waiting behind this look.
+    const ready = await Promise.race([
+      evaluate<string>(target, mainWorldCall("readyState")).catch(() => null),
+      pending.then(() => null),
+    ]);
+    if (settled || progress.done()) return "complete";
     if (ready === "complete") return "complete";
     if (ready === "interactive") {
       interactiveSince ??= Date.now();
@@ -186,8 +195,13 @@ export class LoadWatch {
   expected: string | null | undefined;
   readonly stop = new AbortController();
   readonly event: Promise<unknown>;
+  /** Resolves true when the main frame commits a document, false if the watch ends first. */
+  readonly commit: Promise<boolean>;
+  #onCommit!: (committed: boolean) => void;
 
   constructor(state: TabState) {
+    this.commit = new Promise((resolve) => this.#onCommit = resolve);
+    this.stop.signal.addEventListener("abort", () => this.#onCommit(false), { once: true });
     this.event = state.waitFor(
       (event) => {
         if (event.method === "Page.lifecycleEvent" && event.params.name === "load") {
@@ -196,6 +210,7 @@ export class LoadWatch {
         const frame = event.params.frame as { parentId?: string } | undefined;
         if (event.method === "Page.frameNavigated" && frame && !frame.parentId) {
           this.committed = true;
+          this.#onCommit(true);
         }
         if (this.expected === null) {
           return event.method === "Page.navigatedWithinDocument" || this.loaded.size > 0;
@@ -283,13 +298,10 @@ async function landingReport(
 ): Promise<Outcome> {
   const { raw, requested, load } = landing;
   // With a dialog open the page cannot be asked; the browser still knows where the tab is.
+  // One evaluation: the URL, the title and the HTTP status of the document that loaded (0 when
+  // unknown, e.g. about:blank, history, or a dialog that froze the page).
   const page = await pageAfterEffect(context.workspace, target);
-  // The HTTP status of the document that loaded (0 when unknown, e.g. about:blank or history).
-  const status = state.dialog ? 0 : await inMainFrame<number>(
-    target,
-    tabPages(context.workspace, target.tabId),
-    runtimeCall("responseStatus"),
-  ).catch(() => 0);
+  const status = state.dialog ? 0 : page.status ?? 0;
   const origin = originOf(page.url);
   const redirected = page.url !== requested && raw !== "back" && raw !== "forward";
   // A landing URL can carry credentials (an OAuth code, a session token): never show them.
@@ -328,38 +340,60 @@ async function landingReport(
   );
 }
 
+/**
+ * Makes Ghostlight's world in the new document as soon as it commits, while its subresources
+ * still load, so the answer after the load costs one evaluation instead of three round trips.
+ * Resolves when done (or at once when the watch ends without a commit); never rejects: the
+ * answer makes the world itself when this could not.
+ */
+function prepareWorld(context: ToolContext, target: TabTarget, watch: LoadWatch): Promise<void> {
+  return watch.commit.then(async (committed) => {
+    if (!committed) return;
+    await mainFrame(target, tabPages(context.workspace, target.tabId));
+  }).catch(() => {});
+}
+
 /** `navigate`. */
 export const navigate: Handler = async (args, context) => {
   const target = ownedTab(context.workspace, context.browsers, args.tabId as number);
   const raw = (args.url as string).trim();
   const force = args.force === true;
-  // A browser-side call first: it starts observation and works even while a dialog is open.
-  const history = await cdp(target, "Page.getNavigationHistory") as unknown as History;
+  const moves = raw === "back" || raw === "forward";
+  // Observation first (its events are what the wait below needs); the history only for a move
+  // through it. Both work even while a dialog is open.
+  const history = moves
+    ? await cdp(target, "Page.getNavigationHistory") as unknown as History
+    : await target.link.observe(target.native);
   const state = target.link.tab(target.native);
   await clearOpenDialog(target, state, force);
   const earlier = new Set<unknown>(state.console.items());
   const watch = new LoadWatch(state);
+  const world = prepareWorld(context, target, watch);
   let requested: string;
   let load: LoadState;
   // However the navigation ends, its load waiter goes: a tab has few of them (32), and a
   // leaked one would hold its place until the load timeout.
   try {
-    if (raw === "back" || raw === "forward") {
-      requested = await goThroughHistory(target, state, { raw, force, history }, watch);
+    if (moves) {
+      requested = await goThroughHistory(target, state, {
+        raw,
+        force,
+        history: history as History,
+      }, watch);
     } else {
       requested = normalizeUrl(raw);
       await goToUrl(target, state, { requested, force }, watch);
     }
     if (watch.expected === undefined) watch.stop.abort();
-    load = watch.expected === undefined && raw !== "back" && raw !== "forward"
-      ? "complete"
-      : await waitForLoad(target, {
-        done: () => watch.done(),
-        committed: () => watch.committed,
-        blocked: () => state.dialog !== null,
-      }, watch.event);
+    load = watch.expected === undefined && !moves ? "complete" : await waitForLoad(target, {
+      done: () => watch.done(),
+      committed: () => watch.committed,
+      blocked: () => state.dialog !== null,
+    }, watch.event);
   } finally {
     watch.stop.abort();
   }
+  // Two makers of one frame's world at once would make two: the early one finishes first.
+  await world;
   return await landingReport(context, target, state, { raw, requested, load, earlier });
 };

@@ -98,14 +98,16 @@ export const getPageText: Handler = async (args, context) => {
   const limit = maxChars + READ_MARGIN;
   const read = runtimeCall("readable", false, limit);
   const pages = tabPages(context.workspace, target.tabId);
+  // mainFrame reads the frame's document from the tree: inFrame need not look again.
+  const once = { loaderJustRead: true };
   let frame = await mainFrame(target, pages);
   let page: Readable;
   try {
-    page = await inFrame<Readable>(target, pages, frame, read);
+    page = await inFrame<Readable>(target, pages, frame, read, once);
   } catch (error) {
     if (!(error instanceof FrameGone)) throw error;
     frame = await mainFrame(target, pages);
-    page = await inFrame<Readable>(target, pages, frame, read);
+    page = await inFrame<Readable>(target, pages, frame, read, once);
   }
   const cutInPage = page.length - page.text.length;
   const merged = await withFrames(target, pages, frame, page.text, 0, limit);

@@ -37,9 +37,11 @@ async function listTabs(context: ToolContext): Promise<{ tabs: ListedTab[]; grou
     const link = parts && context.browsers.bySlot(parts.slot);
     if (!parts || !link) continue;
     try {
+      // The browser's view of the tab and the page's own title are asked at once.
+      const titled = redactedTitle(context.workspace, { link, native: parts.native, tabId });
       const info = await link.call("tab.get", { tab_id: parts.native });
       // Titles and URLs are the pages' own: redacted and bounded here, fenced when shown.
-      const title = await redactedTitle(context.workspace, { link, native: parts.native, tabId });
+      const title = await titled;
       tabs.push({
         tabId,
         title: redactSecrets((title ?? browserTitle(info)).slice(0, MAX_TITLE_CHARS)),

@@ -15,13 +15,14 @@ import { pageInfo } from "./refs.ts";
 import type { TabTarget } from "../core/target.ts";
 
 /**
- * The page's URL and title after an effect: read in the page, or from the browser's view of the
- * tab when a dialog froze the page meanwhile.
+ * The page's URL and title after an effect, and its document's HTTP status when the page could
+ * be asked: read in the page, or from the browser's view of the tab when a dialog froze the page
+ * meanwhile.
  */
 export async function pageAfterEffect(
   workspace: Workspace,
   target: TabTarget,
-): Promise<{ url: string; title: string }> {
+): Promise<{ url: string; title: string; status?: number }> {
   const state = target.link.tab(target.native);
   if (!state.dialog) {
     try {

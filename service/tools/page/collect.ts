@@ -77,7 +77,7 @@ async function walkFrame(
   target: TabTarget,
   pages: TabPages,
   frame: Frame,
-  options: WalkOptions & { localRoot?: number },
+  options: WalkOptions & { localRoot?: number; loaderJustRead?: boolean },
 ): Promise<Walk> {
   const args = {
     filter: options.filter,
@@ -91,6 +91,7 @@ async function walkFrame(
     pages,
     frame,
     runtimeCall("snapshot", args),
+    { loaderJustRead: options.loaderJustRead },
   );
   if (walk.token !== undefined && walk.token !== frame.token) {
     pages.frames.delete(frame.key);
@@ -160,14 +161,16 @@ export async function collect(
   } else {
     start = await mainFrame(target, pages);
   }
+  // mainFrame read the main frame's document from the tree just now; a ref's frame is checked.
+  const loaderJustRead = options.root === undefined;
   let walk: Walk;
   try {
-    walk = await walkFrame(target, pages, start, { ...options, localRoot });
+    walk = await walkFrame(target, pages, start, { ...options, localRoot, loaderJustRead });
   } catch (error) {
     if (!(error instanceof FrameGone)) throw error;
     if (options.root !== undefined) throw refGone(options.root);
     start = await mainFrame(target, pages);
-    walk = await walkFrame(target, pages, start, options);
+    walk = await walkFrame(target, pages, start, { ...options, loaderJustRead: true });
   }
   if (walk.gone && options.root !== undefined) throw refGone(options.root);
   const result: Collected = {

@@ -9,7 +9,7 @@
 import { describe } from "./describe.ts";
 import { box, boxes, contentOrigin, coveredBy, scrollTo } from "./geometry.ts";
 import { observeBefore, prepareAction, settle } from "./observe.ts";
-import { pageInfo, responseStatus } from "./page_info.ts";
+import { pageInfo } from "./page_info.ts";
 import { readable } from "./readable.ts";
 import { byId, token } from "./registry.ts";
 import { redactResult, secretDigests } from "./secrets.ts";
@@ -34,7 +34,6 @@ export const runtime = {
   quietCheck,
   readable,
   redactResult,
-  responseStatus,
   scrollTo,
   secretDigests,
   setValue,
