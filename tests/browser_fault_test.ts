@@ -3,11 +3,18 @@
  * service and headless Chromium: the extension's service worker stopped, the tab closed by the
  * person, Chromium killed, the page's renderer crashed. The page's own count and the fixture
  * server are the witnesses of what ran; the test reaches the browser over DevTools to cause the
- * fault.
+ * fault, and to read the tab groups only the extension's chrome.* APIs tell.
  */
 
 import { assert, assertEquals, assertMatch } from "./support/assert.ts";
-import { type Cdp, closePage, connectCdp, crashPage, stopServiceWorkers } from "./support/cdp.ts";
+import {
+  type Cdp,
+  closePage,
+  connectCdp,
+  crashPage,
+  evaluateInExtension,
+  stopServiceWorkers,
+} from "./support/cdp.ts";
 import { startFaultRig } from "./support/fault_rig.ts";
 import { unfence } from "./support/fence.ts";
 import { legacyWithTab, toolCall, type Transcript, waitFor } from "./mcp_support.ts";
@@ -22,6 +29,11 @@ function tabsOf(answer: Record<string, unknown>): number[] {
   const structured = (answer.result as { structuredContent: { tabs: { tabId: number }[] } })
     .structuredContent;
   return structured.tabs.map((tab) => tab.tabId);
+}
+
+/** The browser's own id of a tab the model sees (decision: slot × 2^32 + native id). */
+function nativeOf(tabId: number): number {
+  return tabId % 2 ** 32;
 }
 
 const CUT = /^Outcome unknown: .*the connection to the browser closed while cdp ran/;
@@ -110,6 +122,18 @@ Deno.test("the browser side failing mid-call: truthful answers, no effect twice"
         assertEquals(await runsIn(mcp, 4, tabId), "1", "the script ran once");
         assertEquals(times("worker-ran"), 1, "fetched once");
         await load(mcp, 5, tabId, "worker-after");
+        // The restarted worker still knows the workspace's tab group: a new tab joins it.
+        await mcp.send(toolCall(6, "tabs_create_mcp", {}));
+        const tabs = tabsOf(await mcp.nextJson());
+        assertEquals(tabs.length, 2, JSON.stringify(tabs));
+        const created = tabs.find((tab) => tab !== tabId)!;
+        const groups = await evaluateInExtension<number[]>(
+          cdp,
+          `Promise.all([${nativeOf(tabId)}, ${nativeOf(created)}]` +
+            ".map(async (id) => (await chrome.tabs.get(id)).groupId))",
+        );
+        assert(groups[0] !== -1, `the first tab is in a group: ${groups}`);
+        assertEquals(groups[1], groups[0], "the new tab joined the workspace's group");
       },
     );
 

@@ -17,6 +17,7 @@ import {
 import { PageCrashed, untilCrash } from "./crashes.ts";
 import { type EnableCommand, enableCommands, forget, observe } from "./events.ts";
 import { childSessions, forgetSessions } from "./frames.ts";
+import { groupOf, rememberGroup } from "./groups.ts";
 import { placeTransfers, TransferRefused, TransferStore } from "./transfers.ts";
 
 /** A mechanism failure with the kind the service understands. */
@@ -36,8 +37,6 @@ export class MechanismError extends Error {
 }
 
 const CDP_VERSION = "1.3";
-/** Tab groups by the workspace key the service gave them. */
-const groups = new Map<string, number>();
 /** Tabs with the debugger attached. */
 const attached = new Set<number>();
 /** Byte payloads arriving in chunks from the service, verified before use. */
@@ -103,18 +102,8 @@ async function getTab(tabId: number): Promise<chrome.tabs.Tab> {
   }
 }
 
-async function groupExists(groupId: number): Promise<boolean> {
-  try {
-    await chrome.tabGroups.get(groupId);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 async function createTab(params: OperationParams<"tab.create">): Promise<TabInfo> {
-  const known = groups.get(params.group.key);
-  const groupId = known !== undefined && await groupExists(known) ? known : undefined;
+  const groupId = await groupOf(params.group.key);
   let windowId: number | undefined;
   if (groupId !== undefined) windowId = (await chrome.tabGroups.get(groupId)).windowId;
   const tab = await chrome.tabs.create({ url: params.url, active: true, windowId });
@@ -128,7 +117,7 @@ async function createTab(params: OperationParams<"tab.create">): Promise<TabInfo
       title: params.group.title,
       color: params.group.color,
     });
-    groups.set(params.group.key, joined);
+    await rememberGroup(params.group.key, joined);
   }
   return describe(await getTab(tabId));
 }
@@ -345,8 +334,8 @@ async function resizeWindow(
 async function updateGroup(
   params: OperationParams<"group.update">,
 ): Promise<OperationResult<"group.update">> {
-  const groupId = groups.get(params.key);
-  if (groupId === undefined || !(await groupExists(groupId))) return { updated: false };
+  const groupId = await groupOf(params.key);
+  if (groupId === undefined) return { updated: false };
   await chrome.tabGroups.update(groupId, { title: params.title, color: params.color });
   return { updated: true };
 }

@@ -206,3 +206,21 @@ export async function crashPage(cdp: Cdp, urlPart: string): Promise<void> {
   const sessionId = await attachTo(cdp, await pageAt(cdp, urlPart));
   cdp.send("Page.crash", {}, sessionId).catch(() => {});
 }
+
+/**
+ * Evaluates `expression` (promises awaited) in the extension's running service worker and
+ * returns its JSON value: how a test reads what only the chrome.* APIs tell, such as tab groups.
+ */
+export async function evaluateInExtension<T>(cdp: Cdp, expression: string): Promise<T> {
+  const worker = await findTarget(
+    cdp,
+    (target) => target.type === "service_worker" && target.url.startsWith("chrome-extension://"),
+    "running service worker of the extension",
+  );
+  const sessionId = await attachTo(cdp, worker);
+  try {
+    return await evaluateIn<T>(cdp.send, sessionId, expression, "worker");
+  } finally {
+    await cdp.send("Target.detachFromTarget", { sessionId }).catch(() => {});
+  }
+}
