@@ -1,12 +1,20 @@
 /**
  * The browser side failing during a call (issue 12), end to end through the real connector,
  * service and headless Chromium: the extension's service worker stopped, the tab closed by the
- * person, Chromium killed. The page's own count and the fixture server are the witnesses of what
- * ran; the test reaches the browser over DevTools only to cause the fault.
+ * person, Chromium killed, the page's renderer crashed. The page's own count and the fixture
+ * server are the witnesses of what ran; the test reaches the browser over DevTools to cause the
+ * fault, and to read the tab groups only the extension's chrome.* APIs tell.
  */
 
 import { assert, assertEquals, assertMatch } from "./support/assert.ts";
-import { type Cdp, closePage, connectCdp, stopServiceWorkers } from "./support/cdp.ts";
+import {
+  type Cdp,
+  closePage,
+  connectCdp,
+  crashPage,
+  evaluateInExtension,
+  stopServiceWorkers,
+} from "./support/cdp.ts";
 import { startFaultRig } from "./support/fault_rig.ts";
 import { unfence } from "./support/fence.ts";
 import { legacyWithTab, toolCall, type Transcript, waitFor } from "./mcp_support.ts";
@@ -21,6 +29,11 @@ function tabsOf(answer: Record<string, unknown>): number[] {
   const structured = (answer.result as { structuredContent: { tabs: { tabId: number }[] } })
     .structuredContent;
   return structured.tabs.map((tab) => tab.tabId);
+}
+
+/** The browser's own id of a tab the model sees (decision: slot × 2^32 + native id). */
+function nativeOf(tabId: number): number {
+  return tabId % 2 ** 32;
 }
 
 const CUT = /^Outcome unknown: .*the connection to the browser closed while cdp ran/;
@@ -56,6 +69,19 @@ Deno.test("the browser side failing mid-call: truthful answers, no effect twice"
     }));
     await waitFor(() => Promise.resolve(times(`${name}-ran`) > 0), `the script of ${name}`);
     return { mcp, tabId };
+  };
+  /** Runs `String(window.__runs)` in `tabId` as request `id` and answers the page's count. */
+  const runsIn = async (mcp: Transcript, id: number, tabId: number) => {
+    await mcp.send(toolCall(id, "javascript_tool", {
+      action: "javascript_exec",
+      text: "String(window.__runs)",
+      tabId,
+    }));
+    const read = await mcp.nextJson(60_000);
+    assertEquals(read.id, id);
+    return unfence(
+      (read.result as { structuredContent: { result: string } }).structuredContent.result,
+    );
   };
   /** The answer to request 3, the script's. */
   const cutAnswer = async (mcp: Transcript) => {
@@ -93,17 +119,21 @@ Deno.test("the browser side failing mid-call: truthful answers, no effect twice"
         // The page's debugger events, or the alarm, start the worker again; the browser comes
         // back in the same slot, as the same run, so the workspace's tab ids still hold.
         await reattached(before, "the worker to start again and the browser to reattach");
-        await mcp.send(toolCall(4, "javascript_tool", {
-          action: "javascript_exec",
-          text: "String(window.__runs)",
-          tabId,
-        }));
-        const read = await mcp.nextJson(60_000);
-        assertEquals(read.id, 4);
-        const result = read.result as { structuredContent: { result: string } };
-        assertEquals(unfence(result.structuredContent.result), "1", "the script ran once");
+        assertEquals(await runsIn(mcp, 4, tabId), "1", "the script ran once");
         assertEquals(times("worker-ran"), 1, "fetched once");
         await load(mcp, 5, tabId, "worker-after");
+        // The restarted worker still knows the workspace's tab group: a new tab joins it.
+        await mcp.send(toolCall(6, "tabs_create_mcp", {}));
+        const tabs = tabsOf(await mcp.nextJson());
+        assertEquals(tabs.length, 2, JSON.stringify(tabs));
+        const created = tabs.find((tab) => tab !== tabId)!;
+        const groups = await evaluateInExtension<number[]>(
+          cdp,
+          `Promise.all([${nativeOf(tabId)}, ${nativeOf(created)}]` +
+            ".map(async (id) => (await chrome.tabs.get(id)).groupId))",
+        );
+        assert(groups[0] !== -1, `the first tab is in a group: ${groups}`);
+        assertEquals(groups[1], groups[0], "the new tab joined the workspace's group");
       },
     );
 
@@ -142,6 +172,27 @@ Deno.test("the browser side failing mid-call: truthful answers, no effect twice"
         assert(newTab !== tabId, "a new tab id");
         await load(mcp, 5, newTab, "killed-after");
         assertEquals(times("killed-ran"), 1, "the script's fetch happened once");
+      },
+    );
+
+    await t.step(
+      "B04 the page crashed mid-script: tool_failure naming the crash; a navigation revives the tab",
+      async () => {
+        const { mcp, tabId } = await midScript("crashed");
+        await crashPage(cdp, "tag=crashed-page");
+        assertMatch(
+          await cutAnswer(mcp),
+          /^The page crashed while the call ran \(reload the tab or navigate it to use it again\): the call is over/,
+        );
+        // What needs the dead renderer is refused at once, never sent (it would never answer).
+        await mcp.send(toolCall(4, "computer", { action: "screenshot", tabId }));
+        const refused = await mcp.nextJson();
+        assertEquals(refused.id, 4);
+        assertMatch(textOf(refused), /the tab's page has crashed, so \S+ was not sent/);
+        await load(mcp, 5, tabId, "crashed-after");
+        assertEquals(await runsIn(mcp, 6, tabId), "undefined", "a new page, nothing re-run");
+        assertEquals(times("crashed-ran"), 1, "the script's fetch happened once");
+        assertEquals(times("crashed-page"), 1, "the crashed page was not loaded again");
       },
     );
   } finally {

@@ -14,8 +14,10 @@ import {
   Operations,
   type TabInfo,
 } from "../../shared/browser_protocol.ts";
-import { enableCommands, forget, observe } from "./events.ts";
+import { PageCrashed, untilCrash } from "./crashes.ts";
+import { type EnableCommand, enableCommands, forget, observe } from "./events.ts";
 import { childSessions, forgetSessions } from "./frames.ts";
+import { groupOf, rememberGroup } from "./groups.ts";
 import { placeTransfers, TransferRefused, TransferStore } from "./transfers.ts";
 
 /** A mechanism failure with the kind the service understands. */
@@ -35,8 +37,6 @@ export class MechanismError extends Error {
 }
 
 const CDP_VERSION = "1.3";
-/** Tab groups by the workspace key the service gave them. */
-const groups = new Map<string, number>();
 /** Tabs with the debugger attached. */
 const attached = new Set<number>();
 /** Byte payloads arriving in chunks from the service, verified before use. */
@@ -102,18 +102,8 @@ async function getTab(tabId: number): Promise<chrome.tabs.Tab> {
   }
 }
 
-async function groupExists(groupId: number): Promise<boolean> {
-  try {
-    await chrome.tabGroups.get(groupId);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 async function createTab(params: OperationParams<"tab.create">): Promise<TabInfo> {
-  const known = groups.get(params.group.key);
-  const groupId = known !== undefined && await groupExists(known) ? known : undefined;
+  const groupId = await groupOf(params.group.key);
   let windowId: number | undefined;
   if (groupId !== undefined) windowId = (await chrome.tabGroups.get(groupId)).windowId;
   const tab = await chrome.tabs.create({ url: params.url, active: true, windowId });
@@ -127,7 +117,7 @@ async function createTab(params: OperationParams<"tab.create">): Promise<TabInfo
       title: params.group.title,
       color: params.group.color,
     });
-    groups.set(params.group.key, joined);
+    await rememberGroup(params.group.key, joined);
   }
   return describe(await getTab(tabId));
 }
@@ -147,11 +137,24 @@ async function ensureAttached(tabId: number): Promise<void> {
   attached.add(tabId);
   // A fresh attachment starts with every domain disabled: turn on what the service observes.
   for (const command of enableCommands(tabId)) {
-    await chrome.debugger.sendCommand({ tabId }, command.method, command.params).catch(() => {});
+    await sendBestEffort(tabId, command);
   }
 }
 
+/** Sends a command whose failure changes nothing (enabling a domain), unless the page crashed. */
+async function sendBestEffort(tabId: number, command: EnableCommand): Promise<void> {
+  await untilCrash(
+    tabId,
+    command.method,
+    () => chrome.debugger.sendCommand({ tabId }, command.method, command.params),
+  ).catch(() => {});
+}
+
 function cdpFailure(tabId: number, method: string, error: unknown): MechanismError {
+  // Cut off by a crash, the command is over (decision 0185); refused for one, it never ran.
+  if (error instanceof PageCrashed) {
+    return new MechanismError(error.running ? "detached" : "cdp_error", error.message);
+  }
   const message = (error as Error).message ?? String(error);
   if (/no tab with given id|cannot find tab/i.test(message)) {
     return new MechanismError("no_such_tab", `tab ${tabId} does not exist`);
@@ -197,10 +200,16 @@ async function detachedFailure(tabId: number): Promise<MechanismError> {
  * Runs `send` on the tab's debugger session. After a navigation to an error page Chrome may
  * swap the tab's renderer and leave the session behind without telling onDetach: a command it
  * refused for that is sent once more on a fresh attachment. A command cut off while it ran is
- * never repeated: it is reported, and the service tells its caller the outcome is unknown.
+ * never repeated: it is reported, and the service tells its caller the outcome is unknown. One
+ * whose page crashed ends at once, saying so ({@linkcode untilCrash}).
  */
-async function withAttachment<T>(tabId: number, send: () => Promise<T>): Promise<T> {
+async function withAttachment<T>(
+  tabId: number,
+  method: string,
+  sendOnce: () => Promise<T>,
+): Promise<T> {
   await ensureAttached(tabId);
+  const send = () => untilCrash(tabId, method, sendOnce);
   try {
     return await send();
   } catch (error) {
@@ -217,17 +226,21 @@ async function withAttachment<T>(tabId: number, send: () => Promise<T>): Promise
 
 async function sendCdp(params: OperationParams<"cdp">): Promise<Record<string, unknown>> {
   try {
-    const result = await withAttachment(params.tab_id, () =>
-      chrome.debugger.sendCommand(
-        params.session_id
-          ? {
-            tabId: params.tab_id,
-            sessionId: params.session_id,
-          } as chrome.debugger.DebuggerSession
-          : { tabId: params.tab_id },
-        params.method,
-        params.params,
-      ));
+    const result = await withAttachment(
+      params.tab_id,
+      params.method,
+      () =>
+        chrome.debugger.sendCommand(
+          params.session_id
+            ? {
+              tabId: params.tab_id,
+              sessionId: params.session_id,
+            } as chrome.debugger.DebuggerSession
+            : { tabId: params.tab_id },
+          params.method,
+          params.params,
+        ),
+    );
     return (result ?? {}) as Record<string, unknown>;
   } catch (error) {
     if (error instanceof MechanismError) throw error;
@@ -239,7 +252,13 @@ async function listFrames(
   params: OperationParams<"tab.frames">,
 ): Promise<OperationResult<"tab.frames">> {
   try {
-    return { sessions: await withAttachment(params.tab_id, () => childSessions(params.tab_id)) };
+    return {
+      sessions: await withAttachment(
+        params.tab_id,
+        "Target.setAutoAttach",
+        () => childSessions(params.tab_id),
+      ),
+    };
   } catch (error) {
     if (error instanceof MechanismError) throw error;
     throw cdpFailure(params.tab_id, "Target.setAutoAttach", error);
@@ -251,7 +270,11 @@ async function sendSequence(
 ): Promise<OperationResult<"cdp.sequence">> {
   await ensureAttached(params.tab_id);
   const send = (command: (typeof params.commands)[number]) =>
-    chrome.debugger.sendCommand({ tabId: params.tab_id }, command.method, command.params)
+    untilCrash(
+      params.tab_id,
+      command.method,
+      () => chrome.debugger.sendCommand({ tabId: params.tab_id }, command.method, command.params),
+    )
       .then(
         (result) => ({ ok: true as const, result: (result ?? {}) as Record<string, unknown> }),
         async (error) => ({
@@ -286,10 +309,7 @@ async function observeTab(params: OperationParams<"tab.observe">): Promise<Recor
   }
   // Observation is best effort, as after a re-attach: a domain a page refuses must not make
   // every later command to the tab fail.
-  for (const command of params.enable) {
-    await chrome.debugger.sendCommand({ tabId: params.tab_id }, command.method, command.params)
-      .catch(() => {});
-  }
+  for (const command of params.enable) await sendBestEffort(params.tab_id, command);
   return {};
 }
 
@@ -314,8 +334,8 @@ async function resizeWindow(
 async function updateGroup(
   params: OperationParams<"group.update">,
 ): Promise<OperationResult<"group.update">> {
-  const groupId = groups.get(params.key);
-  if (groupId === undefined || !(await groupExists(groupId))) return { updated: false };
+  const groupId = await groupOf(params.key);
+  if (groupId === undefined) return { updated: false };
   await chrome.tabGroups.update(groupId, { title: params.title, color: params.color });
   return { updated: true };
 }

@@ -29,6 +29,64 @@ export interface Cdp {
   close(): void;
 }
 
+/**
+ * Evaluates `expression` (promises awaited) in the target of `sessionId` and returns its JSON
+ * value; a throw there fails naming `who`.
+ */
+async function evaluateIn<T>(
+  send: Cdp["send"],
+  sessionId: string,
+  expression: string,
+  who: string,
+): Promise<T> {
+  const reply = await send("Runtime.evaluate", {
+    expression,
+    awaitPromise: true,
+    returnByValue: true,
+  }, sessionId) as { result: { value: T }; exceptionDetails?: unknown };
+  if (reply.exceptionDetails) {
+    throw new Error(`the ${who} threw: ${JSON.stringify(reply.exceptionDetails)}`);
+  }
+  return reply.result.value;
+}
+
+/** One of the browser's DevTools targets. */
+interface TargetInfo {
+  type: string;
+  targetId: string;
+  url: string;
+}
+
+/** The first target `match` accepts; fails naming `what` when there is none. */
+async function findTarget(
+  cdp: Cdp,
+  match: (target: TargetInfo) => boolean,
+  what: string,
+): Promise<TargetInfo> {
+  const { targetInfos } = await cdp.send("Target.getTargets") as { targetInfos: TargetInfo[] };
+  const found = targetInfos.find(match);
+  if (!found) throw new Error(`no ${what}`);
+  return found;
+}
+
+/** Attaches to a target over the flat protocol and answers the session's id. */
+async function attachTo(cdp: Cdp, target: TargetInfo): Promise<string> {
+  const { sessionId } = await cdp.send("Target.attachToTarget", {
+    targetId: target.targetId,
+    flatten: true,
+  }) as { sessionId: string };
+  return sessionId;
+}
+
+/** The page whose URL holds `urlPart`. */
+function pageAt(cdp: Cdp, urlPart: string): Promise<TargetInfo> {
+  return findTarget(
+    cdp,
+    (target) => target.type === "page" && target.url.includes(urlPart),
+    `page at ${urlPart}`,
+  );
+}
+
 /** Connects to a browser's DevTools WebSocket. */
 export async function connectCdp(endpoint: string): Promise<Cdp> {
   const socket = new WebSocket(endpoint);
@@ -75,17 +133,7 @@ export async function connectCdp(endpoint: string): Promise<Cdp> {
       await send("Page.enable", {}, sessionId);
       await send("Page.navigate", { url }, sessionId);
       const page: CdpPage = {
-        async evaluate<T>(expression: string): Promise<T> {
-          const reply = await send("Runtime.evaluate", {
-            expression,
-            awaitPromise: true,
-            returnByValue: true,
-          }, sessionId) as { result: { value: T }; exceptionDetails?: unknown };
-          if (reply.exceptionDetails) {
-            throw new Error(`the page threw: ${JSON.stringify(reply.exceptionDetails)}`);
-          }
-          return reply.result.value;
-        },
+        evaluate: <T>(expression: string) => evaluateIn<T>(send, sessionId, expression, "page"),
         async screenshot(selector: string): Promise<Uint8Array> {
           const box = await page.evaluate<{ x: number; y: number; width: number; height: number }>(
             `(() => { const r = document.querySelector(${
@@ -129,15 +177,12 @@ export async function connectCdp(endpoint: string): Promise<Cdp> {
  * ServiceWorker domain).
  */
 export async function stopServiceWorkers(cdp: Cdp): Promise<void> {
-  const { targetInfos } = await cdp.send("Target.getTargets") as {
-    targetInfos: { type: string; targetId: string }[];
-  };
-  const page = targetInfos.find((target) => target.type === "page");
-  if (!page) throw new Error("no page to reach the ServiceWorker domain through");
-  const { sessionId } = await cdp.send("Target.attachToTarget", {
-    targetId: page.targetId,
-    flatten: true,
-  }) as { sessionId: string };
+  const page = await findTarget(
+    cdp,
+    (target) => target.type === "page",
+    "page to reach the ServiceWorker domain through",
+  );
+  const sessionId = await attachTo(cdp, page);
   try {
     await cdp.send("ServiceWorker.enable", {}, sessionId);
     await cdp.send("ServiceWorker.stopAllWorkers", {}, sessionId);
@@ -148,10 +193,34 @@ export async function stopServiceWorkers(cdp: Cdp): Promise<void> {
 
 /** Closes the page whose URL holds `urlPart`, as the person closing its tab would. */
 export async function closePage(cdp: Cdp, urlPart: string): Promise<void> {
-  const { targetInfos } = await cdp.send("Target.getTargets") as {
-    targetInfos: { type: string; targetId: string; url: string }[];
-  };
-  const page = targetInfos.find((target) => target.type === "page" && target.url.includes(urlPart));
-  if (!page) throw new Error(`no page at ${urlPart}`);
+  const page = await pageAt(cdp, urlPart);
   await cdp.send("Target.closeTarget", { targetId: page.targetId });
+}
+
+/**
+ * Crashes the renderer of the page whose URL holds `urlPart` (CDP `Page.crash`), as a renderer
+ * that fails or is killed would. Chrome never answers the command, so this returns once it is
+ * sent; the test waits on what the crash causes.
+ */
+export async function crashPage(cdp: Cdp, urlPart: string): Promise<void> {
+  const sessionId = await attachTo(cdp, await pageAt(cdp, urlPart));
+  cdp.send("Page.crash", {}, sessionId).catch(() => {});
+}
+
+/**
+ * Evaluates `expression` (promises awaited) in the extension's running service worker and
+ * returns its JSON value: how a test reads what only the chrome.* APIs tell, such as tab groups.
+ */
+export async function evaluateInExtension<T>(cdp: Cdp, expression: string): Promise<T> {
+  const worker = await findTarget(
+    cdp,
+    (target) => target.type === "service_worker" && target.url.startsWith("chrome-extension://"),
+    "running service worker of the extension",
+  );
+  const sessionId = await attachTo(cdp, worker);
+  try {
+    return await evaluateIn<T>(cdp.send, sessionId, expression, "worker");
+  } finally {
+    await cdp.send("Target.detachFromTarget", { sessionId }).catch(() => {});
+  }
 }
