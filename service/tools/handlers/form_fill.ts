@@ -100,9 +100,9 @@ function whyNot(result: FillRefusal): { reason: string; quoted?: string } {
       return { reason: "a checkbox or switch: give true or false" };
     case "gone":
       return { reason: "the field left the page while the form was filled" };
-    case "out_of_time":
+    case "held":
       return {
-        reason: `not set: the page took over ${FILL_BUDGET_MS / 1000} s for the fields before it`,
+        reason: "not set: a field before it held the page (a dialog, or a handler that blocks)",
       };
     case "not_a_field":
       return { reason: "not a field" };
@@ -117,8 +117,9 @@ interface Job {
 }
 
 /**
- * Sets a run of fields of one frame in one evaluation (the runtime's `fillMany`); a dialog their
- * events opened, or a page that stays busy, ends the filling with the run's outcome unknown.
+ * Sets a run of fields of one frame in one evaluation (the runtime's `fillMany`). A dialog their
+ * events opened, or a page that stays busy, ends the filling with the run's outcome unknown; a
+ * field that held the page ends it after that field. Returns whether filling may go on.
  */
 async function setRun(
   target: TabTarget,
@@ -137,20 +138,23 @@ async function setRun(
       { checkedInPage: true, timeoutMs: FILL_BOUND_MS },
     );
   } catch (error) {
-    const reason = error instanceof FrameGone
-      ? "not set: the page navigated"
-      : error instanceof BrowserError && error.kind === "dialog_open"
-      ? "a dialog opened while these fields were set: it may be set; the page waits on the dialog"
+    const held = error instanceof BrowserError && error.kind === "dialog_open"
+      ? "a dialog opened"
       : error instanceof BrowserError && error.kind === "timeout"
-      ? `the page was still busy after ${FILL_BOUND_MS / 1000} s: it may be set`
+      ? `the page was still busy after ${FILL_BOUND_MS / 1000} s`
       : null;
+    const reason = error instanceof FrameGone ? "not set: the page navigated" : held &&
+      `${held} while these fields were set: which of them are set is unknown until it ` +
+        "ends (fields after the one that held the page are not started); read the form then";
     if (reason === null) throw error;
     for (const job of run) report.skipped.push({ field: job.label, ref: job.node.ref, reason });
     report.stopped = run.map((job) => JSON.stringify(job.label)).join(", ");
     return false;
   }
   run.forEach((job, index) => record(pages, frame, job, results[index], report));
-  return true;
+  const held = results.findIndex((result) => "error" in result && result.error === "held");
+  if (held > 0) report.stopped = JSON.stringify(run[held - 1].label);
+  return held < 0;
 }
 
 /** Notes what one field's fill did. */

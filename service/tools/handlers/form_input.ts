@@ -48,8 +48,8 @@ export function refusal(
   switch (result.error) {
     case "gone":
       return refGone(ref);
-    case "out_of_time":
-      return stillBusy("the fields were set");
+    case "held":
+      return stillBusy("the field was set");
     case "disabled":
       return new ToolError(
         "tool_failure",
@@ -123,7 +123,7 @@ function setMayHaveHappened(workspace: Workspace, target: TabTarget): ToolError 
 }
 
 /** The longest a fill may keep the page busy before the answer says so (decision 0175). */
-export const FILL_BOUND_MS = 10_000;
+export const FILL_BOUND_MS = 5_000;
 
 /** The page ran the fill's events for longer than the bound: say so, and that it may be set. */
 export function stillBusy(what: string): ToolError {

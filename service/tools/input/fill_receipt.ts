@@ -34,7 +34,7 @@ export interface FieldFill {
 
 /** Why a field could not take its value (the page runtime's refusals). */
 export type FillRefusal =
-  | { error: "gone" | "disabled" | "readonly" | "radio_off" | "out_of_time" }
+  | { error: "gone" | "disabled" | "readonly" | "radio_off" | "held" }
   | { error: "no_option"; options: { value: string; label: string }[] }
   | { error: "not_settable"; type: string }
   | { error: "not_a_field"; role: string }

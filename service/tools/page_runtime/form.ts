@@ -16,7 +16,7 @@ import { clean, clip, textOf } from "./text.ts";
 
 /** Why a field could not take a value. */
 export type Refusal =
-  | { error: "gone" | "disabled" | "readonly" | "radio_off" | "out_of_time" }
+  | { error: "gone" | "disabled" | "readonly" | "radio_off" | "held" }
   | { error: "no_option"; options: { value: string; label: string }[] }
   | { error: "not_settable"; type: string }
   | { error: "not_a_field"; role: string }
@@ -305,22 +305,30 @@ export async function fill(id: number, value: unknown): Promise<FillResult> {
 }
 
 /**
+ * Longest one field's fill may hold the page before the rest are given up: a JavaScript dialog
+ * a handler opened holds it until someone answers, which no agent does this fast, so fields
+ * after the one that opened it are never set once the dialog is answered.
+ */
+const HELD_MS = 500;
+
+/**
  * Fills fields in order, each read back before the next is set, so a field the previous one
- * enables or fills with options is ready. After `budgetMs` no further field is started (a page
- * that blocks, or a dialog that held the page, must not have fields set long after the call).
+ * enables or fills with options is ready. No further field is started once one held the page
+ * over {@linkcode HELD_MS} (a dialog, a handler that blocks) or the fields took `budgetMs`.
  */
 export async function fillMany(
   fields: [id: number, value: unknown][],
   budgetMs: number,
 ): Promise<FillResult[]> {
   const started = performance.now();
+  let last = started;
+  let held = false;
   const results: FillResult[] = [];
   for (const [id, value] of fields) {
-    if (performance.now() - started > budgetMs) {
-      results.push({ error: "out_of_time" });
-      continue;
-    }
-    results.push(await fill(id, value));
+    const now = performance.now();
+    held = held || now - last > HELD_MS || now - started > budgetMs;
+    last = now;
+    results.push(held ? { error: "held" } : await fill(id, value));
   }
   return results;
 }
