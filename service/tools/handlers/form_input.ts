@@ -49,7 +49,7 @@ export function refusal(
     case "gone":
       return refGone(ref);
     case "held":
-      return stillBusy("the field was set");
+      return stillBusy("setting the field");
     case "disabled":
       return new ToolError(
         "tool_failure",
@@ -125,13 +125,16 @@ function setMayHaveHappened(workspace: Workspace, target: TabTarget): ToolError 
 /** The longest a fill may keep the page busy before the answer says so (decision 0175). */
 export const FILL_BOUND_MS = 5_000;
 
-/** The page ran the fill's events for longer than the bound: say so, and that it may be set. */
+/**
+ * The page ran the fill's events for longer than the bound: say so, and that it may be set. The
+ * tab takes no other call until the page's handlers return (the command's outcome is unknown).
+ */
 export function stillBusy(what: string): ToolError {
   return new ToolError(
     "outcome_unknown",
-    `The page was still busy ${FILL_BOUND_MS / 1000} s after ${what} began (its own ` +
-      "handlers had not returned); the value may be set.",
-    "Take a screenshot or read_page to see what the page holds before setting it again.",
+    `The page was still busy ${FILL_BOUND_MS / 1000} s into ${what} (its own handlers had ` +
+      "not returned); the value may be set, and the tab takes no other call until they return.",
+    "Then take a screenshot or read_page to see what the page holds before setting it again.",
   );
 }
 
@@ -159,7 +162,7 @@ async function fillInPage(
       throw setMayHaveHappened(context.workspace, target);
     }
     if (error instanceof BrowserError && error.kind === "timeout") {
-      throw stillBusy("the field was set");
+      throw stillBusy("setting the field");
     }
     throw error;
   }
