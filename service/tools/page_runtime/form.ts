@@ -277,10 +277,13 @@ function invalidity(el: Element): string | undefined {
   return clip(redactFields(message ? textOf(message, 200) : ""), 160);
 }
 
-/** The field as it reads after the page reacted: what it holds and what the page says of it. */
-function readBack(applied: Applied): FillResult {
+/**
+ * The field as it reads after the page reacted: what it holds and what the page says of it, and
+ * where it is when `where` (a batch leaves the box out).
+ */
+function readBack(applied: Applied, where: boolean): FillResult {
   const id = idOf(applied.el);
-  const after = describe(id);
+  const after = describe(id, where);
   const invalid = invalidity(applied.el);
   return {
     kind: applied.kind,
@@ -295,13 +298,14 @@ function readBack(applied: Applied): FillResult {
 
 /**
  * Fills the field with this number and reads it back once the page's handlers ran: what it
- * holds, whether that is what was asked for, and whether the page calls it invalid.
+ * holds, whether that is what was asked for, whether the page calls it invalid, and its box
+ * unless `where` is false.
  */
-export async function fill(id: number, value: unknown): Promise<FillResult> {
+export async function fill(id: number, value: unknown, where = true): Promise<FillResult> {
   const applied = apply(id, value);
   if ("error" in applied) return applied;
   await handlerTurns();
-  return readBack(applied);
+  return readBack(applied, where);
 }
 
 /**
@@ -328,7 +332,7 @@ export async function fillMany(
     const now = performance.now();
     held = held || now - last > HELD_MS || now - started > budgetMs;
     last = now;
-    results.push(held ? { error: "held" } : await fill(id, value));
+    results.push(held ? { error: "held" } : await fill(id, value, false));
   }
   return results;
 }
