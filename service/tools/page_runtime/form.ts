@@ -77,13 +77,18 @@ function toBool(value: unknown): boolean | null {
   return null;
 }
 
-/** Checks a radio button, by click and failing that by its setter. */
-function checkRadio(radio: HTMLInputElement): void {
+/** Focuses the field as a user reaching it would; scrolled to only when `scroll`. */
+function focusOn(el: HTMLElement, scroll: boolean): void {
   try {
-    radio.focus();
+    el.focus({ preventScroll: !scroll });
   } catch {
-    // Focus is a courtesy to the page; the click below is what sets the radio.
+    // Focus is a courtesy to the page; what follows is what sets the value.
   }
+}
+
+/** Checks a radio button, by click and failing that by its setter. */
+function checkRadio(radio: HTMLInputElement, scroll: boolean): void {
+  focusOn(radio, scroll);
   if (!radio.checked) radio.click();
   if (!radio.checked) {
     nativeSetter(radio, "checked")!.call(radio, true);
@@ -96,7 +101,7 @@ function checkRadio(radio: HTMLInputElement): void {
  * Chooses the radio in a group (or under an element) whose value or label is `value`; null when
  * there are no radios to choose from.
  */
-function chooseRadio(el: Element, value: string): Applied | Refusal | null {
+function chooseRadio(el: Element, value: string, scroll: boolean): Applied | Refusal | null {
   const isRadio = (el.getAttribute("type") || "").toLowerCase() === "radio";
   const scope = isRadio ? ((el as HTMLInputElement).form || el.getRootNode() as ParentNode) : el;
   const radios = Array.from(scope.querySelectorAll<HTMLInputElement>("input[type=radio]"))
@@ -112,7 +117,7 @@ function chooseRadio(el: Element, value: string): Applied | Refusal | null {
       options: radios.slice(0, 30).map((r) => ({ value: r.value, label: nameOf(r, "radio") })),
     };
   }
-  checkRadio(radio);
+  checkRadio(radio, scroll);
   return { kind: "radio", el: radio, holds: () => radio.checked, chose: true };
 }
 
@@ -161,15 +166,12 @@ function replaceEditable(el: HTMLElement, text: string): void {
 }
 
 /** Turns a checkbox or radio input on or off, by click as a user would, else by its setter. */
-function toggle(field: HTMLInputElement, type: string, value: unknown): Applied | Refusal {
+function toggle(field: HTMLInputElement, value: unknown, scroll: boolean): Applied | Refusal {
+  const type = field.type;
   const want = toBool(value);
   if (want === null) return { error: "not_boolean", role: type };
   if (type === "radio" && !want) return { error: "radio_off" };
-  try {
-    field.focus();
-  } catch {
-    // As in checkRadio: the click below is what sets it.
-  }
+  focusOn(field, scroll);
   if (field.checked !== want) {
     field.click();
     if (field.checked !== want) {
@@ -200,7 +202,7 @@ function typeInto(field: HTMLInputElement, text: string, focus: () => void): App
  * Puts `value` into the field with this number: text, a select's option (by value or label), a
  * checkbox or switch (on or off), a radio group's choice, or a contenteditable's text.
  */
-function apply(id: number, value: unknown): Applied | Refusal {
+function apply(id: number, value: unknown, scroll: boolean): Applied | Refusal {
   const el = byId(id);
   if (!el || !current()) return { error: "gone" };
   const tag = el.tagName;
@@ -210,13 +212,7 @@ function apply(id: number, value: unknown): Applied | Refusal {
   const field = el as HTMLInputElement;
   if (isDisabled(el)) return { error: "disabled" };
   if (field.readOnly && (tag === "INPUT" || tag === "TEXTAREA")) return { error: "readonly" };
-  const focus = () => {
-    try {
-      html.focus({ preventScroll: false });
-    } catch {
-      // As in checkRadio: setting the value does not depend on focus.
-    }
-  };
+  const focus = () => focusOn(html, scroll);
   const choice = typeof value === "string" && toBool(value) === null;
   if (
     choice &&
@@ -224,11 +220,11 @@ function apply(id: number, value: unknown): Applied | Refusal {
       !(tag === "INPUT" || tag === "TEXTAREA" || tag === "SELECT" || html.isContentEditable))
   ) {
     // A radio group (or one of its radios) given the label or value of the radio to choose.
-    const chosen = chooseRadio(el, value as string);
+    const chosen = chooseRadio(el, value as string, scroll);
     if (chosen) return chosen;
   }
   if (tag === "INPUT" && (type === "checkbox" || type === "radio")) {
-    return toggle(field, type, value);
+    return toggle(field, value, scroll);
   }
   if (role === "checkbox" || role === "switch" || role === "radio") {
     const want = toBool(value);
@@ -279,11 +275,11 @@ function invalidity(el: Element): string | undefined {
 
 /**
  * The field as it reads after the page reacted: what it holds and what the page says of it, and
- * where it is when `where` (a batch leaves the box out).
+ * where it is when `alone`.
  */
-function readBack(applied: Applied, where: boolean): FillResult {
+function readBack(applied: Applied, alone: boolean): FillResult {
   const id = idOf(applied.el);
-  const after = describe(id, where);
+  const after = describe(id, alone);
   const invalid = invalidity(applied.el);
   return {
     kind: applied.kind,
@@ -298,14 +294,16 @@ function readBack(applied: Applied, where: boolean): FillResult {
 
 /**
  * Fills the field with this number and reads it back once the page's handlers ran: what it
- * holds, whether that is what was asked for, whether the page calls it invalid, and its box
- * unless `where` is false.
+ * holds, whether that is what was asked for, and whether the page calls it invalid. A field
+ * filled `alone` is scrolled to as it is focused, and its box measured; one of a batch is
+ * neither (the page would jump from field to field, and each box makes the browser lay the page
+ * out again).
  */
-export async function fill(id: number, value: unknown, where = true): Promise<FillResult> {
-  const applied = apply(id, value);
+export async function fill(id: number, value: unknown, alone = true): Promise<FillResult> {
+  const applied = apply(id, value, alone);
   if ("error" in applied) return applied;
   await handlerTurns();
-  return readBack(applied, where);
+  return readBack(applied, alone);
 }
 
 /**
