@@ -153,7 +153,7 @@ async function setRun(
   }
   run.forEach((job, index) => record(pages, frame, job, results[index], report));
   const held = results.findIndex((result) => "error" in result && result.error === "held");
-  if (held > 0) report.stopped = JSON.stringify(run[held - 1].label);
+  if (held >= 0) report.stopped = JSON.stringify(run[Math.max(0, held - 1)].label);
   return held < 0;
 }
 

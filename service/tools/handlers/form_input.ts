@@ -39,7 +39,7 @@ import { displayUrl } from "../core/redact_url.ts";
 import { ownedTab, type TabTarget } from "../core/target.ts";
 
 /** The error for a field that could not take its value. */
-export function refusal(
+function refusal(
   ref: string,
   tabId: number,
   result: FillRefusal,
@@ -129,7 +129,7 @@ export const FILL_BOUND_MS = 5_000;
  * The page ran the fill's events for longer than the bound: say so, and that it may be set. The
  * tab takes no other call until the page's handlers return (the command's outcome is unknown).
  */
-export function stillBusy(what: string): ToolError {
+function stillBusy(what: string): ToolError {
   return new ToolError(
     "outcome_unknown",
     `The page was still busy ${FILL_BOUND_MS / 1000} s into ${what} (its own handlers had ` +

@@ -177,7 +177,8 @@ function labelled(field: string, ref?: string): string {
 function skippedLines(report: FormFillReport, notes: string[]): string[] {
   const byReason = new Map<string, string[]>();
   for (const skip of report.skipped) {
-    const reason = skip.quoted === undefined ? skip.reason : `${skip.reason} (see below)`;
+    const why = skip.reason.replace(/^not set: /, "");
+    const reason = skip.quoted === undefined ? why : `${why} (see below)`;
     byReason.set(reason, [...byReason.get(reason) ?? [], labelled(skip.field, skip.ref)]);
     if (skip.quoted !== undefined) {
       notes.push(`${labelled(skip.field, skip.ref)} options: ${skip.quoted}`);

@@ -79,7 +79,7 @@ Deno.test("a secret field's value is never repeated, neither the one given nor t
 Deno.test("form_fill lists labels with refs; names, changes and options only as notes", () => {
   const words = formFillWords({
     tabId: 7,
-    total: 5,
+    total: 7,
     filled: [
       { field: "Email", ref: "ref_1", given: "a@b.co", fill: text() },
       { field: "Qty", ref: "ref_2", given: "3", fill: text({}, { name: "Quantity (litres)" }) },
@@ -90,18 +90,18 @@ Deno.test("form_fill lists labels with refs; names, changes and options only as 
         fill: text({ kept: false }, { name: "", value: "X" }),
       },
     ],
-    skipped: [{
-      field: "Country",
-      ref: "ref_4",
-      reason: "no option with that value",
-      quoted: '"Norway"',
-    }],
+    skipped: [
+      { field: "Country", ref: "ref_4", reason: "no option with that value", quoted: '"Norway"' },
+      { field: "Town", ref: "ref_5", reason: "not set: the page navigated" },
+      { field: "Zip", ref: "ref_6", reason: "not set: the page navigated" },
+    ],
     unmatched: [{ field: "Fax", reason: "no field on the page has that label" }],
   });
   assertEquals(words.line.split("\n"), [
-    'Filled 3 of 5 fields on tab 7 (1 unmatched, 1 not set): "Email" [ref_1], "Qty" [ref_2], "City" [ref_3].',
+    'Filled 3 of 7 fields on tab 7 (1 unmatched, 3 not set): "Email" [ref_1], "Qty" [ref_2], "City" [ref_3].',
     '"City": Set textbox [ref_3] to "x", but the page changed it (its value is below).',
     'Not set: "Country" [ref_4]: no option with that value (see below).',
+    'Not set: "Town" [ref_5], "Zip" [ref_6]: the page navigated.',
     'No field has the label "Fax".',
   ]);
   assertEquals(words.notes, [
