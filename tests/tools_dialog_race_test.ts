@@ -130,7 +130,7 @@ Deno.test("javascript_tool reports its result when a dialog opens after it", asy
         const result = await s.call("form_input", { ref, value: "Ada Lovelace", tabId });
         const text = allText(result);
         assert(!result.isError, `the field was set, so it is no error:\n${text}`);
-        assertMatch(text, /now holds "Ada Lovelace"/);
+        assertMatch(text, /^Set textbox \[ref_\d+\] to "Ada Lovelace"\./);
         const dialog = plain(result)?.dialog;
         if (dialog) {
           assertEquals(dialog, { type: "alert", message: says });

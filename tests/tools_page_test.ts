@@ -139,7 +139,11 @@ Deno.test("read_page, find, form_input and javascript_tool on the fixture site",
       const set = async (target: string, value: string | boolean) =>
         s.text(await s.ok("form_input", { ref: target, value, tabId }));
 
-      assertMatch(await set(ref(/textbox "Email address"/), "keeper@example.com"), /keeper@/);
+      const email = ref(/textbox "Email address"/);
+      assertEquals(
+        await set(email, "keeper@example.com"),
+        `Set textbox [${email}] to "keeper@example.com".`,
+      );
       assertEquals(
         await js(s, tabId, "document.getElementById('email').value"),
         "keeper@example.com",
@@ -172,7 +176,10 @@ Deno.test("read_page, find, form_input and javascript_tool on the fixture site",
         "lamp",
       );
       // A group with a radio's label chooses that radio.
-      assertMatch(await set(ref(/group "Plan"/), "Beacon plan"), /radio "Beacon plan" \[ref_\d+\]/);
+      assertMatch(
+        await set(ref(/group "Plan"/), "Beacon plan"),
+        /^Chose radio \[ref_\d+\] for "Beacon plan"\.$/,
+      );
       await set(ref(/textbox "About your lighthouse"/), "Granite, 31 m, white light");
       await set(ref(/textbox "Keeper's story"/), "Forty winters on the rock");
       const state = JSON.parse(

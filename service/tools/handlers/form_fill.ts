@@ -1,9 +1,10 @@
 /**
  * `form_fill`: many fields by their visible labels in one call. The page is read once (the
  * outline find and read_page use), each label is matched to a field with find's ranking
- * (`page/form_match.ts`), and each field is set exactly as `form_input` sets one (the page
- * runtime's `setValue`: native setters, then the events frameworks listen to). The answer says
- * what was filled, what matched nothing and what was skipped, and why. With `submit`, the form's
+ * (`page/form_match.ts`), and the matched fields of each frame are set in one evaluation, each
+ * as `form_input` sets one (the page runtime's `fillMany`: native setters, the events frameworks
+ * listen to, then the field read back). The answer says what was filled, what matched nothing
+ * and what was not set, and why, quoting the page only where it differs. With `submit`, the form's
  * submit button is clicked through computer's click, with its receipt; a form with fields left
  * unfilled is not submitted.
  *
@@ -21,32 +22,42 @@ import { type FieldMatch, fillableFields, matchFields } from "../page/form_match
 import { runtimeCall } from "../page/in_page.ts";
 import { provenance } from "../page/provenance.ts";
 import { redactSecrets } from "../page/redact.ts";
-import { FrameGone, inFrame, lookupRef, refFor, type TabPages, tabPages } from "../page/refs.ts";
+import {
+  type Frame,
+  FrameGone,
+  inFrame,
+  lookupRef,
+  refFor,
+  type TabPages,
+  tabPages,
+} from "../page/refs.ts";
+import {
+  type FieldFill,
+  type FillRefusal,
+  type FillResult,
+  formFillWords,
+} from "../input/fill_receipt.ts";
 import { ACTIONS } from "./computer.ts";
+import { FILL_BOUND_MS } from "./form_input.ts";
 
 type Value = string | boolean | number;
 
-/** What setting one field did (the page runtime's `SetResult`). */
-type SetResult =
-  | { kind: string; after: { role: string; name: string; value?: string; states?: string[] } }
-    & { actual?: boolean }
-  | { error: string; options?: { value: string; label: string }[]; type?: string };
+/** How long one call may spend starting fields in the page; after it, none is started. */
+const FILL_BUDGET_MS = FILL_BOUND_MS / 2;
 
 interface Filled {
   field: string;
   ref: string;
-  role: string;
-  name: string;
-  value?: string;
-  states?: string[];
-  /** False when the page changed the value after it was set. */
-  kept: boolean;
+  given: Value;
+  fill: FieldFill;
 }
 
 interface Skipped {
   field: string;
   ref?: string;
   reason: string;
+  /** The page's words behind the reason (a select's options), for the fence. */
+  quoted?: string;
 }
 
 interface Unmatched {
@@ -61,82 +72,110 @@ interface Report {
   skipped: Skipped[];
   unmatched: Unmatched[];
   url: string;
-  /** The field whose setting a dialog interrupted, when one did. */
-  dialogAfter?: string;
+  /** Set when a dialog (or a page that stayed busy) stopped the filling: which fields it held. */
+  stopped?: string;
 }
 
-/** Why a field could not take its value, in words. */
-function whyNot(result: Extract<SetResult, { error: string }>): string {
+/** Why a field could not take its value, in words; the page's own words apart. */
+function whyNot(result: FillRefusal): { reason: string; quoted?: string } {
   switch (result.error) {
     case "disabled":
-      return "the field is disabled";
+      return { reason: "the field is disabled" };
     case "readonly":
-      return "the field is read-only";
+      return { reason: "the field is read-only" };
     case "radio_off":
-      return "a radio button cannot be turned off; set another in its group";
+      return { reason: "a radio button cannot be turned off; set another in its group" };
     case "no_option":
-      return `no option with that value; its options: ${
-        (result.options ?? []).map((option) => JSON.stringify(option.label)).join(", ")
-      }`;
+      return {
+        reason: "no option with that value",
+        quoted: result.options.map((option) => JSON.stringify(option.label)).join(", "),
+      };
     case "not_settable":
-      return result.type === "file"
-        ? "a file input: use file_upload"
-        : `an input of type ${result.type}: click it instead`;
+      return {
+        reason: result.type === "file"
+          ? "a file input: use file_upload"
+          : `an input of type ${JSON.stringify(result.type)}: click it instead`,
+      };
     case "not_boolean":
-      return "a checkbox or switch: give true or false";
+      return { reason: "a checkbox or switch: give true or false" };
     case "gone":
-      return "the field left the page while the form was filled";
-    default:
-      return `not a field (${result.error})`;
+      return { reason: "the field left the page while the form was filled" };
+    case "held":
+      return {
+        reason: "not set: a field before it held the page (a dialog, or a handler that blocks)",
+      };
+    case "not_a_field":
+      return { reason: "not a field" };
   }
 }
 
-/** Sets one matched field; a dialog its events opened ends the filling. */
-async function setOne(
+/** A field to set: its label, where it lives, and the value. */
+interface Job {
+  label: string;
+  node: CollectedNode;
+  value: Value;
+}
+
+/**
+ * Sets a run of fields of one frame in one evaluation (the runtime's `fillMany`). A dialog their
+ * events opened, or a page that stays busy, ends the filling with the run's outcome unknown; a
+ * field that held the page ends it after that field. Returns whether filling may go on.
+ */
+async function setRun(
   target: TabTarget,
   pages: TabPages,
-  match: { label: string; node: CollectedNode; value: Value },
+  run: Job[],
   report: Report,
 ): Promise<boolean> {
-  const { node, label } = match;
-  let result: SetResult;
+  const frame = run[0].node.at!.frame;
+  let results: FillResult[];
   try {
-    result = await inFrame<SetResult>(
+    results = await inFrame<FillResult[]>(
       target,
       pages,
-      node.at!.frame,
-      runtimeCall("setValue", node.at!.localId, match.value),
+      frame,
+      runtimeCall("fillMany", run.map((job) => [job.node.at!.localId, job.value]), FILL_BUDGET_MS),
+      { checkedInPage: true, timeoutMs: FILL_BOUND_MS },
     );
   } catch (error) {
-    if (error instanceof FrameGone) {
-      report.skipped.push({ field: label, ref: node.ref, reason: "the page navigated" });
-      return false;
-    }
-    if (!(error instanceof BrowserError && error.kind === "dialog_open")) throw error;
-    report.skipped.push({
-      field: label,
-      ref: node.ref,
-      reason: "a dialog opened while it was set: it may be set, its page handler is waiting",
-    });
-    report.dialogAfter = label;
+    const held = error instanceof BrowserError && error.kind === "dialog_open"
+      ? "a dialog opened"
+      : error instanceof BrowserError && error.kind === "timeout"
+      ? `the page was still busy after ${FILL_BOUND_MS / 1000} s`
+      : null;
+    const reason = error instanceof FrameGone ? "not set: the page navigated" : held &&
+      `${held} while these fields were set: which of them are set is unknown until it ` +
+        "ends (fields after the one that held the page are not started); read the form then";
+    if (reason === null) throw error;
+    for (const job of run) report.skipped.push({ field: job.label, ref: job.node.ref, reason });
+    report.stopped = run.map((job) => JSON.stringify(job.label)).join(", ");
     return false;
   }
+  run.forEach((job, index) => record(pages, frame, job, results[index], report));
+  const held = results.findIndex((result) => "error" in result && result.error === "held");
+  if (held >= 0) report.stopped = JSON.stringify(run[Math.max(0, held - 1)].label);
+  return held < 0;
+}
+
+/** Notes what one field's fill did. */
+function record(pages: TabPages, frame: Frame, job: Job, result: FillResult, report: Report) {
   if ("error" in result) {
-    report.skipped.push({ field: label, ref: node.ref, reason: whyNot(result) });
-    return true;
+    report.skipped.push({ field: job.label, ref: job.node.ref, ...whyNot(result) });
+    return;
   }
-  const after = result.after;
-  const chose = (result as { chose?: number }).chose;
-  report.filled.push({
-    field: label,
-    ref: chose === undefined ? node.ref! : refFor(pages, node.at!.frame, chose),
-    role: after.role,
-    name: redactSecrets(after.name),
-    ...(after.value !== undefined ? { value: redactSecrets(after.value) } : {}),
-    ...(after.states?.length ? { states: after.states } : {}),
-    kept: result.actual !== false,
-  });
-  return true;
+  const ref = result.chose === undefined ? job.node.ref! : refFor(pages, frame, result.chose);
+  report.filled.push({ field: job.label, ref, given: job.value, fill: result });
+}
+
+/** The matched fields in the call's order, cut into runs that share a frame. */
+function runsOf(jobs: Job[]): Job[][] {
+  const runs: Job[][] = [];
+  for (const job of jobs) {
+    const last = runs.at(-1);
+    if (last && last[0].node.at!.frame === job.node.at!.frame) last.push(job);
+    else runs.push([job]);
+  }
+  return runs;
 }
 
 /** Matches every label and sets the matched fields in the order the call gave them. */
@@ -147,31 +186,23 @@ async function fill(
 ): Promise<Report> {
   const outline = await collect(target, pages, { filter: "all", hints: true });
   const report: Report = { filled: [], skipped: [], unmatched: [], url: outline.url };
-  const matches: FieldMatch<CollectedNode>[] = matchFields(
-    Object.keys(fields),
-    fillableFields(outline.nodes),
-  );
+  const jobs: Job[] = [];
+  for (const match of matchFields(Object.keys(fields), fillableFields(outline.nodes))) {
+    if ("unmatched" in match) report.unmatched.push(unmatchedEntry(match));
+    else jobs.push({ label: match.label, node: match.field.node, value: fields[match.label] });
+  }
   let going = true;
-  for (const match of matches) {
-    if ("unmatched" in match) {
-      report.unmatched.push(unmatchedEntry(match));
-      continue;
+  for (const run of runsOf(jobs)) {
+    if (going) going = await setRun(target, pages, run, report);
+    else {
+      for (const job of run) {
+        report.skipped.push({
+          field: job.label,
+          ref: job.node.ref,
+          reason: `not set: filling stopped at ${report.stopped}`,
+        });
+      }
     }
-    if (!going) {
-      report.skipped.push({
-        field: match.label,
-        ref: match.field.node.ref,
-        reason: `not set: a dialog opened after "${report.dialogAfter}"`,
-      });
-      continue;
-    }
-    const node = match.field.node;
-    going = await setOne(
-      target,
-      pages,
-      { label: match.label, node, value: fields[match.label] },
-      report,
-    );
   }
   return report;
 }
@@ -212,7 +243,7 @@ async function submit(
   report: Report,
 ): Promise<{ outcome?: Outcome; ref?: string; notSubmitted?: string }> {
   const left = report.unmatched.length + report.skipped.length;
-  if (report.dialogAfter || target.link.tab(target.native).dialog) {
+  if (report.stopped || target.link.tab(target.native).dialog) {
     return { notSubmitted: "a dialog is open" };
   }
   if (left > 0) {
@@ -232,27 +263,26 @@ function pages(context: ToolContext, target: TabTarget): TabPages {
   return tabPages(context.workspace, target.tabId);
 }
 
-/** The answer's text: counts plainly, page words fenced. */
+/** The answer's text: service words plainly, the page's words in one fence at the end. */
 function render(context: ToolContext, target: TabTarget, report: Report, total: number): string {
-  const lines = [
-    ...report.filled.map((f) =>
-      `"${f.field}" → ${f.role} "${f.name}" [${f.ref}]` +
-      (f.value !== undefined ? ` = ${JSON.stringify(f.value)}` : "") +
-      (f.states?.length ? ` (${f.states.join(", ")})` : "") +
-      (f.kept ? "" : " — the page changed the value after it was set")
-    ),
-    ...report.skipped.map((s) => `SKIPPED "${s.field}"${s.ref ? ` [${s.ref}]` : ""}: ${s.reason}`),
-    ...report.unmatched.map((u) =>
-      `UNMATCHED "${u.field}": ${u.reason}` +
-      (u.candidates
-        ? ` (${u.candidates.map((c) => `${c.role} "${c.name}" [${c.ref}]`).join(", ")})`
-        : "")
-    ),
-  ];
-  return `Filled ${report.filled.length} of ${total} fields on tab ${target.tabId}` +
-    `${report.unmatched.length ? `, ${report.unmatched.length} unmatched` : ""}` +
-    `${report.skipped.length ? `, ${report.skipped.length} skipped` : ""}.\n` +
-    fence(context.workspace, originOf(report.url), lines.join("\n"));
+  const words = formFillWords({ ...report, tabId: target.tabId, total });
+  const notes = words.notes.map(redactSecrets);
+  return words.line +
+    (notes.length ? `\n${fence(context.workspace, originOf(report.url), notes.join("\n"))}` : "");
+}
+
+/** A filled field in the structured answer: what it went to, and only what was not as given. */
+function filledEntry(f: Filled): Record<string, unknown> {
+  const after = f.fill.after;
+  return {
+    field: f.field,
+    ref: f.ref,
+    kept: f.fill.kept,
+    ...(after && !f.fill.kept && after.value !== undefined
+      ? { value: redactSecrets(after.value) }
+      : {}),
+    ...(f.fill.invalid !== undefined ? { invalid: redactSecrets(f.fill.invalid) } : {}),
+  };
 }
 
 /** `form_fill`. */
@@ -264,9 +294,13 @@ export const formFill: Handler = async (args, context) => {
   let text = render(context, target, report, total);
   const structured: Record<string, unknown> = {
     tabId: target.tabId,
-    filled: report.filled,
+    filled: report.filled.map(filledEntry),
     unmatched: report.unmatched,
-    skipped: report.skipped,
+    skipped: report.skipped.map(({ field, ref, reason, quoted }) => ({
+      field,
+      ...(ref ? { ref } : {}),
+      reason: quoted === undefined ? reason : `${reason}; its options: ${quoted}`,
+    })),
     provenance: provenance(context.workspace, report.url),
   };
   const extra = [];

@@ -9,7 +9,7 @@
 import { BrowserError } from "../../browser/mod.ts";
 import type { Workspace } from "../../workspace/mod.ts";
 import { dialogAfterEffect, openDialog, pageAfterEffect } from "../page/after_dialog.ts";
-import { type Handler, success } from "../core/context.ts";
+import { type Handler, success, type ToolContext } from "../core/context.ts";
 import { ToolError } from "../core/errors.ts";
 import { howToAnswer } from "../core/dialog_help.ts";
 import { fence, originOf } from "../core/fence.ts";
@@ -17,6 +17,7 @@ import { runtimeCall } from "../page/in_page.ts";
 import { provenance } from "../page/provenance.ts";
 import { redactSecrets } from "../page/redact.ts";
 import {
+  type Frame,
   FrameGone,
   frameOrigin,
   inFrame,
@@ -24,37 +25,31 @@ import {
   pageInfo,
   refFor,
   refGone,
+  type TabPages,
   tabPages,
 } from "../page/refs.ts";
+import {
+  type FieldAfter,
+  type FillRefusal,
+  type FillResult,
+  fillWords,
+  roleWord,
+} from "../input/fill_receipt.ts";
 import { displayUrl } from "../core/redact_url.ts";
 import { ownedTab, type TabTarget } from "../core/target.ts";
 
-interface Described {
-  role: string;
-  name: string;
-  value?: string;
-  states?: string[];
-  enabled: boolean;
-  box: { x: number; y: number; width: number; height: number; visible: boolean } | null;
-}
-
-type SetResult =
-  | { kind: string; after: Described; actual?: boolean; chose?: number }
-  | { error: "gone" | "disabled" | "readonly" | "radio_off" }
-  | { error: "no_option"; options: { value: string; label: string }[] }
-  | { error: "not_settable"; type: string }
-  | { error: "not_a_field"; role: string }
-  | { error: "not_boolean"; role: string };
-
+/** The error for a field that could not take its value. */
 function refusal(
   ref: string,
   tabId: number,
-  result: Exclude<SetResult, { kind: string }>,
+  result: FillRefusal,
   fenceOptions: (text: string) => string,
-) {
+): ToolError {
   switch (result.error) {
     case "gone":
       return refGone(ref);
+    case "held":
+      return stillBusy("setting the field");
     case "disabled":
       return new ToolError(
         "tool_failure",
@@ -127,29 +122,77 @@ function setMayHaveHappened(workspace: Workspace, target: TabTarget): ToolError 
   );
 }
 
+/** The longest a fill may keep the page busy before the answer says so (decision 0175). */
+export const FILL_BOUND_MS = 5_000;
+
+/**
+ * The page ran the fill's events for longer than the bound: say so, and that it may be set. The
+ * tab takes no other call until the page's handlers return (the command's outcome is unknown).
+ */
+function stillBusy(what: string): ToolError {
+  return new ToolError(
+    "outcome_unknown",
+    `The page was still busy ${FILL_BOUND_MS / 1000} s into ${what} (its own handlers had ` +
+      "not returned); the value may be set, and the tab takes no other call until they return.",
+    "Then take a screenshot or read_page to see what the page holds before setting it again.",
+  );
+}
+
+/** Runs one fill in the page: one evaluation that checks, sets and reads back. */
+async function fillInPage(
+  context: ToolContext,
+  target: TabTarget,
+  ref: string,
+  value: string | boolean | number,
+): Promise<{ result: FillResult; frame: Frame }> {
+  const pages = tabPages(context.workspace, target.tabId);
+  const { frame, localId } = lookupRef(pages, ref, { tabId: target.tabId });
+  try {
+    const result = await inFrame<FillResult>(
+      target,
+      pages,
+      frame,
+      runtimeCall("fill", localId, value),
+      { checkedInPage: true, timeoutMs: FILL_BOUND_MS },
+    );
+    return { result, frame };
+  } catch (error) {
+    if (error instanceof FrameGone) throw refGone(ref);
+    if (error instanceof BrowserError && error.kind === "dialog_open") {
+      throw setMayHaveHappened(context.workspace, target);
+    }
+    if (error instanceof BrowserError && error.kind === "timeout") {
+      throw stillBusy("setting the field");
+    }
+    throw error;
+  }
+}
+
+/** The field's box in top-level viewport pixels, or null when it has none or cannot be placed. */
+async function topBox(
+  target: TabTarget,
+  pages: TabPages,
+  frame: Frame,
+  box: FieldAfter["box"],
+): Promise<FieldAfter["box"]> {
+  if (!box || !frame.parent) return box;
+  // The field is set; a dialog its events opened since leaves the box in frame coordinates.
+  const origin = await frameOrigin(target, pages, frame).catch((error) => {
+    if (!target.link.tab(target.native).dialog) throw error;
+    return null;
+  });
+  return origin ? { ...box, x: box.x + origin.x, y: box.y + origin.y } : null;
+}
+
 /** `form_input`. */
 export const formInput: Handler = async (args, context) => {
   const target = ownedTab(context.workspace, context.browsers, args.tabId as number);
   const pages = tabPages(context.workspace, target.tabId);
   const ref = args.ref as string;
   const value = args.value as string | boolean | number;
-  const { frame, localId } = lookupRef(pages, ref, { tabId: target.tabId });
-  let result: SetResult;
-  try {
-    result = await inFrame<SetResult>(
-      target,
-      pages,
-      frame,
-      runtimeCall("setValue", localId, value),
-    );
-  } catch (error) {
-    if (error instanceof FrameGone) throw refGone(ref);
-    if (error instanceof BrowserError && error.kind === "dialog_open") {
-      throw setMayHaveHappened(context.workspace, target);
-    }
-    throw error;
-  }
+  const { result, frame } = await fillInPage(context, target, ref, value);
   if ("error" in result) {
+    if (result.error === "gone") pages.frames.delete(frame.key);
     const { url } = await pageInfo(context.workspace, target);
     throw refusal(
       ref,
@@ -158,62 +201,38 @@ export const formInput: Handler = async (args, context) => {
       (text) => fence(context.workspace, originOf(url), text),
     );
   }
-  const after = result.after;
   // A group given a radio's label answers with the radio it chose.
   const targetRef = result.chose === undefined ? ref : refFor(pages, frame, result.chose);
-  if (after.box) {
-    // The field is set; a dialog its events opened since leaves the box in frame coordinates.
-    const origin = await frameOrigin(target, pages, frame).catch((error) => {
-      if (!target.link.tab(target.native).dialog) throw error;
-      return null;
-    });
-    after.box = origin
-      ? { ...after.box, x: after.box.x + origin.x, y: after.box.y + origin.y }
-      : null;
-  }
-  const page = await pageAfterEffect(context.workspace, target);
-  const shownValue = after.value === undefined ? undefined : redactSecrets(after.value);
-  const states = after.states?.length ? ` (${after.states.join(", ")})` : "";
-  const summary = shownValue !== undefined
-    ? `${after.role} ${JSON.stringify(after.name)} [${targetRef}] now holds ${
-      JSON.stringify(shownValue)
-    }${states}.`
-    : `${after.role} ${JSON.stringify(after.name)} [${targetRef}] is now${states || " set"}.`;
-  const mismatch = result.actual === false
-    ? "\nThe page changed the value after it was set (it may format or reject input)."
-    : "";
+  const url = result.url ?? (await pageAfterEffect(context.workspace, target)).url;
+  const words = fillWords(targetRef, value, result);
+  const after = result.after;
+  const box = await topBox(target, pages, frame, after?.box ?? null);
+  const shownValue = after?.value === undefined ? undefined : redactSecrets(after.value);
   const dialog = openDialog(target);
   return success(
-    `Set ${result.kind} field; fired input and change events.\n` +
-      fence(context.workspace, originOf(page.url), summary) + mismatch +
+    words.line +
+      (words.notes.length
+        ? `\n${fence(context.workspace, originOf(url), words.notes.join("\n"))}`
+        : "") +
       dialogAfterEffect(context.workspace, target, "the field was set"),
     {
       tabId: target.tabId,
-      url: displayUrl(page.url),
+      url: displayUrl(url),
       action: "form_input",
       targetAssurance: "ref",
       target: {
         ref: targetRef,
-        role: after.role,
-        name: after.name,
-        enabled: after.enabled,
-        visible: after.box?.visible ?? false,
+        role: after?.role ?? roleWord(result),
+        name: after?.name ?? "",
+        enabled: after?.enabled ?? false,
+        visible: box?.visible ?? false,
         ...(shownValue !== undefined ? { value: shownValue } : {}),
-        ...(after.states?.length ? { states: after.states } : {}),
-        ...(after.box
-          ? {
-            box: {
-              x: after.box.x,
-              y: after.box.y,
-              width: after.box.width,
-              height: after.box.height,
-            },
-          }
-          : {}),
+        ...(after?.states?.length ? { states: after.states } : {}),
+        ...(box ? { box: { x: box.x, y: box.y, width: box.width, height: box.height } } : {}),
       },
-      mechanicalActions: ["focus", "native value setter", "input event", "change event"],
-      valueKept: result.actual !== false,
-      provenance: provenance(context.workspace, page.url),
+      valueKept: result.kept,
+      ...(result.invalid !== undefined ? { invalid: result.invalid } : {}),
+      provenance: provenance(context.workspace, url),
       ...(dialog ? { dialog } : {}),
     },
   );

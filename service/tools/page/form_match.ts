@@ -12,7 +12,7 @@ import type { OutlineNode } from "./outline.ts";
 import { rank } from "./rank.ts";
 
 /** Roles a value can be put into. */
-const FILLABLE = new Set([
+export const FILLABLE: ReadonlySet<string> = new Set([
   "textbox",
   "searchbox",
   "combobox",

@@ -256,19 +256,21 @@ export async function mainFrame(target: TabTarget, pages: TabPages): Promise<Fra
  * navigated is gone: {@linkcode FrameGone} is thrown (and the world forgotten) so the caller can
  * make a new one. `loaderJustRead` skips the check of the frame's document when the caller read
  * it from the frame tree just before (as {@linkcode mainFrame} does): one round trip fewer.
+ * `checkedInPage` skips it for a runtime method that asks the page itself in the same
+ * evaluation (the registry's `current()`); `timeoutMs` bounds the wait.
  */
 export async function inFrame<T>(
   target: TabTarget,
   pages: TabPages,
   frame: Frame,
   expression: string,
-  options: { loaderJustRead?: boolean } = {},
+  options: { loaderJustRead?: boolean; checkedInPage?: boolean; timeoutMs?: number } = {},
 ): Promise<T> {
   let reply: Record<string, unknown>;
   try {
     // A world whose document was replaced (even one kept in the back/forward cache) is gone.
     if (
-      !options.loaderJustRead &&
+      !options.loaderJustRead && !options.checkedInPage &&
       await currentLoader(target, frame.sessionId, frame.frameId) !== frame.loaderId
     ) {
       pages.frames.delete(frame.key);
@@ -279,7 +281,7 @@ export async function inFrame<T>(
       contextId: frame.contextId,
       returnByValue: true,
       awaitPromise: true,
-    });
+    }, options.timeoutMs);
   } catch (error) {
     // The same refusal as for a dialog already open: its words are fenced where it is told.
     if (error instanceof DialogOpened) {

@@ -13,7 +13,7 @@ import { pageInfo } from "./page_info.ts";
 import { readable } from "./readable.ts";
 import { byId, token } from "./registry.ts";
 import { redactResult, secretDigests } from "./secrets.ts";
-import { setValue, submitControl } from "./form.ts";
+import { fill, fillMany, submitControl } from "./form.ts";
 import { showCaption } from "./narrate.ts";
 import { snapshot } from "./snapshot.ts";
 import { putFiles } from "./files.ts";
@@ -27,6 +27,8 @@ export const runtime = {
   contentOrigin,
   coveredBy,
   describe,
+  fill,
+  fillMany,
   element: byId,
   observeBefore,
   pageInfo,
@@ -36,7 +38,6 @@ export const runtime = {
   redactResult,
   scrollTo,
   secretDigests,
-  setValue,
   settle,
   showCaption,
   snapshot,

@@ -136,8 +136,11 @@ export function stateOf(el: Element, role: string | null): string[] {
   return flags;
 }
 
-/** The element behind a ref: what it is, what it holds, and where it is. */
-export function describe(id: number): Described | null {
+/**
+ * The element behind a ref: what it is, what it holds, and where it is (`where: false` leaves
+ * the box out, for callers that do not show it: measuring it makes the browser lay the page out).
+ */
+export function describe(id: number, where = true): Described | null {
   const el = byId(id);
   if (!el) return null;
   const role = roleOf(el) || "generic";
@@ -149,7 +152,7 @@ export function describe(id: number): Described | null {
     ...(value !== null ? { value: clip(value, 200) } : {}),
     ...(states.length ? { states } : {}),
     enabled: !isDisabled(el),
-    box: box(id),
+    box: where ? box(id) : null,
   };
 }
 

@@ -9,18 +9,45 @@
 import { describe, type Described, isDisabled } from "./describe.ts";
 import { viewOf } from "./dom.ts";
 import { nameOf } from "./names.ts";
-import { byId, idOf } from "./registry.ts";
+import { byId, current, idOf } from "./registry.ts";
 import { roleOf } from "./roles.ts";
-import { clean } from "./text.ts";
+import { isSecretField, redactFields } from "./secrets.ts";
+import { clean, clip, textOf } from "./text.ts";
 
-/** What setting a field did, or why it could not. */
-export type SetResult =
-  | { kind: string; after: Described | null; actual?: boolean; chose?: number }
-  | { error: "gone" | "disabled" | "readonly" | "radio_off" }
+/** Why a field could not take a value. */
+export type Refusal =
+  | { error: "gone" | "disabled" | "readonly" | "radio_off" | "held" }
   | { error: "no_option"; options: { value: string; label: string }[] }
   | { error: "not_settable"; type: string }
   | { error: "not_a_field"; role: string }
   | { error: "not_boolean"; role: string };
+
+/** A value put into a field: its kind, the element that took it, and whether it still holds it. */
+interface Applied {
+  kind: string;
+  el: Element;
+  /** Whether the field holds what was asked for (the page may have changed or refused it). */
+  holds: () => boolean;
+  /** Set when a radio group was given the label of the radio to choose. */
+  chose?: boolean;
+}
+
+/** What filling one field did, read back after the page's own handlers ran. */
+export type FillResult = Refusal | {
+  kind: string;
+  /** The field now; null when the page took it out of the document in its handlers. */
+  after: Described | null;
+  /** Whether the field holds the value asked for. */
+  kept: boolean;
+  /** The field is secret: its value is not shown, not even the one given. */
+  secret?: boolean;
+  /** The page marks the field invalid now, with its message ("" when it gives none). */
+  invalid?: string;
+  /** The number of the radio chosen when a group was given a radio's label. */
+  chose?: number;
+  /** The page's URL, when this world is the tab's top frame. */
+  url?: string;
+};
 
 /** The setter of `prop` from the element's prototype chain, below any the page put on it. */
 function nativeSetter(el: Element, prop: string): ((value: unknown) => void) | null {
@@ -50,13 +77,18 @@ function toBool(value: unknown): boolean | null {
   return null;
 }
 
-/** Checks a radio button, by click and failing that by its setter. */
-function checkRadio(radio: HTMLInputElement): void {
+/** Focuses the field as a user reaching it would; scrolled to only when `scroll`. */
+function focusOn(el: HTMLElement, scroll: boolean): void {
   try {
-    radio.focus();
+    el.focus({ preventScroll: !scroll });
   } catch {
-    // Focus is a courtesy to the page; the click below is what sets the radio.
+    // Focus is a courtesy to the page; what follows is what sets the value.
   }
+}
+
+/** Checks a radio button, by click and failing that by its setter. */
+function checkRadio(radio: HTMLInputElement, scroll: boolean): void {
+  focusOn(radio, scroll);
   if (!radio.checked) radio.click();
   if (!radio.checked) {
     nativeSetter(radio, "checked")!.call(radio, true);
@@ -69,7 +101,7 @@ function checkRadio(radio: HTMLInputElement): void {
  * Chooses the radio in a group (or under an element) whose value or label is `value`; null when
  * there are no radios to choose from.
  */
-function chooseRadio(el: Element, value: string): SetResult | null {
+function chooseRadio(el: Element, value: string, scroll: boolean): Applied | Refusal | null {
   const isRadio = (el.getAttribute("type") || "").toLowerCase() === "radio";
   const scope = isRadio ? ((el as HTMLInputElement).form || el.getRootNode() as ParentNode) : el;
   const radios = Array.from(scope.querySelectorAll<HTMLInputElement>("input[type=radio]"))
@@ -85,12 +117,12 @@ function chooseRadio(el: Element, value: string): SetResult | null {
       options: radios.slice(0, 30).map((r) => ({ value: r.value, label: nameOf(r, "radio") })),
     };
   }
-  checkRadio(radio);
-  return { kind: "radio", chose: idOf(radio), after: describe(idOf(radio)) };
+  checkRadio(radio, scroll);
+  return { kind: "radio", el: radio, holds: () => radio.checked, chose: true };
 }
 
 /** Selects the option of a select whose value or label is `value`. */
-function choose(id: number, el: HTMLSelectElement, value: unknown, focus: () => void): SetResult {
+function choose(el: HTMLSelectElement, value: unknown, focus: () => void): Applied | Refusal {
   const wanted = String(value);
   const options = Array.from(el.options);
   const option = options.find((o) => o.value === wanted) ||
@@ -110,7 +142,7 @@ function choose(id: number, el: HTMLSelectElement, value: unknown, focus: () => 
   option.selected = true;
   fire(el, "input");
   fire(el, "change");
-  return { kind: "select", after: describe(id) };
+  return { kind: "select", el, holds: () => option.selected };
 }
 
 /** Replaces a contenteditable's text, as typing over a selection of all of it would. */
@@ -133,13 +165,46 @@ function replaceEditable(el: HTMLElement, text: string): void {
   }
 }
 
+/** Turns a checkbox or radio input on or off, by click as a user would, else by its setter. */
+function toggle(field: HTMLInputElement, value: unknown, scroll: boolean): Applied | Refusal {
+  const type = field.type;
+  const want = toBool(value);
+  if (want === null) return { error: "not_boolean", role: type };
+  if (type === "radio" && !want) return { error: "radio_off" };
+  focusOn(field, scroll);
+  if (field.checked !== want) {
+    field.click();
+    if (field.checked !== want) {
+      nativeSetter(field, "checked")!.call(field, want);
+      fire(field, "input");
+      fire(field, "change");
+    }
+  }
+  return { kind: type, el: field, holds: () => field.checked === want };
+}
+
+/** Puts text into an input or textarea through its native setter and the events typing fires. */
+function typeInto(field: HTMLInputElement, text: string, focus: () => void): Applied {
+  focus();
+  const setter = nativeSetter(field, "value")!;
+  fire(field, "beforeinput", { inputType: "insertReplacementText", data: text, cancelable: true });
+  setter.call(field, text);
+  fire(field, "input", { inputType: "insertReplacementText", data: text });
+  fire(field, "change");
+  return {
+    kind: field.tagName === "TEXTAREA" ? "textarea" : "text",
+    el: field,
+    holds: () => field.value === text,
+  };
+}
+
 /**
- * Sets the field with this number to `value`: text, a select's option (by value or label), a
+ * Puts `value` into the field with this number: text, a select's option (by value or label), a
  * checkbox or switch (on or off), a radio group's choice, or a contenteditable's text.
  */
-export function setValue(id: number, value: unknown): SetResult {
+function apply(id: number, value: unknown, scroll: boolean): Applied | Refusal {
   const el = byId(id);
-  if (!el) return { error: "gone" };
+  if (!el || !current()) return { error: "gone" };
   const tag = el.tagName;
   const type = (el.getAttribute("type") || "").toLowerCase();
   const role = roleOf(el);
@@ -147,13 +212,7 @@ export function setValue(id: number, value: unknown): SetResult {
   const field = el as HTMLInputElement;
   if (isDisabled(el)) return { error: "disabled" };
   if (field.readOnly && (tag === "INPUT" || tag === "TEXTAREA")) return { error: "readonly" };
-  const focus = () => {
-    try {
-      html.focus({ preventScroll: false });
-    } catch {
-      // As in checkRadio: setting the value does not depend on focus.
-    }
-  };
+  const focus = () => focusOn(html, scroll);
   const choice = typeof value === "string" && toBool(value) === null;
   if (
     choice &&
@@ -161,55 +220,119 @@ export function setValue(id: number, value: unknown): SetResult {
       !(tag === "INPUT" || tag === "TEXTAREA" || tag === "SELECT" || html.isContentEditable))
   ) {
     // A radio group (or one of its radios) given the label or value of the radio to choose.
-    const chosen = chooseRadio(el, value as string);
+    const chosen = chooseRadio(el, value as string, scroll);
     if (chosen) return chosen;
   }
   if (tag === "INPUT" && (type === "checkbox" || type === "radio")) {
-    const want = toBool(value);
-    if (want === null) return { error: "not_boolean", role: type };
-    if (type === "radio" && !want) return { error: "radio_off" };
-    focus();
-    if (field.checked !== want) {
-      field.click();
-      if (field.checked !== want) {
-        nativeSetter(el, "checked")!.call(el, want);
-        fire(el, "input");
-        fire(el, "change");
-      }
-    }
-    return { kind: type, after: describe(id) };
+    return toggle(field, value, scroll);
   }
   if (role === "checkbox" || role === "switch" || role === "radio") {
     const want = toBool(value);
     if (want === null) return { error: "not_boolean", role };
-    const current = el.getAttribute("aria-checked") === "true";
-    if (current !== want) html.click();
-    return { kind: role, after: describe(id) };
+    const on = () => el.getAttribute("aria-checked") === "true";
+    if (on() !== want) html.click();
+    return { kind: role, el, holds: () => on() === want };
   }
-  if (tag === "SELECT") return choose(id, el as HTMLSelectElement, value, focus);
+  if (tag === "SELECT") return choose(el as HTMLSelectElement, value, focus);
   if (tag === "INPUT" || tag === "TEXTAREA") {
     if (["file", "submit", "button", "reset", "image", "hidden"].includes(type)) {
       return { error: "not_settable", type };
     }
-    const text = String(value);
-    focus();
-    const setter = nativeSetter(el, "value")!;
-    fire(el, "beforeinput", { inputType: "insertReplacementText", data: text, cancelable: true });
-    setter.call(el, text);
-    fire(el, "input", { inputType: "insertReplacementText", data: text });
-    fire(el, "change");
-    return {
-      kind: tag === "TEXTAREA" ? "textarea" : "text",
-      after: describe(id),
-      actual: field.value === text,
-    };
+    return typeInto(field, String(value), focus);
   }
   if (html.isContentEditable) {
     focus();
-    replaceEditable(html, String(value));
-    return { kind: "contenteditable", after: describe(id) };
+    const text = String(value);
+    replaceEditable(html, text);
+    return { kind: "contenteditable", el, holds: () => clean(html.textContent) === clean(text) };
   }
   return { error: "not_a_field", role: role || el.tagName.toLowerCase() };
+}
+
+/** Microtask turns given to the page's handlers before the field is read back. */
+const HANDLER_TURNS = 3;
+
+/**
+ * Lets the page's own reaction to the events run before the field is read back: frameworks
+ * (React's discrete updates, Vue's and Svelte's schedulers) re-render in microtasks queued by
+ * the events, which run before these. No timer: nothing else of the page can run meanwhile.
+ */
+async function handlerTurns(): Promise<void> {
+  for (let turn = 0; turn < HANDLER_TURNS; turn++) await Promise.resolve();
+}
+
+/** The page's verdict on the field's value: its message when it marks it invalid. */
+function invalidity(el: Element): string | undefined {
+  const field = el as HTMLInputElement;
+  if (field.willValidate && field.validity && !field.validity.valid) {
+    return clip(redactFields(field.validationMessage || ""), 160);
+  }
+  if (el.getAttribute("aria-invalid") !== "true") return undefined;
+  const id = el.getAttribute("aria-errormessage");
+  const message = id ? el.ownerDocument.getElementById(id) : null;
+  return clip(redactFields(message ? textOf(message, 200) : ""), 160);
+}
+
+/**
+ * The field as it reads after the page reacted: what it holds and what the page says of it, and
+ * where it is when `alone`.
+ */
+function readBack(applied: Applied, alone: boolean): FillResult {
+  const id = idOf(applied.el);
+  const after = describe(id, alone);
+  const invalid = invalidity(applied.el);
+  return {
+    kind: applied.kind,
+    after,
+    kept: applied.holds(),
+    ...(isSecretField(applied.el) ? { secret: true } : {}),
+    ...(invalid !== undefined ? { invalid } : {}),
+    ...(applied.chose ? { chose: id } : {}),
+    ...(globalThis.top === globalThis.window ? { url: location.href } : {}),
+  };
+}
+
+/**
+ * Fills the field with this number and reads it back once the page's handlers ran: what it
+ * holds, whether that is what was asked for, and whether the page calls it invalid. A field
+ * filled `alone` is scrolled to as it is focused, and its box measured; one of a batch is
+ * neither (the page would jump from field to field, and each box makes the browser lay the page
+ * out again).
+ */
+export async function fill(id: number, value: unknown, alone = true): Promise<FillResult> {
+  const applied = apply(id, value, alone);
+  if ("error" in applied) return applied;
+  await handlerTurns();
+  return readBack(applied, alone);
+}
+
+/**
+ * Longest one field's fill may hold the page before the rest are given up: a JavaScript dialog
+ * a handler opened holds it until someone answers, which no agent does this fast, so fields
+ * after the one that opened it are never set once the dialog is answered.
+ */
+const HELD_MS = 500;
+
+/**
+ * Fills fields in order, each read back before the next is set, so a field the previous one
+ * enables or fills with options is ready. No further field is started once one held the page
+ * over {@linkcode HELD_MS} (a dialog, a handler that blocks) or the fields took `budgetMs`.
+ */
+export async function fillMany(
+  fields: [id: number, value: unknown][],
+  budgetMs: number,
+): Promise<FillResult[]> {
+  const started = performance.now();
+  let last = started;
+  let held = false;
+  const results: FillResult[] = [];
+  for (const [id, value] of fields) {
+    const now = performance.now();
+    held = held || now - last > HELD_MS || now - started > budgetMs;
+    last = now;
+    results.push(held ? { error: "held" } : await fill(id, value, false));
+  }
+  return results;
 }
 
 /** A button that submits its form, as a user would find it. */

@@ -13,10 +13,14 @@
  */
 
 import { type Runtime, runtime } from "./api.ts";
+import { adopt } from "./registry.ts";
 
 declare global {
   var __ghostlight: Runtime | undefined;
 }
 
 // A world keeps the runtime it has: its registry's numbers are the refs already handed out.
-globalThis.__ghostlight ??= runtime;
+if (!globalThis.__ghostlight) {
+  adopt();
+  globalThis.__ghostlight = runtime;
+}

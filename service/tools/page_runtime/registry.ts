@@ -16,6 +16,29 @@ let nextId = 1;
 // sweep waits until it has doubled, so a huge page never sweeps on every new element.
 let sweepAt = 200000;
 
+let home: Document | null = null;
+let hidden = false;
+
+/**
+ * Binds this world to the document it was made for, once, when the runtime is installed: a
+ * world kept alive with its document in the back/forward cache, or left behind when the window
+ * took another document, must not act on the page the frame shows now.
+ */
+export function adopt(): void {
+  home = document;
+  addEventListener("pagehide", (event) => {
+    if ((event as PageTransitionEvent).persisted) hidden = true;
+  });
+  addEventListener("pageshow", () => {
+    hidden = false;
+  });
+}
+
+/** Whether the frame still shows this world's document, so its numbers name what is there. */
+export function current(): boolean {
+  return home === null || (home === document && !hidden);
+}
+
 /** The element's number, minted on first sight. */
 export function idOf(el: Element): number {
   let id = ids.get(el);

@@ -1,0 +1,241 @@
+/**
+ * What a field fill says (form_input, act_on set_value, each field of form_fill): one line made
+ * of the service's own words (the ref, a role from a fixed list, the value the agent gave, states
+ * from a fixed list), plus notes that quote the page (a value it changed, its validation message)
+ * only when something unexpected happened. The notes go inside the untrusted fence; a fill that
+ * went as asked quotes nothing of the page, so it needs no fence. Pure functions.
+ *
+ * @module
+ */
+
+import { FILLABLE } from "../page/form_match.ts";
+import { redactSecrets } from "../page/redact.ts";
+
+/** A field as the page runtime describes it after the fill. */
+export interface FieldAfter {
+  role: string;
+  name: string;
+  value?: string;
+  states?: string[];
+  enabled: boolean;
+  box: { x: number; y: number; width: number; height: number; visible: boolean } | null;
+}
+
+/** What filling one field did (the page runtime's `FillResult` when the value went in). */
+export interface FieldFill {
+  kind: string;
+  after: FieldAfter | null;
+  kept: boolean;
+  secret?: boolean;
+  invalid?: string;
+  chose?: number;
+  url?: string;
+}
+
+/** Why a field could not take its value (the page runtime's refusals). */
+export type FillRefusal =
+  | { error: "gone" | "disabled" | "readonly" | "radio_off" | "held" }
+  | { error: "no_option"; options: { value: string; label: string }[] }
+  | { error: "not_settable"; type: string }
+  | { error: "not_a_field"; role: string }
+  | { error: "not_boolean"; role: string };
+
+/** What the page runtime's `fill` answers. */
+export type FillResult = FieldFill | FillRefusal;
+
+/** One fill in words: the line of service words and the page's words, if any, to fence. */
+export interface FillWords {
+  line: string;
+  /** Lines quoting the page, each starting with the field's ref; empty when nothing was odd. */
+  notes: string[];
+}
+
+/** Longest value a line repeats; a longer one is cut and its length given. */
+const ECHO_MAX = 80;
+
+/** The field's role in words the page cannot choose: a fillable role as it is, else "field". */
+export function roleWord(fill: FieldFill): string {
+  return fill.after && FILLABLE.has(fill.after.role) ? fill.after.role : "field";
+}
+
+/** The value the agent gave, quoted, cut when long, with secret-looking parts hidden. */
+export function echo(value: string | boolean | number): string {
+  const text = redactSecrets(String(value));
+  if (text.length <= ECHO_MAX) return JSON.stringify(text);
+  return `${JSON.stringify(text.slice(0, ECHO_MAX - 1) + "…")} (${text.length} characters)`;
+}
+
+/** Whether the fill turned something on or off rather than putting text in. */
+function isToggle(fill: FieldFill): boolean {
+  return typeof fill.after?.states?.find((state) => /^(un)?checked$|^mixed$/.test(state)) ===
+      "string" && fill.kind !== "select";
+}
+
+function checkedWord(fill: FieldFill): string {
+  const states = fill.after?.states ?? [];
+  return states.includes("checked") ? "checked" : states.includes("mixed") ? "mixed" : "unchecked";
+}
+
+/** The first part of the line: what was set to what. */
+function whatWasSet(ref: string, given: string | boolean | number, fill: FieldFill): string {
+  const role = roleWord(fill);
+  if (fill.chose !== undefined) return `Chose radio [${ref}] for ${echo(given)}`;
+  if (isToggle(fill)) {
+    const word = fill.kept
+      ? checkedWord(fill)
+      : (checkedWord(fill) === "checked" ? "unchecked" : "checked");
+    return `Set ${role} [${ref}] to ${word}`;
+  }
+  if (fill.secret) return `Set ${role} [${ref}] (a secret field: its value is not shown)`;
+  return `Set ${role} [${ref}] to ${echo(given)}`;
+}
+
+/** What did not go as asked, in service words, with the page's words as notes. */
+function surprises(ref: string, fill: FieldFill, notes: string[]): string[] {
+  const said: string[] = [];
+  if (!fill.after) {
+    said.push("the page then took the field out of the document; read the page again");
+    return said;
+  }
+  if (!fill.kept) {
+    if (isToggle(fill)) said.push(`the page left it ${checkedWord(fill)}`);
+    else if (fill.secret || fill.after.value === undefined) said.push("the page changed it");
+    else {
+      said.push("the page changed it (its value is below)");
+      notes.push(`[${ref}] holds ${JSON.stringify(fill.after.value)}`);
+    }
+  }
+  if (fill.invalid !== undefined) {
+    if (fill.invalid === "") said.push("the page marks it invalid");
+    else {
+      said.push("the page marks it invalid (its message is below)");
+      notes.push(`[${ref}] invalid: ${JSON.stringify(fill.invalid)}`);
+    }
+  }
+  if (!fill.after.enabled) said.push("it is disabled now");
+  return said;
+}
+
+/**
+ * One fill in words. `ref` is the field that took the value (the chosen radio for a group),
+ * `given` the value the agent gave. Example: `Set textbox [ref_5] to "a@b.co".`
+ */
+export function fillWords(
+  ref: string,
+  given: string | boolean | number,
+  fill: FieldFill,
+): FillWords {
+  const notes: string[] = [];
+  const said = surprises(ref, fill, notes);
+  const head = whatWasSet(ref, given, fill);
+  return { line: said.length ? `${head}, but ${said.join("; ")}.` : `${head}.`, notes };
+}
+
+/** One label's field, as form_fill filled it. */
+export interface LabelFill {
+  field: string;
+  ref: string;
+  given: string | boolean | number;
+  fill: FieldFill;
+}
+
+/** What form_fill did, for its words. */
+export interface FormFillReport {
+  tabId: number;
+  total: number;
+  filled: LabelFill[];
+  skipped: { field: string; ref?: string; reason: string; quoted?: string }[];
+  unmatched: {
+    field: string;
+    reason: string;
+    candidates?: { ref: string; role: string; name: string }[];
+  }[];
+}
+
+/** Whether a field's name says what the label says, so repeating it tells nothing. */
+function sameWords(label: string, name: string): boolean {
+  const plain = (text: string) => text.toLowerCase().replace(/[\s:*]+/g, " ").trim();
+  return plain(label) === plain(name);
+}
+
+/**
+ * Whether the field a label went to has a name of its own that says something else (a chosen
+ * radio is named by the value given, a field without a name was matched by the text beside it).
+ */
+function namedOtherwise(f: LabelFill): boolean {
+  const name = f.fill.after?.name ?? "";
+  if (name === "") return false;
+  return !sameWords(f.fill.chose === undefined ? f.field : String(f.given), name);
+}
+
+/** The label as the agent gave it, and the ref it went to. */
+function labelled(field: string, ref?: string): string {
+  return `${JSON.stringify(field)}${ref ? ` [${ref}]` : ""}`;
+}
+
+/** Skipped fields, one line per reason. */
+function skippedLines(report: FormFillReport, notes: string[]): string[] {
+  const byReason = new Map<string, string[]>();
+  for (const skip of report.skipped) {
+    const why = skip.reason.replace(/^not set: /, "");
+    const reason = skip.quoted === undefined ? why : `${why} (see below)`;
+    byReason.set(reason, [...byReason.get(reason) ?? [], labelled(skip.field, skip.ref)]);
+    if (skip.quoted !== undefined) {
+      notes.push(`${labelled(skip.field, skip.ref)} options: ${skip.quoted}`);
+    }
+  }
+  return [...byReason].map(([reason, fields]) => `Not set: ${fields.join(", ")}: ${reason}.`);
+}
+
+/** Labels that matched no field, or several. */
+function unmatchedLines(report: FormFillReport, notes: string[]): string[] {
+  const none = report.unmatched.filter((u) => !u.candidates).map((u) => labelled(u.field));
+  const lines = none.length ? [`No field has the label ${none.join(", ")}.`] : [];
+  for (const unmatched of report.unmatched.filter((u) => u.candidates)) {
+    lines.push(
+      `${labelled(unmatched.field)} matches several fields about equally well (see below); ` +
+        "set the one meant with form_input and its ref.",
+    );
+    const candidates = unmatched.candidates!.map((c) =>
+      `${c.role} ${JSON.stringify(c.name)} [${c.ref}]`
+    );
+    notes.push(`${labelled(unmatched.field)} could be: ${candidates.join(", ")}`);
+  }
+  return lines;
+}
+
+/**
+ * form_fill's answer in words: a count and each label with the ref it went to in one line, a
+ * line for each field the page did not take as given, for what was not set and why, and for
+ * labels that matched no field; the page's words (names that differ from the labels, values
+ * the page changed, its messages, a select's options) as notes for the fence.
+ */
+export function formFillWords(report: FormFillReport): FillWords {
+  const notes: string[] = [];
+  const { filled, total } = report;
+  const left = [
+    report.unmatched.length ? `${report.unmatched.length} unmatched` : "",
+    report.skipped.length ? `${report.skipped.length} not set` : "",
+  ].filter(Boolean);
+  const list = filled.map((f) => labelled(f.field, f.ref)).join(", ");
+  const lines = [
+    `Filled ${filled.length} of ${total} fields on tab ${report.tabId}` +
+    (left.length ? ` (${left.join(", ")})` : "") + (list ? `: ${list}.` : "."),
+  ];
+  for (const f of filled) {
+    const words = fillWords(f.ref, f.given, f.fill);
+    if (words.notes.length || words.line.includes(", but ")) {
+      lines.push(`${JSON.stringify(f.field)}: ${words.line}`);
+      notes.push(...words.notes);
+    }
+    if (namedOtherwise(f)) {
+      notes.push(
+        `${labelled(f.field, f.ref)} is ${f.fill.after!.role} ${
+          JSON.stringify(f.fill.after!.name)
+        }`,
+      );
+    }
+  }
+  lines.push(...skippedLines(report, notes), ...unmatchedLines(report, notes));
+  return { line: lines.join("\n"), notes };
+}

@@ -1,0 +1,164 @@
+/**
+ * Field fills answer short and say what surprised them: a fill that went as asked is one line
+ * without a word of the page; a value the page changed, a validation message, a field the page
+ * disabled or a box it refused to tick is said, the page's own words inside the fence; a page
+ * whose handlers stay busy is answered within the fill's bound. form_fill says the same for
+ * many fields in a few lines.
+ */
+
+import { assert, assertEquals, assertMatch } from "./support/assert.ts";
+import { plain } from "./support/fence.ts";
+import { allText, onlyFenced } from "./support/results.ts";
+import { type CallResult, type E2ESession, freshPage, startSession } from "./support/session.ts";
+import { pollUntil } from "./support/wait.ts";
+
+/** The ref read_page gives the field with this role and label. */
+async function refOf(s: E2ESession, tabId: number, role: string, label: string): Promise<string> {
+  const text = s.text(await s.ok("read_page", { tabId, filter: "interactive" }));
+  const ref = new RegExp(`${role} "${label}"[^\\n]*\\[(ref_\\d+)\\]`).exec(text)?.[1];
+  assert(ref, `read_page names ${role} "${label}":\n${text}`);
+  return ref;
+}
+
+/** Sets one field with form_input and returns the whole answer. */
+async function set(
+  s: E2ESession,
+  tabId: number,
+  field: [role: string, label: string],
+  value: string | boolean,
+): Promise<{ ref: string; result: CallResult; text: string }> {
+  const ref = await refOf(s, tabId, ...field);
+  const result = await s.ok("form_input", { ref, value, tabId });
+  return { ref, result, text: allText(result) };
+}
+
+Deno.test("fills answer in a line and say what the page did otherwise", async (t) => {
+  const s = await startSession();
+  try {
+    const tabId = await s.firstTab();
+    await freshPage(s, tabId, "/fill_surprises.html");
+
+    await t.step("a fill that went as asked is one line, no page words, no fence", async () => {
+      const { ref, result, text } = await set(s, tabId, ["textbox", "Town"], "Skerry");
+      assertEquals(text, `Set textbox [${ref}] to "Skerry".`);
+      const structured = plain(result) as { valueKept: boolean; target: { value: string } };
+      assertEquals([structured.valueKept, structured.target.value], [true, "Skerry"]);
+    });
+
+    await t.step("a value the page changed is said, the page's value fenced", async () => {
+      const { ref, result, text } = await set(s, tabId, ["textbox", "Member code"], "ab-12");
+      assertMatch(
+        text,
+        new RegExp(`^Set textbox \\[${ref}\\] to "ab-12", but the page changed it`),
+      );
+      onlyFenced(text, "PLANTED-AB-12");
+      assertEquals((plain(result) as { valueKept: boolean }).valueKept, false);
+    });
+
+    await t.step("the browser's and the page's validation messages are said, fenced", async () => {
+      const mail = await set(s, tabId, ["textbox", "Contact email"], "lamp room");
+      assertMatch(mail.text, /but the page marks it invalid \(its message is below\)/);
+      assertMatch(mail.text, /trust="untrusted">\n\[ref_\d+\] invalid: "[^"\n]*@/);
+      const age = await set(s, tabId, ["textbox", "Age"], "16");
+      assertMatch(age.text, /but the page marks it invalid/);
+      onlyFenced(age.text, "PLANTED: keepers must be 18 or over");
+      assertEquals(
+        (plain(age.result) as { invalid: string }).invalid,
+        "PLANTED: keepers must be 18 or over",
+      );
+      const adult = await set(s, tabId, ["textbox", "Age"], "40");
+      assertEquals(adult.text, `Set textbox [${adult.ref}] to "40".`);
+    });
+
+    await t.step("a box the page will not tick, and a field it disables, are said", async () => {
+      const terms = await set(s, tabId, ["checkbox", "Accept the terms"], true);
+      assertEquals(
+        terms.text,
+        `Set checkbox [${terms.ref}] to checked, but the page left it unchecked.`,
+      );
+      const nick = await set(s, tabId, ["textbox", "Nickname"], "Gale");
+      assertEquals(nick.text, `Set textbox [${nick.ref}] to "Gale", but it is disabled now.`);
+    });
+
+    await t.step(
+      "form_fill: a line of labels and refs, then only what went otherwise",
+      async () => {
+        await freshPage(s, tabId, "/fill_surprises.html");
+        const result = await s.ok("form_fill", {
+          tabId,
+          fields: { "Town": "Skerry", "Member code": "ab-12", "Age": "16", "Fax": "0" },
+        });
+        const text = allText(result);
+        const lines = text.split("\n");
+        assertMatch(
+          lines[0],
+          /^Filled 3 of 4 fields on tab \d+ \(1 unmatched\): "Town" \[ref_\d+\], "Member code" \[ref_\d+\], "Age" \[ref_\d+\]\.$/,
+        );
+        assertMatch(
+          text,
+          /"Member code": Set textbox \[ref_\d+\] to "ab-12", but the page changed it/,
+        );
+        assertMatch(text, /No field has the label "Fax"\./);
+        onlyFenced(text, "PLANTED-AB-12");
+        onlyFenced(text, "PLANTED: keepers must be 18 or over");
+        const structured = plain(result) as { filled: { field: string; kept: boolean }[] };
+        assertEquals(structured.filled.map((f) => [f.field, f.kept]), [
+          ["Town", true],
+          ["Member code", false],
+          ["Age", true],
+        ]);
+      },
+    );
+
+    await t.step("form_fill: a dialog a field opens stops the filling and says so", async () => {
+      await freshPage(s, tabId, "/fill_surprises.html");
+      const result = await s.ok("form_fill", {
+        tabId,
+        fields: { "Town": "Skerry", "Station": "Skerry Point", "Nickname": "Gale" },
+        submit: true,
+      });
+      const text = allText(result);
+      assertMatch(text, /^Filled 0 of 3 fields on tab \d+ \(3 not set\)\./);
+      assertMatch(text, /a dialog opened while these fields were set: which of them are set is/);
+      assertMatch(text, /Not submitted: a dialog is open\./);
+      onlyFenced(text, "PLANTED station Skerry Point saved");
+      assertEquals((plain(result) as { submitted: boolean }).submitted, false);
+      await s.ok("dialog", { tabId, action: "accept" });
+      const town = await s.ok("javascript_tool", {
+        action: "javascript_exec",
+        text: "document.getElementById('town').value",
+        tabId,
+      });
+      assertEquals(
+        (plain(town) as { result: string }).result,
+        "Skerry",
+        "the field before it is set",
+      );
+    });
+
+    await t.step("a page whose handler stays busy is answered within the bound", async () => {
+      const ref = await refOf(s, tabId, "textbox", "Slow field");
+      const started = performance.now();
+      const result = await s.call("form_input", { ref, value: "x", tabId });
+      const ms = performance.now() - started;
+      assert(result.isError, `a fill whose outcome is unknown is no success: ${allText(result)}`);
+      assertMatch(allText(result), /Outcome unknown: The page was still busy 5 s into setting/);
+      // The bound is 5 s; the rest is the call's own way through a loaded machine.
+      assert(ms < 6_400, `answered at the bound, not when the page was done: ${Math.round(ms)} ms`);
+      // The tab takes calls again once the handler returns, and the field holds the value.
+      const after = await pollUntil(
+        () =>
+          s.call("javascript_tool", {
+            action: "javascript_exec",
+            text: "document.getElementById('slow').value",
+            tabId,
+          }),
+        (answer) => !answer.isError,
+        "the tab to take calls again",
+      );
+      assertEquals((plain(after) as { result: string }).result, "x");
+    });
+  } finally {
+    await s.close();
+  }
+});
