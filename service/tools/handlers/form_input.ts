@@ -21,12 +21,12 @@ import {
   frameOrigin,
   inFrame,
   lookupRef,
-  pageInfo,
   refFor,
   refGone,
   tabPages,
 } from "../page/refs.ts";
 import { displayUrl } from "../core/redact_url.ts";
+import { pageInfo } from "../page/main_frame_read.ts";
 import { ownedTab, type TabTarget } from "../core/target.ts";
 
 interface Described {
