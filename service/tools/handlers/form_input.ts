@@ -22,7 +22,6 @@ import {
   frameOrigin,
   inFrame,
   lookupRef,
-  pageInfo,
   refFor,
   refGone,
   type TabPages,
@@ -36,6 +35,7 @@ import {
   roleWord,
 } from "../input/fill_receipt.ts";
 import { displayUrl } from "../core/redact_url.ts";
+import { pageInfo } from "../page/main_frame_read.ts";
 import { ownedTab, type TabTarget } from "../core/target.ts";
 
 /** The error for a field that could not take its value. */

@@ -18,15 +18,8 @@ import { runtimeCall, SERIALIZE } from "../page/in_page.ts";
 import { provenance } from "../page/provenance.ts";
 import { redactSecrets } from "../page/redact.ts";
 import { displayUrl } from "../core/redact_url.ts";
-import {
-  DialogOpened,
-  inMainFrame,
-  pageInfo,
-  send,
-  sendRacingDialogs,
-  type TabPages,
-  tabPages,
-} from "../page/refs.ts";
+import { inMainFrame, pageInfo } from "../page/main_frame_read.ts";
+import { DialogOpened, send, sendRacingDialogs, type TabPages, tabPages } from "../page/refs.ts";
 import { MODULI, randomBase, redactByDigests, type SecretDigest } from "../page/secret_digest.ts";
 import { ownedTab, type TabTarget } from "../core/target.ts";
 

@@ -15,15 +15,8 @@ import { provenance } from "../page/provenance.ts";
 import { redactSecrets } from "../page/redact.ts";
 import { ToolError } from "../core/errors.ts";
 import { childFrame } from "../page/collect.ts";
-import {
-  type Frame,
-  FrameGone,
-  inFrame,
-  mainFrame,
-  MAX_FRAMES,
-  type TabPages,
-  tabPages,
-} from "../page/refs.ts";
+import { readMainFrame } from "../page/main_frame_read.ts";
+import { type Frame, inFrame, MAX_FRAMES, type TabPages, tabPages } from "../page/refs.ts";
 import { ownedTab, type TabTarget } from "../core/target.ts";
 import { displayUrl } from "../core/redact_url.ts";
 
@@ -98,17 +91,8 @@ export const getPageText: Handler = async (args, context) => {
   const limit = maxChars + READ_MARGIN;
   const read = runtimeCall("readable", false, limit);
   const pages = tabPages(context.workspace, target.tabId);
-  // mainFrame reads the frame's document from the tree: inFrame need not look again.
-  const once = { loaderJustRead: true };
-  let frame = await mainFrame(target, pages);
-  let page: Readable;
-  try {
-    page = await inFrame<Readable>(target, pages, frame, read, once);
-  } catch (error) {
-    if (!(error instanceof FrameGone)) throw error;
-    frame = await mainFrame(target, pages);
-    page = await inFrame<Readable>(target, pages, frame, read, once);
-  }
+  const { frame, value } = await readMainFrame<Readable>(target, pages, read);
+  const page = value!;
   const cutInPage = page.length - page.text.length;
   const merged = await withFrames(target, pages, frame, page.text, 0, limit);
   // Characters of the whole text, as far as it is known (frames are counted up to the cut).

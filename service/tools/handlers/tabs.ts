@@ -12,7 +12,7 @@ import { fence, originOf } from "../core/fence.ts";
 import { redactSecrets } from "../page/redact.ts";
 import { displayUrl } from "../core/redact_url.ts";
 import { rememberTabs, type TabTarget, workspaceBrowser } from "../core/target.ts";
-import { pageInfo } from "../page/refs.ts";
+import { pageInfo } from "../page/main_frame_read.ts";
 import { ToolError } from "../core/errors.ts";
 import { groupTitle, MAX_TABS_PER_WORKSPACE, type Workspace } from "../../workspace/mod.ts";
 

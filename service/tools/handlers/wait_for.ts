@@ -11,7 +11,7 @@ import { type Handler, success, type ToolContext } from "../core/context.ts";
 import { ToolError } from "../core/errors.ts";
 import { fence, originOf } from "../core/fence.ts";
 import { ownedTab, type TabTarget } from "../core/target.ts";
-import { pageInfo } from "../page/refs.ts";
+import { pageInfo } from "../page/main_frame_read.ts";
 import {
   type Condition,
   describeCondition,

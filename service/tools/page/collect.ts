@@ -12,7 +12,6 @@ import {
   frameWorld,
   inFrame,
   lookupRef,
-  mainFrame,
   MAX_FRAMES,
   refFor,
   refGone,
@@ -21,6 +20,7 @@ import {
 } from "./refs.ts";
 import type { TabTarget } from "../core/target.ts";
 import { runtimeCall } from "./in_page.ts";
+import { readMainFrame } from "./main_frame_read.ts";
 import type { OutlineNode } from "./outline.ts";
 
 /** Most nodes one frame's walk returns; the walk counts the rest as omitted. */
@@ -73,31 +73,49 @@ export interface WalkOptions {
   hints?: boolean;
 }
 
-async function walkFrame(
-  target: TabTarget,
-  pages: TabPages,
-  frame: Frame,
-  options: WalkOptions & { localRoot?: number; loaderJustRead?: boolean },
-): Promise<Walk> {
-  const args = {
+function snapshotCall(options: WalkOptions & { localRoot?: number }): string {
+  return runtimeCall("snapshot", {
     filter: options.filter,
     ...(options.depth !== undefined ? { depth: options.depth } : {}),
     ...(options.localRoot !== undefined ? { root: options.localRoot } : {}),
     hints: options.hints ?? false,
     limit: MAX_NODES,
-  };
-  const walk = await inFrame<Walk>(
-    target,
-    pages,
-    frame,
-    runtimeCall("snapshot", args),
-    { loaderJustRead: options.loaderJustRead },
-  );
+  });
+}
+
+/** A walk's world must be the frame's: a registry with another token is another document's. */
+function checkedWalk(pages: TabPages, frame: Frame, walk: Walk): Walk {
   if (walk.token !== undefined && walk.token !== frame.token) {
     pages.frames.delete(frame.key);
     throw new FrameGone();
   }
   return walk;
+}
+
+async function walkFrame(
+  target: TabTarget,
+  pages: TabPages,
+  frame: Frame,
+  options: WalkOptions & { localRoot?: number },
+): Promise<Walk> {
+  const walk = await inFrame<Walk>(target, pages, frame, snapshotCall(options));
+  return checkedWalk(pages, frame, walk);
+}
+
+/** The main frame's walk, in one round trip when its world is current. */
+async function walkMainFrame(
+  target: TabTarget,
+  pages: TabPages,
+  options: WalkOptions,
+): Promise<{ frame: Frame; walk: Walk }> {
+  for (let tries = 0;; tries++) {
+    const read = await readMainFrame<Walk>(target, pages, snapshotCall(options));
+    try {
+      return { frame: read.frame, walk: checkedWalk(pages, read.frame, read.value!) };
+    } catch (error) {
+      if (tries > 0) throw error;
+    }
+  }
 }
 
 /**
@@ -153,26 +171,20 @@ export async function collect(
   options: WalkOptions,
 ): Promise<Collected> {
   let start: Frame;
-  let localRoot: number | undefined;
+  let walk: Walk;
   if (options.root !== undefined) {
     const found = lookupRef(pages, options.root, { field: "ref_id", tabId: target.tabId });
     start = found.frame;
-    localRoot = found.localId;
+    try {
+      walk = await walkFrame(target, pages, start, { ...options, localRoot: found.localId });
+    } catch (error) {
+      if (error instanceof FrameGone) throw refGone(options.root);
+      throw error;
+    }
+    if (walk.gone) throw refGone(options.root);
   } else {
-    start = await mainFrame(target, pages);
+    ({ frame: start, walk } = await walkMainFrame(target, pages, options));
   }
-  // mainFrame read the main frame's document from the tree just now; a ref's frame is checked.
-  const loaderJustRead = options.root === undefined;
-  let walk: Walk;
-  try {
-    walk = await walkFrame(target, pages, start, { ...options, localRoot, loaderJustRead });
-  } catch (error) {
-    if (!(error instanceof FrameGone)) throw error;
-    if (options.root !== undefined) throw refGone(options.root);
-    start = await mainFrame(target, pages);
-    walk = await walkFrame(target, pages, start, { ...options, loaderJustRead: true });
-  }
-  if (walk.gone && options.root !== undefined) throw refGone(options.root);
   const result: Collected = {
     url: walk.url,
     title: walk.title,

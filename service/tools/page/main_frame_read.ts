@@ -1,17 +1,30 @@
 /**
- * One round trip into the main frame's world: the check that the world still belongs to the
- * document the frame shows and the evaluation itself travel together in one `cdp.sequence`,
- * with any further commands the caller needs beside them. Actions use it for the reads around
- * their input, where every hop to the page is time the agent waits. When the world is not known
- * yet, or the frame shows another document, it falls back to the ordinary path through
- * `refs.ts`, which makes the world again.
+ * Every read of the main frame goes through here, in one round trip when the frame's Ghostlight
+ * world is known and current: the evaluation travels in one `cdp.sequence` between two looks at
+ * the frame tree, with any further commands the caller needs after them. The answer is used only
+ * when both looks show the document the world belongs to, so a world of another document (one
+ * the frame left, even for the back/forward cache) is never read; otherwise the world is
+ * forgotten and made again from the tree the sequence just read (`refs.ts`), and the read runs
+ * there. Refs in other frames keep `inFrame`, which checks their frame before each evaluation.
  *
  * @module
  */
 
 import { BrowserError } from "../../browser/mod.ts";
+import type { Workspace } from "../../workspace/mod.ts";
 import type { TabTarget } from "../core/target.ts";
-import { type Frame, FrameGone, inFrame, mainFrame, type TabPages } from "./refs.ts";
+import { runtimeCall } from "./in_page.ts";
+import {
+  evaluationFailure,
+  type Frame,
+  FrameGone,
+  frameWorld,
+  inFrame,
+  isLostContext,
+  mainFrame,
+  type TabPages,
+  tabPages,
+} from "./refs.ts";
 
 /** A CDP command sent beside the evaluation. */
 export interface Command {
@@ -22,6 +35,8 @@ export interface Command {
 /** What {@linkcode readMainFrame} read. */
 export interface MainFrameRead<T> {
   value: T | null;
+  /** The main frame's world the value came from. */
+  frame: Frame;
   /** The main frame and the document it showed when read. */
   frameId: string;
   loaderId: string;
@@ -50,10 +65,20 @@ function evaluation(expression: string, contextId: number): Command {
   };
 }
 
+const FRAME_TREE: Command = { method: "Page.getFrameTree", params: {} };
+
+/** Why the one-round-trip read could not be used, and what the frame showed when known. */
+interface Missed {
+  missed: true;
+  /** The main frame's document as the sequence saw it last, when it got that far. */
+  top?: TopFrame;
+}
+
 /**
  * Evaluates `expression` in the main frame's world and sends `beside` after it, in one round
  * trip when the world is known and current. A dialog that holds the page fails it (as every
- * renderer-bound command does); anything else unexpected takes the ordinary path.
+ * renderer-bound command does); an exception thrown by the expression itself is the caller's
+ * failure, as in `inFrame`.
  */
 export async function readMainFrame<T>(
   target: TabTarget,
@@ -62,14 +87,20 @@ export async function readMainFrame<T>(
   beside: Command[] = [],
 ): Promise<MainFrameRead<T>> {
   const known = knownMain(pages);
-  const quick = known && await readWorld<T>(target, known, expression, beside);
-  return quick || await slowRead<T>(target, pages, expression, beside);
+  let top: TopFrame | undefined;
+  if (known) {
+    const quick = await readCurrent<T>(target, known, expression, beside);
+    if (!("missed" in quick)) return quick;
+    pages.frames.delete(known.key);
+    top = quick.top;
+  }
+  return await slowRead<T>(target, pages, { expression, beside, top });
 }
 
 /**
- * The one-round-trip read in `world`, which must be the main frame's: null, having done nothing
- * the caller must undo, when the world is not the main frame's current one (a ref into it is
- * then gone) or the read failed.
+ * The one-round-trip read in `world`, which must be the main frame's: null, having used nothing
+ * it read, when the world is not the main frame's current one (a ref into it is then gone) or
+ * the read failed.
  */
 export async function readWorld<T>(
   target: TabTarget,
@@ -77,57 +108,105 @@ export async function readWorld<T>(
   expression: string,
   beside: Command[] = [],
 ): Promise<MainFrameRead<T> | null> {
-  if (world.sessionId || world.parent) return null;
-  try {
-    const { results } = await target.link.call("cdp.sequence", {
-      tab_id: target.native,
-      commands: [
-        { method: "Page.getFrameTree", params: {} },
-        evaluation(expression, world.contextId),
-        ...beside,
-      ],
-    });
-    const top = (results[0].frameTree as { frame: TopFrame }).frame;
-    const reply = results[1] as { result?: { value?: T }; exceptionDetails?: unknown };
-    if (top.id !== world.frameId || top.loaderId !== world.loaderId || reply.exceptionDetails) {
-      return null;
-    }
-    return {
-      value: reply.result?.value ?? null,
-      frameId: top.id,
-      loaderId: top.loaderId,
-      beside: results.slice(2),
-    };
-  } catch (error) {
-    if (error instanceof BrowserError && error.kind === "dialog_open") throw error;
-    // The world went with its document, or the page refused: the caller takes the ordinary path.
-    return null;
-  }
+  const read = await readCurrent<T>(target, world, expression, beside, { quietly: true });
+  return "missed" in read ? null : read;
 }
 
+async function readCurrent<T>(
+  target: TabTarget,
+  world: Frame,
+  expression: string,
+  beside: Command[],
+  options: { quietly?: boolean } = {},
+): Promise<MainFrameRead<T> | Missed> {
+  if (world.sessionId || world.parent) return { missed: true };
+  let results: Record<string, unknown>[];
+  try {
+    ({ results } = await target.link.call("cdp.sequence", {
+      tab_id: target.native,
+      commands: [FRAME_TREE, evaluation(expression, world.contextId), FRAME_TREE, ...beside],
+    }));
+  } catch (error) {
+    if (error instanceof BrowserError && error.kind === "dialog_open") throw error;
+    // The world went with its document: read again in the current one.
+    if (options.quietly || isLostContext(error)) return { missed: true };
+    throw error;
+  }
+  const before = (results[0].frameTree as { frame: TopFrame }).frame;
+  const after = (results[2].frameTree as { frame: TopFrame }).frame;
+  const current = (top: TopFrame) => top.id === world.frameId && top.loaderId === world.loaderId;
+  if (!current(before) || !current(after)) return { missed: true, top: after };
+  const reply = results[1] as { result?: { value?: T }; exceptionDetails?: unknown };
+  if (reply.exceptionDetails) {
+    const failure = evaluationFailure(reply.exceptionDetails);
+    if (options.quietly || failure instanceof FrameGone) return { missed: true, top: after };
+    throw failure;
+  }
+  return {
+    value: reply.result?.value ?? null,
+    frame: world,
+    frameId: after.id,
+    loaderId: after.loaderId,
+    beside: results.slice(3),
+  };
+}
+
+/** The ordinary path: the world made again where needed, then the read in it. */
 async function slowRead<T>(
   target: TabTarget,
   pages: TabPages,
-  expression: string,
-  beside: Command[],
+  read: { expression: string; beside: Command[]; top?: TopFrame },
 ): Promise<MainFrameRead<T>> {
-  let frame = await mainFrame(target, pages);
+  // The frame tree was just read, by the sequence or by mainFrame: inFrame need not look again.
+  const once = { loaderJustRead: true };
+  let frame = read.top
+    ? await frameWorld(target, pages, { frameId: read.top.id, loaderId: read.top.loaderId })
+    : await mainFrame(target, pages);
   let value: T;
   try {
-    value = await inFrame<T>(target, pages, frame, expression);
+    value = await inFrame<T>(target, pages, frame, read.expression, once);
   } catch (error) {
     if (!(error instanceof FrameGone)) throw error;
     frame = await mainFrame(target, pages);
-    value = await inFrame<T>(target, pages, frame, expression);
+    value = await inFrame<T>(target, pages, frame, read.expression, once);
   }
-  const results = beside.length === 0 ? [] : (await target.link.call("cdp.sequence", {
+  const results = read.beside.length === 0 ? [] : (await target.link.call("cdp.sequence", {
     tab_id: target.native,
-    commands: beside,
+    commands: read.beside,
   })).results;
   return {
     value: value ?? null,
+    frame,
     frameId: frame.frameId,
     loaderId: frame.loaderId ?? "",
     beside: results,
   };
+}
+
+/** Evaluates in the main frame's world and returns its JSON value (see the module's note). */
+export async function inMainFrame<T>(
+  target: TabTarget,
+  pages: TabPages,
+  expression: string,
+): Promise<T> {
+  return (await readMainFrame<T>(target, pages, expression)).value as T;
+}
+
+/** Longest page title passed on; a page sets its own title. */
+const MAX_TITLE_CHARS = 300;
+
+/**
+ * The URL and title of the page a tab shows now, and the HTTP status of its document (0 when
+ * unknown), read in Ghostlight's isolated world: the page's scripts can redefine
+ * `document.title` or `location` in their own world, not in this one.
+ */
+export async function pageInfo(
+  workspace: Workspace,
+  target: TabTarget,
+): Promise<{ url: string; title: string; status: number }> {
+  return await inMainFrame<{ url: string; title: string; status: number }>(
+    target,
+    tabPages(workspace, target.tabId),
+    runtimeCall("pageInfo", MAX_TITLE_CHARS),
+  );
 }

@@ -159,7 +159,8 @@ async function answeredBefore(
   return answer;
 }
 
-function isLostContext(error: unknown): boolean {
+/** Whether a command failed because the world or frame it named is gone. */
+export function isLostContext(error: unknown): boolean {
   return /context with specified id|execution context was destroyed|cannot find context|no frame|frame.*not found|session.*not found|no session/i
     .test((error as Error)?.message ?? "");
 }
@@ -292,38 +293,27 @@ export async function inFrame<T>(
     pages.frames.delete(frame.key);
     throw new FrameGone();
   }
-  const details = reply.exceptionDetails as
-    | { text?: string; exception?: { description?: string } }
-    | undefined;
-  if (details) {
-    const why = details.exception?.description ?? details.text ?? "unknown exception";
-    if (/__ghostlight/.test(why)) {
-      pages.frames.delete(frame.key);
-      throw new FrameGone();
-    }
-    throw new ToolError(
-      "tool_failure",
-      `Reading the page failed: ${why.split("\n")[0]}`,
-      "Wait a moment for the page to settle and try again.",
-    );
+  if (reply.exceptionDetails) {
+    const failure = evaluationFailure(reply.exceptionDetails);
+    if (failure instanceof FrameGone) pages.frames.delete(frame.key);
+    throw failure;
   }
   return (reply.result as { value?: T } | undefined)?.value as T;
 }
 
-/** Evaluates in the main frame's world, making it again once if the page navigated since. */
-export async function inMainFrame<T>(
-  target: TabTarget,
-  pages: TabPages,
-  expression: string,
-): Promise<T> {
-  // mainFrame has just read the frame's document from the tree: no second look is needed.
-  const once = { loaderJustRead: true };
-  try {
-    return await inFrame<T>(target, pages, await mainFrame(target, pages), expression, once);
-  } catch (error) {
-    if (!(error instanceof FrameGone)) throw error;
-    return await inFrame<T>(target, pages, await mainFrame(target, pages), expression, once);
-  }
+/**
+ * What an evaluation that threw means: {@linkcode FrameGone} when the world lost its runtime,
+ * else the model-facing failure with the exception's first line.
+ */
+export function evaluationFailure(exceptionDetails: unknown): FrameGone | ToolError {
+  const details = exceptionDetails as { text?: string; exception?: { description?: string } };
+  const why = details.exception?.description ?? details.text ?? "unknown exception";
+  if (/__ghostlight/.test(why)) return new FrameGone();
+  return new ToolError(
+    "tool_failure",
+    `Reading the page failed: ${why.split("\n")[0]}`,
+    "Wait a moment for the page to settle and try again.",
+  );
 }
 
 /** The frame's world went away (navigation); refs into it are gone. */
@@ -512,23 +502,4 @@ export async function resolveRef(
       }
     },
   };
-}
-
-/** Longest page title passed on; a page sets its own title. */
-const MAX_TITLE_CHARS = 300;
-
-/**
- * The URL and title of the page a tab shows now, and the HTTP status of its document (0 when
- * unknown), read in Ghostlight's isolated world: the page's scripts can redefine
- * `document.title` or `location` in their own world, not in this one.
- */
-export async function pageInfo(
-  workspace: Workspace,
-  target: TabTarget,
-): Promise<{ url: string; title: string; status: number }> {
-  return await inMainFrame<{ url: string; title: string; status: number }>(
-    target,
-    tabPages(workspace, target.tabId),
-    runtimeCall("pageInfo", MAX_TITLE_CHARS),
-  );
 }

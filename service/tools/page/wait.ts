@@ -11,7 +11,8 @@ import type { TabState } from "../../browser/mod.ts";
 import type { Workspace } from "../../workspace/mod.ts";
 import type { TabTarget } from "../core/target.ts";
 import { runtimeCall } from "./in_page.ts";
-import { inMainFrame, tabPages } from "./refs.ts";
+import { inMainFrame } from "./main_frame_read.ts";
+import { tabPages } from "./refs.ts";
 
 /** The longest any wait lasts. */
 export const MAX_WAIT_MS = 30_000;
