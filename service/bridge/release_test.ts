@@ -42,7 +42,8 @@ Deno.test("a release during a running tabs_create_mcp waits for it and releases 
   assertEquals(await ops(), ["tab.create"], "nothing is released before the call ends");
   browser.answer(browser.commands[0].id, tab(7));
   await pollUntil(ops, (seen) => seen.includes("tab.get"), "the call to list its tabs");
-  browser.answer(browser.commands[1].id, tab(7));
+  const listing = browser.commands.find((command) => command.op === "tab.get")!;
+  browser.answer(listing.id, tab(7));
   const first = await next();
   assert(first.type === "completed" && first.outcome.kind === "success", JSON.stringify(first));
   const second = await next();
