@@ -106,12 +106,20 @@ export async function connectAndVerify(
       nonce: freshNonce(),
       ...(options.client ? { client: options.client } : {}),
     };
-    await writeAll(conn, encodeFrame(hello, HELLO_MAX_FRAME));
+    // A service at its connection bound refuses at once and closes, so writing the hello may
+    // fail while its refusal waits to be read: read it before reporting the failed write.
+    const wrote = await writeAll(conn, encodeFrame(hello, HELLO_MAX_FRAME)).then(
+      () => null,
+      (error: Error) => error,
+    );
     const raw = await withTimeout(
       reader.next(HELLO_MAX_FRAME),
       HELLO_TIMEOUT_MS,
       "the service's hello",
-    );
+    ).catch((error) => {
+      throw wrote ?? error;
+    });
+    if (wrote && ServiceHello.safeParse(raw).data?.type !== "refused") throw wrote;
     const parsed = ServiceHello.safeParse(raw);
     if (!parsed.success) throw new ImpostorError(options.socket, "its hello is not Ghostlight's");
     const answer = parsed.data;
