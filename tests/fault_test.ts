@@ -126,7 +126,7 @@ Deno.test("failures are told truthfully and recovered from", async (t) => {
     const tabId = await legacyWithTab("fault", mcp);
 
     await t.step("F02 a cancelled queued call never reaches the browser", async () => {
-      await mcp.send(toolCall(10, "navigate", { url: slow.url("first", 2500), tabId }));
+      await mcp.send(toolCall(10, "navigate", { url: slow.held("first"), tabId }));
       await seenAfter("first");
       await mcp.send(toolCall(11, "navigate", { url: slow.url("cancelled", 0), tabId }));
       // Queued behind call 10 on the service: both count as this connector's works.
@@ -139,6 +139,13 @@ Deno.test("failures are told truthfully and recovered from", async (t) => {
         '{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":11,' +
           '"reason":"changed my mind"}}',
       );
+      await waitFor(
+        async () =>
+          (await fetchStatus(paths.controlSocket)).connectors.some((c) => c.activeWorks === 1),
+        "the cancelled call to retire",
+      );
+      // The first page answers only now: however slow the machine, call 11 retired behind it.
+      slow.release("first");
       const first = await mcp.nextJson();
       assertEquals(first.id, 10);
       assertMatch(JSON.stringify(first.result), /slow first/);

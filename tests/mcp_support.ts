@@ -201,6 +201,9 @@ export async function stopService(testEnv: TestEnv): Promise<void> {
 /** Pages that answer late, for real slow calls. */
 export interface SlowServer {
   url(tag: string, ms: number): string;
+  /** A page that answers once {@linkcode SlowServer.release} is called with its tag (60 s at most). */
+  held(tag: string): string;
+  release(tag: string): void;
   /** Tags the browser requested. */
   seen: string[];
   close(): Promise<void>;
@@ -209,12 +212,18 @@ export interface SlowServer {
 /** Pages that answer after `ms`, titled by their tag; every request is recorded. */
 export function serveSlowPages(): SlowServer {
   const seen: string[] = [];
+  const releases = new Map<string, AbortController>();
   const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, async (req) => {
     const url = new URL(req.url);
     const tag = url.searchParams.get("tag");
     if (tag === null) return new Response("", { status: 404 });
     seen.push(tag);
-    await serverDelay(Number(url.searchParams.get("ms") ?? 0), req.signal);
+    if (url.searchParams.has("held")) {
+      const released = new AbortController();
+      releases.set(tag, released);
+      req.signal.addEventListener("abort", () => released.abort(), { once: true });
+      await serverDelay(60_000, released.signal);
+    } else await serverDelay(Number(url.searchParams.get("ms") ?? 0), req.signal);
     return new Response(`<!doctype html><title>slow ${tag}</title><p>page ${tag}</p>`, {
       headers: { "content-type": "text/html; charset=utf-8" },
     });
@@ -223,6 +232,8 @@ export function serveSlowPages(): SlowServer {
   return {
     seen,
     url: (tag, ms) => `${origin}/slow?tag=${tag}&ms=${ms}`,
+    held: (tag) => `${origin}/slow?tag=${tag}&held`,
+    release: (tag) => releases.get(tag)?.abort(),
     close: () => server.shutdown(),
   };
 }
