@@ -45,6 +45,16 @@ Deno.test("fills answer in a line and say what the page did otherwise", async (t
       assertEquals([structured.valueKept, structured.target.value], [true, "Skerry"]);
     });
 
+    await t.step("a role the page made up is not echoed in the refusal", async () => {
+      const text = s.text(await s.ok("find", { tabId, query: "Odd link" }));
+      const ref = /\[(ref_\d+)\]/.exec(text)?.[1];
+      assert(ref, `find names the odd link:\n${text}`);
+      const refused = await s.call("form_input", { ref, value: "x", tabId });
+      const said = allText(refused);
+      assertMatch(said, /is not a form field \(it is a page element\)/);
+      assert(!said.includes("PLANTED-ROLE"), said);
+    });
+
     await t.step("a value the page changed is said, the page's value fenced", async () => {
       const { ref, result, text } = await set(s, tabId, ["textbox", "Member code"], "ab-12");
       assertMatch(

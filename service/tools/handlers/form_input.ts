@@ -90,17 +90,49 @@ function refusal(
     case "not_boolean":
       return new ToolError(
         "tool_failure",
-        `${ref} is a ${result.role}: "value" must be true or false.`,
+        `${ref} is a ${knownRole(result.role)}: "value" must be true or false.`,
         `A correct call looks like: {"ref": "${ref}", "value": true, "tabId": ${tabId}}`,
       );
     case "not_a_field":
       return new ToolError(
         "tool_failure",
-        `${ref} is not a form field (it is a ${result.role}).`,
+        `${ref} is not a form field (it is a ${knownRole(result.role)}).`,
         'Click it with computer (action "left_click", ref), or find the field itself ' +
           '(e.g. find "email field").',
       );
   }
+}
+
+/** Roles a message may name; a page can write any word into `role`, so others are not echoed. */
+const NAMEABLE_ROLES = new Set([
+  "button",
+  "link",
+  "heading",
+  "img",
+  "checkbox",
+  "radio",
+  "switch",
+  "option",
+  "textbox",
+  "searchbox",
+  "combobox",
+  "listbox",
+  "slider",
+  "spinbutton",
+  "tab",
+  "menuitem",
+  "cell",
+  "row",
+  "list",
+  "listitem",
+  "table",
+  "dialog",
+  "iframe",
+  "generic-clickable",
+]);
+
+function knownRole(role: string): string {
+  return NAMEABLE_ROLES.has(role) ? role : "page element";
 }
 
 /**
