@@ -12,7 +12,7 @@ import { type FromExtension, ToExtension } from "../../shared/browser_protocol.t
 import { EXTENSION_FEATURES } from "../../shared/extension_features.ts";
 import { PersonRequest } from "../../shared/person.ts";
 import { setEventSink } from "./events.ts";
-import { MechanismError, perform, releaseAll } from "./operations.ts";
+import { followOpened, MechanismError, perform, releaseAll } from "./operations.ts";
 import { abandonAll, askService, settle, SHORTCUTS } from "./person.ts";
 
 const DEFAULT_HOST = "com.ghostlight.browser";
@@ -202,6 +202,8 @@ chrome.tabs.onCreated.addListener((tab) => {
     active: tab.active,
     ...(tab.openerTabId !== undefined ? { opener_tab_id: tab.openerTabId } : {}),
   });
+  // After the report, so the service knows the tab before its first events arrive.
+  if (tab.openerTabId !== undefined) followOpened(tab.openerTabId, tab.id).catch(() => {});
 });
 setEventSink(send);
 

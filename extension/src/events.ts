@@ -48,6 +48,23 @@ export function observe(tabId: number, events: ObservedEvent[], enable: EnableCo
   });
 }
 
+/**
+ * Observes `tabId` as `openerTabId` is observed (its own rate bound); false when the opener is
+ * not observed.
+ */
+export function observeLike(openerTabId: number, tabId: number): boolean {
+  const opener = observers.get(openerTabId);
+  if (!opener || observers.has(tabId)) return false;
+  observers.set(tabId, {
+    events: opener.events,
+    enable: opener.enable,
+    tokens: EVENTS_PER_SECOND,
+    refilledAt: Date.now(),
+    dropped: 0,
+  });
+  return true;
+}
+
 /** The commands to replay after attaching to a tab the service observes. */
 export function enableCommands(tabId: number): EnableCommand[] {
   return observers.get(tabId)?.enable ?? [];

@@ -15,7 +15,7 @@ import {
   type TabInfo,
 } from "../../shared/browser_protocol.ts";
 import { PageCrashed, untilCrash } from "./crashes.ts";
-import { type EnableCommand, enableCommands, forget, observe } from "./events.ts";
+import { type EnableCommand, enableCommands, forget, observe, observeLike } from "./events.ts";
 import { childSessions, forgetSessions } from "./frames.ts";
 import { groupOf, rememberGroup } from "./groups.ts";
 import { placeTransfers, TransferRefused, TransferStore } from "./transfers.ts";
@@ -135,10 +135,40 @@ async function ensureAttached(tabId: number): Promise<void> {
     }
   }
   attached.add(tabId);
-  // A fresh attachment starts with every domain disabled: turn on what the service observes.
-  for (const command of enableCommands(tabId)) {
-    await sendBestEffort(tabId, command);
+  await enableObserved(tabId);
+}
+
+/**
+ * A fresh attachment starts with every domain disabled: turn on what the service observes. The
+ * commands go out together (Chrome still runs them in order), so the network is watched without
+ * waiting for a busy renderer to answer `Runtime.enable` first.
+ */
+async function enableObserved(tabId: number): Promise<void> {
+  await Promise.all(enableCommands(tabId).map((command) => sendBestEffort(tabId, command)));
+}
+
+/**
+ * Observes a tab that an observed tab just opened (a popup, a target=_blank link) as its opener
+ * is observed, from its first moment: the page's first requests happen before a round trip to
+ * the service could ask for it. The service gives the tab back (`tab.release`) when it does not
+ * adopt it.
+ */
+export async function followOpened(openerTabId: number, tabId: number): Promise<void> {
+  if (!observeLike(openerTabId, tabId) || attached.has(tabId)) return;
+  try {
+    await chrome.debugger.attach({ tabId }, CDP_VERSION);
+  } catch {
+    // Already attached (the service asked meanwhile), or the tab is not debuggable: the
+    // service's own observe decides.
+    return;
   }
+  attached.add(tabId);
+  // Released while attaching: nothing may stay attached to a tab the service gave back.
+  if (!enableCommands(tabId).length) {
+    await release(tabId);
+    return;
+  }
+  await enableObserved(tabId);
 }
 
 /** Sends a command whose failure changes nothing (enabling a domain), unless the page crashed. */

@@ -195,6 +195,11 @@ export class BrowserLink {
     return this.#observe(native);
   }
 
+  /** Whether this service asked to observe the tab (the extension then follows what it opens). */
+  observes(native: number): boolean {
+    return this.#observing.has(native);
+  }
+
   /**
    * Starts observing a tab the first time a command touches it, so console and network
    * buffers cover everything since then.

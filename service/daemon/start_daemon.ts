@@ -153,9 +153,13 @@ async function buildState(sources: StateSources): Promise<ServiceState> {
     },
     tabCreated: (link, native, opener) => {
       if (opener === undefined) return;
-      // An adopted popup is observed at once, so its first requests are in its buffers.
+      // An adopted popup is observed at once, so its first requests are in its buffers (the
+      // extension began observing it as it opened, since its opener is observed).
       if (workspaces.adoptTab(link.compose(opener), link.compose(native))) {
         link.observe(native).catch(() => {});
+      } else if (link.observes(opener)) {
+        // No workspace takes it: the tab goes back to the person, unobserved.
+        link.call("tab.release", { tab_id: native }).catch(() => {});
       }
     },
   });

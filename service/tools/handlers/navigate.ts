@@ -16,7 +16,8 @@ import { fence, originOf } from "../core/fence.ts";
 import { mainWorldCall } from "../page/in_page.ts";
 import { redactSecrets } from "../page/redact.ts";
 import { displayUrl } from "../core/redact_url.ts";
-import { mainFrame, tabPages } from "../page/refs.ts";
+import { worldAtCommit } from "../page/main_frame_read.ts";
+import { tabPages } from "../page/refs.ts";
 import { cdp, evaluate, ownedTab, type TabTarget } from "../core/target.ts";
 
 /** How long navigate waits for a page to finish loading. */
@@ -340,19 +341,6 @@ async function landingReport(
   );
 }
 
-/**
- * Makes Ghostlight's world in the new document as soon as it commits, while its subresources
- * still load, so the answer after the load costs one evaluation instead of three round trips.
- * Resolves when done (or at once when the watch ends without a commit); never rejects: the
- * answer makes the world itself when this could not.
- */
-function prepareWorld(context: ToolContext, target: TabTarget, watch: LoadWatch): Promise<void> {
-  return watch.commit.then(async (committed) => {
-    if (!committed) return;
-    await mainFrame(target, tabPages(context.workspace, target.tabId));
-  }).catch(() => {});
-}
-
 /** `navigate`. */
 export const navigate: Handler = async (args, context) => {
   const target = ownedTab(context.workspace, context.browsers, args.tabId as number);
@@ -368,7 +356,8 @@ export const navigate: Handler = async (args, context) => {
   await clearOpenDialog(target, state, force);
   const earlier = new Set<unknown>(state.console.items());
   const watch = new LoadWatch(state);
-  const world = prepareWorld(context, target, watch);
+  // The world is made as the document commits, so the answer after the load is one evaluation.
+  const world = worldAtCommit(target, tabPages(context.workspace, target.tabId), watch.commit);
   let requested: string;
   let load: LoadState;
   // However the navigation ends, its load waiter goes: a tab has few of them (32), and a

@@ -1,9 +1,9 @@
 /**
  * The navigation an action may start, followed on the browser's own events from before the input
- * is sent (so none is missed): whether the main frame began loading another document, and when
- * that document reached DOMContentLoaded, came back from the back/forward cache, or the load
- * ended without one (a download, a 204, a failure). A receipt waits on this instead of polling
- * the page, and only when the action really started a navigation.
+ * is sent (so none is missed): whether the main frame began loading another document, when that
+ * document committed, and when it reached DOMContentLoaded, came back from the back/forward
+ * cache, or the load ended without one (a download, a 204, a failure). A receipt waits on this
+ * instead of polling the page, and only when the action really started a navigation.
  *
  * @module
  */
@@ -14,45 +14,59 @@ import type { TabEvent, TabState } from "../../browser/mod.ts";
 export class NavigationWatch {
   /** True once the main frame asked for another document. */
   started = false;
+  /**
+   * Resolves when the main frame asks for another document or commits one: the old page is
+   * being left, and what it would still answer no longer matters. Never resolves otherwise.
+   */
+  readonly leaving: Promise<void>;
+  /** Resolves true when the main frame commits a document, false if the watch ends first. */
+  readonly commit: Promise<boolean>;
   #arrived: Promise<TabEvent | null>;
   #stop = new AbortController();
+  #onLeaving!: () => void;
+  #onCommit!: (committed: boolean) => void;
 
   /**
    * Watches `frameId`, which shows the document `loaderId` now, for at most `boundMs`; a dialog
    * that opens (a leave-page prompt) ends the watch too, as it holds the navigation.
    */
   constructor(tab: TabState, frame: { frameId: string; loaderId: string }, boundMs: number) {
+    this.leaving = new Promise((resolve) => this.#onLeaving = resolve);
+    this.commit = new Promise((resolve) => this.#onCommit = resolve);
     let request: string | undefined;
     const mainFrame = (id: unknown) => id === frame.frameId;
-    this.#arrived = tab.waitFor(
-      (event) => {
-        const p = event.params;
-        switch (event.method) {
-          case "Network.requestWillBeSent":
-            if (p.type === "Document" && mainFrame(p.frameId)) {
-              this.started = true;
-              request = String(p.requestId);
-            }
-            return false;
-          case "Page.lifecycleEvent":
-            return mainFrame(p.frameId) && p.name === "DOMContentLoaded" &&
-              p.loaderId !== frame.loaderId;
-          case "Page.frameNavigated": {
-            const navigated = p.frame as { id?: string } | undefined;
-            return mainFrame(navigated?.id) && p.type === "BackForwardCacheRestore";
+    const matches = (event: TabEvent): boolean => {
+      const p = event.params;
+      switch (event.method) {
+        case "Network.requestWillBeSent":
+          if (p.type === "Document" && mainFrame(p.frameId)) {
+            this.started = true;
+            request = String(p.requestId);
+            this.#onLeaving();
           }
-          case "Page.frameStoppedLoading":
-            return this.started && mainFrame(p.frameId);
-          case "Network.loadingFailed":
-            return request !== undefined && p.requestId === request;
-          case "Page.javascriptDialogOpening":
-            return true;
+          return false;
+        case "Page.lifecycleEvent":
+          return mainFrame(p.frameId) && p.name === "DOMContentLoaded" &&
+            p.loaderId !== frame.loaderId;
+        case "Page.frameNavigated": {
+          const navigated = p.frame as { id?: string } | undefined;
+          if (!mainFrame(navigated?.id)) return false;
+          this.#onLeaving();
+          this.#onCommit(true);
+          return p.type === "BackForwardCacheRestore";
         }
-        return false;
-      },
-      boundMs,
-      this.#stop.signal,
-    );
+        case "Page.frameStoppedLoading":
+          return this.started && mainFrame(p.frameId);
+        case "Network.loadingFailed":
+          return request !== undefined && p.requestId === request;
+        case "Page.javascriptDialogOpening":
+          return true;
+      }
+      return false;
+    };
+    this.#arrived = tab.waitFor(matches, boundMs, this.#stop.signal);
+    // However the watch ends, a commit that did not come is not coming.
+    this.#arrived.then(() => this.#onCommit(false));
   }
 
   /** Resolves true when the navigation arrived or ended, false at the bound. */

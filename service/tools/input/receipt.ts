@@ -11,7 +11,12 @@ import type { Workspace } from "../../workspace/mod.ts";
 import { howToAnswer } from "../core/dialog_help.ts";
 import { fence, originOf } from "../core/fence.ts";
 import { runtimeCall } from "../page/in_page.ts";
-import { type Command, readMainFrame } from "../page/main_frame_read.ts";
+import {
+  type Command,
+  readKnownWorld,
+  readMainFrame,
+  worldAtCommit,
+} from "../page/main_frame_read.ts";
 import { redactSecrets } from "../page/redact.ts";
 import { tabPages } from "../page/refs.ts";
 import { cdp, type TabTarget } from "../core/target.ts";
@@ -177,19 +182,25 @@ interface AfterState {
   busy?: true;
 }
 
-/** Reads the page once it settled (`maxMs` 0: as it is now); null when it cannot be read. */
+/**
+ * Reads the page once it settled (`maxMs` 0: as it is now); null when it cannot be read. With
+ * `racing` (a navigation may be under way) a world that is no longer current is not made again.
+ */
 async function settledState(
   workspace: Workspace,
   target: TabTarget,
-  maxMs: number,
+  options: { maxMs: number; racing?: boolean },
 ): Promise<{ state: AfterState | null; loaderId: string } | null> {
+  const pages = tabPages(workspace, target.tabId);
+  const expression = runtimeCall("settle", counterKey(workspace), {
+    quietMs: QUIET_MS,
+    maxMs: options.maxMs,
+  });
   try {
-    const read = await readMainFrame<AfterState>(
-      target,
-      tabPages(workspace, target.tabId),
-      runtimeCall("settle", counterKey(workspace), { quietMs: QUIET_MS, maxMs }),
-    );
-    return { state: read.value, loaderId: read.loaderId };
+    const read = options.racing
+      ? await readKnownWorld<AfterState>(target, pages, expression)
+      : await readMainFrame<AfterState>(target, pages, expression);
+    return read && { state: read.value, loaderId: read.loaderId };
   } catch {
     return null;
   }
@@ -245,27 +256,35 @@ export function watchNavigation(target: TabTarget, before: Before): NavigationWa
  * The page's state once what the action caused is over: a frame rendered and any mutation burst
  * ended (bounded by {@linkcode SETTLE_MAX_MS}); when the action started a navigation, the new
  * page's once it reached DOMContentLoaded (waited for on the browser's events, bounded by
- * {@linkcode NAVIGATION_WAIT_MS}). Null when a dialog, a closed tab or an unreadable page leaves
- * nothing to read.
+ * {@linkcode NAVIGATION_WAIT_MS}), read in the world made as it committed (`world`). The old
+ * page's answer is not awaited once the browser reports the main frame loading another
+ * document: a page being left may not answer until it is gone. Null when a dialog, a closed tab
+ * or an unreadable page leaves nothing to read.
  */
 async function stateAfter(
   workspace: Workspace,
   target: TabTarget,
-  before: Before,
-  watch: NavigationWatch,
-  gone: () => boolean,
+  after: { before: Before; watch: NavigationWatch; world: Promise<void>; gone: () => boolean },
 ): Promise<Settled> {
+  const { before, watch, gone } = after;
   const blocked = () => target.link.tab(target.native).dialog !== null || gone();
   if (blocked()) return null;
-  const read = await settledState(workspace, target, SETTLE_MAX_MS);
-  const state = read?.state ?? null;
+  const leaving = watch.leaving.then(() => "leaving" as const);
+  const read = await Promise.race([
+    settledState(workspace, target, { maxMs: SETTLE_MAX_MS, racing: true }),
+    leaving,
+  ]);
+  const first = read === "leaving" ? null : read;
+  const state = first?.state ?? null;
   const known = before.frame.loaderId !== "";
-  const left = watch.started || state?.navigating !== undefined ||
-    (known && (read === null || read.loaderId !== before.frame.loaderId));
+  const left = read === "leaving" || watch.started || state?.navigating !== undefined ||
+    (known && (first === null || first.loaderId !== before.frame.loaderId));
   if (!left || blocked()) return state;
   await watch.arrived();
   if (blocked()) return state;
-  return (await settledState(workspace, target, 0))?.state ?? state;
+  // However the wait ended, the world made as the document committed is ready to be read.
+  await after.world;
+  return (await settledState(workspace, target, { maxMs: 0 }))?.state ?? state;
 }
 
 /** What stands in the way after the action: a dialog, a disabled target, a native popup, no focus. */
@@ -346,11 +365,14 @@ export async function observeAfter(
     target.link.tabChangesSince(before.tabSerial).some((change) =>
       change.kind === "closed" && change.native === target.native
     );
+  // The new document's world is made as it commits, while it loads, by this one maker.
+  const world = worldAtCommit(target, tabPages(workspace, target.tabId), action.watch.commit);
   let state: Settled;
   try {
-    state = await stateAfter(workspace, target, before, action.watch, gone);
+    state = await stateAfter(workspace, target, { before, watch: action.watch, world, gone });
   } finally {
     action.watch.stop();
+    await world;
   }
   const openDialog = target.link.tab(target.native).dialog;
   const url = state?.url ?? before.url;

@@ -98,6 +98,38 @@ export async function readMainFrame<T>(
 }
 
 /**
+ * As {@linkcode readMainFrame}, but a known world that is no longer current gives null instead
+ * of a new world: for a read that races a navigation, where a world made now could belong to the
+ * old document, or be a second one beside the world {@linkcode worldAtCommit} is making.
+ */
+export async function readKnownWorld<T>(
+  target: TabTarget,
+  pages: TabPages,
+  expression: string,
+): Promise<MainFrameRead<T> | null> {
+  const known = knownMain(pages);
+  return known
+    ? await readWorld<T>(target, known, expression)
+    : await readMainFrame<T>(target, pages, expression);
+}
+
+/**
+ * Makes the main frame's world in a new document as soon as it commits (`commit` resolves true),
+ * while its subresources still load, so the first read after the load is one round trip instead
+ * of three. Never rejects: a read makes the world itself when this could not. Await it before
+ * reading: two makers of one frame's world at once would make two.
+ */
+export function worldAtCommit(
+  target: TabTarget,
+  pages: TabPages,
+  commit: Promise<boolean>,
+): Promise<void> {
+  return commit.then(async (committed) => {
+    if (committed) await mainFrame(target, pages);
+  }).catch(() => {});
+}
+
+/**
  * The one-round-trip read in `world`, which must be the main frame's: null, having used nothing
  * it read, when the world is not the main frame's current one (a ref into it is then gone) or
  * the read failed.
