@@ -177,6 +177,11 @@ function report(
   };
 }
 
+/** Whole frames without a mutation that a burst must also pass to count as over. */
+const QUIET_FRAMES = 2;
+/** How often a burst's end is looked for when the quiet window has passed but frames have not. */
+const FRAME_MS = 16;
+
 /**
  * Waits for what the action caused, and no longer: one animation frame (the action's effects
  * rendered), then, only if the page is still mutating after the action's own handlers ran, until
@@ -201,20 +206,33 @@ export function settle(key: string, options: { quietMs: number; maxMs: number })
       resolve(report(s, rendered, settled, busy));
     };
     const bound = setTimeout(() => done(false, true), options.maxMs);
+    // Frames rendered since the last mutation: on a starved machine a page that changes every
+    // frame can still go `quietMs` of wall time without a change, but never a whole frame.
+    let lastN = seen;
+    let quietFrames = 0;
+    const countFrames = (): void => {
+      if (finished) return;
+      if (s && s.n !== lastN) {
+        lastN = s.n;
+        quietFrames = 0;
+      } else quietFrames++;
+      requestAnimationFrame(countFrames);
+    };
     const check = (): void => {
       if (finished) return;
       if (s && s.nav) return done(true);
       if (!s || s.n === seen) return done(true);
       const quietFor = performance.now() - s.t;
-      if (quietFor >= options.quietMs) return done(true);
-      // Look again exactly when the window would close, unless another mutation moves it.
-      setTimeout(check, options.quietMs - quietFor);
+      if (quietFor >= options.quietMs && quietFrames >= QUIET_FRAMES) return done(true);
+      // Look again when the window would close (or next frame), unless a mutation moves it.
+      setTimeout(check, Math.max(FRAME_MS, options.quietMs - quietFor));
     };
     if (document.hidden) return done(false);
     const signal = listening.signal;
     document.addEventListener("visibilitychange", () => done(false), { once: true, signal });
     requestAnimationFrame(() => {
       rendered = true;
+      requestAnimationFrame(countFrames);
       // After the frame's own callbacks and the tasks it released: one more turn.
       setTimeout(check, 0);
     });
