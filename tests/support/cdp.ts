@@ -6,6 +6,7 @@
  * @module
  */
 
+import { ROOT } from "./env.ts";
 import { pollUntil } from "./wait.ts";
 
 /** A page attached over the browser's DevTools connection. */
@@ -26,6 +27,11 @@ export interface Cdp {
   open(url: string, size: { width: number; height: number; scale: number }): Promise<CdpPage>;
   /** The URLs of the open pages. */
   pages(): Promise<string[]>;
+  /**
+   * Resolves with the parameters of the next event `method` from the target of `sessionId` (the
+   * browser's own without one); ask before causing it.
+   */
+  nextEvent(method: string, sessionId?: string): Promise<Record<string, unknown>>;
   close(): void;
 }
 
@@ -96,8 +102,13 @@ export async function connectCdp(endpoint: string): Promise<Cdp> {
   });
   let nextId = 1;
   const waiting = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
+  const listeners = new Set<(message: Record<string, unknown>) => void>();
   socket.onmessage = (event) => {
     const message = JSON.parse(event.data);
+    if (typeof message.method === "string") {
+      for (const listener of [...listeners]) listener(message);
+      return;
+    }
     const pending = message.id === undefined ? undefined : waiting.get(message.id);
     if (!pending) return;
     waiting.delete(message.id);
@@ -164,6 +175,16 @@ export async function connectCdp(endpoint: string): Promise<Cdp> {
       };
       return targetInfos.filter((target) => target.type === "page").map((target) => target.url);
     },
+    nextEvent(method, sessionId) {
+      return new Promise((resolve) => {
+        const listener = (message: Record<string, unknown>) => {
+          if (message.method !== method || message.sessionId !== sessionId) return;
+          listeners.delete(listener);
+          resolve(message.params as Record<string, unknown>);
+        };
+        listeners.add(listener);
+      });
+    },
     close() {
       for (const pending of waiting.values()) pending.reject(new Error("DevTools closed"));
       socket.close();
@@ -223,4 +244,45 @@ export async function evaluateInExtension<T>(cdp: Cdp, expression: string): Prom
   } finally {
     await cdp.send("Target.detachFromTarget", { sessionId }).catch(() => {});
   }
+}
+
+/** A breakpoint in the extension's service worker, set by {@linkcode breakInExtension}. */
+export interface WorkerBreakpoint {
+  /** Resolves when the worker's JavaScript stops there, with everything it does after held. */
+  hit: Promise<void>;
+  /** Removes the breakpoint and lets the worker run on. */
+  resume(): Promise<void>;
+}
+
+/**
+ * Sets a breakpoint in the extension's running service worker on the first line of its bundle
+ * (`extension/dist/background.js`, the script the browser runs) that holds `source`: the worker
+ * stops there the next time it reaches it, so a command stays inside the extension, dispatched
+ * and not yet performed, for as long as the test needs; nothing about it is left to timing.
+ */
+export async function breakInExtension(cdp: Cdp, source: string): Promise<WorkerBreakpoint> {
+  const bundle = await Deno.readTextFile(`${ROOT}/extension/dist/background.js`);
+  const lineNumber = bundle.split("\n").findIndex((line) => line.includes(source));
+  if (lineNumber < 0) throw new Error(`no line of the extension's bundle holds ${source}`);
+  const worker = await findTarget(
+    cdp,
+    (target) => target.type === "service_worker" && target.url.startsWith("chrome-extension://"),
+    "running service worker of the extension",
+  );
+  const sessionId = await attachTo(cdp, worker);
+  const paused = cdp.nextEvent("Debugger.paused", sessionId);
+  await cdp.send("Debugger.enable", {}, sessionId);
+  const { breakpointId, locations } = await cdp.send("Debugger.setBreakpointByUrl", {
+    urlRegex: "/dist/background\\.js$",
+    lineNumber,
+  }, sessionId) as { breakpointId: string; locations: unknown[] };
+  if (locations.length === 0) throw new Error(`the breakpoint at ${source} resolved nowhere`);
+  return {
+    hit: paused.then(() => {}),
+    async resume() {
+      await cdp.send("Debugger.removeBreakpoint", { breakpointId }, sessionId);
+      await cdp.send("Debugger.resume", {}, sessionId).catch(() => {});
+      await cdp.send("Target.detachFromTarget", { sessionId }).catch(() => {});
+    },
+  };
 }
