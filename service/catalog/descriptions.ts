@@ -97,11 +97,9 @@ export const TOOL_TEXT: Record<string, ToolText> = {
       "Set one form field, by its ref from read_page or find, to value: text for text inputs, " +
       "textareas and contenteditable areas (replaces what is there); an option's label or value " +
       "for a select; true or false for a checkbox; true for the radio to choose. It fires the " +
-      "input and change events typing fires, so React/Vue state follows. Answers in one line " +
-      "what it set, plus anything unexpected: the page changed or refused the value, marks it " +
-      "invalid, disabled it, opened a dialog; a page still busy after 5 s is answered then. A " +
-      "button or link is not a field: click it with computer. A ref from before a navigation " +
-      "is gone: call find or read_page again.",
+      "input and change events typing fires, so React/Vue state follows. Answers in a line " +
+      "what it set and anything unexpected. A button or link is not a field: click it with " +
+      "computer. A ref from before a navigation is gone: call find or read_page again.",
     example: { ref: "ref_12", value: "hello@example.com", tabId: TAB },
   },
   get_page_text: {
@@ -212,11 +210,9 @@ export const TOOL_TEXT: Record<string, ToolText> = {
       '"Express"}. Labels match label elements, aria-label, placeholder or the text beside a ' +
       "field; selects and radio groups take an option's label, checkboxes true/false. Values " +
       "go in with native setters and input/change events, so React/Vue state follows. Answers " +
-      "with each label's ref, then only what went otherwise: values the page changed or " +
-      "judged invalid, unmatched labels (with candidates when ambiguous), fields not set and " +
-      "why. " +
-      "submit: true then clicks the form's submit button (receipt returned), only if every " +
-      "field was filled.",
+      "with each label's ref, then what went otherwise (values changed or invalid, unmatched " +
+      "labels with candidates, fields not set and why). " +
+      "submit: true then clicks its submit button, only if every field was filled.",
     example: { tabId: TAB, fields: { "Email": "hello@example.com", "Subscribe": true } },
   },
   act_on: {
