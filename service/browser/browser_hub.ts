@@ -15,6 +15,7 @@ import { type BoundedWriter, encodeFrame, type FrameReader } from "../../shared/
 import { knownFeatures } from "../../shared/extension_features.ts";
 import { log } from "../log/mod.ts";
 import { BrowserLink, type CommandReports, type ExecutorCommand } from "./browser_link.ts";
+import type { EnableCommand } from "./tab_state.ts";
 
 /** Browser ids whose slot is remembered; the longest-detached ones are forgotten beyond this. */
 export const MAX_KNOWN_BROWSERS = 64;
@@ -60,6 +61,15 @@ export class BrowserHub {
   #executors = new Map<string, string>();
   /** How to end each link's connection, for a link that another connection replaces. */
   #hangUps = new WeakMap<BrowserLink, () => void>();
+  #enable: readonly EnableCommand[];
+
+  /**
+   * `enable`: CDP commands every link sends, after observation's own, on each attach to a tab
+   * it observes (the service's tools decide them; the extension only replays them).
+   */
+  constructor(options: { enable?: readonly EnableCommand[] } = {}) {
+    this.#enable = options.enable ?? [];
+  }
 
   /** Sets who answers the person's requests from browsers. */
   onPerson(handler: PersonHandler): void {
@@ -182,7 +192,7 @@ export class BrowserHub {
         executorLink: hello.executor?.link,
       },
       writer,
-      this.#reports,
+      { reports: this.#reports, enable: this.#enable },
     );
     this.#links.set(id, link);
     log("info", `browser attached in slot ${slot} (extension ${hello.extension_version})`);

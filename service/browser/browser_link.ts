@@ -17,7 +17,13 @@ import {
 } from "../../shared/browser_protocol.ts";
 import { type ExtensionFeature, featureOf } from "../../shared/extension_features.ts";
 import { type BoundedWriter, encodeFrame } from "../../shared/framing.ts";
-import { ENABLE_COMMANDS, OBSERVED_EVENTS, Ring, TabState } from "./tab_state.ts";
+import {
+  ENABLE_COMMANDS,
+  type EnableCommand,
+  OBSERVED_EVENTS,
+  Ring,
+  TabState,
+} from "./tab_state.ts";
 import { BrowserError, dialogOpenError } from "./errors.ts";
 
 /** How many commands may be in flight to one browser at once. */
@@ -89,6 +95,7 @@ export class BrowserLink {
   #changeSerial = 0;
   #changeWaiters = new Set<(change: TabChange | null) => void>();
   #reports: CommandReports | undefined;
+  #enable: EnableCommand[];
   /** This link's number within its executor, as command ids are qualified. */
   #linkTag: string;
 
@@ -107,10 +114,15 @@ export class BrowserLink {
       executorLink?: number;
     },
     writer: BoundedWriter,
-    reports?: CommandReports,
+    options: {
+      reports?: CommandReports;
+      /** Commands sent after the observation's own on every attach (the tools' registrations). */
+      enable?: readonly EnableCommand[];
+    } = {},
   ) {
     this.#writer = writer;
-    this.#reports = reports;
+    this.#reports = options.reports;
+    this.#enable = [...ENABLE_COMMANDS, ...options.enable ?? []];
     // An extension that numbers no links gets a tag no other link shares: its commands' ids
     // start over with every link and must never prove another link's commands over.
     this.#linkTag = details.executorLink === undefined
@@ -210,7 +222,7 @@ export class BrowserLink {
       started = this.call("tab.observe", {
         tab_id: native,
         events: OBSERVED_EVENTS,
-        enable: ENABLE_COMMANDS,
+        enable: this.#enable,
       }).catch((error) => {
         this.#observing.delete(native);
         throw error;

@@ -62,8 +62,14 @@ export const OBSERVED_EVENTS: ObservedEvent[] = [
   { method: "Page.javascriptDialogClosed", fields: ["result"] },
 ];
 
+/** A CDP command the extension sends on every attach to an observed tab. */
+export interface EnableCommand {
+  method: string;
+  params: Record<string, unknown>;
+}
+
 /** The CDP commands that turn those events on, sent on first touch and after every re-attach. */
-export const ENABLE_COMMANDS = [
+export const ENABLE_COMMANDS: EnableCommand[] = [
   { method: "Runtime.enable", params: {} },
   { method: "Log.enable", params: {} },
   // Bounded so that observing a tab never makes Chrome hold large response bodies for us.

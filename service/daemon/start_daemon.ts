@@ -30,7 +30,7 @@ import { MACHINE_POLICY_FILE, PersonControls, PolicyStore } from "../governance/
 import { configureLog, log } from "../log/mod.ts";
 import { DEFAULT_SCHEDULER_OPTIONS, Scheduler } from "../scheduler/mod.ts";
 import type { ServiceSettings } from "../settings.ts";
-import { Recordings, TOOLS } from "../tools/mod.ts";
+import { PAGE_ENABLE_COMMANDS, Recordings, TOOLS } from "../tools/mod.ts";
 import { WorkspaceHolds, WorkspaceRegistry } from "../workspace/mod.ts";
 import { Activity } from "./activity.ts";
 import {
@@ -93,7 +93,8 @@ interface StateSources {
  */
 async function buildState(sources: StateSources): Promise<ServiceState> {
   const { paths, settings } = sources;
-  const browsers = new BrowserHub();
+  // Every observed tab's new documents get the page runtime before their own scripts run.
+  const browsers = new BrowserHub({ enable: PAGE_ENABLE_COMMANDS });
   const workspaces = new WorkspaceRegistry();
   // One scheduler for the whole service: lanes are workspaces, whichever connector they use.
   const scheduler = new Scheduler({

@@ -16,3 +16,4 @@ export { HANDLERS, readOnly, type ToolDefinition, TOOLS } from "./registry.ts";
 // resolved exactly as the handlers resolve them.
 export { normalizeUrl } from "./handlers/navigate.ts";
 export { ownedTab } from "./core/target.ts";
+export { PAGE_ENABLE_COMMANDS } from "./page/in_page.ts";

@@ -17,6 +17,23 @@ export const WORLD_NAME = "ghostlight";
 /** A function that runs in the page's main world. */
 export type MainWorldFunction = keyof typeof MAIN_WORLD;
 
+/**
+ * Registered on every attach to an observed tab: each new document of the tab's own renderer
+ * gets Ghostlight's world with the runtime installed before the page's scripts run (and the
+ * document shown now at once), so making a world after a navigation finds it there
+ * (`Page.createIsolatedWorld` answers the existing world of that name) instead of sending and
+ * compiling the 58 kB install. The world is isolated: the page's scripts neither see nor fake it.
+ */
+export const PAGE_ENABLE_COMMANDS: { method: string; params: Record<string, unknown> }[] = [
+  {
+    method: "Page.addScriptToEvaluateOnNewDocument",
+    params: { source: INSTALL, worldName: WORLD_NAME, runImmediately: true },
+  },
+];
+
+/** The registry's token where the runtime is installed already, else undefined. */
+export const INSTALLED_TOKEN = "globalThis.__ghostlight?.token";
+
 function argumentList(args: unknown[]): string {
   return args.map((arg) => JSON.stringify(arg) ?? "undefined").join(", ");
 }

@@ -13,7 +13,13 @@
 import { dialogOpenError, type TabEvent } from "../../browser/mod.ts";
 import type { Workspace } from "../../workspace/mod.ts";
 import { ToolError } from "../core/errors.ts";
-import { INSTALL, runtimeCall, type RuntimeMethod, WORLD_NAME } from "./in_page.ts";
+import {
+  INSTALL,
+  INSTALLED_TOKEN,
+  runtimeCall,
+  type RuntimeMethod,
+  WORLD_NAME,
+} from "./in_page.ts";
 import type { Remembered } from "./outline.ts";
 import type { TabTarget } from "../core/target.ts";
 
@@ -165,6 +171,10 @@ export function isLostContext(error: unknown): boolean {
     .test((error as Error)?.message ?? "");
 }
 
+/**
+ * Makes (or finds) the frame's Ghostlight world and answers its registry's token (see
+ * {@linkcode installedToken}).
+ */
 async function createWorld(
   target: TabTarget,
   sessionId: string | undefined,
@@ -176,12 +186,28 @@ async function createWorld(
     grantUniveralAccess: false,
   });
   const contextId = world.executionContextId as number;
-  const installed = await send(target, sessionId, "Runtime.evaluate", {
-    expression: INSTALL,
-    contextId,
-    returnByValue: true,
-  });
-  const token = (installed.result as { value?: unknown } | undefined)?.value;
+  return { contextId, token: await installedToken(target, sessionId, contextId) };
+}
+
+/**
+ * The registry's token of the runtime in the world `contextId`. The runtime is registered for
+ * every new document of an observed tab (`PAGE_ENABLE_COMMANDS`), so it is usually there: a
+ * small look, and the 58 kB install only when it is missing (a frame in another session, a
+ * document older than the registration).
+ */
+async function installedToken(
+  target: TabTarget,
+  sessionId: string | undefined,
+  contextId: number,
+): Promise<string> {
+  const evaluate = async (expression: string) =>
+    ((await send(target, sessionId, "Runtime.evaluate", {
+      expression,
+      contextId,
+      returnByValue: true,
+    })).result as { value?: unknown } | undefined)?.value;
+  let token = await evaluate(INSTALLED_TOKEN);
+  if (typeof token !== "string") token = await evaluate(INSTALL);
   if (typeof token !== "string") {
     throw new ToolError(
       "tool_failure",
@@ -189,7 +215,7 @@ async function createWorld(
       "Wait for the page to finish loading (computer wait 1), then try again.",
     );
   }
-  return { contextId, token };
+  return token;
 }
 
 interface FrameTree {
@@ -245,11 +271,62 @@ export async function frameWorld(
   return frame;
 }
 
-/** The tab's main frame. */
+/**
+ * The tab's main frame. When its id is known (a world of an earlier document of the main frame;
+ * the id stays with the tab), the world is asked for between two looks at the frame tree in one
+ * round trip: when both show the same document, the world is that document's.
+ */
 export async function mainFrame(target: TabTarget, pages: TabPages): Promise<Frame> {
-  const tree = await send(target, undefined, "Page.getFrameTree");
-  const { id: frameId, loaderId } = (tree.frameTree as FrameTree).frame;
-  return await frameWorld(target, pages, { frameId, loaderId });
+  const frameId = [...pages.frames.values()].find((frame) => !frame.sessionId && !frame.parent)
+    ?.frameId;
+  const bracketed = frameId === undefined ? null : await worldBetweenLooks(target, frameId);
+  if (bracketed && "contextId" in bracketed) {
+    const key = `/${frameId}`;
+    const known = pages.frames.get(key);
+    if (known?.loaderId === bracketed.loaderId && known.contextId === bracketed.contextId) {
+      return known;
+    }
+    const token = await installedToken(target, undefined, bracketed.contextId);
+    const frame: Frame = { key, frameId: frameId!, ...bracketed, token };
+    pages.frames.set(key, frame);
+    return frame;
+  }
+  const top = bracketed?.top ??
+    ((await send(target, undefined, "Page.getFrameTree")).frameTree as FrameTree).frame;
+  return await frameWorld(target, pages, { frameId: top.id, loaderId: top.loaderId });
+}
+
+/**
+ * `Page.createIsolatedWorld` for the main frame `frameId` between two looks at the frame tree:
+ * its context and document when both looks show that frame with one document, else what the
+ * second look showed; null when the sequence failed (the frame is not the main one any more).
+ */
+async function worldBetweenLooks(
+  target: TabTarget,
+  frameId: string,
+): Promise<
+  { contextId: number; loaderId: string } | { top: FrameTree["frame"] } | null
+> {
+  const look = { method: "Page.getFrameTree", params: {} };
+  let results: Record<string, unknown>[];
+  try {
+    ({ results } = await target.link.call("cdp.sequence", {
+      tab_id: target.native,
+      commands: [look, {
+        method: "Page.createIsolatedWorld",
+        params: { frameId, worldName: WORLD_NAME, grantUniveralAccess: false },
+      }, look],
+    }));
+  } catch (error) {
+    if (isLostContext(error)) return null;
+    throw error;
+  }
+  const before = (results[0].frameTree as FrameTree).frame;
+  const after = (results[2].frameTree as FrameTree).frame;
+  if (before.id !== frameId || after.id !== frameId || before.loaderId !== after.loaderId) {
+    return { top: after };
+  }
+  return { contextId: results[1].executionContextId as number, loaderId: after.loaderId };
 }
 
 /**
