@@ -182,3 +182,15 @@ Deno.test("arguments are a keyed hash: stable, key-order blind, secret-dependent
   assert(!a.includes("hunter2"));
   assertMatch(await key.workspace("ws_secret"), /^ws-[0-9a-f]{16}$/);
 });
+
+Deno.test("a workspace's tag is the same on every call, and its own under each key", async () => {
+  const key = await AuditKey.derive(new Uint8Array(32).fill(7));
+  const other = await AuditKey.derive(new Uint8Array(32).fill(8));
+  const first = await key.workspace("ws_a");
+  assertEquals(await key.workspace("ws_a"), first);
+  assert(first !== await key.workspace("ws_b"));
+  assert(first !== await other.workspace("ws_a"));
+  // Past the bound the memory starts over; the tag is made again, the same.
+  for (let i = 0; i < 1_100; i++) await key.workspace(`ws_${i}`);
+  assertEquals(await key.workspace("ws_a"), first);
+});

@@ -6,6 +6,9 @@
  * @module
  */
 
+/** Workspace tags remembered before the memory starts over (a few per agent). */
+const MAX_WORKSPACE_TAGS = 1_024;
+
 /** Lower-case hex of bytes. */
 export function encodeHex(bytes: Uint8Array): string {
   return [...bytes].map((byte) => byte.toString(16).padStart(2, "0")).join("");
@@ -14,6 +17,8 @@ export function encodeHex(bytes: Uint8Array): string {
 /** The audit's HMAC key, derived from the instance secret for this one use. */
 export class AuditKey {
   readonly #key: CryptoKey;
+  /** Workspace tags already made: a workspace's tag never changes, and every call needs it. */
+  readonly #workspaces = new Map<string, Promise<string>>();
 
   private constructor(key: CryptoKey) {
     this.#key = key;
@@ -46,8 +51,16 @@ export class AuditKey {
   }
 
   /** A short tag that tells one workspace's records apart without naming its id. */
-  async workspace(id: string): Promise<string> {
-    return `ws-${(await this.#mac(`workspace\n${id}`)).slice(0, 16)}`;
+  workspace(id: string): Promise<string> {
+    let tag = this.#workspaces.get(id);
+    if (tag === undefined) {
+      if (this.#workspaces.size >= MAX_WORKSPACE_TAGS) this.#workspaces.clear();
+      tag = this.#mac(`workspace\n${id}`).then((mac) => `ws-${mac.slice(0, 16)}`);
+      this.#workspaces.set(id, tag);
+      // A tag that could not be made is made again next time, not remembered as a failure.
+      tag.catch(() => this.#workspaces.delete(id));
+    }
+    return tag;
   }
 
   async #mac(text: string): Promise<string> {

@@ -223,14 +223,19 @@ function auditBaseOf(session: Session, work: GatedWork): Promise<AuditBase> {
   work.auditBase ??= (async () => {
     const { catalog, governance: { auditKey } } = session.deps;
     const { tool, arguments: args, context } = work.message;
+    // Both hashes at once: each is a trip to the crypto worker.
+    const [workspace, keyedArgs] = await Promise.all([
+      work.workspace ? auditKey.workspace(work.workspace.id) : null,
+      auditKey.arguments(args),
+    ]);
     return {
       client: context.client_name,
-      workspace: work.workspace ? await auditKey.workspace(work.workspace.id) : null,
+      workspace,
       work: work.id,
       tool,
       action: catalog.action(tool, args),
       capabilities: catalog.capabilities(tool, args),
-      args: await auditKey.arguments(args),
+      args: keyedArgs,
     };
   })();
   return work.auditBase;

@@ -58,10 +58,21 @@ function knownMain(pages: TabPages): Frame | undefined {
   return found;
 }
 
-function evaluation(expression: string, contextId: number): Command {
+/** How a read is made. */
+export interface ReadOptions {
+  /**
+   * The expression answers at once, never with a promise (`pageInfo`): its three commands then
+   * go out together instead of each after the last one's answer. Chrome runs one session's
+   * commands in order, and an evaluation that does not await a promise is over when the next
+   * command starts, so the second look still comes after it.
+   */
+  synchronous?: boolean;
+}
+
+function evaluation(expression: string, contextId: number, options: ReadOptions = {}): Command {
   return {
     method: "Runtime.evaluate",
-    params: { expression, contextId, returnByValue: true, awaitPromise: true },
+    params: { expression, contextId, returnByValue: true, awaitPromise: !options.synchronous },
   };
 }
 
@@ -85,11 +96,12 @@ export async function readMainFrame<T>(
   pages: TabPages,
   expression: string,
   beside: Command[] = [],
+  options: ReadOptions = {},
 ): Promise<MainFrameRead<T>> {
   const known = knownMain(pages);
   let top: TopFrame | undefined;
   if (known) {
-    const quick = await readCurrent<T>(target, known, expression, beside);
+    const quick = await readCurrent<T>(target, known, expression, beside, options);
     if (!("missed" in quick)) return quick;
     pages.frames.delete(known.key);
     top = quick.top;
@@ -149,14 +161,21 @@ async function readCurrent<T>(
   world: Frame,
   expression: string,
   beside: Command[],
-  options: { quietly?: boolean } = {},
+  options: ReadOptions & { quietly?: boolean } = {},
 ): Promise<MainFrameRead<T> | Missed> {
   if (world.sessionId || world.parent) return { missed: true };
   let results: Record<string, unknown>[];
   try {
     ({ results } = await target.link.call("cdp.sequence", {
       tab_id: target.native,
-      commands: [FRAME_TREE, evaluation(expression, world.contextId), FRAME_TREE, ...beside],
+      commands: [
+        FRAME_TREE,
+        evaluation(expression, world.contextId, options),
+        FRAME_TREE,
+        ...beside,
+      ],
+      // Commands beside the read wait for it to succeed, so only a bare read goes out at once.
+      ...(options.synchronous && beside.length === 0 ? { pipeline: true } : {}),
     }));
   } catch (error) {
     if (error instanceof BrowserError && error.kind === "dialog_open") throw error;
@@ -220,8 +239,9 @@ export async function inMainFrame<T>(
   target: TabTarget,
   pages: TabPages,
   expression: string,
+  options: ReadOptions = {},
 ): Promise<T> {
-  return (await readMainFrame<T>(target, pages, expression)).value as T;
+  return (await readMainFrame<T>(target, pages, expression, [], options)).value as T;
 }
 
 /** Longest page title passed on; a page sets its own title. */
@@ -240,5 +260,6 @@ export async function pageInfo(
     target,
     tabPages(workspace, target.tabId),
     runtimeCall("pageInfo", MAX_TITLE_CHARS),
+    { synchronous: true },
   );
 }
