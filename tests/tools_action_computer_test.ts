@@ -123,7 +123,7 @@ Deno.test("computer: every action lands on the page as real input", async (t) =>
         const typed = await s.ok("computer", { action: "type", text: "zz", tabId });
         const blockers = (plain(typed)?.receipt as { blockers: { kind: string }[] })
           .blockers;
-        assertEquals(blockers.map((b) => b.kind), ["no_focus"]);
+        assertEquals(blockers.map((b) => b.kind), ["no_focus"], s.text(typed));
       },
     );
 

@@ -13,7 +13,7 @@ import {
   type FromExtension,
   type ObservedEvent,
 } from "../../shared/browser_protocol.ts";
-import { type Bucket, clip, MAX_EVENT_CHARS, project, takeToken } from "./event_filter.ts";
+import { type Bucket, clip, MAX_EVENT_CHARS, project, takeToken, unsent } from "./event_filter.ts";
 
 /** A CDP command the service wants sent whenever the debugger (re)attaches. */
 export interface EnableCommand {
@@ -70,9 +70,27 @@ export function enableCommands(tabId: number): EnableCommand[] {
   return observers.get(tabId)?.enable ?? [];
 }
 
-/** Forgets a closed tab. */
+/** The enable commands sent on each tab's current debugger attachment. */
+const sentOnAttachment = new Map<number, Set<string>>();
+
+/** The enable commands for a fresh attachment to `tabId`: all of them, noted as sent. */
+export function enableOnAttach(tabId: number): EnableCommand[] {
+  const sent = new Set<string>();
+  sentOnAttachment.set(tabId, sent);
+  return unsent(sent, enableCommands(tabId));
+}
+
+/** Of `commands`, those the current attachment to `tabId` has not been sent yet. */
+export function enableNotYetSent(tabId: number, commands: EnableCommand[]): EnableCommand[] {
+  let sent = sentOnAttachment.get(tabId);
+  if (!sent) sentOnAttachment.set(tabId, sent = new Set());
+  return unsent(sent, commands);
+}
+
+/** Forgets a tab no longer observed (released or closed). */
 export function forget(tabId: number): void {
   observers.delete(tabId);
+  sentOnAttachment.delete(tabId);
 }
 
 chrome.debugger.onEvent.addListener((source, method, params) => {

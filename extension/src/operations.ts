@@ -15,7 +15,15 @@ import {
   type TabInfo,
 } from "../../shared/browser_protocol.ts";
 import { PageCrashed, untilCrash } from "./crashes.ts";
-import { type EnableCommand, enableCommands, forget, observe, observeLike } from "./events.ts";
+import {
+  type EnableCommand,
+  enableCommands,
+  enableNotYetSent,
+  enableOnAttach,
+  forget,
+  observe,
+  observeLike,
+} from "./events.ts";
 import { childSessions, forgetSessions } from "./frames.ts";
 import { groupOf, rememberGroup } from "./groups.ts";
 import { placeTransfers, TransferRefused, TransferStore } from "./transfers.ts";
@@ -144,7 +152,7 @@ async function ensureAttached(tabId: number): Promise<void> {
  * waiting for a busy renderer to answer `Runtime.enable` first.
  */
 async function enableObserved(tabId: number): Promise<void> {
-  await Promise.all(enableCommands(tabId).map((command) => sendBestEffort(tabId, command)));
+  await Promise.all(enableOnAttach(tabId).map((command) => sendBestEffort(tabId, command)));
 }
 
 /**
@@ -339,7 +347,11 @@ async function observeTab(params: OperationParams<"tab.observe">): Promise<Recor
   }
   // Observation is best effort, as after a re-attach: a domain a page refuses must not make
   // every later command to the tab fail.
-  for (const command of params.enable) await sendBestEffort(params.tab_id, command);
+  // Only what this attachment has not had: a script registered for new documents twice would
+  // run twice in every page.
+  for (const command of enableNotYetSent(params.tab_id, params.enable)) {
+    await sendBestEffort(params.tab_id, command);
+  }
   return {};
 }
 
