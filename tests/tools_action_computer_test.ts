@@ -120,6 +120,9 @@ Deno.test("computer: every action lands on the page as real input", async (t) =>
         }).observedAfter;
         assertMatch(after.changedElements?.[0]?.name ?? "", /^STATE /);
         assertMatch(s.text(result), /changed: pre "STATE/);
+        // The page redraws its state on its own (a resize just after it loaded): let that pass,
+        // so the only cause left in the typing's window is the typing.
+        await s.ok("wait_for", { tabId, state: "settled" });
         const typed = await s.ok("computer", { action: "type", text: "zz", tabId });
         const blockers = (plain(typed)?.receipt as { blockers: { kind: string }[] })
           .blockers;
