@@ -37,7 +37,8 @@ const SETTLE_MS = 2_000;
 /**
  * The page's viewport once the renderer has taken the new size: Chrome answers the resize
  * before the page is laid out again, and an agent that screenshots at once would see the old
- * size. Waits (bounded) for the viewport to move when the window size changed.
+ * size. When the window size changed, the page answers once its viewport moved (each frame is
+ * looked at), or at the bound.
  */
 async function settledViewport(
   target: TabTarget,
@@ -45,15 +46,12 @@ async function settledViewport(
   size: { width: number; height: number },
 ): Promise<number[] | null> {
   const moving = before !== null && (before[0] !== size.width || before[1] !== size.height);
-  const deadline = Date.now() + SETTLE_MS;
-  let now = await viewportNow(target);
-  while (
-    moving && now !== null && now[2] === before[2] && now[3] === before[3] &&
-    Date.now() < deadline
-  ) {
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    now = await viewportNow(target);
-  }
+  const now = moving
+    ? await evaluate<number[]>(
+      target,
+      mainWorldCall("windowSizeOnceMoved", [before[2], before[3]], SETTLE_MS),
+    ).catch(() => null)
+    : await viewportNow(target);
   return now === null ? null : [now[2], now[3]];
 }
 

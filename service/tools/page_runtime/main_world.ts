@@ -153,6 +153,29 @@ export function windowSize(): [number, number, number, number] {
 }
 
 /**
+ * The window's outer size and the page's viewport, as {@linkcode windowSize}, once the viewport
+ * is no longer `from` (looked at each frame) or `maxMs` passed: a resize is answered by the
+ * browser before the page is laid out at the new size.
+ */
+export function windowSizeOnceMoved(
+  from: [number, number],
+  maxMs: number,
+): Promise<[number, number, number, number]> {
+  return new Promise((resolve) => {
+    const done = (): void => resolve([outerWidth, outerHeight, innerWidth, innerHeight]);
+    const bound = setTimeout(done, maxMs);
+    const look = (): void => {
+      if (innerWidth === from[0] && innerHeight === from[1]) requestAnimationFrame(look);
+      else {
+        clearTimeout(bound);
+        done();
+      }
+    };
+    look();
+  });
+}
+
+/**
  * The document, when the focused element (looking into shadow roots) takes typed text: a text
  * field, a textarea or an editable element; null otherwise (a button, a select, a frame).
  * Evaluated without returning by value, so the service can ask which key listeners it holds.
