@@ -66,6 +66,20 @@ export const ObservedEvent = z.object({
 }).strict();
 export type ObservedEvent = z.infer<typeof ObservedEvent>;
 
+/**
+ * One command of a `cdp.sequence`. With `objectIdFrom` (n ≥ 1) its `params.objectId` is the
+ * object the reply n commands earlier holds as `result.objectId` (a `Runtime.evaluate` that
+ * answered with an object): a question about an object found in the same round trip. When that
+ * reply holds no object (the evaluation answered null or a primitive), the command is not sent
+ * and its reply is `{}`.
+ */
+export const SequenceCommand = z.object({
+  method: CdpMethod,
+  params: z.record(z.string(), z.unknown()),
+  objectIdFrom: z.number().int().min(1).max(MAX_SEQUENCE).optional(),
+}).strict();
+export type SequenceCommand = z.infer<typeof SequenceCommand>;
+
 /** Each operation's parameters and result. */
 export const Operations = {
   "tab.create": {
@@ -121,11 +135,15 @@ export const Operations = {
     params: z.object({
       tab_id: TabId,
       pipeline: z.boolean().optional(),
-      commands: z.array(
-        z.object({ method: CdpMethod, params: z.record(z.string(), z.unknown()) })
-          .strict(),
-      ).min(1).max(MAX_SEQUENCE),
-    }).strict(),
+      commands: z.array(SequenceCommand).min(1).max(MAX_SEQUENCE),
+    }).strict().refine(
+      (sequence) =>
+        sequence.commands.every((command, index) =>
+          command.objectIdFrom === undefined ||
+          (!sequence.pipeline && command.objectIdFrom <= index)
+        ),
+      "objectIdFrom must name an earlier command of a sequence that is not pipelined",
+    ),
     result: z.object({ results: z.array(z.record(z.string(), z.unknown())) }).strict(),
   },
   /**

@@ -31,6 +31,12 @@ async function refOf(s: E2ESession, tabId: number, query: string): Promise<strin
   return matches[0].ref;
 }
 
+/** Clicks the field find names first, then types into it; the type's answer. */
+async function clickAndType(s: E2ESession, tabId: number, field: string, text: string) {
+  await s.ok("computer", { action: "left_click", ref: await refOf(s, tabId, field), tabId });
+  return await s.ok("computer", { action: "type", text, tabId });
+}
+
 Deno.test("type and settle: text by the fastest faithful path, a busy page within its bound", async (t) => {
   const s = await startSession();
   try {
@@ -40,12 +46,7 @@ Deno.test("type and settle: text by the fastest faithful path, a busy page withi
     await t.step(
       "a field nobody listens to for keys gets the text and an input event",
       async () => {
-        await s.ok("computer", {
-          action: "left_click",
-          ref: await refOf(s, tabId, "Plain field"),
-          tabId,
-        });
-        const typed = await s.ok("computer", { action: "type", text: "Ada Lighthouse", tabId });
+        const typed = await clickAndType(s, tabId, "Plain field", "Ada Lighthouse");
         assertMatch(s.text(typed), /holding "Ada Lighthouse"/);
         const state = (await fields(s, tabId)).plain;
         assertEquals(state.value, "Ada Lighthouse");
@@ -56,14 +57,26 @@ Deno.test("type and settle: text by the fastest faithful path, a busy page withi
     await t.step(
       "a field with a keydown listener gets a real key press per character",
       async () => {
-        await s.ok("computer", {
-          action: "left_click",
-          ref: await refOf(s, tabId, "Keyed field"),
-          tabId,
-        });
-        await s.ok("computer", { action: "type", text: "abc", tabId });
+        await clickAndType(s, tabId, "Keyed field", "abc");
         const state = (await fields(s, tabId)).keyed;
         assertEquals([state.value, state.keys, state.inputs], ["abc", 3, 3]);
+      },
+    );
+
+    await t.step(
+      "on a page that listens for no key anywhere the text goes in at once: one input event",
+      async () => {
+        await s.ok("navigate", { url: s.fixtures.url("/bench_form.html?run=typing"), tabId });
+        const typed = await clickAndType(s, tabId, "Full name", "Ada");
+        assertMatch(s.text(typed), /holding "Ada"/);
+        const seen = await s.ok("javascript_tool", {
+          action: "javascript_exec",
+          text: "document.getElementById('log').value",
+          tabId,
+        });
+        const log = String((plain(seen) as { result: unknown }).result);
+        assertEquals(log.match(/fullName:input/g)?.length, 1, log);
+        await s.ok("navigate", { url: s.fixtures.url("/typing.html"), tabId });
       },
     );
 

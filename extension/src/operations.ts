@@ -12,6 +12,7 @@ import {
   type OperationParams,
   type OperationResult,
   Operations,
+  type SequenceCommand,
   type TabInfo,
 } from "../../shared/browser_protocol.ts";
 import { PageCrashed, untilCrash } from "./crashes.ts";
@@ -331,11 +332,32 @@ async function sendSequence(
     return { results };
   }
   for (const command of params.commands) {
-    const outcome = await send(command);
+    const resolved = withObjectId(command, results);
+    if (resolved === null) {
+      results.push({});
+      continue;
+    }
+    const outcome = await send(resolved);
     if (!outcome.ok) throw outcome.error;
     results.push(outcome.result);
   }
   return { results };
+}
+
+/**
+ * The command as sent: with `objectIdFrom`, the object an earlier reply holds put in its params
+ * (null when that reply holds none, and the command is then not sent).
+ */
+function withObjectId(
+  command: SequenceCommand,
+  results: Record<string, unknown>[],
+): { method: string; params: Record<string, unknown> } | null {
+  if (command.objectIdFrom === undefined) return command;
+  const reply = results[results.length - command.objectIdFrom];
+  const objectId = (reply?.result as { objectId?: unknown } | undefined)?.objectId;
+  return typeof objectId === "string"
+    ? { method: command.method, params: { ...command.params, objectId } }
+    : null;
 }
 
 async function observeTab(params: OperationParams<"tab.observe">): Promise<Record<never, never>> {

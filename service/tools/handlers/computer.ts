@@ -552,7 +552,7 @@ async function typeText(args: Args, context: ToolContext, target: TabTarget) {
   const before = await observeBefore(context.workspace, target, {
     beside: ask ? typeModeQuestion() : [],
   });
-  const mode = ask ? await typeModeFrom(target, before.beside) : "keys";
+  const mode = ask ? typeModeFrom(before.beside) : "keys";
   return await act(
     context,
     target,

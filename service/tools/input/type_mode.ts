@@ -12,7 +12,6 @@
 
 import { mainWorldCall } from "../page/in_page.ts";
 import type { Command } from "../page/main_frame_read.ts";
-import type { TabTarget } from "../core/target.ts";
 
 /** The object group the listener question holds its objects in, released after. */
 const GROUP = "ghostlight-type-mode";
@@ -29,46 +28,35 @@ function mainWorldObject(expression: string): Command {
   };
 }
 
-/** The commands that go to the page before typing, beside the receipt's first read. */
+/**
+ * The commands that go to the page before typing, in the same round trip as the receipt's first
+ * read: the main world's document (when the focused element takes text) and window, then the
+ * browser's list of their listeners, each asking about the object found two commands before, and
+ * the objects released. No text target: the listener questions are not sent.
+ */
 export function typeModeQuestion(): Command[] {
   return [
     mainWorldObject(mainWorldCall("textTarget")),
     mainWorldObject(mainWorldCall("pageWindow")),
+    {
+      method: "DOMDebugger.getEventListeners",
+      params: { depth: -1, pierce: true },
+      objectIdFrom: 2,
+    },
+    { method: "DOMDebugger.getEventListeners", params: {}, objectIdFrom: 2 },
+    { method: "Runtime.releaseObjectGroup", params: { objectGroup: GROUP } },
   ];
 }
 
-function objectId(reply: Record<string, unknown> | undefined): string | undefined {
-  return (reply?.result as { objectId?: string } | undefined)?.objectId;
-}
-
-/** The mode from the replies to {@linkcode typeModeQuestion}; one more round trip at most. */
-export async function typeModeFrom(
-  target: TabTarget,
-  replies: Record<string, unknown>[],
-): Promise<TypeMode> {
-  const [documentId, windowId] = [objectId(replies[0]), objectId(replies[1])];
-  const release = { method: "Runtime.releaseObjectGroup", params: { objectGroup: GROUP } };
-  if (!documentId || !windowId) {
-    target.link.call("cdp", { tab_id: target.native, ...release }).catch(() => {});
-    return "keys";
-  }
-  try {
-    const { results } = await target.link.call("cdp.sequence", {
-      tab_id: target.native,
-      commands: [
-        {
-          method: "DOMDebugger.getEventListeners",
-          params: { objectId: documentId, depth: -1, pierce: true },
-        },
-        { method: "DOMDebugger.getEventListeners", params: { objectId: windowId } },
-        release,
-      ],
-    });
-    const listeners = [results[0], results[1]].flatMap((reply) =>
-      (reply.listeners as { type?: string }[] | undefined) ?? []
-    );
-    return listeners.some((listener) => KEY_EVENTS.has(listener.type ?? "")) ? "keys" : "insert";
-  } catch {
-    return "keys";
-  }
+/**
+ * The mode from the replies to {@linkcode typeModeQuestion}: insert only when both listener
+ * lists came back and neither holds a key event; key presses when anything is missing.
+ */
+export function typeModeFrom(replies: Record<string, unknown>[]): TypeMode {
+  const lists = [replies[2]?.listeners, replies[3]?.listeners];
+  if (!lists.every(Array.isArray)) return "keys";
+  const listeners = (lists as { type?: unknown }[][]).flat();
+  return listeners.some((listener) => KEY_EVENTS.has(String(listener.type ?? "")))
+    ? "keys"
+    : "insert";
 }

@@ -10,6 +10,7 @@
  * @module
  */
 
+import type { SequenceCommand } from "../../../shared/browser_protocol.ts";
 import { BrowserError } from "../../browser/mod.ts";
 import type { Workspace } from "../../workspace/mod.ts";
 import type { TabTarget } from "../core/target.ts";
@@ -26,11 +27,8 @@ import {
   tabPages,
 } from "./refs.ts";
 
-/** A CDP command sent beside the evaluation. */
-export interface Command {
-  method: string;
-  params: Record<string, unknown>;
-}
+/** A CDP command sent beside the evaluation (it may ask about an object an earlier one found). */
+export type Command = SequenceCommand;
 
 /** What {@linkcode readMainFrame} read. */
 export interface MainFrameRead<T> {
