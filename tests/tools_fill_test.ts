@@ -117,6 +117,13 @@ Deno.test("fills answer in a line and say what the page did otherwise", async (t
           ["Member code", false],
           ["Age", true],
         ]);
+        // A batch sets values and fires their events without walking focus through the fields.
+        const focused = await s.ok("javascript_tool", {
+          action: "javascript_exec",
+          text: "document.activeElement.tagName",
+          tabId,
+        });
+        assertEquals((plain(focused) as { result: unknown }).result, "BODY");
       },
     );
 

@@ -77,18 +77,24 @@ function toBool(value: unknown): boolean | null {
   return null;
 }
 
-/** Focuses the field as a user reaching it would; scrolled to only when `scroll`. */
-function focusOn(el: HTMLElement, scroll: boolean): void {
+/**
+ * Focuses the field as a user reaching it would, scrolled to, when it is filled `alone`. A field
+ * of a batch is not focused (decision 0206): focusing costs the browser more than the rest of the
+ * fill (it looks the form over again for autofill), and its value and events do not depend on it.
+ * `editing`: a contenteditable takes its text through the selection, so it is focused either way.
+ */
+function focusOn(el: HTMLElement, alone: boolean, editing = false): void {
+  if (!alone && !editing) return;
   try {
-    el.focus({ preventScroll: !scroll });
+    el.focus({ preventScroll: !alone });
   } catch {
     // Focus is a courtesy to the page; what follows is what sets the value.
   }
 }
 
 /** Checks a radio button, by click and failing that by its setter. */
-function checkRadio(radio: HTMLInputElement, scroll: boolean): void {
-  focusOn(radio, scroll);
+function checkRadio(radio: HTMLInputElement, alone: boolean): void {
+  focusOn(radio, alone);
   if (!radio.checked) radio.click();
   if (!radio.checked) {
     nativeSetter(radio, "checked")!.call(radio, true);
@@ -101,7 +107,7 @@ function checkRadio(radio: HTMLInputElement, scroll: boolean): void {
  * Chooses the radio in a group (or under an element) whose value or label is `value`; null when
  * there are no radios to choose from.
  */
-function chooseRadio(el: Element, value: string, scroll: boolean): Applied | Refusal | null {
+function chooseRadio(el: Element, value: string, alone: boolean): Applied | Refusal | null {
   const isRadio = (el.getAttribute("type") || "").toLowerCase() === "radio";
   const scope = isRadio ? ((el as HTMLInputElement).form || el.getRootNode() as ParentNode) : el;
   const radios = Array.from(scope.querySelectorAll<HTMLInputElement>("input[type=radio]"))
@@ -117,7 +123,7 @@ function chooseRadio(el: Element, value: string, scroll: boolean): Applied | Ref
       options: radios.slice(0, 30).map((r) => ({ value: r.value, label: nameOf(r, "radio") })),
     };
   }
-  checkRadio(radio, scroll);
+  checkRadio(radio, alone);
   return { kind: "radio", el: radio, holds: () => radio.checked, chose: true };
 }
 
@@ -166,12 +172,12 @@ function replaceEditable(el: HTMLElement, text: string): void {
 }
 
 /** Turns a checkbox or radio input on or off, by click as a user would, else by its setter. */
-function toggle(field: HTMLInputElement, value: unknown, scroll: boolean): Applied | Refusal {
+function toggle(field: HTMLInputElement, value: unknown, alone: boolean): Applied | Refusal {
   const type = field.type;
   const want = toBool(value);
   if (want === null) return { error: "not_boolean", role: type };
   if (type === "radio" && !want) return { error: "radio_off" };
-  focusOn(field, scroll);
+  focusOn(field, alone);
   if (field.checked !== want) {
     field.click();
     if (field.checked !== want) {
@@ -202,7 +208,7 @@ function typeInto(field: HTMLInputElement, text: string, focus: () => void): App
  * Puts `value` into the field with this number: text, a select's option (by value or label), a
  * checkbox or switch (on or off), a radio group's choice, or a contenteditable's text.
  */
-function apply(id: number, value: unknown, scroll: boolean): Applied | Refusal {
+function apply(id: number, value: unknown, alone: boolean): Applied | Refusal {
   const el = byId(id);
   if (!el || !current()) return { error: "gone" };
   const tag = el.tagName;
@@ -212,7 +218,7 @@ function apply(id: number, value: unknown, scroll: boolean): Applied | Refusal {
   const field = el as HTMLInputElement;
   if (isDisabled(el)) return { error: "disabled" };
   if (field.readOnly && (tag === "INPUT" || tag === "TEXTAREA")) return { error: "readonly" };
-  const focus = () => focusOn(html, scroll);
+  const focus = () => focusOn(html, alone);
   const choice = typeof value === "string" && toBool(value) === null;
   if (
     choice &&
@@ -220,11 +226,11 @@ function apply(id: number, value: unknown, scroll: boolean): Applied | Refusal {
       !(tag === "INPUT" || tag === "TEXTAREA" || tag === "SELECT" || html.isContentEditable))
   ) {
     // A radio group (or one of its radios) given the label or value of the radio to choose.
-    const chosen = chooseRadio(el, value as string, scroll);
+    const chosen = chooseRadio(el, value as string, alone);
     if (chosen) return chosen;
   }
   if (tag === "INPUT" && (type === "checkbox" || type === "radio")) {
-    return toggle(field, value, scroll);
+    return toggle(field, value, alone);
   }
   if (role === "checkbox" || role === "switch" || role === "radio") {
     const want = toBool(value);
@@ -241,7 +247,7 @@ function apply(id: number, value: unknown, scroll: boolean): Applied | Refusal {
     return typeInto(field, String(value), focus);
   }
   if (html.isContentEditable) {
-    focus();
+    focusOn(html, alone, true);
     const text = String(value);
     replaceEditable(html, text);
     return { kind: "contenteditable", el, holds: () => clean(html.textContent) === clean(text) };
@@ -295,9 +301,9 @@ function readBack(applied: Applied, alone: boolean): FillResult {
 /**
  * Fills the field with this number and reads it back once the page's handlers ran: what it
  * holds, whether that is what was asked for, and whether the page calls it invalid. A field
- * filled `alone` is scrolled to as it is focused, and its box measured; one of a batch is
- * neither (the page would jump from field to field, and each box makes the browser lay the page
- * out again).
+ * filled `alone` is focused and scrolled to, and its box measured; one of a batch is none of
+ * these (the page would jump from field to field, and each focus and box makes the browser work
+ * the page over again).
  */
 export async function fill(id: number, value: unknown, alone = true): Promise<FillResult> {
   const applied = apply(id, value, alone);
