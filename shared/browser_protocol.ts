@@ -70,8 +70,8 @@ export type ObservedEvent = z.infer<typeof ObservedEvent>;
  * One command of a `cdp.sequence`. With `objectIdFrom` (n ≥ 1) its `params.objectId` is the
  * object the reply n commands earlier holds as `result.objectId` (a `Runtime.evaluate` that
  * answered with an object): a question about an object found in the same round trip. When that
- * reply holds no object (the evaluation answered null or a primitive), the command is not sent
- * and its reply is `{}`.
+ * reply holds no object (the evaluation answered null or a primitive, or threw), the command is
+ * not sent and its reply is `{}`.
  */
 export const SequenceCommand = z.object({
   method: CdpMethod,

@@ -64,6 +64,22 @@ Deno.test("type and settle: text by the fastest faithful path, a busy page withi
     );
 
     await t.step(
+      "a page whose focused element cannot be read in its own world gets key presses",
+      async () => {
+        await s.ok("javascript_tool", {
+          action: "javascript_exec",
+          text: "Object.defineProperty(Document.prototype, 'activeElement', " +
+            "{ get() { throw new Error('hidden'); } }); 'hidden'",
+          tabId,
+        });
+        const typed = await clickAndType(s, tabId, "Keyed field", "de");
+        assertMatch(s.text(typed), /holding "abcde"/);
+        const state = (await fields(s, tabId)).keyed;
+        assertEquals([state.value, state.keys], ["abcde", 5]);
+      },
+    );
+
+    await t.step(
       "on a page that listens for no key anywhere the text goes in at once: one input event",
       async () => {
         await s.ok("navigate", { url: s.fixtures.url("/bench_form.html?run=typing"), tabId });

@@ -346,7 +346,7 @@ async function sendSequence(
 
 /**
  * The command as sent: with `objectIdFrom`, the object an earlier reply holds put in its params
- * (null when that reply holds none, and the command is then not sent).
+ * (null when that reply holds none or the evaluation threw, and the command is then not sent).
  */
 function withObjectId(
   command: SequenceCommand,
@@ -354,7 +354,10 @@ function withObjectId(
 ): { method: string; params: Record<string, unknown> } | null {
   if (command.objectIdFrom === undefined) return command;
   const reply = results[results.length - command.objectIdFrom];
-  const objectId = (reply?.result as { objectId?: unknown } | undefined)?.objectId;
+  // An evaluation that threw holds the exception as its result: that is not the object meant.
+  const objectId = reply?.exceptionDetails === undefined
+    ? (reply?.result as { objectId?: unknown } | undefined)?.objectId
+    : undefined;
   return typeof objectId === "string"
     ? { method: command.method, params: { ...command.params, objectId } }
     : null;
