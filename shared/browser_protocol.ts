@@ -129,7 +129,8 @@ export const Operations = {
    * sequences (typing, drags) take one round trip instead of one per event. With `pipeline`
    * each command is sent without waiting for the previous one's answer (Chrome still runs
    * them in order): right for key presses, wrong where the page must react in between (a
-   * drag must start before the mouse moves on).
+   * drag must start before the mouse moves on). A command naming an earlier reply
+   * (`objectIdFrom`) still waits for that reply, and those after it go out after it.
    */
   "cdp.sequence": {
     params: z.object({
@@ -139,10 +140,9 @@ export const Operations = {
     }).strict().refine(
       (sequence) =>
         sequence.commands.every((command, index) =>
-          command.objectIdFrom === undefined ||
-          (!sequence.pipeline && command.objectIdFrom <= index)
+          command.objectIdFrom === undefined || command.objectIdFrom <= index
         ),
-      "objectIdFrom must name an earlier command of a sequence that is not pipelined",
+      "objectIdFrom must name an earlier command of the sequence",
     ),
     result: z.object({ results: z.array(z.record(z.string(), z.unknown())) }).strict(),
   },

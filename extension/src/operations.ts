@@ -325,14 +325,28 @@ async function sendSequence(
       );
   const results: Record<string, unknown>[] = [];
   if (params.pipeline) {
-    for (const outcome of await Promise.all(params.commands.map(send))) {
+    // Each command goes out without waiting for the one before, except one that names an
+    // earlier reply: it waits for that reply, and the commands after it go out after it.
+    const sent: ReturnType<typeof send>[] = [];
+    for (const command of params.commands) {
+      if (command.objectIdFrom === undefined) {
+        sent.push(send(command));
+        continue;
+      }
+      const earlier = await sent[sent.length - command.objectIdFrom];
+      const resolved = withObjectId(command, earlier.ok ? earlier.result : undefined);
+      sent.push(resolved === null ? Promise.resolve({ ok: true, result: {} }) : send(resolved));
+    }
+    for (const outcome of await Promise.all(sent)) {
       if (!outcome.ok) throw outcome.error;
       results.push(outcome.result);
     }
     return { results };
   }
   for (const command of params.commands) {
-    const resolved = withObjectId(command, results);
+    const resolved = command.objectIdFrom === undefined
+      ? command
+      : withObjectId(command, results[results.length - command.objectIdFrom]);
     if (resolved === null) {
       results.push({});
       continue;
@@ -345,15 +359,13 @@ async function sendSequence(
 }
 
 /**
- * The command as sent: with `objectIdFrom`, the object an earlier reply holds put in its params
- * (null when that reply holds none or the evaluation threw, and the command is then not sent).
+ * The command as sent with the object the earlier `reply` it names holds put in its params; null
+ * when that reply holds none or its evaluation threw (the command is then not sent).
  */
 function withObjectId(
   command: SequenceCommand,
-  results: Record<string, unknown>[],
+  reply: Record<string, unknown> | undefined,
 ): { method: string; params: Record<string, unknown> } | null {
-  if (command.objectIdFrom === undefined) return command;
-  const reply = results[results.length - command.objectIdFrom];
   // An evaluation that threw holds the exception as its result: that is not the object meant.
   const objectId = reply?.exceptionDetails === undefined
     ? (reply?.result as { objectId?: unknown } | undefined)?.objectId

@@ -157,6 +157,8 @@ export async function observeBefore(
       keep: MAX_CHANGED_KEPT,
     }),
     options.beside,
+    // It answers without a promise: the read (and the type question beside it) go out at once.
+    { synchronous: true },
   ).catch(() => null);
   const before = await noteBefore(
     workspace,

@@ -172,8 +172,9 @@ async function readCurrent<T>(
         FRAME_TREE,
         ...beside,
       ],
-      // Commands beside the read wait for it to succeed, so only a bare read goes out at once.
-      ...(options.synchronous && beside.length === 0 ? { pipeline: true } : {}),
+      // Commands beside a synchronous read go out with it (one that names an earlier reply's
+      // object waits for that reply): they must do no harm when the read turns out stale.
+      ...(options.synchronous ? { pipeline: true } : {}),
     }));
   } catch (error) {
     if (error instanceof BrowserError && error.kind === "dialog_open") throw error;
