@@ -142,24 +142,32 @@ export async function noteBefore(
  * Notes the page's state before an action and installs the mutation counter, in one round trip
  * to the page's Ghostlight world (isolated: it shares the DOM but not the page's globals, so a
  * hostile page cannot fake what a receipt reports). `point` (viewport CSS pixels) names the
- * element there; `beside` are commands sent in the same round trip, their replies returned.
+ * element there; `beside` are commands sent in the same round trip, their replies returned (none
+ * when they failed).
  */
 export async function observeBefore(
   workspace: Workspace,
   target: TabTarget,
   options: { point?: { x: number; y: number }; beside?: Command[] } = {},
 ): Promise<Before & { beside: Record<string, unknown>[] }> {
-  const read = await readMainFrame<BeforeState>(
-    target,
-    tabPages(workspace, target.tabId),
-    runtimeCall("observeBefore", counterKey(workspace), {
-      point: options.point ?? null,
-      keep: MAX_CHANGED_KEPT,
-    }),
-    options.beside,
-    // It answers without a promise: the read (and the type question beside it) go out at once.
-    { synchronous: true },
-  ).catch(() => null);
+  const readWith = (beside: Command[]) =>
+    readMainFrame<BeforeState>(
+      target,
+      tabPages(workspace, target.tabId),
+      runtimeCall("observeBefore", counterKey(workspace), {
+        point: options.point ?? null,
+        keep: MAX_CHANGED_KEPT,
+      }),
+      beside,
+      // It answers without a promise: the read (and the type question beside it) go out at once.
+      { synchronous: true },
+    );
+  // Commands beside the read that fail (or that an older extension refuses) must not cost the
+  // receipt its "before": the read is made again alone, and their replies are then missing.
+  const beside = options.beside ?? [];
+  const read = await readWith(beside).catch(() =>
+    beside.length > 0 ? readWith([]).catch(() => null) : null
+  );
   const before = await noteBefore(
     workspace,
     target,
