@@ -14,6 +14,7 @@ import {
   type ObservedEvent,
 } from "../../shared/browser_protocol.ts";
 import { type Bucket, clip, MAX_EVENT_CHARS, project, takeToken, unsent } from "./event_filter.ts";
+import { track, tracks, untrack } from "./locations.ts";
 
 /** A CDP command the service wants sent whenever the debugger (re)attaches. */
 export interface EnableCommand {
@@ -36,8 +37,17 @@ export function setEventSink(send: (message: FromExtension) => void): void {
   sink = send;
 }
 
-/** Sets what a tab forwards and what to enable on attach. */
-export function observe(tabId: number, events: ObservedEvent[], enable: EnableCommand[]): void {
+/**
+ * Sets what a tab forwards and what to enable on attach, and whether it reports where it stands
+ * (`locations`, decision 0190).
+ */
+export function observe(
+  tabId: number,
+  events: ObservedEvent[],
+  enable: EnableCommand[],
+  locations: boolean,
+): void {
+  if (locations) track(tabId);
   const previous = observers.get(tabId);
   observers.set(tabId, {
     events: new Map(events.map((event) => [event.method, event.fields])),
@@ -55,6 +65,7 @@ export function observe(tabId: number, events: ObservedEvent[], enable: EnableCo
 export function observeLike(openerTabId: number, tabId: number): boolean {
   const opener = observers.get(openerTabId);
   if (!opener || observers.has(tabId)) return false;
+  if (tracks(openerTabId)) track(tabId);
   observers.set(tabId, {
     events: opener.events,
     enable: opener.enable,
@@ -89,6 +100,7 @@ export function enableNotYetSent(tabId: number, commands: EnableCommand[]): Enab
 
 /** Forgets a tab no longer observed (released or closed). */
 export function forget(tabId: number): void {
+  untrack(tabId);
   observers.delete(tabId);
   sentOnAttachment.delete(tabId);
 }

@@ -26,6 +26,7 @@ import {
 } from "./events.ts";
 import { childSessions, forgetSessions } from "./frames.ts";
 import { groupOf, rememberGroup } from "./groups.ts";
+import { describeTab } from "./locations.ts";
 import { placeTransfers, TransferRefused, TransferStore } from "./transfers.ts";
 
 /** A mechanism failure with the kind the service understands. */
@@ -89,19 +90,6 @@ export async function releaseAll(): Promise<void> {
   for (const tabId of [...attached]) await release(tabId);
 }
 
-function describe(tab: chrome.tabs.Tab): TabInfo {
-  return {
-    tab_id: tab.id ?? -1,
-    window_id: tab.windowId,
-    group_id: tab.groupId,
-    url: tab.url ?? tab.pendingUrl ?? "",
-    ...(tab.pendingUrl ? { pending_url: tab.pendingUrl } : {}),
-    title: tab.title ?? "",
-    status: tab.status ?? "unknown",
-    active: tab.active,
-  };
-}
-
 async function getTab(tabId: number): Promise<chrome.tabs.Tab> {
   try {
     return await chrome.tabs.get(tabId);
@@ -127,7 +115,7 @@ async function createTab(params: OperationParams<"tab.create">): Promise<TabInfo
     });
     await rememberGroup(params.group.key, joined);
   }
-  return describe(await getTab(tabId));
+  return describeTab(await getTab(tabId));
 }
 
 async function ensureAttached(tabId: number): Promise<void> {
@@ -339,7 +327,7 @@ async function sendSequence(
 }
 
 async function observeTab(params: OperationParams<"tab.observe">): Promise<Record<never, never>> {
-  observe(params.tab_id, params.events, params.enable);
+  observe(params.tab_id, params.events, params.enable, params.locations ?? false);
   if (!attached.has(params.tab_id)) {
     // Attaching sends the enable commands.
     await ensureAttached(params.tab_id);
@@ -413,7 +401,7 @@ const IMPLEMENTATIONS: {
   [N in OperationName]: (params: OperationParams<N>) => Promise<OperationResult<N>>;
 } = {
   "tab.create": createTab,
-  "tab.get": async (params) => describe(await getTab(params.tab_id)),
+  "tab.get": async (params) => describeTab(await getTab(params.tab_id)),
   "tab.close": async (params) => {
     await getTab(params.tab_id);
     await chrome.tabs.remove(params.tab_id);
