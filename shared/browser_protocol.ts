@@ -319,9 +319,10 @@ export const FromExtension = z.union([
   /**
    * Where a tab that reports its location (`tab.observe` with `locations`) stands now: its URL or
    * pending URL changed. Changes within one site are coalesced per tab; a change of site is sent
-   * at once. Never subject to the CDP events' rate bound.
+   * at once. Never subject to the CDP events' rate bound. Without `tab`: the tab stopped
+   * reporting (its debugger went away) until a command attaches to it again.
    */
-  z.object({ type: z.literal("tab_location"), tab: TabInfo }).strict(),
+  z.object({ type: z.literal("tab_location"), tab_id: TabId, tab: TabInfo.optional() }).strict(),
   /**
    * The terminal acknowledgement of a command of an earlier link of this executor: it ended
    * (whichever way). Sent after every hello for the latest commands of earlier links, when each

@@ -14,7 +14,7 @@ import {
   type ObservedEvent,
 } from "../../shared/browser_protocol.ts";
 import { type Bucket, clip, MAX_EVENT_CHARS, project, takeToken, unsent } from "./event_filter.ts";
-import { track, tracks, untrack } from "./locations.ts";
+import { track, untrack } from "./locations.ts";
 
 /** A CDP command the service wants sent whenever the debugger (re)attaches. */
 export interface EnableCommand {
@@ -23,6 +23,8 @@ export interface EnableCommand {
 }
 
 interface Observer extends Bucket {
+  /** Whether the tab reports where it stands while the debugger is attached (decision 0190). */
+  locations: boolean;
   /** Event method → kept fields (undefined keeps all). */
   events: Map<string, string[] | undefined>;
   enable: EnableCommand[];
@@ -47,9 +49,9 @@ export function observe(
   enable: EnableCommand[],
   locations: boolean,
 ): void {
-  if (locations) track(tabId);
   const previous = observers.get(tabId);
   observers.set(tabId, {
+    locations,
     events: new Map(events.map((event) => [event.method, event.fields])),
     enable,
     tokens: previous?.tokens ?? EVENTS_PER_SECOND,
@@ -65,8 +67,8 @@ export function observe(
 export function observeLike(openerTabId: number, tabId: number): boolean {
   const opener = observers.get(openerTabId);
   if (!opener || observers.has(tabId)) return false;
-  if (tracks(openerTabId)) track(tabId);
   observers.set(tabId, {
+    locations: opener.locations,
     events: opener.events,
     enable: opener.enable,
     tokens: EVENTS_PER_SECOND,
@@ -74,6 +76,11 @@ export function observeLike(openerTabId: number, tabId: number): boolean {
     dropped: 0,
   });
   return true;
+}
+
+/** Starts reporting where `tabId` stands, once attached, if the service asked for it. */
+export function trackIfAsked(tabId: number): void {
+  if (observers.get(tabId)?.locations) track(tabId);
 }
 
 /** The commands to replay after attaching to a tab the service observes. */

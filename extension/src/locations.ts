@@ -40,7 +40,10 @@ export function setLocationSink(send: (message: FromExtension) => void): void {
   sink = send;
 }
 
-/** Starts reporting where `tabId` stands (again: its memory is kept). */
+/**
+ * Starts reporting where `tabId` stands (again: its memory is kept). Only while the debugger is
+ * attached to it: its navigation events are what tell a page leaving by itself.
+ */
 export function track(tabId: number): void {
   if (tracked.has(tabId)) return;
   tracked.set(tabId, {
@@ -62,6 +65,16 @@ export function tracks(tabId: number): boolean {
 export function untrack(tabId: number): void {
   clearTimeout(tracked.get(tabId)?.waiting?.timer);
   tracked.delete(tabId);
+}
+
+/**
+ * The debugger left a tab that reports where it stands: without its events a page leaving by
+ * itself goes unseen, so the service is told to ask the browser until a command attaches again.
+ */
+export function attachmentLost(tabId: number): void {
+  if (!tracked.has(tabId)) return;
+  untrack(tabId);
+  sink({ type: "tab_location", tab_id: tabId });
 }
 
 /** A tab as the protocol describes it. */
@@ -106,8 +119,51 @@ export async function tailOf(tabId: number): Promise<TabInfo | undefined> {
 
 chrome.tabs.onUpdated.addListener((tabId, _change, tab) => {
   const entry = tracked.get(tabId);
-  if (!entry) return;
-  const info = describeTab(tab);
+  if (entry) consider(tabId, entry, describeTab(tab));
+});
+
+/**
+ * The debugger's word that a navigation starts or ends in the tab's page. Chrome sends no
+ * `tabs.onUpdated` when a page starts leaving by itself (a script setting `location.href`), yet
+ * the tab then has a pending URL: these events say when to read it.
+ */
+const NAVIGATING = new Set([
+  "Page.frameRequestedNavigation",
+  "Page.frameStartedNavigating",
+  "Page.frameNavigated",
+  "Page.navigatedWithinDocument",
+]);
+/** How many times a reading crossed by a change is taken again before the change's own stands. */
+const RECHECKS = 3;
+
+chrome.debugger.onEvent.addListener((source, method) => {
+  const tabId = source.tabId;
+  if (tabId === undefined || (source as { sessionId?: string }).sessionId) return;
+  if (NAVIGATING.has(method) && tracked.has(tabId)) recheck(tabId);
+});
+
+/**
+ * Reads the tab and reports what changed. A reading crossed by a change (which of the two is
+ * newer is not certain) is taken again.
+ */
+async function recheck(tabId: number): Promise<void> {
+  for (let attempt = 0; attempt < RECHECKS; attempt++) {
+    const entry = tracked.get(tabId);
+    if (!entry) return;
+    const changes = entry.changes;
+    let tab: chrome.tabs.Tab;
+    try {
+      tab = await chrome.tabs.get(tabId);
+    } catch {
+      return;
+    }
+    if (tracked.get(tabId) !== entry) return;
+    if (entry.changes === changes) return consider(tabId, entry, describeTab(tab));
+  }
+}
+
+/** Reports a tab's new URL or pending URL, at once or coalesced (see the module's words). */
+function consider(tabId: number, entry: Tracked, info: TabInfo): void {
   const seen = `${info.url}\n${info.pending_url ?? ""}`;
   // A new title, a status or a favicon moves nothing.
   if (seen === entry.seen) return;
@@ -131,7 +187,7 @@ chrome.tabs.onUpdated.addListener((tabId, _change, tab) => {
     report(entry, waiting.tab, Date.now());
   }, SAME_SITE_EVERY_MS - (now - entry.sentAt));
   entry.waiting = { tab: info, timer };
-});
+}
 
 chrome.tabs.onRemoved.addListener(untrack);
 
@@ -140,7 +196,7 @@ function report(entry: Tracked, tab: TabInfo, now: number): void {
   entry.waiting = undefined;
   entry.site = siteOf(tab);
   entry.sentAt = now;
-  sink({ type: "tab_location", tab });
+  sink({ type: "tab_location", tab_id: tab.tab_id, tab });
 }
 
 function refill(entry: Tracked, now: number): void {

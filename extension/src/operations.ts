@@ -23,10 +23,11 @@ import {
   forget,
   observe,
   observeLike,
+  trackIfAsked,
 } from "./events.ts";
 import { childSessions, forgetSessions } from "./frames.ts";
 import { groupOf, rememberGroup } from "./groups.ts";
-import { describeTab } from "./locations.ts";
+import { attachmentLost, describeTab } from "./locations.ts";
 import { placeTransfers, TransferRefused, TransferStore } from "./transfers.ts";
 
 /** A mechanism failure with the kind the service understands. */
@@ -57,6 +58,7 @@ const detachReasons = new Map<number, `${chrome.debugger.DetachReason}`>();
 chrome.debugger.onDetach.addListener((source, reason) => {
   if (source.tabId === undefined) return;
   attached.delete(source.tabId);
+  attachmentLost(source.tabId);
   detachReasons.set(source.tabId, reason);
 });
 chrome.tabs.onRemoved.addListener((tabId) => {
@@ -131,6 +133,7 @@ async function ensureAttached(tabId: number): Promise<void> {
     }
   }
   attached.add(tabId);
+  trackIfAsked(tabId);
   await enableObserved(tabId);
 }
 
@@ -164,6 +167,7 @@ export async function followOpened(openerTabId: number, tabId: number): Promise<
     await release(tabId);
     return;
   }
+  trackIfAsked(tabId);
   await enableObserved(tabId);
 }
 
@@ -208,6 +212,7 @@ const DETACHED_WHILE_HANDLING = /detached while handling/i;
  */
 async function detachedFailure(tabId: number): Promise<MechanismError> {
   attached.delete(tabId);
+  attachmentLost(tabId);
   forgetSessions(tabId);
   const gone = await chrome.tabs.get(tabId).then(() => false, () => true);
   const reason = detachReasons.get(tabId);
@@ -243,6 +248,7 @@ async function withAttachment<T>(
     if (DETACHED_WHILE_HANDLING.test(message)) throw await detachedFailure(tabId);
     if (!NOT_ATTACHED.test(message)) throw error;
     attached.delete(tabId);
+    attachmentLost(tabId);
     forgetSessions(tabId);
     await chrome.debugger.detach({ tabId }).catch(() => {});
     await ensureAttached(tabId);
@@ -328,6 +334,7 @@ async function sendSequence(
 
 async function observeTab(params: OperationParams<"tab.observe">): Promise<Record<never, never>> {
   observe(params.tab_id, params.events, params.enable, params.locations ?? false);
+  if (attached.has(params.tab_id)) trackIfAsked(params.tab_id);
   if (!attached.has(params.tab_id)) {
     // Attaching sends the enable commands.
     await ensureAttached(params.tab_id);

@@ -130,7 +130,7 @@ Deno.test("a tab reported on a denied host is refused before anything is sent", 
   try {
     assertEquals((await h.read()).outcome.kind, "success");
     h.moveTo("https://denied.test/");
-    h.browser.say({ type: "tab_location", tab: at("https://denied.test/") });
+    h.browser.say({ type: "tab_location", tab_id: 5, tab: at("https://denied.test/") });
     const refused = await h.read();
     assertEquals(refused.outcome.kind, "denied");
     assertMatch(said(refused.outcome), /read capability on denied\.test/);

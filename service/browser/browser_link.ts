@@ -392,7 +392,10 @@ export class BrowserLink {
 
   /** Notes where a reporting tab stands now, as the extension sent it on its own. */
   handleLocation(message: Extract<FromExtension, { type: "tab_location" }>): void {
-    this.#learnLocation(message.tab, ++this.#serial);
+    const serial = ++this.#serial;
+    if (message.tab === undefined || message.tab.tab_id !== message.tab_id) {
+      this.#forgetLocation(message.tab_id);
+    } else this.#learnLocation(message.tab, serial);
   }
 
   #learnLocation(tab: TabInfo, serial: number): void {

@@ -77,7 +77,11 @@ Deno.test("a tab is unknown until its extension says where it stands, then known
   await got;
   const first = link.knownLocation(7);
   assertEquals(first?.tab.url, "https://a.test/");
-  link.handleLocation({ type: "tab_location", tab: at("https://a.test/", "https://b.test/") });
+  link.handleLocation({
+    type: "tab_location",
+    tab_id: 7,
+    tab: at("https://a.test/", "https://b.test/"),
+  });
   const second = link.knownLocation(7);
   assertEquals(second?.tab.pending_url, "https://b.test/");
   assert(second!.serial > first!.serial, "each message gets a newer serial");
@@ -101,7 +105,7 @@ Deno.test("an answer carries the tab it names only; another tab's tail is not be
 
 Deno.test("after a call, the table speaks only for what came after the call's start and its last answer", async () => {
   const { link, command, firstCdp } = linkWith();
-  link.handleLocation({ type: "tab_location", tab: at("https://a.test/") });
+  link.handleLocation({ type: "tab_location", tab_id: 7, tab: at("https://a.test/") });
   const start = link.locationSerial;
   // Nothing since the call started: ask the browser.
   assertEquals(link.locationSince(7, start), undefined);
@@ -117,7 +121,7 @@ Deno.test("after a call, the table speaks only for what came after the call's st
   assertEquals(link.locationSince(7, start), undefined);
   assertEquals(link.knownLocation(7)?.tab.url, "https://b.test/", "still the best guess before");
   // The change it saw arrives after: fresh again.
-  link.handleLocation({ type: "tab_location", tab: at("https://c.test/") });
+  link.handleLocation({ type: "tab_location", tab_id: 7, tab: at("https://c.test/") });
   assertEquals(link.locationSince(7, start)?.url, "https://c.test/");
 });
 
@@ -140,30 +144,34 @@ Deno.test("a failed command's tail counts; a command cut off makes what is known
   assertEquals(link.locationSince(7, start), undefined);
 });
 
-Deno.test("release, close and the link's end forget where a tab stands", async () => {
+Deno.test("release, the end of reports, close and the link's end forget where a tab stands", async () => {
   const { link, command } = linkWith();
-  link.handleLocation({ type: "tab_location", tab: at("https://a.test/") });
+  link.handleLocation({ type: "tab_location", tab_id: 7, tab: at("https://a.test/") });
   const released = link.call("tab.release", { tab_id: 7 });
   const release = await command("tab.release");
   assertEquals(link.knownLocation(7), undefined, "forgotten once the release is sent");
   // A report sent before the release ended, then its answer: still forgotten.
-  link.handleLocation({ type: "tab_location", tab: at("https://a.test/") });
+  link.handleLocation({ type: "tab_location", tab_id: 7, tab: at("https://a.test/") });
   link.handleResult({ type: "result", id: release.id, ok: true, value: { detached: true } });
   await released;
   assertEquals(link.knownLocation(7), undefined);
-  link.handleLocation({ type: "tab_location", tab: at("https://a.test/") });
+  // The extension stopped reporting it (its debugger went away).
+  link.handleLocation({ type: "tab_location", tab_id: 7, tab: at("https://a.test/") });
+  link.handleLocation({ type: "tab_location", tab_id: 7 });
+  assertEquals(link.knownLocation(7), undefined);
+  link.handleLocation({ type: "tab_location", tab_id: 7, tab: at("https://a.test/") });
   link.tabClosed(7);
   assertEquals(link.knownLocation(7), undefined);
-  link.handleLocation({ type: "tab_location", tab: at("https://a.test/") });
+  link.handleLocation({ type: "tab_location", tab_id: 7, tab: at("https://a.test/") });
   link.close();
   assertEquals(link.knownLocation(7), undefined);
-  link.handleLocation({ type: "tab_location", tab: at("https://a.test/") });
+  link.handleLocation({ type: "tab_location", tab_id: 7, tab: at("https://a.test/") });
   assertEquals(link.knownLocation(7), undefined, "a closed link learns nothing");
 });
 
 Deno.test("an extension without the feature is never asked, and what it sends is not believed", async () => {
   const { link, firstCdp } = linkWith([]);
   assertEquals((await firstCdp(at("https://b.test/"))).locations, undefined);
-  link.handleLocation({ type: "tab_location", tab: at("https://c.test/") });
+  link.handleLocation({ type: "tab_location", tab_id: 7, tab: at("https://c.test/") });
   assertEquals(link.knownLocation(7), undefined);
 });

@@ -1,7 +1,7 @@
 /**
  * Governance of a tab that moves (decision 0190), through a real MCP client and headless
- * Chromium: a page that leaves by itself for a host the policy refuses is refused before the
- * next call reaches it, and a click that leads there has its result withheld. The same steps run
+ * Chromium: a page that starts leaving, or has left, by itself for a host the policy refuses is
+ * refused before the next call reaches it, and a click that leads there has its result withheld. The same steps run
  * against this tree's extension (which reports where its tabs stand) and an older one (whose
  * tabs the gate asks the browser about).
  *
@@ -24,6 +24,18 @@ export const MOVED_TABS_POLICY =
  */
 export async function movedTabsStayGoverned(s: E2ESession, tabId: number): Promise<void> {
   const denied = (path: string) => s.fixtures.url(path).replace("127.0.0.1", "localhost");
+  const endpoint = s.browser.ready.devtools;
+  assert(endpoint, "the browser was launched with --remote-debugging");
+  /** Loads `marker`'s page in the tab, then has it leave by itself (no call) for `to`. */
+  const leaveBySelf = async (marker: string, to: string) => {
+    await s.ok("navigate", { url: s.fixtures.url(`/article.html?moved=${marker}`), tabId });
+    const cdp = await connectCdp(endpoint);
+    try {
+      await sendPageTo(cdp, `moved=${marker}`, to);
+    } finally {
+      cdp.close();
+    }
+  };
 
   // A click on a link to the denied host: carried out, nothing of the page it led to returned.
   await s.ok("navigate", { url: s.fixtures.url("/article.html?moved=click"), tabId });
@@ -44,17 +56,29 @@ export async function movedTabsStayGoverned(s: E2ESession, tabId: number): Promi
   );
   assert(!allText(clicked).includes("Lighthouse"), "nothing of the denied page comes back");
 
+  // The page starts leaving by itself for a page that is slow to answer: while that navigation
+  // is pending (the tab still shows the old page), the next call is refused, since it could land
+  // on either. Calls before the service hears of it read the old page, which is allowed.
+  await leaveBySelf("pending", denied("/slow?ms=15000"));
+  // Reading the console waits for no page: until the service hears of the navigation it reads
+  // the old page's, which is allowed; from then on it is refused, and so is everything else.
+  const refused = await pollUntil(
+    () => s.call("read_console_messages", { tabId }),
+    (result) => result.isError === true,
+    "the service to hear that the page is leaving",
+  );
+  assertMatch(
+    allText(refused),
+    /^Denied: read_console_messages needs the read capability on localhost, which is refused/,
+  );
+  assertMatch(
+    await s.fail("get_page_text", { tabId }),
+    /^Denied: get_page_text needs the read capability on localhost, which is refused/,
+  );
+
   // The page leaves by itself, no call involved; once the service has heard from the browser
   // that it did, the next calls on it are refused before anything is sent to the page.
-  await s.ok("navigate", { url: s.fixtures.url("/article.html?moved=self"), tabId });
-  const endpoint = s.browser.ready.devtools;
-  assert(endpoint, "the browser was launched with --remote-debugging");
-  const cdp = await connectCdp(endpoint);
-  try {
-    await sendPageTo(cdp, "moved=self", denied("/index.html?moved=away"));
-  } finally {
-    cdp.close();
-  }
+  await leaveBySelf("self", denied("/index.html?moved=away"));
   await pollUntil(
     () => s.ok("tabs_context_mcp", {}),
     (listed) =>
