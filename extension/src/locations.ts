@@ -30,6 +30,8 @@ interface Tracked {
   waiting?: { tab: TabInfo; timer: ReturnType<typeof setTimeout> };
   tokens: number;
   refilledAt: number;
+  /** A reading on a navigation event is under way; `again`: another event came meanwhile. */
+  reading?: { again: boolean };
 }
 
 const tracked = new Map<number, Tracked>();
@@ -139,7 +141,23 @@ const RECHECKS = 3;
 chrome.debugger.onEvent.addListener((source, method) => {
   const tabId = source.tabId;
   if (tabId === undefined || (source as { sessionId?: string }).sessionId) return;
-  if (NAVIGATING.has(method) && tracked.has(tabId)) recheck(tabId);
+  const entry = tracked.get(tabId);
+  if (!entry || !NAVIGATING.has(method)) return;
+  // One reading at a time per tab, and one more after it for whatever came meanwhile: a page
+  // navigating its frames in a loop cannot pile readings up.
+  if (entry.reading) {
+    entry.reading.again = true;
+    return;
+  }
+  const reading = { again: false };
+  entry.reading = reading;
+  (async () => {
+    do {
+      reading.again = false;
+      await recheck(tabId);
+    } while (reading.again && tracked.get(tabId) === entry);
+    entry.reading = undefined;
+  })();
 });
 
 /**
