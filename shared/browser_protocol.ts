@@ -159,6 +159,12 @@ export const Operations = {
         z.object({ method: CdpMethod, params: z.record(z.string(), z.unknown()) })
           .strict(),
       ).max(16),
+      /**
+       * Report where the tab stands (feature `tab_locations`): each answer to a command naming it
+       * carries `tab`, read after the command, and each change of its URL or pending URL is sent
+       * as a `tab_location`, until the tab is released or closed. Tabs it opens inherit this.
+       */
+      locations: z.boolean().optional(),
     }).strict(),
     result: z.object({}).strict(),
   },
@@ -315,13 +321,26 @@ export const FromExtension = z.union([
     id: z.number().int().nonnegative(),
     ok: z.literal(true),
     value: z.unknown(),
+    /**
+     * Where the command left the tab it names, read once it finished: only for a tab that
+     * reports its location, and only when no change of it was seen while it was read.
+     */
+    tab: TabInfo.optional(),
   }).strict(),
   z.object({
     type: z.literal("result"),
     id: z.number().int().nonnegative(),
     ok: z.literal(false),
     error: z.object({ kind: MechanismErrorKind, message: z.string() }).strict(),
+    tab: TabInfo.optional(),
   }).strict(),
+  /**
+   * Where a tab that reports its location (`tab.observe` with `locations`) stands now: its URL or
+   * pending URL changed. Changes within one site are coalesced per tab; a change of site is sent
+   * at once. Never subject to the CDP events' rate bound. Without `tab`: the tab stopped
+   * reporting (its debugger went away) until a command attaches to it again.
+   */
+  z.object({ type: z.literal("tab_location"), tab_id: TabId, tab: TabInfo.optional() }).strict(),
   /**
    * The terminal acknowledgement of a command of an earlier link of this executor: it ended
    * (whichever way). Sent after every hello for the latest commands of earlier links, when each

@@ -12,7 +12,7 @@ import type { OperationName } from "./browser_protocol.ts";
 import { VERSION } from "./version.ts";
 
 /** A capability of the extension beyond the operations every extension has. */
-export const ExtensionFeature = z.enum(["transfers"]);
+export const ExtensionFeature = z.enum(["transfers", "tab_locations"]);
 export type ExtensionFeature = z.infer<typeof ExtensionFeature>;
 
 /** Every feature this build of the extension supports: it declares them all in its hello. */
@@ -24,16 +24,21 @@ export const EXTENSION_FEATURES: readonly ExtensionFeature[] = ExtensionFeature.
  */
 export const FEATURE_OPERATIONS: Record<ExtensionFeature, readonly OperationName[]> = {
   transfers: ["transfer.chunk", "transfer.discard", "cdp.with_transfers"],
+  // No operation of its own: `tab.observe` asks for it, answers and `tab_location` carry it.
+  tab_locations: [],
 };
 
 /** The tools that cannot work without each feature. */
 export const FEATURE_TOOLS: Record<ExtensionFeature, readonly string[]> = {
   transfers: ["file_upload", "upload_image"],
+  // Without it every tool still works: the gate asks the browser where a tab is instead.
+  tab_locations: [],
 };
 
 /** The oldest extension version each feature is in. */
 export const FEATURE_SINCE: Record<ExtensionFeature, string> = {
   transfers: "0.1.0",
+  tab_locations: "0.1.0",
 };
 
 /** The oldest extension this service works with fully; older ones lose the tools they lack. */
@@ -78,11 +83,12 @@ export function extensionMismatch(
   const missing = ExtensionFeature.options.filter((feature) => !features.includes(feature));
   const old = compareVersions(extensionVersion, MIN_EXTENSION_VERSION) < 0;
   if (!old && missing.length === 0) return null;
+  const tools = missing.flatMap((feature) => FEATURE_TOOLS[feature]);
   const lacking = missing.length === 0
     ? ""
-    : ` lacks ${missing.join(", ")} (${
-      missing.flatMap((feature) => FEATURE_TOOLS[feature]).join(", ")
-    } will not work);`;
+    : ` lacks ${missing.join(", ")}${
+      tools.length === 0 ? "" : ` (${tools.join(", ")} will not work)`
+    };`;
   return `extension ${extensionVersion}${old ? ` is older than ${MIN_EXTENSION_VERSION};` : ""}` +
     `${lacking} ${UPGRADE_STEP}`;
 }

@@ -7,6 +7,7 @@
 
 import type { InstancePaths } from "../shared/instance.ts";
 import { assert, assertEquals, assertMatch } from "./support/assert.ts";
+import { MOVED_TABS_POLICY, movedTabsStayGoverned } from "./support/moved_tabs.ts";
 import { ghostlight } from "./support/processes.ts";
 import { allText } from "./support/results.ts";
 import { type CallResult, type E2ESession, startSession } from "./support/session.ts";
@@ -252,6 +253,15 @@ Deno.test("a sacred site is refused under an allow-all policy, before anything i
     assertEquals(s.fixtures.requests("/index.html"), before);
     const result: CallResult = await s.ok("get_page_text", { tabId: tab });
     assertMatch(s.text(result), /<page-content/);
+  } finally {
+    await s.close();
+  }
+});
+
+Deno.test("a tab that moves, by itself or by a click, stays governed without the gate asking the browser", async () => {
+  const s = await startSession({ policy: MOVED_TABS_POLICY, launchArgs: ["--remote-debugging"] });
+  try {
+    await movedTabsStayGoverned(s, await s.firstTab());
   } finally {
     await s.close();
   }

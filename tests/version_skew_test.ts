@@ -10,15 +10,18 @@ import { UPGRADE_STEP } from "../shared/extension_features.ts";
 import { resolveInstancePaths } from "../shared/instance.ts";
 import { assert, assertEquals, assertMatch } from "./support/assert.ts";
 import { buildOlderExtension } from "./support/older_extension.ts";
+import { MOVED_TABS_POLICY, movedTabsStayGoverned } from "./support/moved_tabs.ts";
 import { ghostlight } from "./support/processes.ts";
 import { refOf, startSession } from "./support/session.ts";
 
 const OLDER = "0.0.9";
 
-Deno.test("an older real extension without transfers: uploads give the upgrade step, the rest works", async () => {
+Deno.test("an older real extension without features: uploads give the upgrade step, the rest works and stays governed", async () => {
   const work = await Deno.makeTempDir({ prefix: "ghostlight-older-" });
   const s = await startSession({
     instancePrefix: "skw",
+    policy: MOVED_TABS_POLICY,
+    launchArgs: ["--remote-debugging"],
     async beforeLaunch(testEnv) {
       // Where `browser launch`, running as the service, may read it: the instance's cache.
       const paths = resolveInstancePaths(testEnv.instance, (key) => testEnv.env[key]);
@@ -69,6 +72,10 @@ Deno.test("an older real extension without transfers: uploads give the upgrade s
     // The bench shows every file it gets, by input or by drop: none arrived.
     const text = s.text(await s.ok("get_page_text", { tabId }));
     assertMatch(text, /STATE \{\} END/);
+    // Its tabs do not report where they stand: the gate asks the browser, and a tab that moves
+    // stays governed just the same.
+    assertMatch(browser.mismatch ?? "", /lacks transfers, tab_locations/);
+    await movedTabsStayGoverned(s, tabId);
   } finally {
     await s.close();
     await Deno.remove(work, { recursive: true });

@@ -12,6 +12,7 @@ import { type FromExtension, ToExtension } from "../../shared/browser_protocol.t
 import { EXTENSION_FEATURES } from "../../shared/extension_features.ts";
 import { PersonRequest } from "../../shared/person.ts";
 import { setEventSink } from "./events.ts";
+import { setLocationSink, tailOf } from "./locations.ts";
 import { followOpened, MechanismError, perform, releaseAll } from "./operations.ts";
 import { abandonAll, askService, settle, SHORTCUTS } from "./person.ts";
 
@@ -157,12 +158,13 @@ async function execute(
   op: Parameters<typeof perform>[0],
   params: Parameters<typeof perform>[1],
 ): Promise<FromExtension> {
+  let frame: FromExtension;
   try {
     const value = await perform(op, params);
-    return { type: "result", id, ok: true, value: value ?? {} };
+    frame = { type: "result", id, ok: true, value: value ?? {} };
   } catch (error) {
     const known = error instanceof MechanismError;
-    return {
+    frame = {
       type: "result",
       id,
       ok: false,
@@ -172,6 +174,10 @@ async function execute(
       },
     };
   }
+  // Where the command left its tab, when the service asked that tab to report it (decision 0190).
+  const tabId = (params as { tab_id?: unknown } | undefined)?.tab_id;
+  const tab = typeof tabId === "number" ? await tailOf(tabId) : undefined;
+  return tab === undefined ? frame : { ...frame, tab } as FromExtension;
 }
 
 async function connect(): Promise<void> {
@@ -206,6 +212,7 @@ chrome.tabs.onCreated.addListener((tab) => {
   if (tab.openerTabId !== undefined) followOpened(tab.openerTabId, tab.id).catch(() => {});
 });
 setEventSink(send);
+setLocationSink(send);
 
 // The popup asks through the worker, which holds the only port to the service.
 chrome.runtime.onMessage.addListener((message, sender, sendResponse) => {

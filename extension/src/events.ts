@@ -14,6 +14,7 @@ import {
   type ObservedEvent,
 } from "../../shared/browser_protocol.ts";
 import { type Bucket, clip, MAX_EVENT_CHARS, project, takeToken, unsent } from "./event_filter.ts";
+import { track, untrack } from "./locations.ts";
 
 /** A CDP command the service wants sent whenever the debugger (re)attaches. */
 export interface EnableCommand {
@@ -22,6 +23,8 @@ export interface EnableCommand {
 }
 
 interface Observer extends Bucket {
+  /** Whether the tab reports where it stands while the debugger is attached (decision 0190). */
+  locations: boolean;
   /** Event method → kept fields (undefined keeps all). */
   events: Map<string, string[] | undefined>;
   enable: EnableCommand[];
@@ -36,10 +39,19 @@ export function setEventSink(send: (message: FromExtension) => void): void {
   sink = send;
 }
 
-/** Sets what a tab forwards and what to enable on attach. */
-export function observe(tabId: number, events: ObservedEvent[], enable: EnableCommand[]): void {
+/**
+ * Sets what a tab forwards and what to enable on attach, and whether it reports where it stands
+ * (`locations`, decision 0190).
+ */
+export function observe(
+  tabId: number,
+  events: ObservedEvent[],
+  enable: EnableCommand[],
+  locations: boolean,
+): void {
   const previous = observers.get(tabId);
   observers.set(tabId, {
+    locations,
     events: new Map(events.map((event) => [event.method, event.fields])),
     enable,
     tokens: previous?.tokens ?? EVENTS_PER_SECOND,
@@ -56,6 +68,7 @@ export function observeLike(openerTabId: number, tabId: number): boolean {
   const opener = observers.get(openerTabId);
   if (!opener || observers.has(tabId)) return false;
   observers.set(tabId, {
+    locations: opener.locations,
     events: opener.events,
     enable: opener.enable,
     tokens: EVENTS_PER_SECOND,
@@ -63,6 +76,11 @@ export function observeLike(openerTabId: number, tabId: number): boolean {
     dropped: 0,
   });
   return true;
+}
+
+/** Starts reporting where `tabId` stands, once attached, if the service asked for it. */
+export function trackIfAsked(tabId: number): void {
+  if (observers.get(tabId)?.locations) track(tabId);
 }
 
 /** The commands to replay after attaching to a tab the service observes. */
@@ -89,6 +107,7 @@ export function enableNotYetSent(tabId: number, commands: EnableCommand[]): Enab
 
 /** Forgets a tab no longer observed (released or closed). */
 export function forget(tabId: number): void {
+  untrack(tabId);
   observers.delete(tabId);
   sentOnAttachment.delete(tabId);
 }

@@ -24,9 +24,11 @@ import {
   forget,
   observe,
   observeLike,
+  trackIfAsked,
 } from "./events.ts";
 import { childSessions, forgetSessions } from "./frames.ts";
 import { groupOf, rememberGroup } from "./groups.ts";
+import { attachmentLost, describeTab } from "./locations.ts";
 import { placeTransfers, TransferRefused, TransferStore } from "./transfers.ts";
 
 /** A mechanism failure with the kind the service understands. */
@@ -57,6 +59,7 @@ const detachReasons = new Map<number, `${chrome.debugger.DetachReason}`>();
 chrome.debugger.onDetach.addListener((source, reason) => {
   if (source.tabId === undefined) return;
   attached.delete(source.tabId);
+  attachmentLost(source.tabId);
   detachReasons.set(source.tabId, reason);
 });
 chrome.tabs.onRemoved.addListener((tabId) => {
@@ -90,19 +93,6 @@ export async function releaseAll(): Promise<void> {
   for (const tabId of [...attached]) await release(tabId);
 }
 
-function describe(tab: chrome.tabs.Tab): TabInfo {
-  return {
-    tab_id: tab.id ?? -1,
-    window_id: tab.windowId,
-    group_id: tab.groupId,
-    url: tab.url ?? tab.pendingUrl ?? "",
-    ...(tab.pendingUrl ? { pending_url: tab.pendingUrl } : {}),
-    title: tab.title ?? "",
-    status: tab.status ?? "unknown",
-    active: tab.active,
-  };
-}
-
 async function getTab(tabId: number): Promise<chrome.tabs.Tab> {
   try {
     return await chrome.tabs.get(tabId);
@@ -128,7 +118,7 @@ async function createTab(params: OperationParams<"tab.create">): Promise<TabInfo
     });
     await rememberGroup(params.group.key, joined);
   }
-  return describe(await getTab(tabId));
+  return describeTab(await getTab(tabId));
 }
 
 async function ensureAttached(tabId: number): Promise<void> {
@@ -144,6 +134,7 @@ async function ensureAttached(tabId: number): Promise<void> {
     }
   }
   attached.add(tabId);
+  trackIfAsked(tabId);
   await enableObserved(tabId);
 }
 
@@ -177,6 +168,7 @@ export async function followOpened(openerTabId: number, tabId: number): Promise<
     await release(tabId);
     return;
   }
+  trackIfAsked(tabId);
   await enableObserved(tabId);
 }
 
@@ -221,6 +213,7 @@ const DETACHED_WHILE_HANDLING = /detached while handling/i;
  */
 async function detachedFailure(tabId: number): Promise<MechanismError> {
   attached.delete(tabId);
+  attachmentLost(tabId);
   forgetSessions(tabId);
   const gone = await chrome.tabs.get(tabId).then(() => false, () => true);
   const reason = detachReasons.get(tabId);
@@ -256,6 +249,7 @@ async function withAttachment<T>(
     if (DETACHED_WHILE_HANDLING.test(message)) throw await detachedFailure(tabId);
     if (!NOT_ATTACHED.test(message)) throw error;
     attached.delete(tabId);
+    attachmentLost(tabId);
     forgetSessions(tabId);
     await chrome.debugger.detach({ tabId }).catch(() => {});
     await ensureAttached(tabId);
@@ -376,7 +370,8 @@ function withObjectId(
 }
 
 async function observeTab(params: OperationParams<"tab.observe">): Promise<Record<never, never>> {
-  observe(params.tab_id, params.events, params.enable);
+  observe(params.tab_id, params.events, params.enable, params.locations ?? false);
+  if (attached.has(params.tab_id)) trackIfAsked(params.tab_id);
   if (!attached.has(params.tab_id)) {
     // Attaching sends the enable commands.
     await ensureAttached(params.tab_id);
@@ -450,7 +445,7 @@ const IMPLEMENTATIONS: {
   [N in OperationName]: (params: OperationParams<N>) => Promise<OperationResult<N>>;
 } = {
   "tab.create": createTab,
-  "tab.get": async (params) => describe(await getTab(params.tab_id)),
+  "tab.get": async (params) => describeTab(await getTab(params.tab_id)),
   "tab.close": async (params) => {
     await getTab(params.tab_id);
     await chrome.tabs.remove(params.tab_id);

@@ -10,7 +10,7 @@
 
 import type { ConnectorMessage, Outcome } from "../../shared/bridge.ts";
 import { type AuditEntry, AuditUnavailable } from "../audit/mod.ts";
-import { BrowserError } from "../browser/mod.ts";
+import { BrowserError, type BrowserLink } from "../browser/mod.ts";
 import {
   ALL_OPEN,
   type Barrier,
@@ -48,6 +48,8 @@ interface Checked {
   tabId: number | undefined;
   /** Where the tab was navigating to when it was read, when that is another host. */
   pending?: PageHost;
+  /** The tab's browser and its location serial at the look, to tell what was learnt since. */
+  look?: { link: BrowserLink; serial: number };
 }
 
 /** A call refused before dispatch: the outcome it gets. */
@@ -139,7 +141,12 @@ export async function checkLanding(
   let landed: PageHost;
   try {
     const tab = ownedTab(work.workspace, session.deps.browsers, checked.tabId);
-    landed = hostOfUrl((await tab.link.call("tab.get", { tab_id: tab.native })).url);
+    // What the extension said of the tab after the call's last command to it is as fresh as
+    // asking now (decision 0190); anything older is not, and the browser is asked.
+    const known = checked.look?.link === tab.link
+      ? tab.link.locationSince(tab.native, checked.look.serial)
+      : undefined;
+    landed = hostOfUrl((known ?? await tab.link.call("tab.get", { tab_id: tab.native })).url);
   } catch {
     // The tab went away with the call: nothing of a page is left to withhold.
     return outcome;
@@ -277,7 +284,8 @@ function readRestrictionsOrNone(message: StartMessage): Restriction[] {
 /**
  * The host a call touches, before anything is sent that reaches a page: the target of a
  * navigation to a URL, else the page in the tab the call names (read from the browser's tab
- * list, which neither attaches to nor reaches the page), else none. A tab that is not the
+ * list, which neither attaches to nor reaches the page, or from where the extension last said
+ * the tab stands), else none. A tab that is not the
  * workspace's, or cannot be read, ends the call here as its handler would have.
  */
 async function locate(session: Session, work: GatedWork): Promise<Checked | Refused> {
@@ -288,12 +296,17 @@ async function locate(session: Session, work: GatedWork): Promise<Checked | Refu
     const tab = ownedTab(work.workspace, session.deps.browsers, tabId);
     const url = typeof args.url === "string" ? args.url.trim() : "";
     if (tool === "navigate" && url !== "back" && url !== "forward") {
-      return { host: hostOfUrl(normalizeUrl(url)), tabId };
+      return { host: hostOfUrl(normalizeUrl(url)), tabId, look: lookAt(tab.link) };
     }
-    const info = await tab.link.call("tab.get", { tab_id: tab.native });
+    // A tab that reports where it stands is not asked (decision 0190).
+    const info = tab.link.knownLocation(tab.native)?.tab ??
+      await tab.link.call("tab.get", { tab_id: tab.native });
+    // Taken after the look: only what the browser says from here on can tell where the call
+    // left the tab.
+    const look = lookAt(tab.link);
     const host = hostOfUrl(info.url);
     const pending = info.pending_url === undefined ? host : hostOfUrl(info.pending_url);
-    return pending === host ? { host, tabId } : { host, tabId, pending };
+    return pending === host ? { host, tabId, look } : { host, tabId, pending, look };
   } catch (error) {
     if (error instanceof BrowserError && error.kind === "not_sent") {
       return {
@@ -307,6 +320,11 @@ async function locate(session: Session, work: GatedWork): Promise<Checked | Refu
     }
     return { outcome: failureOutcome(error, work.workspace) };
   }
+}
+
+/** A browser's location serial now. */
+function lookAt(link: BrowserLink): { link: BrowserLink; serial: number } {
+  return { link, serial: link.locationSerial };
 }
 
 /** Whether a decision refuses the call. */

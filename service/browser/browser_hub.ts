@@ -124,6 +124,8 @@ export class BrowserHub {
           link.handleResult(message);
         } else if (message.type === "cdp_event") {
           link.handleEvent(message);
+        } else if (message.type === "tab_location") {
+          link.handleLocation(message);
         } else if (message.type === "tab_created") {
           link.tabOpened(message.tab_id, message.opener_tab_id, message.active);
           for (const events of this.#events) {

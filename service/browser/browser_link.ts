@@ -13,6 +13,7 @@ import {
   type OperationParams,
   type OperationResult,
   Operations,
+  type TabInfo,
   TO_EXTENSION_MAX_FRAME,
 } from "../../shared/browser_protocol.ts";
 import { type ExtensionFeature, featureOf } from "../../shared/extension_features.ts";
@@ -73,6 +74,15 @@ export interface CommandReports {
   ended(command: ExecutorCommand): void;
 }
 
+/**
+ * Where a tab stood when its extension last said (decision 0190): the tab as an answer's tail or
+ * a `tab_location` carried it, and the serial of the message that did.
+ */
+export interface KnownLocation {
+  tab: TabInfo;
+  serial: number;
+}
+
 interface Pending {
   op: OperationName;
   /** The native tab the command touches, when it names one. */
@@ -98,6 +108,12 @@ export class BrowserLink {
   #enable: EnableCommand[];
   /** This link's number within its executor, as command ids are qualified. */
   #linkTag: string;
+  /** Messages received that can tell where a tab stands (answers, `tab_location`), so far. */
+  #serial = 0;
+  /** Each reporting tab's latest known location; a tab not here is unknown (ask the browser). */
+  #locations = new Map<number, KnownLocation>();
+  /** The serial of the latest answer to a command that named each tab. */
+  #answered = new Map<number, number>();
 
   constructor(
     readonly browserId: string,
@@ -166,6 +182,8 @@ export class BrowserLink {
     if (this.#pending.size >= MAX_IN_FLIGHT) {
       throw new BrowserError("busy", `the browser already has ${MAX_IN_FLIGHT} commands running`);
     }
+    // From here on the extension may stop reporting the tab at any moment.
+    if (op === "tab.release") this.#forgetLocation((params as { tab_id: number }).tab_id);
     const id = this.#nextId++;
     const command: Command = { type: "command", id, op, params };
     const frame = encodeFrame(command, TO_EXTENSION_MAX_FRAME);
@@ -223,6 +241,7 @@ export class BrowserLink {
         tab_id: native,
         events: OBSERVED_EVENTS,
         enable: this.#enable,
+        ...(this.details.features.includes("tab_locations") ? { locations: true } : {}),
       }).catch((error) => {
         this.#observing.delete(native);
         throw error;
@@ -336,6 +355,8 @@ export class BrowserLink {
 
   /** Records a closed tab and forgets what was known about it. */
   tabClosed(native: number): void {
+    this.#forgetLocation(native);
+    this.#answered.delete(native);
     this.#changed({ serial: ++this.#changeSerial, kind: "closed", native });
     this.#tabs.get(native)?.close();
     this.#tabs.delete(native);
@@ -356,10 +377,60 @@ export class BrowserLink {
   handleResult(message: Extract<FromExtension, { type: "result" }>): void {
     // An answer nobody waits for is a cut-off command's end (or a repeat): proof it is over.
     if (!this.#pending.has(message.id)) this.#reports?.ended(this.commandRef(message.id));
+    const serial = ++this.#serial;
     this.#settle(message.id, (pending) => {
+      if (pending.tab !== undefined) this.#answered.set(pending.tab, serial);
+      if (pending.op === "tab.release" && pending.tab !== undefined) {
+        this.#forgetLocation(pending.tab);
+      } else if (message.tab !== undefined && pending.tab === message.tab.tab_id) {
+        this.#learnLocation(message.tab, serial);
+      }
       if (message.ok) pending.resolve(message.value);
       else pending.reject(new BrowserError(message.error.kind, message.error.message));
     });
+  }
+
+  /** Notes where a reporting tab stands now, as the extension sent it on its own. */
+  handleLocation(message: Extract<FromExtension, { type: "tab_location" }>): void {
+    const serial = ++this.#serial;
+    if (message.tab === undefined || message.tab.tab_id !== message.tab_id) {
+      this.#forgetLocation(message.tab_id);
+    } else this.#learnLocation(message.tab, serial);
+  }
+
+  #learnLocation(tab: TabInfo, serial: number): void {
+    // Only an extension that declared the feature reports locations, and only when asked.
+    if (!this.details.features.includes("tab_locations") || this.#closed) return;
+    this.#locations.set(tab.tab_id, { tab, serial });
+  }
+
+  #forgetLocation(native: number): void {
+    this.#locations.delete(native);
+  }
+
+  /** The serial of the latest message received that can tell where a tab stands. */
+  get locationSerial(): number {
+    return this.#serial;
+  }
+
+  /**
+   * Where the tab stood when its extension last said, or undefined when it is not known (the
+   * tab does not report it, was released or closed, or the link is gone): then ask the browser.
+   */
+  knownLocation(native: number): KnownLocation | undefined {
+    return this.#locations.get(native);
+  }
+
+  /**
+   * Where the tab stands after a call, when a message received after `serial` (the call's start)
+   * said so and no answer to a command naming the tab came after that message: the look is then
+   * as fresh as asking the browser would be (decision 0190). Undefined otherwise: ask.
+   */
+  locationSince(native: number, serial: number): TabInfo | undefined {
+    const known = this.#locations.get(native);
+    if (known === undefined || known.serial <= serial) return undefined;
+    if (known.serial < (this.#answered.get(native) ?? 0)) return undefined;
+    return known.tab;
   }
 
   #settle(id: number, action: (pending: Pending) => void): void {
@@ -377,6 +448,8 @@ export class BrowserLink {
   #cutOff(id: number, reason: string, kind: "timeout" | "disconnected"): void {
     this.#settle(id, (pending) => {
       if (pending.tab !== undefined) {
+        // It may still move the tab: what was known of it is no fresher than this.
+        this.#answered.set(pending.tab, ++this.#serial);
         this.#reports?.unknown(this, pending.tab, this.commandRef(id));
       }
       pending.reject(new BrowserError(kind, reason));
@@ -386,6 +459,7 @@ export class BrowserLink {
   /** Ends every pending command: they may have happened. */
   close(): void {
     this.#closed = true;
+    this.#locations.clear();
     for (const waiter of [...this.#changeWaiters]) waiter(null);
     for (const state of this.#tabs.values()) state.close();
     for (const [id, pending] of [...this.#pending]) {

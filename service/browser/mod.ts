@@ -18,6 +18,7 @@ export {
   decomposeTabId,
   DEFAULT_OPERATION_TIMEOUT_MS,
   type ExecutorCommand,
+  type KnownLocation,
   type TabChange,
 } from "./browser_link.ts";
 export { BrowserError, type BrowserErrorKind, dialogOpenError } from "./errors.ts";

@@ -286,3 +286,16 @@ export async function breakInExtension(cdp: Cdp, source: string): Promise<Worker
     },
   };
 }
+
+/**
+ * Makes the page whose URL holds `urlPart` go to `url` by itself (its script sets
+ * `location.href`), through DevTools: no Ghostlight call is involved.
+ */
+export async function sendPageTo(cdp: Cdp, urlPart: string, url: string): Promise<void> {
+  const sessionId = await attachTo(cdp, await pageAt(cdp, urlPart));
+  try {
+    await evaluateIn(cdp.send, sessionId, `location.href = ${JSON.stringify(url)}; 0`, "page");
+  } finally {
+    await cdp.send("Target.detachFromTarget", { sessionId }).catch(() => {});
+  }
+}

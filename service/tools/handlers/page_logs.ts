@@ -45,18 +45,27 @@ function limitOf(args: Record<string, unknown>, example: string): number {
   return Math.floor(raw);
 }
 
-/** Starts observation if this is the first touch (a no-op CDP command) and returns the state. */
-async function observed(target: TabTarget): Promise<TabState> {
+/**
+ * Starts observation if this is the first touch (a no-op CDP command) and returns the state,
+ * with the browser's location serial before that command.
+ */
+async function observed(target: TabTarget): Promise<{ state: TabState; since: number }> {
+  const since = target.link.locationSerial;
   await target.link.call("cdp", {
     tab_id: target.native,
     method: "Page.getNavigationHistory",
     params: {},
   }).catch(() => {});
-  return target.link.tab(target.native);
+  return { state: target.link.tab(target.native), since };
 }
 
-async function currentOrigin(target: TabTarget): Promise<string> {
-  const info = await target.link.call("tab.get", { tab_id: target.native }).catch(() => null);
+/**
+ * The origin of the page in the tab now: as the extension said it after this call's command,
+ * when it did (decision 0190), else as the browser says.
+ */
+async function currentOrigin(target: TabTarget, since: number): Promise<string> {
+  const info = target.link.locationSince(target.native, since) ??
+    await target.link.call("tab.get", { tab_id: target.native }).catch(() => null);
   return originOf(info?.url ?? "");
 }
 
@@ -84,7 +93,7 @@ function emptyHint(state: TabState, buffer: "console" | "network"): string {
 async function listing(
   workspace: Workspace,
   target: TabTarget,
-  state: TabState,
+  { state, since }: { state: TabState; since: number },
   part: {
     noun: string;
     filter: string;
@@ -107,7 +116,7 @@ async function listing(
   if (part.lines.length === 0) {
     return `${head}${part.total === 0 ? emptyHint(state, part.buffer) : ""}`;
   }
-  return `${head}\n${fence(workspace, await currentOrigin(target), part.lines.join("\n"))}`;
+  return `${head}\n${fence(workspace, await currentOrigin(target, since), part.lines.join("\n"))}`;
 }
 
 function consoleLine(entry: ConsoleEntry): string {
@@ -143,7 +152,8 @@ export const readConsoleMessages: Handler = async (args, context) => {
     }
   }
   const limit = limitOf(args, example);
-  const state = await observed(target);
+  const looked = await observed(target);
+  const state = looked.state;
   const all = state.console.items();
   // The pattern sees what the answer would show (redacted, cut), so match counts say nothing
   // about a redacted secret, and the regex runs on bounded text.
@@ -158,7 +168,7 @@ export const readConsoleMessages: Handler = async (args, context) => {
     state.console.clear();
     noteCleared(state, "console");
   }
-  const text = await listing(context.workspace, target, state, {
+  const text = await listing(context.workspace, target, looked, {
     noun: "console message",
     filter: pattern || args.onlyErrors ? ` matching, of ${all.length},` : "",
     total: all.length,
@@ -199,7 +209,8 @@ export const readNetworkRequests: Handler = async (args, context) => {
   const example = `{"tabId": ${target.tabId}, "urlPattern": "/api/", "limit": 20}`;
   const limit = limitOf(args, example);
   const needle = typeof args.urlPattern === "string" ? args.urlPattern : "";
-  const state = await observed(target);
+  const looked = await observed(target);
+  const state = looked.state;
   const all = state.network.items();
   // Matched against the URL as shown: a redacted value cannot be probed for.
   const matching = needle === ""
@@ -211,7 +222,7 @@ export const readNetworkRequests: Handler = async (args, context) => {
     state.clearNetwork();
     noteCleared(state, "network");
   }
-  const text = await listing(context.workspace, target, state, {
+  const text = await listing(context.workspace, target, looked, {
     noun: "request",
     filter: needle ? ` with "${needle}" in the URL, of ${all.length},` : "",
     total: all.length,

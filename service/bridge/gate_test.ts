@@ -1,0 +1,184 @@
+// The gate with a browser that reports where its tabs stand (decision 0190): the look before a
+// call and the landing check after it come from the link's table when it is fresh, from the
+// browser (`tab.get`) when it is not, and the policy holds either way.
+
+import type { TabInfo } from "../../shared/browser_protocol.ts";
+import { assert, assertEquals, assertMatch } from "../../tests/support/assert.ts";
+import {
+  bridgeSession,
+  type Command,
+  fakeBrowser,
+  harnessDeps,
+} from "../../tests/support/bridge_harness.ts";
+import { waitFor } from "../../tests/support/wait.ts";
+import { BrowserHub } from "../browser/mod.ts";
+import { DEFAULT_SCHEDULER_OPTIONS, Scheduler } from "../scheduler/mod.ts";
+
+const POLICY = `{ "default": "allow", "grants": [{ "hosts": ["denied.test"], "deny": ["read"] }] }`;
+
+const at = (url: string): TabInfo => ({
+  tab_id: 5,
+  window_id: 1,
+  group_id: -1,
+  url,
+  title: "",
+  status: "complete",
+  active: true,
+});
+
+/**
+ * A session on a fake browser (declaring `features`) whose workspace owns native tab 5; the
+ * browser answers every command at once, with the tab at `where()` as its tail when `tails`.
+ */
+async function gateHarness(features: string[]) {
+  const browsers = new BrowserHub();
+  const scheduler = new Scheduler(DEFAULT_SCHEDULER_OPTIONS);
+  const deps = await harnessDeps(browsers, scheduler);
+  await Deno.writeTextFile(`${deps.governance.dir}/policy.jsonc`, POLICY);
+  await deps.governance.policy.reload();
+  const browser = fakeBrowser(browsers, { features });
+  await waitFor(() => Promise.resolve(browsers.list().length === 1), "the browser");
+  const session = bridgeSession(deps);
+  session.send({ type: "open_workspace", seq: 1, label: "test" });
+  const opened = await session.next();
+  assert(opened.type === "workspace_opened");
+  deps.workspaces.get(opened.workspace)!.tabs.add(5);
+  let where = at("https://allowed.test/");
+  let tails = features.includes("tab_locations");
+  let answered = 0;
+  let stop = false;
+  const answering = (async () => {
+    while (!stop) {
+      await waitFor(
+        () => Promise.resolve(stop || browser.commands.length > answered),
+        "a command",
+      );
+      for (const command of browser.commands.slice(answered)) {
+        answered++;
+        const value = command.op === "tab.get"
+          ? where
+          : command.op === "cdp"
+          ? { currentIndex: 0, entries: [] }
+          : {};
+        browser.say({
+          type: "result",
+          id: command.id,
+          ok: true,
+          value,
+          ...tails ? { tab: where } : {},
+        });
+      }
+    }
+  })();
+  let seq = 1;
+  /** Reads the console of tab 5 (one CDP command, after `tab.observe` the first time). */
+  const read = async () => {
+    const before = browser.commands.length;
+    session.send({
+      type: "start",
+      seq: ++seq,
+      tool: "read_console_messages",
+      arguments: { tabId: 5 },
+      workspace: opened.workspace,
+      context: session.context,
+    });
+    assertEquals((await session.next()).type, "started");
+    const completed = await session.next();
+    assert(completed.type === "completed", JSON.stringify(completed));
+    return { outcome: completed.outcome, sent: browser.commands.slice(before) };
+  };
+  return {
+    browser,
+    read,
+    moveTo(url: string) {
+      where = at(url);
+    },
+    tails(on: boolean) {
+      tails = on;
+    },
+    async end() {
+      stop = true;
+      await answering;
+      await browser.end();
+      await session.end();
+      deps.holds.close();
+    },
+  };
+}
+
+const ops = (sent: Command[]) => sent.map((command) => command.op);
+const said = (outcome: { kind: string; message?: string }) => outcome.message ?? "";
+
+Deno.test("a tab that reports where it stands is not asked before or after a call", async () => {
+  const h = await gateHarness(["tab_locations"]);
+  try {
+    // Unknown at first: the gate asks, and that answer makes it known.
+    const first = await h.read();
+    assertEquals(first.outcome.kind, "success", JSON.stringify(first.outcome));
+    assertEquals(ops(first.sent)[0], "tab.get");
+    const second = await h.read();
+    assertEquals(second.outcome.kind, "success");
+    // Only the handler's own commands: no look before, none after.
+    assertEquals(ops(second.sent), ["cdp"]);
+  } finally {
+    await h.end();
+  }
+});
+
+Deno.test("a tab reported on a denied host is refused before anything is sent", async () => {
+  const h = await gateHarness(["tab_locations"]);
+  try {
+    assertEquals((await h.read()).outcome.kind, "success");
+    h.moveTo("https://denied.test/");
+    h.browser.say({ type: "tab_location", tab_id: 5, tab: at("https://denied.test/") });
+    const refused = await h.read();
+    assertEquals(refused.outcome.kind, "denied");
+    assertMatch(said(refused.outcome), /read capability on denied\.test/);
+    assertEquals(refused.sent, []);
+  } finally {
+    await h.end();
+  }
+});
+
+Deno.test("a call that leaves its tab on a denied host has its result withheld", async () => {
+  const h = await gateHarness(["tab_locations"]);
+  try {
+    assertEquals((await h.read()).outcome.kind, "success");
+    // The page moves while the call runs: the answers' tails say so.
+    h.moveTo("https://denied.test/");
+    const landed = await h.read();
+    assertEquals(landed.outcome.kind, "denied");
+    assertMatch(said(landed.outcome), /the tab ended on denied\.test/);
+    assertEquals(ops(landed.sent), ["cdp"], "the tails said it: no look after");
+  } finally {
+    await h.end();
+  }
+});
+
+Deno.test("answers without a tail: the gate asks the browser after the call", async () => {
+  const h = await gateHarness(["tab_locations"]);
+  try {
+    assertEquals((await h.read()).outcome.kind, "success");
+    // The table knows the tab, but the call's answers say nothing newer: it is not trusted.
+    h.tails(false);
+    h.moveTo("https://denied.test/");
+    const landed = await h.read();
+    assertEquals(landed.outcome.kind, "denied");
+    assertMatch(said(landed.outcome), /the tab ended on denied\.test/);
+    assertEquals(ops(landed.sent), ["cdp", "tab.get"]);
+  } finally {
+    await h.end();
+  }
+});
+
+Deno.test("an extension without the feature: the gate asks before and after, as before", async () => {
+  const h = await gateHarness([]);
+  try {
+    assertEquals(ops((await h.read()).sent), ["tab.get", "tab.observe", "cdp", "tab.get"]);
+    assertEquals(ops((await h.read()).sent), ["tab.get", "cdp", "tab.get"]);
+    h.moveTo("https://denied.test/");
+    assertEquals((await h.read()).outcome.kind, "denied");
+  } finally {
+    await h.end();
+  }
+});

@@ -1,0 +1,177 @@
+// The link's table of where each reporting tab stands (decision 0190): learnt from answers' tails
+// and `tab_location` messages, numbered by serial, forgotten on release, close and link loss, and
+// trusted after a call only when nothing answered for the tab after what it says.
+
+import type { Command, TabInfo } from "../../shared/browser_protocol.ts";
+import type { ExtensionFeature } from "../../shared/extension_features.ts";
+import { BoundedWriter } from "../../shared/framing.ts";
+import { assert, assertEquals } from "../../tests/support/assert.ts";
+import { waitFor } from "../../tests/support/wait.ts";
+import { BrowserLink } from "./browser_link.ts";
+
+/** A link whose commands are kept, decoded, for the test to answer. */
+function linkWith(features: ExtensionFeature[] = ["tab_locations"]) {
+  const sent: Command[] = [];
+  const writer = new BoundedWriter(
+    new WritableStream<Uint8Array>({
+      write(frame) {
+        sent.push(JSON.parse(new TextDecoder().decode(frame.subarray(4))));
+      },
+    }),
+    { maxWaiting: 16, maxBytes: 1 << 20 },
+  );
+  const link = new BrowserLink("browser-loc", 0, {
+    extensionVersion: "0.1.0",
+    userAgent: "test",
+    features,
+    executor: "browser-loc/1",
+    executorLink: 1,
+  }, writer);
+  /** Waits for the command `op` sent `nth` (from 1) and returns it. */
+  const command = async (op: string, nth = 1) => {
+    await waitFor(
+      () => Promise.resolve(sent.filter((c) => c.op === op).length >= nth),
+      `${op} to be sent`,
+    );
+    return sent.filter((c) => c.op === op)[nth - 1];
+  };
+  /**
+   * Sends a first CDP command to tab 7 and answers it (after its `tab.observe`), with `tail`;
+   * returns what `tab.observe` asked for.
+   */
+  const firstCdp = async (tail: TabInfo) => {
+    const done = link.call("cdp", { tab_id: 7, method: "Page.enable", params: {} });
+    const observe = await command("tab.observe");
+    link.handleResult({ type: "result", id: observe.id, ok: true, value: {} });
+    const cdp = await command("cdp");
+    link.handleResult({ type: "result", id: cdp.id, ok: true, value: {}, tab: tail });
+    await done;
+    return observe.params as { locations?: boolean };
+  };
+  return { link, sent, command, firstCdp };
+}
+
+const at = (url: string, pending?: string): TabInfo => ({
+  tab_id: 7,
+  window_id: 1,
+  group_id: -1,
+  url,
+  ...(pending ? { pending_url: pending } : {}),
+  title: "",
+  status: "complete",
+  active: true,
+});
+
+Deno.test("a tab is unknown until its extension says where it stands, then known by serial", async () => {
+  const { link, command } = linkWith();
+  assertEquals(link.knownLocation(7), undefined);
+  const got = link.call("tab.get", { tab_id: 7 });
+  const asked = await command("tab.get");
+  link.handleResult({
+    type: "result",
+    id: asked.id,
+    ok: true,
+    value: at("https://a.test/"),
+    tab: at("https://a.test/"),
+  });
+  await got;
+  const first = link.knownLocation(7);
+  assertEquals(first?.tab.url, "https://a.test/");
+  link.handleLocation({
+    type: "tab_location",
+    tab_id: 7,
+    tab: at("https://a.test/", "https://b.test/"),
+  });
+  const second = link.knownLocation(7);
+  assertEquals(second?.tab.pending_url, "https://b.test/");
+  assert(second!.serial > first!.serial, "each message gets a newer serial");
+  assertEquals(link.locationSerial, second!.serial);
+});
+
+Deno.test("an answer carries the tab it names only; another tab's tail is not believed", async () => {
+  const { link, command } = linkWith();
+  const got = link.call("tab.get", { tab_id: 8 });
+  const asked = await command("tab.get");
+  link.handleResult({
+    type: "result",
+    id: asked.id,
+    ok: true,
+    value: { ...at("x:"), tab_id: 8 },
+    tab: at("https://a.test/"),
+  });
+  await got;
+  assertEquals(link.knownLocation(7), undefined);
+});
+
+Deno.test("after a call, the table speaks only for what came after the call's start and its last answer", async () => {
+  const { link, command, firstCdp } = linkWith();
+  link.handleLocation({ type: "tab_location", tab_id: 7, tab: at("https://a.test/") });
+  const start = link.locationSerial;
+  // Nothing since the call started: ask the browser.
+  assertEquals(link.locationSince(7, start), undefined);
+  // A command's answer with its tail: that is where the call left the tab.
+  assertEquals((await firstCdp(at("https://b.test/"))).locations, true);
+  assertEquals(link.locationSince(7, start)?.url, "https://b.test/");
+  // A later answer without a tail (the tab changed while it was read): the tail is older than
+  // that answer, so it no longer says where the tab is.
+  const again = link.call("cdp", { tab_id: 7, method: "Page.enable", params: {} });
+  const second = await command("cdp", 2);
+  link.handleResult({ type: "result", id: second.id, ok: true, value: {} });
+  await again;
+  assertEquals(link.locationSince(7, start), undefined);
+  assertEquals(link.knownLocation(7)?.tab.url, "https://b.test/", "still the best guess before");
+  // The change it saw arrives after: fresh again.
+  link.handleLocation({ type: "tab_location", tab_id: 7, tab: at("https://c.test/") });
+  assertEquals(link.locationSince(7, start)?.url, "https://c.test/");
+});
+
+Deno.test("a failed command's tail counts; a command cut off makes what is known stale", async () => {
+  const { link, command } = linkWith();
+  const start = link.locationSerial;
+  const failing = link.call("tab.focus", { tab_id: 7 }).catch((error) => error);
+  const focus = await command("tab.focus");
+  link.handleResult({
+    type: "result",
+    id: focus.id,
+    ok: false,
+    error: { kind: "internal", message: "no" },
+    tab: at("https://a.test/"),
+  });
+  await failing;
+  assertEquals(link.locationSince(7, start)?.url, "https://a.test/");
+  const cut = await link.call("tab.focus", { tab_id: 7 }, { timeoutMs: 1 }).catch((e) => e);
+  assertEquals(cut.kind, "timeout");
+  assertEquals(link.locationSince(7, start), undefined);
+});
+
+Deno.test("release, the end of reports, close and the link's end forget where a tab stands", async () => {
+  const { link, command } = linkWith();
+  link.handleLocation({ type: "tab_location", tab_id: 7, tab: at("https://a.test/") });
+  const released = link.call("tab.release", { tab_id: 7 });
+  const release = await command("tab.release");
+  assertEquals(link.knownLocation(7), undefined, "forgotten once the release is sent");
+  // A report sent before the release ended, then its answer: still forgotten.
+  link.handleLocation({ type: "tab_location", tab_id: 7, tab: at("https://a.test/") });
+  link.handleResult({ type: "result", id: release.id, ok: true, value: { detached: true } });
+  await released;
+  assertEquals(link.knownLocation(7), undefined);
+  // The extension stopped reporting it (its debugger went away).
+  link.handleLocation({ type: "tab_location", tab_id: 7, tab: at("https://a.test/") });
+  link.handleLocation({ type: "tab_location", tab_id: 7 });
+  assertEquals(link.knownLocation(7), undefined);
+  link.handleLocation({ type: "tab_location", tab_id: 7, tab: at("https://a.test/") });
+  link.tabClosed(7);
+  assertEquals(link.knownLocation(7), undefined);
+  link.handleLocation({ type: "tab_location", tab_id: 7, tab: at("https://a.test/") });
+  link.close();
+  assertEquals(link.knownLocation(7), undefined);
+  link.handleLocation({ type: "tab_location", tab_id: 7, tab: at("https://a.test/") });
+  assertEquals(link.knownLocation(7), undefined, "a closed link learns nothing");
+});
+
+Deno.test("an extension without the feature is never asked, and what it sends is not believed", async () => {
+  const { link, firstCdp } = linkWith([]);
+  assertEquals((await firstCdp(at("https://b.test/"))).locations, undefined);
+  link.handleLocation({ type: "tab_location", tab_id: 7, tab: at("https://c.test/") });
+  assertEquals(link.knownLocation(7), undefined);
+});
