@@ -316,6 +316,9 @@ export async function worldBetweenLooks(
         method: "Page.createIsolatedWorld",
         params: { frameId, worldName: WORLD_NAME, grantUniveralAccess: false },
       }, look],
+      // None of the three awaits the page, so they go out at once (Chrome runs one session's
+      // commands in order): a renderer busy loading answers them in one pause, not three.
+      pipeline: true,
     }));
   } catch (error) {
     if (isLostContext(error)) return null;
