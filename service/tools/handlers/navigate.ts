@@ -187,8 +187,8 @@ async function clearOpenDialog(target: TabTarget, state: TabState, force: boolea
 /**
  * Watches a tab's events for the load of the navigation about to start: which loaders loaded,
  * whether the main frame committed. `expected` is set once the navigation says what it loads:
- * a loader id, null for a history move (any load, or a same-document move, ends it), or
- * undefined for a same-document navigation (nothing to load).
+ * a loader id, null for a history move (any load, a same-document move, or a page restored from
+ * the back/forward cache ends it), or undefined for a same-document navigation (nothing to load).
  */
 export class LoadWatch {
   readonly loaded = new Set<string>();
@@ -209,12 +209,16 @@ export class LoadWatch {
           this.loaded.add(String(event.params.loaderId));
         }
         const frame = event.params.frame as { parentId?: string } | undefined;
+        let restored = false;
         if (event.method === "Page.frameNavigated" && frame && !frame.parentId) {
           this.committed = true;
           this.#onCommit(true);
+          // A page back from the back/forward cache was loaded when it left: no load event comes.
+          restored = event.params.type === "BackForwardCacheRestore";
         }
         if (this.expected === null) {
-          return event.method === "Page.navigatedWithinDocument" || this.loaded.size > 0;
+          return event.method === "Page.navigatedWithinDocument" || this.loaded.size > 0 ||
+            restored;
         }
         return this.expected !== undefined && this.loaded.has(this.expected);
       },

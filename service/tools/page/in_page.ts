@@ -46,6 +46,14 @@ export function runtimeCall(method: RuntimeMethod, ...args: unknown[]): string {
   return `__ghostlight.${method}(${argumentList(args)})`;
 }
 
+/**
+ * The expression that evaluates `expression` (a runtime call) and answers its value with the
+ * registry's token beside it, as `{ token, value }`.
+ */
+export function withToken(expression: string): string {
+  return `__ghostlight.withToken(${expression})`;
+}
+
 /** The expression that calls a main-world function with `args` (as JSON). */
 export function mainWorldCall(name: MainWorldFunction, ...args: unknown[]): string {
   return `(${MAIN_WORLD[name]})(${argumentList(args)})`;

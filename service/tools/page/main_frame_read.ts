@@ -14,7 +14,7 @@ import type { SequenceCommand } from "../../../shared/browser_protocol.ts";
 import { BrowserError } from "../../browser/mod.ts";
 import type { Workspace } from "../../workspace/mod.ts";
 import type { TabTarget } from "../core/target.ts";
-import { runtimeCall } from "./in_page.ts";
+import { runtimeCall, withToken } from "./in_page.ts";
 import {
   evaluationFailure,
   type Frame,
@@ -25,6 +25,7 @@ import {
   mainFrame,
   type TabPages,
   tabPages,
+  worldBetweenLooks,
 } from "./refs.ts";
 
 /** A CDP command sent beside the evaluation (it may ask about an object an earlier one found). */
@@ -96,6 +97,8 @@ export async function readMainFrame<T>(
   beside: Command[] = [],
   options: ReadOptions = {},
 ): Promise<MainFrameRead<T>> {
+  const committed = await readCommittedWorld<T>(target, pages, expression, beside, options);
+  if (committed) return committed;
   const known = knownMain(pages);
   let top: TopFrame | undefined;
   if (known) {
@@ -123,20 +126,75 @@ export async function readKnownWorld<T>(
     : await readMainFrame<T>(target, pages, expression);
 }
 
+/** A main-frame world made as its document committed, whose registry's token is not read yet. */
+interface CommittedWorld {
+  frameId: string;
+  contextId: number;
+  loaderId: string;
+}
+
+/** Per tab: the world {@linkcode worldAtCommit} made, until the first read of the main frame. */
+const committedWorlds = new WeakMap<TabPages, CommittedWorld>();
+
 /**
  * Makes the main frame's world in a new document as soon as it commits (`commit` resolves true),
- * while its subresources still load, so the first read after the load is one round trip instead
- * of three. Never rejects: a read makes the world itself when this could not. Await it before
- * reading: two makers of one frame's world at once would make two.
+ * while its subresources still load, so the first read after the load is one round trip. The
+ * runtime is registered for every new document (decision 0182), so the world's context is all
+ * that is asked for here: its registry's token comes back with that first read (decision 0200)
+ * instead of in a look of its own while the page is busy loading. Never rejects: a read makes the
+ * world itself when this could not. Await it before reading: two makers of one frame's world at
+ * once would make two.
  */
 export function worldAtCommit(
   target: TabTarget,
   pages: TabPages,
   commit: Promise<boolean>,
 ): Promise<void> {
+  committedWorlds.delete(pages);
   return commit.then(async (committed) => {
-    if (committed) await mainFrame(target, pages);
+    if (!committed) return;
+    const known = knownMain(pages);
+    const world = known ? await worldBetweenLooks(target, known.frameId) : null;
+    if (!world || !("contextId" in world)) {
+      await mainFrame(target, pages);
+      return;
+    }
+    // A page restored from the back/forward cache shows its world again: nothing to make.
+    if (known!.loaderId === world.loaderId && known!.contextId === world.contextId) return;
+    committedWorlds.set(pages, { frameId: known!.frameId, ...world });
   }).catch(() => {});
+}
+
+/**
+ * The first read in the world {@linkcode worldAtCommit} made: the same bracketed read as any
+ * other, its expression wrapped to answer the registry's token beside its value. Used only when
+ * both looks show the document the world was made in and the runtime is there; then the world
+ * is the main frame's known one. Otherwise (another document, no runtime, a lost context) null,
+ * and the ordinary path reads, making the world again where needed.
+ */
+async function readCommittedWorld<T>(
+  target: TabTarget,
+  pages: TabPages,
+  expression: string,
+  beside: Command[],
+  options: ReadOptions,
+): Promise<MainFrameRead<T> | null> {
+  const world = committedWorlds.get(pages);
+  // Commands beside a read must not run twice should it miss: those go the ordinary way.
+  if (!world || beside.length > 0) return null;
+  committedWorlds.delete(pages);
+  const frame: Frame = { key: `/${world.frameId}`, ...world, token: "" };
+  const read = await readCurrent<{ token: unknown; value: T }>(
+    target,
+    frame,
+    withToken(expression),
+    [],
+    options,
+  );
+  if ("missed" in read || typeof read.value?.token !== "string") return null;
+  const made: Frame = { ...frame, token: read.value.token };
+  pages.frames.set(made.key, made);
+  return { ...read, value: read.value.value ?? null, frame: made };
 }
 
 /**

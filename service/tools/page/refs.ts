@@ -301,7 +301,7 @@ export async function mainFrame(target: TabTarget, pages: TabPages): Promise<Fra
  * its context and document when both looks show that frame with one document, else what the
  * second look showed; null when the sequence failed (the frame is not the main one any more).
  */
-async function worldBetweenLooks(
+export async function worldBetweenLooks(
   target: TabTarget,
   frameId: string,
 ): Promise<
@@ -316,6 +316,9 @@ async function worldBetweenLooks(
         method: "Page.createIsolatedWorld",
         params: { frameId, worldName: WORLD_NAME, grantUniveralAccess: false },
       }, look],
+      // None of the three awaits the page, so they go out at once (Chrome runs one session's
+      // commands in order): a renderer busy loading answers them in one pause, not three.
+      pipeline: true,
     }));
   } catch (error) {
     if (isLostContext(error)) return null;
