@@ -157,6 +157,9 @@ export async function observeBefore(
       keep: MAX_CHANGED_KEPT,
     }),
     options.beside,
+    // `observeBefore` answers at once: no promise to await (with commands beside it, they still
+    // wait for it to succeed).
+    { synchronous: true },
   ).catch(() => null);
   const before = await noteBefore(
     workspace,

@@ -109,7 +109,10 @@ async function walkMainFrame(
   options: WalkOptions,
 ): Promise<{ frame: Frame; walk: Walk }> {
   for (let tries = 0;; tries++) {
-    const read = await readMainFrame<Walk>(target, pages, snapshotCall(options));
+    // The walk answers at once (no promise), so its commands go out together.
+    const read = await readMainFrame<Walk>(target, pages, snapshotCall(options), [], {
+      synchronous: true,
+    });
     try {
       return { frame: read.frame, walk: checkedWalk(pages, read.frame, read.value!) };
     } catch (error) {
