@@ -9,7 +9,7 @@
 
 import { Hono } from "hono";
 import type { PersonAnswer } from "../../shared/person.ts";
-import type { Probe } from "./probe.ts";
+import { MAX_PROBE_ROUNDS, type Probe, ProbeQuery } from "./probe.ts";
 import type { Status } from "./status.ts";
 
 /** What the control app serves. */
@@ -17,8 +17,11 @@ export interface ControlSources {
   status: () => Status;
   /** Carries out one person request (unchecked JSON) and answers it. */
   person: (request: unknown) => Promise<PersonAnswer>;
-  /** Sends each attached browser a command that changes nothing, answered by the extension. */
-  probe?: () => Promise<Probe>;
+  /**
+   * Sends each attached browser a command that changes nothing, answered by the extension,
+   * `rounds` times in a row, and times each answer.
+   */
+  probe?: (rounds: number) => Promise<Probe>;
 }
 
 /** Builds the control app. */
@@ -32,7 +35,18 @@ export function controlApp(sources: ControlSources): Hono {
     return c.json(answer, answer.ok ? 200 : 400);
   });
   const probe = sources.probe;
-  if (probe) app.post("/probe", async (c) => c.json(await probe()));
+  if (probe) {
+    app.post("/probe", async (c) => {
+      const query = ProbeQuery.safeParse(c.req.query());
+      if (!query.success) {
+        return c.json(
+          { error: `rounds must be a whole number from 1 to ${MAX_PROBE_ROUNDS}` },
+          400,
+        );
+      }
+      return c.json(await probe(query.data.rounds));
+    });
+  }
   app.notFound((c) =>
     c.json({ error: "no such route; try GET /status, GET /person or POST /person" }, 404)
   );

@@ -45,11 +45,22 @@ Deno.test("POST /person hands the request on and answers 400 when it was refused
 });
 
 Deno.test("POST /probe answers what the probe found; without a probe there is no such route", async () => {
-  const found = { browsers: [{ slot: 0, extensionVersion: "1", ms: 3 }] };
+  const found = { browsers: [{ slot: 0, extensionVersion: "1", ms: 2.5, samplesMs: [2.5] }] };
   const person = () => Promise.resolve({ ok: false as const, message: "no" });
-  const app = controlApp({ status: () => status, person, probe: () => Promise.resolve(found) });
+  const asked: number[] = [];
+  const probe = (rounds: number) => {
+    asked.push(rounds);
+    return Promise.resolve(found);
+  };
+  const app = controlApp({ status: () => status, person, probe });
   const probed = await app.request("/probe", { method: "POST" });
   assertEquals(Probe.parse(await probed.json()), found);
+  assertEquals((await app.request("/probe?rounds=20", { method: "POST" })).status, 200);
+  for (const rounds of ["0", "101", "1.5", "many"]) {
+    const refused = await app.request(`/probe?rounds=${rounds}`, { method: "POST" });
+    assertEquals(refused.status, 400, `rounds=${rounds}`);
+  }
+  assertEquals(asked, [1, 20]);
   const without = controlApp({ status: () => status, person });
   assertEquals((await without.request("/probe", { method: "POST" })).status, 404);
 });

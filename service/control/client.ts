@@ -128,14 +128,17 @@ export async function fetchStatus(controlSocket: string): Promise<Status> {
   return Status.parse(JSON.parse(response.body));
 }
 
-/** How long a probe of the browsers may take: each browser gets 5 s, in parallel. */
+/** How long a probe of the browsers may take: each browser gets 5 s for all its rounds, in parallel. */
 const PROBE_TIMEOUT_MS = 15_000;
 
-/** Asks a running service to probe each attached browser; resolves with their answers. */
-export async function fetchProbe(controlSocket: string): Promise<Probe> {
+/**
+ * Asks a running service to probe each attached browser `rounds` times in a row (1 to
+ * 100); resolves with their answers, each timed by the service.
+ */
+export async function fetchProbe(controlSocket: string, rounds = 1): Promise<Probe> {
   const response = await requestControl(controlSocket, {
     method: "POST",
-    path: "/probe",
+    path: `/probe?rounds=${rounds}`,
     timeoutMs: PROBE_TIMEOUT_MS,
   });
   if (response.status !== 200) {

@@ -1,19 +1,32 @@
 /**
- * What the control API's `POST /probe` returns: one harmless command sent to each attached
- * browser and how long its answer took, so `ghostlight doctor` can prove the hop through the
- * browser connector and the extension is alive rather than merely listed.
+ * What the control API's `POST /probe` returns: a harmless command sent to each attached browser
+ * a number of times in a row, and how long each answer took as the service timed it (send to
+ * answer, sub-millisecond), so `ghostlight doctor` can prove the hop through the browser
+ * connector, native messaging and the extension is alive rather than merely listed, and say
+ * what one bare trip through it costs. The bench subtracts that trip from a light call.
  *
  * @module
  */
 
 import { z } from "zod";
 
+/** The most round trips one probe makes to each browser. */
+export const MAX_PROBE_ROUNDS = 100;
+
+/** The query of `POST /probe`: `?rounds=N`, one round trip when absent. */
+export const ProbeQuery = z.object({
+  rounds: z.coerce.number().int().min(1).max(MAX_PROBE_ROUNDS).default(1),
+});
+export type ProbeQuery = z.infer<typeof ProbeQuery>;
+
 /** One browser's answer to the probe. */
 export const BrowserProbe = z.object({
   slot: z.number(),
   extensionVersion: z.string(),
-  /** Milliseconds from sending the command to its answer; null when none came. */
+  /** The median of `samplesMs`; null when an answer did not come. */
   ms: z.number().nullable(),
+  /** Milliseconds from sending each command to its answer, in order (to 0.001 ms). */
+  samplesMs: z.array(z.number()),
   /** Why the probe failed, when it did. */
   error: z.string().optional(),
 });

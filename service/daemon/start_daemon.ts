@@ -331,7 +331,7 @@ export async function startDaemon(paths: InstancePaths, options: DaemonOptions):
   const app = controlApp({
     status: () => statusOf(state, { ...identity, startedAt }),
     person: (request) => answerPerson(state.desk, request),
-    probe: () => probeBrowsers(state.browsers),
+    probe: (rounds) => probeBrowsers(state.browsers, rounds),
   });
   const control = serveControl(listeners.control, (request) => app.fetch(request));
 
@@ -376,27 +376,40 @@ export async function startDaemon(paths: InstancePaths, options: DaemonOptions):
   return { finished, stop, browsers: state.browsers };
 }
 
-/** How long the probe waits for each browser's answer. */
+/** How long the probe may wait on each browser, for all its rounds together. */
 const PROBE_TIMEOUT_MS = 5_000;
 
 /**
- * Sends each attached browser one command that changes nothing (reading a tab id no browser
- * hands out, 0) and times the answer: "no such tab" is the expected one.
+ * Sends each attached browser, `rounds` times in a row, one command that changes nothing
+ * (reading a tab id no browser hands out, 0) and times each answer from send to answer: "no
+ * such tab" is the expected one. The browsers are probed at once; the first failure ends a
+ * browser's rounds.
  */
-async function probeBrowsers(browsers: BrowserHub): Promise<Probe> {
+async function probeBrowsers(browsers: BrowserHub, rounds: number): Promise<Probe> {
   const answers = browsers.list().map(async (link) => {
-    const sent = performance.now();
     const row = { slot: link.slot, extensionVersion: link.details.extensionVersion };
-    try {
-      await link.call("tab.get", { tab_id: 0 }, { timeoutMs: PROBE_TIMEOUT_MS });
-    } catch (error) {
-      if (!(error instanceof BrowserError && error.kind === "no_such_tab")) {
-        return { ...row, ms: null, error: (error as Error).message };
+    const deadline = performance.now() + PROBE_TIMEOUT_MS;
+    const samplesMs: number[] = [];
+    for (let round = 0; round < rounds; round++) {
+      const sent = performance.now();
+      try {
+        await link.call("tab.get", { tab_id: 0 }, { timeoutMs: Math.max(1, deadline - sent) });
+      } catch (error) {
+        if (!(error instanceof BrowserError && error.kind === "no_such_tab")) {
+          return { ...row, ms: null, samplesMs, error: (error as Error).message };
+        }
       }
+      samplesMs.push(Math.round((performance.now() - sent) * 1000) / 1000);
     }
-    return { ...row, ms: Math.round(performance.now() - sent) };
+    return { ...row, ms: median(samplesMs), samplesMs };
   });
   return { browsers: await Promise.all(answers) };
+}
+
+function median(samples: number[]): number {
+  const sorted = [...samples].sort((a, b) => a - b);
+  const middle = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
 }
 
 function closeQuietly(conn: Deno.Conn): void {

@@ -597,15 +597,19 @@ async function bridgeRoundTrip(paths: InstancePaths): Promise<Finding> {
   }
 }
 
+/** Round trips the doctor times on each browser: one alone would show a cold worker's first. */
+const DOCTOR_PROBE_ROUNDS = 5;
+
 async function browserRoundTrip(paths: InstancePaths, status: Status | null): Promise<Finding[]> {
   if (status === null || status.browsers.length === 0) return [];
   try {
-    const probe = await fetchProbe(paths.controlSocket);
+    const probe = await fetchProbe(paths.controlSocket, DOCTOR_PROBE_ROUNDS);
     return probe.browsers.map((browser) =>
       browser.ms !== null
         ? ok(
           "round trip",
-          `service → browser connector → extension (slot ${browser.slot}) and back in ${browser.ms} ms`,
+          `service → browser connector → extension (slot ${browser.slot}) and back in ` +
+            `${browser.ms.toFixed(2)} ms (median of ${browser.samplesMs.length})`,
         )
         : problem(
           "round trip",

@@ -12,18 +12,23 @@
  * - a raw bridge exchange: a `start` for a tool that does not exist, written straight onto the
  *   bridge socket after the same proof handshake the connector does, answered `rejected` by the
  *   service before any scheduling: the bridge socket hop and the service's framing, bare.
+ * - a bare browser hop: one `POST /probe?rounds=1` on the control socket, whose figure is the
+ *   service's own timing of one `tab.get` of tab 0 from send to answer (service → browser socket
+ *   → browser connector → native messaging → extension, answered "no such tab" at once, and
+ *   back): the browser hop and its framing, bare, without the control socket's HTTP around it.
  * - `update_plan`: the whole stack to the service and back without the browser.
  * - `GET /status` on the control socket: an HTTP round trip on another owner-only socket, for
  *   scale.
- * The overhead is `tabs_context_mcp − (ping + raw bridge)`: everything the stack adds to the two
- * bare hops, the browser hop included (no bare browser-hop exchange exists to subtract; the
- * browser protocol has no no-op operation).
+ * The overhead is `tabs_context_mcp − (ping + raw bridge + bare browser hop)`: everything the
+ * stack adds to the three bare hops: the scheduler, the gate and the audit, the handler, and the
+ * page's own part of the title read (its CDP commands, which a bare hop does not send).
  *
  * @module
  */
 
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { Probe } from "../../service/control/mod.ts";
 import { BRIDGE_MAX_FRAME } from "../../shared/bridge.ts";
 import { encodeFrame } from "../../shared/framing.ts";
 import { connectAndVerify } from "../../shared/handshake.ts";
@@ -59,6 +64,8 @@ export interface StackFigures {
     tabsContextMs: number[];
     pingMs: number[];
     rawBridgeMs: number[];
+    /** The service's timing of one bare browser hop; absent in runs recorded before it was. */
+    browserHopMs?: number[];
     updatePlanMs: number[];
     controlStatusMs: number[];
   };
@@ -92,6 +99,17 @@ async function status(
   } finally {
     if (!client) own.close();
   }
+}
+
+/** One bare browser hop as the service timed it (`POST /probe?rounds=1`, the one browser). */
+async function browserHop(client: Deno.HttpClient): Promise<number> {
+  const response = await fetch("http://ghostlight/probe?rounds=1", { method: "POST", client });
+  const probe = Probe.parse(await response.json());
+  const ms = probe.browsers[0]?.ms ?? null;
+  if (probe.browsers.length !== 1 || ms === null) {
+    throw new Error(`the probe answered ${JSON.stringify(probe).slice(0, 200)}`);
+  }
+  return ms;
 }
 
 /** A raw client on the bridge socket: the proof handshake, then `start`s that are refused. */
@@ -147,6 +165,7 @@ export async function measureStack(samples: number): Promise<StackFigures> {
       tabsContextMs: [],
       pingMs: [],
       rawBridgeMs: [],
+      browserHopMs: [],
       updatePlanMs: [],
       controlStatusMs: [],
     },
@@ -205,6 +224,7 @@ export async function measureStack(samples: number): Promise<StackFigures> {
               });
               await timeIt(p.pingMs, () => client.ping());
               await timeIt(p.rawBridgeMs, () => raw.roundTrip());
+              p.browserHopMs!.push(await browserHop(http));
               await timeIt(p.updatePlanMs, async () => {
                 const result = await client.callTool({
                   name: "update_plan",

@@ -193,6 +193,7 @@ async function secretsOf(target: TabTarget, pages: TabPages): Promise<Secrets> {
     target,
     pages,
     runtimeCall("secretDigests", base, MODULI),
+    { synchronous: true },
   );
   return { base, digests };
 }
@@ -248,6 +249,7 @@ async function readResult(
       target,
       pages,
       runtimeCall("redactResult", text.slice(0, MAX_RESULT_CHARS + READ_MARGIN)),
+      { synchronous: true },
     );
     return { shown: read.text, total: text.length, url: read.url };
   } catch (error) {

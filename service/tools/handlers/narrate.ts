@@ -26,6 +26,7 @@ export const narrate: Handler = async (args, context) => {
       position: (args.position as string | undefined) ?? "auto",
       durationMs,
     }),
+    { synchronous: true },
   );
   return success(
     `Showing your caption at the ${shown.position} of tab ${target.tabId} for ` +

@@ -91,7 +91,10 @@ export const getPageText: Handler = async (args, context) => {
   const limit = maxChars + READ_MARGIN;
   const read = runtimeCall("readable", false, limit);
   const pages = tabPages(context.workspace, target.tabId);
-  const { frame, value } = await readMainFrame<Readable>(target, pages, read);
+  // `readable` answers at once (no promise), so its commands go out together.
+  const { frame, value } = await readMainFrame<Readable>(target, pages, read, [], {
+    synchronous: true,
+  });
   const page = value!;
   const cutInPage = page.length - page.text.length;
   const merged = await withFrames(target, pages, frame, page.text, 0, limit);

@@ -1,11 +1,11 @@
 /**
  * Every read of the main frame goes through here, in one round trip when the frame's Ghostlight
- * world is known and current: the evaluation travels in one `cdp.sequence` between two looks at
+ * world is known and current: the evaluation travels in one `cdp.sequence` followed by a look at
  * the frame tree, with any further commands the caller needs after them. The answer is used only
- * when both looks show the document the world belongs to, so a world of another document (one
- * the frame left, even for the back/forward cache) is never read; otherwise the world is
- * forgotten and made again from the tree the sequence just read (`refs.ts`), and the read runs
- * there. Refs in other frames keep `inFrame`, which checks their frame before each evaluation.
+ * when that look shows the document the world belongs to: the world's execution context is one
+ * document's, so the value is that document's, and the look after it says the frame still shows
+ * it (decision 0196). Otherwise the world is forgotten and made again from the tree the sequence
+ * just read (`refs.ts`), and the read runs there. Refs in other frames keep `inFrame`, which checks their frame before each evaluation.
  *
  * @module
  */
@@ -60,10 +60,13 @@ function knownMain(pages: TabPages): Frame | undefined {
 /** How a read is made. */
 export interface ReadOptions {
   /**
-   * The expression answers at once, never with a promise (`pageInfo`): its three commands then
-   * go out together instead of each after the last one's answer. Chrome runs one session's
-   * commands in order, and an evaluation that does not await a promise is over when the next
-   * command starts, so the second look still comes after it.
+   * The expression answers at once, never with a promise (`pageInfo`, the walk, the page's text,
+   * the state before an action): a bare read's commands then go out together instead of each
+   * after the last one's answer. Chrome runs one session's commands in order, and an evaluation
+   * that does not await a promise is over when the next command starts, so the look still comes
+   * after it. Commands beside such a read go out with it too, before the read is known to be
+   * current: only questions that do no harm on a stale page may travel beside it (type's
+   * listener questions, decision 0205), never an action.
    */
   synchronous?: boolean;
 }
@@ -224,12 +227,10 @@ async function readCurrent<T>(
   try {
     ({ results } = await target.link.call("cdp.sequence", {
       tab_id: target.native,
-      commands: [
-        FRAME_TREE,
-        evaluation(expression, world.contextId, options),
-        FRAME_TREE,
-        ...beside,
-      ],
+      // No look before the evaluation: the context is the world's document's alone (an
+      // evaluation in a context that went with its document fails), so only whether the frame
+      // still shows that document is open, and the look after answers it (decision 0196).
+      commands: [evaluation(expression, world.contextId, options), FRAME_TREE, ...beside],
       // Commands beside a synchronous read go out with it (one that names an earlier reply's
       // object waits for that reply): they must do no harm when the read turns out stale.
       ...(options.synchronous ? { pipeline: true } : {}),
@@ -240,11 +241,11 @@ async function readCurrent<T>(
     if (options.quietly || isLostContext(error)) return { missed: true };
     throw error;
   }
-  const before = (results[0].frameTree as { frame: TopFrame }).frame;
-  const after = (results[2].frameTree as { frame: TopFrame }).frame;
-  const current = (top: TopFrame) => top.id === world.frameId && top.loaderId === world.loaderId;
-  if (!current(before) || !current(after)) return { missed: true, top: after };
-  const reply = results[1] as { result?: { value?: T }; exceptionDetails?: unknown };
+  const after = (results[1].frameTree as { frame: TopFrame }).frame;
+  if (after.id !== world.frameId || after.loaderId !== world.loaderId) {
+    return { missed: true, top: after };
+  }
+  const reply = results[0] as { result?: { value?: T }; exceptionDetails?: unknown };
   if (reply.exceptionDetails) {
     const failure = evaluationFailure(reply.exceptionDetails);
     if (options.quietly || failure instanceof FrameGone) return { missed: true, top: after };
@@ -255,7 +256,7 @@ async function readCurrent<T>(
     frame: world,
     frameId: after.id,
     loaderId: after.loaderId,
-    beside: results.slice(3),
+    beside: results.slice(2),
   };
 }
 

@@ -1,0 +1,125 @@
+import { assertEquals } from "../../../tests/support/assert.ts";
+import type { BrowserLink } from "../../browser/mod.ts";
+import type { TabTarget } from "../core/target.ts";
+import { INSTALLED_TOKEN } from "./in_page.ts";
+import { type Command, readMainFrame } from "./main_frame_read.ts";
+import type { TabPages } from "./refs.ts";
+
+/**
+ * One tab's main frame as Chrome keeps it, enough for the read: documents by loader id, each
+ * with its worlds' execution contexts. A context answers only for its own document, and fails
+ * once that document is destroyed; a document kept in the back/forward cache keeps its contexts
+ * (the worst case for a read: its evaluation still answers while the frame shows another).
+ */
+class FakeFrame {
+  shown: string;
+  readonly #contexts = new Map<number, string>();
+  #next = 1;
+  /** Runs before the sequence's command at that index (a navigation committing there). */
+  before: Map<number, () => void> = new Map();
+  sequences: { commands: Command[]; pipeline?: boolean }[] = [];
+
+  constructor(first: string) {
+    this.shown = first;
+  }
+
+  /** A new document commits; the old one is destroyed, or kept (back/forward cache). */
+  commit(loader: string, keepOld: boolean): void {
+    if (!keepOld) {
+      for (const [id, owner] of this.#contexts) if (owner === this.shown) this.#contexts.delete(id);
+    }
+    this.shown = loader;
+  }
+
+  run(command: Command): Record<string, unknown> {
+    switch (command.method) {
+      case "Page.getFrameTree":
+        return { frameTree: { frame: { id: "main", loaderId: this.shown } } };
+      case "Page.createIsolatedWorld": {
+        const id = this.#next++;
+        this.#contexts.set(id, this.shown);
+        return { executionContextId: id };
+      }
+      case "Runtime.evaluate": {
+        const owner = this.#contexts.get(command.params.contextId as number);
+        if (owner === undefined) throw new Error("Cannot find context with specified id");
+        // Every read answers the document it ran in; the token says the runtime is there.
+        const value = command.params.expression === INSTALLED_TOKEN ? `token-${owner}` : owner;
+        return { result: { value } };
+      }
+    }
+    throw new Error(`unexpected ${command.method}`);
+  }
+
+  target(): TabTarget {
+    const call = (operation: string, params: Record<string, unknown>) => {
+      if (operation === "cdp.sequence") {
+        const sequence = params as unknown as FakeFrame["sequences"][number];
+        this.sequences.push(sequence);
+        return Promise.resolve().then(() => ({
+          results: sequence.commands.map((command, index) => {
+            this.before.get(index)?.();
+            return this.run(command);
+          }),
+        }));
+      }
+      return Promise.resolve().then(() => this.run(params as unknown as Command));
+    };
+    const tab = () => ({
+      waitFor: (_match: unknown, _ms: number, signal: AbortSignal) =>
+        new Promise((resolve) => signal.addEventListener("abort", () => resolve(null))),
+    });
+    return { link: { call, tab } as unknown as BrowserLink, native: 1, tabId: 1 };
+  }
+}
+
+function freshPages(): TabPages {
+  return { frames: new Map(), numbers: new Map(), entries: new Map(), next: 1, reads: new Map() };
+}
+
+/** A frame showing document A whose world is known, as after a first read. */
+async function knownWorldOfA(): Promise<{ frame: FakeFrame; target: TabTarget; pages: TabPages }> {
+  const frame = new FakeFrame("A");
+  const target = frame.target();
+  const pages = freshPages();
+  assertEquals((await readMainFrame<string>(target, pages, "read")).value, "A");
+  frame.sequences = [];
+  return { frame, target, pages };
+}
+
+Deno.test("a read of a current world is one evaluation and one look after it, pipelined when synchronous", async () => {
+  const { frame, target, pages } = await knownWorldOfA();
+  const read = await readMainFrame<string>(target, pages, "read", [], { synchronous: true });
+  assertEquals([read.value, read.loaderId], ["A", "A"]);
+  assertEquals(frame.sequences.length, 1);
+  assertEquals(frame.sequences[0].commands.map((c) => c.method), [
+    "Runtime.evaluate",
+    "Page.getFrameTree",
+  ]);
+  assertEquals(frame.sequences[0].pipeline, true);
+});
+
+Deno.test("a read across a navigation never answers for a document the frame does not show", async () => {
+  // A navigation commits before the evaluation or between it and the look; the old document is
+  // destroyed or kept in the back/forward cache, or the frame goes back to it before the look.
+  for (const at of [0, 1]) {
+    for (const how of ["destroyed", "cached", "left and came back"] as const) {
+      if (how === "left and came back" && at === 1) continue;
+      const { frame, target, pages } = await knownWorldOfA();
+      frame.before.set(at, () => {
+        frame.before.clear();
+        frame.commit("B", how !== "destroyed");
+        // Back to A (restored from the cache) just before the look: A was hidden meanwhile.
+        if (how === "left and came back") frame.before.set(1, () => frame.shown = "A");
+      });
+      const read = await readMainFrame<string>(target, pages, "read", [], {
+        synchronous: true,
+      });
+      const where = `navigation before command ${at}, old document ${how}`;
+      // The value is the document's whose world it came from, and that is the one shown now.
+      assertEquals(read.value, read.loaderId, where);
+      assertEquals(read.loaderId, frame.shown, where);
+      assertEquals(read.frame.loaderId, frame.shown, where);
+    }
+  }
+});
