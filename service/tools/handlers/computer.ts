@@ -199,6 +199,26 @@ function clickEvents(point: Point, button: "left" | "right", clicks: number, mod
 }
 
 /**
+ * Whether input events may go out pipelined, each without waiting for the one before. Chrome runs
+ * one session's commands in order and the renderer handles each input event to its end before
+ * the next, so key presses and a click's move, presses and releases arrive as sent, and a click
+ * no longer waits for the browser's answer to each of its events in turn (a pointer move waits
+ * for the next frame when nothing follows it). Only a move while a button is held (a drag, which
+ * the browser starts between moves) must wait for the event before it.
+ */
+function mayPipeline(commands: { method: string; params: Record<string, unknown> }[]): boolean {
+  let held = false;
+  for (const { method, params } of commands) {
+    if (method === "Input.dispatchKeyEvent") continue;
+    if (method !== "Input.dispatchMouseEvent") return false;
+    if (params.type === "mousePressed") held = true;
+    else if (params.type === "mouseReleased") held = false;
+    else if (params.type !== "mouseMoved" || held) return false;
+  }
+  return true;
+}
+
+/**
  * Sends input events in one round trip. If the page opens a JavaScript dialog meanwhile, the
  * browser holds the input until it is answered: return then instead of waiting.
  */
@@ -215,7 +235,7 @@ async function dispatch(
         await target.link.call("cdp.sequence", {
           tab_id: target.native,
           commands: chunk,
-          pipeline: chunk.every((command) => command.method === "Input.dispatchKeyEvent"),
+          pipeline: mayPipeline(chunk),
         });
       }
     })(),

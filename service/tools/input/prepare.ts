@@ -60,6 +60,10 @@ export async function prepareByRef(
     target,
     frame,
     runtimeCall("prepareAction", counterKey(workspace), localId, { keep: CHANGED_KEPT }),
+    [],
+    // It answers at once (it finds, scrolls and looks without a promise): the evaluation and the
+    // look at the frame tree go out together.
+    { synchronous: true },
   );
   if (!read) return null;
   const described = read.value?.described;

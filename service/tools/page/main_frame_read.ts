@@ -210,8 +210,12 @@ export async function readWorld<T>(
   world: Frame,
   expression: string,
   beside: Command[] = [],
+  options: ReadOptions = {},
 ): Promise<MainFrameRead<T> | null> {
-  const read = await readCurrent<T>(target, world, expression, beside, { quietly: true });
+  const read = await readCurrent<T>(target, world, expression, beside, {
+    ...options,
+    quietly: true,
+  });
   return "missed" in read ? null : read;
 }
 
