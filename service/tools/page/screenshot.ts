@@ -36,7 +36,10 @@ const MAX_RATIO = 4;
  * (the page's main world can redefine `window.devicePixelRatio`).
  */
 async function metrics(target: TabTarget): Promise<{ view: Viewport; ratio: number }> {
-  const metrics = await cdp(target, "Page.getLayoutMetrics");
+  return metricsFrom(await cdp(target, "Page.getLayoutMetrics"));
+}
+
+function metricsFrom(metrics: Record<string, unknown>): { view: Viewport; ratio: number } {
   const view = metrics.cssVisualViewport as Viewport;
   // visualViewport is in device pixels, cssVisualViewport in CSS pixels.
   const device = (metrics.visualViewport as Viewport | undefined)?.clientWidth ?? 0;
@@ -60,10 +63,9 @@ export async function capture(
     background?: boolean;
   } = {},
 ): Promise<{ data: string; width: number; height: number; cssPerPixel: number }> {
-  const { view, ratio } = await metrics(target);
+  const { view, ratio } = options.background ? await metrics(target) : await metricsInFront(target);
   const region = options.region ??
     { x: 0, y: 0, width: view.clientWidth, height: view.clientHeight };
-  if (!options.background) await bringForward(target);
   const maxSide = options.maxSide ?? MAX_IMAGE_SIDE;
   // Page.captureScreenshot yields clip × scale × devicePixelRatio pixels; dividing by the ratio
   // makes one image pixel one CSS pixel until the side cap shrinks it further.
@@ -98,15 +100,27 @@ export async function capture(
   return { data, ...size, cssPerPixel: region.width / size.width };
 }
 
-/** A screenshot shows what the user would see of the tab: bring a hidden one to the front. */
-async function bringForward(target: TabTarget): Promise<void> {
-  // Whether the page is hidden is only used to bring it forward; a page lying about it changes
-  // nothing that matters.
-  const hidden = (await cdp(target, "Runtime.evaluate", {
-    expression: mainWorldCall("pageHidden"),
-    returnByValue: true,
-  })).result as { value?: boolean };
-  if (hidden.value === true) await cdp(target, "Page.bringToFront");
+/**
+ * The metrics, with a hidden tab brought to the front first: a screenshot shows what the user
+ * would see of the tab. Both questions only read, so they go out together in one round trip.
+ */
+async function metricsInFront(target: TabTarget): Promise<{ view: Viewport; ratio: number }> {
+  const { results } = await target.link.call("cdp.sequence", {
+    tab_id: target.native,
+    commands: [
+      { method: "Page.getLayoutMetrics", params: {} },
+      // Whether the page is hidden is only used to bring it forward; a page lying about it
+      // changes nothing that matters.
+      {
+        method: "Runtime.evaluate",
+        params: { expression: mainWorldCall("pageHidden"), returnByValue: true },
+      },
+    ],
+    pipeline: true,
+  });
+  const hidden = results[1].result as { value?: boolean } | undefined;
+  if (hidden?.value === true) await cdp(target, "Page.bringToFront");
+  return metricsFrom(results[0]);
 }
 
 /** Takes a screenshot of the tab's viewport and keeps it in the workspace. */
