@@ -128,8 +128,8 @@ export const Operations = {
    * Several CDP commands in one message, sent in order; stops at the first failure. Input
    * sequences (typing, drags) take one round trip instead of one per event. With `pipeline`
    * each command is sent without waiting for the previous one's answer (Chrome still runs
-   * them in order): right for key presses, wrong where the page must react in between (a
-   * drag must start before the mouse moves on). A command naming an earlier reply
+   * them in order): right for key presses and clicks, wrong where the browser must react in
+   * between (a drag must start before the mouse moves on). A command naming an earlier reply
    * (`objectIdFrom`) still waits for that reply, and those after it go out after it.
    */
   "cdp.sequence": {
