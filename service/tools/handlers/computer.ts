@@ -206,7 +206,9 @@ function clickEvents(point: Point, button: "left" | "right", clicks: number, mod
  * for the next frame when nothing follows it). Only a move while a button is held (a drag, which
  * the browser starts between moves) must wait for the event before it.
  */
-function mayPipeline(commands: { method: string; params: Record<string, unknown> }[]): boolean {
+export function mayPipeline(
+  commands: { method: string; params: Record<string, unknown> }[],
+): boolean {
   let held = false;
   for (const { method, params } of commands) {
     if (method === "Input.dispatchKeyEvent") continue;
