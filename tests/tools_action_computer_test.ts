@@ -90,6 +90,28 @@ Deno.test("computer: every action lands on the page as real input", async (t) =>
       assertMatch(String(plain(shot)?.imageId), /^img_\d+$/);
     });
 
+    await t.step("a screenshot of a background tab brings it to the front first", async () => {
+      const made = await s.ok("tabs_create_mcp", {});
+      const other = Number(s.text(made).match(/Opened tab (\d+)/)?.[1]);
+      assert(Number.isInteger(other), s.text(made));
+      const visibility = async () =>
+        s.text(
+          await s.ok("javascript_tool", {
+            action: "javascript_exec",
+            text: "document.visibilityState",
+            tabId,
+          }),
+        );
+      await pollUntil(visibility, (text) => /hidden/.test(text), "the tab to go to the background");
+      await s.ok("computer", { action: "screenshot", tabId });
+      await pollUntil(
+        visibility,
+        (text) => /\bvisible\b/.test(text),
+        "the screenshot to bring the tab to the front",
+      );
+      await s.ok("tab_control", { tabId: other, action: "close" });
+    });
+
     await onBench("left_click at a coordinate, with a receipt", async () => {
       const result = await s.ok("computer", {
         action: "left_click",
