@@ -462,6 +462,18 @@ Deno.test("read_page, find, form_input and javascript_tool on the fixture site",
         ),
         "in the shadow",
       );
+      // A page with frames of its own takes form_fill's outline-first path (decision 0220).
+      const filled = await s.ok("form_fill", { tabId, fields: { "Shadow note": "filled here" } });
+      assertEquals((plain(filled) as { filled: unknown[] }).filled.length, 1, s.text(filled));
+      assertEquals(
+        await js(
+          s,
+          tabId,
+          "document.querySelector('keeper-card').shadowRoot.getElementById('shadow-note').value",
+        ),
+        "filled here",
+      );
+      await s.ok("form_input", { ref: note.ref, value: "in the shadow", tabId });
 
       const lines = text.split("\n");
       const crossAt = lines.findIndex((line) => /iframe "Cross-origin log"/.test(line));

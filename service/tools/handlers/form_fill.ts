@@ -17,9 +17,10 @@ import { type Handler, success, type ToolContext } from "../core/context.ts";
 import { fence, originOf } from "../core/fence.ts";
 import { ownedTab, type TabTarget } from "../core/target.ts";
 import { dialogAfterEffect } from "../page/after_dialog.ts";
-import { collect, type CollectedNode } from "../page/collect.ts";
+import { collect, type CollectedNode, MAX_NODES } from "../page/collect.ts";
 import { type FieldMatch, fillableFields, matchFields } from "../page/form_match.ts";
 import { runtimeCall } from "../page/in_page.ts";
+import { knownMain } from "../page/main_frame_read.ts";
 import { provenance } from "../page/provenance.ts";
 import { redactSecrets } from "../page/redact.ts";
 import {
@@ -109,11 +110,37 @@ function whyNot(result: FillRefusal): { reason: string; quoted?: string } {
   }
 }
 
+/** The page runtime's `fillByLabels` answer: each label's match by element number, the fills. */
+type LabelFill =
+  | { stale: true }
+  | { framed: true }
+  | {
+    url: string;
+    matches: (
+      | { id: number }
+      | { unmatched: "none" }
+      | { unmatched: "ambiguous"; candidates: { id: number; role: string; name: string }[] }
+    )[];
+    results: FillResult[];
+  };
+
 /** A field to set: its label, where it lives, and the value. */
 interface Job {
   label: string;
   node: CollectedNode;
   value: Value;
+}
+
+/** Why fields being set were left in doubt (a dialog, a busy page); null for other failures. */
+function heldBy(error: unknown): string | null {
+  const held = error instanceof BrowserError && error.kind === "dialog_open"
+    ? "a dialog opened"
+    : error instanceof BrowserError && error.kind === "timeout"
+    ? `the page was still busy after ${FILL_BOUND_MS / 1000} s`
+    : null;
+  return held &&
+    `${held} while these fields were set: which of them are set is unknown until it ` +
+      "ends (fields after the one that held the page are not started); read the form then";
 }
 
 /**
@@ -138,14 +165,7 @@ async function setRun(
       { checkedInPage: true, timeoutMs: FILL_BOUND_MS },
     );
   } catch (error) {
-    const held = error instanceof BrowserError && error.kind === "dialog_open"
-      ? "a dialog opened"
-      : error instanceof BrowserError && error.kind === "timeout"
-      ? `the page was still busy after ${FILL_BOUND_MS / 1000} s`
-      : null;
-    const reason = error instanceof FrameGone ? "not set: the page navigated" : held &&
-      `${held} while these fields were set: which of them are set is unknown until it ` +
-        "ends (fields after the one that held the page are not started); read the form then";
+    const reason = error instanceof FrameGone ? "not set: the page navigated" : heldBy(error);
     if (reason === null) throw error;
     for (const job of run) report.skipped.push({ field: job.label, ref: job.node.ref, reason });
     report.stopped = run.map((job) => JSON.stringify(job.label)).join(", ");
@@ -184,6 +204,8 @@ async function fill(
   pages: TabPages,
   fields: Record<string, Value>,
 ): Promise<Report> {
+  const quick = await fillInOneTrip(target, pages, fields);
+  if (quick) return quick;
   const outline = await collect(target, pages, { filter: "all", hints: true });
   const report: Report = { filled: [], skipped: [], unmatched: [], url: outline.url };
   const jobs: Job[] = [];
@@ -204,6 +226,79 @@ async function fill(
       }
     }
   }
+  return report;
+}
+
+/**
+ * The whole fill in one evaluation when the main frame's world is known and the page has no
+ * frames of its own (decision 0220): the labels are matched in the page, with the same matching,
+ * and the matched fields set there at once. Null when the page must take the outline-first path
+ * (nothing was set then).
+ */
+async function fillInOneTrip(
+  target: TabTarget,
+  pages: TabPages,
+  fields: Record<string, Value>,
+): Promise<Report | null> {
+  const frame = knownMain(pages);
+  if (!frame) return null;
+  const labels = Object.keys(fields);
+  const call = runtimeCall(
+    "fillByLabels",
+    frame.token,
+    labels,
+    labels.map((label) => fields[label]),
+    MAX_NODES,
+    FILL_BUDGET_MS,
+  );
+  let answer: LabelFill;
+  try {
+    answer = await inFrame<LabelFill>(target, pages, frame, call, {
+      checkedInPage: true,
+      timeoutMs: FILL_BOUND_MS,
+    });
+  } catch (error) {
+    // A world gone before it answered set nothing (the walk and the fill are one evaluation).
+    if (error instanceof FrameGone) return null;
+    const reason = heldBy(error);
+    if (reason === null) throw error;
+    return {
+      filled: [],
+      skipped: labels.map((field) => ({ field, reason })),
+      unmatched: [],
+      url: target.link.knownLocation(target.native)?.tab.url ?? "",
+      stopped: labels.map((label) => JSON.stringify(label)).join(", "),
+    };
+  }
+  if (!("matches" in answer)) return null;
+  const report: Report = { filled: [], skipped: [], unmatched: [], url: answer.url };
+  const jobs: Job[] = [];
+  answer.matches.forEach((match, index) => {
+    const label = labels[index];
+    if ("id" in match) {
+      const node: CollectedNode = {
+        ref: refFor(pages, frame, match.id),
+        at: { frame, localId: match.id },
+        depth: 0,
+        role: "",
+        name: "",
+      };
+      jobs.push({ label, node, value: fields[label] });
+    } else if (match.unmatched === "none") {
+      report.unmatched.push(unmatchedEntry({ label, unmatched: "none" }));
+    } else {
+      const candidates = match.candidates.map(({ id, role, name }) => ({
+        ref: refFor(pages, frame, id),
+        depth: 0,
+        role,
+        name,
+      }));
+      report.unmatched.push(unmatchedEntry({ label, unmatched: "ambiguous", candidates }));
+    }
+  });
+  jobs.forEach((job, index) => record(pages, frame, job, answer.results[index], report));
+  const held = answer.results.findIndex((result) => "error" in result && result.error === "held");
+  if (held >= 0) report.stopped = JSON.stringify(jobs[Math.max(0, held - 1)].label);
   return report;
 }
 

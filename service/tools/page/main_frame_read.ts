@@ -49,7 +49,7 @@ interface TopFrame {
 }
 
 /** The main frame's world this tab's page memory holds: the one frame with no parent or session. */
-function knownMain(pages: TabPages): Frame | undefined {
+export function knownMain(pages: TabPages): Frame | undefined {
   let found: Frame | undefined;
   for (const frame of pages.frames.values()) {
     if (!frame.sessionId && !frame.parent) found = frame;

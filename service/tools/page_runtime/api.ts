@@ -13,7 +13,7 @@ import { pageInfo } from "./page_info.ts";
 import { readable } from "./readable.ts";
 import { byId, token, withToken } from "./registry.ts";
 import { redactResult, secretDigests } from "./secrets.ts";
-import { fill, fillMany, submitControl } from "./form.ts";
+import { fill, fillByLabels, fillMany, submitControl } from "./form.ts";
 import { showCaption } from "./narrate.ts";
 import { snapshot } from "./snapshot.ts";
 import { putFiles } from "./files.ts";
@@ -28,6 +28,7 @@ export const runtime = {
   coveredBy,
   describe,
   fill,
+  fillByLabels,
   fillMany,
   element: byId,
   observeBefore,

@@ -9,9 +9,11 @@
 import { describe, type Described, isDisabled } from "./describe.ts";
 import { viewOf } from "./dom.ts";
 import { nameOf } from "./names.ts";
-import { byId, current, idOf } from "./registry.ts";
+import { fillableFields, matchFields } from "../page/form_match.ts";
+import { byId, current, idOf, token } from "./registry.ts";
 import { roleOf } from "./roles.ts";
 import { isSecretField, redactFields } from "./secrets.ts";
+import { snapshot } from "./snapshot.ts";
 import { clean, clip, textOf } from "./text.ts";
 
 /** Why a field could not take a value. */
@@ -339,6 +341,59 @@ export async function fillMany(
     results.push(held ? { error: "held" } : await fill(id, value, false));
   }
   return results;
+}
+
+/** Where one label went, by element number. */
+export type LabelMatch =
+  | { id: number }
+  | { unmatched: "none" }
+  | { unmatched: "ambiguous"; candidates: { id: number; role: string; name: string }[] };
+
+/**
+ * What {@linkcode fillByLabels} did: nothing when this world is not the one the service knows
+ * (`stale`) or the page has frames of its own to read (`framed`), else each label's match and the
+ * matched fields' fills in the labels' order.
+ */
+export type LabelFill =
+  | { stale: true }
+  | { framed: true }
+  | { url: string; matches: LabelMatch[]; results: FillResult[] };
+
+/**
+ * `form_fill` in one evaluation for a page without frames of its own (decision 0220): walks the
+ * document as the outline read does, matches the labels with the service's own matching
+ * (`page/form_match.ts`), then fills the matched fields as {@linkcode fillMany}. Sets nothing
+ * when the registry is not the one with `expected` as token, or when a frame would need its own
+ * world to be read: the service then takes its outline-first path.
+ */
+export async function fillByLabels(
+  expected: string,
+  labels: string[],
+  values: unknown[],
+  limit: number,
+  budgetMs: number,
+): Promise<LabelFill> {
+  if (token !== expected || !current()) return { stale: true };
+  const walk = snapshot({ filter: "all", hints: true, limit });
+  if ("gone" in walk) return { stale: true };
+  if (walk.frames.length > 0) return { framed: true };
+  const nodes = walk.nodes.map((node) => ({
+    ...node,
+    ref: node.id && node.role !== "text" ? String(node.id) : undefined,
+  }));
+  const jobs: [id: number, value: unknown][] = [];
+  const matches = matchFields(labels, fillableFields(nodes)).map((match, index): LabelMatch => {
+    if ("field" in match) {
+      jobs.push([match.field.node.id, values[index]]);
+      return { id: match.field.node.id };
+    }
+    if (match.unmatched === "none") return { unmatched: "none" };
+    return {
+      unmatched: "ambiguous",
+      candidates: match.candidates.map(({ id, role, name }) => ({ id, role, name })),
+    };
+  });
+  return { url: walk.url, matches, results: await fillMany(jobs, budgetMs) };
 }
 
 /** A button that submits its form, as a user would find it. */
