@@ -97,7 +97,7 @@ export class AuditLog {
 
   async #append(entry: AuditEntry): Promise<AuditRecord> {
     if (this.#broken !== null) throw new AuditUnavailable(this.#broken);
-    const record = await seal(entry, this.#end ?? { seq: 0, hash: null }, new Date());
+    const record = seal(entry, this.#end ?? { seq: 0, hash: null }, new Date());
     const bytes = new TextEncoder().encode(`${serialize(record)}\n`);
     try {
       if (this.#size > 0 && this.#size + bytes.length > this.#options.maxBytes) {
@@ -169,7 +169,7 @@ async function lastRecord(file: string, size: number): Promise<ChainEnd | null> 
   const record = parseRecord(line);
   if (typeof record === "string") throw new Error(`the last record of ${file} ${record}`);
   const { hash, ...rest } = record;
-  if (await hashOf(rest) !== hash) throw new Error(`the last record of ${file} was edited`);
+  if (hashOf(rest) !== hash) throw new Error(`the last record of ${file} was edited`);
   return { seq: record.seq, hash };
 }
 

@@ -9,6 +9,8 @@ import {
   type Verification,
   verifyAudit,
 } from "./mod.ts";
+import { canonicalJson, encodeHex } from "./keyed.ts";
+import { seal } from "./record.ts";
 
 function entry(n: number, overrides: Partial<AuditEntry> = {}): AuditEntry {
   return {
@@ -65,7 +67,7 @@ Deno.test("records have a fixed field order and chain to the one before", async 
   assertEquals(records[1].prev, records[0].hash);
   assertEquals(records[2].prev, records[1].hash);
   assertEquals((await Deno.stat(t.file)).mode! & 0o777, 0o600);
-  assertEquals(await t.verifyText(await Deno.readTextFile(t.file)), {
+  assertEquals(t.verifyText(await Deno.readTextFile(t.file)), {
     ok: true,
     records: 3,
     end: { seq: 3, hash: records[2].hash },
@@ -81,25 +83,25 @@ Deno.test("verify names the first bad line: an edited byte, a removed, a swapped
 
   const edited = [...lines];
   edited[2] = edited[2].replace("127.0.0.1", "127.0.0.2");
-  failsAt(await t.verifyText(edited.join("\n") + "\n"), 3, /hash does not match/);
+  failsAt(t.verifyText(edited.join("\n") + "\n"), 3, /hash does not match/);
 
   const reformatted = [...lines];
   reformatted[1] = JSON.stringify(JSON.parse(reformatted[1]), null, 0).replace(":", ": ");
-  failsAt(await t.verifyText(reformatted.join("\n") + "\n"), 2, /fixed form/);
+  failsAt(t.verifyText(reformatted.join("\n") + "\n"), 2, /fixed form/);
 
   const removed = lines.filter((_, index) => index !== 3);
-  failsAt(await t.verifyText(removed.join("\n") + "\n"), 4, /removed, inserted or reordered/);
+  failsAt(t.verifyText(removed.join("\n") + "\n"), 4, /removed, inserted or reordered/);
 
   const swapped = [...lines];
   [swapped[1], swapped[2]] = [swapped[2], swapped[1]];
-  failsAt(await t.verifyText(swapped.join("\n") + "\n"), 2, /removed, inserted or reordered/);
+  failsAt(t.verifyText(swapped.join("\n") + "\n"), 2, /removed, inserted or reordered/);
 
   const inserted = [...lines.slice(0, 2), lines[4], ...lines.slice(2)];
-  failsAt(await t.verifyText(inserted.join("\n") + "\n"), 3, /removed, inserted or reordered/);
+  failsAt(t.verifyText(inserted.join("\n") + "\n"), 3, /removed, inserted or reordered/);
 
   const firstRemoved = lines.slice(1);
-  assert((await t.verifyText(firstRemoved.join("\n") + "\n")).ok, "a rotated-away head is fine");
-  failsAt(await t.verifyText("not json\n"), 1, /not a JSON record/);
+  assert((t.verifyText(firstRemoved.join("\n") + "\n")).ok, "a rotated-away head is fine");
+  failsAt(t.verifyText("not json\n"), 1, /not a JSON record/);
 });
 
 Deno.test("rotation by size keeps the chain across files and bounds the files kept", async () => {
@@ -113,11 +115,11 @@ Deno.test("rotation by size keeps the chain across files and bounds the files ke
     files.map(async (name) => ({ name, text: await Deno.readTextFile(name) })),
   );
   for (const { text } of texts) assert(new TextEncoder().encode(text).length <= 1200);
-  const verified = await verifyAudit(texts);
+  const verified = verifyAudit(texts);
   assert(verified.ok, JSON.stringify(verified));
   assertEquals(verified.end?.seq, 20);
   // Out of order, the files break the chain at the first line of the misplaced one.
-  const misordered = await verifyAudit([texts[1], texts[0], texts[2]]);
+  const misordered = verifyAudit([texts[1], texts[0], texts[2]]);
   assert(!misordered.ok && misordered.file === texts[0].name && misordered.line === 1);
 });
 
@@ -138,7 +140,7 @@ Deno.test("a reopened audit continues the chain, from a rotated file too", async
       text: await Deno.readTextFile(name),
     })),
   );
-  const verified = await verifyAudit(texts);
+  const verified = verifyAudit(texts);
   assert(verified.ok, JSON.stringify(verified));
   assertEquals(verified.end?.seq, 5);
 });
@@ -172,25 +174,61 @@ Deno.test("writing fails closed: an unwritable or damaged audit refuses with the
   assert(refused instanceof AuditUnavailable);
 });
 
-Deno.test("arguments are a keyed hash: stable, key-order blind, secret-dependent", async () => {
-  const key = await AuditKey.derive(new Uint8Array(32).fill(7));
-  const other = await AuditKey.derive(new Uint8Array(32).fill(8));
-  const a = await key.arguments({ text: "hunter2", tabId: 1 });
+Deno.test("arguments are a keyed hash: stable, key-order blind, secret-dependent", () => {
+  const key = AuditKey.derive(new Uint8Array(32).fill(7));
+  const other = AuditKey.derive(new Uint8Array(32).fill(8));
+  const a = key.arguments({ text: "hunter2", tabId: 1 });
   assertMatch(a, /^hmac-sha256:[0-9a-f]{64}$/);
-  assertEquals(a, await key.arguments({ tabId: 1, text: "hunter2" }));
-  assert(a !== await other.arguments({ text: "hunter2", tabId: 1 }));
+  assertEquals(a, key.arguments({ tabId: 1, text: "hunter2" }));
+  assert(a !== other.arguments({ text: "hunter2", tabId: 1 }));
   assert(!a.includes("hunter2"));
-  assertMatch(await key.workspace("ws_secret"), /^ws-[0-9a-f]{16}$/);
+  assertMatch(key.workspace("ws_secret"), /^ws-[0-9a-f]{16}$/);
 });
 
-Deno.test("a workspace's tag is the same on every call, and its own under each key", async () => {
-  const key = await AuditKey.derive(new Uint8Array(32).fill(7));
-  const other = await AuditKey.derive(new Uint8Array(32).fill(8));
-  const first = await key.workspace("ws_a");
-  assertEquals(await key.workspace("ws_a"), first);
-  assert(first !== await key.workspace("ws_b"));
-  assert(first !== await other.workspace("ws_a"));
+Deno.test("a workspace's tag is the same on every call, and its own under each key", () => {
+  const key = AuditKey.derive(new Uint8Array(32).fill(7));
+  const other = AuditKey.derive(new Uint8Array(32).fill(8));
+  const first = key.workspace("ws_a");
+  assertEquals(key.workspace("ws_a"), first);
+  assert(first !== key.workspace("ws_b"));
+  assert(first !== other.workspace("ws_a"));
   // Past the bound the memory starts over; the tag is made again, the same.
-  for (let i = 0; i < 1_100; i++) await key.workspace(`ws_${i}`);
-  assertEquals(await key.workspace("ws_a"), first);
+  for (let i = 0; i < 1_100; i++) key.workspace(`ws_${i}`);
+  assertEquals(key.workspace("ws_a"), first);
+});
+
+Deno.test("the hashes are WebCrypto's to the byte: records written before 0216 still verify", async () => {
+  const hex = (buffer: ArrayBuffer) => encodeHex(new Uint8Array(buffer));
+  const hmacKey = (raw: BufferSource) =>
+    crypto.subtle.importKey("raw", raw, { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+  const secret = new Uint8Array(32).fill(7);
+  const encode = (text: string) => new TextEncoder().encode(text);
+  // The key as it was derived: HMAC of the label under the secret, then HMAC under that.
+  const derived = await crypto.subtle.sign(
+    "HMAC",
+    await hmacKey(secret),
+    encode("ghostlight-audit-key-v1"),
+  );
+  const args = { text: "pässwörd \u{1F511}", tabId: 1, nested: { b: [1, "x"], a: null } };
+  const webArgs = await crypto.subtle.sign(
+    "HMAC",
+    await hmacKey(derived),
+    encode(`args\n${canonicalJson(args)}`),
+  );
+  const key = AuditKey.derive(secret);
+  assertEquals(key.arguments(args), `hmac-sha256:${hex(webArgs)}`);
+  const webTag = await crypto.subtle.sign(
+    "HMAC",
+    await hmacKey(derived),
+    encode("workspace\nws_é"),
+  );
+  assertEquals(key.workspace("ws_é"), `ws-${hex(webTag).slice(0, 16)}`);
+  const record = seal(
+    entry(2, { client: "clïent ✓" }),
+    { seq: 4, hash: "sha256:00" },
+    new Date(0),
+  );
+  const { hash, ...rest } = record;
+  const line = JSON.stringify(rest, Object.keys(rest));
+  assertEquals(hash, `sha256:${hex(await crypto.subtle.digest("SHA-256", encode(line)))}`);
 });

@@ -7,6 +7,7 @@
  * @module
  */
 
+import { createHash } from "node:crypto";
 import { z } from "zod";
 import { encodeHex } from "./keyed.ts";
 
@@ -60,21 +61,23 @@ export function serialize(record: AuditRecord): string {
 }
 
 /** The hash a record must carry: over its line without `hash` (which includes `prev`). */
-export async function hashOf(record: Omit<AuditRecord, "hash">): Promise<string> {
-  const body = new TextEncoder().encode(JSON.stringify(record, FIELDS_BUT_HASH));
-  return `sha256:${encodeHex(new Uint8Array(await crypto.subtle.digest("SHA-256", body)))}`;
+export function hashOf(record: Omit<AuditRecord, "hash">): string {
+  // In this thread (decision 0216): WebCrypto's digest is a trip to a worker thread and back.
+  const digest = createHash("sha256").update(JSON.stringify(record, FIELDS_BUT_HASH), "utf8")
+    .digest();
+  return `sha256:${encodeHex(new Uint8Array(digest))}`;
 }
 
 /** Seals an entry as the record after the one whose hash and sequence are given. */
-export async function seal(
+export function seal(
   entry: AuditEntry,
   after: { seq: number; hash: string | null },
   time: Date,
-): Promise<AuditRecord> {
+): AuditRecord {
   const unsealed = { seq: after.seq + 1, time: time.toISOString(), ...entry, prev: after.hash };
   // Built in field order, so the object reads as its line does.
   const ordered = Object.fromEntries(
     FIELDS_BUT_HASH.map((field) => [field, unsealed[field as keyof typeof unsealed]]),
   ) as Omit<AuditRecord, "hash">;
-  return { ...ordered, hash: await hashOf(ordered) };
+  return { ...ordered, hash: hashOf(ordered) };
 }

@@ -30,7 +30,7 @@ export type Verification =
  * Verifies files that continue one another, oldest first. The first file's first record may
  * follow a record that is not given (a rotated-away file) unless it is the first record ever.
  */
-export async function verifyAudit(files: readonly AuditText[]): Promise<Verification> {
+export function verifyAudit(files: readonly AuditText[]): Verification {
   let end: ChainEnd | null = null;
   let records = 0;
   let first = true;
@@ -50,7 +50,7 @@ export async function verifyAudit(files: readonly AuditText[]): Promise<Verifica
         return bad("was edited: it is not in the audit's fixed form");
       }
       const { hash, ...rest } = record;
-      if (await hashOf(rest) !== hash) {
+      if (hashOf(rest) !== hash) {
         return bad("was edited: its hash does not match its content");
       }
       if (end === null && record.seq === 1 && record.prev !== null) {

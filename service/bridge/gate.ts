@@ -34,7 +34,7 @@ export interface GatedWork {
   readonly message: StartMessage;
   readonly workspace: Workspace | undefined;
   /** The audit fields every record of this work shares, once computed. */
-  auditBase?: Promise<AuditBase>;
+  auditBase?: AuditBase;
   /** What the check before dispatch found, for the landing check and the outcome record. */
   checked?: Checked;
 }
@@ -184,7 +184,7 @@ export async function recordOutcome(
   }
   try {
     await session.deps.governance.audit.append({
-      ...await auditBaseOf(session, work),
+      ...auditBaseOf(session, work),
       kind: "outcome",
       result: outcome.kind,
       host: work.checked?.host ?? null,
@@ -208,7 +208,7 @@ async function recordDecision(
 ): Promise<Outcome | null> {
   try {
     await session.deps.governance.audit.append({
-      ...await auditBaseOf(session, work),
+      ...auditBaseOf(session, work),
       kind: "decision",
       ...decision,
     });
@@ -226,25 +226,19 @@ async function recordDecision(
 }
 
 /** The audit fields every record of a work shares; the keyed hashes are made once. */
-function auditBaseOf(session: Session, work: GatedWork): Promise<AuditBase> {
-  work.auditBase ??= (async () => {
-    const { catalog, governance: { auditKey } } = session.deps;
-    const { tool, arguments: args, context } = work.message;
-    // Both hashes at once: each is a trip to the crypto worker.
-    const [workspace, keyedArgs] = await Promise.all([
-      work.workspace ? auditKey.workspace(work.workspace.id) : null,
-      auditKey.arguments(args),
-    ]);
-    return {
-      client: context.client_name,
-      workspace,
-      work: work.id,
-      tool,
-      action: catalog.action(tool, args),
-      capabilities: catalog.capabilities(tool, args),
-      args: keyedArgs,
-    };
-  })();
+function auditBaseOf(session: Session, work: GatedWork): AuditBase {
+  if (work.auditBase) return work.auditBase;
+  const { catalog, governance: { auditKey } } = session.deps;
+  const { tool, arguments: args, context } = work.message;
+  work.auditBase = {
+    client: context.client_name,
+    workspace: work.workspace ? auditKey.workspace(work.workspace.id) : null,
+    work: work.id,
+    tool,
+    action: catalog.action(tool, args),
+    capabilities: catalog.capabilities(tool, args),
+    args: auditKey.arguments(args),
+  };
   return work.auditBase;
 }
 

@@ -47,7 +47,7 @@ async function verify(paths: InstancePaths, args: string[]): Promise<number> {
     console.error(`ghostlight: cannot read the audit: ${(error as Error).message}`);
     return 1;
   }
-  const result = await verifyAudit(texts);
+  const result = verifyAudit(texts);
   if (!result.ok) {
     console.log(
       `${result.file}:${result.line}: the record on line ${result.line} ${result.reason}`,

@@ -139,7 +139,7 @@ async function buildState(sources: StateSources): Promise<ServiceState> {
     workIds: new WorkIds(),
     activity: activity.works,
     settlementMs: settings.settlementMs,
-    governance: { policy, person, audit, auditKey: await AuditKey.derive(sources.secret) },
+    governance: { policy, person, audit, auditKey: AuditKey.derive(sources.secret) },
     // Recordings of a released workspace go with it.
     recordings: new Recordings((workspace) => workspaces.get(workspace.id) !== workspace),
   };

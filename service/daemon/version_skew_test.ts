@@ -4,13 +4,18 @@
 
 import { UPGRADE_STEP } from "../../shared/extension_features.ts";
 import { assert, assertEquals } from "../../tests/support/assert.ts";
-import { connector, startInstance } from "../../tests/support/daemon.ts";
+import {
+  completedCall,
+  connector,
+  fakeExtensionAnswer,
+  startInstance,
+} from "../../tests/support/daemon.ts";
 import { pollUntil } from "../../tests/support/wait.ts";
 import { fetchStatus } from "../control/mod.ts";
 
-/** What the fake extension answers each operation with. */
-function answer(op: string, native: number): unknown {
-  const tab = {
+/** The tab the fake extension creates and describes. */
+function blankTab(native: number) {
+  return {
     tab_id: native,
     window_id: 1,
     group_id: 1,
@@ -19,21 +24,6 @@ function answer(op: string, native: number): unknown {
     status: "complete",
     active: true,
   };
-  switch (op) {
-    case "tab.create":
-    case "tab.get":
-      return tab;
-    case "group.update":
-      return { updated: true };
-    case "tab.release":
-      return { detached: false };
-    case "cdp.sequence":
-      return { results: [] };
-    case "tab.frames":
-      return { sessions: [] };
-    default:
-      return {};
-  }
 }
 
 Deno.test("an older extension without transfers: upload tools give the upgrade step, others work", async () => {
@@ -60,7 +50,7 @@ Deno.test("an older extension without transfers: upload tools give the upgrade s
           type: "result",
           id: command.id,
           ok: true,
-          value: answer(command.op, 7),
+          value: fakeExtensionAnswer(command.op, () => blankTab(7)),
         }).catch(() => {});
       }
     })();
@@ -77,14 +67,8 @@ Deno.test("an older extension without transfers: upload tools give the upgrade s
     assert(seen.mismatch?.endsWith(UPGRADE_STEP), JSON.stringify(seen));
 
     const session = await connector(instance);
-    const call = async (tool: string, args: Record<string, unknown>, workspace?: string) => {
-      await session.start(tool, args, workspace);
-      for (;;) {
-        const message = await session.next();
-        if (message.type === "completed") return message;
-        assert(message.type === "started", JSON.stringify(message));
-      }
-    };
+    const call = (tool: string, args: Record<string, unknown>, workspace?: string) =>
+      completedCall(session, tool, { args, workspace });
     const created = await call("tabs_create_mcp", {});
     assert(created.outcome.kind === "success", JSON.stringify(created.outcome));
     const workspace = created.outcome.workspace;

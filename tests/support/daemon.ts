@@ -86,3 +86,39 @@ export async function connector(instance: DaemonInstance) {
     next: async () => ServiceMessage.parse(await link.next()),
   };
 }
+
+/** Starts one call on `session` and reads its messages up to its `completed`. */
+export async function completedCall(
+  session: Awaited<ReturnType<typeof connector>>,
+  tool: string,
+  options: { args?: Record<string, unknown>; workspace?: string } = {},
+): Promise<Extract<ServiceMessage, { type: "completed" }>> {
+  await session.start(tool, options.args ?? {}, options.workspace);
+  for (;;) {
+    const message = await session.next();
+    if (message.type === "completed") return message;
+    if (message.type !== "started") throw new Error(`unexpected ${JSON.stringify(message)}`);
+  }
+}
+
+/**
+ * What a fake extension answers each operation with, the tab it creates or is asked about being
+ * `tab(op)`.
+ */
+export function fakeExtensionAnswer(op: string, tab: (op: string) => unknown): unknown {
+  switch (op) {
+    case "tab.create":
+    case "tab.get":
+      return tab(op);
+    case "group.update":
+      return { updated: true };
+    case "tab.release":
+      return { detached: false };
+    case "cdp.sequence":
+      return { results: [] };
+    case "tab.frames":
+      return { sessions: [] };
+    default:
+      return {};
+  }
+}

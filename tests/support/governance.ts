@@ -32,6 +32,6 @@ export async function testGovernance(
       effects: { show: () => {}, focus: () => Promise.resolve(false) },
     }),
     audit: await AuditLog.open({ file: `${dir}/audit.jsonl`, maxBytes: 1 << 20, keepFiles: 2 }),
-    auditKey: await AuditKey.derive(new Uint8Array(32)),
+    auditKey: AuditKey.derive(new Uint8Array(32)),
   };
 }

@@ -37,11 +37,15 @@ async function listTabs(context: ToolContext): Promise<{ tabs: ListedTab[]; grou
     const link = parts && context.browsers.bySlot(parts.slot);
     if (!parts || !link) continue;
     try {
-      // The browser's view of the tab and the page's own title are asked at once.
-      const titled = redactedTitle(context.workspace, { link, native: parts.native, tabId });
-      const info = await link.call("tab.get", { tab_id: parts.native });
+      // The page's own title first: its answer carries where the tab stands when the tab
+      // reports it (decision 0190), as fresh as asking the browser after it. The browser is
+      // asked only when it did not (an older extension, a tab not reporting, no answer: a
+      // dialog, a busy page, a tab gone), which is also what tells a gone tab (decision 0215).
+      const since = link.locationSerial;
+      const title = await redactedTitle(context.workspace, { link, native: parts.native, tabId });
+      const info = link.locationSince(parts.native, since) ??
+        await link.call("tab.get", { tab_id: parts.native });
       // Titles and URLs are the pages' own: redacted and bounded here, fenced when shown.
-      const title = await titled;
       tabs.push({
         tabId,
         title: redactSecrets((title ?? browserTitle(info)).slice(0, MAX_TITLE_CHARS)),
