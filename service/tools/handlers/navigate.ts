@@ -7,6 +7,7 @@
  */
 
 import type { Outcome } from "../../../shared/bridge.ts";
+import { log } from "../../log/mod.ts";
 import type { TabState } from "../../browser/mod.ts";
 import { pageAfterEffect } from "../page/after_dialog.ts";
 import { type Handler, success, type ToolContext } from "../core/context.ts";
@@ -303,7 +304,10 @@ export async function goToUrl(
   };
   let { reply, stopped } = await navigateOnce();
   // Once: a second attempt meets the page settled, and its prompt (if any) is answered above.
-  if (stopped) ({ reply, stopped } = await navigateOnce());
+  if (stopped) {
+    log("info", `navigate: tab ${target.tabId}: stopped before leaving its page, sent once more`);
+    ({ reply, stopped } = await navigateOnce());
+  }
   if (stopped) {
     throw new ToolError(
       "tool_failure",
