@@ -55,6 +55,15 @@ export const MIN_WINDOW_SIDE = 200;
 export const MAX_WINDOW_SIDE = 8192;
 /** Events one tab may forward per second; beyond it they are dropped and counted. */
 export const EVENTS_PER_SECOND = 200;
+/**
+ * Events forwarded even when a tab's rate bound is spent (decision 0211): a JavaScript dialog
+ * blocks its page until it is answered, so they come one at a time, and the service can neither
+ * answer nor report a dialog it never heard of.
+ */
+export const NEVER_DROPPED_EVENTS: readonly string[] = [
+  "Page.javascriptDialogOpening",
+  "Page.javascriptDialogClosed",
+];
 /** Longest string inside a forwarded event; longer ones are cut. */
 export const EVENT_STRING_MAX = 2000;
 

@@ -5,7 +5,11 @@
  * @module
  */
 
-import { EVENT_STRING_MAX, EVENTS_PER_SECOND } from "../../shared/browser_protocol.ts";
+import {
+  EVENT_STRING_MAX,
+  EVENTS_PER_SECOND,
+  NEVER_DROPPED_EVENTS,
+} from "../../shared/browser_protocol.ts";
 
 /** Deepest nesting kept in a forwarded event. */
 const MAX_DEPTH = 6;
@@ -67,6 +71,11 @@ export function takeToken(observer: Bucket, now: number): boolean {
   if (observer.tokens < 1) return false;
   observer.tokens -= 1;
   return true;
+}
+
+/** Whether an event of `method` is forwarded now: a dialog's always, others for a token. */
+export function admit(observer: Bucket, method: string, now: number): boolean {
+  return NEVER_DROPPED_EVENTS.includes(method) || takeToken(observer, now);
 }
 
 /**

@@ -1,6 +1,6 @@
 import { assertEquals } from "../../tests/support/assert.ts";
 import { EVENT_STRING_MAX, EVENTS_PER_SECOND } from "../../shared/browser_protocol.ts";
-import { clip, project, takeToken, unsent } from "./event_filter.ts";
+import { admit, clip, project, takeToken, unsent } from "./event_filter.ts";
 
 Deno.test("projection keeps only the named dotted paths", () => {
   const params = {
@@ -49,4 +49,12 @@ Deno.test("an attachment is sent each enable command once, however often it is a
   const changed = { ...register, params: { source: "2", worldName: "w" } };
   assertEquals(unsent(sent, [register, changed]), [changed], "only what differs");
   assertEquals(unsent(new Set(), [register]), [register], "a fresh attachment has all");
+});
+
+Deno.test("a dialog's events pass a spent rate bound; others wait for a token", () => {
+  const bucket = { tokens: 0, refilledAt: 0 };
+  assertEquals(admit(bucket, "Network.requestWillBeSent", 0), false);
+  assertEquals(admit(bucket, "Page.javascriptDialogOpening", 0), true);
+  assertEquals(admit(bucket, "Page.javascriptDialogClosed", 0), true);
+  assertEquals(bucket.tokens, 0, "and take none of the tokens");
 });

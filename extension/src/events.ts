@@ -1,7 +1,7 @@
 /**
  * Forwarding of CDP events to the service: only the events the service asked for, per tab,
  * only the params fields it named, with long strings cut and a per-tab rate bound, so a busy
- * page cannot flood the native port.
+ * page cannot flood the native port. A dialog's events are never dropped (decision 0211).
  *
  * @module
  */
@@ -13,7 +13,7 @@ import {
   type FromExtension,
   type ObservedEvent,
 } from "../../shared/browser_protocol.ts";
-import { type Bucket, clip, MAX_EVENT_CHARS, project, takeToken, unsent } from "./event_filter.ts";
+import { admit, type Bucket, clip, MAX_EVENT_CHARS, project, unsent } from "./event_filter.ts";
 import { track, untrack } from "./locations.ts";
 
 /** A CDP command the service wants sent whenever the debugger (re)attaches. */
@@ -118,7 +118,7 @@ chrome.debugger.onEvent.addListener((source, method, params) => {
   if (tabId === undefined || (source as { sessionId?: string }).sessionId) return;
   const observer = observers.get(tabId);
   if (!observer || !observer.events.has(method)) return;
-  if (!takeToken(observer, Date.now())) {
+  if (!admit(observer, method, Date.now())) {
     observer.dropped++;
     return;
   }

@@ -7,6 +7,7 @@
  */
 
 import type { Outcome } from "../../../shared/bridge.ts";
+import { log } from "../../log/mod.ts";
 import type { TabState } from "../../browser/mod.ts";
 import { pageAfterEffect } from "../page/after_dialog.ts";
 import { type Handler, success, type ToolContext } from "../core/context.ts";
@@ -134,6 +135,7 @@ async function throughPrompts<T>(
   state: TabState,
   force: boolean,
   command: () => Promise<T>,
+  onPrompt: () => void = () => {},
 ): Promise<T> {
   const stop = new AbortController();
   let refused = false;
@@ -145,6 +147,7 @@ async function throughPrompts<T>(
         stop.signal,
       );
       if (!event) return;
+      onPrompt();
       refused = !force;
       await cdp(target, "Page.handleJavaScriptDialog", { accept: force }).catch(() => {});
     }
@@ -193,6 +196,8 @@ async function clearOpenDialog(target: TabTarget, state: TabState, force: boolea
 export class LoadWatch {
   readonly loaded = new Set<string>();
   committed = false;
+  /** Whether a document was requested (in any frame) since the navigation was last sent. */
+  requested = false;
   expected: string | null | undefined;
   readonly stop = new AbortController();
   readonly event: Promise<unknown>;
@@ -207,6 +212,9 @@ export class LoadWatch {
       (event) => {
         if (event.method === "Page.lifecycleEvent" && event.params.name === "load") {
           this.loaded.add(String(event.params.loaderId));
+        }
+        if (event.method === "Network.requestWillBeSent" && event.params.type === "Document") {
+          this.requested = true;
         }
         const frame = event.params.frame as { parentId?: string } | undefined;
         let restored = false;
@@ -260,20 +268,55 @@ async function goThroughHistory(
   return entry.url;
 }
 
+/**
+ * Whether a `Page.navigate` reply says the browser stopped the navigation before it left the
+ * page: aborted, not a download, with no leave-page prompt and no request for a document seen.
+ * Chrome does this, without a prompt, to a navigation that arrives while the page is still
+ * getting over a prompt refused just before (decision 0210): nothing was loaded or sent, so the
+ * tab is where it was and the navigation can be asked for again.
+ */
+export function stoppedBeforeLeaving(
+  reply: Record<string, unknown>,
+  seen: { prompted: boolean; requested: boolean },
+): boolean {
+  return reply.errorText === "net::ERR_ABORTED" && reply.isDownload !== true &&
+    !seen.prompted && !seen.requested;
+}
+
 /** Starts loading `requested` in the tab; a URL that cannot be loaded is refused here. */
-async function goToUrl(
+export async function goToUrl(
   target: TabTarget,
   state: TabState,
   go: { requested: string; force: boolean },
   watch: LoadWatch,
 ): Promise<void> {
   const { requested } = go;
-  const reply = await throughPrompts(
-    target,
-    state,
-    go.force,
-    () => cdp(target, "Page.navigate", { url: requested }, { timeoutMs: LOAD_TIMEOUT_MS }),
-  );
+  const navigateOnce = async () => {
+    watch.requested = false;
+    let prompted = false;
+    const reply = await throughPrompts(target, state, go.force, () => {
+      return cdp(target, "Page.navigate", { url: requested }, { timeoutMs: LOAD_TIMEOUT_MS });
+    }, () => prompted = true);
+    return {
+      reply,
+      stopped: stoppedBeforeLeaving(reply, { prompted, requested: watch.requested }),
+    };
+  };
+  let { reply, stopped } = await navigateOnce();
+  // Once: a second attempt meets the page settled, and its prompt (if any) is answered above.
+  if (stopped) {
+    log("info", `navigate: tab ${target.tabId}: stopped before leaving its page, sent once more`);
+    ({ reply, stopped } = await navigateOnce());
+  }
+  if (stopped) {
+    throw new ToolError(
+      "tool_failure",
+      `The browser stopped the navigation to ${requested} before the tab left its page ` +
+        "(net::ERR_ABORTED, twice, with no leave-page prompt), so the tab did not navigate.",
+      "Read the page (get_page_text) to see where the tab is, then call navigate again; with " +
+        "force: true if the page asks to stay.",
+    );
+  }
   if (typeof reply.errorText === "string" && reply.errorText !== "") {
     throw new ToolError(
       "tool_failure",

@@ -1,7 +1,8 @@
-import { assert, assertEquals } from "../../../tests/support/assert.ts";
+import { assert, assertEquals, assertMatch } from "../../../tests/support/assert.ts";
 import type { TabTarget } from "../core/target.ts";
 import { TabState } from "../../browser/mod.ts";
-import { LoadWatch, waitForLoad } from "./navigate.ts";
+import { goToUrl, LoadWatch, stoppedBeforeLeaving, waitForLoad } from "./navigate.ts";
+import { ToolError } from "../core/errors.ts";
 
 /** A tab whose readyState looks answer with `ready` (or never, when it is null). */
 function fakeTab(ready: string | null) {
@@ -79,4 +80,64 @@ Deno.test("a URL navigation still waits for its own document's load", async () =
   } finally {
     watch.stop.abort();
   }
+});
+
+/**
+ * A tab on a page that asks to stay, whose browser stops the first navigation without a
+ * prompt (it is still getting over the one refused before) and prompts on the next.
+ */
+function askingTab(state: TabState) {
+  const sent: string[] = [];
+  let answer: () => void = () => {};
+  const target = {
+    tabId: 1,
+    native: 1,
+    link: {
+      call: (_op: string, params: { method: string }) => {
+        sent.push(params.method);
+        const aborted = { errorText: "net::ERR_ABORTED", frameId: "main", isDownload: false };
+        if (params.method === "Page.handleJavaScriptDialog") {
+          answer();
+          return Promise.resolve({});
+        }
+        if (sent.filter((method) => method === "Page.navigate").length === 1) {
+          return Promise.resolve(aborted);
+        }
+        state.apply({
+          method: "Page.javascriptDialogOpening",
+          params: { url: "http://site/leave.html", message: "", type: "beforeunload" },
+        });
+        return new Promise((resolve) => answer = () => resolve(aborted));
+      },
+    },
+  } as unknown as TabTarget;
+  return { target, sent };
+}
+
+Deno.test("a navigation stopped without a prompt is asked for again, and its prompt reported", async () => {
+  const state = new TabState();
+  const tab = askingTab(state);
+  const watch = new LoadWatch(state);
+  try {
+    const error = await goToUrl(tab.target, state, {
+      requested: "http://site/index.html",
+      force: false,
+    }, watch).then(() => null, (error) => error);
+    assert(error instanceof ToolError, `a clear failure, not ${error}`);
+    assertMatch(error.message, /asked to stay/);
+    assertEquals(tab.sent, ["Page.navigate", "Page.navigate", "Page.handleJavaScriptDialog"]);
+  } finally {
+    watch.stop.abort();
+  }
+});
+
+Deno.test("only an abort before anything was asked or requested counts as stopped before leaving", () => {
+  const aborted = { errorText: "net::ERR_ABORTED", isDownload: false };
+  const quiet = { prompted: false, requested: false };
+  assert(stoppedBeforeLeaving(aborted, quiet));
+  assert(!stoppedBeforeLeaving(aborted, { ...quiet, prompted: true }), "a prompt was answered");
+  assert(!stoppedBeforeLeaving(aborted, { ...quiet, requested: true }), "a request went out");
+  assert(!stoppedBeforeLeaving({ ...aborted, isDownload: true }, quiet), "a download");
+  assert(!stoppedBeforeLeaving({ errorText: "net::ERR_CONNECTION_REFUSED" }, quiet));
+  assert(!stoppedBeforeLeaving({ loaderId: "L" }, quiet), "a navigation that went");
 });
