@@ -18,7 +18,7 @@ const MAX_ITEMS = 50;
 /** A forwarded event larger than this (serialized) is dropped and counted. */
 export const MAX_EVENT_CHARS = 64 * 1024;
 
-/** A token bucket refilled at EVENTS_PER_SECOND, holding at most that many. */
+/** A token bucket refilled at a rate per second (EVENTS_PER_SECOND unless said), holding at most that many. */
 export interface Bucket {
   tokens: number;
   refilledAt: number;
@@ -62,10 +62,14 @@ export function project(
 }
 
 /** Takes one token if there is one (refilling first); false means drop the event. */
-export function takeToken(observer: Bucket, now: number): boolean {
+export function takeToken(
+  observer: Bucket,
+  now: number,
+  perSecond: number = EVENTS_PER_SECOND,
+): boolean {
   observer.tokens = Math.min(
-    EVENTS_PER_SECOND,
-    observer.tokens + ((now - observer.refilledAt) / 1000) * EVENTS_PER_SECOND,
+    perSecond,
+    observer.tokens + ((now - observer.refilledAt) / 1000) * perSecond,
   );
   observer.refilledAt = now;
   if (observer.tokens < 1) return false;

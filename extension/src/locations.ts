@@ -13,13 +13,14 @@
 /// <reference types="@types/chrome" />
 
 import type { FromExtension, TabInfo } from "../../shared/browser_protocol.ts";
+import { type Bucket, takeToken } from "./event_filter.ts";
 
 /** Changes within one site: at most one report per tab this often. */
 const SAME_SITE_EVERY_MS = 100;
 /** Reports of a change of site a tab may send at once per second; beyond, they are coalesced. */
 const SITE_CHANGES_PER_SECOND = 20;
 
-interface Tracked {
+interface Tracked extends Bucket {
   /** URL and pending URL as last seen from the browser, and how many times they changed. */
   seen: string;
   changes: number;
@@ -28,8 +29,6 @@ interface Tracked {
   sentAt: number;
   /** The latest change not yet reported, waiting for its turn. */
   waiting?: { tab: TabInfo; timer: ReturnType<typeof setTimeout> };
-  tokens: number;
-  refilledAt: number;
   /** A reading on a navigation event is under way; `again`: another event came meanwhile. */
   reading?: { again: boolean };
 }
@@ -188,10 +187,7 @@ function consider(tabId: number, entry: Tracked, info: TabInfo): void {
   entry.seen = seen;
   entry.changes++;
   const now = Date.now();
-  refill(entry, now);
-  const site = siteOf(info);
-  if (site !== entry.site && entry.tokens >= 1) {
-    entry.tokens--;
+  if (siteOf(info) !== entry.site && takeToken(entry, now, SITE_CHANGES_PER_SECOND)) {
     return report(entry, info, now);
   }
   if (now - entry.sentAt >= SAME_SITE_EVERY_MS) return report(entry, info, now);
@@ -215,12 +211,6 @@ function report(entry: Tracked, tab: TabInfo, now: number): void {
   entry.site = siteOf(tab);
   entry.sentAt = now;
   sink({ type: "tab_location", tab_id: tab.tab_id, tab });
-}
-
-function refill(entry: Tracked, now: number): void {
-  const earned = ((now - entry.refilledAt) / 1000) * SITE_CHANGES_PER_SECOND;
-  entry.tokens = Math.min(SITE_CHANGES_PER_SECOND, entry.tokens + earned);
-  entry.refilledAt = now;
 }
 
 /**
