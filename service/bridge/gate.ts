@@ -143,10 +143,10 @@ export async function checkLanding(
     const tab = ownedTab(work.workspace, session.deps.browsers, checked.tabId);
     // What the extension said of the tab after the call's last command to it is as fresh as
     // asking now (decision 0190); anything older is not, and the browser is asked.
-    const known = checked.look?.link === tab.link
-      ? tab.link.locationSince(tab.native, checked.look.serial)
-      : undefined;
-    landed = hostOfUrl((known ?? await tab.link.call("tab.get", { tab_id: tab.native })).url);
+    const info = checked.look?.link === tab.link
+      ? await tab.link.tabSince(tab.native, checked.look.serial)
+      : await tab.link.call("tab.get", { tab_id: tab.native });
+    landed = hostOfUrl(info.url);
   } catch {
     // The tab went away with the call: nothing of a page is left to withhold.
     return outcome;

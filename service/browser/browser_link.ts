@@ -113,7 +113,6 @@ export class BrowserLink {
   /** Each reporting tab's latest known location; a tab not here is unknown (ask the browser). */
   #locations = new Map<number, KnownLocation>();
   /** The serial of the latest answer to a command that named each tab. */
-  #answered = new Map<number, number>();
 
   constructor(
     readonly browserId: string,
@@ -183,7 +182,7 @@ export class BrowserLink {
       throw new BrowserError("busy", `the browser already has ${MAX_IN_FLIGHT} commands running`);
     }
     // From here on the extension may stop reporting the tab at any moment.
-    if (op === "tab.release") this.#forgetLocation((params as { tab_id: number }).tab_id);
+    if (op === "tab.release") this.#locations.delete((params as { tab_id: number }).tab_id);
     const id = this.#nextId++;
     const command: Command = { type: "command", id, op, params };
     const frame = encodeFrame(command, TO_EXTENSION_MAX_FRAME);
@@ -355,8 +354,7 @@ export class BrowserLink {
 
   /** Records a closed tab and forgets what was known about it. */
   tabClosed(native: number): void {
-    this.#forgetLocation(native);
-    this.#answered.delete(native);
+    this.#locations.delete(native);
     this.#changed({ serial: ++this.#changeSerial, kind: "closed", native });
     this.#tabs.get(native)?.close();
     this.#tabs.delete(native);
@@ -379,12 +377,11 @@ export class BrowserLink {
     if (!this.#pending.has(message.id)) this.#reports?.ended(this.commandRef(message.id));
     const serial = ++this.#serial;
     this.#settle(message.id, (pending) => {
-      if (pending.tab !== undefined) this.#answered.set(pending.tab, serial);
       if (pending.op === "tab.release" && pending.tab !== undefined) {
-        this.#forgetLocation(pending.tab);
+        this.#locations.delete(pending.tab);
       } else if (message.tab !== undefined && pending.tab === message.tab.tab_id) {
         this.#learnLocation(message.tab, serial);
-      }
+      } else if (pending.tab !== undefined) this.#outdate(pending.tab);
       if (message.ok) pending.resolve(message.value);
       else pending.reject(new BrowserError(message.error.kind, message.error.message));
     });
@@ -394,7 +391,7 @@ export class BrowserLink {
   handleLocation(message: Extract<FromExtension, { type: "tab_location" }>): void {
     const serial = ++this.#serial;
     if (message.tab === undefined || message.tab.tab_id !== message.tab_id) {
-      this.#forgetLocation(message.tab_id);
+      this.#locations.delete(message.tab_id);
     } else this.#learnLocation(message.tab, serial);
   }
 
@@ -404,8 +401,13 @@ export class BrowserLink {
     this.#locations.set(tab.tab_id, { tab, serial });
   }
 
-  #forgetLocation(native: number): void {
-    this.#locations.delete(native);
+  /**
+   * An answer without a tail (or a cut-off command) came after what is known of the tab: it
+   * stays the best guess before a call, but no longer tells where a call left the tab.
+   */
+  #outdate(native: number): void {
+    const known = this.#locations.get(native);
+    if (known) known.serial = 0;
   }
 
   /** The serial of the latest message received that can tell where a tab stands. */
@@ -428,9 +430,16 @@ export class BrowserLink {
    */
   locationSince(native: number, serial: number): TabInfo | undefined {
     const known = this.#locations.get(native);
-    if (known === undefined || known.serial <= serial) return undefined;
-    if (known.serial < (this.#answered.get(native) ?? 0)) return undefined;
-    return known.tab;
+    return known !== undefined && known.serial > serial ? known.tab : undefined;
+  }
+
+  /**
+   * Where the tab stands after a call that began at `serial`: as the extension said it since
+   * (`locationSince`), else as the browser answers now.
+   */
+  tabSince(native: number, serial: number): Promise<TabInfo> {
+    const known = this.locationSince(native, serial);
+    return known ? Promise.resolve(known) : this.call("tab.get", { tab_id: native });
   }
 
   #settle(id: number, action: (pending: Pending) => void): void {
@@ -449,7 +458,7 @@ export class BrowserLink {
     this.#settle(id, (pending) => {
       if (pending.tab !== undefined) {
         // It may still move the tab: what was known of it is no fresher than this.
-        this.#answered.set(pending.tab, ++this.#serial);
+        this.#outdate(pending.tab);
         this.#reports?.unknown(this, pending.tab, this.commandRef(id));
       }
       pending.reject(new BrowserError(kind, reason));

@@ -64,8 +64,7 @@ async function observed(target: TabTarget): Promise<{ state: TabState; since: nu
  * when it did (decision 0190), else as the browser says.
  */
 async function currentOrigin(target: TabTarget, since: number): Promise<string> {
-  const info = target.link.locationSince(target.native, since) ??
-    await target.link.call("tab.get", { tab_id: target.native }).catch(() => null);
+  const info = await target.link.tabSince(target.native, since).catch(() => null);
   return originOf(info?.url ?? "");
 }
 

@@ -41,10 +41,14 @@ async function listTabs(context: ToolContext): Promise<{ tabs: ListedTab[]; grou
       // reports it (decision 0190), as fresh as asking the browser after it. The browser is
       // asked only when it did not (an older extension, a tab not reporting, no answer: a
       // dialog, a busy page, a tab gone), which is also what tells a gone tab (decision 0215).
+      // An extension without location reports is asked beside the title read instead.
       const since = link.locationSerial;
+      const beside = link.details.features.includes("tab_locations")
+        ? undefined
+        : link.call("tab.get", { tab_id: parts.native });
+      beside?.catch(() => {}); // awaited below; a failing title read must not leave it unheard
       const title = await redactedTitle(context.workspace, { link, native: parts.native, tabId });
-      const info = link.locationSince(parts.native, since) ??
-        await link.call("tab.get", { tab_id: parts.native });
+      const info = await (beside ?? link.tabSince(parts.native, since));
       // Titles and URLs are the pages' own: redacted and bounded here, fenced when shown.
       tabs.push({
         tabId,
