@@ -15,7 +15,7 @@ function entryOf(key: string): string {
 }
 
 /** Whether the group still exists (the person may have ungrouped its last tab). */
-export async function groupExists(groupId: number): Promise<boolean> {
+async function groupExists(groupId: number): Promise<boolean> {
   try {
     await chrome.tabGroups.get(groupId);
     return true;

@@ -57,11 +57,6 @@ export function track(tabId: number): void {
   });
 }
 
-/** Whether `tabId` reports where it stands. */
-export function tracks(tabId: number): boolean {
-  return tracked.has(tabId);
-}
-
 /** Stops reporting `tabId` (released or closed); a report still waiting is dropped with it. */
 export function untrack(tabId: number): void {
   clearTimeout(tracked.get(tabId)?.waiting?.timer);
@@ -202,8 +197,6 @@ function consider(tabId: number, entry: Tracked, info: TabInfo): void {
   }, SAME_SITE_EVERY_MS - (now - entry.sentAt));
   entry.waiting = { tab: info, timer };
 }
-
-chrome.tabs.onRemoved.addListener(untrack);
 
 function report(entry: Tracked, tab: TabInfo, now: number): void {
   clearTimeout(entry.waiting?.timer);

@@ -18,14 +18,12 @@ export {
   decomposeTabId,
   DEFAULT_OPERATION_TIMEOUT_MS,
   type ExecutorCommand,
-  type KnownLocation,
   type TabChange,
 } from "./browser_link.ts";
 export { BrowserError, type BrowserErrorKind, dialogOpenError } from "./errors.ts";
 export { sendTransfers, withTransfers } from "./transfer.ts";
 export {
   type ConsoleEntry,
-  type EnableCommand,
   type NetworkEntry,
   type OpenDialog,
   type Press,
