@@ -52,7 +52,7 @@ export class AuditKey {
   }
 
   #mac(text: string): string {
-    return encodeHex(hmac(this.#key, text));
+    return createHmac("sha256", this.#key).update(text, "utf8").digest("hex");
   }
 }
 

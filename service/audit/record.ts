@@ -9,7 +9,6 @@
 
 import { createHash } from "node:crypto";
 import { z } from "zod";
-import { encodeHex } from "./keyed.ts";
 
 /** What a record is about: a decision before a call runs, or a call's outcome. */
 export const RecordKind = z.enum(["decision", "outcome"]);
@@ -63,9 +62,8 @@ export function serialize(record: AuditRecord): string {
 /** The hash a record must carry: over its line without `hash` (which includes `prev`). */
 export function hashOf(record: Omit<AuditRecord, "hash">): string {
   // In this thread (decision 0216): WebCrypto's digest is a trip to a worker thread and back.
-  const digest = createHash("sha256").update(JSON.stringify(record, FIELDS_BUT_HASH), "utf8")
-    .digest();
-  return `sha256:${encodeHex(new Uint8Array(digest))}`;
+  const digest = createHash("sha256").update(JSON.stringify(record, FIELDS_BUT_HASH), "utf8");
+  return `sha256:${digest.digest("hex")}`;
 }
 
 /** Seals an entry as the record after the one whose hash and sequence are given. */
