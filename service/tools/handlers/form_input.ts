@@ -224,7 +224,6 @@ export const formInput: Handler = async (args, context) => {
   const value = args.value as string | boolean | number;
   const { result, frame } = await fillInPage(context, target, ref, value);
   if ("error" in result) {
-    if (result.error === "gone") pages.frames.delete(frame.key);
     const { url } = await pageInfo(context.workspace, target);
     throw refusal(
       ref,

@@ -211,8 +211,11 @@ function typeInto(field: HTMLInputElement, text: string, focus: () => void): App
  * checkbox or switch (on or off), a radio group's choice, or a contenteditable's text.
  */
 function apply(id: number, value: unknown, alone: boolean): Applied | Refusal {
+  // A document no longer shown is the frame's end, not the field's: it throws, as a world that
+  // lost its runtime does, and the service forgets the frame (FrameGone). "gone" is the field's.
+  if (!current()) throw new Error("__ghostlight: the document is no longer shown");
   const el = byId(id);
-  if (!el || !current()) return { error: "gone" };
+  if (!el) return { error: "gone" };
   const tag = el.tagName;
   const type = (el.getAttribute("type") || "").toLowerCase();
   const role = roleOf(el);
