@@ -160,8 +160,12 @@ Deno.test("fills answer in a line and say what the page did otherwise", async (t
       const ms = performance.now() - started;
       assert(result.isError, `a fill whose outcome is unknown is no success: ${allText(result)}`);
       assertMatch(allText(result), /Outcome unknown: The page was still busy 5 s into setting/);
-      // The bound is 5 s; the rest is the call's own way through a loaded machine.
-      assert(ms < 6_400, `answered at the bound, not when the page was done: ${Math.round(ms)} ms`);
+      // The bound is 5 s and the handler runs 12 s: an answer well before 12 s came at the bound
+      // (the margin is the call's own way through a loaded machine), not when the page was done.
+      assert(
+        ms < 10_000,
+        `answered at the bound, not when the page was done: ${Math.round(ms)} ms`,
+      );
       // The tab takes calls again once the handler returns, and the field holds the value.
       const after = await pollUntil(
         () =>
