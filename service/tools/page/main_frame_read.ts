@@ -159,7 +159,10 @@ export function worldAtCommit(
     const known = knownMain(pages);
     const world = known ? await worldBetweenLooks(target, known.frameId) : null;
     if (!world || !("contextId" in world)) {
-      await mainFrame(target, pages);
+      // The looks just showed the main frame's document: make its world without looking again.
+      await (world
+        ? frameWorld(target, pages, { frameId: world.top.id, loaderId: world.top.loaderId })
+        : mainFrame(target, pages));
       return;
     }
     // A page restored from the back/forward cache shows its world again: nothing to make.
