@@ -6,6 +6,7 @@
  * fault, and to read the tab groups only the extension's chrome.* APIs tell.
  */
 
+import { decomposeTabId } from "../service/browser/mod.ts";
 import { assert, assertEquals, assertMatch } from "./support/assert.ts";
 import {
   type Cdp,
@@ -31,9 +32,9 @@ function tabsOf(answer: Record<string, unknown>): number[] {
   return structured.tabs.map((tab) => tab.tabId);
 }
 
-/** The browser's own id of a tab the model sees (decision: slot × 2^32 + native id). */
+/** The browser's own id of a tab the model sees. */
 function nativeOf(tabId: number): number {
-  return tabId % 2 ** 32;
+  return decomposeTabId(tabId)!.native;
 }
 
 const CUT = /^Outcome unknown: .*the connection to the browser closed while cdp ran/;
