@@ -75,6 +75,19 @@ export const ObservedEvent = z.object({
 }).strict();
 export type ObservedEvent = z.infer<typeof ObservedEvent>;
 
+/** Most enable commands one `tab.observe` may ask for. */
+export const MAX_ENABLE_COMMANDS = 16;
+
+/**
+ * A CDP command the extension sends on every debugger attachment to an observed tab: turning a
+ * domain on, or registering a script for every new document.
+ */
+export const EnableCommand = z.object({
+  method: CdpMethod,
+  params: z.record(z.string(), z.unknown()),
+}).strict();
+export type EnableCommand = z.infer<typeof EnableCommand>;
+
 /**
  * One command of a `cdp.sequence`. With `objectIdFrom` (n ≥ 1) its `params.objectId` is the
  * object the reply n commands earlier holds as `result.objectId` (a `Runtime.evaluate` that
@@ -164,10 +177,7 @@ export const Operations = {
     params: z.object({
       tab_id: TabId,
       events: z.array(ObservedEvent).max(MAX_OBSERVED_EVENTS),
-      enable: z.array(
-        z.object({ method: CdpMethod, params: z.record(z.string(), z.unknown()) })
-          .strict(),
-      ).max(16),
+      enable: z.array(EnableCommand).max(MAX_ENABLE_COMMANDS),
       /**
        * Report where the tab stands (feature `tab_locations`): each answer to a command naming it
        * carries `tab`, read after the command, and each change of its URL or pending URL is sent

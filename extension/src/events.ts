@@ -9,18 +9,13 @@
 /// <reference types="@types/chrome" />
 
 import {
+  type EnableCommand,
   EVENTS_PER_SECOND,
   type FromExtension,
   type ObservedEvent,
 } from "../../shared/browser_protocol.ts";
 import { admit, type Bucket, clip, MAX_EVENT_CHARS, project, unsent } from "./event_filter.ts";
 import { track, untrack } from "./locations.ts";
-
-/** A CDP command the service wants sent whenever the debugger (re)attaches. */
-export interface EnableCommand {
-  method: string;
-  params: Record<string, unknown>;
-}
 
 interface Observer extends Bucket {
   /** Whether the tab reports where it stands while the debugger is attached (decision 0190). */

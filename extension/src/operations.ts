@@ -8,6 +8,7 @@
 /// <reference types="@types/chrome" />
 
 import {
+  type EnableCommand,
   type OperationName,
   type OperationParams,
   type OperationResult,
@@ -17,7 +18,6 @@ import {
 } from "../../shared/browser_protocol.ts";
 import { PageCrashed, untilCrash } from "./crashes.ts";
 import {
-  type EnableCommand,
   enableCommands,
   enableNotYetSent,
   enableOnAttach,

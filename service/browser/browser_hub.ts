@@ -6,6 +6,7 @@
  */
 
 import {
+  type EnableCommand,
   FROM_EXTENSION_MAX_FRAME,
   FromExtension,
   type PersonReply,
@@ -15,7 +16,6 @@ import { type BoundedWriter, encodeFrame, type FrameReader } from "../../shared/
 import { knownFeatures } from "../../shared/extension_features.ts";
 import { log } from "../log/mod.ts";
 import { BrowserLink, type CommandReports, type ExecutorCommand } from "./browser_link.ts";
-import type { EnableCommand } from "./tab_state.ts";
 
 /** Browser ids whose slot is remembered; the longest-detached ones are forgotten beyond this. */
 export const MAX_KNOWN_BROWSERS = 64;

@@ -8,6 +8,7 @@
 
 import {
   type Command,
+  type EnableCommand,
   FromExtension,
   type OperationName,
   type OperationParams,
@@ -18,13 +19,7 @@ import {
 } from "../../shared/browser_protocol.ts";
 import { type ExtensionFeature, featureOf } from "../../shared/extension_features.ts";
 import { type BoundedWriter, encodeFrame } from "../../shared/framing.ts";
-import {
-  ENABLE_COMMANDS,
-  type EnableCommand,
-  OBSERVED_EVENTS,
-  Ring,
-  TabState,
-} from "./tab_state.ts";
+import { ENABLE_COMMANDS, OBSERVED_EVENTS, Ring, TabState } from "./tab_state.ts";
 import { BrowserError, dialogOpenError } from "./errors.ts";
 
 /** How many commands may be in flight to one browser at once. */

@@ -7,7 +7,7 @@
  * @module
  */
 
-import type { ObservedEvent } from "../../shared/browser_protocol.ts";
+import type { EnableCommand, ObservedEvent } from "../../shared/browser_protocol.ts";
 
 /** Console messages kept per tab. */
 export const CONSOLE_CAPACITY = 500;
@@ -61,12 +61,6 @@ export const OBSERVED_EVENTS: ObservedEvent[] = [
   { method: "Page.javascriptDialogOpening", fields: ["url", "message", "type"] },
   { method: "Page.javascriptDialogClosed", fields: ["result"] },
 ];
-
-/** A CDP command the extension sends on every attach to an observed tab. */
-export interface EnableCommand {
-  method: string;
-  params: Record<string, unknown>;
-}
 
 /** The CDP commands that turn those events on, sent on first touch and after every re-attach. */
 export const ENABLE_COMMANDS: EnableCommand[] = [

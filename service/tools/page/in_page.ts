@@ -7,6 +7,7 @@
  * @module
  */
 
+import type { EnableCommand } from "../../../shared/browser_protocol.ts";
 import { INSTALL, MAIN_WORLD, type RuntimeMethod } from "./runtime_bundle.ts";
 
 export { INSTALL, type RuntimeMethod };
@@ -24,7 +25,7 @@ export type MainWorldFunction = keyof typeof MAIN_WORLD;
  * (`Page.createIsolatedWorld` answers the existing world of that name) instead of sending and
  * compiling the 58 kB install. The world is isolated: the page's scripts neither see nor fake it.
  */
-export const PAGE_ENABLE_COMMANDS: { method: string; params: Record<string, unknown> }[] = [
+export const PAGE_ENABLE_COMMANDS: EnableCommand[] = [
   {
     method: "Page.addScriptToEvaluateOnNewDocument",
     params: { source: INSTALL, worldName: WORLD_NAME, runImmediately: true },
