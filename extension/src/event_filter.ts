@@ -81,20 +81,3 @@ export function takeToken(
 export function admit(observer: Bucket, method: string, now: number): boolean {
   return NEVER_DROPPED_EVENTS.includes(method) || takeToken(observer, now);
 }
-
-/**
- * The commands of `commands` not yet in `sent` (by method and parameters), noting them there: a
- * command that registers something (a script for every new document) must reach one debugger
- * attachment once, however often the service asks again.
- */
-export function unsent<C extends { method: string; params: Record<string, unknown> }>(
-  sent: Set<string>,
-  commands: C[],
-): C[] {
-  return commands.filter((command) => {
-    const key = JSON.stringify([command.method, command.params]);
-    if (sent.has(key)) return false;
-    sent.add(key);
-    return true;
-  });
-}

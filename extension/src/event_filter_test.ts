@@ -1,6 +1,6 @@
 import { assertEquals } from "../../tests/support/assert.ts";
 import { EVENT_STRING_MAX, EVENTS_PER_SECOND } from "../../shared/browser_protocol.ts";
-import { admit, clip, project, takeToken, unsent } from "./event_filter.ts";
+import { admit, clip, project, takeToken } from "./event_filter.ts";
 
 Deno.test("projection keeps only the named dotted paths", () => {
   const params = {
@@ -35,20 +35,6 @@ Deno.test("the token bucket allows a burst, then the refill rate", () => {
   assertEquals(takeToken(bucket, 10), true, "10 ms refill two tokens at 200/s");
   assertEquals(takeToken(bucket, 10), true);
   assertEquals(takeToken(bucket, 10), false);
-});
-
-Deno.test("an attachment is sent each enable command once, however often it is asked", () => {
-  const sent = new Set<string>();
-  const register = {
-    method: "Page.addScriptToEvaluateOnNewDocument",
-    params: { source: "1", worldName: "w" },
-  };
-  const runtime = { method: "Runtime.enable", params: {} };
-  assertEquals(unsent(sent, [runtime, register]), [runtime, register]);
-  assertEquals(unsent(sent, [runtime, register]), [], "asked again: nothing new");
-  const changed = { ...register, params: { source: "2", worldName: "w" } };
-  assertEquals(unsent(sent, [register, changed]), [changed], "only what differs");
-  assertEquals(unsent(new Set(), [register]), [register], "a fresh attachment has all");
 });
 
 Deno.test("a dialog's events pass a spent rate bound; others wait for a token", () => {

@@ -14,7 +14,8 @@ import {
   type FromExtension,
   type ObservedEvent,
 } from "../../shared/browser_protocol.ts";
-import { admit, type Bucket, clip, MAX_EVENT_CHARS, project, unsent } from "./event_filter.ts";
+import { EnableBook } from "./enable_book.ts";
+import { admit, type Bucket, clip, MAX_EVENT_CHARS, project } from "./event_filter.ts";
 import { track, untrack } from "./locations.ts";
 
 interface Observer extends Bucket {
@@ -22,11 +23,12 @@ interface Observer extends Bucket {
   locations: boolean;
   /** Event method → kept fields (undefined keeps all). */
   events: Map<string, string[] | undefined>;
-  enable: EnableCommand[];
   dropped: number;
 }
 
 const observers = new Map<number, Observer>();
+/** What each observed tab sends on attach; the page runtime's registration is held once. */
+const enables = new EnableBook();
 let sink: (message: FromExtension) => void = () => {};
 
 /** Where forwarded events go (the native port). */
@@ -41,14 +43,14 @@ export function setEventSink(send: (message: FromExtension) => void): void {
 export function observe(
   tabId: number,
   events: ObservedEvent[],
-  enable: EnableCommand[],
+  enable: readonly EnableCommand[],
   locations: boolean,
 ): void {
   const previous = observers.get(tabId);
+  enables.ask(tabId, enable);
   observers.set(tabId, {
     locations,
     events: new Map(events.map((event) => [event.method, event.fields])),
-    enable,
     tokens: previous?.tokens ?? EVENTS_PER_SECOND,
     refilledAt: previous?.refilledAt ?? Date.now(),
     dropped: previous?.dropped ?? 0,
@@ -62,10 +64,10 @@ export function observe(
 export function observeLike(openerTabId: number, tabId: number): boolean {
   const opener = observers.get(openerTabId);
   if (!opener || observers.has(tabId)) return false;
+  enables.askLike(openerTabId, tabId);
   observers.set(tabId, {
     locations: opener.locations,
     events: opener.events,
-    enable: opener.enable,
     tokens: EVENTS_PER_SECOND,
     refilledAt: Date.now(),
     dropped: 0,
@@ -79,32 +81,25 @@ export function trackIfAsked(tabId: number): void {
 }
 
 /** The commands to replay after attaching to a tab the service observes. */
-export function enableCommands(tabId: number): EnableCommand[] {
-  return observers.get(tabId)?.enable ?? [];
+export function enableCommands(tabId: number): readonly EnableCommand[] {
+  return enables.commands(tabId);
 }
-
-/** The enable commands sent on each tab's current debugger attachment. */
-const sentOnAttachment = new Map<number, Set<string>>();
 
 /** The enable commands for a fresh attachment to `tabId`: all of them, noted as sent. */
 export function enableOnAttach(tabId: number): EnableCommand[] {
-  const sent = new Set<string>();
-  sentOnAttachment.set(tabId, sent);
-  return unsent(sent, enableCommands(tabId));
+  return enables.attached(tabId);
 }
 
-/** Of `commands`, those the current attachment to `tabId` has not been sent yet. */
-export function enableNotYetSent(tabId: number, commands: EnableCommand[]): EnableCommand[] {
-  let sent = sentOnAttachment.get(tabId);
-  if (!sent) sentOnAttachment.set(tabId, sent = new Set());
-  return unsent(sent, commands);
+/** Of what `tabId` asks for, what its current attachment has not been sent yet. */
+export function enableNotYetSent(tabId: number): EnableCommand[] {
+  return enables.notYetSent(tabId);
 }
 
 /** Forgets a tab no longer observed (released or closed). */
 export function forget(tabId: number): void {
   untrack(tabId);
   observers.delete(tabId);
-  sentOnAttachment.delete(tabId);
+  enables.forget(tabId);
 }
 
 chrome.debugger.onEvent.addListener((source, method, params) => {

@@ -381,7 +381,7 @@ async function observeTab(params: OperationParams<"tab.observe">): Promise<Recor
   // every later command to the tab fail.
   // Only what this attachment has not had: a script registered for new documents twice would
   // run twice in every page.
-  for (const command of enableNotYetSent(params.tab_id, params.enable)) {
+  for (const command of enableNotYetSent(params.tab_id)) {
     await sendBestEffort(params.tab_id, command);
   }
   return {};
