@@ -32,6 +32,7 @@ export interface Cdp {
    * browser's own without one); ask before causing it.
    */
   nextEvent(method: string, sessionId?: string): Promise<Record<string, unknown>>;
+  /** Closes the connection; commands and `nextEvent`s still waiting reject, saying so. */
   close(): void;
 }
 
@@ -84,6 +85,16 @@ async function attachTo(cdp: Cdp, target: TargetInfo): Promise<string> {
   return sessionId;
 }
 
+/** Attaches to the extension's running service worker and answers the session's id. */
+async function attachToExtension(cdp: Cdp): Promise<string> {
+  const worker = await findTarget(
+    cdp,
+    (target) => target.type === "service_worker" && target.url.startsWith("chrome-extension://"),
+    "running service worker of the extension",
+  );
+  return await attachTo(cdp, worker);
+}
+
 /** The page whose URL holds `urlPart`. */
 function pageAt(cdp: Cdp, urlPart: string): Promise<TargetInfo> {
   return findTarget(
@@ -101,12 +112,35 @@ export async function connectCdp(endpoint: string): Promise<Cdp> {
     socket.onerror = () => reject(new Error(`cannot reach DevTools at ${endpoint}`));
   });
   let nextId = 1;
-  const waiting = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
-  const listeners = new Set<(message: Record<string, unknown>) => void>();
+  const waiting = new Map<
+    number,
+    { method: string; resolve: (v: unknown) => void; reject: (e: Error) => void }
+  >();
+  /** A waiter for an event: handed each event until it takes one, or ended by `close()`. */
+  interface Listener {
+    deliver(message: Record<string, unknown>): void;
+    end(): void;
+  }
+  const listeners = new Set<Listener>();
+  /** Why the connection ended (closed by the test, or by the browser), once it has. */
+  let closed: string | undefined;
+  const closedError = (what: string) =>
+    new Error(`DevTools connection to ${endpoint} ${closed} while ${what}`);
+  /** Ends every command and event waiter still waiting: nothing will answer them now. */
+  const end = (why: string) => {
+    closed ??= why;
+    for (const pending of waiting.values()) {
+      pending.reject(closedError(`${pending.method} awaited its answer`));
+    }
+    waiting.clear();
+    for (const listener of listeners) listener.end();
+    listeners.clear();
+  };
+  socket.onclose = () => end("was closed by the browser");
   socket.onmessage = (event) => {
     const message = JSON.parse(event.data);
     if (typeof message.method === "string") {
-      for (const listener of [...listeners]) listener(message);
+      for (const listener of [...listeners]) listener.deliver(message);
       return;
     }
     const pending = message.id === undefined ? undefined : waiting.get(message.id);
@@ -116,10 +150,11 @@ export async function connectCdp(endpoint: string): Promise<Cdp> {
     else pending.resolve(message.result);
   };
   const send = (method: string, params: Record<string, unknown> = {}, sessionId?: string) => {
+    if (closed) return Promise.reject(closedError(`a test sent ${method}`));
     const id = nextId++;
     socket.send(JSON.stringify({ id, method, params, ...(sessionId ? { sessionId } : {}) }));
     return new Promise<Record<string, unknown>>((resolve, reject) =>
-      waiting.set(id, { resolve: resolve as (v: unknown) => void, reject })
+      waiting.set(id, { method, resolve: resolve as (v: unknown) => void, reject })
     );
   };
   return {
@@ -176,17 +211,21 @@ export async function connectCdp(endpoint: string): Promise<Cdp> {
       return targetInfos.filter((target) => target.type === "page").map((target) => target.url);
     },
     nextEvent(method, sessionId) {
-      return new Promise((resolve) => {
-        const listener = (message: Record<string, unknown>) => {
-          if (message.method !== method || message.sessionId !== sessionId) return;
-          listeners.delete(listener);
-          resolve(message.params as Record<string, unknown>);
+      if (closed) return Promise.reject(closedError(`a test awaited ${method}`));
+      return new Promise((resolve, reject) => {
+        const listener: Listener = {
+          deliver(message) {
+            if (message.method !== method || message.sessionId !== sessionId) return;
+            listeners.delete(listener);
+            resolve(message.params as Record<string, unknown>);
+          },
+          end: () => reject(closedError(`a test awaited ${method}`)),
         };
         listeners.add(listener);
       });
     },
     close() {
-      for (const pending of waiting.values()) pending.reject(new Error("DevTools closed"));
+      end("was closed by the test");
       socket.close();
     },
   };
@@ -233,12 +272,7 @@ export async function crashPage(cdp: Cdp, urlPart: string): Promise<void> {
  * returns its JSON value: how a test reads what only the chrome.* APIs tell, such as tab groups.
  */
 export async function evaluateInExtension<T>(cdp: Cdp, expression: string): Promise<T> {
-  const worker = await findTarget(
-    cdp,
-    (target) => target.type === "service_worker" && target.url.startsWith("chrome-extension://"),
-    "running service worker of the extension",
-  );
-  const sessionId = await attachTo(cdp, worker);
+  const sessionId = await attachToExtension(cdp);
   try {
     return await evaluateIn<T>(cdp.send, sessionId, expression, "worker");
   } finally {
@@ -264,12 +298,7 @@ export async function breakInExtension(cdp: Cdp, source: string): Promise<Worker
   const bundle = await Deno.readTextFile(`${ROOT}/extension/dist/background.js`);
   const lineNumber = bundle.split("\n").findIndex((line) => line.includes(source));
   if (lineNumber < 0) throw new Error(`no line of the extension's bundle holds ${source}`);
-  const worker = await findTarget(
-    cdp,
-    (target) => target.type === "service_worker" && target.url.startsWith("chrome-extension://"),
-    "running service worker of the extension",
-  );
-  const sessionId = await attachTo(cdp, worker);
+  const sessionId = await attachToExtension(cdp);
   const paused = cdp.nextEvent("Debugger.paused", sessionId);
   await cdp.send("Debugger.enable", {}, sessionId);
   const { breakpointId, locations } = await cdp.send("Debugger.setBreakpointByUrl", {
