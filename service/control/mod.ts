@@ -8,7 +8,7 @@
 
 export { controlApp, type ControlSources } from "./app.ts";
 export { askPerson, fetchProbe, fetchStatus } from "./client.ts";
-export { Probe } from "./probe.ts";
+export { median, Probe } from "./probe.ts";
 export {
   CONTROL_READ_MS,
   MAX_CONTROL_BODY,

@@ -34,3 +34,15 @@ export const BrowserProbe = z.object({
 /** What `POST /probe` returns. */
 export const Probe = z.object({ browsers: z.array(BrowserProbe) });
 export type Probe = z.infer<typeof Probe>;
+
+/**
+ * The middle of `values` (the mean of the two middle ones for an even count); null when there are
+ * none. The probe's `ms`, and the bench's figures, are medians: one slow trip on a loaded machine
+ * does not move them.
+ */
+export function median(values: readonly number[]): number | null {
+  if (values.length === 0) return null;
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+}

@@ -24,7 +24,7 @@ import {
 } from "../bridge/mod.ts";
 import { BrowserError, BrowserHub, type BrowserLink, decomposeTabId } from "../browser/mod.ts";
 import { Catalog } from "../catalog/mod.ts";
-import { controlApp, type Probe, serveControl, type Status } from "../control/mod.ts";
+import { controlApp, median, type Probe, serveControl, type Status } from "../control/mod.ts";
 import { bindSockets, ensureOwnedDir, ensureSecret } from "../endpoint/mod.ts";
 import { MACHINE_POLICY_FILE, PersonControls, PolicyStore } from "../governance/mod.ts";
 import { configureLog, log } from "../log/mod.ts";
@@ -404,12 +404,6 @@ async function probeBrowsers(browsers: BrowserHub, rounds: number): Promise<Prob
     return { ...row, ms: median(samplesMs), samplesMs };
   });
   return { browsers: await Promise.all(answers) };
-}
-
-function median(samples: number[]): number {
-  const sorted = [...samples].sort((a, b) => a - b);
-  const middle = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
 }
 
 function closeQuietly(conn: Deno.Conn): void {

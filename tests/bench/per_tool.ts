@@ -9,7 +9,7 @@
  */
 
 import { type CallResult, startSession } from "../support/session.ts";
-import { median } from "./report.ts";
+import { median } from "../../service/control/mod.ts";
 
 interface Sample {
   ms: number;

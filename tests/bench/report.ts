@@ -5,6 +5,7 @@
  * @module
  */
 
+import { median } from "../../service/control/mod.ts";
 import { FILLED_FIELDS, JOURNEY_STEPS, type StepResult } from "./journey.ts";
 import type { ToolList } from "./mcp_peers.ts";
 import type { StackFigures } from "./stack.ts";
@@ -61,13 +62,6 @@ export interface PeerSummary {
   /** The journey's steps summed per round. */
   journey: Figure;
   tools?: ToolList;
-}
-
-export function median(values: number[]): number | null {
-  if (values.length === 0) return null;
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
 }
 
 /**
