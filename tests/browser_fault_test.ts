@@ -14,6 +14,7 @@ import {
   connectCdp,
   crashPage,
   evaluateInExtension,
+  sendPageTo,
   stopServiceWorkers,
 } from "./support/cdp.ts";
 import { startFaultRig } from "./support/fault_rig.ts";
@@ -35,6 +36,33 @@ function tabsOf(answer: Record<string, unknown>): number[] {
 /** The browser's own id of a tab the model sees. */
 function nativeOf(tabId: number): number {
   return decomposeTabId(tabId)!.native;
+}
+
+/** An expression for the extension's worker: whether tab `native` shows a loaded `urlPart`. */
+function loadedAt(native: number, urlPart: string): string {
+  return `chrome.tabs.get(${native}).then((tab) => tab.status === "complete" && ` +
+    `(tab.url ?? "").includes(${JSON.stringify(urlPart)}))`;
+}
+
+/**
+ * An expression for the extension's worker: the type of the page runtime's token in Ghostlight's
+ * world of tab `native`'s main frame, asked through the extension's own debugger session (where
+ * the runtime is registered for new documents, so `Page.createIsolatedWorld` answers the world
+ * the registration made, and an empty new one without it).
+ */
+function runtimeInWorld(native: number): string {
+  return `(async () => {
+    const target = { tabId: ${native} };
+    const { frameTree } = await chrome.debugger.sendCommand(target, "Page.getFrameTree");
+    const { executionContextId } = await chrome.debugger.sendCommand(
+      target, "Page.createIsolatedWorld", { frameId: frameTree.frame.id, worldName: "ghostlight" });
+    const { result } = await chrome.debugger.sendCommand(target, "Runtime.evaluate", {
+      expression: "typeof globalThis.__ghostlight?.token",
+      contextId: executionContextId,
+      returnByValue: true,
+    });
+    return result.value;
+  })()`;
 }
 
 const CUT = /^Outcome unknown: .*the connection to the browser closed while cdp ran/;
@@ -123,6 +151,18 @@ Deno.test("the browser side failing mid-call: truthful answers, no effect twice"
         assertEquals(await runsIn(mcp, 4, tabId), "1", "the script ran once");
         assertEquals(times("worker-ran"), 1, "fetched once");
         await load(mcp, 5, tabId, "worker-after");
+        // The restarted worker registered the page runtime again on the tab's new attachment: a
+        // document the page opens by itself, which no Ghostlight call has read, has it already.
+        await sendPageTo(cdp, "tag=worker-after", slow.url("worker-self", 0));
+        await waitFor(
+          () => evaluateInExtension<boolean>(cdp, loadedAt(nativeOf(tabId), "tag=worker-self")),
+          "the page to open its own next document",
+        );
+        assertEquals(
+          await evaluateInExtension<string>(cdp, runtimeInWorld(nativeOf(tabId))),
+          "string",
+          "the runtime's token is there before any read",
+        );
         // The restarted worker still knows the workspace's tab group: a new tab joins it.
         await mcp.send(toolCall(6, "tabs_create_mcp", {}));
         const tabs = tabsOf(await mcp.nextJson());
