@@ -200,6 +200,24 @@ async function connect(): Promise<void> {
 }
 
 chrome.tabs.onRemoved.addListener((tabId) => send({ type: "tab_removed", tab_id: tabId }));
+// A tab discarded, or swapped for its prerendered page, comes back under a new id, and Chrome says
+// only this (no onCreated, no onRemoved). To the service the new tab opened from the old one, which
+// is gone: a workspace adopts the tab the person still sees instead of keeping a dead id (decision
+// 0219). The messages are those a popup and a close send, so a service of any version follows.
+chrome.tabs.onReplaced.addListener((addedTabId, removedTabId) => {
+  chrome.tabs.get(addedTabId)
+    .then((tab) =>
+      send({
+        type: "tab_created",
+        tab_id: addedTabId,
+        active: tab.active,
+        opener_tab_id: removedTabId,
+      })
+    )
+    // Closed already: nothing to adopt.
+    .catch(() => {})
+    .finally(() => send({ type: "tab_removed", tab_id: removedTabId }));
+});
 chrome.tabs.onCreated.addListener((tab) => {
   if (tab.id === undefined) return;
   send({

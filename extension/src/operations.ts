@@ -62,12 +62,17 @@ chrome.debugger.onDetach.addListener((source, reason) => {
   attachmentLost(source.tabId);
   detachReasons.set(source.tabId, reason);
 });
-chrome.tabs.onRemoved.addListener((tabId) => {
+/** Forgets all the extension knows of a tab that is gone. */
+function tabGone(tabId: number): void {
   attached.delete(tabId);
   detachReasons.delete(tabId);
   forget(tabId);
   forgetSessions(tabId);
-});
+}
+chrome.tabs.onRemoved.addListener(tabGone);
+// A discarded or prerendered tab comes back under a new id: Chrome removes the old one without
+// an onRemoved.
+chrome.tabs.onReplaced.addListener((_addedTabId, removedTabId) => tabGone(removedTabId));
 
 /** Stops observing a tab and detaches the debugger from it; true when one was attached. */
 async function release(tabId: number): Promise<boolean> {
@@ -123,7 +128,9 @@ async function createTab(params: OperationParams<"tab.create">): Promise<TabInfo
 
 async function ensureAttached(tabId: number): Promise<void> {
   if (attached.has(tabId)) return;
-  await getTab(tabId);
+  // A discarded tab (decision 0219) takes the debugger but answers no command until it is loaded
+  // again: restore it, as Chrome does when the person comes back to it (it keeps its id).
+  if ((await getTab(tabId)).discarded) await chrome.tabs.reload(tabId);
   detachReasons.delete(tabId);
   try {
     await chrome.debugger.attach({ tabId }, CDP_VERSION);
@@ -373,6 +380,9 @@ async function observeTab(params: OperationParams<"tab.observe">): Promise<Recor
   observe(params.tab_id, params.events, params.enable, params.locations ?? false);
   if (attached.has(params.tab_id)) trackIfAsked(params.tab_id);
   if (!attached.has(params.tab_id)) {
+    // A discarded tab (decision 0219) is restored by the first command that needs it, not by
+    // being observed: the browser freed its memory, and the agent may never come back to it.
+    if ((await getTab(params.tab_id)).discarded) return {};
     // Attaching sends the enable commands.
     await ensureAttached(params.tab_id);
     return {};
