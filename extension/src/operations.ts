@@ -55,12 +55,21 @@ const transfers = new TransferStore();
 
 /** Why Chrome last detached the debugger from each tab, to tell a caller cut off by it. */
 const detachReasons = new Map<number, `${chrome.debugger.DetachReason}`>();
+/**
+ * Detach reasons kept: a replaced tab's detach comes after its onReplaced (decision 0219), and no
+ * onRemoved follows to forget it, so the oldest go beyond this.
+ */
+const MAX_DETACH_REASONS = 256;
 
 chrome.debugger.onDetach.addListener((source, reason) => {
   if (source.tabId === undefined) return;
   attached.delete(source.tabId);
   attachmentLost(source.tabId);
+  detachReasons.delete(source.tabId);
   detachReasons.set(source.tabId, reason);
+  if (detachReasons.size > MAX_DETACH_REASONS) {
+    detachReasons.delete(detachReasons.keys().next().value!);
+  }
 });
 /** Forgets all the extension knows of a tab that is gone. */
 function tabGone(tabId: number): void {
