@@ -1,8 +1,9 @@
 // The link's table of where each reporting tab stands (decision 0190): learnt from answers' tails
 // and `tab_location` messages, numbered by serial, forgotten on release, close and link loss, and
-// trusted after a call only when nothing answered for the tab after what it says.
+// trusted after a call only when nothing answered for the tab after what it says. And the
+// `tab.observe` it sends, checked against the wire's schema.
 
-import type { Command, TabInfo } from "../../shared/browser_protocol.ts";
+import { type Command, Operations, type TabInfo } from "../../shared/browser_protocol.ts";
 import type { ExtensionFeature } from "../../shared/extension_features.ts";
 import { BoundedWriter } from "../../shared/framing.ts";
 import { assert, assertEquals } from "../../tests/support/assert.ts";
@@ -174,4 +175,12 @@ Deno.test("an extension without the feature is never asked, and what it sends is
   assertEquals((await firstCdp(at("https://b.test/"))).locations, undefined);
   link.handleLocation({ type: "tab_location", tab_id: 7, tab: at("https://c.test/") });
   assertEquals(link.knownLocation(7), undefined);
+});
+
+Deno.test("the tab.observe the link sends is one the extension accepts", async () => {
+  const { firstCdp } = linkWith();
+  const params = await firstCdp(at("https://a.test/"));
+  const parsed = Operations["tab.observe"].params.safeParse(params);
+  assert(parsed.success, JSON.stringify(parsed.error?.issues));
+  assert(parsed.data.enable.length > 0, "it asks for enable commands");
 });
