@@ -3,7 +3,8 @@
  * without a word of the page; a value the page changed, a validation message, a field the page
  * disabled or a box it refused to tick is said, the page's own words inside the fence; a page
  * whose handlers stay busy is answered within the fill's bound. form_fill says the same for
- * many fields in a few lines.
+ * many fields in a few lines. What was asked comes from the field's kind and the agent's value,
+ * never from what the page shows (a tri-state box the page keeps at mixed).
  */
 
 import { assert, assertEquals, assertMatch } from "./support/assert.ts";
@@ -30,6 +31,11 @@ async function set(
   const ref = await refOf(s, tabId, ...field);
   const result = await s.ok("form_input", { ref, value, tabId });
   return { ref, result, text: allText(result) };
+}
+
+/** Whether a form_input answer says the field kept the value given. */
+function kept(result: CallResult): boolean {
+  return (plain(result) as { valueKept: boolean }).valueKept;
 }
 
 Deno.test("fills answer in a line and say what the page did otherwise", async (t) => {
@@ -179,6 +185,85 @@ Deno.test("fills answer in a line and say what the page did otherwise", async (t
       );
       assertEquals((plain(after) as { result: string }).result, "x");
     });
+  } finally {
+    await s.close();
+  }
+});
+
+Deno.test("a fill says what was asked and what the page shows when the page holds its own state", async (t) => {
+  const s = await startSession();
+  try {
+    const tabId = await s.firstTab();
+    await freshPage(s, tabId, "/fill_toggles.html");
+
+    await t.step("form_input: a tri-state box the page keeps at mixed, asked off", async () => {
+      for (const label of ["Include sub-lists", "Select all keepers"]) {
+        const off = await set(s, tabId, ["checkbox", label], false);
+        assertEquals(
+          [off.text, kept(off.result)],
+          [`Set checkbox [${off.ref}] to unchecked, but the page left it mixed.`, false],
+        );
+        const on = await set(s, tabId, ["checkbox", label], true);
+        assertEquals(
+          [on.text, kept(on.result)],
+          [`Set checkbox [${on.ref}] to checked, but the page left it mixed.`, false],
+        );
+      }
+    });
+
+    await t.step("form_fill: the same boxes asked off say so in their own lines", async () => {
+      await freshPage(s, tabId, "/fill_toggles.html");
+      const result = await s.ok("form_fill", {
+        tabId,
+        fields: { "Include sub-lists": false, "Select all keepers": "no" },
+      });
+      const text = allText(result);
+      assertMatch(
+        text,
+        /\n"Include sub-lists": Set checkbox \[ref_\d+\] to unchecked, but the page left it mixed\.(\n|$)/,
+      );
+      assertMatch(
+        text,
+        /\n"Select all keepers": Set checkbox \[ref_\d+\] to unchecked, but the page left it mixed\.(\n|$)/,
+      );
+      const structured = plain(result) as { filled: { field: string; kept: boolean }[] };
+      assertEquals(structured.filled.map((f) => [f.field, f.kept]), [
+        ["Include sub-lists", false],
+        ["Select all keepers", false],
+      ]);
+    });
+
+    await t.step(
+      "switches, a radio and an option the page takes back say what was asked and what it shows",
+      async () => {
+        await freshPage(s, tabId, "/fill_toggles.html");
+        const beacon = await set(s, tabId, ["switch", "Beacon"], true);
+        assertEquals(
+          [beacon.text, kept(beacon.result)],
+          [`Set switch [${beacon.ref}] to checked, but the page left it unchecked.`, false],
+        );
+        // ARIA reads a switch at mixed as off: asked off, it is off already and is not clicked on.
+        const horn = await set(s, tabId, ["switch", "Fog horn"], false);
+        assertEquals([horn.text, kept(horn.result)], [
+          `Set switch [${horn.ref}] to unchecked.`,
+          true,
+        ]);
+        const dusk = await set(s, tabId, ["radio", "Dusk"], "Dusk");
+        assertEquals(
+          [dusk.text, kept(dusk.result)],
+          [`Chose radio [${dusk.ref}] for "Dusk", but the page left it unchecked.`, false],
+        );
+        const coast = await set(s, tabId, ["combobox", "Coast"], "North");
+        assertMatch(
+          coast.text,
+          new RegExp(
+            `^Set combobox \\[${coast.ref}\\] to "North", but the page changed it \\(its value is below\\)\\.\\n`,
+          ),
+        );
+        onlyFenced(coast.text, '] holds "South"');
+        assertEquals(kept(coast.result), false);
+      },
+    );
   } finally {
     await s.close();
   }

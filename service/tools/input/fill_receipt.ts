@@ -9,6 +9,7 @@
  */
 
 import { FILLABLE } from "../page/form_match.ts";
+import { toBool } from "../page/on_off.ts";
 import { redactSecrets } from "../page/redact.ts";
 
 /** A field as the page runtime describes it after the fill. */
@@ -53,9 +54,15 @@ export interface FillWords {
 /** Longest value a line repeats; a longer one is cut and its length given. */
 const ECHO_MAX = 80;
 
-/** The field's role in words the page cannot choose: a fillable role as it is, else "field". */
+/**
+ * The field's role in words the page cannot choose: a fillable role as it is, else the kind of
+ * field the runtime set when that is one (a checkbox the page took out of the document), else
+ * "field".
+ */
 export function roleWord(fill: FieldFill): string {
-  return fill.after && FILLABLE.has(fill.after.role) ? fill.after.role : "field";
+  const role = fill.after?.role;
+  if (role !== undefined && FILLABLE.has(role)) return role;
+  return FILLABLE.has(fill.kind) ? fill.kind : "field";
 }
 
 /** The value the agent gave, quoted, cut when long, with secret-looking parts hidden. */
@@ -65,46 +72,75 @@ export function echo(value: string | boolean | number): string {
   return `${JSON.stringify(text.slice(0, ECHO_MAX - 1) + "…")} (${text.length} characters)`;
 }
 
-/** Whether the fill turned something on or off rather than putting text in. */
-function isToggle(fill: FieldFill): boolean {
-  return typeof fill.after?.states?.find((state) => /^(un)?checked$|^mixed$/.test(state)) ===
-      "string" && fill.kind !== "select";
+/** The kinds of field the page runtime turns on or off rather than putting text in. */
+const TOGGLES: ReadonlySet<string> = new Set(["checkbox", "radio", "switch"]);
+
+/** A field's on-or-off state in words: what was asked of it, or what the page shows. */
+type Checked = "checked" | "unchecked" | "mixed";
+
+/**
+ * What the agent asked of a field turned on or off: a chosen radio on, else the value given
+ * read as on or off. Null for a field that takes text. From the field's kind and the agent's
+ * value only, never from what the page shows.
+ */
+function asked(given: string | boolean | number, fill: FieldFill): Checked | null {
+  if (fill.chose !== undefined) return "checked";
+  if (!TOGGLES.has(fill.kind)) return null;
+  const on = toBool(given);
+  return on === null ? null : on ? "checked" : "unchecked";
 }
 
-function checkedWord(fill: FieldFill): string {
+/** What the page shows of a field turned on or off, from its states; null when they say none. */
+function shown(fill: FieldFill): Checked | null {
   const states = fill.after?.states ?? [];
-  return states.includes("checked") ? "checked" : states.includes("mixed") ? "mixed" : "unchecked";
+  return (["checked", "mixed", "unchecked"] as const).find((word) => states.includes(word)) ??
+    null;
 }
 
-/** The first part of the line: what was set to what. */
+/** The first part of the line: what was asked to be set to what. */
 function whatWasSet(ref: string, given: string | boolean | number, fill: FieldFill): string {
   const role = roleWord(fill);
   if (fill.chose !== undefined) return `Chose radio [${ref}] for ${echo(given)}`;
-  if (isToggle(fill)) {
-    const word = fill.kept
-      ? checkedWord(fill)
-      : (checkedWord(fill) === "checked" ? "unchecked" : "checked");
-    return `Set ${role} [${ref}] to ${word}`;
-  }
+  const turned = asked(given, fill);
+  if (turned) return `Set ${role} [${ref}] to ${turned}`;
   if (fill.secret) return `Set ${role} [${ref}] (a secret field: its value is not shown)`;
   return `Set ${role} [${ref}] to ${echo(given)}`;
 }
 
+/** How the page's value differs from the one asked for, in service words, quoting it in notes. */
+function changed(
+  ref: string,
+  given: string | boolean | number,
+  fill: FieldFill,
+  notes: string[],
+): string | null {
+  const after = fill.after!;
+  const turned = asked(given, fill);
+  if (turned) {
+    const now = shown(fill);
+    if (fill.kept && (now === null || now === turned)) return null;
+    return now === null ? "the page changed it" : `the page left it ${now}`;
+  }
+  if (fill.kept) return null;
+  if (fill.secret || after.value === undefined) return "the page changed it";
+  notes.push(`[${ref}] holds ${JSON.stringify(after.value)}`);
+  return "the page changed it (its value is below)";
+}
+
 /** What did not go as asked, in service words, with the page's words as notes. */
-function surprises(ref: string, fill: FieldFill, notes: string[]): string[] {
+function surprises(
+  ref: string,
+  given: string | boolean | number,
+  fill: FieldFill,
+  notes: string[],
+): string[] {
   const said: string[] = [];
   if (!fill.after) {
     said.push("the page then took the field out of the document; read the page again");
     return said;
   }
-  if (!fill.kept) {
-    if (isToggle(fill)) said.push(`the page left it ${checkedWord(fill)}`);
-    else if (fill.secret || fill.after.value === undefined) said.push("the page changed it");
-    else {
-      said.push("the page changed it (its value is below)");
-      notes.push(`[${ref}] holds ${JSON.stringify(fill.after.value)}`);
-    }
-  }
+  const difference = changed(ref, given, fill, notes);
+  if (difference) said.push(difference);
   if (fill.invalid !== undefined) {
     if (fill.invalid === "") said.push("the page marks it invalid");
     else {
@@ -126,7 +162,7 @@ export function fillWords(
   fill: FieldFill,
 ): FillWords {
   const notes: string[] = [];
-  const said = surprises(ref, fill, notes);
+  const said = surprises(ref, given, fill, notes);
   const head = whatWasSet(ref, given, fill);
   return { line: said.length ? `${head}, but ${said.join("; ")}.` : `${head}.`, notes };
 }

@@ -62,6 +62,50 @@ Deno.test("what the page did otherwise is said, its own words kept as notes", ()
   assert(disabled.line.endsWith("but it is disabled now."), disabled.line);
 });
 
+Deno.test("a box says what was asked, from its kind and the value given, and what the page shows", () => {
+  const box = (kind: string, kept: boolean, states: string[], role = kind) =>
+    text({ kind, kept }, { role, states, value: undefined });
+  assertEquals(
+    fillWords("ref_9", false, box("checkbox", false, ["mixed"])).line,
+    "Set checkbox [ref_9] to unchecked, but the page left it mixed.",
+  );
+  assertEquals(
+    fillWords("ref_9", "yes", box("checkbox", false, ["mixed"])).line,
+    "Set checkbox [ref_9] to checked, but the page left it mixed.",
+  );
+  // The page's states are what it shows, even where the runtime's verdict says kept.
+  assertEquals(
+    fillWords("ref_9", false, box("checkbox", true, ["mixed"])).line,
+    "Set checkbox [ref_9] to unchecked, but the page left it mixed.",
+  );
+  assertEquals(
+    fillWords("ref_4", "on", box("switch", false, ["unchecked"])).line,
+    "Set switch [ref_4] to checked, but the page left it unchecked.",
+  );
+  assertEquals(
+    fillWords("ref_4", 0, box("switch", true, ["unchecked"])).line,
+    "Set switch [ref_4] to unchecked.",
+  );
+  const chosen = text({ kind: "radio", chose: 12, kept: false }, {
+    role: "radio",
+    states: ["unchecked"],
+  });
+  assertEquals(
+    fillWords("ref_12", "Dusk", chosen).line,
+    'Chose radio [ref_12] for "Dusk", but the page left it unchecked.',
+  );
+  // A native box the page gave a role of its own is still named by what was set.
+  assertEquals(
+    fillWords("ref_9", true, box("checkbox", true, [], "PLANTED")).line,
+    "Set checkbox [ref_9] to checked.",
+  );
+  assertEquals(
+    fillWords("ref_9", true, { kind: "checkbox", after: null, kept: false }).line,
+    "Set checkbox [ref_9] to checked, but the page then took the field out of the document; " +
+      "read the page again.",
+  );
+});
+
 Deno.test("a secret field's value is never repeated, neither the one given nor the page's", () => {
   const secret = text({ secret: true }, { value: "[redacted]" });
   const words = fillWords("ref_3", "493817", secret);

@@ -90,6 +90,26 @@ export function isDisabled(el: Element): boolean {
   return el.matches(":disabled") || el.getAttribute("aria-disabled") === "true";
 }
 
+/**
+ * A checkable element's state. A native checkbox or radio says it by `checked`, and a checkbox
+ * shows mixed by `indeterminate` (a radio shows nothing for it); any other element by
+ * `aria-checked`, where "mixed" counts on a checkbox or menuitemcheckbox only: ARIA has it read
+ * as false on a radio or switch.
+ */
+export function checkedState(el: Element, role: string | null): "true" | "false" | "mixed" {
+  const probe = el as Probe;
+  const type = (el.getAttribute("type") || "").toLowerCase();
+  if (el.tagName === "INPUT" && (type === "checkbox" || type === "radio")) {
+    if (probe.indeterminate && type === "checkbox") return "mixed";
+    return probe.checked ? "true" : "false";
+  }
+  const state = el.getAttribute("aria-checked");
+  if (state === "true") return "true";
+  return state === "mixed" && (role === "checkbox" || role === "menuitemcheckbox")
+    ? "mixed"
+    : "false";
+}
+
 /** The element's states as words: `checked`, `expanded`, `disabled`, `level=2`, ... */
 export function stateOf(el: Element, role: string | null): string[] {
   const probe = el as Probe;
@@ -102,9 +122,7 @@ export function stateOf(el: Element, role: string | null): string[] {
   const checkable = role === "checkbox" || role === "radio" || role === "switch" ||
     role === "menuitemcheckbox" || role === "menuitemradio";
   if (checkable) {
-    const state = el.tagName === "INPUT"
-      ? (probe.indeterminate ? "mixed" : String(probe.checked))
-      : aria("checked") || "false";
+    const state = checkedState(el, role);
     flags.push(state === "true" ? "checked" : state === "mixed" ? "mixed" : "unchecked");
   }
   if (role === "option" && (probe.selected || aria("selected") === "true")) flags.push("selected");

@@ -6,10 +6,11 @@
  * @module
  */
 
-import { describe, type Described, isDisabled } from "./describe.ts";
+import { checkedState, describe, type Described, isDisabled } from "./describe.ts";
 import { viewOf } from "./dom.ts";
 import { nameOf } from "./names.ts";
 import { fillableFields, matchFields } from "../page/form_match.ts";
+import { toBool } from "../page/on_off.ts";
 import { byId, current, idOf, token } from "./registry.ts";
 import { roleOf } from "./roles.ts";
 import { isSecretField, redactFields } from "./secrets.ts";
@@ -67,16 +68,6 @@ function fire(el: Element, type: string, init?: InputEventInit): void {
   const view = viewOf(el) as unknown as typeof globalThis;
   const Ctor = type === "input" || type === "beforeinput" ? view.InputEvent : view.Event;
   el.dispatchEvent(new Ctor(type, Object.assign({ bubbles: true, composed: true }, init || {})));
-}
-
-/** The value read as on or off, or null when it is neither. */
-function toBool(value: unknown): boolean | null {
-  if (value === true || value === 1) return true;
-  if (value === false || value === 0) return false;
-  const text = String(value).trim().toLowerCase();
-  if (["true", "on", "yes", "y", "checked", "1"].includes(text)) return true;
-  if (["false", "off", "no", "n", "unchecked", "0", ""].includes(text)) return false;
-  return null;
 }
 
 /**
@@ -180,7 +171,9 @@ function toggle(field: HTMLInputElement, value: unknown, alone: boolean): Applie
   if (want === null) return { error: "not_boolean", role: type };
   if (type === "radio" && !want) return { error: "radio_off" };
   focusOn(field, alone);
-  if (field.checked !== want) {
+  // A box at mixed (`indeterminate`) is neither on nor off: a click leaves it one or the other.
+  const holds = () => checkedState(field, type) === String(want);
+  if (!holds()) {
     field.click();
     if (field.checked !== want) {
       nativeSetter(field, "checked")!.call(field, want);
@@ -188,7 +181,19 @@ function toggle(field: HTMLInputElement, value: unknown, alone: boolean): Applie
       fire(field, "change");
     }
   }
-  return { kind: type, el: field, holds: () => field.checked === want };
+  return { kind: type, el: field, holds };
+}
+
+/**
+ * Turns an ARIA checkbox, switch or radio on or off by a click, as a user would; the page's own
+ * handler sets its `aria-checked`. A checkbox at "mixed" is neither, so off is not already so.
+ */
+function toggleAria(el: HTMLElement, role: string, value: unknown): Applied | Refusal {
+  const want = toBool(value);
+  if (want === null) return { error: "not_boolean", role };
+  const holds = () => checkedState(el, role) === String(want);
+  if (!holds()) el.click();
+  return { kind: role, el, holds };
 }
 
 /** Puts text into an input or textarea through its native setter and the events typing fires. */
@@ -238,11 +243,7 @@ function apply(id: number, value: unknown, alone: boolean): Applied | Refusal {
     return toggle(field, value, alone);
   }
   if (role === "checkbox" || role === "switch" || role === "radio") {
-    const want = toBool(value);
-    if (want === null) return { error: "not_boolean", role };
-    const on = () => el.getAttribute("aria-checked") === "true";
-    if (on() !== want) html.click();
-    return { kind: role, el, holds: () => on() === want };
+    return toggleAria(html, role, value);
   }
   if (tag === "SELECT") return choose(el as HTMLSelectElement, value, focus);
   if (tag === "INPUT" || tag === "TEXTAREA") {
