@@ -10,7 +10,7 @@
  * @module
  */
 
-import { createHmac } from "node:crypto";
+import { createHmac, createSecretKey, type KeyObject } from "node:crypto";
 
 /** Workspace tags remembered before the memory starts over (a few per agent). */
 const MAX_WORKSPACE_TAGS = 1_024;
@@ -22,12 +22,16 @@ export function encodeHex(bytes: Uint8Array): string {
 
 /** The audit's HMAC key, derived from the instance secret for this one use. */
 export class AuditKey {
-  readonly #key: Uint8Array;
+  /**
+   * A key object made once: `createHmac` given the bytes prepares a key from them on every
+   * call (decision 0217).
+   */
+  readonly #key: KeyObject;
   /** Workspace tags already made: a workspace's tag never changes, and every call needs it. */
   readonly #workspaces = new Map<string, string>();
 
   private constructor(key: Uint8Array) {
-    this.#key = key;
+    this.#key = createSecretKey(key);
   }
 
   /** Derives the audit key from the instance secret (HMAC of a fixed label under the secret). */

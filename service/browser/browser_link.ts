@@ -82,6 +82,8 @@ interface Pending {
   op: OperationName;
   /** The native tab the command touches, when it names one. */
   tab?: number;
+  /** The tab whose dialog fails the command at once, when it needs that tab's renderer. */
+  dialogTab?: number;
   resolve: (value: unknown) => void;
   reject: (error: BrowserError) => void;
   timer: ReturnType<typeof setTimeout>;
@@ -186,8 +188,14 @@ export class BrowserLink {
       const timer = setTimeout(() => {
         this.#cutOff(id, `the browser did not finish ${op} in ${timeoutMs} ms`, "timeout");
       }, timeoutMs);
-      this.#pending.set(id, { op, tab: tabOf(params), resolve, reject, timer });
-      if (dialogWatch !== undefined) this.#failOnDialog(id, dialogWatch, timeoutMs);
+      this.#pending.set(id, {
+        op,
+        tab: tabOf(params),
+        dialogTab: dialogWatch,
+        resolve,
+        reject,
+        timer,
+      });
       this.#writer.write(frame).catch((error) => {
         // The frame did not reach the extension whole, so it cannot have run there.
         const reason = `could not send ${op} to the browser: ${(error as Error).message}`;
@@ -270,23 +278,16 @@ export class BrowserLink {
 
   /**
    * A dialog that opens while a renderer-bound command waits holds that command until someone
-   * answers it: fail the command at once instead of waiting out its timeout.
+   * answers it: fail the command at once instead of waiting out its timeout. Found from the
+   * command's own entry as the event arrives: a waiter per command cost an abort signal, a
+   * timer and a listener on every read (decision 0217).
    */
-  #failOnDialog(id: number, tabId: number, timeoutMs: number): void {
-    const stop = new AbortController();
-    this.tab(tabId).waitFor(
-      (event) => event.method === "Page.javascriptDialogOpening",
-      timeoutMs,
-      stop.signal,
-    ).then(() => {
-      const dialog = this.#tabs.get(tabId)?.dialog;
-      if (dialog) this.#settle(id, (p) => p.reject(dialogOpenError(dialog)));
-    });
-    const pending = this.#pending.get(id);
-    if (!pending) return stop.abort();
-    const { resolve, reject } = pending;
-    pending.resolve = (value) => (stop.abort(), resolve(value));
-    pending.reject = (error) => (stop.abort(), reject(error));
+  #failOnDialog(native: number): void {
+    const dialog = this.#tabs.get(native)?.dialog;
+    if (!dialog) return;
+    for (const [id, pending] of [...this.#pending]) {
+      if (pending.dialogTab === native) this.#settle(id, (p) => p.reject(dialogOpenError(dialog)));
+    }
   }
 
   /** What the service knows about one of this browser's tabs from its events. */
@@ -306,6 +307,7 @@ export class BrowserLink {
       { method: message.method, params: message.params },
       message.dropped ?? 0,
     );
+    if (message.method === "Page.javascriptDialogOpening") this.#failOnDialog(message.tab_id);
   }
 
   /** Records a tab the browser opened. */

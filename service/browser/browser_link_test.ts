@@ -184,3 +184,29 @@ Deno.test("the tab.observe the link sends is one the extension accepts", async (
   assert(parsed.success, JSON.stringify(parsed.error?.issues));
   assert(parsed.data.enable.length > 0, "it asks for enable commands");
 });
+
+Deno.test("a dialog that opens fails the tab's waiting renderer-bound commands at once, and only those", async () => {
+  const { link, command, firstCdp } = linkWith();
+  await firstCdp(at("https://a.test/"));
+  const read = link.call("cdp", { tab_id: 7, method: "Runtime.evaluate", params: {} });
+  const owned = link.call("cdp", { tab_id: 7, method: "DOM.getDocument", params: {} }, {
+    ownDialogs: true,
+  });
+  const press = link.call("cdp", { tab_id: 7, method: "Input.dispatchKeyEvent", params: {} });
+  const failed = read.then(() => null, (error) => error.kind);
+  await command("cdp", 4);
+  link.handleEvent({
+    type: "cdp_event",
+    tab_id: 7,
+    method: "Page.javascriptDialogOpening",
+    params: { type: "alert", message: "hi", url: "https://a.test/" },
+  });
+  assertEquals(await failed, "dialog_open");
+  // A caller that races dialogs itself, and input that may open one, are answered as sent.
+  const ownedSent = await command("cdp", 3);
+  const pressSent = await command("cdp", 4);
+  link.handleResult({ type: "result", id: ownedSent.id, ok: true, value: { owned: true } });
+  link.handleResult({ type: "result", id: pressSent.id, ok: true, value: { pressed: true } });
+  assertEquals(await owned, { owned: true });
+  assertEquals(await press, { pressed: true });
+});

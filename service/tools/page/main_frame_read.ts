@@ -4,7 +4,8 @@
  * the frame tree, with any further commands the caller needs after them. The answer is used only
  * when that look shows the document the world belongs to: the world's execution context is one
  * document's, so the value is that document's, and the look after it says the frame still shows
- * it (decision 0196). Otherwise the world is forgotten and made again from the tree the sequence
+ * it (decision 0196); a read whose value says so itself (`pageInfo`'s) sends no look (0218).
+ * Otherwise the world is forgotten and made again from the tree the sequence
  * just read (`refs.ts`), and the read runs there. Refs in other frames keep `inFrame`, which checks their frame before each evaluation.
  *
  * @module
@@ -69,6 +70,14 @@ export interface ReadOptions {
    * listener questions, decision 0205), never an action.
    */
   synchronous?: boolean;
+  /**
+   * The expression's value says itself whether its world's document is the one the frame shows
+   * (`current`, the runtime's own knowledge: that document, not hidden in the back/forward
+   * cache), as `pageInfo`'s does. A bare read in the main frame's known world is then the
+   * evaluation alone, without the look after it (decision 0218); a value that does not say
+   * `current: true` is read again the ordinary way.
+   */
+  vouched?: boolean;
 }
 
 function evaluation(expression: string, contextId: number, options: ReadOptions = {}): Command {
@@ -195,7 +204,7 @@ async function readCommittedWorld<T>(
     frame,
     withToken(expression),
     [],
-    options,
+    { ...options, vouched: false },
   );
   if ("missed" in read || typeof read.value?.token !== "string") return null;
   const made: Frame = { ...frame, token: read.value.token };
@@ -230,6 +239,9 @@ async function readCurrent<T>(
   options: ReadOptions & { quietly?: boolean } = {},
 ): Promise<MainFrameRead<T> | Missed> {
   if (world.sessionId || world.parent) return { missed: true };
+  // A bare read whose value says whether the frame still shows the world's document needs no
+  // look after it (decision 0218); commands beside a read are sent only with the look.
+  const look = !options.vouched || beside.length > 0;
   let results: Record<string, unknown>[];
   try {
     ({ results } = await target.link.call("cdp.sequence", {
@@ -237,7 +249,9 @@ async function readCurrent<T>(
       // No look before the evaluation: the context is the world's document's alone (an
       // evaluation in a context that went with its document fails), so only whether the frame
       // still shows that document is open, and the look after answers it (decision 0196).
-      commands: [evaluation(expression, world.contextId, options), FRAME_TREE, ...beside],
+      commands: look
+        ? [evaluation(expression, world.contextId, options), FRAME_TREE, ...beside]
+        : [evaluation(expression, world.contextId, options)],
       // Commands beside a synchronous read go out with it (one that names an earlier reply's
       // object waits for that reply): they must do no harm when the read turns out stale.
       ...(options.synchronous ? { pipeline: true } : {}),
@@ -248,8 +262,9 @@ async function readCurrent<T>(
     if (options.quietly || isLostContext(error)) return { missed: true };
     throw error;
   }
-  const after = (results[1].frameTree as { frame: TopFrame }).frame;
-  if (after.id !== world.frameId || after.loaderId !== world.loaderId) {
+  // Without a look the frame's document is the world's, as its value says (checked below).
+  const after = look ? (results[1].frameTree as { frame: TopFrame }).frame : undefined;
+  if (after && (after.id !== world.frameId || after.loaderId !== world.loaderId)) {
     return { missed: true, top: after };
   }
   const reply = results[0] as { result?: { value?: T }; exceptionDetails?: unknown };
@@ -258,12 +273,14 @@ async function readCurrent<T>(
     if (options.quietly || failure instanceof FrameGone) return { missed: true, top: after };
     throw failure;
   }
+  const value = reply.result?.value ?? null;
+  if (!look && (value as { current?: unknown } | null)?.current !== true) return { missed: true };
   return {
-    value: reply.result?.value ?? null,
+    value,
     frame: world,
-    frameId: after.id,
-    loaderId: after.loaderId,
-    beside: results.slice(2),
+    frameId: world.frameId,
+    loaderId: after?.loaderId ?? world.loaderId ?? "",
+    beside: results.slice(look ? 2 : 1),
   };
 }
 
@@ -321,10 +338,13 @@ export async function pageInfo(
   workspace: Workspace,
   target: TabTarget,
 ): Promise<{ url: string; title: string; status: number }> {
-  return await inMainFrame<{ url: string; title: string; status: number }>(
+  const { url, title, status } = await inMainFrame<
+    { url: string; title: string; status: number; current?: boolean }
+  >(
     target,
     tabPages(workspace, target.tabId),
     runtimeCall("pageInfo", MAX_TITLE_CHARS),
-    { synchronous: true },
+    { synchronous: true, vouched: true },
   );
+  return { url, title, status };
 }

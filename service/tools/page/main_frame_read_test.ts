@@ -43,8 +43,15 @@ class FakeFrame {
       case "Runtime.evaluate": {
         const owner = this.#contexts.get(command.params.contextId as number);
         if (owner === undefined) throw new Error("Cannot find context with specified id");
-        // Every read answers the document it ran in; the token says the runtime is there.
-        const value = command.params.expression === INSTALLED_TOKEN ? `token-${owner}` : owner;
+        // Every read answers the document it ran in; the token says the runtime is there. A
+        // vouching read also says, as the runtime knows it, whether the frame shows that
+        // document (not another, not hidden in the back/forward cache).
+        const expression = command.params.expression;
+        const value = expression === INSTALLED_TOKEN
+          ? `token-${owner}`
+          : expression === "vouch"
+          ? { doc: owner, current: owner === this.shown }
+          : owner;
         return { result: { value } };
       }
     }
@@ -122,4 +129,36 @@ Deno.test("a read across a navigation never answers for a document the frame doe
       assertEquals(read.frame.loaderId, frame.shown, where);
     }
   }
+});
+
+Deno.test("a read whose value vouches for its document is the evaluation alone, and read again when it cannot", async () => {
+  const vouched = { synchronous: true, vouched: true };
+  {
+    const { frame, target, pages } = await knownWorldOfA();
+    const read = await readMainFrame<{ doc: string }>(target, pages, "vouch", [], vouched);
+    assertEquals([read.value?.doc, read.loaderId], ["A", "A"]);
+    assertEquals(frame.sequences.map((s) => s.commands.map((c) => c.method)), [
+      ["Runtime.evaluate"],
+    ]);
+  }
+  // A navigation commits before the evaluation: the old document destroyed (the evaluation
+  // fails) or kept in the back/forward cache (its runtime says it is not shown).
+  for (const how of ["destroyed", "cached"] as const) {
+    const { frame, target, pages } = await knownWorldOfA();
+    frame.before.set(0, () => {
+      frame.before.clear();
+      frame.commit("B", how === "cached");
+    });
+    const read = await readMainFrame<{ doc: string }>(target, pages, "vouch", [], vouched);
+    assertEquals([read.value?.doc, read.loaderId, read.frame.loaderId], ["B", "B", "B"], how);
+  }
+  // Commands beside a read still go after a look: they are sent only with it.
+  const { frame, target, pages } = await knownWorldOfA();
+  const beside = [{ method: "Runtime.evaluate", params: { expression: "read", contextId: 1 } }];
+  await readMainFrame<{ doc: string }>(target, pages, "vouch", beside, vouched);
+  assertEquals(frame.sequences[0].commands.map((c) => c.method), [
+    "Runtime.evaluate",
+    "Page.getFrameTree",
+    "Runtime.evaluate",
+  ]);
 });
