@@ -12,8 +12,13 @@ import type { EnableCommand } from "../../shared/browser_protocol.ts";
 
 /** The enable commands of every observed tab, each distinct command held once. */
 export class EnableBook {
-  /** Each distinct command some tab asks for, and how many tabs ask for it. */
-  #held = new Map<EnableCommand, number>();
+  /**
+   * Each distinct command some tab asks for, by its method and parameters as JSON (one key per
+   * distinct command, not per tab), and how many tabs ask for it.
+   */
+  #held = new Map<string, { command: EnableCommand; tabs: number }>();
+  /** The key each held command is held under, so releasing it needs no JSON again. */
+  #keys = new Map<EnableCommand, string>();
   /** Tab → the commands it asks for, in order (references into `#held`). */
   #asked = new Map<number, readonly EnableCommand[]>();
   /** Tab → the commands its current debugger attachment has been sent (a subset of its own). */
@@ -82,22 +87,24 @@ export class EnableBook {
 
   /** The held command equal to `command` (method and params), held once more. */
   #hold(command: EnableCommand): EnableCommand {
-    const params = JSON.stringify(command.params);
-    for (const [held, tabs] of this.#held) {
-      if (held.method === command.method && JSON.stringify(held.params) === params) {
-        this.#held.set(held, tabs + 1);
-        return held;
-      }
+    const key = JSON.stringify([command.method, command.params]);
+    const held = this.#held.get(key);
+    if (held) {
+      held.tabs++;
+      return held.command;
     }
-    this.#held.set(command, 1);
+    this.#held.set(key, { command, tabs: 1 });
+    this.#keys.set(command, key);
     return command;
   }
 
   #release(commands: readonly EnableCommand[]): void {
     for (const command of commands) {
-      const tabs = this.#held.get(command) ?? 0;
-      if (tabs > 1) this.#held.set(command, tabs - 1);
-      else this.#held.delete(command);
+      const key = this.#keys.get(command);
+      const held = key === undefined ? undefined : this.#held.get(key);
+      if (!held || --held.tabs > 0) continue;
+      this.#held.delete(key!);
+      this.#keys.delete(command);
     }
   }
 }

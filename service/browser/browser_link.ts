@@ -109,7 +109,6 @@ export class BrowserLink {
   #serial = 0;
   /** Each reporting tab's latest known location; a tab not here is unknown (ask the browser). */
   #locations = new Map<number, KnownLocation>();
-  /** The serial of the latest answer to a command that named each tab. */
 
   constructor(
     readonly browserId: string,
