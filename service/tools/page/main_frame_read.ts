@@ -15,6 +15,7 @@ import { BrowserError } from "../../browser/mod.ts";
 import type { Workspace } from "../../workspace/mod.ts";
 import type { TabTarget } from "../core/target.ts";
 import { runtimeCall, withToken } from "./in_page.ts";
+import { MAX_TITLE_CHARS } from "./landing.ts";
 import {
   evaluationFailure,
   type Frame,
@@ -308,9 +309,6 @@ export async function inMainFrame<T>(
 ): Promise<T> {
   return (await readMainFrame<T>(target, pages, expression, [], options)).value as T;
 }
-
-/** Longest page title passed on; a page sets its own title. */
-const MAX_TITLE_CHARS = 300;
 
 /**
  * The URL and title of the page a tab shows now, and the HTTP status of its document (0 when
