@@ -18,7 +18,7 @@ import { fence, originOf } from "../core/fence.ts";
 import { mainWorldCall } from "../page/in_page.ts";
 import { redactSecrets } from "../page/redact.ts";
 import { displayUrl } from "../core/redact_url.ts";
-import { worldAtCommit } from "../page/main_frame_read.ts";
+import { finishWorldLater, worldAtCommit } from "../page/main_frame_read.ts";
 import { LANDED_BINDING, MAX_TITLE_CHARS } from "../page/landing.ts";
 import { tabPages } from "../page/refs.ts";
 import { cdp, evaluate, ownedTab, type TabTarget } from "../core/target.ts";
@@ -478,7 +478,8 @@ export const navigate: Handler = async (args, context) => {
   const earlier = new Set<unknown>(state.console.items());
   const watch = new LoadWatch(state);
   // The world is made as the document commits, so the answer after the load is one evaluation.
-  const world = worldAtCommit(target, tabPages(context.workspace, target.tabId), watch.commit);
+  const pages = tabPages(context.workspace, target.tabId);
+  const world = worldAtCommit(target, pages, watch.commit);
   let requested: string;
   let load: LoadState;
   let facts: PageFacts | null = null;
@@ -505,8 +506,8 @@ export const navigate: Handler = async (args, context) => {
   } finally {
     watch.stop.abort();
   }
-  // Two makers of one frame's world at once would make two: the early one finishes first.
-  await world;
+  // Its commit has settled: the world is finished after the answer, before the next read.
+  finishWorldLater(pages, world);
   return await landingReport(context, target, state, {
     raw,
     requested,
