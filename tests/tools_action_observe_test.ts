@@ -241,6 +241,22 @@ Deno.test("navigate, console, network, resize and plan in a HiDPI browser", asyn
       assertEquals((structuredOf(found) as { status?: number }).status, 200);
     });
 
+    await t.step("navigate: the title a page sets as it loads, redacted", async () => {
+      const landed = await s.ok("navigate", { url: s.fixtures.url("/onload_title.html"), tabId });
+      const facts = structuredOf(landed) as { title?: string; status?: number; loaded?: boolean };
+      // The title the page's own load handler set, with the one-time code it copied hidden.
+      assertEquals(facts.title, "Welcome back, code [redacted]");
+      assertEquals([facts.status, facts.loaded], [200, true]);
+      assert(!s.text(landed).includes("483920"), "the code never leaves the page");
+      // The report's binding lives in Ghostlight's world alone: the page cannot call it.
+      const seen = await s.ok("javascript_tool", {
+        action: "javascript_exec",
+        text: "typeof __ghostlightLanded",
+        tabId,
+      });
+      assertMatch(s.text(seen), /undefined/);
+    });
+
     await t.step(
       "coordinates land exactly on a downscaled screenshot at scale factor 2",
       async () => {

@@ -34,6 +34,8 @@ export const OBSERVED_EVENTS: ObservedEvent[] = [
     fields: ["type", "args", "timestamp", "stackTrace.callFrames"],
   },
   { method: "Runtime.exceptionThrown", fields: ["timestamp", "exceptionDetails"] },
+  // The page runtime's report of a loaded document's facts (decision 0222).
+  { method: "Runtime.bindingCalled", fields: ["name", "payload"] },
   { method: "Log.entryAdded", fields: ["entry"] },
   {
     method: "Network.requestWillBeSent",
@@ -55,7 +57,10 @@ export const OBSERVED_EVENTS: ObservedEvent[] = [
   { method: "Network.loadingFinished", fields: ["requestId", "timestamp", "encodedDataLength"] },
   { method: "Network.loadingFailed", fields: ["requestId", "timestamp", "errorText", "canceled"] },
   { method: "Page.lifecycleEvent", fields: ["frameId", "loaderId", "name"] },
-  { method: "Page.frameNavigated", fields: ["frame.id", "frame.parentId", "frame.url", "type"] },
+  {
+    method: "Page.frameNavigated",
+    fields: ["frame.id", "frame.parentId", "frame.loaderId", "frame.url", "type"],
+  },
   { method: "Page.frameStoppedLoading", fields: ["frameId"] },
   { method: "Page.navigatedWithinDocument", fields: ["frameId", "url"] },
   { method: "Page.javascriptDialogOpening", fields: ["url", "message", "type"] },

@@ -6,6 +6,7 @@
  * @module
  */
 
+import { z } from "zod";
 import type { Outcome } from "../../../shared/bridge.ts";
 import { log } from "../../log/mod.ts";
 import type { TabState } from "../../browser/mod.ts";
@@ -17,7 +18,8 @@ import { fence, originOf } from "../core/fence.ts";
 import { mainWorldCall } from "../page/in_page.ts";
 import { redactSecrets } from "../page/redact.ts";
 import { displayUrl } from "../core/redact_url.ts";
-import { worldAtCommit } from "../page/main_frame_read.ts";
+import { finishWorldLater, worldAtCommit } from "../page/main_frame_read.ts";
+import { LANDED_BINDING, type LandedFacts, MAX_TITLE_CHARS } from "../page/landing.ts";
 import { tabPages } from "../page/refs.ts";
 import { cdp, evaluate, ownedTab, type TabTarget } from "../core/target.ts";
 
@@ -29,6 +31,34 @@ const POLL_MS = 150;
 const INTERACTIVE_GRACE_MS = 4_000;
 /** Without a commit event, how long before readyState is trusted (it may be the old page's). */
 const COMMIT_GRACE_MS = 1_500;
+/**
+ * How long after the load event its document's facts may still be on their way: the runtime
+ * sends them from the load's own task, so they come right behind it (0–16 ms measured); past
+ * this the page is asked instead (no runtime there, or the report was dropped).
+ */
+const LANDED_GRACE_MS = 100;
+
+/**
+ * A loaded document's URL, redacted title and HTTP status, as its runtime reported them at its
+ * load (decision 0222). A report clipped on the way (a URL near the event's string bound) is
+ * not JSON and is not used.
+ */
+const PageFacts = z.object({
+  url: z.string(),
+  title: z.string().max(MAX_TITLE_CHARS),
+  status: z.number().int().min(0),
+}).strict() satisfies z.ZodType<LandedFacts>;
+type PageFacts = z.infer<typeof PageFacts>;
+
+function factsOf(payload: unknown): PageFacts | null {
+  if (typeof payload !== "string") return null;
+  try {
+    const parsed = PageFacts.safeParse(JSON.parse(payload));
+    return parsed.success ? parsed.data : null;
+  } catch {
+    return null;
+  }
+}
 
 /** Adds https:// to a bare host and refuses schemes an agent must not open. */
 export function normalizeUrl(raw: string): string {
@@ -192,6 +222,8 @@ async function clearOpenDialog(target: TabTarget, state: TabState, force: boolea
  * whether the main frame committed. `expected` is set once the navigation says what it loads:
  * a loader id, null for a history move (any load, a same-document move, or a page restored from
  * the back/forward cache ends it), or undefined for a same-document navigation (nothing to load).
+ * After the expected document's load it keeps watching, briefly, for the facts that document's
+ * runtime reports at its load ({@linkcode LoadWatch.landedFacts}).
  */
 export class LoadWatch {
   readonly loaded = new Set<string>();
@@ -200,15 +232,23 @@ export class LoadWatch {
   requested = false;
   expected: string | null | undefined;
   readonly stop = new AbortController();
+  /** Resolves with the event that ended the load, or null if the watch ended without it. */
   readonly event: Promise<unknown>;
   /** Resolves true when the main frame commits a document, false if the watch ends first. */
   readonly commit: Promise<boolean>;
   #onCommit!: (committed: boolean) => void;
+  #onLoad!: (event: unknown) => void;
+  #loadSeen = false;
+  /** The loader of the document the main frame committed last. */
+  #shown: string | undefined;
+  #landed: PageFacts | null = null;
+  #onLanded: () => void = () => {};
 
   constructor(state: TabState) {
     this.commit = new Promise((resolve) => this.#onCommit = resolve);
+    this.event = new Promise((resolve) => this.#onLoad = resolve);
     this.stop.signal.addEventListener("abort", () => this.#onCommit(false), { once: true });
-    this.event = state.waitFor(
+    state.waitFor(
       (event) => {
         if (event.method === "Page.lifecycleEvent" && event.params.name === "load") {
           this.loaded.add(String(event.params.loaderId));
@@ -220,19 +260,49 @@ export class LoadWatch {
         let restored = false;
         if (event.method === "Page.frameNavigated" && frame && !frame.parentId) {
           this.committed = true;
+          this.#shown = (frame as { loaderId?: string }).loaderId;
+          this.#landed = null;
           this.#onCommit(true);
           // A page back from the back/forward cache was loaded when it left: no load event comes.
           restored = event.params.type === "BackForwardCacheRestore";
         }
-        if (this.expected === null) {
-          return event.method === "Page.navigatedWithinDocument" || this.loaded.size > 0 ||
-            restored;
+        if (event.method === "Runtime.bindingCalled" && event.params.name === LANDED_BINDING) {
+          // Only the expected document's own report: the main frame shows it until it commits
+          // another, and only the main frame's runtime reports.
+          const facts = factsOf(event.params.payload);
+          if (facts && this.#shown !== undefined && this.#shown === this.expected) {
+            this.#landed = facts;
+            this.#onLanded();
+          }
         }
-        return this.expected !== undefined && this.loaded.has(this.expected);
+        const loadEnded = this.expected === null
+          ? event.method === "Page.navigatedWithinDocument" || this.loaded.size > 0 || restored
+          : this.expected !== undefined && this.loaded.has(this.expected);
+        if (loadEnded && !this.#loadSeen) {
+          this.#loadSeen = true;
+          this.#onLoad(event);
+        }
+        return this.#loadSeen && (this.expected === null || this.#landed !== null);
       },
       LOAD_TIMEOUT_MS,
       this.stop.signal,
-    );
+    ).then(() => this.#onLoad(null));
+  }
+
+  /**
+   * What the expected document's runtime reported of it at its load (decision 0222), waiting
+   * at most `graceMs` after that load for the report; null when none came, or the load has not
+   * been seen. Call before stopping the watch.
+   */
+  async landedFacts(graceMs: number): Promise<PageFacts | null> {
+    if (this.#landed !== null || !this.done() || this.stop.signal.aborted) return this.#landed;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await new Promise<void>((resolve) => {
+      this.#onLanded = resolve;
+      timer = setTimeout(resolve, graceMs);
+    });
+    clearTimeout(timer);
+    return this.#landed;
   }
 
   /** Whether the expected document has loaded. */
@@ -335,6 +405,8 @@ interface Landing {
   load: LoadState;
   /** Console entries from before the navigation: not this page's. */
   earlier: Set<unknown>;
+  /** What the loaded document's runtime reported at its load, when it did. */
+  facts: PageFacts | null;
 }
 
 /** The answer: where the tab landed, how far it loaded, and what is in the way. */
@@ -345,10 +417,12 @@ async function landingReport(
   landing: Landing,
 ): Promise<Outcome> {
   const { raw, requested, load } = landing;
-  // With a dialog open the page cannot be asked; the browser still knows where the tab is.
-  // One evaluation: the URL, the title and the HTTP status of the document that loaded (0 when
-  // unknown, e.g. about:blank, history, or a dialog that froze the page).
-  const page = await pageAfterEffect(context.workspace, target);
+  // The URL, the title and the HTTP status of the document that loaded (0 when unknown, e.g.
+  // about:blank, history, or a dialog that froze the page): as the document reported them at its
+  // load when it did, since a page that has just loaded answers a question only once it has laid
+  // itself out (decision 0222); otherwise one evaluation. With a dialog open the page cannot be
+  // asked; the browser still knows where the tab is.
+  const page = (!state.dialog && landing.facts) || await pageAfterEffect(context.workspace, target);
   const status = state.dialog ? 0 : page.status ?? 0;
   const origin = originOf(page.url);
   const redirected = page.url !== requested && raw !== "back" && raw !== "forward";
@@ -404,9 +478,11 @@ export const navigate: Handler = async (args, context) => {
   const earlier = new Set<unknown>(state.console.items());
   const watch = new LoadWatch(state);
   // The world is made as the document commits, so the answer after the load is one evaluation.
-  const world = worldAtCommit(target, tabPages(context.workspace, target.tabId), watch.commit);
+  const pages = tabPages(context.workspace, target.tabId);
+  const world = worldAtCommit(target, pages, watch.commit);
   let requested: string;
   let load: LoadState;
+  let facts: PageFacts | null = null;
   // However the navigation ends, its load waiter goes: a tab has few of them (32), and a
   // leaked one would hold its place until the load timeout.
   try {
@@ -426,10 +502,17 @@ export const navigate: Handler = async (args, context) => {
       committed: () => watch.committed,
       blocked: () => state.dialog !== null,
     }, watch.event);
+    if (load === "complete") facts = await watch.landedFacts(LANDED_GRACE_MS);
   } finally {
     watch.stop.abort();
   }
-  // Two makers of one frame's world at once would make two: the early one finishes first.
-  await world;
-  return await landingReport(context, target, state, { raw, requested, load, earlier });
+  // Its commit has settled: the world is finished after the answer, before the next read.
+  finishWorldLater(pages, world);
+  return await landingReport(context, target, state, {
+    raw,
+    requested,
+    load,
+    earlier,
+    facts,
+  });
 };

@@ -3,6 +3,7 @@ import type { TabTarget } from "../core/target.ts";
 import { TabState } from "../../browser/mod.ts";
 import { goToUrl, LoadWatch, stoppedBeforeLeaving, waitForLoad } from "./navigate.ts";
 import { ToolError } from "../core/errors.ts";
+import { LANDED_BINDING } from "../page/landing.ts";
 
 /** A tab whose readyState looks answer with `ready` (or never, when it is null). */
 function fakeTab(ready: string | null) {
@@ -80,6 +81,68 @@ Deno.test("a URL navigation still waits for its own document's load", async () =
   } finally {
     watch.stop.abort();
   }
+});
+
+/** The runtime's report of its document at its load, as the extension forwards it. */
+function landedReport(payload: string) {
+  return { method: "Runtime.bindingCalled", params: { name: LANDED_BINDING, payload } };
+}
+
+/** The main frame's commit of the document `loaderId`. */
+function commitOf(loaderId: string) {
+  return { method: "Page.frameNavigated", params: { frame: { id: "main", loaderId } } };
+}
+
+/** Runs `body` with a watch for the URL navigation to the document "new" on a fresh tab. */
+async function watchingNew(body: (state: TabState, watch: LoadWatch) => Promise<void>) {
+  const state = new TabState();
+  const watch = new LoadWatch(state);
+  watch.expected = "new";
+  try {
+    await body(state, watch);
+  } finally {
+    watch.stop.abort();
+  }
+}
+
+const LOADED = { method: "Page.lifecycleEvent", params: { name: "load", loaderId: "new" } };
+
+Deno.test("a URL navigation answers from its document's own report at its load", async () => {
+  await watchingNew(async (state, watch) => {
+    state.apply(commitOf("new"));
+    state.apply(LOADED);
+    assert(await watch.event, "the load ends the wait for the load");
+    const facts = { url: "http://site/a.html", title: "Set in onload", status: 200 };
+    const landed = watch.landedFacts(60_000);
+    // The report comes right behind the load event: it ends the wait, not the bound.
+    state.apply(landedReport(JSON.stringify(facts)));
+    assertEquals(await landed, facts);
+  });
+});
+
+Deno.test("a report from another document, or cut on the way, is not the answer", async () => {
+  await watchingNew(async (state, watch) => {
+    const facts = { url: "http://site/a.html", title: "A", status: 200 };
+    state.apply(commitOf("new"));
+    state.apply(LOADED);
+    // The page moved on before its report came: that report is the next document's.
+    state.apply(commitOf("next"));
+    state.apply(landedReport(JSON.stringify(facts)));
+    assertEquals(await watch.landedFacts(20), null);
+    state.apply(commitOf("new"));
+    state.apply(landedReport(`${JSON.stringify(facts).slice(0, 30)}…`));
+    assertEquals(await watch.landedFacts(20), null, "a clipped report is not read");
+    state.apply(landedReport(JSON.stringify({ ...facts, title: "x".repeat(301) })));
+    assertEquals(await watch.landedFacts(20), null, "nor one longer than a title may be");
+  });
+});
+
+Deno.test("without its document's load seen no report is waited for", async () => {
+  await watchingNew(async (state, watch) => {
+    state.apply(commitOf("new"));
+    // A load only readyState vouched for (its event dropped): the page is asked at once.
+    assertEquals(await watch.landedFacts(60_000), null);
+  });
 });
 
 /**

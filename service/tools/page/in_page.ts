@@ -8,6 +8,7 @@
  */
 
 import type { EnableCommand } from "../../../shared/browser_protocol.ts";
+import { LANDED_BINDING } from "./landing.ts";
 import { INSTALL, MAIN_WORLD, type RuntimeMethod } from "./runtime_bundle.ts";
 
 export { INSTALL, type RuntimeMethod };
@@ -24,8 +25,14 @@ export type MainWorldFunction = keyof typeof MAIN_WORLD;
  * document shown now at once), so making a world after a navigation finds it there
  * (`Page.createIsolatedWorld` answers the existing world of that name) instead of sending and
  * compiling the 58 kB install. The world is isolated: the page's scripts neither see nor fake it.
+ * The binding the runtime hands a loaded document's facts to is exposed in that world alone
+ * (decision 0222).
  */
 export const PAGE_ENABLE_COMMANDS: EnableCommand[] = [
+  {
+    method: "Runtime.addBinding",
+    params: { name: LANDED_BINDING, executionContextName: WORLD_NAME },
+  },
   {
     method: "Page.addScriptToEvaluateOnNewDocument",
     params: { source: INSTALL, worldName: WORLD_NAME, runImmediately: true },

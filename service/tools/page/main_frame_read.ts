@@ -16,6 +16,7 @@ import { BrowserError } from "../../browser/mod.ts";
 import type { Workspace } from "../../workspace/mod.ts";
 import type { TabTarget } from "../core/target.ts";
 import { runtimeCall, withToken } from "./in_page.ts";
+import { MAX_TITLE_CHARS } from "./landing.ts";
 import {
   evaluationFailure,
   type Frame,
@@ -109,6 +110,7 @@ export async function readMainFrame<T>(
   beside: Command[] = [],
   options: ReadOptions = {},
 ): Promise<MainFrameRead<T>> {
+  await worldMade(pages);
   const committed = await readCommittedWorld<T>(target, pages, expression, beside, options);
   if (committed) return committed;
   const known = knownMain(pages);
@@ -132,6 +134,7 @@ export async function readKnownWorld<T>(
   pages: TabPages,
   expression: string,
 ): Promise<MainFrameRead<T> | null> {
+  await worldMade(pages);
   const known = knownMain(pages);
   return known
     ? await readWorld<T>(target, known, expression)
@@ -148,6 +151,27 @@ interface CommittedWorld {
 /** Per tab: the world {@linkcode worldAtCommit} made, until the first read of the main frame. */
 const committedWorlds = new WeakMap<TabPages, CommittedWorld>();
 
+/** Per tab: a world a call answered before it was made ({@linkcode finishWorldLater}). */
+const unfinished = new WeakMap<TabPages, Promise<void>>();
+
+/**
+ * Lets a call answer before the world {@linkcode worldAtCommit} makes is made (its commit must
+ * have settled, so it ends): the tab's next main-frame read and next maker wait for it instead,
+ * so one frame still never gets two worlds from two makers. `navigate` answers at the load this
+ * way, while the bracket may still wait behind the new document's first layout (decision 0222).
+ */
+export function finishWorldLater(pages: TabPages, making: Promise<void>): void {
+  unfinished.set(pages, making);
+  making.then(() => {
+    if (unfinished.get(pages) === making) unfinished.delete(pages);
+  });
+}
+
+/** Resolves once no world a call answered before is still being made for the tab. */
+export async function worldMade(pages: TabPages): Promise<void> {
+  await unfinished.get(pages);
+}
+
 /**
  * Makes the main frame's world in a new document as soon as it commits (`commit` resolves true),
  * while its subresources still load, so the first read after the load is one round trip. The
@@ -163,7 +187,8 @@ export function worldAtCommit(
   commit: Promise<boolean>,
 ): Promise<void> {
   committedWorlds.delete(pages);
-  return commit.then(async (committed) => {
+  const earlier = unfinished.get(pages) ?? Promise.resolve();
+  return earlier.then(() => commit).then(async (committed) => {
     if (!committed) return;
     const known = knownMain(pages);
     const world = known ? await worldBetweenLooks(target, known.frameId) : null;
@@ -325,9 +350,6 @@ export async function inMainFrame<T>(
 ): Promise<T> {
   return (await readMainFrame<T>(target, pages, expression, [], options)).value as T;
 }
-
-/** Longest page title passed on; a page sets its own title. */
-const MAX_TITLE_CHARS = 300;
 
 /**
  * The URL and title of the page a tab shows now, and the HTTP status of its document (0 when

@@ -2,7 +2,7 @@ import { assertEquals } from "../../../tests/support/assert.ts";
 import type { BrowserLink } from "../../browser/mod.ts";
 import type { TabTarget } from "../core/target.ts";
 import { INSTALLED_TOKEN } from "./in_page.ts";
-import { type Command, readMainFrame } from "./main_frame_read.ts";
+import { type Command, finishWorldLater, readMainFrame, worldAtCommit } from "./main_frame_read.ts";
 import type { TabPages } from "./refs.ts";
 
 /**
@@ -161,4 +161,41 @@ Deno.test("a read whose value vouches for its document is the evaluation alone, 
     "Page.getFrameTree",
     "Runtime.evaluate",
   ]);
+});
+
+Deno.test("a world a navigation left unfinished is made before the next read makes one", async () => {
+  const { frame, target, pages } = await knownWorldOfA();
+  const order: string[] = [];
+  let release: () => void = () => {};
+  const held = new Promise<void>((resolve) => release = resolve);
+  const call = target.link.call.bind(target.link);
+  const slow = {
+    ...target,
+    link: {
+      ...target.link,
+      tab: target.link.tab,
+      // The bracket that makes the new document's world waits behind the page's first layout.
+      call: async (operation: string, params: Record<string, unknown>) => {
+        const commands = (params as { commands?: Command[] }).commands ?? [];
+        if (commands.some((command) => command.method === "Page.createIsolatedWorld")) {
+          if (order.length === 0) {
+            order.push("bracket sent");
+            await held;
+            order.push("bracket answered");
+          }
+        } else order.push("read sent");
+        return await (call as (o: string, p: unknown) => Promise<unknown>)(operation, params);
+      },
+    },
+  } as unknown as TabTarget;
+  frame.commit("B", false);
+  const making = worldAtCommit(slow, pages, Promise.resolve(true));
+  finishWorldLater(pages, making);
+  const read = readMainFrame<string>(slow, pages, "read");
+  // The fake answers in microtasks: whatever the read would send unawaited is out by now.
+  for (let turn = 0; turn < 100; turn++) await Promise.resolve();
+  assertEquals(order, ["bracket sent"], "the read waits for the world being made");
+  release();
+  assertEquals((await read).value, "B");
+  assertEquals(order.slice(0, 3), ["bracket sent", "bracket answered", "read sent"]);
 });

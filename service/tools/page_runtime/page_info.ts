@@ -6,6 +6,7 @@
  */
 
 import { current } from "./registry.ts";
+import { LANDED_BINDING, type LandedFacts, MAX_TITLE_CHARS } from "../page/landing.ts";
 import { redactedTitle } from "./secrets.ts";
 
 /**
@@ -32,4 +33,27 @@ function status(): number {
     | PerformanceNavigationTiming
     | undefined;
   return (entry || { responseStatus: 0 }).responseStatus || 0;
+}
+
+/**
+ * In the main frame of a document still loading, hands the page's facts to the service once the
+ * document has loaded, through the binding only this world sees: at `pageshow`, which Chrome
+ * fires right after the load event's handlers (so a title a page sets in its `onload` is in
+ * it), in the same task, before the first layout of a big page. `navigate` answers from these
+ * instead of asking the page after its load, when the page is busy laying itself out (decision
+ * 0222). Only the browser's own event counts: a page can dispatch a `pageshow` of its own.
+ */
+export function reportLanding(): void {
+  if (globalThis.top !== globalThis.window || document.readyState === "complete") return;
+  const landed = (event: Event) => {
+    if (!event.isTrusted || (event as PageTransitionEvent).persisted) return;
+    removeEventListener("pageshow", landed);
+    const binding = (globalThis as unknown as Record<string, unknown>)[LANDED_BINDING];
+    if (typeof binding !== "function") return;
+    // The facts alone: the service reads a report strictly, and a loading document is current.
+    const { url, title, status } = pageInfo(MAX_TITLE_CHARS);
+    const facts: LandedFacts = { url, title, status };
+    binding(JSON.stringify(facts));
+  };
+  addEventListener("pageshow", landed);
 }

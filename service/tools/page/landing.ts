@@ -1,0 +1,24 @@
+/**
+ * What the page runtime and `navigate` share about a page's facts at its load: the binding the
+ * runtime calls in the main frame once a new document has loaded (`Runtime.addBinding`, exposed
+ * only to Ghostlight's isolated world), and how long a title may be. Used on both sides, so it
+ * imports nothing (decision 0222).
+ *
+ * @module
+ */
+
+/** The binding the runtime calls with the page's facts, as JSON, when its document has loaded. */
+export const LANDED_BINDING = "__ghostlightLanded";
+
+/** Longest page title passed on; a page sets its own title. */
+export const MAX_TITLE_CHARS = 300;
+
+/**
+ * What the report holds, and nothing more: `navigate` reads it strictly, so the page builds it
+ * as this type's literal (an extra field fails the type check, not every landing at run time).
+ */
+export interface LandedFacts {
+  url: string;
+  title: string;
+  status: number;
+}
