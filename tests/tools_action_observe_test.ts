@@ -248,6 +248,18 @@ Deno.test("navigate, console, network, resize and plan in a HiDPI browser", asyn
       assertEquals((structuredOf(missing) as { status?: number }).status, 404);
       const found = await s.ok("navigate", { url: s.fixtures.url("/index.html"), tabId });
       assertEquals((structuredOf(found) as { status?: number }).status, 200);
+      // A request answered with no content is aborted after it went out: sent once, and the
+      // tab is said to stay, not the site to be down.
+      assertMatch(
+        await s.fail("navigate", { url: s.fixtures.url("/no-content"), tabId }),
+        /stopped before a new page arrived \(net::ERR_ABORTED\), so the tab stayed on its page/,
+      );
+      const sent = await settledRequests(s, tabId, "/no-content");
+      assertEquals(structuredOf(sent)?.total, 1, "the navigation was sent once");
+      const tabs = await s.ok("tabs_context_mcp", {});
+      const here = (structuredOf(tabs)?.tabs as { tabId: number; url: string }[])
+        .find((tab) => tab.tabId === tabId);
+      assertEquals(here?.url, s.fixtures.url("/index.html"));
     });
 
     await t.step(

@@ -363,6 +363,16 @@ export async function goToUrl(
         "force: true if the page asks to stay.",
     );
   }
+  if (reply.errorText === "net::ERR_ABORTED" && reply.isDownload !== true && !watch.committed) {
+    throw new ToolError(
+      "tool_failure",
+      `The navigation to ${requested} was stopped before a new page arrived ` +
+        "(net::ERR_ABORTED), so the tab stayed on its page.",
+      "Read the page (get_page_text) to see where the tab is. A server that answers 204 No " +
+        "Content, or a navigation the page starts itself, stops one this way; call navigate " +
+        "again if the page should have loaded.",
+    );
+  }
   if (typeof reply.errorText === "string" && reply.errorText !== "") {
     throw new ToolError(
       "tool_failure",

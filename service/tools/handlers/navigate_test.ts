@@ -131,21 +131,39 @@ function askingTab(state: TabState) {
   });
 }
 
-Deno.test("a navigation stopped without a prompt is asked for again, and its prompt reported", async () => {
-  const state = new TabState();
-  const tab = askingTab(state);
+/** Navigates `target` to `requested` without force; the failure, or null when it went. */
+async function goingTo(target: TabTarget, state: TabState, requested: string): Promise<unknown> {
   const watch = new LoadWatch(state);
   try {
-    const error = await goToUrl(tab.target, state, {
-      requested: "http://site/index.html",
-      force: false,
-    }, watch).then(() => null, (error) => error);
-    assert(error instanceof ToolError, `a clear failure, not ${error}`);
-    assertMatch(error.message, /asked to stay/);
-    assertEquals(tab.sent, ["Page.navigate", "Page.navigate", "Page.handleJavaScriptDialog"]);
+    return await goToUrl(target, state, { requested, force: false }, watch)
+      .then(() => null, (error) => error);
   } finally {
     watch.stop.abort();
   }
+}
+
+Deno.test("a navigation stopped without a prompt is asked for again, and its prompt reported", async () => {
+  const state = new TabState();
+  const tab = askingTab(state);
+  const error = await goingTo(tab.target, state, "http://site/index.html");
+  assert(error instanceof ToolError, `a clear failure, not ${error}`);
+  assertMatch(error.message, /asked to stay/);
+  assertEquals(tab.sent, ["Page.navigate", "Page.navigate", "Page.handleJavaScriptDialog"]);
+});
+
+Deno.test("a navigation aborted after its request is sent once and said to have stayed", async () => {
+  const state = new TabState();
+  const tab = recordingTab(() => {
+    state.apply({
+      method: "Network.requestWillBeSent",
+      params: { requestId: "R", frameId: "main", type: "Document", request: { url: "x" } },
+    });
+    return Promise.resolve({ errorText: "net::ERR_ABORTED", frameId: "main", isDownload: false });
+  });
+  const error = await goingTo(tab.target, state, "http://site/no-content");
+  assert(error instanceof ToolError, `a clear failure, not ${error}`);
+  assertMatch(error.message, /stopped before a new page arrived .* the tab stayed on its page/);
+  assertEquals(tab.sent, ["Page.navigate"]);
 });
 
 Deno.test("only an abort before anything was asked or requested counts as stopped before leaving", () => {
