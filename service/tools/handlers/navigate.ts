@@ -29,6 +29,8 @@ const POLL_MS = 150;
 const INTERACTIVE_GRACE_MS = 4_000;
 /** Without a commit event, how long before readyState is trusted (it may be the old page's). */
 const COMMIT_GRACE_MS = 1_500;
+/** How often a navigation the browser stopped before it left its page is sent (decision 0210). */
+const SENDS_WHEN_STOPPED = 2;
 
 /** Adds https:// to a bare host and refuses schemes an agent must not open. */
 export function normalizeUrl(raw: string): string {
@@ -349,8 +351,8 @@ export async function goToUrl(
     };
   };
   let { reply, stopped } = await navigateOnce();
-  // Once: a second attempt meets the page settled, and its prompt (if any) is answered above.
-  if (stopped) {
+  // A second attempt meets the page settled, and its prompt (if any) is answered above.
+  for (let sends = 1; stopped && sends < SENDS_WHEN_STOPPED; sends++) {
     log("info", `navigate: tab ${target.tabId}: stopped before leaving its page, sent once more`);
     ({ reply, stopped } = await navigateOnce());
   }
