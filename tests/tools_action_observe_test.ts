@@ -190,6 +190,15 @@ Deno.test("navigate, console, network, resize and plan in a HiDPI browser", asyn
         // An unanswered prompt would fail its call only at the load timeout (20 s), with
         // another message; this bound is just "none hung", generous for a loaded machine.
         assert(Date.now() - started < 60_000, "the refusals hung");
+        // Chrome answers a move back before a busy page asks to stay: the prompt is still
+        // answered, never left open (a browser that drops the move outright says that instead).
+        for (let i = 0; i < 3; i++) {
+          assertMatch(
+            await s.fail("navigate", { url: "back", tabId }),
+            /asked to stay|stopped the move back before the tab left its page/,
+            `move back ${i + 1}`,
+          );
+        }
         const still = s.text(await s.ok("get_page_text", { tabId }));
         assertMatch(still, /asks before you leave/);
         const forced = await s.ok("navigate", {
@@ -239,6 +248,18 @@ Deno.test("navigate, console, network, resize and plan in a HiDPI browser", asyn
       assertEquals((structuredOf(missing) as { status?: number }).status, 404);
       const found = await s.ok("navigate", { url: s.fixtures.url("/index.html"), tabId });
       assertEquals((structuredOf(found) as { status?: number }).status, 200);
+      // A request answered with no content is aborted after it went out: sent once, and the
+      // tab is said to stay, not the site to be down.
+      assertMatch(
+        await s.fail("navigate", { url: s.fixtures.url("/no-content"), tabId }),
+        /stopped before a new page arrived \(net::ERR_ABORTED\), so the tab stayed on its page/,
+      );
+      const sent = await settledRequests(s, tabId, "/no-content");
+      assertEquals(structuredOf(sent)?.total, 1, "the navigation was sent once");
+      const tabs = await s.ok("tabs_context_mcp", {});
+      const here = (structuredOf(tabs)?.tabs as { tabId: number; url: string }[])
+        .find((tab) => tab.tabId === tabId);
+      assertEquals(here?.url, s.fixtures.url("/index.html"));
     });
 
     await t.step("navigate: the title a page sets as it loads, redacted", async () => {

@@ -63,6 +63,8 @@ export function serveFixtures(
         await serverDelay(ms, request.signal);
         return new Response("slow", { headers: { "content-type": "text/plain" } });
       }
+      // `/no-content` answers 204: a browser that navigates there stays where it was.
+      if (path === "/no-content") return new Response(null, { status: 204 });
       // `POST /submit` records the form. A script's JSON body (a framework-style form) is
       // answered with its number; a browser's form post with a confirmation page naming a code.
       if (path === "/submit" && request.method === "POST") {

@@ -60,6 +60,9 @@ function factsOf(payload: unknown): PageFacts | null {
   }
 }
 
+/** How often a navigation the browser stopped before it left its page is sent (decision 0210). */
+const SENDS_WHEN_STOPPED = 2;
+
 /** Adds https:// to a bare host and refuses schemes an agent must not open. */
 export function normalizeUrl(raw: string): string {
   const text = raw.trim();
@@ -95,7 +98,8 @@ export function normalizeUrl(raw: string): string {
   return url.href;
 }
 
-interface History {
+/** A tab's history as `Page.getNavigationHistory` gives it. */
+export interface History {
   currentIndex: number;
   entries: { id: number; url: string; title: string }[];
 }
@@ -224,10 +228,16 @@ async function clearOpenDialog(target: TabTarget, state: TabState, force: boolea
  * the back/forward cache ends it), or undefined for a same-document navigation (nothing to load).
  * After the expected document's load it keeps watching, briefly, for the facts that document's
  * runtime reports at its load ({@linkcode LoadWatch.landedFacts}).
+ * For a history move, `mainFrame` names the tab's main frame: its stop before any commit ends
+ * the move too (`stoppedEarly`), as the browser tells of no other end for a move it dropped.
  */
 export class LoadWatch {
   readonly loaded = new Set<string>();
   committed = false;
+  /** The main frame's id, set before a history move is sent. */
+  mainFrame: string | undefined;
+  /** Whether the main frame stopped loading before it committed a document or moved within one. */
+  stoppedEarly = false;
   /** Whether a document was requested (in any frame) since the navigation was last sent. */
   requested = false;
   expected: string | null | undefined;
@@ -243,6 +253,7 @@ export class LoadWatch {
   #shown: string | undefined;
   #landed: PageFacts | null = null;
   #onLanded: () => void = () => {};
+  #movedWithin = false;
 
   constructor(state: TabState) {
     this.commit = new Promise((resolve) => this.#onCommit = resolve);
@@ -275,8 +286,16 @@ export class LoadWatch {
             this.#onLanded();
           }
         }
+        const within = event.method === "Page.navigatedWithinDocument";
+        if (within) this.#movedWithin = true;
+        if (
+          event.method === "Page.frameStoppedLoading" && !this.committed && !this.#movedWithin &&
+          this.mainFrame !== undefined && event.params.frameId === this.mainFrame
+        ) {
+          this.stoppedEarly = true;
+        }
         const loadEnded = this.expected === null
-          ? event.method === "Page.navigatedWithinDocument" || this.loaded.size > 0 || restored
+          ? within || this.loaded.size > 0 || restored || this.stoppedEarly
           : this.expected !== undefined && this.loaded.has(this.expected);
         if (loadEnded && !this.#loadSeen) {
           this.#loadSeen = true;
@@ -312,8 +331,11 @@ export class LoadWatch {
   }
 }
 
-/** Moves back or forward in the tab's history; returns the URL of the entry it goes to. */
-async function goThroughHistory(
+/**
+ * Moves back or forward in the tab's history; returns the URL of the entry it goes to. Fails
+ * when the page asks to stay (and `force` is not set) or the browser drops the move.
+ */
+export async function goThroughHistory(
   target: TabTarget,
   state: TabState,
   move: { raw: "back" | "forward"; force: boolean; history: History },
@@ -329,13 +351,41 @@ async function goThroughHistory(
     );
   }
   watch.expected = null;
-  await throughPrompts(
-    target,
-    state,
-    move.force,
-    () => cdp(target, "Page.navigateToHistoryEntry", { entryId: entry.id }),
-  );
+  // Named before the move is sent, so that the main frame's stop is known for what it is.
+  const tree = await cdp(target, "Page.getFrameTree") as { frameTree: { frame: { id: string } } };
+  watch.mainFrame = tree.frameTree.frame.id;
+  await throughPrompts(target, state, move.force, async () => {
+    await cdp(target, "Page.navigateToHistoryEntry", { entryId: entry.id });
+    // Chrome answers as the move starts, and a busy page may ask to stay after that: the
+    // prompt is answered here until the move commits or ends (a load, a move within the
+    // document, a restore, or the main frame's stop).
+    await Promise.race([watch.commit, watch.event]);
+  });
+  await moveArrived(target, move, watch);
   return entry.url;
+}
+
+/**
+ * After a history move whose main frame stopped loading before anything committed: when the
+ * tab's history still stands on the entry it stood on, the browser dropped the move (as it drops
+ * a navigation sent while the page gets over a refused prompt, decision 0210), and the call
+ * says so at once instead of answering with the page the tab never left.
+ */
+async function moveArrived(
+  target: TabTarget,
+  move: { raw: "back" | "forward"; history: History },
+  watch: LoadWatch,
+): Promise<void> {
+  if (!watch.stoppedEarly) return;
+  const { history, raw } = move;
+  const now = await cdp(target, "Page.getNavigationHistory") as unknown as History;
+  if (now.entries[now.currentIndex]?.id !== history.entries[history.currentIndex]?.id) return;
+  throw new ToolError(
+    "tool_failure",
+    `The browser stopped the move ${raw} before the tab left its page, so the tab did not move.`,
+    `Read the page (get_page_text) to see where the tab is, then call navigate with "${raw}" ` +
+      "again; with force: true if the page asks to stay.",
+  );
 }
 
 /**
@@ -373,8 +423,8 @@ export async function goToUrl(
     };
   };
   let { reply, stopped } = await navigateOnce();
-  // Once: a second attempt meets the page settled, and its prompt (if any) is answered above.
-  if (stopped) {
+  // A second attempt meets the page settled, and its prompt (if any) is answered above.
+  for (let sends = 1; stopped && sends < SENDS_WHEN_STOPPED; sends++) {
     log("info", `navigate: tab ${target.tabId}: stopped before leaving its page, sent once more`);
     ({ reply, stopped } = await navigateOnce());
   }
@@ -385,6 +435,16 @@ export async function goToUrl(
         "(net::ERR_ABORTED, twice, with no leave-page prompt), so the tab did not navigate.",
       "Read the page (get_page_text) to see where the tab is, then call navigate again; with " +
         "force: true if the page asks to stay.",
+    );
+  }
+  if (reply.errorText === "net::ERR_ABORTED" && reply.isDownload !== true && !watch.committed) {
+    throw new ToolError(
+      "tool_failure",
+      `The navigation to ${requested} was stopped before a new page arrived ` +
+        "(net::ERR_ABORTED), so the tab stayed on its page.",
+      "Read the page (get_page_text) to see where the tab is. A server that answers 204 No " +
+        "Content, or a navigation the page starts itself, stops one this way; call navigate " +
+        "again if the page should have loaded.",
     );
   }
   if (typeof reply.errorText === "string" && reply.errorText !== "") {

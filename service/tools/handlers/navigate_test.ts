@@ -1,9 +1,17 @@
 import { assert, assertEquals, assertMatch } from "../../../tests/support/assert.ts";
 import type { TabTarget } from "../core/target.ts";
-import { TabState } from "../../browser/mod.ts";
-import { goToUrl, LoadWatch, stoppedBeforeLeaving, waitForLoad } from "./navigate.ts";
+import { type TabEvent, TabState } from "../../browser/mod.ts";
+import {
+  goThroughHistory,
+  goToUrl,
+  type History,
+  LoadWatch,
+  stoppedBeforeLeaving,
+  waitForLoad,
+} from "./navigate.ts";
 import { ToolError } from "../core/errors.ts";
 import { LANDED_BINDING } from "../page/landing.ts";
+import { waitFor } from "../../../tests/support/wait.ts";
 
 /** A tab whose readyState looks answer with `ready` (or never, when it is null). */
 function fakeTab(ready: string | null) {
@@ -145,53 +153,80 @@ Deno.test("without its document's load seen no report is waited for", async () =
   });
 });
 
-/**
- * A tab on a page that asks to stay, whose browser stops the first navigation without a
- * prompt (it is still getting over the one refused before) and prompts on the next.
- */
-function askingTab(state: TabState) {
+/** A tab whose CDP commands `answer` answers, each method noted in `sent` as it goes out. */
+function recordingTab(
+  answer: (method: string, sent: string[]) => Promise<Record<string, unknown>>,
+) {
   const sent: string[] = [];
-  let answer: () => void = () => {};
   const target = {
     tabId: 1,
     native: 1,
     link: {
       call: (_op: string, params: { method: string }) => {
         sent.push(params.method);
-        const aborted = { errorText: "net::ERR_ABORTED", frameId: "main", isDownload: false };
-        if (params.method === "Page.handleJavaScriptDialog") {
-          answer();
-          return Promise.resolve({});
-        }
-        if (sent.filter((method) => method === "Page.navigate").length === 1) {
-          return Promise.resolve(aborted);
-        }
-        state.apply({
-          method: "Page.javascriptDialogOpening",
-          params: { url: "http://site/leave.html", message: "", type: "beforeunload" },
-        });
-        return new Promise((resolve) => answer = () => resolve(aborted));
+        return answer(params.method, sent);
       },
     },
   } as unknown as TabTarget;
   return { target, sent };
 }
 
-Deno.test("a navigation stopped without a prompt is asked for again, and its prompt reported", async () => {
-  const state = new TabState();
-  const tab = askingTab(state);
+/**
+ * A tab on a page that asks to stay, whose browser stops the first navigation without a
+ * prompt (it is still getting over the one refused before) and prompts on the next.
+ */
+function askingTab(state: TabState) {
+  let answer: () => void = () => {};
+  return recordingTab((method, sent) => {
+    const aborted = { errorText: "net::ERR_ABORTED", frameId: "main", isDownload: false };
+    if (method === "Page.handleJavaScriptDialog") {
+      answer();
+      return Promise.resolve({});
+    }
+    if (sent.filter((one) => one === "Page.navigate").length === 1) {
+      return Promise.resolve(aborted);
+    }
+    state.apply({
+      method: "Page.javascriptDialogOpening",
+      params: { url: "http://site/leave.html", message: "", type: "beforeunload" },
+    });
+    return new Promise((resolve) => answer = () => resolve(aborted));
+  });
+}
+
+/** Navigates `target` to `requested` without force; the failure, or null when it went. */
+async function goingTo(target: TabTarget, state: TabState, requested: string): Promise<unknown> {
   const watch = new LoadWatch(state);
   try {
-    const error = await goToUrl(tab.target, state, {
-      requested: "http://site/index.html",
-      force: false,
-    }, watch).then(() => null, (error) => error);
-    assert(error instanceof ToolError, `a clear failure, not ${error}`);
-    assertMatch(error.message, /asked to stay/);
-    assertEquals(tab.sent, ["Page.navigate", "Page.navigate", "Page.handleJavaScriptDialog"]);
+    return await goToUrl(target, state, { requested, force: false }, watch)
+      .then(() => null, (error) => error);
   } finally {
     watch.stop.abort();
   }
+}
+
+Deno.test("a navigation stopped without a prompt is asked for again, and its prompt reported", async () => {
+  const state = new TabState();
+  const tab = askingTab(state);
+  const error = await goingTo(tab.target, state, "http://site/index.html");
+  assert(error instanceof ToolError, `a clear failure, not ${error}`);
+  assertMatch(error.message, /asked to stay/);
+  assertEquals(tab.sent, ["Page.navigate", "Page.navigate", "Page.handleJavaScriptDialog"]);
+});
+
+Deno.test("a navigation aborted after its request is sent once and said to have stayed", async () => {
+  const state = new TabState();
+  const tab = recordingTab(() => {
+    state.apply({
+      method: "Network.requestWillBeSent",
+      params: { requestId: "R", frameId: "main", type: "Document", request: { url: "x" } },
+    });
+    return Promise.resolve({ errorText: "net::ERR_ABORTED", frameId: "main", isDownload: false });
+  });
+  const error = await goingTo(tab.target, state, "http://site/no-content");
+  assert(error instanceof ToolError, `a clear failure, not ${error}`);
+  assertMatch(error.message, /stopped before a new page arrived .* the tab stayed on its page/);
+  assertEquals(tab.sent, ["Page.navigate"]);
 });
 
 Deno.test("only an abort before anything was asked or requested counts as stopped before leaving", () => {
@@ -203,4 +238,97 @@ Deno.test("only an abort before anything was asked or requested counts as stoppe
   assert(!stoppedBeforeLeaving({ ...aborted, isDownload: true }, quiet), "a download");
   assert(!stoppedBeforeLeaving({ errorText: "net::ERR_CONNECTION_REFUSED" }, quiet));
   assert(!stoppedBeforeLeaving({ loaderId: "L" }, quiet), "a navigation that went");
+});
+
+/**
+ * A tab whose history move Chrome answers at once and then plays `after` (the events that follow
+ * the reply); a dialog answer plays `answered`. Its history stays where it stood.
+ */
+function movingTab(state: TabState, after: TabEvent[], answered: TabEvent[] = []) {
+  const history: History = {
+    currentIndex: 1,
+    entries: [{ id: 1, url: "http://site/a.html", title: "a" }, {
+      id: 2,
+      url: "http://site/leave.html",
+      title: "leave",
+    }],
+  };
+  const play = (events: TabEvent[]) =>
+    queueMicrotask(() => events.forEach((event) => state.apply(event)));
+  const tab = recordingTab((method) => {
+    switch (method) {
+      case "Page.getFrameTree":
+        return Promise.resolve({ frameTree: { frame: { id: "main" } } });
+      case "Page.getNavigationHistory":
+        return Promise.resolve(history);
+      case "Page.handleJavaScriptDialog":
+        play(answered);
+        return Promise.resolve({});
+      default:
+        play(after);
+        return Promise.resolve({});
+    }
+  });
+  return { ...tab, history };
+}
+
+const mainStopped: TabEvent = { method: "Page.frameStoppedLoading", params: { frameId: "main" } };
+
+async function moveBack(tab: ReturnType<typeof movingTab>, state: TabState) {
+  const watch = new LoadWatch(state);
+  try {
+    return await goThroughHistory(tab.target, state, {
+      raw: "back",
+      force: false,
+      history: tab.history,
+    }, watch).then((url) => url, (error) => error);
+  } finally {
+    watch.stop.abort();
+  }
+}
+
+Deno.test("a history move the browser drops says so at once", async () => {
+  const state = new TabState();
+  const tab = movingTab(state, [mainStopped]);
+  const error = await moveBack(tab, state);
+  assert(error instanceof ToolError, `a clear failure, not ${error}`);
+  assertMatch(error.message, /stopped the move back before the tab left its page/);
+});
+
+Deno.test("a prompt raised well after the history move's reply is answered and reported", async () => {
+  const state = new TabState();
+  const tab = movingTab(state, [], [
+    { method: "Page.javascriptDialogClosed", params: { result: false } },
+    mainStopped,
+  ]);
+  const moving = moveBack(tab, state);
+  // The busy page asks only once the reply has long been read.
+  await waitFor(
+    () => Promise.resolve(tab.sent.includes("Page.navigateToHistoryEntry")),
+    "the move sent",
+  );
+  state.apply({
+    method: "Page.javascriptDialogOpening",
+    params: { url: "http://site/leave.html", message: "", type: "beforeunload" },
+  });
+  const error = await moving;
+  assert(error instanceof ToolError, `a clear failure, not ${error}`);
+  assertMatch(error.message, /asked to stay/);
+  assert(tab.sent.includes("Page.handleJavaScriptDialog"), `answered: ${tab.sent}`);
+  assertEquals(state.dialog, null);
+});
+
+Deno.test("another frame's stop, or one after a move within the document, is no dropped move", async () => {
+  const state = new TabState();
+  const within: TabEvent = {
+    method: "Page.navigatedWithinDocument",
+    params: { frameId: "main", url: "http://site/a.html" },
+  };
+  const tab = movingTab(state, [
+    { method: "Page.frameStoppedLoading", params: { frameId: "child" } },
+    within,
+    mainStopped,
+  ]);
+  assertEquals(await moveBack(tab, state), "http://site/a.html");
+  assert(!tab.sent.includes("Page.getNavigationHistory"), "no second look at the history");
 });
