@@ -248,6 +248,18 @@ async function readCurrent<T>(
     if (options.quietly || isLostContext(error)) return { missed: true };
     throw error;
   }
+  return answerOf<T>(world, results, options.quietly ?? false);
+}
+
+/**
+ * The read's answer from its sequence's replies (the evaluation, the look at the frame tree, then
+ * the commands beside it): used only when the look shows the world's document.
+ */
+function answerOf<T>(
+  world: Frame,
+  results: Record<string, unknown>[],
+  quietly: boolean,
+): MainFrameRead<T> | Missed {
   const after = (results[1].frameTree as { frame: TopFrame }).frame;
   if (after.id !== world.frameId || after.loaderId !== world.loaderId) {
     return { missed: true, top: after };
@@ -255,7 +267,7 @@ async function readCurrent<T>(
   const reply = results[0] as { result?: { value?: T }; exceptionDetails?: unknown };
   if (reply.exceptionDetails) {
     const failure = evaluationFailure(reply.exceptionDetails);
-    if (options.quietly || failure instanceof FrameGone) return { missed: true, top: after };
+    if (quietly || failure instanceof FrameGone) return { missed: true, top: after };
     throw failure;
   }
   return {
@@ -264,6 +276,36 @@ async function readCurrent<T>(
     frameId: after.id,
     loaderId: after.loaderId,
     beside: results.slice(2),
+  };
+}
+
+/** A read that travels at the end of another sequence (decision 0212). */
+export interface TrailingRead<T> {
+  /** The commands to append: each goes out only after every earlier command replied. */
+  commands: Command[];
+  /** The answer from the appended commands' replies, as {@linkcode readWorld}'s: null on a miss. */
+  answer(replies: Record<string, unknown>[]): MainFrameRead<T> | null;
+}
+
+/**
+ * {@linkcode readWorld} as commands another sequence carries after its own (an action's input),
+ * so the read costs no round trip of its own: the evaluation goes out once every earlier command
+ * replied (it sees their effects), the look once the evaluation replied (it may await a
+ * promise). Only for an extension that declared `after_replies`; a failure of either, which the
+ * extension answers as a reply, is a miss.
+ */
+export function trailingRead<T>(world: Frame, expression: string): TrailingRead<T> | null {
+  if (world.sessionId || world.parent) return null;
+  return {
+    commands: [evaluation(expression, world.contextId), FRAME_TREE].map((command) => ({
+      ...command,
+      afterReplies: true as const,
+    })),
+    answer(replies) {
+      if (replies.length !== 2 || replies.some((reply) => "failed" in reply)) return null;
+      const read = answerOf<T>(world, replies, true);
+      return "missed" in read ? null : read;
+    },
   };
 }
 
