@@ -94,11 +94,18 @@ export type EnableCommand = z.infer<typeof EnableCommand>;
  * answered with an object): a question about an object found in the same round trip. When that
  * reply holds no object (the evaluation answered null or a primitive, or threw), the command is
  * not sent and its reply is `{}`.
+ *
+ * With `afterReplies` (feature `after_replies`, decision 0212) the command goes out only once
+ * every earlier command of the sequence has replied, pipelined or not: a read placed after input
+ * sees what the input did. The earlier commands have then run, so its own failure does not fail
+ * the sequence: its reply is `{ failed: message }`. When an earlier command failed it is not
+ * sent, and the sequence fails with that command's failure as usual.
  */
 export const SequenceCommand = z.object({
   method: CdpMethod,
   params: z.record(z.string(), z.unknown()),
   objectIdFrom: z.number().int().min(1).max(MAX_SEQUENCE).optional(),
+  afterReplies: z.literal(true).optional(),
 }).strict();
 export type SequenceCommand = z.infer<typeof SequenceCommand>;
 

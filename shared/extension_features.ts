@@ -12,7 +12,7 @@ import type { OperationName } from "./browser_protocol.ts";
 import { VERSION } from "./version.ts";
 
 /** A capability of the extension beyond the operations every extension has. */
-export const ExtensionFeature = z.enum(["transfers", "tab_locations"]);
+export const ExtensionFeature = z.enum(["transfers", "tab_locations", "after_replies"]);
 export type ExtensionFeature = z.infer<typeof ExtensionFeature>;
 
 /** Every feature this build of the extension supports: it declares them all in its hello. */
@@ -26,6 +26,8 @@ export const FEATURE_OPERATIONS: Record<ExtensionFeature, readonly OperationName
   transfers: ["transfer.chunk", "transfer.discard", "cdp.with_transfers"],
   // No operation of its own: `tab.observe` asks for it, answers and `tab_location` carry it.
   tab_locations: [],
+  // No operation of its own: a `cdp.sequence` command's `afterReplies`.
+  after_replies: [],
 };
 
 /** The tools that cannot work without each feature. */
@@ -33,12 +35,15 @@ export const FEATURE_TOOLS: Record<ExtensionFeature, readonly string[]> = {
   transfers: ["file_upload", "upload_image"],
   // Without it every tool still works: the gate asks the browser where a tab is instead.
   tab_locations: [],
+  // Without it `type` reads its receipt in a round trip of its own after the input.
+  after_replies: [],
 };
 
 /** The oldest extension version each feature is in. */
 export const FEATURE_SINCE: Record<ExtensionFeature, string> = {
   transfers: "0.1.0",
   tab_locations: "0.1.0",
+  after_replies: "0.1.0",
 };
 
 /** The oldest extension this service works with fully; older ones lose the tools they lack. */

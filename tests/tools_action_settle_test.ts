@@ -6,6 +6,7 @@
 
 import { assert, assertEquals, assertMatch } from "./support/assert.ts";
 import { plain } from "./support/fence.ts";
+import { allText } from "./support/results.ts";
 import { type E2ESession, startSession } from "./support/session.ts";
 
 interface FieldState {
@@ -57,7 +58,9 @@ Deno.test("type and settle: text by the fastest faithful path, a busy page withi
     await t.step(
       "a field with a keydown listener gets a real key press per character",
       async () => {
-        await clickAndType(s, tabId, "Keyed field", "abc");
+        const typed = await clickAndType(s, tabId, "Keyed field", "abc");
+        // The receipt's read, sent after the last key press's answer, sees every character.
+        assertMatch(s.text(typed), /holding "abc"/);
         const state = (await fields(s, tabId)).keyed;
         assertEquals([state.value, state.keys, state.inputs], ["abc", 3, 3]);
       },
@@ -93,6 +96,57 @@ Deno.test("type and settle: text by the fastest faithful path, a busy page withi
         const log = String((plain(seen) as { result: unknown }).result);
         assertEquals(log.match(/fullName:input/g)?.length, 1, log);
         await s.ok("navigate", { url: s.fixtures.url("/typing.html"), tabId });
+      },
+    );
+
+    await t.step(
+      "text that makes the page open a dialog ends the call with the dialog, by either path",
+      async () => {
+        const typeOpening = async (field: string, listener: string, text: string) => {
+          await s.ok("javascript_tool", {
+            action: "javascript_exec",
+            text: `document.getElementById(${JSON.stringify(field)}).${listener}; 'listening'`,
+            tabId,
+          });
+          const typed = await s.call("computer", { action: "type", text, tabId });
+          const shown = allText(typed);
+          assert(!typed.isError, `the text was typed, so it is no error:\n${shown}`);
+          assertMatch(shown, /A JavaScript alert dialog is open/);
+          assertMatch(shown, /dialog says: "opened by typing"/);
+          await s.ok("computer", { action: "key", text: "Escape", tabId });
+        };
+        const focusOn = async (path: string, field: string) => {
+          await s.ok("navigate", { url: s.fixtures.url(path), tabId });
+          await s.ok("computer", {
+            action: "left_click",
+            ref: await refOf(s, tabId, field),
+            tabId,
+          });
+        };
+        await focusOn("/bench_form.html?run=dialog", "Full name");
+        // Inserted at once: the input event's handler opens it while the input is in flight.
+        await typeOpening(
+          "full-name",
+          "addEventListener('input', () => alert('opened by typing'), { once: true })",
+          "Ada",
+        );
+        // Opened in the next frame: while the receipt's read waits for that frame.
+        await typeOpening(
+          "full-name",
+          "addEventListener('input', () => requestAnimationFrame(() => " +
+            "alert('opened by typing')), { once: true })",
+          "Lovelace",
+        );
+        await focusOn("/typing.html", "Keyed field");
+        // A key press per character: the second one's keydown opens it.
+        await typeOpening(
+          "keyed",
+          "addEventListener('keydown', (event) => event.key === 'z' && " +
+            "alert('opened by typing'))",
+          "az",
+        );
+        // The key before it went in before the dialog opened.
+        assertMatch((await fields(s, tabId)).keyed.value, /^a/);
       },
     );
 

@@ -46,6 +46,15 @@ Deno.test("an older real extension without features: uploads give the upgrade st
 
     // The tools that need no missing feature work: open, load, look, read, run.
     const tabId = await s.firstTab();
+    // Without after_replies, type's receipt reads in a round trip of its own after the input.
+    await s.ok("navigate", { url: s.fixtures.url("/bench_form.html?run=skew"), tabId });
+    await s.ok("computer", {
+      action: "left_click",
+      ref: await refOf(s, tabId, /Full name/),
+      tabId,
+    });
+    const typed = await s.ok("computer", { action: "type", text: "Ada", tabId });
+    assertMatch(s.text(typed), /Typed 3 characters[\s\S]*holding "Ada"/);
     await s.ok("navigate", { url: s.fixtures.url("/upload.html"), tabId });
     const shot = await s.ok("computer", { action: "screenshot", tabId });
     const imageId = shot.structuredContent?.imageId as string;

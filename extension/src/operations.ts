@@ -13,10 +13,10 @@ import {
   type OperationParams,
   type OperationResult,
   Operations,
-  type SequenceCommand,
   type TabInfo,
 } from "../../shared/browser_protocol.ts";
 import { PageCrashed, untilCrash } from "./crashes.ts";
+import { runSequence, type Sendable, type SendOutcome } from "./sequence.ts";
 import {
   enableCommands,
   enableNotYetSent,
@@ -318,7 +318,7 @@ async function sendSequence(
   params: OperationParams<"cdp.sequence">,
 ): Promise<OperationResult<"cdp.sequence">> {
   await ensureAttached(params.tab_id);
-  const send = (command: (typeof params.commands)[number]) =>
+  const send = (command: Sendable): Promise<SendOutcome> =>
     untilCrash(
       params.tab_id,
       command.method,
@@ -333,56 +333,7 @@ async function sendSequence(
             : cdpFailure(params.tab_id, command.method, error),
         }),
       );
-  const results: Record<string, unknown>[] = [];
-  if (params.pipeline) {
-    // Each command goes out without waiting for the one before, except one that names an
-    // earlier reply: it waits for that reply, and the commands after it go out after it.
-    const sent: ReturnType<typeof send>[] = [];
-    for (const command of params.commands) {
-      if (command.objectIdFrom === undefined) {
-        sent.push(send(command));
-        continue;
-      }
-      const earlier = await sent[sent.length - command.objectIdFrom];
-      const resolved = withObjectId(command, earlier.ok ? earlier.result : undefined);
-      sent.push(resolved === null ? Promise.resolve({ ok: true, result: {} }) : send(resolved));
-    }
-    for (const outcome of await Promise.all(sent)) {
-      if (!outcome.ok) throw outcome.error;
-      results.push(outcome.result);
-    }
-    return { results };
-  }
-  for (const command of params.commands) {
-    const resolved = command.objectIdFrom === undefined
-      ? command
-      : withObjectId(command, results[results.length - command.objectIdFrom]);
-    if (resolved === null) {
-      results.push({});
-      continue;
-    }
-    const outcome = await send(resolved);
-    if (!outcome.ok) throw outcome.error;
-    results.push(outcome.result);
-  }
-  return { results };
-}
-
-/**
- * The command as sent with the object the earlier `reply` it names holds put in its params; null
- * when that reply holds none or its evaluation threw (the command is then not sent).
- */
-function withObjectId(
-  command: SequenceCommand,
-  reply: Record<string, unknown> | undefined,
-): { method: string; params: Record<string, unknown> } | null {
-  // An evaluation that threw holds the exception as its result: that is not the object meant.
-  const objectId = reply?.exceptionDetails === undefined
-    ? (reply?.result as { objectId?: unknown } | undefined)?.objectId
-    : undefined;
-  return typeof objectId === "string"
-    ? { method: command.method, params: { ...command.params, objectId } }
-    : null;
+  return { results: await runSequence(params.commands, params.pipeline ?? false, send) };
 }
 
 async function observeTab(params: OperationParams<"tab.observe">): Promise<Record<never, never>> {

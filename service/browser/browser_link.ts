@@ -162,7 +162,7 @@ export class BrowserLink {
     options: { timeoutMs?: number; ownDialogs?: boolean } = {},
   ): Promise<OperationResult<N>> {
     if (this.#closed) throw new BrowserError("not_sent", "the browser is not connected");
-    this.#refuseUndeclared(op);
+    this.#refuseUndeclared(op, params);
     let dialogWatch: number | undefined;
     if (op === "cdp" || op === "cdp.sequence" || op === "cdp.with_transfers") {
       const tabId = (params as { tab_id: number }).tab_id;
@@ -208,9 +208,14 @@ export class BrowserLink {
     return parsed.data as OperationResult<N>;
   }
 
-  /** Refuses, before anything is sent, an operation whose feature the extension did not declare. */
-  #refuseUndeclared(op: OperationName): void {
-    const feature = featureOf(op);
+  /**
+   * Refuses, before anything is sent, an operation whose feature the extension did not declare,
+   * and a sequence with a command sent after every earlier reply (`after_replies`).
+   */
+  #refuseUndeclared(op: OperationName, params: unknown): void {
+    const waits = op === "cdp.sequence" &&
+      (params as OperationParams<"cdp.sequence">).commands.some((command) => command.afterReplies);
+    const feature = featureOf(op) ?? (waits ? "after_replies" : undefined);
     if (feature === undefined || this.details.features.includes(feature)) return;
     throw new BrowserError(
       "needs_upgrade",

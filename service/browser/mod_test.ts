@@ -152,6 +152,16 @@ Deno.test("a link never sends an operation of a feature its extension did not de
     .catch((error) => error);
   assert(refused instanceof BrowserError, String(refused));
   assertEquals([refused.kind, refused.mayHaveHappened], ["needs_upgrade", false]);
+  // A command that waits for every earlier reply is a feature too (`after_replies`).
+  const waiting = await link.call("cdp.sequence", {
+    tab_id: 5,
+    commands: [
+      { method: "Input.insertText", params: { text: "a" } },
+      { method: "Page.getFrameTree", params: {}, afterReplies: true },
+    ],
+  }).catch((error) => error);
+  assert(waiting instanceof BrowserError, String(waiting));
+  assertEquals([waiting.kind, waiting.mayHaveHappened], ["needs_upgrade", false]);
   assertEquals(written.length, 0, "nothing was written to the browser");
   conn.say({ ...hello("browser-new"), features: ["transfers", "from-the-future"] });
   await attached(hub, "browser-new");

@@ -25,8 +25,12 @@ import {
   observeAfter,
   observeBefore,
   renderReceipt,
+  settleAfterInput,
+  type SettleRead,
   watchNavigation,
 } from "../input/receipt.ts";
+import type { NavigationWatch } from "../input/navigation_watch.ts";
+import type { Command } from "../page/main_frame_read.ts";
 import { prepareByRef } from "../input/prepare.ts";
 import { typeModeFrom, typeModeQuestion } from "../input/type_mode.ts";
 import { resolveRef } from "../page/refs.ts";
@@ -221,27 +225,63 @@ export function mayPipeline(
 }
 
 /**
- * Sends input events in one round trip. If the page opens a JavaScript dialog meanwhile, the
- * browser holds the input until it is answered: return then instead of waiting.
+ * Sends input events in one round trip, with `after` (commands that go out only once every
+ * input command replied, decision 0212) at the end of the last message; answers their replies.
+ * If the page opens a JavaScript dialog meanwhile, the browser holds the input until it is
+ * answered: return then (null) instead of waiting.
  */
 async function dispatch(
   target: TabTarget,
   commands: { method: string; params: Record<string, unknown> }[],
-): Promise<void> {
-  await untilDialog(
+  after: Command[] = [],
+): Promise<Record<string, unknown>[] | null> {
+  let replies: Record<string, unknown>[] = [];
+  const sent = await untilDialog(
     target,
     (async () => {
       // Chunks keep each message far below Chrome's 1 MiB limit toward the extension.
       for (let start = 0; start < commands.length; start += SEQUENCE_CHUNK) {
         const chunk = commands.slice(start, start + SEQUENCE_CHUNK);
-        await target.link.call("cdp.sequence", {
+        const last = start + SEQUENCE_CHUNK >= commands.length;
+        const { results } = await target.link.call("cdp.sequence", {
           tab_id: target.native,
-          commands: chunk,
+          commands: last ? [...chunk, ...after] : chunk,
           pipeline: mayPipeline(chunk),
         });
+        if (last) replies = results.slice(chunk.length);
       }
     })(),
   );
+  return sent === "dialog" ? null : replies;
+}
+
+/**
+ * Sends the input with the receipt's settle read at the end of its message when the extension
+ * can carry it there ({@linkcode settleAfterInput}); answers that read, or "leaving" when the
+ * page was being left before the message was answered (a page being left may not answer until it
+ * is gone, and the new page is read instead). Without it the input goes alone and the receipt
+ * reads in a trip of its own.
+ */
+async function dispatchSettling(
+  context: ToolContext,
+  target: TabTarget,
+  commands: { method: string; params: Record<string, unknown> }[],
+  watch: NavigationWatch,
+): Promise<SettleRead | "leaving" | undefined> {
+  const settle = settleAfterInput(context.workspace, target);
+  if (!settle) {
+    await dispatch(target, commands);
+    return undefined;
+  }
+  const sent = dispatch(target, commands, settle.commands);
+  const first = await Promise.race([sent, watch.leaving.then(() => "leaving" as const)]);
+  if (first === "leaving") {
+    // The input's answer is no longer awaited: the navigation it started is what follows.
+    sent.catch(() => {});
+    return "leaving";
+  }
+  // A dialog held the message (null): the receipt reports the dialog and reads nothing.
+  return first === null ? null : settle.read(first);
 }
 
 async function act(
@@ -251,12 +291,15 @@ async function act(
   where: Where,
   commands: { method: string; params: Record<string, unknown> }[],
   lead: string,
+  options: { settleWithInput?: boolean } = {},
 ) {
   const before = where.before ??
     await observeBefore(context.workspace, target, { point: where.point });
   const watch = watchNavigation(target, before);
+  let first: SettleRead | "leaving" | undefined;
   try {
-    await dispatch(target, commands);
+    if (options.settleWithInput) first = await dispatchSettling(context, target, commands, watch);
+    else await dispatch(target, commands);
   } catch (error) {
     // An action that closes its own tab (window.close()) detaches the debugger mid-input.
     if (!await closedSince(target, before.tabSerial)) {
@@ -266,6 +309,7 @@ async function act(
   }
   const receipt = await observeAfter(context.workspace, target, before, {
     watch,
+    first,
     action,
     assurance: where.assurance,
     ref: where.ref,
@@ -582,6 +626,7 @@ async function typeText(args: Args, context: ToolContext, target: TabTarget) {
     { assurance: "none", before },
     mode === "insert" ? [{ method: "Input.insertText", params: { text } }] : typeEvents(text),
     `Typed ${[...text].length} characters into the focused element.`,
+    { settleWithInput: true },
   );
 }
 

@@ -13,8 +13,10 @@ import { fence, originOf } from "../core/fence.ts";
 import { runtimeCall } from "../page/in_page.ts";
 import {
   type Command,
+  knownMain,
   readKnownWorld,
   readMainFrame,
+  trailingRead,
   worldAtCommit,
 } from "../page/main_frame_read.ts";
 import { redactSecrets } from "../page/redact.ts";
@@ -192,6 +194,36 @@ interface AfterState {
   busy?: true;
 }
 
+/** The page's state after an action as read, and the document it was read in. */
+export type SettleRead = { state: AfterState | null; loaderId: string } | null;
+
+function settleExpression(workspace: Workspace, maxMs: number): string {
+  return runtimeCall("settle", counterKey(workspace), { quietMs: QUIET_MS, maxMs });
+}
+
+/**
+ * The settle read as commands for the end of the input's own message (decision 0212): sent only
+ * after every input command replied, so it sees what the input did, and one round trip fewer.
+ * Null, and the settle read is a trip of its own after the input as before, when the extension
+ * did not declare `after_replies` or no main-frame world is known to read in.
+ */
+export function settleAfterInput(
+  workspace: Workspace,
+  target: TabTarget,
+): { commands: Command[]; read(replies: Record<string, unknown>[]): SettleRead } | null {
+  if (!target.link.details.features.includes("after_replies")) return null;
+  const world = knownMain(tabPages(workspace, target.tabId));
+  const read = world && trailingRead<AfterState>(world, settleExpression(workspace, SETTLE_MAX_MS));
+  if (!read) return null;
+  return {
+    commands: read.commands,
+    read(replies) {
+      const answer = read.answer(replies);
+      return answer && { state: answer.value, loaderId: answer.loaderId };
+    },
+  };
+}
+
 /**
  * Reads the page once it settled (`maxMs` 0: as it is now); null when it cannot be read. With
  * `racing` (a navigation may be under way) a world that is no longer current is not made again.
@@ -200,12 +232,9 @@ async function settledState(
   workspace: Workspace,
   target: TabTarget,
   options: { maxMs: number; racing?: boolean },
-): Promise<{ state: AfterState | null; loaderId: string } | null> {
+): Promise<SettleRead> {
   const pages = tabPages(workspace, target.tabId);
-  const expression = runtimeCall("settle", counterKey(workspace), {
-    quietMs: QUIET_MS,
-    maxMs: options.maxMs,
-  });
+  const expression = settleExpression(workspace, options.maxMs);
   try {
     const read = options.racing
       ? await readKnownWorld<AfterState>(target, pages, expression)
@@ -274,14 +303,22 @@ export function watchNavigation(target: TabTarget, before: Before): NavigationWa
 async function stateAfter(
   workspace: Workspace,
   target: TabTarget,
-  after: { before: Before; watch: NavigationWatch; world: Promise<void>; gone: () => boolean },
+  after: {
+    before: Before;
+    watch: NavigationWatch;
+    world: Promise<void>;
+    gone: () => boolean;
+    first?: SettleRead | "leaving";
+  },
 ): Promise<Settled> {
   const { before, watch, gone } = after;
   const blocked = () => target.link.tab(target.native).dialog !== null || gone();
   if (blocked()) return null;
   const leaving = watch.leaving.then(() => "leaving" as const);
   const read = await Promise.race([
-    settledState(workspace, target, { maxMs: SETTLE_MAX_MS, racing: true }),
+    after.first !== undefined
+      ? after.first
+      : settledState(workspace, target, { maxMs: SETTLE_MAX_MS, racing: true }),
     leaving,
   ]);
   const first = read === "leaving" ? null : read;
@@ -364,12 +401,16 @@ async function tabDeltaAfter(
   return opened.length > 0 || closed.length > 0 ? { opened, closed, more: false } : undefined;
 }
 
-/** Observes the page after an action (its navigation watched by `watch`) and builds its receipt. */
+/**
+ * Observes the page after an action (its navigation watched by `watch`) and builds its receipt.
+ * `first` is the settle read when it travelled with the input ({@linkcode settleAfterInput}), or
+ * "leaving" when the page was being left before it answered.
+ */
 export async function observeAfter(
   workspace: Workspace,
   target: TabTarget,
   before: Before,
-  action: ActionNote & { watch: NavigationWatch },
+  action: ActionNote & { watch: NavigationWatch; first?: SettleRead | "leaving" },
 ): Promise<Receipt> {
   const gone = () =>
     target.link.tabChangesSince(before.tabSerial).some((change) =>
@@ -379,7 +420,13 @@ export async function observeAfter(
   const world = worldAtCommit(target, tabPages(workspace, target.tabId), action.watch.commit);
   let state: Settled;
   try {
-    state = await stateAfter(workspace, target, { before, watch: action.watch, world, gone });
+    state = await stateAfter(workspace, target, {
+      before,
+      watch: action.watch,
+      world,
+      gone,
+      first: action.first,
+    });
   } finally {
     action.watch.stop();
     await world;

@@ -287,6 +287,20 @@ async function readCurrent<T>(
     if (options.quietly || isLostContext(error)) return { missed: true };
     throw error;
   }
+  return answerOf<T>(world, results, { quietly: options.quietly ?? false, look });
+}
+
+/**
+ * The read's answer from its sequence's replies (the evaluation, then, with `look`, the look at
+ * the frame tree and the commands beside it): used only when the frame shows the world's
+ * document, as the look or the value itself says.
+ */
+function answerOf<T>(
+  world: Frame,
+  results: Record<string, unknown>[],
+  how: { quietly: boolean; look: boolean },
+): MainFrameRead<T> | Missed {
+  const { quietly, look } = how;
   // Without a look the frame's document is the world's, as its value says (checked below).
   const after = look ? (results[1].frameTree as { frame: TopFrame }).frame : undefined;
   if (after && (after.id !== world.frameId || after.loaderId !== world.loaderId)) {
@@ -295,7 +309,7 @@ async function readCurrent<T>(
   const reply = results[0] as { result?: { value?: T }; exceptionDetails?: unknown };
   if (reply.exceptionDetails) {
     const failure = evaluationFailure(reply.exceptionDetails);
-    if (options.quietly || failure instanceof FrameGone) return { missed: true, top: after };
+    if (quietly || failure instanceof FrameGone) return { missed: true, top: after };
     throw failure;
   }
   const value = reply.result?.value ?? null;
@@ -306,6 +320,36 @@ async function readCurrent<T>(
     frameId: world.frameId,
     loaderId: after?.loaderId ?? world.loaderId ?? "",
     beside: results.slice(look ? 2 : 1),
+  };
+}
+
+/** A read that travels at the end of another sequence (decision 0212). */
+export interface TrailingRead<T> {
+  /** The commands to append: each goes out only after every earlier command replied. */
+  commands: Command[];
+  /** The answer from the appended commands' replies, as {@linkcode readWorld}'s: null on a miss. */
+  answer(replies: Record<string, unknown>[]): MainFrameRead<T> | null;
+}
+
+/**
+ * {@linkcode readWorld} as commands another sequence carries after its own (an action's input),
+ * so the read costs no round trip of its own: the evaluation goes out once every earlier command
+ * replied (it sees their effects), the look once the evaluation replied (it may await a
+ * promise). Only for an extension that declared `after_replies`; a failure of either, which the
+ * extension answers as a reply, is a miss.
+ */
+export function trailingRead<T>(world: Frame, expression: string): TrailingRead<T> | null {
+  if (world.sessionId || world.parent) return null;
+  return {
+    commands: [evaluation(expression, world.contextId), FRAME_TREE].map((command) => ({
+      ...command,
+      afterReplies: true as const,
+    })),
+    answer(replies) {
+      if (replies.length !== 2 || replies.some((reply) => "failed" in reply)) return null;
+      const read = answerOf<T>(world, replies, { quietly: true, look: true });
+      return "missed" in read ? null : read;
+    },
   };
 }
 
