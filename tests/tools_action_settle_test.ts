@@ -129,16 +129,24 @@ Deno.test("a receipt shows what the action's handlers deferred to the next frame
     const after = (result: Awaited<ReturnType<typeof s.ok>>) =>
       (plain(result)?.receipt as { observedAfter: After }).observedAfter;
 
-    await t.step("each click's change, made in the frame after it, is in its receipt", async () => {
-      // Clicks land anywhere in the frame interval, so the frame after one may pass before the
-      // receipt's read reaches the page or after: both must show the change.
+    // Clicks land anywhere in the frame interval, so the frame after one may pass before the
+    // receipt's read reaches the page or after: both must show the change.
+    const deferred = async (ref: string) => {
       for (let click = 1; click <= 6; click++) {
-        const result = await s.ok("computer", { action: "left_click", ref: later, tabId });
+        const result = await s.ok("computer", { action: "left_click", ref, tabId });
         const seen = after(result);
         assert(seen.mutations > 0, `click ${click}: ${s.text(result)}`);
         assertEquals([seen.renderAdvanced, seen.settled], [true, true], s.text(result));
       }
-    });
+    };
+    await t.step(
+      "each click's change, made in the frame after it, is in its receipt",
+      () => deferred(later),
+    );
+    await t.step(
+      "each click's change, made in a task its handler posted, is in its receipt",
+      async () => deferred(await refOf(s, tabId, "Show it after a task")),
+    );
 
     await t.step("a click that changes nothing says so, after a rendered frame", async () => {
       for (let click = 1; click <= 3; click++) {
