@@ -51,24 +51,22 @@ const INPUT_EVENTS = [
 ];
 
 /**
- * Notes a trusted input event: once its dispatch is over (the page's handlers and their
- * microtasks ran) the mutation count then, and once a whole frame has rendered after that (the
- * page's own animation-frame callbacks from those handlers ran before ours), that it did. The
- * settle wait then knows whether the frame after the action has already passed.
+ * Notes a trusted input event as it reaches the window, after the page's own handlers on the way
+ * (and their microtasks) ran: the mutation count then, and once a whole frame has rendered after
+ * it (the page's animation-frame callbacks from those handlers ran before ours) and the task after
+ * that frame, that it did. The settle wait then knows whether the frame after the action has
+ * already passed. An event the page stops before the window is not noted: an earlier one counts,
+ * with the stopped event's changes coming after its count, or none does and the wait is as before.
  */
 function noteInput(counter: Counter, event: Event): void {
   if (!counter.armed || !event.isTrusted) return;
-  const input = ++counter.input;
-  setTimeout(() => {
-    if (counter.input !== input) return;
-    const handled: Handled = { input, n: counter.n, framed: false };
-    counter.handled = handled;
-    requestAnimationFrame(() => {
-      setTimeout(() => {
-        handled.framed = true;
-      }, 0);
-    });
-  }, 0);
+  const handled: Handled = { input: ++counter.input, n: counter.n, framed: false };
+  counter.handled = handled;
+  requestAnimationFrame(() => {
+    setTimeout(() => {
+      handled.framed = true;
+    }, 0);
+  });
 }
 
 /** The page before an action. */
@@ -152,7 +150,7 @@ function install(key: string, keep: number): Counter {
     if (!navigate.destination.sameDocument) counter.nav = navigate.destination.url;
   });
   for (const type of INPUT_EVENTS) {
-    addEventListener(type, (event) => noteInput(counter, event), { capture: true, passive: true });
+    addEventListener(type, (event) => noteInput(counter, event), { passive: true });
   }
   Object.defineProperty(globalThis, key, { value: counter });
   return counter;
