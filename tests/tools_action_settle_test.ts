@@ -171,3 +171,50 @@ Deno.test("type and settle: text by the fastest faithful path, a busy page withi
     await s.close();
   }
 });
+
+Deno.test("a receipt shows what the action's handlers deferred to the next frame", async (t) => {
+  const s = await startSession();
+  try {
+    const tabId = await s.firstTab();
+    await s.ok("navigate", { url: s.fixtures.url("/frame_deferred.html"), tabId });
+    const later = await refOf(s, tabId, "Show it next frame");
+    const quiet = await refOf(s, tabId, "Change nothing");
+    type After = { mutations: number; renderAdvanced: boolean; settled: boolean };
+    const after = (result: Awaited<ReturnType<typeof s.ok>>) =>
+      (plain(result)?.receipt as { observedAfter: After }).observedAfter;
+
+    // Clicks land anywhere in the frame interval, so the frame after one may pass before the
+    // receipt's read reaches the page or after: both must show the change.
+    const deferred = async (ref: string) => {
+      for (let click = 1; click <= 6; click++) {
+        const result = await s.ok("computer", { action: "left_click", ref, tabId });
+        const seen = after(result);
+        assert(seen.mutations > 0, `click ${click}: ${s.text(result)}`);
+        assertEquals([seen.renderAdvanced, seen.settled], [true, true], s.text(result));
+      }
+    };
+    await t.step(
+      "each click's change, made in the frame after it, is in its receipt",
+      () => deferred(later),
+    );
+    await t.step(
+      "each click's change, made in a task its handler posted, is in its receipt",
+      async () => deferred(await refOf(s, tabId, "Show it after a task")),
+    );
+
+    await t.step("a click that changes nothing says so, after a rendered frame", async () => {
+      for (let click = 1; click <= 3; click++) {
+        const result = await s.ok("computer", { action: "left_click", ref: quiet, tabId });
+        const seen = after(result);
+        assertEquals(
+          [seen.mutations, seen.renderAdvanced, seen.settled],
+          [0, true, true],
+          s.text(result),
+        );
+        assertMatch(s.text(result), /No DOM change seen/);
+      }
+    });
+  } finally {
+    await s.close();
+  }
+});

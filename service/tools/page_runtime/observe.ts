@@ -18,6 +18,55 @@ interface Counter {
   changed: Element[];
   /** Where a navigation to another document this action started goes, once one started. */
   nav: string | null;
+  /** Whether an action is under way (its input is noted); from its before to its receipt. */
+  armed: boolean;
+  /** Trusted input events noted, counted. */
+  input: number;
+  /** The action's last input event once its handlers returned (see {@linkcode noteInput}). */
+  handled: Handled | null;
+}
+
+/** One input event after its handlers: the count then, and whether a whole frame followed. */
+interface Handled {
+  input: number;
+  n: number;
+  framed: boolean;
+}
+
+/** The events an action's input ends with: pointer, mouse, key, text and wheel. */
+const INPUT_EVENTS = [
+  "pointermove",
+  "pointerdown",
+  "pointerup",
+  "mousemove",
+  "mousedown",
+  "mouseup",
+  "click",
+  "dblclick",
+  "contextmenu",
+  "keydown",
+  "keyup",
+  "input",
+  "wheel",
+];
+
+/**
+ * Notes a trusted input event as it reaches the window, after the page's own handlers on the way
+ * (and their microtasks) ran: the mutation count then, and once a whole frame has rendered after
+ * it (the page's animation-frame callbacks from those handlers ran before ours) and the task after
+ * that frame, that it did. The settle wait then knows whether the frame after the action has
+ * already passed. An event the page stops before the window is not noted: an earlier one counts,
+ * with the stopped event's changes coming after its count, or none does and the wait is as before.
+ */
+function noteInput(counter: Counter, event: Event): void {
+  if (!counter.armed || !event.isTrusted) return;
+  const handled: Handled = { input: ++counter.input, n: counter.n, framed: false };
+  counter.handled = handled;
+  requestAnimationFrame(() => {
+    setTimeout(() => {
+      handled.framed = true;
+    }, 0);
+  });
 }
 
 /** The page before an action. */
@@ -74,7 +123,15 @@ type NavigateEventLike = Event & {
 };
 
 function install(key: string, keep: number): Counter {
-  const counter: Counter = { n: 0, t: 0, changed: [], nav: null };
+  const counter: Counter = {
+    n: 0,
+    t: 0,
+    changed: [],
+    nav: null,
+    armed: false,
+    input: 0,
+    handled: null,
+  };
   new MutationObserver((records) => {
     counter.n += records.length;
     counter.t = performance.now();
@@ -92,6 +149,9 @@ function install(key: string, keep: number): Counter {
     const navigate = event as NavigateEventLike;
     if (!navigate.destination.sameDocument) counter.nav = navigate.destination.url;
   });
+  for (const type of INPUT_EVENTS) {
+    addEventListener(type, (event) => noteInput(counter, event), { passive: true });
+  }
   Object.defineProperty(globalThis, key, { value: counter });
   return counter;
 }
@@ -107,6 +167,8 @@ export function observeBefore(
   const s = counterAt(key) || install(key, options.keep);
   s.changed = [];
   s.nav = null;
+  s.handled = null;
+  s.armed = true;
   const at = options.point ? document.elementFromPoint(options.point.x, options.point.y) : null;
   const active = focused();
   return {
@@ -146,6 +208,8 @@ function report(
   settled: boolean,
   busy = false,
 ): After {
+  // The action is over: input from here on is not its own.
+  if (s) s.armed = false;
   const active = focused();
   const focus = active ? receiptElement(active) : null;
   const seen = new Set<string>();
@@ -183,11 +247,24 @@ const QUIET_FRAMES = 2;
 const FRAME_MS = 16;
 
 /**
+ * Whether the frame after the action has passed with nothing changed since its handlers: a whole
+ * frame rendered after the action's last input event (its animation-frame callbacks ran) and no
+ * mutation came after that event's handlers, nor any later input.
+ */
+function quietSinceInput(s: Counter): boolean {
+  const handled = s.handled;
+  return handled !== null && handled.framed && handled.input === s.input && handled.n === s.n &&
+    !s.nav;
+}
+
+/**
  * Waits for what the action caused, and no longer: one animation frame (the action's effects
  * rendered), then, only if the page is still mutating after the action's own handlers ran, until
- * it goes `quietMs` without a mutation, at most `maxMs` in all. A navigation to another document
- * reports at once (the service waits for the new page on the browser's events), as does a page
- * sent to the background, which renders no frames. `maxMs` 0 reports the page as it is now.
+ * it goes `quietMs` without a mutation, at most `maxMs` in all. When the frame after the action's
+ * input has already passed with no mutation since its handlers, that frame is the evidence and
+ * the page is reported at once. A navigation to another document reports at once (the service
+ * waits for the new page on the browser's events), as does a page sent to the background, which
+ * renders no frames. `maxMs` 0 reports the page as it is now.
  */
 export function settle(key: string, options: { quietMs: number; maxMs: number }): Promise<After> {
   const s = counterAt(key);
@@ -228,6 +305,10 @@ export function settle(key: string, options: { quietMs: number; maxMs: number })
       setTimeout(check, Math.max(FRAME_MS, options.quietMs - quietFor));
     };
     if (document.hidden) return done(false);
+    if (s && quietSinceInput(s)) {
+      rendered = true;
+      return done(true);
+    }
     const signal = listening.signal;
     document.addEventListener("visibilitychange", () => done(false), { once: true, signal });
     requestAnimationFrame(() => {
