@@ -12,7 +12,7 @@ import { nameOf } from "./names.ts";
 import { fillableFields, matchFields } from "../page/form_match.ts";
 import { byId, current, idOf, token } from "./registry.ts";
 import { roleOf } from "./roles.ts";
-import { isSecretField, redactFields } from "./secrets.ts";
+import { fieldRedactor, isSecretField } from "./secrets.ts";
 import { snapshot } from "./snapshot.ts";
 import { clean, clip, textOf } from "./text.ts";
 
@@ -35,7 +35,7 @@ interface Applied {
 }
 
 /** What filling one field did, read back after the page's own handlers ran. */
-export type FillResult = Refusal | {
+export interface FieldFill {
   kind: string;
   /** The field now; null when the page took it out of the document in its handlers. */
   after: Described | null;
@@ -47,9 +47,19 @@ export type FillResult = Refusal | {
   invalid?: string;
   /** The number of the radio chosen when a group was given a radio's label. */
   chose?: number;
-  /** The page's URL, when this world is the tab's top frame. */
+  /** The page's URL, when the field was filled alone in the tab's top frame. */
   url?: string;
-};
+}
+
+/** What filling one field did, or why it could not take the value. */
+export type FillResult = Refusal | FieldFill;
+
+/** A field read back, its message not yet redacted (that is done once for a whole batch). */
+interface Unredacted {
+  result: FieldFill;
+  /** The value a secret field held when read back: redacted even if the page changed it since. */
+  secretValue?: string;
+}
 
 /** The setter of `prop` from the element's prototype chain, below any the page put on it. */
 function nativeSetter(el: Element, prop: string): ((value: unknown) => void) | null {
@@ -272,35 +282,67 @@ async function handlerTurns(): Promise<void> {
   for (let turn = 0; turn < HANDLER_TURNS; turn++) await Promise.resolve();
 }
 
-/** The page's verdict on the field's value: its message when it marks it invalid. */
+/**
+ * The page's verdict on the field's value: its message, unredacted, when it marks it invalid.
+ */
 function invalidity(el: Element): string | undefined {
   const field = el as HTMLInputElement;
   if (field.willValidate && field.validity && !field.validity.valid) {
-    return clip(redactFields(field.validationMessage || ""), 160);
+    return field.validationMessage || "";
   }
   if (el.getAttribute("aria-invalid") !== "true") return undefined;
   const id = el.getAttribute("aria-errormessage");
   const message = id ? el.ownerDocument.getElementById(id) : null;
-  return clip(redactFields(message ? textOf(message, 200) : ""), 160);
+  return message ? textOf(message, 200) : "";
 }
 
 /**
  * The field as it reads after the page reacted: what it holds and what the page says of it, and
- * where it is when `alone`.
+ * where it is (and the page's URL) when `alone`.
  */
-function readBack(applied: Applied, alone: boolean): FillResult {
+function readBack(applied: Applied, alone: boolean): Unredacted {
   const id = idOf(applied.el);
   const after = describe(id, alone);
   const invalid = invalidity(applied.el);
+  const secret = isSecretField(applied.el);
   return {
-    kind: applied.kind,
-    after,
-    kept: applied.holds(),
-    ...(isSecretField(applied.el) ? { secret: true } : {}),
-    ...(invalid !== undefined ? { invalid } : {}),
-    ...(applied.chose ? { chose: id } : {}),
-    ...(globalThis.top === globalThis.window ? { url: location.href } : {}),
+    result: {
+      kind: applied.kind,
+      after,
+      kept: applied.holds(),
+      ...(secret ? { secret: true } : {}),
+      ...(invalid !== undefined ? { invalid } : {}),
+      ...(applied.chose ? { chose: id } : {}),
+      ...(alone && globalThis.top === globalThis.window ? { url: location.href } : {}),
+    },
+    ...(secret ? { secretValue: (applied.el as HTMLInputElement).value } : {}),
   };
+}
+
+/**
+ * The fills with the page's messages redacted and clipped (after redaction, so no part of a
+ * secret is left): one walk of the page for all of them, and none when no field has a message.
+ */
+function redactMessages(reads: (Refusal | Unredacted)[]): FillResult[] {
+  const seen = reads.flatMap((read) =>
+    "result" in read && read.secretValue ? [read.secretValue] : []
+  );
+  let redact: ((text: string) => string) | null = null;
+  return reads.map((read) => {
+    if (!("result" in read)) return read;
+    const { invalid } = read.result;
+    if (!invalid) return read.result;
+    redact ??= fieldRedactor(seen);
+    return { ...read.result, invalid: clip(redact(invalid), 160) };
+  });
+}
+
+/** Fills one field and reads it back once the page's handlers ran; its message unredacted. */
+async function fillOne(id: number, value: unknown, alone: boolean): Promise<Refusal | Unredacted> {
+  const applied = apply(id, value, alone);
+  if ("error" in applied) return applied;
+  await handlerTurns();
+  return readBack(applied, alone);
 }
 
 /**
@@ -311,10 +353,7 @@ function readBack(applied: Applied, alone: boolean): FillResult {
  * the page over again).
  */
 export async function fill(id: number, value: unknown, alone = true): Promise<FillResult> {
-  const applied = apply(id, value, alone);
-  if ("error" in applied) return applied;
-  await handlerTurns();
-  return readBack(applied, alone);
+  return redactMessages([await fillOne(id, value, alone)])[0];
 }
 
 /**
@@ -336,14 +375,14 @@ export async function fillMany(
   const started = performance.now();
   let last = started;
   let held = false;
-  const results: FillResult[] = [];
+  const reads: (Refusal | Unredacted)[] = [];
   for (const [id, value] of fields) {
     const now = performance.now();
     held = held || now - last > HELD_MS || now - started > budgetMs;
     last = now;
-    results.push(held ? { error: "held" } : await fill(id, value, false));
+    reads.push(held ? { error: "held" } : await fillOne(id, value, false));
   }
-  return results;
+  return redactMessages(reads);
 }
 
 /** Where one label went, by element number. */
@@ -357,7 +396,7 @@ export type LabelMatch =
  * (`stale`) or the page has frames of its own to read (`framed`), else each label's match and the
  * matched fields' fills in the labels' order.
  */
-export type LabelFill =
+export type ByLabels =
   | { stale: true }
   | { framed: true }
   | { url: string; matches: LabelMatch[]; results: FillResult[] };
@@ -375,7 +414,7 @@ export async function fillByLabels(
   values: unknown[],
   limit: number,
   budgetMs: number,
-): Promise<LabelFill> {
+): Promise<ByLabels> {
   if (token !== expected || !current()) return { stale: true };
   const walk = snapshot({ filter: "all", hints: true, limit });
   if ("gone" in walk) return { stale: true };
