@@ -12,7 +12,7 @@ import { nameOf } from "./names.ts";
 import { fillableFields, matchFields } from "../page/form_match.ts";
 import { byId, current, idOf, token } from "./registry.ts";
 import { roleOf } from "./roles.ts";
-import { fieldRedactor, isSecretField } from "./secrets.ts";
+import { fieldRedactor, isSecretField, secretValues } from "./secrets.ts";
 import { snapshot } from "./snapshot.ts";
 import { clean, clip, textOf } from "./text.ts";
 
@@ -54,11 +54,14 @@ export interface FieldFill {
 /** What filling one field did, or why it could not take the value. */
 export type FillResult = Refusal | FieldFill;
 
-/** A field read back, its message not yet redacted (that is done once for a whole batch). */
-interface Unredacted {
-  result: FieldFill;
-  /** The value a secret field held when read back: redacted even if the page changed it since. */
-  secretValue?: string;
+/**
+ * The secret values a batch's messages are redacted with at its end, besides those of that
+ * moment: the page's when the first message appeared, and what the batch's own secret fields
+ * held when read back. A value the page or the batch replaced meanwhile is still hidden.
+ */
+interface Seen {
+  values: string[];
+  walked: boolean;
 }
 
 /** The setter of `prop` from the element's prototype chain, below any the page put on it. */
@@ -300,49 +303,52 @@ function invalidity(el: Element): string | undefined {
  * The field as it reads after the page reacted: what it holds and what the page says of it, and
  * where it is (and the page's URL) when `alone`.
  */
-function readBack(applied: Applied, alone: boolean): Unredacted {
+function readBack(applied: Applied, alone: boolean, seen: Seen): FieldFill {
   const id = idOf(applied.el);
   const after = describe(id, alone);
   const invalid = invalidity(applied.el);
   const secret = isSecretField(applied.el);
+  if (invalid && !seen.walked) {
+    seen.values.push(...secretValues());
+    seen.walked = true;
+  }
+  if (secret) seen.values.push((applied.el as HTMLInputElement).value);
   return {
-    result: {
-      kind: applied.kind,
-      after,
-      kept: applied.holds(),
-      ...(secret ? { secret: true } : {}),
-      ...(invalid !== undefined ? { invalid } : {}),
-      ...(applied.chose ? { chose: id } : {}),
-      ...(alone && globalThis.top === globalThis.window ? { url: location.href } : {}),
-    },
-    ...(secret ? { secretValue: (applied.el as HTMLInputElement).value } : {}),
+    kind: applied.kind,
+    after,
+    kept: applied.holds(),
+    ...(secret ? { secret: true } : {}),
+    ...(invalid !== undefined ? { invalid } : {}),
+    ...(applied.chose ? { chose: id } : {}),
+    ...(alone && globalThis.top === globalThis.window ? { url: location.href } : {}),
   };
 }
 
 /**
  * The fills with the page's messages redacted and clipped (after redaction, so no part of a
- * secret is left): one walk of the page for all of them, and none when no field has a message.
+ * secret is left). A batch walks the page for secret values twice at most, when its first message
+ * appears and at its end, instead of once per message; none when no field has a message.
  */
-function redactMessages(reads: (Refusal | Unredacted)[]): FillResult[] {
-  const seen = reads.flatMap((read) =>
-    "result" in read && read.secretValue ? [read.secretValue] : []
-  );
+function redactMessages(results: FillResult[], seen: Seen): FillResult[] {
   let redact: ((text: string) => string) | null = null;
-  return reads.map((read) => {
-    if (!("result" in read)) return read;
-    const { invalid } = read.result;
-    if (!invalid) return read.result;
-    redact ??= fieldRedactor(seen);
-    return { ...read.result, invalid: clip(redact(invalid), 160) };
+  return results.map((result) => {
+    if ("error" in result || !result.invalid) return result;
+    redact ??= fieldRedactor(seen.values);
+    return { ...result, invalid: clip(redact(result.invalid), 160) };
   });
 }
 
 /** Fills one field and reads it back once the page's handlers ran; its message unredacted. */
-async function fillOne(id: number, value: unknown, alone: boolean): Promise<Refusal | Unredacted> {
+async function fillOne(
+  id: number,
+  value: unknown,
+  alone: boolean,
+  seen: Seen,
+): Promise<FillResult> {
   const applied = apply(id, value, alone);
   if ("error" in applied) return applied;
   await handlerTurns();
-  return readBack(applied, alone);
+  return readBack(applied, alone, seen);
 }
 
 /**
@@ -353,7 +359,8 @@ async function fillOne(id: number, value: unknown, alone: boolean): Promise<Refu
  * the page over again).
  */
 export async function fill(id: number, value: unknown, alone = true): Promise<FillResult> {
-  return redactMessages([await fillOne(id, value, alone)])[0];
+  const seen: Seen = { values: [], walked: false };
+  return redactMessages([await fillOne(id, value, alone, seen)], seen)[0];
 }
 
 /**
@@ -375,14 +382,15 @@ export async function fillMany(
   const started = performance.now();
   let last = started;
   let held = false;
-  const reads: (Refusal | Unredacted)[] = [];
+  const seen: Seen = { values: [], walked: false };
+  const results: FillResult[] = [];
   for (const [id, value] of fields) {
     const now = performance.now();
     held = held || now - last > HELD_MS || now - started > budgetMs;
     last = now;
-    reads.push(held ? { error: "held" } : await fillOne(id, value, false));
+    results.push(held ? { error: "held" } : await fillOne(id, value, false, seen));
   }
-  return redactMessages(reads);
+  return redactMessages(results, seen);
 }
 
 /** Where one label went, by element number. */

@@ -24,7 +24,7 @@ export function isSecretField(el: Element): boolean {
 }
 
 /** The values of the secret fields in the page, its shadow roots and same-origin frames. */
-function secretValues(): string[] {
+export function secretValues(): string[] {
   const found = new Set<string>();
   const visit = (root: Document | ShadowRoot, depth: number): void => {
     for (const el of root.querySelectorAll("input, textarea, iframe, frame")) {
