@@ -155,6 +155,19 @@ Deno.test("receipts never show a one-time code", async (t) => {
       }
       assertHidden(s, await s.ok("navigate", { url: "back", tabId }), "navigate", [ACTED_CODE]);
     });
+
+    await t.step("a message quoting a code the same form_fill then replaced hides it", async () => {
+      await s.ok("navigate", { url: s.fixtures.url("/code_message.html"), tabId });
+      await s.ok("read_page", { tabId });
+      // The reference's message quotes the code as it stands then; the code is set after it.
+      const filled = await s.ok("form_fill", {
+        tabId,
+        fields: { "Reference": "R-1", "Access code": "111222" },
+      });
+      assertMatch(s.text(filled), /"Reference": [^\n]*marks it invalid \(its message is below\)/);
+      assertMatch(s.text(filled), /must differ from the code \[redacted\]/);
+      assertHidden(s, filled, "form_fill message", ["808042", "111222"]);
+    });
   } finally {
     await s.close();
   }

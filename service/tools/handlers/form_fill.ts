@@ -17,8 +17,8 @@ import { type Handler, success, type ToolContext } from "../core/context.ts";
 import { fence, originOf } from "../core/fence.ts";
 import { ownedTab, type TabTarget } from "../core/target.ts";
 import { dialogAfterEffect } from "../page/after_dialog.ts";
-import { collect, type CollectedNode, MAX_NODES } from "../page/collect.ts";
-import { type FieldMatch, fillableFields, matchFields } from "../page/form_match.ts";
+import { collect, MAX_NODES } from "../page/collect.ts";
+import { fillableFields, matchFields } from "../page/form_match.ts";
 import { runtimeCall } from "../page/in_page.ts";
 import { knownMain } from "../page/main_frame_read.ts";
 import { provenance } from "../page/provenance.ts";
@@ -33,10 +33,12 @@ import {
   tabPages,
 } from "../page/refs.ts";
 import {
-  type FieldFill,
+  type Filled,
   type FillRefusal,
   type FillResult,
   formFillWords,
+  type Skipped,
+  type Unmatched,
 } from "../input/fill_receipt.ts";
 import { ACTIONS } from "./computer.ts";
 import { FILL_BOUND_MS } from "./form_input.ts";
@@ -45,27 +47,6 @@ type Value = string | boolean | number;
 
 /** How long one call may spend starting fields in the page; after it, none is started. */
 const FILL_BUDGET_MS = FILL_BOUND_MS / 2;
-
-interface Filled {
-  field: string;
-  ref: string;
-  given: Value;
-  fill: FieldFill;
-}
-
-interface Skipped {
-  field: string;
-  ref?: string;
-  reason: string;
-  /** The page's words behind the reason (a select's options), for the fence. */
-  quoted?: string;
-}
-
-interface Unmatched {
-  field: string;
-  reason: string;
-  candidates?: { ref: string; role: string; name: string }[];
-}
 
 /** Everything one form_fill did, for its answer. */
 interface Report {
@@ -110,8 +91,18 @@ function whyNot(result: FillRefusal): { reason: string; quoted?: string } {
   }
 }
 
-/** The page runtime's `fillByLabels` answer: each label's match by element number, the fills. */
-type LabelFill =
+/** A field named in an ambiguous match, as the page runtime's `fillByLabels` names it. */
+interface PageCandidate {
+  id: number;
+  role: string;
+  name: string;
+}
+
+/**
+ * The page runtime's `fillByLabels` answer: nothing done (`stale`, `framed`), or each label's
+ * match by element number and the matched fields' fills in the labels' order.
+ */
+type ByLabels =
   | { stale: true }
   | { framed: true }
   | {
@@ -119,17 +110,25 @@ type LabelFill =
     matches: (
       | { id: number }
       | { unmatched: "none" }
-      | { unmatched: "ambiguous"; candidates: { id: number; role: string; name: string }[] }
+      | { unmatched: "ambiguous"; candidates: PageCandidate[] }
     )[];
     results: FillResult[];
   };
 
-/** A field to set: its label, where it lives, and the value. */
+/** A field to set: its label, its ref and the element behind it, and the value. */
 interface Job {
   label: string;
-  node: CollectedNode;
+  ref: string;
+  frame: Frame;
+  localId: number;
   value: Value;
 }
+
+/**
+ * Per tab, the token of the main-frame document last found to have frames needing their own
+ * world: form_fill takes the outline-first way there at once instead of walking it in vain.
+ */
+const framedDocuments = new WeakMap<TabPages, string>();
 
 /** Why fields being set were left in doubt (a dialog, a busy page); null for other failures. */
 function heldBy(error: unknown): string | null {
@@ -143,6 +142,30 @@ function heldBy(error: unknown): string | null {
       "ends (fields after the one that held the page are not started); read the form then";
 }
 
+/** The labels of fields the filling stopped at, for the answer. */
+function labelList(labels: string[]): string {
+  return labels.map((label) => JSON.stringify(label)).join(", ");
+}
+
+/**
+ * Notes what the fills of a run of fields did (in the run's order, as the page answered them);
+ * a field that held the page stopped the filling after it. Returns whether filling may go on.
+ */
+function recordRun(pages: TabPages, run: Job[], results: FillResult[], report: Report): boolean {
+  run.forEach((job, index) => {
+    const result = results[index];
+    if ("error" in result) {
+      report.skipped.push({ field: job.label, ref: job.ref, ...whyNot(result) });
+      return;
+    }
+    const ref = result.chose === undefined ? job.ref : refFor(pages, job.frame, result.chose);
+    report.filled.push({ field: job.label, ref, given: job.value, fill: result });
+  });
+  const held = results.findIndex((result) => "error" in result && result.error === "held");
+  if (held >= 0) report.stopped = labelList([run[Math.max(0, held - 1)].label]);
+  return held < 0;
+}
+
 /**
  * Sets a run of fields of one frame in one evaluation (the runtime's `fillMany`). A dialog their
  * events opened, or a page that stays busy, ends the filling with the run's outcome unknown; a
@@ -154,37 +177,23 @@ async function setRun(
   run: Job[],
   report: Report,
 ): Promise<boolean> {
-  const frame = run[0].node.at!.frame;
   let results: FillResult[];
   try {
     results = await inFrame<FillResult[]>(
       target,
       pages,
-      frame,
-      runtimeCall("fillMany", run.map((job) => [job.node.at!.localId, job.value]), FILL_BUDGET_MS),
+      run[0].frame,
+      runtimeCall("fillMany", run.map((job) => [job.localId, job.value]), FILL_BUDGET_MS),
       { checkedInPage: true, timeoutMs: FILL_BOUND_MS },
     );
   } catch (error) {
     const reason = error instanceof FrameGone ? "not set: the page navigated" : heldBy(error);
     if (reason === null) throw error;
-    for (const job of run) report.skipped.push({ field: job.label, ref: job.node.ref, reason });
-    report.stopped = run.map((job) => JSON.stringify(job.label)).join(", ");
+    for (const job of run) report.skipped.push({ field: job.label, ref: job.ref, reason });
+    report.stopped = labelList(run.map((job) => job.label));
     return false;
   }
-  run.forEach((job, index) => record(pages, frame, job, results[index], report));
-  const held = results.findIndex((result) => "error" in result && result.error === "held");
-  if (held >= 0) report.stopped = JSON.stringify(run[Math.max(0, held - 1)].label);
-  return held < 0;
-}
-
-/** Notes what one field's fill did. */
-function record(pages: TabPages, frame: Frame, job: Job, result: FillResult, report: Report) {
-  if ("error" in result) {
-    report.skipped.push({ field: job.label, ref: job.node.ref, ...whyNot(result) });
-    return;
-  }
-  const ref = result.chose === undefined ? job.node.ref! : refFor(pages, frame, result.chose);
-  report.filled.push({ field: job.label, ref, given: job.value, fill: result });
+  return recordRun(pages, run, results, report);
 }
 
 /** The matched fields in the call's order, cut into runs that share a frame. */
@@ -192,7 +201,7 @@ function runsOf(jobs: Job[]): Job[][] {
   const runs: Job[][] = [];
   for (const job of jobs) {
     const last = runs.at(-1);
-    if (last && last[0].node.at!.frame === job.node.at!.frame) last.push(job);
+    if (last && last[0].frame === job.frame) last.push(job);
     else runs.push([job]);
   }
   return runs;
@@ -210,8 +219,20 @@ async function fill(
   const report: Report = { filled: [], skipped: [], unmatched: [], url: outline.url };
   const jobs: Job[] = [];
   for (const match of matchFields(Object.keys(fields), fillableFields(outline.nodes))) {
-    if ("unmatched" in match) report.unmatched.push(unmatchedEntry(match));
-    else jobs.push({ label: match.label, node: match.field.node, value: fields[match.label] });
+    if ("field" in match) {
+      const { ref, at } = match.field.node;
+      const value = fields[match.label];
+      jobs.push({ label: match.label, ref: ref!, frame: at!.frame, localId: at!.localId, value });
+    } else {
+      report.unmatched.push(
+        unmatchedEntry(
+          match.label,
+          match.unmatched === "ambiguous"
+            ? match.candidates.map(({ ref, role, name }) => ({ ref: ref!, role, name }))
+            : undefined,
+        ),
+      );
+    }
   }
   let going = true;
   for (const run of runsOf(jobs)) {
@@ -220,7 +241,7 @@ async function fill(
       for (const job of run) {
         report.skipped.push({
           field: job.label,
-          ref: job.node.ref,
+          ref: job.ref,
           reason: `not set: filling stopped at ${report.stopped}`,
         });
       }
@@ -241,7 +262,7 @@ async function fillInOneTrip(
   fields: Record<string, Value>,
 ): Promise<Report | null> {
   const frame = knownMain(pages);
-  if (!frame) return null;
+  if (!frame || framedDocuments.get(pages) === frame.token) return null;
   const labels = Object.keys(fields);
   const call = runtimeCall(
     "fillByLabels",
@@ -251,9 +272,9 @@ async function fillInOneTrip(
     MAX_NODES,
     FILL_BUDGET_MS,
   );
-  let answer: LabelFill;
+  let answer: ByLabels;
   try {
-    answer = await inFrame<LabelFill>(target, pages, frame, call, {
+    answer = await inFrame<ByLabels>(target, pages, frame, call, {
       checkedInPage: true,
       timeoutMs: FILL_BOUND_MS,
     });
@@ -267,53 +288,47 @@ async function fillInOneTrip(
       skipped: labels.map((field) => ({ field, reason })),
       unmatched: [],
       url: target.link.knownLocation(target.native)?.tab.url ?? "",
-      stopped: labels.map((label) => JSON.stringify(label)).join(", "),
+      stopped: labelList(labels),
     };
   }
+  if ("framed" in answer) framedDocuments.set(pages, frame.token);
   if (!("matches" in answer)) return null;
   const report: Report = { filled: [], skipped: [], unmatched: [], url: answer.url };
   const jobs: Job[] = [];
   answer.matches.forEach((match, index) => {
     const label = labels[index];
     if ("id" in match) {
-      const node: CollectedNode = {
-        ref: refFor(pages, frame, match.id),
-        at: { frame, localId: match.id },
-        depth: 0,
-        role: "",
-        name: "",
-      };
-      jobs.push({ label, node, value: fields[label] });
-    } else if (match.unmatched === "none") {
-      report.unmatched.push(unmatchedEntry({ label, unmatched: "none" }));
+      const ref = refFor(pages, frame, match.id);
+      jobs.push({ label, ref, frame, localId: match.id, value: fields[label] });
     } else {
-      const candidates = match.candidates.map(({ id, role, name }) => ({
-        ref: refFor(pages, frame, id),
-        depth: 0,
-        role,
-        name,
-      }));
-      report.unmatched.push(unmatchedEntry({ label, unmatched: "ambiguous", candidates }));
+      report.unmatched.push(
+        unmatchedEntry(
+          label,
+          match.unmatched === "ambiguous"
+            ? match.candidates.map(({ id, role, name }) => ({
+              ref: refFor(pages, frame, id),
+              role,
+              name,
+            }))
+            : undefined,
+        ),
+      );
     }
   });
-  jobs.forEach((job, index) => record(pages, frame, job, answer.results[index], report));
-  const held = answer.results.findIndex((result) => "error" in result && result.error === "held");
-  if (held >= 0) report.stopped = JSON.stringify(jobs[Math.max(0, held - 1)].label);
+  recordRun(pages, jobs, answer.results, report);
   return report;
 }
 
-function unmatchedEntry(match: Extract<FieldMatch<CollectedNode>, { unmatched: string }>) {
-  if (match.unmatched === "none") {
-    return { field: match.label, reason: "no field on the page has that label" };
-  }
+/** A label that matched no field (no candidates), or several about equally well. */
+function unmatchedEntry(
+  label: string,
+  candidates?: { ref: string; role: string; name: string }[],
+): Unmatched {
+  if (!candidates) return { field: label, reason: "no field on the page has that label" };
   return {
-    field: match.label,
+    field: label,
     reason: "several fields match it about equally well",
-    candidates: match.candidates.map((node) => ({
-      ref: node.ref!,
-      role: node.role,
-      name: redactSecrets(node.name),
-    })),
+    candidates: candidates.map((c) => ({ ...c, name: redactSecrets(c.name) })),
   };
 }
 

@@ -167,25 +167,37 @@ export function fillWords(
   return { line: said.length ? `${head}, but ${said.join("; ")}.` : `${head}.`, notes };
 }
 
-/** One label's field, as form_fill filled it. */
-export interface LabelFill {
+/** One label's field, as form_fill filled it: the label, the ref it went to, the value given. */
+export interface Filled {
   field: string;
   ref: string;
   given: string | boolean | number;
   fill: FieldFill;
 }
 
+/** A label whose field was not set, and why. */
+export interface Skipped {
+  field: string;
+  ref?: string;
+  reason: string;
+  /** The page's words behind the reason (a select's options), for the fence. */
+  quoted?: string;
+}
+
+/** A label that matched no field, or several about equally well (the candidates). */
+export interface Unmatched {
+  field: string;
+  reason: string;
+  candidates?: { ref: string; role: string; name: string }[];
+}
+
 /** What form_fill did, for its words. */
 export interface FormFillReport {
   tabId: number;
   total: number;
-  filled: LabelFill[];
-  skipped: { field: string; ref?: string; reason: string; quoted?: string }[];
-  unmatched: {
-    field: string;
-    reason: string;
-    candidates?: { ref: string; role: string; name: string }[];
-  }[];
+  filled: Filled[];
+  skipped: Skipped[];
+  unmatched: Unmatched[];
 }
 
 /** Whether a field's name says what the label says, so repeating it tells nothing. */
@@ -198,7 +210,7 @@ function sameWords(label: string, name: string): boolean {
  * Whether the field a label went to has a name of its own that says something else (a chosen
  * radio is named by the value given, a field without a name was matched by the text beside it).
  */
-function namedOtherwise(f: LabelFill): boolean {
+function namedOtherwise(f: Filled): boolean {
   const name = f.fill.after?.name ?? "";
   if (name === "") return false;
   return !sameWords(f.fill.chose === undefined ? f.field : String(f.given), name);

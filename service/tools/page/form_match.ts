@@ -9,7 +9,7 @@
  */
 
 import type { OutlineNode } from "./outline.ts";
-import { rank } from "./rank.ts";
+import { ranker } from "./rank.ts";
 
 /** Roles a value can be put into. */
 export const FILLABLE: ReadonlySet<string> = new Set([
@@ -90,9 +90,10 @@ export function matchFields<T extends OutlineNode>(
   fields: readonly Fillable<T>[],
 ): FieldMatch<T>[] {
   const byNode = new Map(fields.map((field) => [field.ranked, field]));
+  const rank = ranker(fields.map((field) => field.ranked));
   const ranked = labels.map((label) => ({
     label,
-    options: rank(fields.map((field) => field.ranked), label, 10)
+    options: rank(label, 10)
       .map(({ node, score }) => ({ field: byNode.get(node)!, score })),
   }));
   const order = [...ranked].sort((a, b) => (b.options[0]?.score ?? 0) - (a.options[0]?.score ?? 0));

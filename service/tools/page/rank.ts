@@ -136,12 +136,58 @@ export interface Ranked<T extends OutlineNode> {
   score: number;
 }
 
-/** The nodes that match `query`, best first, at most `limit`. */
-export function rank<T extends OutlineNode>(
-  nodes: readonly T[],
-  query: string,
-  limit = 20,
-): Ranked<T>[] {
+/** A node's words, split once however many queries score it. */
+interface Prepared<T extends OutlineNode> {
+  node: T;
+  name: string[];
+  other: string[];
+  nameText: string;
+  otherText: string;
+}
+
+function prepare<T extends OutlineNode>(node: T): Prepared<T> {
+  const name = words(node.name);
+  const other = words(
+    [node.value, node.placeholder, node.hints, node.href].filter(Boolean).join(" "),
+  );
+  return { node, name, other, nameText: name.join(" "), otherText: other.join(" ") };
+}
+
+/** How well one prepared node matches the query's terms and phrase; 0 or less when it does not. */
+function scoreOf<T extends OutlineNode>(
+  { node, name, other, nameText, otherText }: Prepared<T>,
+  query: { terms: string[]; wanted: Set<string>; phrase: string },
+): number {
+  const { terms, wanted, phrase } = query;
+  let score = 0;
+  for (const term of terms) {
+    let inName = wordScore(term, name);
+    let inOther = wordScore(term, other);
+    // Words people use for the same control ("login" for a "Sign in" button).
+    for (const synonym of SYNONYMS[term] ?? []) {
+      inName = Math.max(inName, 0.9 * phraseScore(synonym, name, nameText));
+      inOther = Math.max(inOther, 0.9 * phraseScore(synonym, other, otherText));
+    }
+    score += Math.max(inName * 3, inOther * 1.5);
+  }
+  if (terms.length > 0) {
+    if (score === 0) return 0;
+    score /= terms.length;
+  } else if (!wanted.has(node.role)) {
+    return 0;
+  }
+  if (phrase && nameText === phrase) score += 3;
+  else if (phrase.length > 2 && nameText.includes(phrase)) score += 1.5;
+  if (wanted.has(node.role)) score += 2;
+  if (INTERACTIVE.has(node.role)) score += 0.5;
+  if (node.role === "text") score -= 0.3;
+  // Shorter names that match are more likely the element meant than long paragraphs.
+  score -= Math.min(1, name.length / 60);
+  return score;
+}
+
+/** The query's terms, the roles it names, and its words as one phrase. */
+function parseQuery(query: string): { terms: string[]; wanted: Set<string>; phrase: string } {
   const all = words(query);
   const wanted = new Set<string>();
   const terms: string[] = [];
@@ -153,42 +199,36 @@ export function rank<T extends OutlineNode>(
     }
   }
   const phrase = all.filter((word) => !STOP_WORDS.has(word)).join(" ");
-  const scored: Ranked<T>[] = [];
-  for (const node of nodes) {
-    const name = words(node.name);
-    const other = words(
-      [node.value, node.placeholder, node.hints, node.href].filter(Boolean).join(" "),
-    );
-    const nameText = name.join(" ");
-    const otherText = other.join(" ");
-    let score = 0;
-    for (const term of terms) {
-      let inName = wordScore(term, name);
-      let inOther = wordScore(term, other);
-      // Words people use for the same control ("login" for a "Sign in" button).
-      for (const synonym of SYNONYMS[term] ?? []) {
-        inName = Math.max(inName, 0.9 * phraseScore(synonym, name, nameText));
-        inOther = Math.max(inOther, 0.9 * phraseScore(synonym, other, otherText));
-      }
-      score += Math.max(inName * 3, inOther * 1.5);
+  return { terms, wanted, phrase };
+}
+
+/**
+ * Ranks many queries against the same nodes (form_fill's labels against a page's fields): each
+ * node's words are split once, not once per query. The ranking is {@linkcode rank}'s.
+ */
+export function ranker<T extends OutlineNode>(
+  nodes: readonly T[],
+): (query: string, limit?: number) => Ranked<T>[] {
+  const prepared = nodes.map(prepare);
+  return (query, limit = 20) => {
+    const parsed = parseQuery(query);
+    const scored: Ranked<T>[] = [];
+    for (const each of prepared) {
+      const value = scoreOf(each, parsed);
+      if (value > 0) scored.push({ node: each.node, score: value });
     }
-    if (terms.length > 0) {
-      if (score === 0) continue;
-      score /= terms.length;
-    } else if (!wanted.has(node.role)) {
-      continue;
-    }
-    if (phrase && nameText === phrase) score += 3;
-    else if (phrase.length > 2 && nameText.includes(phrase)) score += 1.5;
-    if (wanted.has(node.role)) score += 2;
-    if (INTERACTIVE.has(node.role)) score += 0.5;
-    if (node.role === "text") score -= 0.3;
-    // Shorter names that match are more likely the element meant than long paragraphs.
-    score -= Math.min(1, name.length / 60);
-    if (score > 0) scored.push({ node, score });
-  }
-  scored.sort((a, b) => b.score - a.score);
-  return scored.slice(0, limit);
+    scored.sort((a, b) => b.score - a.score);
+    return scored.slice(0, limit);
+  };
+}
+
+/** The nodes that match `query`, best first, at most `limit`. */
+export function rank<T extends OutlineNode>(
+  nodes: readonly T[],
+  query: string,
+  limit = 20,
+): Ranked<T>[] {
+  return ranker(nodes)(query, limit);
 }
 
 /** The query's role words alone ("sign-up button" → "button"), or "" when it has none. */

@@ -13,7 +13,7 @@ import { fillableFields, matchFields } from "../page/form_match.ts";
 import { toBool } from "../page/on_off.ts";
 import { byId, current, idOf, token } from "./registry.ts";
 import { roleOf } from "./roles.ts";
-import { isSecretField, redactFields } from "./secrets.ts";
+import { fieldRedactor, isSecretField, secretValues } from "./secrets.ts";
 import { snapshot } from "./snapshot.ts";
 import { clean, clip, textOf } from "./text.ts";
 
@@ -36,7 +36,7 @@ interface Applied {
 }
 
 /** What filling one field did, read back after the page's own handlers ran. */
-export type FillResult = Refusal | {
+export interface FieldFill {
   kind: string;
   /** The field now; null when the page took it out of the document in its handlers. */
   after: Described | null;
@@ -48,9 +48,22 @@ export type FillResult = Refusal | {
   invalid?: string;
   /** The number of the radio chosen when a group was given a radio's label. */
   chose?: number;
-  /** The page's URL, when this world is the tab's top frame. */
+  /** The page's URL, when the field was filled alone in the tab's top frame. */
   url?: string;
-};
+}
+
+/** What filling one field did, or why it could not take the value. */
+export type FillResult = Refusal | FieldFill;
+
+/**
+ * The secret values a batch's messages are redacted with at its end, besides those of that
+ * moment: the page's when the first message appeared, and what the batch's own secret fields
+ * held when read back. A value the page or the batch replaced meanwhile is still hidden.
+ */
+interface Seen {
+  values: string[];
+  walked: boolean;
+}
 
 /** The setter of `prop` from the element's prototype chain, below any the page put on it. */
 function nativeSetter(el: Element, prop: string): ((value: unknown) => void) | null {
@@ -273,35 +286,70 @@ async function handlerTurns(): Promise<void> {
   for (let turn = 0; turn < HANDLER_TURNS; turn++) await Promise.resolve();
 }
 
-/** The page's verdict on the field's value: its message when it marks it invalid. */
+/**
+ * The page's verdict on the field's value: its message, unredacted, when it marks it invalid.
+ */
 function invalidity(el: Element): string | undefined {
   const field = el as HTMLInputElement;
   if (field.willValidate && field.validity && !field.validity.valid) {
-    return clip(redactFields(field.validationMessage || ""), 160);
+    return field.validationMessage || "";
   }
   if (el.getAttribute("aria-invalid") !== "true") return undefined;
   const id = el.getAttribute("aria-errormessage");
   const message = id ? el.ownerDocument.getElementById(id) : null;
-  return clip(redactFields(message ? textOf(message, 200) : ""), 160);
+  return message ? textOf(message, 200) : "";
 }
 
 /**
  * The field as it reads after the page reacted: what it holds and what the page says of it, and
- * where it is when `alone`.
+ * where it is (and the page's URL) when `alone`.
  */
-function readBack(applied: Applied, alone: boolean): FillResult {
+function readBack(applied: Applied, alone: boolean, seen: Seen): FieldFill {
   const id = idOf(applied.el);
   const after = describe(id, alone);
   const invalid = invalidity(applied.el);
+  const secret = isSecretField(applied.el);
+  if (invalid && !seen.walked) {
+    seen.values.push(...secretValues());
+    seen.walked = true;
+  }
+  if (secret) seen.values.push((applied.el as HTMLInputElement).value);
   return {
     kind: applied.kind,
     after,
     kept: applied.holds(),
-    ...(isSecretField(applied.el) ? { secret: true } : {}),
+    ...(secret ? { secret: true } : {}),
     ...(invalid !== undefined ? { invalid } : {}),
     ...(applied.chose ? { chose: id } : {}),
-    ...(globalThis.top === globalThis.window ? { url: location.href } : {}),
+    ...(alone && globalThis.top === globalThis.window ? { url: location.href } : {}),
   };
+}
+
+/**
+ * The fills with the page's messages redacted and clipped (after redaction, so no part of a
+ * secret is left). A batch walks the page for secret values twice at most, when its first message
+ * appears and at its end, instead of once per message; none when no field has a message.
+ */
+function redactMessages(results: FillResult[], seen: Seen): FillResult[] {
+  let redact: ((text: string) => string) | null = null;
+  return results.map((result) => {
+    if ("error" in result || !result.invalid) return result;
+    redact ??= fieldRedactor(seen.values);
+    return { ...result, invalid: clip(redact(result.invalid), 160) };
+  });
+}
+
+/** Fills one field and reads it back once the page's handlers ran; its message unredacted. */
+async function fillOne(
+  id: number,
+  value: unknown,
+  alone: boolean,
+  seen: Seen,
+): Promise<FillResult> {
+  const applied = apply(id, value, alone);
+  if ("error" in applied) return applied;
+  await handlerTurns();
+  return readBack(applied, alone, seen);
 }
 
 /**
@@ -312,10 +360,8 @@ function readBack(applied: Applied, alone: boolean): FillResult {
  * the page over again).
  */
 export async function fill(id: number, value: unknown, alone = true): Promise<FillResult> {
-  const applied = apply(id, value, alone);
-  if ("error" in applied) return applied;
-  await handlerTurns();
-  return readBack(applied, alone);
+  const seen: Seen = { values: [], walked: false };
+  return redactMessages([await fillOne(id, value, alone, seen)], seen)[0];
 }
 
 /**
@@ -337,14 +383,15 @@ export async function fillMany(
   const started = performance.now();
   let last = started;
   let held = false;
+  const seen: Seen = { values: [], walked: false };
   const results: FillResult[] = [];
   for (const [id, value] of fields) {
     const now = performance.now();
     held = held || now - last > HELD_MS || now - started > budgetMs;
     last = now;
-    results.push(held ? { error: "held" } : await fill(id, value, false));
+    results.push(held ? { error: "held" } : await fillOne(id, value, false, seen));
   }
-  return results;
+  return redactMessages(results, seen);
 }
 
 /** Where one label went, by element number. */
@@ -358,7 +405,7 @@ export type LabelMatch =
  * (`stale`) or the page has frames of its own to read (`framed`), else each label's match and the
  * matched fields' fills in the labels' order.
  */
-export type LabelFill =
+export type ByLabels =
   | { stale: true }
   | { framed: true }
   | { url: string; matches: LabelMatch[]; results: FillResult[] };
@@ -376,7 +423,7 @@ export async function fillByLabels(
   values: unknown[],
   limit: number,
   budgetMs: number,
-): Promise<LabelFill> {
+): Promise<ByLabels> {
   if (token !== expected || !current()) return { stale: true };
   const walk = snapshot({ filter: "all", hints: true, limit });
   if ("gone" in walk) return { stale: true };

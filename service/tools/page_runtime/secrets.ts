@@ -24,7 +24,7 @@ export function isSecretField(el: Element): boolean {
 }
 
 /** The values of the secret fields in the page, its shadow roots and same-origin frames. */
-function secretValues(): string[] {
+export function secretValues(): string[] {
   const found = new Set<string>();
   const visit = (root: Document | ShadowRoot, depth: number): void => {
     for (const el of root.querySelectorAll("input, textarea, iframe, frame")) {
@@ -70,13 +70,26 @@ export function redactResult(text: string): { text: string; url: string } {
  * text, or a quoted string), since replacing it everywhere would eat ordinary words.
  */
 export function redactFields(text: string): string {
-  let out = text;
-  for (const value of secretValues().sort((a, b) => b.length - a.length)) {
-    if (out === value) return REDACTED;
-    if (value.length >= 4) out = out.split(value).join(REDACTED);
-    else out = out.split(JSON.stringify(value)).join(`"${REDACTED}"`);
-  }
-  return out;
+  return fieldRedactor()(text);
+}
+
+/**
+ * {@linkcode redactFields} for many texts with one walk of the page: the secret values as they
+ * are now, plus `also` (values a caller saw in secret fields earlier, which the page may have
+ * changed since).
+ */
+export function fieldRedactor(also: readonly string[] = []): (text: string) => string {
+  const values = [...new Set([...secretValues(), ...also.filter(Boolean)])]
+    .sort((a, b) => b.length - a.length);
+  return (text) => {
+    let out = text;
+    for (const value of values) {
+      if (out === value) return REDACTED;
+      if (value.length >= 4) out = out.split(value).join(REDACTED);
+      else out = out.split(JSON.stringify(value)).join(`"${REDACTED}"`);
+    }
+    return out;
+  };
 }
 
 /**
