@@ -168,6 +168,26 @@ Deno.test("receipts never show a one-time code", async (t) => {
       assertMatch(s.text(filled), /must differ from the code \[redacted\]/);
       assertHidden(s, filled, "form_fill message", ["808042", "111222"]);
     });
+
+    await t.step("a title copied from a field in a shadow root or a frame hides it", async () => {
+      const [inShadow, inFrame] = ["SHADOW-5551", "FRAME-7772"];
+      await s.ok("javascript_tool", {
+        action: "javascript_exec",
+        text: `const host = document.createElement("div");
+          host.attachShadow({ mode: "open" }).innerHTML = '<input type="password" value="${inShadow}">';
+          const frame = document.createElement("iframe");
+          frame.srcdoc = '<input type="password" value="${inFrame}">';
+          const loaded = new Promise((resolve) => frame.onload = resolve);
+          document.body.append(host, frame);
+          await loaded;
+          document.title = "Codes ${inShadow} ${inFrame}";
+          1`,
+        tabId,
+      });
+      const listed = await s.ok("tabs_context_mcp", {});
+      assertHidden(s, listed, "tabs_context_mcp", [inShadow, inFrame]);
+      assertMatch(s.text(listed), /Codes \[redacted\] \[redacted\]/);
+    });
   } finally {
     await s.close();
   }

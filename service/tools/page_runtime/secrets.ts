@@ -23,20 +23,34 @@ export function isSecretField(el: Element): boolean {
   return SECRET_FIELD.test(hints);
 }
 
-/** The values of the secret fields in the page, its shadow roots and same-origin frames. */
+/**
+ * The values of the secret fields in the page, its shadow roots and same-origin frames. Each
+ * root's elements are visited once, by a tree walker: finding the shadow hosts visits every
+ * element anyway, and stepping a `querySelectorAll("*")` list with `for…of` is a call into the
+ * browser per step, several times slower. With the fields' own query as a second walk, the tab
+ * list on a page of 48,000 elements took 36–37 ms, now 16–18 (decision 0230).
+ */
 export function secretValues(): string[] {
   const found = new Set<string>();
   const visit = (root: Document | ShadowRoot, depth: number): void => {
-    for (const el of root.querySelectorAll("input, textarea, iframe, frame")) {
-      if (el.tagName === "IFRAME" || el.tagName === "FRAME") {
+    const walker = (root.ownerDocument ?? root as Document).createTreeWalker(
+      root,
+      NodeFilter.SHOW_ELEMENT,
+    );
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      const el = node as Element;
+      // Each property read is a call into the browser, and every element is read.
+      const tag = el.tagName;
+      if (tag === "IFRAME" || tag === "FRAME") {
         const doc = frameDocument(el);
         if (doc && depth < 4) visit(doc, depth + 1);
-      } else if (isSecretField(el) && (el as HTMLInputElement).value && found.size < 200) {
+      } else if (
+        (tag === "INPUT" || tag === "TEXTAREA") && isSecretField(el) &&
+        (el as HTMLInputElement).value && found.size < 200
+      ) {
         found.add((el as HTMLInputElement).value);
       }
-    }
-    for (const host of root.querySelectorAll("*")) {
-      if (host.shadowRoot) visit(host.shadowRoot, depth);
+      if (el.shadowRoot) visit(el.shadowRoot, depth);
     }
   };
   visit(document, 0);
@@ -70,6 +84,8 @@ export function redactResult(text: string): { text: string; url: string } {
  * text, or a quoted string), since replacing it everywhere would eat ordinary words.
  */
 export function redactFields(text: string): string {
+  // No text hides nothing: spare the walk (an untitled page, an empty message).
+  if (text === "") return text;
   return fieldRedactor()(text);
 }
 
