@@ -291,15 +291,13 @@ async function act(
   where: Where,
   commands: { method: string; params: Record<string, unknown> }[],
   lead: string,
-  options: { settleWithInput?: boolean } = {},
 ) {
   const before = where.before ??
     await observeBefore(context.workspace, target, { point: where.point });
   const watch = watchNavigation(target, before);
   let first: SettleRead | "leaving" | undefined;
   try {
-    if (options.settleWithInput) first = await dispatchSettling(context, target, commands, watch);
-    else await dispatch(target, commands);
+    first = await dispatchSettling(context, target, commands, watch);
   } catch (error) {
     // An action that closes its own tab (window.close()) detaches the debugger mid-input.
     if (!await closedSince(target, before.tabSerial)) {
@@ -626,7 +624,6 @@ async function typeText(args: Args, context: ToolContext, target: TabTarget) {
     { assurance: "none", before },
     mode === "insert" ? [{ method: "Input.insertText", params: { text } }] : typeEvents(text),
     `Typed ${[...text].length} characters into the focused element.`,
-    { settleWithInput: true },
   );
 }
 
