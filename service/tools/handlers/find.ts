@@ -173,8 +173,13 @@ export async function locate(
   wanted: { query: string; role?: string },
 ): Promise<Location> {
   const pages = tabPages(context.workspace, target.tabId);
-  const outline = await collect(target, pages, { filter: "all", hints: true });
   const role = wanted.role?.trim().toLowerCase();
+  // Each document ranks its own nodes and sends only its best (decision 0234).
+  const outline = await collect(target, pages, {
+    filter: "all",
+    hints: true,
+    find: { query: wanted.query, ...(role ? { role } : {}), keep: CANDIDATES * 2 },
+  });
   const nodes = role ? outline.nodes.filter((node) => node.role === role) : outline.nodes;
   let ranked = wanted.query === ""
     ? nodes.map((node) => ({ node, score: 1 }))

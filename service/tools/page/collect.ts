@@ -71,9 +71,17 @@ export interface WalkOptions {
   root?: string;
   /** Also return hint words and text runs' owners (for find). */
   hints?: boolean;
+  /**
+   * Only the nodes that may rank among the best `keep` for `query` (of `role`), ranked in each
+   * document, and the frame nodes; `filter` "all" with hints (decision 0234).
+   */
+  find?: { query: string; role?: string; keep: number };
 }
 
 function snapshotCall(options: WalkOptions & { localRoot?: number }): string {
+  if (options.find && options.localRoot === undefined) {
+    return runtimeCall("findNodes", { ...options.find, limit: MAX_NODES });
+  }
   return runtimeCall("snapshot", {
     filter: options.filter,
     ...(options.depth !== undefined ? { depth: options.depth } : {}),

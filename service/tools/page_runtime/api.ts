@@ -14,6 +14,7 @@ import { readable } from "./readable.ts";
 import { byId, token, withToken } from "./registry.ts";
 import { redactResult, secretDigests } from "./secrets.ts";
 import { fill, fillByLabels, fillMany, submitControl } from "./form.ts";
+import { findNodes } from "./find.ts";
 import { showCaption } from "./narrate.ts";
 import { snapshot } from "./snapshot.ts";
 import { putFiles } from "./files.ts";
@@ -30,6 +31,7 @@ export const runtime = {
   fill,
   fillByLabels,
   fillMany,
+  findNodes,
   element: byId,
   observeBefore,
   pageInfo,
