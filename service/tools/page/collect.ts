@@ -22,6 +22,7 @@ import type { TabTarget } from "../core/target.ts";
 import { runtimeCall } from "./in_page.ts";
 import { readMainFrame } from "./main_frame_read.ts";
 import type { OutlineNode } from "./outline.ts";
+import type { FindSpec } from "./rank.ts";
 
 /** Most nodes one frame's walk returns; the walk counts the rest as omitted. */
 export const MAX_NODES = 20_000;
@@ -75,7 +76,7 @@ export interface WalkOptions {
    * Only the nodes that may rank among the best `keep` for `query` (of `role`), ranked in each
    * document, and the frame nodes; `filter` "all" with hints (decision 0234).
    */
-  find?: { query: string; role?: string; keep: number };
+  find?: FindSpec;
 }
 
 /**

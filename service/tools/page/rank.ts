@@ -300,3 +300,13 @@ function isPureRoleWord(word: string): boolean {
     "iframe",
   ].includes(word);
 }
+
+/** What `find` asks of one document's walk (decision 0234): its ranking is done in the page. */
+export interface FindSpec {
+  /** The agent's words; "" lists the nodes of `role` in document order. */
+  query: string;
+  /** Only nodes of this role count. */
+  role?: string;
+  /** How many nodes each ranking keeps. */
+  keep: number;
+}

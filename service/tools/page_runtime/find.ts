@@ -7,20 +7,8 @@
  * @module
  */
 
-import { rank, roleWords } from "../page/rank.ts";
+import { type FindSpec, rank, roleWords } from "../page/rank.ts";
 import { type Snapshot, snapshot, type SnapshotNode } from "./snapshot.ts";
-
-/** What `find` asks of one document. */
-export interface FindSpec {
-  /** The agent's words; "" lists the nodes of `role` in document order. */
-  query: string;
-  /** Only nodes of this role count. */
-  role?: string;
-  /** How many nodes each ranking keeps. */
-  keep: number;
-  /** Most nodes the walk itself visits, as for read_page. */
-  limit: number;
-}
 
 /**
  * The walk, keeping in document order only the nodes that are among the best `keep` for the
@@ -29,7 +17,7 @@ export interface FindSpec {
  * node's score depends on the node and the query alone, so the best of every document together
  * hold the best of the tab: the service ranks what comes back as it would rank the whole.
  */
-export function findNodes(spec: FindSpec): Snapshot {
+export function findNodes(spec: FindSpec & { limit: number }): Snapshot {
   const walk = snapshot({ filter: "all", hints: true, limit: spec.limit });
   if ("gone" in walk) return walk;
   const candidates = spec.role === undefined
