@@ -1,8 +1,10 @@
 /**
  * `ghostlight-browser-connector`: Chrome's native-messaging host. A bounded pipe between the
  * extension (length-prefixed frames on stdin/stdout) and the service (the same frames on the
- * instance's browser socket). It decides nothing. When the service goes away it keeps Chrome's
- * port open, tells the extension, and reconnects.
+ * instance's browser socket). It decides nothing: each frame is passed on as it came, held to
+ * its hop's cap, and read as JSON by the service and by Chrome, which both check it (decision
+ * 0232). When the service goes away it keeps Chrome's port open, tells the extension, and
+ * reconnects.
  *
  * @module
  */
@@ -93,9 +95,9 @@ async function relay(paths: InstancePaths): Promise<boolean> {
       tellExtension("connected");
       try {
         while (true) {
-          const frame = await opened.reader.next();
+          const frame = await opened.reader.nextFrame();
           if (frame === null) break;
-          await toChrome.write(encodeFrame(frame, TO_EXTENSION_MAX_FRAME));
+          await toChrome.write(frame);
         }
       } catch (error) {
         report(`service link ended: ${(error as Error).message}`);
@@ -114,7 +116,7 @@ async function relay(paths: InstancePaths): Promise<boolean> {
   let clean = true;
   try {
     while (true) {
-      const frame = await fromChrome.next();
+      const frame = await fromChrome.nextFrame();
       if (frame === null) break;
       // While the service is away, frames from the extension are dropped: the extension
       // says hello again when it hears the relay is back, and results for a lost service
@@ -124,7 +126,7 @@ async function relay(paths: InstancePaths): Promise<boolean> {
       // Awaited, so a slow service slows reading from Chrome instead of queueing without end.
       // A failed write ends this service link (the extension hears "disconnected" and says
       // hello again on the next one); nothing is dropped without the link ending.
-      await current.writer.write(encodeFrame(frame, FROM_EXTENSION_MAX_FRAME)).catch((error) => {
+      await current.writer.write(frame).catch((error) => {
         report(`could not pass a frame to the service: ${error.message}`);
         try {
           current.conn.close();

@@ -72,10 +72,16 @@ class ByteQueue {
   /** Removes and returns exactly `count` buffered bytes. */
   take(count: number): Uint8Array {
     const out = new Uint8Array(count);
-    let offset = 0;
-    while (offset < count) {
+    this.takeInto(out, 0);
+    return out;
+  }
+
+  /** Removes the next `out.length - offset` buffered bytes into `out` from `offset` on. */
+  takeInto(out: Uint8Array, offset: number): void {
+    const count = out.length - offset;
+    while (offset < out.length) {
       const head = this.#chunks[0];
-      const need = count - offset;
+      const need = out.length - offset;
       if (head.length <= need) {
         out.set(head, offset);
         offset += head.length;
@@ -87,7 +93,6 @@ class ByteQueue {
       }
     }
     this.#buffered -= count;
-    return out;
   }
 
   /** Returns the index of the first `byte` within the first `limit` buffered bytes, or -1. */
@@ -172,7 +177,35 @@ export class FrameReader {
    * {@linkcode FramingError} for an oversized, truncated, non-JSON or `null` frame; the stream is then
    * out of step and must be closed. `maxBytes` tightens the cap for this one frame.
    */
-  async next(maxBytes: number = this.#maxBytes): Promise<unknown | null> {
+  next(maxBytes: number = this.#maxBytes): Promise<unknown | null> {
+    return this.#read(maxBytes, (frame) => {
+      let value: unknown;
+      try {
+        value = JSON.parse(decoder.decode(frame.subarray(4)));
+      } catch {
+        throw new FramingError("malformed", "frame body is not UTF-8 JSON");
+      }
+      // `null` is how next() says the stream ended; no message of any hop is null.
+      if (value === null) throw new FramingError("malformed", "frame body is null");
+      return value;
+    });
+  }
+
+  /**
+   * Returns the next frame as it came, its 4-byte length included and its body not decoded, or
+   * `null` at a clean end of stream: for a relay that passes frames on to a reader that checks
+   * them itself. Bounded exactly as {@linkcode next}; throws a {@linkcode FramingError} for an
+   * oversized or truncated frame.
+   */
+  nextFrame(maxBytes: number = this.#maxBytes): Promise<Uint8Array | null> {
+    return this.#read(maxBytes, (frame) => frame);
+  }
+
+  /**
+   * Reads one whole frame and hands it to `finish`, the frame's length reserved from the budget
+   * until `finish` returns.
+   */
+  async #read<T>(maxBytes: number, finish: (frame: Uint8Array) => T): Promise<T | null> {
     if (!(await this.#queue.fill(4))) {
       if (this.#queue.buffered === 0) return null;
       throw new FramingError("truncated", "stream ended inside a frame header");
@@ -198,16 +231,10 @@ export class FrameReader {
       if (!(await this.#queue.fill(length))) {
         throw new FramingError("truncated", "stream ended inside a frame body");
       }
-      const body = this.#queue.take(length);
-      let value: unknown;
-      try {
-        value = JSON.parse(decoder.decode(body));
-      } catch {
-        throw new FramingError("malformed", "frame body is not UTF-8 JSON");
-      }
-      // `null` is how next() says the stream ended; no message of any hop is null.
-      if (value === null) throw new FramingError("malformed", "frame body is null");
-      return value;
+      const frame = new Uint8Array(4 + length);
+      frame.set(header, 0);
+      this.#queue.takeInto(frame, 4);
+      return finish(frame);
     } finally {
       budget?.release(length);
     }

@@ -70,6 +70,48 @@ Deno.test("malformed and truncated frames are reported as such", async () => {
   await assertRejects(() => cutHeader.next(), /ended inside a frame header/);
 });
 
+Deno.test("a relay reads frames as they came, split or not, without decoding them", async () => {
+  const first = encodeFrame({ hello: "wörld", n: [1, 2, 3] }, 1024);
+  // Not JSON: a relay passes it on, and the reader at the far end refuses it.
+  const second = new Uint8Array([...header(5), ...bytes("{oops")]);
+  const both = new Uint8Array([...first, ...second]);
+  const reader = new FrameReader(
+    streamOf(
+      both.subarray(0, 3),
+      both.subarray(3, first.length + 2),
+      both.subarray(first.length + 2),
+    ),
+    1024,
+  );
+  assertEquals(await reader.nextFrame(), first);
+  assertEquals(await reader.nextFrame(), second);
+  assertEquals(await reader.nextFrame(), null);
+  // The same bytes read as a message are refused.
+  await assertRejects(
+    () => new FrameReader(streamOf(second), 1024).next(),
+    /not UTF-8 JSON/,
+  );
+});
+
+Deno.test("a relay's frames are held to the same caps and budget as decoded ones", async () => {
+  const over = new FrameReader(streamOf(header(2048)), 1024);
+  const error = await assertRejects(() => over.nextFrame(), /2048 bytes exceeds this hop's cap/);
+  assert(error instanceof FramingError && error.kind === "too_large");
+  const frame = encodeFrame("x".repeat(98), 1024);
+  await assertRejects(() => new FrameReader(streamOf(frame), 1024).nextFrame(16), /cap of 16/);
+  const budget = new FrameBudget(99);
+  await assertRejects(
+    () => new FrameReader(streamOf(frame), 1024, { budget }).nextFrame(),
+    /does not fit/,
+  );
+  const roomy = new FrameBudget(100);
+  assertEquals(await new FrameReader(streamOf(frame), 1024, { budget: roomy }).nextFrame(), frame);
+  assertEquals(roomy.held, 0, "a relayed frame gives its bytes back");
+  const cut = new FrameReader(streamOf(frame.subarray(0, 50)), 1024, { budget: roomy });
+  await assertRejects(() => cut.nextFrame(), /stream ended inside a frame body/);
+  assertEquals(roomy.held, 0);
+});
+
 Deno.test("an oversized line is skipped and reading resumes at the next line", async () => {
   const long = "x".repeat(5000);
   const reader = new LineReader(
