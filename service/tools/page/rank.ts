@@ -117,15 +117,39 @@ function stem(word: string): string {
   return word;
 }
 
+/** Words with their stems, each stemmed once however many query words meet it. */
+interface Stemmed {
+  words: string[];
+  stems: string[];
+  /** The words joined by spaces, for phrases. */
+  text: string;
+}
+
+function stemmed(list: string[]): Stemmed {
+  return { words: list, stems: list.map(stem), text: list.join(" ") };
+}
+
+/** A query word and its stem. */
+interface Term {
+  word: string;
+  stem: string;
+}
+
+function term(word: string): Term {
+  return { word, stem: stem(word) };
+}
+
 /** How well one query word matches a field's words: 1 exact, 0.8 stem, 0.6 prefix. */
-function wordScore(query: string, field: string[]): number {
+function wordScore(query: Term, field: Stemmed): number {
   let best = 0;
-  const queryStem = stem(query);
-  for (const word of field) {
-    if (word === query) return 1;
-    if (stem(word) === queryStem) best = Math.max(best, 0.8);
-    else if (query.length >= 3 && word.startsWith(query)) best = Math.max(best, 0.6);
-    else if (query.length >= 4 && word.includes(query)) best = Math.max(best, 0.4);
+  const { word: wanted, stem: queryStem } = query;
+  const { words, stems } = field;
+  for (let i = 0; i < words.length; i++) {
+    const word = words[i];
+    if (word === wanted) return 1;
+    if (stems[i] === queryStem) best = Math.max(best, 0.8);
+    else if (wanted.length >= 3 && word.startsWith(wanted)) best = Math.max(best, 0.6);
+    else if (wanted.length >= 4 && word.includes(wanted)) best = Math.max(best, 0.4);
   }
   return best;
 }
@@ -136,37 +160,40 @@ export interface Ranked<T extends OutlineNode> {
   score: number;
 }
 
-/** A node's words, split once however many queries score it. */
+/** A node's words and their stems, made once however many queries score it. */
 interface Prepared<T extends OutlineNode> {
   node: T;
-  name: string[];
-  other: string[];
-  nameText: string;
-  otherText: string;
+  name: Stemmed;
+  other: Stemmed;
 }
 
 function prepare<T extends OutlineNode>(node: T): Prepared<T> {
-  const name = words(node.name);
-  const other = words(
+  const name = stemmed(words(node.name));
+  const other = stemmed(words(
     [node.value, node.placeholder, node.hints, node.href].filter(Boolean).join(" "),
-  );
-  return { node, name, other, nameText: name.join(" "), otherText: other.join(" ") };
+  ));
+  return { node, name, other };
+}
+
+/** A parsed query: its terms (with their synonyms), the roles it names, its words as a phrase. */
+interface Query {
+  terms: { term: Term; synonyms: Term[] }[];
+  wanted: Set<string>;
+  phrase: string;
 }
 
 /** How well one prepared node matches the query's terms and phrase; 0 or less when it does not. */
-function scoreOf<T extends OutlineNode>(
-  { node, name, other, nameText, otherText }: Prepared<T>,
-  query: { terms: string[]; wanted: Set<string>; phrase: string },
-): number {
+function scoreOf<T extends OutlineNode>({ node, name, other }: Prepared<T>, query: Query): number {
   const { terms, wanted, phrase } = query;
+  const nameText = name.text;
   let score = 0;
-  for (const term of terms) {
+  for (const { term, synonyms } of terms) {
     let inName = wordScore(term, name);
     let inOther = wordScore(term, other);
     // Words people use for the same control ("login" for a "Sign in" button).
-    for (const synonym of SYNONYMS[term] ?? []) {
-      inName = Math.max(inName, 0.9 * phraseScore(synonym, name, nameText));
-      inOther = Math.max(inOther, 0.9 * phraseScore(synonym, other, otherText));
+    for (const synonym of synonyms) {
+      inName = Math.max(inName, 0.9 * phraseScore(synonym, name));
+      inOther = Math.max(inOther, 0.9 * phraseScore(synonym, other));
     }
     score += Math.max(inName * 3, inOther * 1.5);
   }
@@ -182,20 +209,20 @@ function scoreOf<T extends OutlineNode>(
   if (INTERACTIVE.has(node.role)) score += 0.5;
   if (node.role === "text") score -= 0.3;
   // Shorter names that match are more likely the element meant than long paragraphs.
-  score -= Math.min(1, name.length / 60);
+  score -= Math.min(1, name.words.length / 60);
   return score;
 }
 
 /** The query's terms, the roles it names, and its words as one phrase. */
-function parseQuery(query: string): { terms: string[]; wanted: Set<string>; phrase: string } {
+function parseQuery(query: string): Query {
   const all = words(query);
   const wanted = new Set<string>();
-  const terms: string[] = [];
+  const terms: Query["terms"] = [];
   for (const word of all) {
     const roles = ROLE_WORDS[word];
     if (roles) { for (const role of roles) wanted.add(role); }
     if (!STOP_WORDS.has(word) && !(roles && isPureRoleWord(word))) {
-      terms.push(word);
+      terms.push({ term: term(word), synonyms: (SYNONYMS[word] ?? []).map(term) });
     }
   }
   const phrase = all.filter((word) => !STOP_WORDS.has(word)).join(" ");
@@ -237,9 +264,9 @@ export function roleWords(query: string): string {
 }
 
 /** A word or a phrase of several words against a field. */
-function phraseScore(phrase: string, field: string[], fieldText: string): number {
-  if (!phrase.includes(" ")) return wordScore(phrase, field);
-  return ` ${fieldText} `.includes(` ${phrase} `) ? 1 : 0;
+function phraseScore(phrase: Term, field: Stemmed): number {
+  if (!phrase.word.includes(" ")) return wordScore(phrase, field);
+  return ` ${field.text} `.includes(` ${phrase.word} `) ? 1 : 0;
 }
 
 /** Common words for the same control; each side finds the other. */

@@ -1,6 +1,6 @@
 import { assertEquals } from "../../../tests/support/assert.ts";
 import type { OutlineNode } from "./outline.ts";
-import { rank } from "./rank.ts";
+import { rank, ranker } from "./rank.ts";
 
 const NODES: OutlineNode[] = [
   { ref: "ref_1", depth: 0, role: "heading", name: "Join the Keepers' Guild" },
@@ -38,4 +38,29 @@ Deno.test("find ranks by name, role words and hints", () => {
   assertEquals(rank(NODES, "zebra crossing").length, 0);
   assertEquals(top("login"), "ref_5", "a synonym phrase finds Sign in");
   assertEquals(top("register button"), "ref_4", "register finds Create account");
+});
+
+Deno.test("ranker scores many queries as rank scores each alone, stems and synonyms too", () => {
+  const queries = [
+    "emails",
+    "passwords field",
+    "log in",
+    "login",
+    "register",
+    "countries",
+    "searching",
+    "almanacs",
+    "mail",
+    "krone",
+  ];
+  const many = ranker(NODES);
+  for (const query of queries) {
+    assertEquals(many(query, 5), rank(NODES, query, 5), query);
+  }
+  // A stem on either side ("emails" for "Email", "almanacs" for "almanac") and a synonym
+  // ("mail" for "email", "login" for "Sign in") still find their field.
+  assertEquals(many("emails")[0].node.ref, "ref_2");
+  assertEquals(many("almanacs")[0].node.ref, "ref_8");
+  assertEquals(many("mail")[0].node.ref, "ref_2");
+  assertEquals(many("login")[0].node.ref, "ref_5");
 });
