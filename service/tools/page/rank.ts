@@ -213,16 +213,24 @@ function scoreOf<T extends OutlineNode>({ node, name, other }: Prepared<T>, quer
   return score;
 }
 
+/**
+ * A table's entry for a word of a query or a label, never one every object has: "constructor"
+ * is an ordinary word, not `Object`.
+ */
+function own<T>(table: Record<string, T>, word: string): T | undefined {
+  return Object.hasOwn(table, word) ? table[word] : undefined;
+}
+
 /** The query's terms, the roles it names, and its words as one phrase. */
 function parseQuery(query: string): Query {
   const all = words(query);
   const wanted = new Set<string>();
   const terms: Query["terms"] = [];
   for (const word of all) {
-    const roles = ROLE_WORDS[word];
+    const roles = own(ROLE_WORDS, word);
     if (roles) { for (const role of roles) wanted.add(role); }
     if (!STOP_WORDS.has(word) && !(roles && isPureRoleWord(word))) {
-      terms.push({ term: term(word), synonyms: (SYNONYMS[word] ?? []).map(term) });
+      terms.push({ term: term(word), synonyms: (own(SYNONYMS, word) ?? []).map(term) });
     }
   }
   const phrase = all.filter((word) => !STOP_WORDS.has(word)).join(" ");
@@ -260,7 +268,7 @@ export function rank<T extends OutlineNode>(
 
 /** The query's role words alone ("sign-up button" → "button"), or "" when it has none. */
 export function roleWords(query: string): string {
-  return words(query).filter((word) => ROLE_WORDS[word]).join(" ");
+  return words(query).filter((word) => own(ROLE_WORDS, word)).join(" ");
 }
 
 /** A word or a phrase of several words against a field. */

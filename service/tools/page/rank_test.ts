@@ -1,6 +1,6 @@
 import { assertEquals } from "../../../tests/support/assert.ts";
 import type { OutlineNode } from "./outline.ts";
-import { rank, ranker } from "./rank.ts";
+import { rank, ranker, roleWords } from "./rank.ts";
 
 const NODES: OutlineNode[] = [
   { ref: "ref_1", depth: 0, role: "heading", name: "Join the Keepers' Guild" },
@@ -63,4 +63,16 @@ Deno.test("ranker scores many queries as rank scores each alone, stems and synon
   assertEquals(many("almanacs")[0].node.ref, "ref_8");
   assertEquals(many("mail")[0].node.ref, "ref_2");
   assertEquals(many("login")[0].node.ref, "ref_5");
+});
+
+Deno.test("a word that names a property of every object is an ordinary word", () => {
+  // "constructor" is what `{}` answers for itself: it is neither a role word nor a synonym.
+  const nodes: OutlineNode[] = [
+    ...NODES,
+    { ref: "ref_9", depth: 1, role: "link", name: "Constructor standings" },
+  ];
+  assertEquals(rank(nodes, "constructor standings")[0]?.node.ref, "ref_9");
+  assertEquals(rank(nodes, "constructor")[0]?.node.ref, "ref_9");
+  assertEquals(ranker(nodes)("Constructor")[0]?.node.ref, "ref_9", "a form's label too");
+  assertEquals(roleWords("constructor link"), "link");
 });
