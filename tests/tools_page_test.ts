@@ -129,6 +129,16 @@ Deno.test("read_page, find, form_input and javascript_tool on the fixture site",
       assertMatch(s.text(fallback), /checkbox "Send me the almanac"/);
       const nothing = await s.ok("find", { query: "zebra crossing", tabId });
       assertMatch(s.text(nothing), /Nothing on tab/);
+      // A word every object answers for ("constructor") is an ordinary word, in the page's
+      // ranking as in the service's.
+      await js(
+        s,
+        tabId,
+        "const a = document.createElement('a'); a.href = '#standings'; " +
+          "a.textContent = 'Constructor standings'; document.body.append(a); 1",
+      );
+      const standings = await findOne(s, tabId, "constructor standings");
+      assertEquals([standings.role, standings.name], ["link", "Constructor standings"]);
     });
 
     await t.step("form_input sets every kind of field and the page sees it", async () => {
