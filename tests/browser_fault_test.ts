@@ -7,6 +7,7 @@
  */
 
 import { decomposeTabId } from "../service/browser/mod.ts";
+import { WORLD_NAME } from "../service/tools/page/in_page.ts";
 import { assert, assertEquals, assertMatch } from "./support/assert.ts";
 import {
   type Cdp,
@@ -14,6 +15,7 @@ import {
   connectCdp,
   crashPage,
   evaluateInExtension,
+  inTabWorld,
   sendPageTo,
   stopServiceWorkers,
 } from "./support/cdp.ts";
@@ -42,27 +44,6 @@ function nativeOf(tabId: number): number {
 function loadedAt(native: number, urlPart: string): string {
   return `chrome.tabs.get(${native}).then((tab) => tab.status === "complete" && ` +
     `(tab.url ?? "").includes(${JSON.stringify(urlPart)}))`;
-}
-
-/**
- * An expression for the extension's worker: the type of the page runtime's token in Ghostlight's
- * world of tab `native`'s main frame, asked through the extension's own debugger session (where
- * the runtime is registered for new documents, so `Page.createIsolatedWorld` answers the world
- * the registration made, and an empty new one without it).
- */
-function runtimeInWorld(native: number): string {
-  return `(async () => {
-    const target = { tabId: ${native} };
-    const { frameTree } = await chrome.debugger.sendCommand(target, "Page.getFrameTree");
-    const { executionContextId } = await chrome.debugger.sendCommand(
-      target, "Page.createIsolatedWorld", { frameId: frameTree.frame.id, worldName: "ghostlight" });
-    const { result } = await chrome.debugger.sendCommand(target, "Runtime.evaluate", {
-      expression: "typeof globalThis.__ghostlight?.token",
-      contextId: executionContextId,
-      returnByValue: true,
-    });
-    return result.value;
-  })()`;
 }
 
 const CUT = /^Outcome unknown: .*the connection to the browser closed while cdp ran/;
@@ -159,7 +140,10 @@ Deno.test("the browser side failing mid-call: truthful answers, no effect twice"
           "the page to open its own next document",
         );
         assertEquals(
-          await evaluateInExtension<string>(cdp, runtimeInWorld(nativeOf(tabId))),
+          await evaluateInExtension<string>(
+            cdp,
+            inTabWorld(nativeOf(tabId), WORLD_NAME, "typeof globalThis.__ghostlight?.token"),
+          ),
           "string",
           "the runtime's token is there before any read",
         );

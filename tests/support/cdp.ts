@@ -328,3 +328,27 @@ export async function sendPageTo(cdp: Cdp, urlPart: string, url: string): Promis
     await cdp.send("Target.detachFromTarget", { sessionId }).catch(() => {});
   }
 }
+
+/**
+ * An expression for the extension's worker: the value of `expression` in the isolated world
+ * `worldName` of tab `native`'s main frame, asked through the extension's own debugger session
+ * (where the page runtime is registered for new documents, so `Page.createIsolatedWorld` answers
+ * the world a registration made, and an empty new one without it).
+ */
+export function inTabWorld(native: number, worldName: string, expression: string): string {
+  return `(async () => {
+    const target = { tabId: ${native} };
+    const { frameTree } = await chrome.debugger.sendCommand(target, "Page.getFrameTree");
+    const { executionContextId } = await chrome.debugger.sendCommand(
+      target, "Page.createIsolatedWorld", {
+        frameId: frameTree.frame.id,
+        worldName: ${JSON.stringify(worldName)},
+      });
+    const { result } = await chrome.debugger.sendCommand(target, "Runtime.evaluate", {
+      expression: ${JSON.stringify(expression)},
+      contextId: executionContextId,
+      returnByValue: true,
+    });
+    return result.value;
+  })()`;
+}

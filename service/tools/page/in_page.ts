@@ -9,12 +9,17 @@
 
 import type { EnableCommand } from "../../../shared/browser_protocol.ts";
 import { LANDED_BINDING } from "./landing.ts";
-import { INSTALL, MAIN_WORLD, type RuntimeMethod } from "./runtime_bundle.ts";
+import { INSTALL, MAIN_WORLD, RUNTIME_BUILD, type RuntimeMethod } from "./runtime_bundle.ts";
 
 export { INSTALL, type RuntimeMethod };
 
-/** Name of the isolated world the runtime lives in. */
-export const WORLD_NAME = "ghostlight";
+/**
+ * Name of the isolated world the runtime lives in, one per build of the runtime (decision 0237):
+ * a browser that outlives a service keeps the old service's registration on the tabs it had
+ * attached, and a world keeps the first runtime installed in it, so a shared name would give an
+ * upgraded service the old runtime in every new document of those tabs.
+ */
+export const WORLD_NAME = `ghostlight-${RUNTIME_BUILD}`;
 
 /** A function that runs in the page's main world. */
 export type MainWorldFunction = keyof typeof MAIN_WORLD;

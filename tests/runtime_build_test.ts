@@ -1,0 +1,67 @@
+/**
+ * A browser outlives the service that attached to its tabs: after an upgrade the new service
+ * finds the old one's page runtime still registered for new documents in those tabs' debugger
+ * sessions. Each build keeps to a world of its own (decision 0237), so an older runtime never
+ * stands in for this one. End to end through the real connector, service and headless Chromium;
+ * the older registration is made from the extension's worker, in the tab's own debugger session,
+ * as the older service's was.
+ */
+
+import { decomposeTabId } from "../service/browser/mod.ts";
+import { WORLD_NAME } from "../service/tools/page/in_page.ts";
+import { assertEquals, assertMatch } from "./support/assert.ts";
+import { connectCdp, evaluateInExtension, inTabWorld } from "./support/cdp.ts";
+import { startSession } from "./support/session.ts";
+
+/**
+ * An expression for the extension's worker: registers `source` for new documents of tab
+ * `native` (and runs it in the document shown now) in the world `worldName`.
+ */
+function register(native: number, source: string, worldName: string): string {
+  return `chrome.debugger.sendCommand({ tabId: ${native} }, ` +
+    `"Page.addScriptToEvaluateOnNewDocument", { source: ${JSON.stringify(source)}, ` +
+    `worldName: ${JSON.stringify(worldName)}, runImmediately: true }).then(() => true)`;
+}
+
+/** An expression for the extension's worker: the runtime's token in `worldName` of tab `native`. */
+function tokenIn(native: number, worldName: string): string {
+  return inTabWorld(native, worldName, "globalThis.__ghostlight?.token ?? null");
+}
+
+Deno.test("a page runtime an older build registered in the tab does not stand in for this build's", async () => {
+  const s = await startSession({ launchArgs: ["--remote-debugging"] });
+  const cdp = await connectCdp(s.browser.ready.devtools!);
+  try {
+    const tabId = await s.firstTab();
+    const native = decomposeTabId(tabId)!.native;
+    await s.ok("navigate", { url: s.fixtures.url("/bench_form.html?before"), tabId });
+
+    // An older runtime holding its world outright, under the name builds before 0237 used and
+    // under another build's name.
+    const older = `globalThis.__ghostlight = { token: "older-build" };`;
+    for (const world of ["ghostlight", "ghostlight-000000000000"]) {
+      assertEquals(await evaluateInExtension<boolean>(cdp, register(native, older, world)), true);
+    }
+
+    // The document shown now and the next one are read and searched with this build's runtime.
+    assertMatch(s.text(await s.ok("read_page", { tabId })), /textbox "Full name"/);
+    await s.ok("navigate", { url: s.fixtures.url("/bench_form.html?after"), tabId });
+    assertMatch(s.text(await s.ok("read_page", { tabId })), /textbox "Full name"/);
+    const found = s.text(await s.ok("find", { query: "full name field", tabId }));
+    assertMatch(found.split("\n").find((line) => /ref_\d+/.test(line)) ?? "", /Full name/);
+    const typed = await s.ok("computer", {
+      action: "left_click",
+      ref: found.match(/ref_\d+/)![0],
+      tabId,
+    });
+    assertMatch(s.text(typed), /left_click at ref_\d+/);
+
+    // Both worlds exist side by side in the new document; each holds its own runtime.
+    assertEquals(await evaluateInExtension(cdp, tokenIn(native, "ghostlight")), "older-build");
+    const own = await evaluateInExtension<string | null>(cdp, tokenIn(native, WORLD_NAME));
+    assertMatch(String(own), /^(?!older-build$).+/, "this build's world holds its own runtime");
+  } finally {
+    cdp.close();
+    await s.close();
+  }
+});
