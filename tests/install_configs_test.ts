@@ -189,6 +189,7 @@ Deno.test("install, install again, uninstall: seeded configs come back byte for 
     const second = await ghostlight(testEnv, ["install"]);
     assertEquals(second.code, 1, second.stderr);
     assertMatch(second.stdout, /Nothing to change/);
+    assertEquals(second.stdout.match(/^ {2}added .*/m), null, "nothing is 'added' a second time");
     assertEquals(
       differences(installed, await snapshot(home)),
       [],
