@@ -212,3 +212,16 @@ Deno.test("install, install again, uninstall: seeded configs come back byte for 
     await testEnv.dispose();
   }
 });
+
+Deno.test("with no client and no browser found, install says what to give a client by hand", async () => {
+  const testEnv = await makeTestEnv("inst");
+  try {
+    const dry = await ghostlight(testEnv, ["install", "--dry-run", "--no-autostart"]);
+    const connector = `${testEnv.home}/.local/bin/ghostlight-${testEnv.instance}-mcp-connector`;
+    assert(dry.stdout.includes(`No MCP client was found`), dry.stdout);
+    assert(dry.stdout.includes(`the local server command ${connector} (no arguments)`), dry.stdout);
+    assertMatch(dry.stdout, /No Chromium-family browser's profile folder was found/);
+  } finally {
+    await testEnv.dispose();
+  }
+});

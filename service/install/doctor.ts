@@ -314,6 +314,15 @@ async function checkClients(context: Context): Promise<Finding[]> {
       break;
     }
   }
+  if (findings.length === 0) {
+    findings.push(
+      note(
+        "client",
+        `no MCP client has Ghostlight; give yours the local server command ${launcher} (no arguments), ` +
+          `or name one: ${context.cli} install --client ID (${ClientId.options.join(", ")})`,
+      ),
+    );
+  }
   return findings;
 }
 

@@ -452,6 +452,13 @@ function nextSteps(
   const clients = outcomes.filter((o) => o.status === "added" && o.target in CLIENTS)
     .map((o) => CLIENTS[o.target as ClientId].name);
   if (clients.length > 0) steps.push(`Restart ${clients.join(", ")} to load the new server.`);
+  if (!outcomes.some((o) => o.target in CLIENTS)) {
+    steps.push(
+      "No MCP client was found to register with; give yours the local server command " +
+        `${layout.launchers["mcp-connector"]} (no arguments), or name one: ${cliName(layout)} ` +
+        `install --client ID (${ClientId.options.join(", ")}).`,
+    );
+  }
   if (startNow) steps.push(`The service starts at your next login; to start it now: ${startNow}`);
   const path = (host.env("PATH") ?? "").split(host.platform === "windows" ? ";" : ":");
   if (!path.includes(layout.binDir)) {
