@@ -73,6 +73,9 @@ async function tail(paths: InstancePaths, args: string[]): Promise<number> {
     lines.unshift(...text.split("\n").filter((line) => line !== ""));
     if (lines.length >= count) break;
   }
+  if (lines.length === 0) {
+    console.error(`ghostlight: there are no audit records at ${paths.auditFile} yet`);
+  }
   for (const line of lines.slice(-count)) {
     const record = parseRecord(line);
     console.log(json || typeof record === "string" ? line : describe(record));
