@@ -5,7 +5,7 @@
  * @module
  */
 
-import { instancePathsFromEnv } from "../../shared/instance.ts";
+import { type InstancePaths, instancePathsFromEnv } from "../../shared/instance.ts";
 import { VERSION } from "../../shared/version.ts";
 import { AlreadyRunning } from "../endpoint/mod.ts";
 import { ADMIN_COMMANDS } from "../privilege/mod.ts";
@@ -19,7 +19,7 @@ import { runPaths } from "./paths_command.ts";
 import { isPersonCommand, runPersonCommand } from "./person_command.ts";
 import { runPolicy } from "./policy_command.ts";
 import { runService } from "./service_command.ts";
-import { runStatus } from "./status_command.ts";
+import { otherInstanceMessage, runStatus } from "./status_command.ts";
 
 const USAGE = `Usage: ghostlight [--instance NAME] <command>
 
@@ -88,6 +88,7 @@ export async function runCli(
   role: CliRole = "service",
 ): Promise<number> {
   const args = [...argv];
+  let named: InstancePaths | undefined;
   try {
     if (takeFlag(args, "--help") || takeFlag(args, "-h")) {
       console.log(USAGE);
@@ -97,6 +98,7 @@ export async function runCli(
     const command = args.shift();
     checkRole(role, command);
     const paths = instancePathsFromEnv(instance ?? settings.instance);
+    if (instance !== undefined) named = paths;
     switch (command) {
       case "service":
         return await runService(paths, settings, args);
@@ -151,6 +153,11 @@ export async function runCli(
   } catch (error) {
     if (error instanceof UsageError) {
       console.error(`ghostlight: ${error.message}\n\n${USAGE}`);
+      return 2;
+    }
+    if (error instanceof Deno.errors.NotCapable && named !== undefined) {
+      // An installed launcher's permissions name its own instance's folders only.
+      console.error(otherInstanceMessage(named));
       return 2;
     }
     if (error instanceof AlreadyRunning) {
