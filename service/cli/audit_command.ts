@@ -13,7 +13,7 @@ import {
   rotatedNumbers,
   verifyAudit,
 } from "../audit/mod.ts";
-import { noMore, takeFlag, takeOption, UsageError } from "./args.ts";
+import { cannotRead, noMore, takeFlag, takeOption, UsageError } from "./args.ts";
 
 /** Runs `audit verify` or `audit tail`. */
 export async function runAudit(paths: InstancePaths, args: string[]): Promise<number> {
@@ -38,14 +38,14 @@ async function verify(paths: InstancePaths, args: string[]): Promise<number> {
     console.error(`ghostlight: there is no audit at ${paths.auditFile} yet`);
     return 1;
   }
-  let texts: AuditText[];
-  try {
-    texts = await Promise.all(
-      files.map(async (name) => ({ name, text: await Deno.readTextFile(name) })),
-    );
-  } catch (error) {
-    console.error(`ghostlight: cannot read the audit: ${(error as Error).message}`);
-    return 1;
+  const texts: AuditText[] = [];
+  for (const name of files) {
+    try {
+      texts.push({ name, text: await Deno.readTextFile(name) });
+    } catch (error) {
+      console.error(`ghostlight: ${cannotRead(name, error)}`);
+      return 1;
+    }
   }
   const result = verifyAudit(texts);
   if (!result.ok) {
