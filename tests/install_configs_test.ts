@@ -198,6 +198,9 @@ Deno.test("install, install again, uninstall: seeded configs come back byte for 
 
     const removed = await ghostlight(testEnv, ["uninstall"]);
     assertEquals(removed.code, 0, removed.stdout + removed.stderr);
+    const again = await ghostlight(testEnv, ["uninstall"]);
+    assertEquals(again.code, 0, again.stdout + again.stderr);
+    assertMatch(again.stdout, /^Nothing to remove: Ghostlight is not installed in /);
     const left = differences(seeded, await snapshot(home));
     assertEquals(
       left.filter((line) => !/^added .*\.ghostlight-backup$/.test(line)),
