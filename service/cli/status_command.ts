@@ -40,7 +40,12 @@ export async function runStatus(paths: InstancePaths, args: string[]): Promise<n
       return 2;
     }
     if (json) console.log(JSON.stringify({ service: null }));
-    else console.log(`The service for ${describeInstance(paths)} is not running.`);
+    else {
+      console.log(
+        `The service for ${describeInstance(paths)} is not running. An MCP client starts it ` +
+          `when it connects; 'browser launch' and 'service' start it from here.`,
+      );
+    }
     return 3;
   }
   if (json) {
