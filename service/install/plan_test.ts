@@ -187,7 +187,7 @@ Deno.test("launchers come from the start plan: pinned paths, each start's set an
     "GHOSTLIGHT_INSTANCE='work'; export GHOSTLIGHT_INSTANCE",
   ]);
   const after = (label: string) => lines[lines.indexOf(label) + 1];
-  const run = `exec '${prefix}/runtime/deno' 'run' '-q'`;
+  const run = `exec '${prefix}/runtime/deno' 'run' '-q' '--no-prompt'`;
   // doctor: the installer, reaching the sockets and the service entry, writing nothing else.
   assertMatch(after("  doctor)"), new RegExp(`^ {4}${run} '-P=installer' `));
   assertMatch(after("  doctor)"), new RegExp(`'--allow-run=${prefix}/service-entry' `));
