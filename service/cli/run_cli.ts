@@ -37,6 +37,9 @@ Commands:
   resume [N]                     let agent N, or every agent, carry on
   take-over [N]                  pause agent N (or the last one to act); bring its tab forward
   stop [N]                       stop agent N, or every agent: end its workspace, free its tabs
+                                 (not the service: Ctrl-C where it runs in the foreground; one
+                                 a client started exits by itself after 30 s with no connector,
+                                 browser or work)
   audit verify [FILE]            check the audit's hash chain; exit 1 names the first bad line
   audit tail [-n N] [--json]     the latest audit records
   policy explain [FILE] [--host HOST] [--client NAME]
