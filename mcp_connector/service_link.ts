@@ -225,9 +225,13 @@ export class ServiceLink {
       }).spawn();
       child.unref();
     } catch (error) {
+      const cli = this.#paths.instance === null
+        ? "ghostlight"
+        : `ghostlight-${this.#paths.instance}`;
       throw new ServiceUnavailable(
         `the Ghostlight service is not running and could not be started with ${entry} ` +
-          `(${(error as Error).message}); start it with 'ghostlight service'`,
+          `(${(error as Error).message}); '${cli} doctor' says what is missing, or start the ` +
+          `service with '${cli} service'`,
       );
     }
   }

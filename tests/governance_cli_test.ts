@@ -62,6 +62,19 @@ Deno.test("paths, policy init and explain, and the answers when nothing runs yet
     const verify = await ghostlight(testEnv, ["audit", "verify"]);
     assertEquals(verify.code, 1);
     assertMatch(verify.stderr, /there is no audit at .*audit\.jsonl yet/);
+    const outside = await Deno.makeTempFile({ suffix: ".jsonc" });
+    try {
+      for (const argv of [["policy", "explain", outside], ["audit", "verify", outside]]) {
+        const far = await ghostlight(testEnv, argv);
+        assertEquals(far.code, 1, far.stderr);
+        assertMatch(far.stderr, /is outside the folders this command may read \(your home/);
+      }
+    } finally {
+      await Deno.remove(outside);
+    }
+    const tail = await ghostlight(testEnv, ["audit", "tail"]);
+    assertEquals([tail.code, tail.stdout], [0, ""]);
+    assertMatch(tail.stderr, /there are no audit records at .*audit\.jsonl yet/);
     const hold = await ghostlight(testEnv, ["hold"]);
     assertEquals(hold.code, 3);
     assertMatch(hold.stderr, /is not running; no agent can act/);

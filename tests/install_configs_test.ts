@@ -189,6 +189,7 @@ Deno.test("install, install again, uninstall: seeded configs come back byte for 
     const second = await ghostlight(testEnv, ["install"]);
     assertEquals(second.code, 1, second.stderr);
     assertMatch(second.stdout, /Nothing to change/);
+    assertEquals(second.stdout.match(/^ {2}added .*/m), null, "nothing is 'added' a second time");
     assertEquals(
       differences(installed, await snapshot(home)),
       [],
@@ -197,6 +198,9 @@ Deno.test("install, install again, uninstall: seeded configs come back byte for 
 
     const removed = await ghostlight(testEnv, ["uninstall"]);
     assertEquals(removed.code, 0, removed.stdout + removed.stderr);
+    const again = await ghostlight(testEnv, ["uninstall"]);
+    assertEquals(again.code, 0, again.stdout + again.stderr);
+    assertMatch(again.stdout, /^Nothing to remove: Ghostlight is not installed in /);
     const left = differences(seeded, await snapshot(home));
     assertEquals(
       left.filter((line) => !/^added .*\.ghostlight-backup$/.test(line)),
@@ -207,6 +211,19 @@ Deno.test("install, install again, uninstall: seeded configs come back byte for 
       assertEquals(await read(relative), text, relative);
     }
     assert(left.length === Object.keys(files).length - 1, left.join("\n"));
+  } finally {
+    await testEnv.dispose();
+  }
+});
+
+Deno.test("with no client and no browser found, install says what to give a client by hand", async () => {
+  const testEnv = await makeTestEnv("inst");
+  try {
+    const dry = await ghostlight(testEnv, ["install", "--dry-run", "--no-autostart"]);
+    const connector = `${testEnv.home}/.local/bin/ghostlight-${testEnv.instance}-mcp-connector`;
+    assert(dry.stdout.includes(`No MCP client was found`), dry.stdout);
+    assert(dry.stdout.includes(`the local server command ${connector} (no arguments)`), dry.stdout);
+    assertMatch(dry.stdout, /No Chromium-family browser's profile folder was found/);
   } finally {
     await testEnv.dispose();
   }

@@ -8,6 +8,18 @@
 /** A command-line mistake: printed with the usage, exit code 2. */
 export class UsageError extends Error {}
 
+/**
+ * Why a file named on the command line could not be read. A command runs under its own
+ * permissions, so a file outside them gets a way out, not Deno's "run again with --allow-read".
+ */
+export function cannotRead(file: string, error: unknown): string {
+  if (error instanceof Deno.errors.NotCapable) {
+    return `${file} is outside the folders this command may read (your home folder and ` +
+      `/etc/ghostlight); copy it into your home folder and name the copy`;
+  }
+  return `${file} cannot be read: ${(error as Error).message}`;
+}
+
 /** Removes the flag `name` from `args`; true when it was there. */
 export function takeFlag(args: string[], name: string): boolean {
   const index = args.indexOf(name);

@@ -13,7 +13,7 @@ import {
   rotatedNumbers,
   verifyAudit,
 } from "../audit/mod.ts";
-import { noMore, takeFlag, takeOption, UsageError } from "./args.ts";
+import { cannotRead, noMore, takeFlag, takeOption, UsageError } from "./args.ts";
 
 /** Runs `audit verify` or `audit tail`. */
 export async function runAudit(paths: InstancePaths, args: string[]): Promise<number> {
@@ -38,14 +38,14 @@ async function verify(paths: InstancePaths, args: string[]): Promise<number> {
     console.error(`ghostlight: there is no audit at ${paths.auditFile} yet`);
     return 1;
   }
-  let texts: AuditText[];
-  try {
-    texts = await Promise.all(
-      files.map(async (name) => ({ name, text: await Deno.readTextFile(name) })),
-    );
-  } catch (error) {
-    console.error(`ghostlight: cannot read the audit: ${(error as Error).message}`);
-    return 1;
+  const texts: AuditText[] = [];
+  for (const name of files) {
+    try {
+      texts.push({ name, text: await Deno.readTextFile(name) });
+    } catch (error) {
+      console.error(`ghostlight: ${cannotRead(name, error)}`);
+      return 1;
+    }
   }
   const result = verifyAudit(texts);
   if (!result.ok) {
@@ -72,6 +72,9 @@ async function tail(paths: InstancePaths, args: string[]): Promise<number> {
     const text = await Deno.readTextFile(file);
     lines.unshift(...text.split("\n").filter((line) => line !== ""));
     if (lines.length >= count) break;
+  }
+  if (lines.length === 0) {
+    console.error(`ghostlight: there are no audit records at ${paths.auditFile} yet`);
   }
   for (const line of lines.slice(-count)) {
     const record = parseRecord(line);

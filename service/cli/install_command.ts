@@ -147,6 +147,10 @@ export async function runUninstall(
     console.log(JSON.stringify(report));
     return refused ? 1 : 0;
   }
+  if (report.changes.length === 0 && report.outcomes.length === 0) {
+    console.log(`Nothing to remove: Ghostlight is not installed in ${report.layout.prefix}.`);
+    return 0;
+  }
   console.log(
     `${dryRun ? "Would uninstall" : "Uninstalled"} Ghostlight from ${report.layout.prefix}.`,
   );

@@ -172,9 +172,12 @@ async function attachedSlot(
   for (;;) {
     const early = await Promise.race([browser.exited, delay(200).then(() => null)]);
     if (early) {
+      const said = browser.stderrTail.text.slice(-2000);
+      const hint = /Missing X server|platform failed to initialize/.test(said)
+        ? "\nThere is no display here for a window: run it again with --headless."
+        : "";
       throw new Error(
-        `Chromium exited (code ${early.code}) before the extension connected:\n` +
-          browser.stderrTail.text.slice(-2000),
+        `Chromium exited (code ${early.code}) before the extension connected:\n${said}${hint}`,
       );
     }
     const status = await fetchStatus(paths.controlSocket).catch(() => null);

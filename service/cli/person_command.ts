@@ -10,6 +10,7 @@ import type { PersonRequest } from "../../shared/person.ts";
 import { askPerson } from "../control/mod.ts";
 import { describeInstance } from "../endpoint/mod.ts";
 import { noMore, UsageError } from "./args.ts";
+import { otherInstanceMessage } from "./status_command.ts";
 
 /** The command names and the request each sends. */
 const OPS: Record<string, Exclude<PersonRequest["op"], "state">> = {
@@ -48,7 +49,11 @@ export async function runPersonCommand(
       paths.controlSocket,
       workspace === undefined ? { op } : { op, workspace },
     );
-  } catch {
+  } catch (error) {
+    if (error instanceof Deno.errors.NotCapable) {
+      console.error(otherInstanceMessage(paths));
+      return 2;
+    }
     console.error(
       `ghostlight: the service for ${describeInstance(paths)} is not running; no agent can act`,
     );

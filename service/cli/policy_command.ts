@@ -20,7 +20,7 @@ import {
   type Rules,
   TEMPLATES,
 } from "../governance/mod.ts";
-import { noMore, takeOption, UsageError } from "./args.ts";
+import { cannotRead, noMore, takeOption, UsageError } from "./args.ts";
 
 /** Runs a `policy` subcommand. */
 export async function runPolicy(paths: InstancePaths, args: string[]): Promise<number> {
@@ -47,7 +47,7 @@ async function readLayer(file: string): Promise<PolicyLayer | null | string> {
     text = await Deno.readTextFile(file);
   } catch (error) {
     if (error instanceof Deno.errors.NotFound) return null;
-    return `${file} cannot be read: ${(error as Error).message}`;
+    return cannotRead(file, error);
   }
   const read = readPolicyText(text, file);
   return "error" in read ? read.error : read.policy;
@@ -110,7 +110,13 @@ async function simulate(args: string[]): Promise<number> {
     return 1;
   }
   const rules: Rules = { layers: [layer], builtInSacred: BUILT_IN_SACRED };
-  const lines = (await Deno.readTextFile(replay)).split("\n");
+  let lines: string[];
+  try {
+    lines = (await Deno.readTextFile(replay)).split("\n");
+  } catch (error) {
+    console.error(`ghostlight: ${cannotRead(replay, error)}`);
+    return 1;
+  }
   let decisions = 0;
   let refused = 0;
   for (const [index, line] of lines.entries()) {

@@ -5,7 +5,7 @@
  * @module
  */
 
-import { instancePathsFromEnv } from "../../shared/instance.ts";
+import { type InstancePaths, instancePathsFromEnv } from "../../shared/instance.ts";
 import { VERSION } from "../../shared/version.ts";
 import { AlreadyRunning } from "../endpoint/mod.ts";
 import { ADMIN_COMMANDS } from "../privilege/mod.ts";
@@ -19,7 +19,7 @@ import { runPaths } from "./paths_command.ts";
 import { isPersonCommand, runPersonCommand } from "./person_command.ts";
 import { runPolicy } from "./policy_command.ts";
 import { runService } from "./service_command.ts";
-import { runStatus } from "./status_command.ts";
+import { otherInstanceMessage, runStatus } from "./status_command.ts";
 
 const USAGE = `Usage: ghostlight [--instance NAME] <command>
 
@@ -37,6 +37,9 @@ Commands:
   resume [N]                     let agent N, or every agent, carry on
   take-over [N]                  pause agent N (or the last one to act); bring its tab forward
   stop [N]                       stop agent N, or every agent: end its workspace, free its tabs
+                                 (not the service: Ctrl-C where it runs in the foreground; one
+                                 a client started exits by itself after 30 s with no connector,
+                                 browser or work)
   audit verify [FILE]            check the audit's hash chain; exit 1 names the first bad line
   audit tail [-n N] [--json]     the latest audit records
   policy explain [FILE] [--host HOST] [--client NAME]
@@ -88,6 +91,7 @@ export async function runCli(
   role: CliRole = "service",
 ): Promise<number> {
   const args = [...argv];
+  let named: InstancePaths | undefined;
   try {
     if (takeFlag(args, "--help") || takeFlag(args, "-h")) {
       console.log(USAGE);
@@ -97,6 +101,7 @@ export async function runCli(
     const command = args.shift();
     checkRole(role, command);
     const paths = instancePathsFromEnv(instance ?? settings.instance);
+    if (instance !== undefined) named = paths;
     switch (command) {
       case "service":
         return await runService(paths, settings, args);
@@ -151,6 +156,11 @@ export async function runCli(
   } catch (error) {
     if (error instanceof UsageError) {
       console.error(`ghostlight: ${error.message}\n\n${USAGE}`);
+      return 2;
+    }
+    if (error instanceof Deno.errors.NotCapable && named !== undefined) {
+      // An installed launcher's permissions name its own instance's folders only.
+      console.error(otherInstanceMessage(named));
       return 2;
     }
     if (error instanceof AlreadyRunning) {

@@ -27,3 +27,16 @@ Deno.test("the service's entry runs no admin command; the installer's runs nothi
     assertEquals(refused.said.includes("this entry runs only install"), true, refused.said);
   }
 });
+
+Deno.test({
+  name: "a command that may not reach the instance's sockets says so, not 'not running'",
+  permissions: { env: true, read: false, write: false, net: false },
+  fn: async () => {
+    for (const command of [["status"], ["hold"], ["stop"], ["browser", "launch", "--headless"]]) {
+      const refused = await run(["--instance", "other", ...command], "service");
+      assertEquals(refused.code, 2, refused.said);
+      assertEquals(refused.said.includes("run ghostlight-other"), true, refused.said);
+      assertEquals(refused.said.includes("not running"), false, refused.said);
+    }
+  },
+});

@@ -10,8 +10,9 @@ const HEADER = `// Ghostlight policy. Comments and trailing commas are allowed.
 // in force ('ghostlight status' says what is wrong). 'ghostlight policy explain' says what a
 // policy allows, in words.
 //
-// Capabilities: "read" (look at pages), "action" (click, type, keys, navigate-like effects),
-// "write" (fill forms, upload), "execute" (run JavaScript in the page).
+// Capabilities: "read" (look at pages; also what navigate needs, of the page it opens),
+// "action" (click, type, keys, navigate-like effects), "write" (fill forms, upload),
+// "execute" (run JavaScript in the page).
 // Hosts: "example.com" (exactly), "*.example.com" (its subdomains), "*" (any page).
 // Clients: an MCP client's name, as 'ghostlight status' shows it, or "*".
 // A deny always wins over an allow. Sacred sites (banks, sign-in pages) are never touched,

@@ -314,6 +314,15 @@ async function checkClients(context: Context): Promise<Finding[]> {
       break;
     }
   }
+  if (findings.length === 0) {
+    findings.push(
+      note(
+        "client",
+        `no MCP client has Ghostlight; give yours the local server command ${launcher} (no arguments), ` +
+          `or name one: ${context.cli} install --client ID (${ClientId.options.join(", ")})`,
+      ),
+    );
+  }
   return findings;
 }
 
@@ -494,7 +503,25 @@ async function reachService(
   context: Context,
 ): Promise<{ status: Status | null; stop: () => Promise<void>; findings: Finding[] }> {
   const { paths } = context;
-  const running = await fetchStatus(paths.controlSocket).catch(() => null);
+  const running = await fetchStatus(paths.controlSocket).catch((error) => {
+    if (error instanceof Deno.errors.NotCapable) return "out of reach" as const;
+    return null;
+  });
+  if (running === "out of reach") {
+    // An installed launcher's permissions name its own instance's sockets only.
+    return {
+      status: null,
+      stop: async () => {},
+      findings: [
+        problem(
+          "service",
+          "this launcher may reach only its own instance's service, not that of " +
+            (paths.instance === null ? "the default instance" : `instance '${paths.instance}'`),
+          `run '${context.cli} doctor', that instance's own launcher`,
+        ),
+      ],
+    };
+  }
   if (running) {
     return {
       status: running,

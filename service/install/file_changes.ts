@@ -50,6 +50,8 @@ export class FileChanges {
   readonly changes: Change[] = [];
   #dry: boolean;
   #posix = Deno.build.os !== "windows";
+  /** The folders a dry run would have made, so each is listed once (they are never made). */
+  #madeDry = new Set<string>();
 
   constructor(options: { dryRun: boolean }) {
     this.#dry = options.dryRun;
@@ -58,13 +60,18 @@ export class FileChanges {
   /** Makes `path` and its missing parents; returns the folders it made, outermost first. */
   async ensureDir(path: string, mode = 0o755): Promise<string[]> {
     const missing: string[] = [];
-    for (let dir = path; (await lstat(dir)) === null; dir = parentOf(dir)) {
+    for (
+      let dir = path;
+      !this.#madeDry.has(dir) && (await lstat(dir)) === null;
+      dir = parentOf(dir)
+    ) {
       missing.unshift(dir);
       if (parentOf(dir) === dir) break;
     }
     for (const dir of missing) {
       this.changes.push({ action: "mkdir", path: dir });
-      if (!this.#dry) await Deno.mkdir(dir, { mode });
+      if (this.#dry) this.#madeDry.add(dir);
+      else await Deno.mkdir(dir, { mode });
     }
     return missing;
   }

@@ -7,11 +7,14 @@ Deno.test("a dry run lists changes and makes none; a write that changes nothing 
     const dry = new FileChanges({ dryRun: true });
     await dry.ensureDir(`${dir}/a/b`);
     await dry.writeFile(`${dir}/a/b/f`, "x", 0o644);
+    await dry.ensureDir(`${dir}/a/b`);
+    await dry.ensureDir(`${dir}/a/c`);
     assertEquals(dry.changes.map((c) => [c.action, c.path.slice(dir.length)]), [
       ["mkdir", "/a"],
       ["mkdir", "/a/b"],
       ["create", "/a/b/f"],
-    ]);
+      ["mkdir", "/a/c"],
+    ], "each folder a dry run would make is listed once");
     assertEquals(await readText(`${dir}/a/b/f`), null);
 
     const real = new FileChanges({ dryRun: false });

@@ -140,10 +140,11 @@ class InstallRun {
     text: string,
     mode: number,
     options: { whole?: boolean } = {},
-  ): Promise<void> {
+  ): Promise<boolean> {
     await this.backupOnce(path);
-    await this.fs.writeFile(path, text, mode, options);
+    const written = await this.fs.writeFile(path, text, mode, options);
     this.files.push({ path, sha256: await sha256(text) });
+    return written;
   }
 
   /**
@@ -256,7 +257,7 @@ async function registerBrowsers(
   for (const id of chosen) {
     const registration = hostRegistration(run, id);
     await run.ensureDir(parentOf(registration.manifestPath));
-    await run.writeOwned(registration.manifestPath, manifest, 0o644);
+    const written = await run.writeOwned(registration.manifestPath, manifest, 0o644);
     browsers.push({ browser: id, manifest: registration.manifestPath });
     if (registration.kind === "registry") {
       if (!(await setRegistry(run, options, registration.value, id))) continue;
@@ -265,7 +266,7 @@ async function registerBrowsers(
     run.outcomes.push({
       target: id,
       path: registration.manifestPath,
-      status: "added",
+      status: written || registration.kind === "registry" ? "added" : "present",
       detail: `${BROWSERS[id].name} can start the browser connector (${layout.nativeHostName})`,
     });
   }
@@ -403,15 +404,16 @@ async function installAutostart(run: InstallRun, options: InstallOptions): Promi
     const set = await setRegistry(run, options, plan.value, "autostart");
     return { registry: set ? [plan.value] : [], startNow: plan.startNow };
   }
+  let written = false;
   for (const file of [plan.file, plan.enable]) {
     if (file === null) continue;
     await run.ensureDir(parentOf(file.path));
-    await run.writeOwned(file.path, file.text, 0o644);
+    if (await run.writeOwned(file.path, file.text, 0o644)) written = true;
   }
   run.outcomes.push({
     target: "autostart",
     path: plan.file.path,
-    status: "added",
+    status: written ? "added" : "present",
     detail: "the service starts at login",
   });
   return { registry: [], startNow: plan.startNow };
@@ -439,15 +441,24 @@ function nextSteps(
 ): string[] {
   const steps: string[] = [];
   if (browsers.length === 0) {
+    const cli = cliName(layout);
     steps.push(
-      "No Chromium-family browser was found; install one, or name it: " +
-        `${cliName(layout)} install --browser chromium (or chrome, edge, brave).`,
+      "No Chromium-family browser's profile folder was found (a browser makes one the first " +
+        `time it runs, e.g. ${browserDataDir(host, "chromium")}); start yours once and install ` +
+        `again, or name it: ${cli} install --browser chromium (or chrome, edge, brave).`,
     );
   }
   steps.push(browserStep(layout, browsers));
   const clients = outcomes.filter((o) => o.status === "added" && o.target in CLIENTS)
     .map((o) => CLIENTS[o.target as ClientId].name);
   if (clients.length > 0) steps.push(`Restart ${clients.join(", ")} to load the new server.`);
+  if (!outcomes.some((o) => o.target in CLIENTS)) {
+    steps.push(
+      "No MCP client was found to register with; give yours the local server command " +
+        `${layout.launchers["mcp-connector"]} (no arguments), or name one: ${cliName(layout)} ` +
+        `install --client ID (${ClientId.options.join(", ")}).`,
+    );
+  }
   if (startNow) steps.push(`The service starts at your next login; to start it now: ${startNow}`);
   const path = (host.env("PATH") ?? "").split(host.platform === "windows" ? ";" : ":");
   if (!path.includes(layout.binDir)) {

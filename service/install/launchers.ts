@@ -17,6 +17,7 @@
 
 import { type Executable, EXECUTABLES } from "../../shared/executables.ts";
 import {
+  ADMIN_COMMANDS,
   cliScript,
   entryScript,
   rowOf,
@@ -140,10 +141,13 @@ function windowsLauncher(placed: Placed, plan: StartPlan, executable: Executable
   if (executable !== "service") {
     return windowsScript(plan, title, [windowsRun(placed, plan, executable)]);
   }
+  // The same routes as the POSIX launcher (cliScript): the admin commands as the installer,
+  // doctor with its sockets, browser launch as the service allowed to run Chromium.
   return windowsScript(plan, title, [
-    'if /i "%~1"=="install" goto installer',
-    'if /i "%~1"=="uninstall" goto installer',
+    ...ADMIN_COMMANDS.filter((command) => command !== "doctor")
+      .map((command) => `if /i "%~1"=="${command}" goto installer`),
     'if /i "%~1"=="doctor" goto doctor',
+    'if /i "%~1"=="browser" goto browser',
     windowsRun(placed, plan, "service"),
     "exit /b %errorlevel%",
     ":installer",
@@ -151,6 +155,9 @@ function windowsLauncher(placed: Placed, plan: StartPlan, executable: Executable
     "exit /b %errorlevel%",
     ":doctor",
     windowsRun(placed, plan, "installer", { doctor: true }),
+    "exit /b %errorlevel%",
+    ":browser",
+    windowsRun(placed, plan, "service", { browserLaunch: true }),
   ]);
 }
 

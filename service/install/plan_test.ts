@@ -187,7 +187,7 @@ Deno.test("launchers come from the start plan: pinned paths, each start's set an
     "GHOSTLIGHT_INSTANCE='work'; export GHOSTLIGHT_INSTANCE",
   ]);
   const after = (label: string) => lines[lines.indexOf(label) + 1];
-  const run = `exec '${prefix}/runtime/deno' 'run' '-q'`;
+  const run = `exec '${prefix}/runtime/deno' 'run' '-q' '--no-prompt'`;
   // doctor: the installer, reaching the sockets and the service entry, writing nothing else.
   assertMatch(after("  doctor)"), new RegExp(`^ {4}${run} '-P=installer' `));
   assertMatch(after("  doctor)"), new RegExp(`'--allow-run=${prefix}/service-entry' `));
@@ -226,6 +226,18 @@ Deno.test("launchers come from the start plan: pinned paths, each start's set an
         `'/home/u/.local/share/ghostlight/service-entry' "\\$@"\n$`,
     ),
   );
+  const windows = layoutOf("windows", "work");
+  const cmd = launcherScript(windows, { mode: sources, executable: "service" }).split("\r\n");
+  const route = (command: string) => cmd.find((line) => line.includes(`"%~1"=="${command}"`));
+  for (const command of ["install", "uninstall", "audit", "policy"]) {
+    assertEquals(route(command), `if /i "%~1"=="${command}" goto installer`, command);
+  }
+  assertEquals(route("doctor"), 'if /i "%~1"=="doctor" goto doctor');
+  assertEquals(route("browser"), 'if /i "%~1"=="browser" goto browser');
+  const label = (name: string) => cmd[cmd.indexOf(name) + 1];
+  assertMatch(label(":installer"), /"-P=installer"/);
+  assertMatch(label(":browser"), /"-P=service" .*"--allow-run=/);
+
   const entry = serviceEntryScript({ host, layout: plain }, compiled);
   assertMatch(entry, new RegExp(`\n# ${LAUNCHER_MARK}\n`));
   assertMatch(

@@ -312,6 +312,9 @@ export function startCommand(
     args: [
       "run",
       "-q",
+      // A refusal is an error, never a question: in a terminal Deno would otherwise ask the
+      // person to widen the set (a compiled executable never asks).
+      "--no-prompt",
       `-P=${start}`,
       "--config",
       `${root}/deno.json`,

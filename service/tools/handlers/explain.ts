@@ -12,7 +12,7 @@ import { type StatelessHandler, success } from "../core/context.ts";
 /** What a capability lets an action do, for the reader of the directory. */
 const MEANING: Record<Capability, string> = {
   read: "observe the page",
-  action: "click, type, navigate",
+  action: "click, type, press keys (navigate itself needs only read of the page it opens)",
   write: "put data into the page",
   execute: "run page JavaScript",
 };
