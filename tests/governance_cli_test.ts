@@ -44,9 +44,14 @@ Deno.test("paths, policy init and explain, and the answers when nothing runs yet
     assertEquals(again.code, 1);
     assertMatch(again.stderr, /already exists; edit it, or move it away/);
     assertEquals(await Deno.readTextFile(paths.policyFile), written, "never overwritten");
-    const unknown = await ghostlight(testEnv, ["policy", "init", "--template", "lax"]);
-    assertEquals(unknown.code, 2);
-    assertMatch(unknown.stderr, /there is no template "lax"; the templates are: read-only/);
+    for (const name of ["lax", "constructor"]) {
+      const unknown = await ghostlight(testEnv, ["policy", "init", "--template", name]);
+      assertEquals(unknown.code, 2, unknown.stderr);
+      assertMatch(
+        unknown.stderr,
+        new RegExp(`there is no template "${name}"; the templates are: `),
+      );
+    }
 
     const explained = await ghostlight(testEnv, ["policy", "explain", "--host", "localhost"]);
     assertEquals(explained.code, 0, explained.stderr);

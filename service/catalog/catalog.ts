@@ -109,13 +109,12 @@ export class Catalog {
     const action = this.action(name, args);
     // An action the contract does not know (arguments are checked before this matters) needs
     // everything any of the tool's actions does: never less than it might.
-    const needed = new Set(
-      row.capability[action ?? "*"] ?? row.capability["*"] ??
-        Object.values(row.capability).flat(),
-    );
+    const own = (key: string) =>
+      Object.hasOwn(row.capability, key) ? row.capability[key] : undefined;
+    const needed = new Set(own(action ?? "*") ?? own("*") ?? Object.values(row.capability).flat());
     const properties = (row.inputSchema.properties ?? {}) as Record<string, unknown>;
     for (const [key, capabilities] of Object.entries(row.capability)) {
-      if (key !== "action" && key in properties && args[key] === true) {
+      if (key !== "action" && Object.hasOwn(properties, key) && args[key] === true) {
         for (const capability of capabilities) needed.add(capability);
       }
     }
@@ -132,7 +131,10 @@ export class Catalog {
     const problem = firstArgumentProblem(row.inputSchema, args);
     if (problem === null) return null;
     const text = TOOL_TEXT[name];
-    const example = (typeof args.action === "string" && text.actionExamples?.[args.action]) ||
+    const examples = text.actionExamples;
+    const action = typeof args.action === "string" ? args.action : undefined;
+    // Own names only: an action called "constructor" is in every object.
+    const example = (examples && action && Object.hasOwn(examples, action) && examples[action]) ||
       text.example;
     return `Invalid arguments for ${name}: ${problem}. A correct call looks like: ` +
       JSON.stringify(example);

@@ -45,6 +45,12 @@ Deno.test("an argument problem names the tool and shows a correct call", () => {
   assert(problem !== null);
   assertMatch(problem, /^Invalid arguments for navigate: .*A correct call looks like: \{/);
   assertEquals(catalog.argumentProblem("computer", {}), "unknown tool computer");
+  // An action named like a property of every object still gets the tool's own example.
+  const full = new Catalog([{ name: "computer" }]);
+  for (const action of ["constructor", "toString", "left_clik"]) {
+    const wrong = full.argumentProblem("computer", { action, tabId: 1 });
+    assertMatch(wrong ?? "", /A correct call looks like: \{"action":/, action);
+  }
 });
 
 Deno.test("a call's capabilities come from its action's row of the contract", () => {

@@ -149,9 +149,10 @@ function checkObject(schema: Schema, value: Record<string, unknown>, path: strin
   const properties = (schema.properties ?? {}) as Record<string, Schema>;
   const prefix = path === "" ? "" : `${path}.`;
   const known = Object.keys(properties);
-  const unknown = Object.keys(value).filter((name) => !(name in properties));
+  // Own names only, on both sides: "constructor" is in every object.
+  const unknown = Object.keys(value).filter((name) => !Object.hasOwn(properties, name));
   for (const name of (schema.required ?? []) as string[]) {
-    if (!(name in value) || value[name] === undefined) {
+    if (!Object.hasOwn(value, name) || value[name] === undefined) {
       const expected = properties[name]?.type;
       const shown = Array.isArray(expected) ? expected.join(" or ") : expected ?? "a value";
       const lookalike = unknown.find((other) => meant(other, known) === name);
@@ -166,7 +167,7 @@ function checkObject(schema: Schema, value: Record<string, unknown>, path: strin
     return `${describeField(path)} must have at least ${schema.minProperties} entries`;
   }
   for (const [name, item] of Object.entries(value)) {
-    const propertySchema = properties[name];
+    const propertySchema = Object.hasOwn(properties, name) ? properties[name] : undefined;
     if (propertySchema) {
       const problem = check(propertySchema, item, `${prefix}${name}`);
       if (problem) return problem;

@@ -86,3 +86,18 @@ Deno.test("dialog's text goes with respond only, and the problem names the condi
     /"text" must not be given unless "action" is "respond"/,
   );
 });
+
+Deno.test("a parameter named like a property of every object is not a parameter", () => {
+  for (const name of ["constructor", "toString", "hasOwnProperty"]) {
+    assertMatch(
+      catalog.argumentProblem("navigate", { url: "example.com", tabId: 1, [name]: 1 }) ?? "",
+      new RegExp(`"${name}" is not a parameter here \\(known: url, tabId, force\\)`),
+      name,
+    );
+  }
+  // Nor does an action so named stand for one of the tool's rows: it needs every capability.
+  assertEquals(
+    new Set(catalog.capabilities("computer", { action: "constructor" })),
+    new Set(catalog.capabilities("computer", { action: "no_such_action" })),
+  );
+});

@@ -22,7 +22,8 @@ const OPS: Record<string, Exclude<PersonRequest["op"], "state">> = {
 
 /** Whether `command` is one of the person's controls. */
 export function isPersonCommand(command: string): boolean {
-  return command in OPS;
+  // Own names only: "constructor" is in every object.
+  return Object.hasOwn(OPS, command);
 }
 
 /**

@@ -152,7 +152,8 @@ async function simulate(args: string[]): Promise<number> {
 async function init(paths: InstancePaths, args: string[]): Promise<number> {
   const name = takeOption(args, "--template") ?? DEFAULT_TEMPLATE;
   noMore(args);
-  const template = TEMPLATES[name];
+  // Own names only: "constructor" is in every object.
+  const template = Object.hasOwn(TEMPLATES, name) ? TEMPLATES[name] : undefined;
   if (!template) {
     throw new UsageError(
       `there is no template ${JSON.stringify(name)}; the templates are: ${

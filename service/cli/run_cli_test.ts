@@ -28,6 +28,14 @@ Deno.test("the service's entry runs no admin command; the installer's runs nothi
   }
 });
 
+Deno.test("a command named like a property of every object is unknown, not a person's control", async () => {
+  for (const command of ["constructor", "toString", "__proto__"]) {
+    const refused = await run(["--instance", "nowhere", command], "service");
+    assertEquals(refused.code, 2, refused.said);
+    assertEquals(refused.said.includes(`unknown command "${command}"`), true, refused.said);
+  }
+});
+
 Deno.test({
   name: "a command that may not reach the instance's sockets says so, not 'not running'",
   permissions: { env: true, read: false, write: false, net: false },
