@@ -105,9 +105,11 @@ export function uploadFiles(args: Record<string, unknown>, tabId: number): PageF
     }
     const { bytes, type } = decodeData(file.data, `files[${i}].data`, tabId);
     const extension = name.includes(".") ? name.split(".").pop()!.toLowerCase() : "";
+    // Own names only: "constructor" is in every object.
+    const guessed = Object.hasOwn(TYPES, extension) ? TYPES[extension] : undefined;
     return {
       name,
-      type: file.mimeType?.trim() || type || TYPES[extension] || "application/octet-stream",
+      type: file.mimeType?.trim() || type || guessed || "application/octet-stream",
       bytes,
     };
   });

@@ -108,6 +108,11 @@ const PUNCTUATION_CODES: Record<string, [string, number]> = {
   "]": ["BracketRight", 221],
 };
 
+/** `table`'s own entry for `name`: "constructor" and "__proto__" are in every object. */
+function own<T>(table: Record<string, T>, name: string): T | undefined {
+  return Object.hasOwn(table, name) ? table[name] : undefined;
+}
+
 /** The key that types one character (US layout where it has one). */
 export function keyForCharacter(char: string): KeyDefinition {
   if (char === "\n" || char === "\r") return NAMED_KEYS.enter;
@@ -120,7 +125,7 @@ export function keyForCharacter(char: string): KeyDefinition {
   if (/^[0-9]$/.test(char)) {
     return { key: char, code: `Digit${char}`, keyCode: char.charCodeAt(0), text: char };
   }
-  const punctuation = PUNCTUATION_CODES[char];
+  const punctuation = own(PUNCTUATION_CODES, char);
   if (punctuation) return { key: char, code: punctuation[0], keyCode: punctuation[1], text: char };
   return { key: char, code: "", keyCode: 0, text: char };
 }
@@ -132,7 +137,7 @@ export interface Chord {
 }
 
 function keyByName(name: string, whole: string): KeyDefinition {
-  const named = NAMED_KEYS[name.toLowerCase()];
+  const named = own(NAMED_KEYS, name.toLowerCase());
   if (named) return named;
   if ([...name].length === 1) return keyForCharacter(name);
   throw new ToolError(
@@ -161,12 +166,12 @@ export function parseChords(text: string): Chord[] {
       : chord.split("+");
     const modifiers: Modifier[] = [];
     for (const part of parts.slice(0, -1)) {
-      const modifier = MODIFIER_NAMES[part.toLowerCase()];
+      const modifier = own(MODIFIER_NAMES, part.toLowerCase());
       if (!modifier) throw unknownModifier(part, chord);
       modifiers.push(modifier);
     }
     const last = parts.at(-1)!;
-    const lone = MODIFIER_NAMES[last.toLowerCase()];
+    const lone = own(MODIFIER_NAMES, last.toLowerCase());
     if (lone) return { modifiers: [...modifiers, lone], key: null };
     const key = keyByName(last, chord);
     return { modifiers, key };
@@ -186,7 +191,7 @@ export function parseModifiers(text: string | undefined): number {
   if (text === undefined || text.trim() === "") return 0;
   let mask = 0;
   for (const part of text.split(/[+\s]+/).filter((p) => p !== "")) {
-    const modifier = MODIFIER_NAMES[part.toLowerCase()];
+    const modifier = own(MODIFIER_NAMES, part.toLowerCase());
     if (!modifier) {
       throw new ToolError(
         "tool_failure",
@@ -250,7 +255,7 @@ function editCommand(chord: Chord): string | undefined {
   if (others.length === chord.modifiers.length || others.some((m) => m !== "shift")) {
     return undefined;
   }
-  return EDIT_COMMANDS[others.length ? `shift+${key}` : key];
+  return own(EDIT_COMMANDS, others.length ? `shift+${key}` : key);
 }
 
 /**

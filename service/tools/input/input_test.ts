@@ -62,6 +62,15 @@ Deno.test("unknown keys and modifiers are refused by name", () => {
   assertMatch(refusal(() => parseModifiers("ctrl+hyper")), /"hyper" is not a modifier/);
 });
 
+Deno.test("key and modifier names like properties of every object are refused, not pressed", () => {
+  for (const name of ["constructor", "toString", "__proto__", "valueOf"]) {
+    assertMatch(refusal(() => parseChords(name)), /unknown key name/, name);
+    assertMatch(refusal(() => parseChords(`${name}+a`)), /is not a modifier/, name);
+    assertMatch(refusal(() => parseChords(`ctrl+${name}`)), /unknown key name/, name);
+    assertMatch(refusal(() => parseModifiers(name)), /is not a modifier/, name);
+  }
+});
+
 Deno.test("modifier masks follow CDP's bits", () => {
   assertEquals(parseModifiers(undefined), 0);
   assertEquals(parseModifiers("alt"), 1);
