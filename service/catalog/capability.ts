@@ -20,7 +20,9 @@ function rowOf(name: string): ContractRow | undefined {
 export function capabilitiesFor(name: string, args: Record<string, unknown>): Capability[] {
   const capability = rowOf(name)?.capability ?? {};
   const action = typeof args.action === "string" ? args.action : undefined;
-  let needed = (action !== undefined && capability[action]) || capability["*"] || [];
+  // Own names only: an action called "constructor" is in every object.
+  const own = (key: string) => Object.hasOwn(capability, key) ? capability[key] : undefined;
+  let needed = (action !== undefined && own(action)) || own("*") || [];
   if (name === "form_fill" && args.submit === true) needed = capability.submit ?? needed;
   if (name === "act_on") {
     const target = (args.target ?? {}) as Record<string, unknown>;

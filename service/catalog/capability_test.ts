@@ -37,3 +37,13 @@ Deno.test("a tool's actions are listed in the contract's order", () => {
   ]);
   assertEquals(actionsOf("wait_for"), [{ action: "*", needs: ["read"] }]);
 });
+
+Deno.test("an action named like a property of every object is an unknown action", () => {
+  for (const action of ["constructor", "toString", "__proto__"]) {
+    assertEquals(
+      capabilitiesFor("computer", { action }),
+      capabilitiesFor("computer", { action: "no_such_action" }),
+      action,
+    );
+  }
+});
