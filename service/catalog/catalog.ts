@@ -93,7 +93,7 @@ export class Catalog {
    */
   action(name: string, args: Record<string, unknown>): string | null {
     const row = CONTRACT.find((candidate) => candidate.name === name);
-    return row && typeof args.action === "string" && args.action in row.capability
+    return row && typeof args.action === "string" && Object.hasOwn(row.capability, args.action)
       ? args.action
       : null;
   }

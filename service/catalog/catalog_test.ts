@@ -65,6 +65,10 @@ Deno.test("a call's capabilities come from its action's row of the contract", ()
     "execute",
   ]);
   assertEquals(catalog.action("javascript_tool", { action: "javascript_exec" }), null);
+  // An action the contract does not have is none, even one every object has (audit, notes).
+  for (const action of ["constructor", "toString", "no_such_action"]) {
+    assertEquals(catalog.action("computer", { action }), null, action);
+  }
   assertEquals(catalog.capabilities("form_fill", { fields: [] }), ["read", "write"]);
   assertEquals(catalog.capabilities("form_fill", { submit: true }), ["read", "write", "action"]);
   assertEquals(catalog.capabilities("tabs_create_mcp", {}), []);
