@@ -56,7 +56,8 @@ export function resolveReference(reference: string, results: StepResult[], curre
   let walked = `$${step}`;
   for (const [index, segment] of segments(path).entries()) {
     const here = value as Record<string, unknown> | unknown[] | null;
-    const next = here !== null && typeof here === "object"
+    // Own keys only: "constructor" and "__proto__" are in every object, not in a result.
+    const next = here !== null && typeof here === "object" && Object.hasOwn(here, segment)
       ? (here as Record<string, unknown>)[segment]
       : undefined;
     if (next === undefined && index === 0 && segment === "text") value = result.text;

@@ -63,6 +63,15 @@ Deno.test("a reference to a later, failed or missing value says why", async () =
     resolving({ v: "$1.value" }, 2),
     /\$1 has no "value" \(it has keys result, tabId\)/,
   );
+  // Names every object (or array) has are not in a result: no Object or toString slips through.
+  for (const path of ["constructor", "__proto__", "toString", "matches.constructor"]) {
+    const step = path.startsWith("matches") ? 2 : 1;
+    await assertRejects(
+      resolving({ v: `$${step}.${path}` }, 3),
+      new RegExp(`has no "${path.split(".").pop()}`),
+    );
+  }
+  assertEquals(resolveReferences({ v: "$2.matches.length" }, RESULTS, 3), { v: 2 });
 });
 
 Deno.test("the fields holding references are found and left out for a check", () => {
