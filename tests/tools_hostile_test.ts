@@ -153,3 +153,21 @@ Deno.test("the tools hold up against a hostile page", async (t) => {
     await s.close();
   }
 });
+
+Deno.test("arguments nested thousands deep are refused, and the workspace goes on", async () => {
+  const s = await startSession();
+  try {
+    const tabId = await s.firstTab();
+    // 3,000 arrays: 6 KB of JSON that overflowed the audit's hashing of the arguments, which
+    // left the call unanswered and the workspace's lane held for good.
+    let deep: unknown = 1;
+    for (let i = 0; i < 3000; i++) deep = [deep];
+    const steps = [{ tool: "find", args: { query: "x", tabId, deep } }];
+    const refused = await s.fail("script", { tabId, dry_run: true, steps });
+    assertMatch(refused, /nest deeper than \d+ levels/);
+    const listed = await s.ok("tabs_context_mcp", {});
+    assert((listed.structuredContent?.tabs as unknown[]).length >= 1, "the workspace has its tab");
+  } finally {
+    await s.close();
+  }
+});

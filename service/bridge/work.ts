@@ -28,6 +28,24 @@ import { type Refusal, type Session, type SessionDeps, STOPPED_BY_PERSON } from 
 
 /** How many works one connector may have running at once. */
 export const MAX_ACTIVE_WORKS = 16;
+/**
+ * How deep a call's arguments may nest. The deepest call the tools take (a script step's
+ * arguments) is a handful of levels; a few thousand overflow the stack of every walk over them
+ * (the audit's hashing, the script's references), so they are refused at the door.
+ */
+export const MAX_ARGUMENT_DEPTH = 64;
+
+/** Whether `value` nests objects or arrays deeper than `max` levels; walks without recursing. */
+export function nestsDeeperThan(value: unknown, max: number): boolean {
+  const pending: [unknown, number][] = [[value, 0]];
+  while (pending.length > 0) {
+    const [item, depth] = pending.pop()!;
+    if (item === null || typeof item !== "object") continue;
+    if (depth >= max) return true;
+    for (const inner of Object.values(item)) pending.push([inner, depth + 1]);
+  }
+  return false;
+}
 
 type StartMessage = Extract<ConnectorMessage, { type: "start" }>;
 
@@ -102,6 +120,13 @@ function admitWork(session: Session, message: StartMessage): AdmittedWork | null
       kind: "unknown_tool",
       message: `There is no tool named ${JSON.stringify(message.tool)}.`,
       next_step: "List the tools again and use one of those names.",
+    });
+  }
+  if (nestsDeeperThan(message.arguments, MAX_ARGUMENT_DEPTH)) {
+    return refuse({
+      kind: "invalid_request",
+      message: `The arguments nest deeper than ${MAX_ARGUMENT_DEPTH} levels; no tool takes that.`,
+      next_step: "Fix the arguments and call again.",
     });
   }
   if (session.works.size >= MAX_ACTIVE_WORKS) {
