@@ -5,7 +5,7 @@
  * @module
  */
 
-import { parse, type ParseError, printParseErrorCode } from "jsonc-parser";
+import { parse, type ParseError, printParseErrorCode, visit } from "jsonc-parser";
 import { z } from "zod";
 import { Capability } from "../catalog/mod.ts";
 import { HostPattern } from "./hosts.ts";
@@ -52,10 +52,21 @@ export interface PolicyLayer extends PolicyFile {
 export type ReadPolicy = { policy: PolicyLayer } | { error: string };
 
 /** Reads the text of the policy file at `source` (a path, for messages). */
-export function readPolicyText(text: string, source: string): ReadPolicy {
+export function readPolicyText(file: string, source: string): ReadPolicy {
+  // Editors that save "UTF-8 with BOM" start the file with U+FEFF, which is no JSON.
+  const text = file.startsWith("\uFEFF") ? file.slice(1) : file;
   if (text.trim() === "") return { error: `${source} is empty; an empty policy is not a policy` };
   const errors: ParseError[] = [];
-  const raw = parse(text, errors, { allowTrailingComma: true, disallowComments: false });
+  let raw: unknown;
+  try {
+    raw = parse(text, errors, { allowTrailingComma: true, disallowComments: false });
+    const twice = errors.length === 0 ? keyGivenTwice(text) : null;
+    if (twice) return { error: `${source} is not a valid policy: ${twice}` };
+  } catch (error) {
+    // The parser recurses: thousands of brackets overflow its stack.
+    if (!(error instanceof RangeError)) throw error;
+    return { error: `${source} is not a valid policy: it nests too deeply` };
+  }
   if (errors.length > 0) {
     const first = errors[0];
     const { line, column } = lineAndColumn(text, first.offset);
@@ -72,6 +83,29 @@ export function readPolicyText(text: string, source: string): ReadPolicy {
     return { error: `${source} is not a valid policy${where}: ${issue.message}` };
   }
   return { policy: { ...parsed.data, source } };
+}
+
+/**
+ * The first key an object of `text` gives twice, in words, or null. JSON lets the later one win
+ * silently: a "deny" above an "allow" of the same key would read as a deny and act as an allow.
+ */
+function keyGivenTwice(text: string): string | null {
+  const open: Set<string>[] = [];
+  let found: string | null = null;
+  visit(text, {
+    onObjectBegin: () => void open.push(new Set()),
+    onObjectEnd: () => void open.pop(),
+    onObjectProperty: (property, _offset, _length, line) => {
+      const keys = open.at(-1)!;
+      if (keys.has(property) && found === null) {
+        found = `${JSON.stringify(property)} is given twice in one object (again at line ${
+          line + 1
+        }); say it once`;
+      }
+      keys.add(property);
+    },
+  }, { allowTrailingComma: true, disallowComments: false });
+  return found;
 }
 
 /** The 1-based line and column of a character offset. */

@@ -107,3 +107,31 @@ Deno.test("every policy init template is a valid policy as written", () => {
   }
   assert(DEFAULT_TEMPLATE in TEMPLATES);
 });
+
+Deno.test("odd but possible files: a BOM is read past, deep nesting is a reason, not a throw", () => {
+  // Editors that save "UTF-8 with BOM" put U+FEFF first; the file is still the person's policy.
+  const read = readPolicyText(`\uFEFF{ "default": "deny" }`, "policy.jsonc");
+  assert("policy" in read, JSON.stringify(read));
+  assertEquals(read.policy.default, "deny");
+  const deep = `{ "default": "deny", "grants": ${"[".repeat(100_000)}${"]".repeat(100_000)} }`;
+  assertMatch(errorOf(deep), /nest/);
+});
+
+Deno.test("a key given twice is refused: the later one would silently win", () => {
+  assertMatch(
+    errorOf(`{ "default": "deny",\n  "grants": [],\n  "default": "allow" }`),
+    /"default" is given twice .*line 3/,
+  );
+  assertMatch(
+    errorOf(`{ "default": "deny", "grants": [{ "hosts": ["a.test"], "allow": ["read"],
+      "allow": ["execute"] }] }`),
+    /"allow" is given twice/,
+  );
+  // The same key in different objects is no duplicate.
+  const read = readPolicyText(
+    `{ "default": "deny", "grants": [{ "hosts": ["a.test"], "allow": ["read"] },
+      { "hosts": ["b.test"], "allow": ["read"] }] }`,
+    "policy.jsonc",
+  );
+  assert("policy" in read, JSON.stringify(read));
+});
