@@ -76,3 +76,17 @@ Deno.test("a word that names a property of every object is an ordinary word", ()
   assertEquals(ranker(nodes)("Constructor")[0]?.node.ref, "ref_9", "a form's label too");
   assertEquals(roleWords("constructor link"), "link");
 });
+
+Deno.test("a query's words past the first 32 are not scored: a huge query costs no more", () => {
+  // Scoring is query words × nodes × their words, on the service's one thread: a 700 KB query
+  // held every other client (and the person's controls) for seconds per call.
+  const nodes: OutlineNode[] = Array.from({ length: 200 }, (_, i) => ({
+    ref: `ref_${i}`,
+    depth: 1,
+    role: "button",
+    name: `Save draft ${i} of the harbour notes`,
+  }));
+  const head = "save draft 7 harbour " + Array.from({ length: 28 }, (_, i) => `x${i}`).join(" ");
+  const tail = Array.from({ length: 200_000 }, (_, i) => `w${i}`).join(" ");
+  assertEquals(rank(nodes, `${head} ${tail}`), rank(nodes, head));
+});
