@@ -9,7 +9,7 @@
  */
 
 import { CatalogCache } from "./catalog_cache.ts";
-import { type CallRestriction, MAX_HANDLE, type ToolDescriptor } from "../shared/bridge.ts";
+import { CallRestriction, MAX_HANDLE, type ToolDescriptor } from "../shared/bridge.ts";
 import { INSTRUCTIONS } from "./instructions.ts";
 import {
   type CallBook,
@@ -145,15 +145,18 @@ export function readEnvelope(
  */
 function readRestriction(raw: unknown): CallRestriction | undefined {
   if (raw === undefined) return undefined;
-  const list = (value: unknown) =>
-    value === undefined ||
-    (Array.isArray(value) && value.length <= 64 &&
-      value.every((item) => typeof item === "string" && item.length <= 300));
   const { capabilities, hosts, ...rest } = (typeof raw === "object" && raw !== null &&
       !Array.isArray(raw)
     ? raw
     : { invalid: true }) as Record<string, unknown>;
-  if (Object.keys(rest).length > 0 || !list(capabilities) || !list(hosts)) {
+  const restriction = {
+    source: `the call's _meta "${META.restriction}"`,
+    ...(capabilities === undefined ? {} : { capabilities: capabilities as string[] }),
+    ...(hosts === undefined ? {} : { hosts: hosts as string[] }),
+  };
+  // Checked by the bridge's own schema (how long a capability, how many): a restriction the
+  // service's schema refuses would end this connection's session, every call on it with it.
+  if (Object.keys(rest).length > 0 || !CallRestriction.safeParse(restriction).success) {
     throw new RpcError(
       ErrorCode.invalidParams,
       `params._meta["${META.restriction}"] must be an object with optional string lists ` +
@@ -161,11 +164,7 @@ function readRestriction(raw: unknown): CallRestriction | undefined {
         "*.example.com, *)",
     );
   }
-  return {
-    source: `the call's _meta "${META.restriction}"`,
-    ...(capabilities === undefined ? {} : { capabilities: capabilities as string[] }),
-    ...(hosts === undefined ? {} : { hosts: hosts as string[] }),
-  };
+  return restriction;
 }
 
 function stamp(server: ServerIdentity, result: Record<string, unknown>): Record<string, unknown> {

@@ -449,6 +449,19 @@ Deno.test("2026-07-28, core and switch transcripts", async (t) => {
         const malformed = JSON.parse(await restricted.next());
         assertEquals(malformed.error.code, -32602);
         assertMatch(malformed.error.message, /com\.ghostlight\/restriction/);
+        // Lists the bridge cannot carry (a 17-character capability, nine of them) are -32602
+        // too: passed on, the service took the message for a broken connector and closed it.
+        const long = restrict({ capabilities: ["read", "x".repeat(17)] });
+        await restricted.send(toolCall(4, "tabs_context_mcp", {}, long));
+        const tooLong = await restricted.next();
+        assertEquals(JSON.parse(tooLong).error?.code, -32602, tooLong);
+        const many = restrict({ capabilities: Array(9).fill("read") });
+        await restricted.send(toolCall(5, "tabs_context_mcp", {}, many));
+        const tooMany = await restricted.next();
+        assertEquals(JSON.parse(tooMany).error?.code, -32602, tooMany);
+        await restricted.send(toolCall(6, "tabs_context_mcp", {}, restrict({ hosts: ["*"] })));
+        const after = JSON.parse(await restricted.next());
+        assert(!after.result.isError, JSON.stringify(after));
         assertEquals((await restricted.close()).code, 0);
       },
     );
