@@ -7,11 +7,11 @@
  * @module
  */
 
-import type {
+import {
   CallRestriction,
-  ConnectorMessage,
-  Outcome,
-  ToolDescriptor,
+  type ConnectorMessage,
+  type Outcome,
+  type ToolDescriptor,
 } from "../shared/bridge.ts";
 import { ErrorCode, type RequestId, RpcError, type StdioPeer } from "./jsonrpc.ts";
 import {
@@ -42,11 +42,15 @@ export function connectorRestriction(settings: CallSettings): CallRestriction | 
     capabilities && "GHOSTLIGHT_RESTRICT_CAPABILITIES",
     hosts && "GHOSTLIGHT_RESTRICT_HOSTS",
   ].filter((name) => name);
-  return {
+  const restriction = {
     source: `this connector's ${names.join(" and ")}`,
     ...(capabilities ? { capabilities } : {}),
     ...(hosts ? { hosts } : {}),
   };
+  if (CallRestriction.safeParse(restriction).success) return restriction;
+  // More or longer entries than a start carries: the service would take the start for a broken
+  // connector and end the session. A capability no one has refuses every call, with the reason.
+  return { source: restriction.source, capabilities: ["(too many/long)"] };
 }
 
 /** What a revision asks the service to start. */

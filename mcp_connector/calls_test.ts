@@ -1,6 +1,7 @@
 import { resolveInstancePaths } from "../shared/instance.ts";
 import { assert, assertEquals } from "../tests/support/assert.ts";
-import { CallBook, MAX_OPEN_REQUESTS } from "./calls.ts";
+import { CallRestriction } from "../shared/bridge.ts";
+import { CallBook, connectorRestriction, MAX_OPEN_REQUESTS } from "./calls.ts";
 import { ErrorCode, RpcError, StdioPeer } from "./jsonrpc.ts";
 import { ServiceLink } from "./service_link.ts";
 
@@ -61,4 +62,30 @@ Deno.test("a request cancelled before its call starts never runs", async () => {
     }),
     null,
   );
+});
+
+Deno.test("an environment restriction the bridge cannot carry still travels, and refuses", () => {
+  const settings = (capabilities?: string[], hosts?: string[]) => ({
+    callDeadlineMs: 60_000,
+    progressIntervalMs: 5_000,
+    restrictCapabilities: capabilities,
+    restrictHosts: hosts,
+  });
+  // Passed on as written, the service took each call's start for a broken connector and ended
+  // the session. What travels instead is within the bridge's bounds and names no capability the
+  // service can read, so every call is refused with the reason, as for any unreadable value.
+  for (
+    const [capabilities, hosts] of [
+      [Array(9).fill("read"), undefined],
+      [["read", "write-everything-please"], undefined],
+      [undefined, Array.from({ length: 65 }, (_, i) => `h${i}.test`)],
+    ] as [string[] | undefined, string[] | undefined][]
+  ) {
+    const restriction = connectorRestriction(settings(capabilities, hosts));
+    assert(CallRestriction.safeParse(restriction).success, JSON.stringify(restriction));
+    assertEquals(restriction?.capabilities?.length, 1);
+    assert(!["read", "action", "write", "execute"].includes(restriction!.capabilities![0]));
+  }
+  // One the bridge carries travels as written.
+  assertEquals(connectorRestriction(settings(["read"], ["a.test"]))?.capabilities, ["read"]);
 });
