@@ -5,7 +5,7 @@ import { BrowserHub } from "../browser/mod.ts";
 import { DEFAULT_SCHEDULER_OPTIONS, Scheduler } from "../scheduler/mod.ts";
 import { MAX_ACTIVE_WORKS, serveSession, type SessionDeps } from "./mod.ts";
 import { harnessDeps } from "../../tests/support/bridge_harness.ts";
-import { pollUntil } from "../../tests/support/wait.ts";
+import { pollUntil, WAIT_MS, within } from "../../tests/support/wait.ts";
 
 /** One connector's session on a real bridge session, driven frame by frame. */
 function connect(deps: SessionDeps) {
@@ -174,5 +174,43 @@ Deno.test("a connector that goes away retires its queued works before dispatch; 
     "cancelled",
     "cancelled",
   ]);
+  deps.holds.close();
+});
+
+Deno.test("a work whose run throws is answered, and its workspace's lane is free again", async () => {
+  const { deps } = await governedDeps();
+  const agent = connect(deps);
+  agent.send({ type: "open_workspace", seq: 1000, label: "test" });
+  const opened = await agent.next();
+  assert(opened.type === "workspace_opened");
+  // Any fault inside the run (arguments nested thousands deep overflowed the audit's hashing):
+  // the first call's check throws.
+  const check = deps.catalog.argumentProblem.bind(deps.catalog);
+  let faults = 1;
+  deps.catalog.argumentProblem = (name, args) => {
+    if (faults-- > 0) throw new RangeError("Maximum call stack size exceeded");
+    return check(name, args);
+  };
+  const plan = (seq: number) =>
+    agent.send({
+      type: "start",
+      seq,
+      tool: "update_plan",
+      arguments: { domains: [], approach: ["look"] },
+      workspace: opened.workspace,
+      context: { client_name: "test", client_version: "1" },
+    });
+  plan(1);
+  assertEquals((await agent.next()).type, "started");
+  const faulted = await within(agent.next(), WAIT_MS, "the faulted call's answer");
+  assert(
+    faulted.type === "completed" && faulted.outcome.kind === "outcome_unknown",
+    JSON.stringify(faulted),
+  );
+  plan(2);
+  assertEquals((await agent.next()).type, "started");
+  const next = await within(agent.next(), WAIT_MS, "the next call's answer");
+  assert(next.type === "completed" && next.outcome.kind === "success", JSON.stringify(next));
+  await agent.end();
   deps.holds.close();
 });

@@ -224,13 +224,27 @@ async function dispatch(
     { tool: work.message.tool, args: work.message.arguments },
     context,
     workGate(session, work),
-  );
+  ).catch((error) => faultOutcome(error));
   const outcome = await Promise.race([handling, unsettled(settling.signal, deps.settlementMs)]);
   clearTimeout(settlementTimer);
   return {
     outcome: callerOutcome(deps, work, outcome),
     // Held until the handler really returns as well, even past the settlement window.
     release: () => void handling.finally(release),
+  };
+}
+
+/**
+ * The outcome of a run that threw where nothing should (a fault of the service's own): answered
+ * as unknown, since it may have reached the page, rather than never, with the lane held for good.
+ */
+function faultOutcome(error: unknown): Outcome {
+  const why = error instanceof Error ? error.message : String(error);
+  log("error", `a call failed inside the service: ${why}`);
+  return {
+    kind: "outcome_unknown",
+    message: `The call failed inside the Ghostlight service (${why}).`,
+    next_step: "It may or may not have happened: inspect the page before retrying.",
   };
 }
 
