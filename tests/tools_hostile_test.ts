@@ -164,7 +164,7 @@ Deno.test("arguments nested thousands deep are refused, and the workspace goes o
     for (let i = 0; i < 3000; i++) deep = [deep];
     const steps = [{ tool: "find", args: { query: "x", tabId, deep } }];
     const refused = await s.fail("script", { tabId, dry_run: true, steps });
-    assertMatch(refused, /nest deeper than \d+ levels/);
+    assertMatch(refused, /"steps" nests deeper than \d+ levels/);
     const listed = await s.ok("tabs_context_mcp", {});
     assert((listed.structuredContent?.tabs as unknown[]).length >= 1, "the workspace has its tab");
   } finally {

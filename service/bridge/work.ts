@@ -35,16 +35,21 @@ export const MAX_ACTIVE_WORKS = 16;
  */
 export const MAX_ARGUMENT_DEPTH = 64;
 
-/** Whether `value` nests objects or arrays deeper than `max` levels; walks without recursing. */
-export function nestsDeeperThan(value: unknown, max: number): boolean {
-  const pending: [unknown, number][] = [[value, 0]];
+/**
+ * The argument under which `args` nests objects or arrays deeper than `max` levels, or null;
+ * walks without recursing.
+ */
+export function tooDeep(args: Record<string, unknown>, max: number): string | null {
+  const pending: [unknown, number, string][] = Object.entries(args).map((
+    [name, value],
+  ) => [value, 1, name]);
   while (pending.length > 0) {
-    const [item, depth] = pending.pop()!;
+    const [item, depth, name] = pending.pop()!;
     if (item === null || typeof item !== "object") continue;
-    if (depth >= max) return true;
-    for (const inner of Object.values(item)) pending.push([inner, depth + 1]);
+    if (depth >= max) return name;
+    for (const inner of Object.values(item)) pending.push([inner, depth + 1, name]);
   }
-  return false;
+  return null;
 }
 
 type StartMessage = Extract<ConnectorMessage, { type: "start" }>;
@@ -122,10 +127,11 @@ function admitWork(session: Session, message: StartMessage): AdmittedWork | null
       next_step: "List the tools again and use one of those names.",
     });
   }
-  if (nestsDeeperThan(message.arguments, MAX_ARGUMENT_DEPTH)) {
+  const deep = tooDeep(message.arguments, MAX_ARGUMENT_DEPTH);
+  if (deep !== null) {
     return refuse({
       kind: "invalid_request",
-      message: `The arguments nest deeper than ${MAX_ARGUMENT_DEPTH} levels; no tool takes that.`,
+      message: `"${deep}" nests deeper than ${MAX_ARGUMENT_DEPTH} levels; no tool takes that.`,
       next_step: "Fix the arguments and call again.",
     });
   }
