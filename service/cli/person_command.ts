@@ -10,7 +10,6 @@ import type { PersonRequest } from "../../shared/person.ts";
 import { askPerson } from "../control/mod.ts";
 import { describeInstance } from "../endpoint/mod.ts";
 import { noMore, UsageError } from "./args.ts";
-import { otherInstanceMessage } from "./status_command.ts";
 
 /** The command names and the request each sends. */
 const OPS: Record<string, Exclude<PersonRequest["op"], "state">> = {
@@ -51,10 +50,8 @@ export async function runPersonCommand(
       workspace === undefined ? { op } : { op, workspace },
     );
   } catch (error) {
-    if (error instanceof Deno.errors.NotCapable) {
-      console.error(otherInstanceMessage(paths));
-      return 2;
-    }
+    // Out of this launcher's reach is not "not running": the command line says which it is.
+    if (error instanceof Deno.errors.NotCapable) throw error;
     console.error(
       `ghostlight: the service for ${describeInstance(paths)} is not running; no agent can act`,
     );

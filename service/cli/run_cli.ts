@@ -7,7 +7,7 @@
 
 import { type InstancePaths, instancePathsFromEnv } from "../../shared/instance.ts";
 import { VERSION } from "../../shared/version.ts";
-import { AlreadyRunning } from "../endpoint/mod.ts";
+import { AlreadyRunning, describeInstance } from "../endpoint/mod.ts";
 import { ADMIN_COMMANDS } from "../privilege/mod.ts";
 import type { ServiceSettings } from "../settings.ts";
 import { noMore, takeFlag, takeOption, UsageError } from "./args.ts";
@@ -19,7 +19,7 @@ import { runPaths } from "./paths_command.ts";
 import { isPersonCommand, runPersonCommand } from "./person_command.ts";
 import { runPolicy } from "./policy_command.ts";
 import { runService } from "./service_command.ts";
-import { otherInstanceMessage, runStatus } from "./status_command.ts";
+import { runStatus } from "./status_command.ts";
 
 const USAGE = `Usage: ghostlight [--instance NAME] <command>
 
@@ -170,4 +170,18 @@ export async function runCli(
     console.error(`ghostlight: ${(error as Error).message}`);
     return 1;
   }
+}
+
+/**
+ * What a command says when its permissions do not reach `paths`' sockets: an installed
+ * `ghostlight[-NAME]` is pinned to its own instance, so `--instance OTHER` cannot reach OTHER's
+ * service (which may well be running); "not running" would be a guess.
+ */
+function otherInstanceMessage(paths: InstancePaths): string {
+  const name = paths.instance === null ? "ghostlight" : `ghostlight-${paths.instance}`;
+  const flag = paths.instance === null ? "" : ` --instance ${paths.instance}`;
+  return `ghostlight: this command may reach only its own instance's service, not that of ` +
+    `${describeInstance(paths)} (an installed launcher serves one instance); run ${name}, ` +
+    `which 'ghostlight${flag} install' puts on your PATH, or 'deno task ghostlight${flag} ...' ` +
+    `from a checkout`;
 }

@@ -11,20 +11,6 @@ import { describeInstance } from "../endpoint/mod.ts";
 import { noMore, takeFlag } from "./args.ts";
 
 /**
- * What a command says when its permissions do not reach `paths`' sockets: an installed
- * `ghostlight[-NAME]` is pinned to its own instance, so `--instance OTHER` cannot reach OTHER's
- * service (which may well be running); "not running" would be a guess.
- */
-export function otherInstanceMessage(paths: InstancePaths): string {
-  const name = paths.instance === null ? "ghostlight" : `ghostlight-${paths.instance}`;
-  const flag = paths.instance === null ? "" : ` --instance ${paths.instance}`;
-  return `ghostlight: this command may reach only its own instance's service, not that of ` +
-    `${describeInstance(paths)} (an installed launcher serves one instance); run ${name}, ` +
-    `which 'ghostlight${flag} install' puts on your PATH, or 'deno task ghostlight${flag} ...' ` +
-    `from a checkout`;
-}
-
-/**
  * `ghostlight status [--json]`: prints what a running service reports; exit code 3 when none
  * runs.
  */
@@ -35,10 +21,8 @@ export async function runStatus(paths: InstancePaths, args: string[]): Promise<n
   try {
     status = await fetchStatus(paths.controlSocket);
   } catch (error) {
-    if (error instanceof Deno.errors.NotCapable) {
-      console.error(otherInstanceMessage(paths));
-      return 2;
-    }
+    // Out of this launcher's reach is not "not running": the command line says which it is.
+    if (error instanceof Deno.errors.NotCapable) throw error;
     if (json) console.log(JSON.stringify({ service: null }));
     else {
       console.log(
