@@ -6,6 +6,7 @@
  */
 
 import type { InstancePaths } from "../../shared/instance.ts";
+import { ownEntry } from "../../shared/own.ts";
 import { parseRecord } from "../audit/mod.ts";
 import {
   ALL_OPEN,
@@ -152,8 +153,7 @@ async function simulate(args: string[]): Promise<number> {
 async function init(paths: InstancePaths, args: string[]): Promise<number> {
   const name = takeOption(args, "--template") ?? DEFAULT_TEMPLATE;
   noMore(args);
-  // Own names only: "constructor" is in every object.
-  const template = Object.hasOwn(TEMPLATES, name) ? TEMPLATES[name] : undefined;
+  const template = ownEntry(TEMPLATES, name);
   if (!template) {
     throw new UsageError(
       `there is no template ${JSON.stringify(name)}; the templates are: ${

@@ -8,6 +8,7 @@
 
 import { MAX_UPLOAD_BYTES, MAX_UPLOAD_FILES } from "../../../shared/transfer.ts";
 import { decodeBase64 } from "../../../shared/base64.ts";
+import { ownEntry } from "../../../shared/own.ts";
 import { type Handler } from "../core/context.ts";
 import { ToolError } from "../core/errors.ts";
 import { ownedTab } from "../core/target.ts";
@@ -105,8 +106,7 @@ export function uploadFiles(args: Record<string, unknown>, tabId: number): PageF
     }
     const { bytes, type } = decodeData(file.data, `files[${i}].data`, tabId);
     const extension = name.includes(".") ? name.split(".").pop()!.toLowerCase() : "";
-    // Own names only: "constructor" is in every object.
-    const guessed = Object.hasOwn(TYPES, extension) ? TYPES[extension] : undefined;
+    const guessed = ownEntry(TYPES, extension);
     return {
       name,
       type: file.mimeType?.trim() || type || guessed || "application/octet-stream",

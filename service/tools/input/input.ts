@@ -6,6 +6,7 @@
  * @module
  */
 
+import { ownEntry } from "../../../shared/own.ts";
 import { ToolError } from "../core/errors.ts";
 
 /** CDP modifier bits. */
@@ -108,11 +109,6 @@ const PUNCTUATION_CODES: Record<string, [string, number]> = {
   "]": ["BracketRight", 221],
 };
 
-/** `table`'s own entry for `name`: "constructor" and "__proto__" are in every object. */
-function own<T>(table: Record<string, T>, name: string): T | undefined {
-  return Object.hasOwn(table, name) ? table[name] : undefined;
-}
-
 /** The key that types one character (US layout where it has one). */
 export function keyForCharacter(char: string): KeyDefinition {
   if (char === "\n" || char === "\r") return NAMED_KEYS.enter;
@@ -125,7 +121,7 @@ export function keyForCharacter(char: string): KeyDefinition {
   if (/^[0-9]$/.test(char)) {
     return { key: char, code: `Digit${char}`, keyCode: char.charCodeAt(0), text: char };
   }
-  const punctuation = own(PUNCTUATION_CODES, char);
+  const punctuation = ownEntry(PUNCTUATION_CODES, char);
   if (punctuation) return { key: char, code: punctuation[0], keyCode: punctuation[1], text: char };
   return { key: char, code: "", keyCode: 0, text: char };
 }
@@ -137,7 +133,7 @@ export interface Chord {
 }
 
 function keyByName(name: string, whole: string): KeyDefinition {
-  const named = own(NAMED_KEYS, name.toLowerCase());
+  const named = ownEntry(NAMED_KEYS, name.toLowerCase());
   if (named) return named;
   if ([...name].length === 1) return keyForCharacter(name);
   throw new ToolError(
@@ -166,12 +162,12 @@ export function parseChords(text: string): Chord[] {
       : chord.split("+");
     const modifiers: Modifier[] = [];
     for (const part of parts.slice(0, -1)) {
-      const modifier = own(MODIFIER_NAMES, part.toLowerCase());
+      const modifier = ownEntry(MODIFIER_NAMES, part.toLowerCase());
       if (!modifier) throw unknownModifier(part, chord);
       modifiers.push(modifier);
     }
     const last = parts.at(-1)!;
-    const lone = own(MODIFIER_NAMES, last.toLowerCase());
+    const lone = ownEntry(MODIFIER_NAMES, last.toLowerCase());
     if (lone) return { modifiers: [...modifiers, lone], key: null };
     const key = keyByName(last, chord);
     return { modifiers, key };
@@ -191,7 +187,7 @@ export function parseModifiers(text: string | undefined): number {
   if (text === undefined || text.trim() === "") return 0;
   let mask = 0;
   for (const part of text.split(/[+\s]+/).filter((p) => p !== "")) {
-    const modifier = own(MODIFIER_NAMES, part.toLowerCase());
+    const modifier = ownEntry(MODIFIER_NAMES, part.toLowerCase());
     if (!modifier) {
       throw new ToolError(
         "tool_failure",
@@ -255,7 +251,7 @@ function editCommand(chord: Chord): string | undefined {
   if (others.length === chord.modifiers.length || others.some((m) => m !== "shift")) {
     return undefined;
   }
-  return own(EDIT_COMMANDS, others.length ? `shift+${key}` : key);
+  return ownEntry(EDIT_COMMANDS, others.length ? `shift+${key}` : key);
 }
 
 /**

@@ -7,6 +7,7 @@
  * @module
  */
 
+import { ownEntry } from "../../../shared/own.ts";
 import type { OutlineNode } from "./outline.ts";
 
 /** Query words that name roles, and the roles they mean. */
@@ -214,14 +215,6 @@ function scoreOf<T extends OutlineNode>({ node, name, other }: Prepared<T>, quer
 }
 
 /**
- * A table's entry for a word of a query or a label, never one every object has: "constructor"
- * is an ordinary word, not `Object`.
- */
-function own<T>(table: Record<string, T>, word: string): T | undefined {
-  return Object.hasOwn(table, word) ? table[word] : undefined;
-}
-
-/**
  * How many words of a query are scored. Scoring costs query words × nodes × their words on the
  * service's one thread, so a query of a few hundred KB held every client for seconds; a control
  * is named in far fewer words.
@@ -234,10 +227,10 @@ function parseQuery(query: string): Query {
   const wanted = new Set<string>();
   const terms: Query["terms"] = [];
   for (const word of all) {
-    const roles = own(ROLE_WORDS, word);
+    const roles = ownEntry(ROLE_WORDS, word);
     if (roles) { for (const role of roles) wanted.add(role); }
     if (!STOP_WORDS.has(word) && !(roles && isPureRoleWord(word))) {
-      terms.push({ term: term(word), synonyms: (own(SYNONYMS, word) ?? []).map(term) });
+      terms.push({ term: term(word), synonyms: (ownEntry(SYNONYMS, word) ?? []).map(term) });
     }
   }
   const phrase = all.filter((word) => !STOP_WORDS.has(word)).join(" ");
@@ -275,7 +268,7 @@ export function rank<T extends OutlineNode>(
 
 /** The query's role words alone ("sign-up button" → "button"), or "" when it has none. */
 export function roleWords(query: string): string {
-  return words(query).filter((word) => own(ROLE_WORDS, word)).join(" ");
+  return words(query).filter((word) => ownEntry(ROLE_WORDS, word)).join(" ");
 }
 
 /** A word or a phrase of several words against a field. */
