@@ -5,6 +5,7 @@
  * @module
  */
 
+import { ownEntry } from "../../shared/own.ts";
 import { type Capability, CONTRACT, type ContractRow } from "./contract.ts";
 
 /** The contract row of a tool, if it has one. */
@@ -13,22 +14,33 @@ function rowOf(name: string): ContractRow | undefined {
 }
 
 /**
- * The capabilities a call of `name` with `args` needs: its action's row (`*` for a tool with
- * one form), `form_fill`'s `submit` row when it submits, and `read` added to `act_on` when it
- * finds its target by query or name or waits for an `expect` (the contract's README).
+ * The capabilities a call of `name` with `args` needs, for the gate, `explain` and `script`'s dry
+ * run alike: its action's row (`*` for a tool with one form), plus the row of every flag argument
+ * it sets (`form_fill`'s `submit: true`), and `read` added to `act_on` when it finds its target
+ * by query or name or waits for an `expect` (the contract's README). An action the contract does
+ * not know (arguments are checked before a call runs; a dry run or a note may meet one) needs
+ * everything any of the tool's actions does: never less than it might. Unknown tools need
+ * nothing here: they never run.
  */
 export function capabilitiesFor(name: string, args: Record<string, unknown>): Capability[] {
-  const capability = rowOf(name)?.capability ?? {};
-  const action = typeof args.action === "string" ? args.action : undefined;
-  // Own names only: an action called "constructor" is in every object.
-  const own = (key: string) => Object.hasOwn(capability, key) ? capability[key] : undefined;
-  let needed = (action !== undefined && own(action)) || own("*") || [];
-  if (name === "form_fill" && args.submit === true) needed = capability.submit ?? needed;
+  const row = rowOf(name);
+  if (!row) return [];
+  const capability = row.capability;
+  const asked = typeof args.action === "string" ? ownEntry(capability, args.action) : undefined;
+  const needed = new Set(
+    asked ?? ownEntry(capability, "*") ?? Object.values(capability).flat(),
+  );
+  const properties = (row.inputSchema.properties ?? {}) as Record<string, unknown>;
+  for (const [key, flagged] of Object.entries(capability)) {
+    if (key !== "action" && Object.hasOwn(properties, key) && args[key] === true) {
+      for (const each of flagged) needed.add(each);
+    }
+  }
   if (name === "act_on") {
     const target = (args.target ?? {}) as Record<string, unknown>;
     const searches = target.query !== undefined || target.name !== undefined ||
       (target.role !== undefined && target.ref === undefined);
-    if (searches || args.expect !== undefined) needed = [...new Set([...needed, "read" as const])];
+    if (searches || args.expect !== undefined) needed.add("read");
   }
   return [...needed];
 }

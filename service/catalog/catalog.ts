@@ -6,6 +6,8 @@
  */
 
 import type { ToolDescriptor } from "../../shared/bridge.ts";
+import { ownEntry } from "../../shared/own.ts";
+import { capabilitiesFor } from "./capability.ts";
 import { type Capability, CONTRACT, type ContractRow } from "./contract.ts";
 import { TOOL_TEXT } from "./descriptions.ts";
 import { firstArgumentProblem } from "./validate.ts";
@@ -98,27 +100,9 @@ export class Catalog {
       : null;
   }
 
-  /**
-   * The capabilities a call needs, from the contract's capability column: its action's row (or
-   * `*`), plus the row of every flag argument it sets (`form_fill`'s `submit: true`). Unknown
-   * tools need nothing here: they never run.
-   */
+  /** The capabilities a call needs: {@linkcode capabilitiesFor}, the one lookup. */
   capabilities(name: string, args: Record<string, unknown>): Capability[] {
-    const row = CONTRACT.find((candidate) => candidate.name === name);
-    if (!row) return [];
-    const action = this.action(name, args);
-    // An action the contract does not know (arguments are checked before this matters) needs
-    // everything any of the tool's actions does: never less than it might.
-    const own = (key: string) =>
-      Object.hasOwn(row.capability, key) ? row.capability[key] : undefined;
-    const needed = new Set(own(action ?? "*") ?? own("*") ?? Object.values(row.capability).flat());
-    const properties = (row.inputSchema.properties ?? {}) as Record<string, unknown>;
-    for (const [key, capabilities] of Object.entries(row.capability)) {
-      if (key !== "action" && Object.hasOwn(properties, key) && args[key] === true) {
-        for (const capability of capabilities) needed.add(capability);
-      }
-    }
-    return [...needed];
+    return capabilitiesFor(name, args);
   }
 
   /**
@@ -131,11 +115,8 @@ export class Catalog {
     const problem = firstArgumentProblem(row.inputSchema, args);
     if (problem === null) return null;
     const text = TOOL_TEXT[name];
-    const examples = text.actionExamples;
-    const action = typeof args.action === "string" ? args.action : undefined;
-    // Own names only: an action called "constructor" is in every object.
-    const example = (examples && action && Object.hasOwn(examples, action) && examples[action]) ||
-      text.example;
+    const example = (typeof args.action === "string" && text.actionExamples &&
+      ownEntry(text.actionExamples, args.action)) || text.example;
     return `Invalid arguments for ${name}: ${problem}. A correct call looks like: ` +
       JSON.stringify(example);
   }

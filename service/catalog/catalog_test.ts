@@ -53,6 +53,16 @@ Deno.test("an argument problem names the tool and shows a correct call", () => {
   }
 });
 
+Deno.test("the gate's lookup is the one explain and script's dry run use: act_on reads when it searches", () => {
+  const catalog = new Catalog([]);
+  const click = { action: "left_click" };
+  assertEquals(catalog.capabilities("act_on", { ...click, target: { ref: "ref_1" } }), ["action"]);
+  assertEquals(catalog.capabilities("act_on", { ...click, target: { query: "Save" } }), [
+    "action",
+    "read",
+  ]);
+});
+
 Deno.test("a call's capabilities come from its action's row of the contract", () => {
   const catalog = new Catalog([]);
   assertEquals(catalog.capabilities("get_page_text", { tabId: 1 }), ["read"]);
