@@ -17,7 +17,7 @@ import {
 import { runningFromSource, siblingPath } from "../shared/executables.ts";
 import { encodeFrame } from "../shared/framing.ts";
 import { connectAndVerify, ImpostorError, type OpenedConnection } from "../shared/handshake.ts";
-import type { InstancePaths } from "../shared/instance.ts";
+import { instanceCommand, type InstancePaths } from "../shared/instance.ts";
 
 /** How long the connector waits for a demand-started service to listen. */
 const START_TIMEOUT_MS = 30_000;
@@ -225,9 +225,7 @@ export class ServiceLink {
       }).spawn();
       child.unref();
     } catch (error) {
-      const cli = this.#paths.instance === null
-        ? "ghostlight"
-        : `ghostlight-${this.#paths.instance}`;
+      const cli = instanceCommand(this.#paths.instance);
       throw new ServiceUnavailable(
         `the Ghostlight service is not running and could not be started with ${entry} ` +
           `(${(error as Error).message}); '${cli} doctor' says what is missing, or start the ` +

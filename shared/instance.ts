@@ -61,6 +61,14 @@ export function parseInstance(raw: string | undefined): string | null {
 }
 
 /**
+ * The instance's own name for Ghostlight: `ghostlight` for the default instance, else
+ * `ghostlight-NAME`, as its launcher, its install folder and its autostart unit are called.
+ */
+export function instanceCommand(instance: string | null): string {
+  return instance === null ? "ghostlight" : `ghostlight-${instance}`;
+}
+
+/**
  * Derives every path and name for an instance from the user's environment. `loginRuntimeDir` is
  * the user's login runtime folder (`/run/user/<uid>`) when it exists: MCP clients start the
  * connector with a filtered environment that often lacks `XDG_RUNTIME_DIR`, and the connector

@@ -5,7 +5,11 @@
  * @module
  */
 
-import { type InstancePaths, instancePathsFromEnv } from "../../shared/instance.ts";
+import {
+  instanceCommand,
+  type InstancePaths,
+  instancePathsFromEnv,
+} from "../../shared/instance.ts";
 import { VERSION } from "../../shared/version.ts";
 import { AlreadyRunning, describeInstance } from "../endpoint/mod.ts";
 import { ADMIN_COMMANDS } from "../privilege/mod.ts";
@@ -178,7 +182,7 @@ export async function runCli(
  * service (which may well be running); "not running" would be a guess.
  */
 function otherInstanceMessage(paths: InstancePaths): string {
-  const name = paths.instance === null ? "ghostlight" : `ghostlight-${paths.instance}`;
+  const name = instanceCommand(paths.instance);
   const flag = paths.instance === null ? "" : ` --instance ${paths.instance}`;
   return `ghostlight: this command may reach only its own instance's service, not that of ` +
     `${describeInstance(paths)} (an installed launcher serves one instance); run ${name}, ` +

@@ -8,6 +8,7 @@
  * @module
  */
 
+import { instanceCommand } from "../../shared/instance.ts";
 import type { RegistryValue } from "./browsers.ts";
 import { configHome, homeOf, joinPath } from "./host.ts";
 import type { Layout, Placed } from "./layout.ts";
@@ -37,7 +38,7 @@ export type Autostart =
   | { kind: "registry"; value: RegistryValue; startNow: string };
 
 function unitName(layout: Layout): string {
-  return layout.instance === null ? "ghostlight" : `ghostlight-${layout.instance}`;
+  return instanceCommand(layout.instance);
 }
 
 function xmlEscape(text: string): string {

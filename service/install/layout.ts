@@ -8,7 +8,7 @@
 
 import type { Executable } from "../../shared/executables.ts";
 import { EXECUTABLES } from "../../shared/executables.ts";
-import type { InstancePaths } from "../../shared/instance.ts";
+import { instanceCommand, type InstancePaths } from "../../shared/instance.ts";
 import { homeOf, type Host, joinPath, localAppData } from "./host.ts";
 
 /** Every location one installed instance uses. */
@@ -60,7 +60,7 @@ function launcherName(host: Host, instance: string | null, executable: Executabl
 /** The layout of `paths.instance` on `host`. */
 export function installLayout(host: Host, paths: InstancePaths): Layout {
   const home = homeOf(host);
-  const base = paths.instance === null ? "ghostlight" : `ghostlight-${paths.instance}`;
+  const base = instanceCommand(paths.instance);
   const prefix = host.platform === "windows"
     ? joinPath(host, localAppData(host), base)
     : joinPath(host, host.env("XDG_DATA_HOME") || joinPath(host, home, ".local", "share"), base);
