@@ -88,6 +88,18 @@ export const EnableCommand = z.object({
 }).strict();
 export type EnableCommand = z.infer<typeof EnableCommand>;
 
+/** Most values of earlier replies one sequence command may test or take. */
+export const MAX_REPLY_VALUES = 8;
+
+/**
+ * A value in an earlier reply of the same `cdp.sequence`: `reply` commands back (1 is the one
+ * just before), then `path` through the reply's objects.
+ */
+const ReplyValue = z.object({
+  reply: z.number().int().min(1).max(MAX_SEQUENCE),
+  path: z.array(z.string().max(64)).min(1).max(8),
+}).strict();
+
 /**
  * One command of a `cdp.sequence`. With `objectIdFrom` (n ≥ 1) its `params.objectId` is the
  * object the reply n commands earlier holds as `result.objectId` (a `Runtime.evaluate` that
@@ -100,14 +112,35 @@ export type EnableCommand = z.infer<typeof EnableCommand>;
  * sees what the input did. The earlier commands have then run, so its own failure does not fail
  * the sequence: its reply is `{ failed: message }`. When an earlier command failed it is not
  * sent, and the sequence fails with that command's failure as usual.
+ *
+ * With `sendIf` and `paramsFrom` (feature `reply_values`, decision 0239) the command waits for the
+ * earlier replies they name and goes out only when each `sendIf` value equals what it says and
+ * each `paramsFrom` value is a number, string or boolean, which then becomes that parameter: an
+ * action aimed at what an evaluation in the same round trip found. Otherwise it is not sent and
+ * its reply is `{}`, as for `objectIdFrom`.
  */
 export const SequenceCommand = z.object({
   method: CdpMethod,
   params: z.record(z.string(), z.unknown()),
   objectIdFrom: z.number().int().min(1).max(MAX_SEQUENCE).optional(),
   afterReplies: z.literal(true).optional(),
+  sendIf: z.array(
+    ReplyValue.extend({ equals: z.union([z.string().max(200), z.number(), z.boolean()]) }).strict(),
+  ).min(1).max(MAX_REPLY_VALUES).optional(),
+  paramsFrom: z.array(ReplyValue.extend({ param: z.string().min(1).max(64) }).strict())
+    .min(1).max(MAX_REPLY_VALUES).optional(),
 }).strict();
 export type SequenceCommand = z.infer<typeof SequenceCommand>;
+
+/** The earlier replies a sequence command names (counted back from it), each once. */
+export function namedReplies(command: SequenceCommand): number[] {
+  const named = [
+    ...(command.objectIdFrom !== undefined ? [command.objectIdFrom] : []),
+    ...(command.sendIf ?? []).map((value) => value.reply),
+    ...(command.paramsFrom ?? []).map((value) => value.reply),
+  ];
+  return [...new Set(named)];
+}
 
 /** Each operation's parameters and result. */
 export const Operations = {
@@ -160,18 +193,27 @@ export const Operations = {
    * them in order): right for key presses and clicks, wrong where the browser must react in
    * between (a drag must start before the mouse moves on). A command naming an earlier reply
    * (`objectIdFrom`) still waits for that reply, and those after it go out after it.
+   *
+   * With `lead` (feature `reply_values`, decision 0239) the replies of the first `lead` commands
+   * are also sent ahead, as a `sequence_lead` frame, once they are all in and none failed: an
+   * input later in the message may be held by the browser (a dialog it opened, a page being
+   * left), and what the lookup before it found must not wait for that.
    */
   "cdp.sequence": {
     params: z.object({
       tab_id: TabId,
       pipeline: z.boolean().optional(),
       commands: z.array(SequenceCommand).min(1).max(MAX_SEQUENCE),
+      lead: z.number().int().min(1).max(MAX_SEQUENCE).optional(),
     }).strict().refine(
       (sequence) =>
         sequence.commands.every((command, index) =>
-          command.objectIdFrom === undefined || command.objectIdFrom <= index
+          namedReplies(command).every((reply) => reply <= index)
         ),
-      "objectIdFrom must name an earlier command of the sequence",
+      "objectIdFrom, sendIf and paramsFrom must name earlier commands of the sequence",
+    ).refine(
+      (sequence) => sequence.lead === undefined || sequence.lead < sequence.commands.length,
+      "lead must leave commands after it",
     ),
     result: z.object({ results: z.array(z.record(z.string(), z.unknown())) }).strict(),
   },
@@ -367,6 +409,15 @@ export const FromExtension = z.union([
    * reporting (its debugger went away) until a command attaches to it again.
    */
   z.object({ type: z.literal("tab_location"), tab_id: TabId, tab: TabInfo.optional() }).strict(),
+  /**
+   * The replies of the first `lead` commands of a `cdp.sequence` still running (decision 0239);
+   * its `result` follows with all of them.
+   */
+  z.object({
+    type: z.literal("sequence_lead"),
+    id: z.number().int().nonnegative(),
+    results: z.array(z.record(z.string(), z.unknown())).min(1).max(MAX_SEQUENCE),
+  }).strict(),
   /**
    * The terminal acknowledgement of a command of an earlier link of this executor: it ended
    * (whichever way). Sent after every hello for the latest commands of earlier links, when each

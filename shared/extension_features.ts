@@ -12,7 +12,12 @@ import type { OperationName } from "./browser_protocol.ts";
 import { VERSION } from "./version.ts";
 
 /** A capability of the extension beyond the operations every extension has. */
-export const ExtensionFeature = z.enum(["transfers", "tab_locations", "after_replies"]);
+export const ExtensionFeature = z.enum([
+  "transfers",
+  "tab_locations",
+  "after_replies",
+  "reply_values",
+]);
 export type ExtensionFeature = z.infer<typeof ExtensionFeature>;
 
 /** Every feature this build of the extension supports: it declares them all in its hello. */
@@ -28,6 +33,8 @@ export const FEATURE_OPERATIONS: Record<ExtensionFeature, readonly OperationName
   tab_locations: [],
   // No operation of its own: a `cdp.sequence` command's `afterReplies`.
   after_replies: [],
+  // No operation of its own: a `cdp.sequence` command's `sendIf` and `paramsFrom`.
+  reply_values: [],
 };
 
 /** The tools that cannot work without each feature. */
@@ -37,6 +44,8 @@ export const FEATURE_TOOLS: Record<ExtensionFeature, readonly string[]> = {
   tab_locations: [],
   // Without it `type` reads its receipt in a round trip of its own after the input.
   after_replies: [],
+  // Without it a click by ref finds its element in a round trip before the input.
+  reply_values: [],
 };
 
 /** The oldest extension version each feature is in. */
@@ -44,6 +53,7 @@ export const FEATURE_SINCE: Record<ExtensionFeature, string> = {
   transfers: "0.1.0",
   tab_locations: "0.1.0",
   after_replies: "0.1.0",
+  reply_values: "0.1.0",
 };
 
 /** The oldest extension this service works with fully; older ones lose the tools they lack. */

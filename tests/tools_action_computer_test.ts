@@ -313,6 +313,23 @@ Deno.test("computer: every action lands on the page as real input", async (t) =>
         );
         await s.ok("computer", { action: "screenshot", tabId });
 
+        // By ref, the lookup, the click and the receipt's read travel in one message, and the
+        // alert holds the click: what the lookup found still comes back (decision 0239).
+        const hi = await s.ok("find", { query: "Say hi button", tabId });
+        const hiRef = (plain(hi)?.matches as { ref: string }[])[0].ref;
+        const byRef = await s.ok("computer", { action: "left_click", ref: hiRef, tabId });
+        const held = plain(byRef)?.receipt as {
+          blockers: { kind: string }[];
+          target: { name: string; ref: string };
+        };
+        assertEquals(held.blockers.map((b) => b.kind), ["dialog"]);
+        assertEquals([held.target.name, held.target.ref], ["Say hi", hiRef]);
+        assertMatch(
+          s.text(byRef),
+          /left_click at ref_\d+\.[\s\S]*dialog says: "hi from the bench"/,
+        );
+        await s.ok("computer", { action: "key", text: "Return", tabId });
+
         const asked = await s.ok("computer", {
           action: "left_click",
           coordinate: [820, 485],

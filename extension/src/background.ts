@@ -141,7 +141,11 @@ async function handle(raw: unknown, config: LaunchConfig): Promise<void> {
   const link = performed;
   let result = link.get(message.id);
   if (result === undefined) {
-    result = execute(message.id, message.op, message.params);
+    // A sequence's lead goes only to the link that sent it, as its result does.
+    const ahead = (results: Record<string, unknown>[]) => {
+      if (performed === link) send({ type: "sequence_lead", id: message.id, results });
+    };
+    result = execute(message.id, message.op, message.params, ahead);
     link.set(message.id, result);
     if (link.size > REMEMBERED_COMMANDS) link.delete(link.keys().next().value!);
   }
@@ -157,10 +161,11 @@ async function execute(
   id: number,
   op: Parameters<typeof perform>[0],
   params: Parameters<typeof perform>[1],
+  ahead: Parameters<typeof perform>[2],
 ): Promise<FromExtension> {
   let frame: FromExtension;
   try {
-    const value = await perform(op, params);
+    const value = await perform(op, params, ahead);
     frame = { type: "result", id, ok: true, value: value ?? {} };
   } catch (error) {
     const known = error instanceof MechanismError;

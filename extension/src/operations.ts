@@ -316,6 +316,7 @@ async function listFrames(
 
 async function sendSequence(
   params: OperationParams<"cdp.sequence">,
+  ahead?: (results: Record<string, unknown>[]) => void,
 ): Promise<OperationResult<"cdp.sequence">> {
   await ensureAttached(params.tab_id);
   const send = (command: Sendable): Promise<SendOutcome> =>
@@ -333,7 +334,8 @@ async function sendSequence(
             : cdpFailure(params.tab_id, command.method, error),
         }),
       );
-  return { results: await runSequence(params.commands, params.pipeline ?? false, send) };
+  const lead = params.lead !== undefined && ahead ? { count: params.lead, send: ahead } : undefined;
+  return { results: await runSequence(params.commands, params.pipeline ?? false, send, lead) };
 }
 
 async function observeTab(params: OperationParams<"tab.observe">): Promise<Record<never, never>> {
@@ -434,11 +436,21 @@ const IMPLEMENTATIONS: {
   "cdp.with_transfers": sendWithTransfers,
 };
 
-/** Validates and performs one operation. */
-export async function perform(op: OperationName, rawParams: unknown): Promise<unknown> {
+/**
+ * Validates and performs one operation. `ahead` takes the replies a `cdp.sequence` sends ahead
+ * of its result (its `lead`, decision 0239).
+ */
+export async function perform(
+  op: OperationName,
+  rawParams: unknown,
+  ahead?: (results: Record<string, unknown>[]) => void,
+): Promise<unknown> {
   const parsed = Operations[op].params.safeParse(rawParams);
   if (!parsed.success) {
     throw new MechanismError("invalid_params", `bad parameters for ${op}: ${parsed.error.message}`);
+  }
+  if (op === "cdp.sequence") {
+    return await sendSequence(parsed.data as OperationParams<"cdp.sequence">, ahead);
   }
   const run = IMPLEMENTATIONS[op] as (params: unknown) => Promise<unknown>;
   return await run(parsed.data);

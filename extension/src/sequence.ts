@@ -1,13 +1,14 @@
 /**
  * The order in which a `cdp.sequence`'s commands go out (the protocol's note on `cdp.sequence`
  * and `SequenceCommand`): one after the other's reply, or pipelined; a command naming an earlier
- * reply's object waits for that reply (decision 0205); one with `afterReplies` waits for every
+ * reply's object (0205) or values (`sendIf`, `paramsFrom`, 0239) waits for the replies it names,
+ * and is not sent when they do not hold what it needs; one with `afterReplies` waits for every
  * earlier reply and answers its own failure (decision 0212). Sending itself is the caller's.
  *
  * @module
  */
 
-import type { SequenceCommand } from "../../shared/browser_protocol.ts";
+import { namedReplies, type SequenceCommand } from "../../shared/browser_protocol.ts";
 
 /** A command as sent to the browser. */
 export interface Sendable {
@@ -30,6 +31,7 @@ export async function runSequence(
   commands: readonly SequenceCommand[],
   pipeline: boolean,
   send: (command: Sendable) => Promise<SendOutcome>,
+  lead?: Lead,
 ): Promise<Record<string, unknown>[]> {
   // A command sent after every earlier reply answers its own failure: the commands before it
   // have run, and the caller must still learn that.
@@ -43,23 +45,30 @@ export async function runSequence(
     // earlier reply (it waits for that reply) or waits for every earlier reply; the commands
     // after it go out after it.
     const sent: Promise<SendOutcome>[] = [];
+    const push = (outcome: Promise<SendOutcome>) => {
+      sent.push(outcome);
+      if (lead && sent.length === lead.count) sendLead(sent, lead);
+    };
     for (const command of commands) {
-      if (command.objectIdFrom === undefined && !command.afterReplies) {
-        sent.push(send(command));
+      const named = namedReplies(command);
+      if (named.length === 0 && !command.afterReplies) {
+        push(send(command));
         continue;
       }
       const earlier = command.afterReplies ? await Promise.all(sent) : [];
       if (earlier.some((outcome) => !outcome.ok)) {
         // The sequence fails with the earlier failure; this command is not sent.
-        sent.push(Promise.resolve(NOT_SENT));
+        push(Promise.resolve(NOT_SENT));
         continue;
       }
-      let resolved: Sendable | null = command;
-      if (command.objectIdFrom !== undefined) {
-        const named = await sent[sent.length - command.objectIdFrom];
-        resolved = withObjectId(command, named.ok ? named.result : undefined);
+      const at = sent.length;
+      const replies = new Map<number, Record<string, unknown> | undefined>();
+      for (const back of named) {
+        const outcome = await sent[at - back];
+        replies.set(back, outcome.ok ? outcome.result : undefined);
       }
-      sent.push(
+      const resolved = resolve(command, (back) => replies.get(back));
+      push(
         resolved === null
           ? Promise.resolve(NOT_SENT)
           : command.afterReplies
@@ -74,33 +83,82 @@ export async function runSequence(
     return results;
   }
   for (const command of commands) {
-    const resolved = command.objectIdFrom === undefined
-      ? command
-      : withObjectId(command, results[results.length - command.objectIdFrom]);
+    const at = results.length;
+    const resolved = resolve(command, (back) => results[at - back]);
     if (resolved === null) {
       results.push({});
+      if (results.length === lead?.count) lead.send(results.slice());
       continue;
     }
     const outcome = await (command.afterReplies ? sendAfter(resolved) : send(resolved));
     if (!outcome.ok) throw outcome.error;
     results.push(outcome.result);
+    if (results.length === lead?.count) lead.send(results.slice());
   }
   return results;
 }
 
 /**
- * The command as sent with the object the earlier `reply` it names holds put in its params; null
- * when that reply holds none or its evaluation threw (the command is then not sent).
+ * Where the replies of a sequence's first `count` commands go as soon as they are all in, before
+ * the rest (decision 0239): the commands after them may be held by the browser for long.
  */
-function withObjectId(
+export interface Lead {
+  count: number;
+  send(results: Record<string, unknown>[]): void;
+}
+
+/** Hands the lead's replies on once they are all in, unless one of them failed. */
+function sendLead(sent: Promise<SendOutcome>[], lead: Lead): void {
+  Promise.all(sent.slice(0, lead.count)).then((outcomes) => {
+    const results: Record<string, unknown>[] = [];
+    for (const outcome of outcomes) {
+      if (!outcome.ok) return;
+      results.push(outcome.result);
+    }
+    lead.send(results);
+  });
+}
+
+/**
+ * The command as sent, with what it takes from the earlier replies it names (`reply(n)`: the reply
+ * n commands back) put in its params; null when one of them does not hold what it needs, and the
+ * command is then not sent: no object for `objectIdFrom` (the evaluation answered a primitive or
+ * threw), a `sendIf` value other than the one named, a `paramsFrom` value that is missing or not
+ * a number, string or boolean.
+ */
+function resolve(
   command: SequenceCommand,
-  reply: Record<string, unknown> | undefined,
+  reply: (back: number) => Record<string, unknown> | undefined,
 ): Sendable | null {
-  // An evaluation that threw holds the exception as its result: that is not the object meant.
-  const objectId = reply?.exceptionDetails === undefined
-    ? (reply?.result as { objectId?: unknown } | undefined)?.objectId
-    : undefined;
-  return typeof objectId === "string"
-    ? { method: command.method, params: { ...command.params, objectId } }
-    : null;
+  const params = { ...command.params };
+  if (command.objectIdFrom !== undefined) {
+    const named = reply(command.objectIdFrom);
+    // An evaluation that threw holds the exception as its result: that is not the object meant.
+    const objectId = named?.exceptionDetails === undefined
+      ? (named?.result as { objectId?: unknown } | undefined)?.objectId
+      : undefined;
+    if (typeof objectId !== "string") return null;
+    params.objectId = objectId;
+  }
+  for (const test of command.sendIf ?? []) {
+    if (valueAt(reply(test.reply), test.path) !== test.equals) return null;
+  }
+  for (const take of command.paramsFrom ?? []) {
+    const value = valueAt(reply(take.reply), take.path);
+    const usable = typeof value === "string" || typeof value === "boolean" ||
+      (typeof value === "number" && Number.isFinite(value));
+    if (!usable) return null;
+    params[take.param] = value;
+  }
+  return { method: command.method, params };
+}
+
+/** The value at `path` in `reply`, if every step is an own property of an object on the way. */
+function valueAt(reply: Record<string, unknown> | undefined, path: readonly string[]): unknown {
+  let value: unknown = reply;
+  for (const key of path) {
+    if (typeof value !== "object" || value === null || !Object.hasOwn(value, key)) return undefined;
+    value = (value as Record<string, unknown>)[key];
+  }
+  return value;
 }

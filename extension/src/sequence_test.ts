@@ -1,6 +1,6 @@
 import { assert, assertEquals } from "../../tests/support/assert.ts";
 import { waitFor } from "../../tests/support/wait.ts";
-import type { SequenceCommand } from "../../shared/browser_protocol.ts";
+import { Operations, type SequenceCommand } from "../../shared/browser_protocol.ts";
 import { runSequence, type Sendable, type SendOutcome } from "./sequence.ts";
 
 /**
@@ -8,13 +8,13 @@ import { runSequence, type Sendable, type SendOutcome } from "./sequence.ts";
  * of the commands that had replied by then.
  */
 function browser() {
-  const sent: { name: string; replied: string[] }[] = [];
+  const sent: { name: string; replied: string[]; params: Record<string, unknown> }[] = [];
   const replied: string[] = [];
   const pending = new Map<string, (outcome: SendOutcome) => void>();
   const send = (command: Sendable) =>
     new Promise<SendOutcome>((resolve) => {
       const name = String(command.params.name);
-      sent.push({ name, replied: [...replied] });
+      sent.push({ name, replied: [...replied], params: command.params });
       pending.set(name, resolve);
     });
   /** Replies to `name` once it was sent. */
@@ -26,7 +26,8 @@ function browser() {
   };
   const names = () => sent.map((command) => command.name);
   const when = (name: string) => sent.find((command) => command.name === name)?.replied;
-  return { send, reply, names, when };
+  const params = (name: string) => sent.find((command) => command.name === name)?.params;
+  return { send, reply, names, when, params };
 }
 
 const step = (name: string, extra: Partial<SequenceCommand> = {}): SequenceCommand => ({
@@ -91,4 +92,131 @@ Deno.test("an object reference still waits for its reply, and those after it go 
   assertEquals(b.when("ask"), ["find"]);
   assertEquals(b.when("after"), ["find"]);
   assert(b.names().indexOf("after") > b.names().indexOf("ask"));
+});
+
+/** A press aimed at what `find` (n back) found, only in the document `look` (m back) shows. */
+function aimed(name: string, find: number, look: number): SequenceCommand {
+  return step(name, {
+    sendIf: [
+      { reply: find, path: ["result", "value", "visible"], equals: true },
+      { reply: look, path: ["frameTree", "frame", "loaderId"], equals: "L1" },
+    ],
+    paramsFrom: [
+      { reply: find, path: ["result", "value", "centre", "x"], param: "x" },
+      { reply: find, path: ["result", "value", "centre", "y"], param: "y" },
+    ],
+  });
+}
+
+const FOUND = { result: { value: { visible: true, centre: { x: 12, y: 34 } } } };
+const SHOWN = { frameTree: { frame: { loaderId: "L1" } } };
+
+Deno.test("a command aimed by earlier replies waits for them and takes its parameters from them", async () => {
+  for (const pipeline of [true, false]) {
+    const b = browser();
+    const done = runSequence(
+      [step("find"), step("look"), aimed("press", 2, 1), aimed("release", 3, 2), step("read")],
+      pipeline,
+      b.send,
+    );
+    await b.reply("find", { ok: true, result: FOUND });
+    await b.reply("look", { ok: true, result: SHOWN });
+    await b.reply("press");
+    await b.reply("release");
+    await b.reply("read");
+    assertEquals((await done).length, 5);
+    assertEquals(b.names(), ["find", "look", "press", "release", "read"]);
+    assertEquals(b.params("press"), { name: "press", x: 12, y: 34 }, `pipeline ${pipeline}`);
+    assertEquals(b.params("release"), { name: "release", x: 12, y: 34 });
+    assertEquals(b.when("press")?.sort(), ["find", "look"], "sent once both replied");
+    if (pipeline) {
+      // The two lookups went out together; the release did not wait for the press.
+      assertEquals(b.when("look"), []);
+      assertEquals(b.when("release")?.sort(), ["find", "look"]);
+    }
+  }
+});
+
+Deno.test("a command whose earlier replies do not hold what it needs is not sent", async () => {
+  const cases: [string, Record<string, unknown>, Record<string, unknown>][] = [
+    ["not visible", { result: { value: { visible: false, centre: { x: 1, y: 2 } } } }, SHOWN],
+    ["another document", FOUND, { frameTree: { frame: { loaderId: "L2" } } }],
+    ["the evaluation threw", { exceptionDetails: { text: "gone" } }, SHOWN],
+    ["no point", { result: { value: { visible: true, centre: { x: "1" } } } }, SHOWN],
+    ["a point that is not a value", { result: { value: { visible: true, centre: {} } } }, SHOWN],
+    ["an inherited key", {
+      result: { value: { visible: true, centre: Object.create({ x: 1, y: 2 }) } },
+    }, SHOWN],
+  ];
+  for (const pipeline of [true, false]) {
+    for (const [why, found, shown] of cases) {
+      const b = browser();
+      const done = runSequence(
+        [step("find"), step("look"), aimed("press", 2, 1), step("after")],
+        pipeline,
+        b.send,
+      );
+      await b.reply("find", { ok: true, result: found });
+      await b.reply("look", { ok: true, result: shown });
+      await b.reply("after");
+      const results = await done;
+      assertEquals(b.names(), ["find", "look", "after"], `${why}, pipeline ${pipeline}`);
+      assertEquals(results[2], {}, why);
+    }
+  }
+});
+
+Deno.test("a sequence's lead replies are handed on before the commands after them end", async () => {
+  for (const pipeline of [true, false]) {
+    const b = browser();
+    const leads: string[][] = [];
+    const lead = {
+      count: 2,
+      send: (results: Record<string, unknown>[]) => leads.push(results.map((r) => String(r.name))),
+    };
+    const done = runSequence(
+      [step("find"), step("look"), aimed("press", 2, 1), step("read", { afterReplies: true })],
+      pipeline,
+      b.send,
+      lead,
+    );
+    await b.reply("find", { ok: true, result: { ...FOUND, name: "find" } });
+    await b.reply("look", { ok: true, result: { ...SHOWN, name: "look" } });
+    // The press is held (a dialog it opened): the lead is out all the same.
+    await waitFor(() => Promise.resolve(leads.length === 1), `the lead, pipeline ${pipeline}`);
+    assertEquals(leads, [["find", "look"]]);
+    await b.reply("press");
+    await b.reply("read");
+    assertEquals((await done).length, 4);
+    assertEquals(leads.length, 1, "handed on once");
+  }
+});
+
+Deno.test("a lead with a failed command is not handed on; the sequence fails as before", async () => {
+  for (const pipeline of [true, false]) {
+    const b = browser();
+    const leads: unknown[] = [];
+    const done = runSequence(
+      [step("find"), step("look"), aimed("press", 2, 1)],
+      pipeline,
+      b.send,
+      { count: 2, send: (results) => leads.push(results) },
+    ).catch((error) => error);
+    await b.reply("find", { ok: false, error: new Error("no such context") });
+    if (pipeline) await b.reply("look", { ok: true, result: SHOWN });
+    const failed = await done;
+    assert(failed instanceof Error && failed.message === "no such context", String(failed));
+    assertEquals(leads, [], `pipeline ${pipeline}`);
+    assert(!b.names().includes("press"), "nothing aimed went out");
+  }
+});
+
+Deno.test("a lead must name earlier commands and leave some after it", () => {
+  const sequence = (lead: number) =>
+    Operations["cdp.sequence"].params.safeParse({
+      tab_id: 1,
+      lead,
+      commands: [step("find"), step("look"), step("press")],
+    }).success;
+  assertEquals([sequence(1), sequence(2), sequence(3), sequence(0)], [true, true, false, false]);
 });

@@ -122,6 +122,8 @@ export class BrowserHub {
           break;
         } else if (message.type === "result") {
           link.handleResult(message);
+        } else if (message.type === "sequence_lead") {
+          link.handleLead(message);
         } else if (message.type === "cdp_event") {
           link.handleEvent(message);
         } else if (message.type === "tab_location") {

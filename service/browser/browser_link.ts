@@ -87,6 +87,8 @@ interface Pending {
   resolve: (value: unknown) => void;
   reject: (error: BrowserError) => void;
   timer: ReturnType<typeof setTimeout>;
+  /** Takes the replies a sequence sends ahead of its result (its `lead`, decision 0239). */
+  ahead?: (results: Record<string, unknown>[]) => void;
 }
 
 /** One attached browser. */
@@ -159,7 +161,12 @@ export class BrowserLink {
   async call<N extends OperationName>(
     op: N,
     params: OperationParams<N>,
-    options: { timeoutMs?: number; ownDialogs?: boolean } = {},
+    options: {
+      timeoutMs?: number;
+      ownDialogs?: boolean;
+      /** Takes a `cdp.sequence`'s lead replies, sent ahead of its result (decision 0239). */
+      ahead?: (results: Record<string, unknown>[]) => void;
+    } = {},
   ): Promise<OperationResult<N>> {
     if (this.#closed) throw new BrowserError("not_sent", "the browser is not connected");
     this.#refuseUndeclared(op, params);
@@ -194,6 +201,7 @@ export class BrowserLink {
         resolve,
         reject,
         timer,
+        ...(options.ahead ? { ahead: options.ahead } : {}),
       });
       this.#writer.write(frame).catch((error) => {
         // The frame did not reach the extension whole, so it cannot have run there.
@@ -213,10 +221,19 @@ export class BrowserLink {
    * and a sequence with a command sent after every earlier reply (`after_replies`).
    */
   #refuseUndeclared(op: OperationName, params: unknown): void {
-    const waits = op === "cdp.sequence" &&
-      (params as OperationParams<"cdp.sequence">).commands.some((command) => command.afterReplies);
-    const feature = featureOf(op) ?? (waits ? "after_replies" : undefined);
-    if (feature === undefined || this.details.features.includes(feature)) return;
+    const commands = op === "cdp.sequence"
+      ? (params as OperationParams<"cdp.sequence">).commands
+      : [];
+    const needed: ExtensionFeature[] = [
+      ...(featureOf(op) ? [featureOf(op)!] : []),
+      ...(commands.some((command) => command.afterReplies) ? ["after_replies" as const] : []),
+      ...(commands.some((command) => command.sendIf || command.paramsFrom) ||
+          (params as { lead?: number }).lead !== undefined
+        ? ["reply_values" as const]
+        : []),
+    ];
+    const feature = needed.find((name) => !this.details.features.includes(name));
+    if (feature === undefined) return;
     throw new BrowserError(
       "needs_upgrade",
       `the installed extension (${this.details.extensionVersion}) does not support ${feature}`,
@@ -386,6 +403,18 @@ export class BrowserLink {
       if (message.ok) pending.resolve(message.value);
       else pending.reject(new BrowserError(message.error.kind, message.error.message));
     });
+  }
+
+  /**
+   * Hands a running sequence's lead replies to its caller; once only, and never after its
+   * result (a lead for a command nobody waits for is dropped).
+   */
+  handleLead(message: Extract<FromExtension, { type: "sequence_lead" }>): void {
+    const pending = this.#pending.get(message.id);
+    if (!pending?.ahead) return;
+    const ahead = pending.ahead;
+    delete pending.ahead;
+    ahead(message.results);
   }
 
   /** Notes where a reporting tab stands now, as the extension sent it on its own. */

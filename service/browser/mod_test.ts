@@ -163,8 +163,87 @@ Deno.test("a link never sends an operation of a feature its extension did not de
   assert(waiting instanceof BrowserError, String(waiting));
   assertEquals([waiting.kind, waiting.mayHaveHappened], ["needs_upgrade", false]);
   assertEquals(written.length, 0, "nothing was written to the browser");
-  conn.say({ ...hello("browser-new"), features: ["transfers", "from-the-future"] });
+  // So is one aimed by an earlier reply's values (`reply_values`), even where `after_replies` is.
+  conn.say({
+    ...hello("browser-new"),
+    features: ["transfers", "after_replies", "from-the-future"],
+  });
   await attached(hub, "browser-new");
-  assertEquals(hub.pick()!.details.features, ["transfers"]);
+  const newer = hub.pick()!;
+  assertEquals(newer.details.features, ["transfers", "after_replies"]);
+  const aimed = await newer.call("cdp.sequence", {
+    tab_id: 5,
+    commands: [
+      { method: "Runtime.evaluate", params: { expression: "1" } },
+      { method: "Page.getFrameTree", params: {}, afterReplies: true },
+      {
+        method: "Input.dispatchMouseEvent",
+        params: { type: "mouseMoved" },
+        paramsFrom: [{ reply: 2, path: ["result", "value"], param: "x" }],
+      },
+    ],
+  }).catch((error) => error);
+  assert(aimed instanceof BrowserError, String(aimed));
+  assertEquals([aimed.kind, aimed.message], [
+    "needs_upgrade",
+    "the installed extension (1) does not support reply_values",
+  ]);
+  await conn.end();
+});
+
+/** The commands written to the browser so far, decoded (each chunk one whole frame). */
+function commandsIn(written: Uint8Array[]): { id: number; op: string; params: unknown }[] {
+  return written.map((chunk) => JSON.parse(new TextDecoder().decode(chunk.subarray(4))));
+}
+
+Deno.test("a sequence's lead replies reach its caller ahead of its result, once", async () => {
+  const hub = new BrowserHub();
+  const written: Uint8Array[] = [];
+  const conn = connect(hub, { write: (chunk) => void written.push(chunk) });
+  conn.say({ ...hello("browser-lead"), features: ["after_replies", "reply_values"] });
+  await attached(hub, "browser-lead");
+  const link = hub.pick()!;
+  const leads: unknown[] = [];
+  const call = link.call("cdp.sequence", {
+    tab_id: 5,
+    lead: 1,
+    commands: [
+      { method: "Runtime.evaluate", params: { expression: "1" } },
+      { method: "Input.insertText", params: { text: "a" } },
+    ],
+  }, { ahead: (results) => leads.push(results) });
+  // The tab is observed first; then the sequence goes out.
+  const sent = async (op: string) => {
+    await waitFor(
+      () => Promise.resolve(commandsIn(written).some((command) => command.op === op)),
+      `${op} to be sent`,
+    );
+    return commandsIn(written).find((command) => command.op === op)!.id;
+  };
+  conn.say({ type: "result", id: await sent("tab.observe"), ok: true, value: {} });
+  const id = await sent("cdp.sequence");
+  const lead = [{ result: { value: 1 } }];
+  conn.say({ type: "sequence_lead", id, results: lead });
+  await waitFor(() => Promise.resolve(leads.length === 1), "the lead to reach the caller");
+  assertEquals(leads, [lead]);
+  // A repeat, or a lead for a command nobody waits for, is dropped.
+  conn.say({ type: "sequence_lead", id, results: lead });
+  conn.say({ type: "sequence_lead", id: id + 100, results: lead });
+  conn.say({ type: "result", id, ok: true, value: { results: [...lead, {}] } });
+  assertEquals((await call).results.length, 2);
+  assertEquals(leads.length, 1);
+  // A link whose extension cannot send a lead is never asked for one.
+  conn.say({ ...hello("browser-older"), features: ["after_replies"] });
+  await attached(hub, "browser-older");
+  const refused = await hub.pick()!.call("cdp.sequence", {
+    tab_id: 5,
+    lead: 1,
+    commands: [
+      { method: "Runtime.evaluate", params: { expression: "1" } },
+      { method: "Input.insertText", params: { text: "a" } },
+    ],
+  }).catch((error) => error);
+  assert(refused instanceof BrowserError, String(refused));
+  assertEquals(refused.kind, "needs_upgrade");
   await conn.end();
 });

@@ -22,6 +22,7 @@ import {
   type Before,
   type Blocker,
   type Described,
+  NAVIGATION_WAIT_MS,
   observeAfter,
   observeBefore,
   renderReceipt,
@@ -29,11 +30,11 @@ import {
   type SettleRead,
   watchNavigation,
 } from "../input/receipt.ts";
-import type { NavigationWatch } from "../input/navigation_watch.ts";
-import type { Command } from "../page/main_frame_read.ts";
-import { prepareByRef } from "../input/prepare.ts";
+import { NavigationWatch } from "../input/navigation_watch.ts";
+import { type Command, knownMain } from "../page/main_frame_read.ts";
+import { aimByRef, prepareByRef } from "../input/prepare.ts";
 import { typeModeFrom, typeModeQuestion } from "../input/type_mode.ts";
-import { resolveRef } from "../page/refs.ts";
+import { resolveRef, tabPages } from "../page/refs.ts";
 import {
   capture,
   currentScale,
@@ -299,12 +300,131 @@ async function act(
   try {
     first = await dispatchSettling(context, target, commands, watch);
   } catch (error) {
-    // An action that closes its own tab (window.close()) detaches the debugger mid-input.
-    if (!await closedSince(target, before.tabSerial)) {
-      watch.stop();
-      throw error;
-    }
+    await unlessClosed(target, before, watch, error);
   }
+  return await answer(context, target, action, { ...where, before }, { watch, first }, lead);
+}
+
+/**
+ * After input that failed: an action that closes its own tab (window.close()) detaches the
+ * debugger mid-input, and its receipt says so; any other failure is the call's.
+ */
+async function unlessClosed(
+  target: TabTarget,
+  before: Before,
+  watch: NavigationWatch,
+  error: unknown,
+): Promise<void> {
+  if (!await closedSince(target, before.tabSerial)) {
+    watch.stop();
+    throw error;
+  }
+}
+
+/**
+ * A pointer action by ref in one message to the page (decision 0239): the lookup that finds,
+ * scrolls to and notes the target, the input aimed at the centre it found, and the receipt's
+ * settle read, each sent by the extension only when the lookup's replies say the target is
+ * visible in the document the frame still shows, on a page in front. The lookup's replies come
+ * ahead of the rest (the input may be held by a dialog it opened, or by the page it leaves).
+ * Null when it cannot go this way (an older extension, a ref outside the main frame's known
+ * world, a world no longer current, a page in the background): nothing of the action was sent,
+ * and the caller takes the ordinary path.
+ */
+async function actAimed(
+  context: ToolContext,
+  target: TabTarget,
+  ref: string,
+  pointing: Pointing,
+): Promise<Outcome | null> {
+  const { workspace } = context;
+  const { action, input, lead } = pointing;
+  const aimed = aimByRef(workspace, target, ref);
+  const settle = aimed && settleAfterInput(workspace, target);
+  const main = knownMain(tabPages(workspace, target.tabId));
+  if (!aimed || !settle || !main?.loaderId) return null;
+  const events = input({ x: 0, y: 0 });
+  const start = aimed.commands.length;
+  const end = start + events.length;
+  const commands = [
+    ...aimed.commands,
+    ...events.map((command, index) => aimed.aim(command, start + index, true)),
+    ...settle.commands.map((command, index) => aimed.aim(command, end + index, false)),
+  ];
+  const tabSerial = target.link.tabChangeSerial;
+  const watch = new NavigationWatch(
+    target.link.tab(target.native),
+    { frameId: main.frameId, loaderId: main.loaderId },
+    NAVIGATION_WAIT_MS,
+  );
+  let ahead!: (results: Record<string, unknown>[]) => void;
+  const leading = new Promise<Record<string, unknown>[]>((resolve) => ahead = resolve);
+  const sent = target.link.call("cdp.sequence", {
+    tab_id: target.native,
+    commands,
+    pipeline: mayPipeline(events),
+    lead: start,
+  }, { ahead });
+  sent.catch(() => {});
+  let found: Awaited<ReturnType<typeof aimed.found>>;
+  try {
+    // A lookup that failed sent nothing after it: the sequence fails without a lead.
+    const lookup = await Promise.race([
+      leading,
+      sent.then((reply) => reply.results.slice(0, start), () => null),
+    ]);
+    found = lookup && await aimed.found(lookup, tabSerial);
+  } catch (error) {
+    watch.stop();
+    throw error;
+  }
+  if (!found?.fired) {
+    watch.stop();
+    const missed = found?.found;
+    if (missed && !missed.visible) {
+      throw notVisible(ref, missed.element.role, missed.element.name, action);
+    }
+    return null;
+  }
+  const { prepared } = found;
+  const where: Where & { before: Before } = {
+    point: prepared.centre,
+    assurance: "ref",
+    ref,
+    element: prepared.element,
+    blockers: overlay(prepared.cover, ref, action),
+    before: prepared.before,
+  };
+  let first: SettleRead | "leaving" | undefined;
+  try {
+    const held = await Promise.race([
+      untilDialog(target, sent),
+      watch.leaving.then(() => "leaving" as const),
+    ]);
+    // A dialog holds the input (the receipt reports it); a page being left may not answer until
+    // it is gone, and the new page is read instead.
+    first = held === "done"
+      ? settle.read((await sent).results.slice(end))
+      : held === "dialog"
+      ? null
+      : held;
+  } catch (error) {
+    await unlessClosed(target, prepared.before, watch, error);
+  }
+  return await answer(context, target, action, where, { watch, first }, lead(where));
+}
+
+/** The action's receipt, once what its input caused is over, as the call's answer. */
+async function answer(
+  context: ToolContext,
+  target: TabTarget,
+  action: string,
+  where: Where & { before: Before },
+  sent: { watch: NavigationWatch; first: SettleRead | "leaving" | undefined },
+  lead: string,
+) {
+  const { before } = where;
+  const { watch, first } = sent;
   const receipt = await observeAfter(context.workspace, target, before, {
     watch,
     first,
@@ -544,28 +664,45 @@ async function screenshotAction(_args: Args, context: ToolContext, target: TabTa
 function clickAction(action: string, button: "left" | "right", clicks: number): Action {
   return async (args, context, target) => {
     const modifiers = parseModifiers(args.modifiers as string | undefined);
-    const where = await pointFor(args, context, target, action);
-    return await act(
-      context,
-      target,
-      action,
-      where,
-      clickEvents(where.point, button, clicks, modifiers),
-      `${action} at ${describeWhere(where)}${modifiers ? ` with ${args.modifiers}` : ""}.`,
-    );
+    const input = (point: Point) => clickEvents(point, button, clicks, modifiers);
+    const lead = (where: Where) =>
+      `${action} at ${describeWhere(where)}${modifiers ? ` with ${args.modifiers}` : ""}.`;
+    return await pointerAction(args, context, target, { action, input, lead });
   };
 }
 
-async function hover(args: Args, context: ToolContext, target: TabTarget) {
-  const where = await pointFor(args, context, target, "hover");
-  return await act(
-    context,
-    target,
-    "hover",
-    where,
-    [mouse("mouseMoved", where.point)],
-    `Hovering at ${describeWhere(where)}.`,
-  );
+/**
+ * A pointer action at a ref or a coordinate: by ref in one message where it can be (decision
+ * 0239), otherwise the target is found first and the input follows.
+ */
+async function pointerAction(
+  args: Args,
+  context: ToolContext,
+  target: TabTarget,
+  pointing: Pointing,
+): Promise<Outcome> {
+  if (typeof args.ref === "string") {
+    const aimed = await actAimed(context, target, args.ref, pointing);
+    if (aimed) return aimed;
+  }
+  const { action, input, lead } = pointing;
+  const where = await pointFor(args, context, target, action);
+  return await act(context, target, action, where, input(where.point), lead(where));
+}
+
+/** A pointer action: its name, its input at a point, and its receipt's first line. */
+interface Pointing {
+  action: string;
+  input: (point: Point) => Command[];
+  lead: (where: Where) => string;
+}
+
+function hover(args: Args, context: ToolContext, target: TabTarget) {
+  return pointerAction(args, context, target, {
+    action: "hover",
+    input: (point) => [mouse("mouseMoved", point)],
+    lead: (where) => `Hovering at ${describeWhere(where)}.`,
+  });
 }
 
 async function drag(args: Args, context: ToolContext, target: TabTarget) {

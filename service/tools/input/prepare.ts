@@ -10,7 +10,13 @@
 import type { Workspace } from "../../workspace/mod.ts";
 import type { TabTarget } from "../core/target.ts";
 import { runtimeCall } from "../page/in_page.ts";
-import { readWorld } from "../page/main_frame_read.ts";
+import {
+  type Command,
+  knownMain,
+  leadingRead,
+  type MainFrameRead,
+  readWorld,
+} from "../page/main_frame_read.ts";
 import { lookupRef, refGone, tabPages } from "../page/refs.ts";
 import {
   type Before,
@@ -29,6 +35,8 @@ interface PreparedState {
     enabled: boolean;
     box: { x: number; y: number; width: number; height: number; visible: boolean } | null;
   } | null;
+  /** The box's centre, rounded (absent from a runtime older than decision 0239). */
+  point?: { x: number; y: number } | null;
   cover: string | null;
   before: BeforeState;
 }
@@ -66,6 +74,12 @@ export async function prepareByRef(
     { synchronous: true },
   );
   if (!read) return null;
+  const found = foundIn(read, ref);
+  return { ...found, before: await noteBefore(workspace, target, read.value!.before, read) };
+}
+
+/** The target as the lookup found it, the page's state before it aside; throws when gone. */
+function foundIn(read: MainFrameRead<PreparedState>, ref: string): Omit<Prepared, "before"> {
   const described = read.value?.described;
   if (!described || !described.box) throw refGone(ref);
   const box = described.box;
@@ -79,6 +93,100 @@ export async function prepareByRef(
       ...(described.enabled ? {} : { disabled: true }),
     },
     cover: read.value!.cover,
-    before: await noteBefore(workspace, target, read.value!.before, read),
+  };
+}
+
+/** Where in the prepare evaluation's reply the aimed input looks. */
+const VALUE = ["result", "value"];
+
+/**
+ * A pointer action by ref in one message (decision 0239): the lookup {@linkcode prepareByRef}
+ * makes first, then the input, each of its commands aimed by the lookup's replies. The
+ * extension sends an aimed command only when the lookup found the element visible, on a page in
+ * front, in the document the frame tree still shows, and gives it the element's centre as its x
+ * and y; otherwise nothing of the action is sent.
+ */
+export interface AimedLookup {
+  /** The lookup's two commands, which open the message. */
+  commands: Command[];
+  /**
+   * `command`, at `index` in the message, sent only when the lookup found its target ready;
+   * with `point`, at the target's centre.
+   */
+  aim(command: Command, index: number, point: boolean): Command;
+  /**
+   * What the lookup found, from the message's replies: with `fired`, whether the aimed commands
+   * went out (decided on the same replies by the same rule as the extension's), and the page
+   * before them, noted as of `tabSerial` (when the message was sent). Null when the world was not
+   * current (nothing was sent: the caller prepares the ordinary way). Throws when the element is
+   * gone.
+   */
+  found(
+    replies: Record<string, unknown>[],
+    tabSerial: number,
+  ): Promise<
+    { fired: true; prepared: Prepared } | { fired: false; found: Omit<Prepared, "before"> } | null
+  >;
+}
+
+/**
+ * The aimed lookup for `ref`, or null when the extension cannot carry it (`reply_values`, and
+ * `after_replies` for the receipt's read after the input) or the ref is not in the main frame's
+ * known world: the caller then prepares in a round trip of its own.
+ */
+export function aimByRef(
+  workspace: Workspace,
+  target: TabTarget,
+  ref: string,
+): AimedLookup | null {
+  const features = target.link.details.features;
+  if (!features.includes("reply_values") || !features.includes("after_replies")) return null;
+  const pages = tabPages(workspace, target.tabId);
+  const { frame, localId } = lookupRef(pages, ref, { tabId: target.tabId });
+  if (knownMain(pages) !== frame) return null;
+  const read = leadingRead<PreparedState>(
+    frame,
+    runtimeCall("prepareAction", counterKey(workspace), localId, { keep: CHANGED_KEPT }),
+  );
+  if (!read) return null;
+  const owned = new Set(workspace.tabs);
+  return {
+    commands: read.commands,
+    aim(command, index, point) {
+      // Counted back from the command: the evaluation is the message's first, the look second.
+      const [evaluation, look] = [index, index - 1];
+      return {
+        ...command,
+        sendIf: [
+          { reply: evaluation, path: [...VALUE, "described", "box", "visible"], equals: true },
+          { reply: evaluation, path: [...VALUE, "before", "hidden"], equals: false },
+          { reply: look, path: ["frameTree", "frame", "id"], equals: frame.frameId },
+          { reply: look, path: ["frameTree", "frame", "loaderId"], equals: frame.loaderId! },
+        ],
+        ...(point
+          ? {
+            paramsFrom: [
+              { reply: evaluation, path: [...VALUE, "point", "x"], param: "x" },
+              { reply: evaluation, path: [...VALUE, "point", "y"], param: "y" },
+            ],
+          }
+          : {}),
+      };
+    },
+    async found(replies, tabSerial) {
+      const answer = read.answer(replies);
+      if (!answer) return null;
+      const found = foundIn(answer, ref);
+      const value = answer.value!;
+      const point = value.point;
+      const fired = found.visible && value.before.hidden === false &&
+        Number.isFinite(point?.x) && Number.isFinite(point?.y);
+      if (!fired || !point) return { fired: false, found };
+      const noted = await noteBefore(workspace, target, value.before, answer);
+      return {
+        fired: true,
+        prepared: { ...found, centre: point, before: { ...noted, tabSerial, owned } },
+      };
+    },
   };
 }

@@ -323,6 +323,26 @@ function answerOf<T>(
   };
 }
 
+/**
+ * {@linkcode readWorld} as the first two commands of a longer sequence (decision 0239): the
+ * evaluation, which must answer at once, and the look at the frame tree go out together, and the
+ * commands after them may be aimed by their replies. Null for a world outside the main frame.
+ */
+export function leadingRead<T>(world: Frame, expression: string): {
+  commands: Command[];
+  /** The answer from the sequence's replies, as {@linkcode readWorld}'s: null on a miss. */
+  answer(replies: Record<string, unknown>[]): MainFrameRead<T> | null;
+} | null {
+  if (world.sessionId || world.parent || !world.loaderId) return null;
+  return {
+    commands: [evaluation(expression, world.contextId, { synchronous: true }), FRAME_TREE],
+    answer(replies) {
+      const read = answerOf<T>(world, replies.slice(0, 2), { quietly: true, look: true });
+      return "missed" in read ? null : { ...read, beside: [] };
+    },
+  };
+}
+
 /** A read that travels at the end of another sequence (decision 0212). */
 export interface TrailingRead<T> {
   /** The commands to append: each goes out only after every earlier command replied. */

@@ -99,6 +99,8 @@ export interface After {
 /** A ref's element made ready for a pointer action, and the page before it. */
 export interface Prepared {
   described: Described | null;
+  /** The centre of its box, rounded: where a pointer action lands (none without a box). */
+  point: { x: number; y: number } | null;
   cover: string | null;
   before: Before;
 }
@@ -197,6 +199,7 @@ export function prepareAction(key: string, id: number, options: { keep: number }
   const point = b ? { x: Math.round(b.x + b.width / 2), y: Math.round(b.y + b.height / 2) } : null;
   return {
     described,
+    point,
     cover: b ? coveredBy(id) : null,
     before: observeBefore(key, { point, keep: options.keep }),
   };
