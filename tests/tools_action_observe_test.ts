@@ -167,6 +167,40 @@ Deno.test("navigate, console, network, resize and plan in a HiDPI browser", asyn
       assertMatch(s.text(result), /document is ready; some resources are still loading/);
     });
 
+    await t.step(
+      "a click that leads to another page answers with that page, without waiting for its images",
+      async () => {
+        type Led = {
+          observedAfter: { urlChanged?: string; mutations: number; focus?: { name: string } };
+          page: { title: string };
+        };
+        const click = async (name: string) => {
+          await s.ok("navigate", { url: s.fixtures.url("/leads.html"), tabId });
+          const found = await s.ok("find", { query: `${name} link`, tabId });
+          const ref = (structuredOf(found)?.matches as { ref: string }[])[0].ref;
+          const started = performance.now();
+          const result = await s.ok("computer", { action: "left_click", ref, tabId });
+          return {
+            receipt: structuredOf(result)?.receipt as Led,
+            text: s.text(result),
+            ms: performance.now() - started,
+          };
+        };
+        // Its title and the field it focuses as it loads come with the receipt (decision 0240).
+        const signIn = await click("Sign in");
+        assertEquals(signIn.receipt.observedAfter.urlChanged, s.fixtures.url("/focused.html"));
+        assertEquals(signIn.receipt.page.title, "Sign in here");
+        assertEquals(signIn.receipt.observedAfter.focus?.name, "Email");
+        assertEquals(signIn.receipt.observedAfter.mutations, 0);
+        assertMatch(signIn.text, /Now at .*focused\.html[\s\S]*focused: textbox "Email"/);
+        // The image takes ten seconds: the page is answered once its document is ready.
+        const slow = await click("Slow page");
+        assertEquals(slow.receipt.observedAfter.urlChanged, s.fixtures.url("/slow.html"));
+        assertEquals(slow.receipt.page.title, "Slow image");
+        assert(slow.ms < 8_000, `answered after ${Math.round(slow.ms)} ms, not at the image`);
+      },
+    );
+
     await t.step("navigate: a leave-page prompt stops it unless forced", async () => {
       try {
         await s.ok("navigate", { url: s.fixtures.url("/leave.html"), tabId });

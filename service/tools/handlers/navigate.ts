@@ -6,7 +6,6 @@
  * @module
  */
 
-import { z } from "zod";
 import type { Outcome } from "../../../shared/bridge.ts";
 import { log } from "../../log/mod.ts";
 import type { TabState } from "../../browser/mod.ts";
@@ -19,7 +18,7 @@ import { mainWorldCall } from "../page/in_page.ts";
 import { redactSecrets } from "../page/redact.ts";
 import { displayUrl } from "../core/redact_url.ts";
 import { finishWorldLater, worldAtCommit } from "../page/main_frame_read.ts";
-import { LANDED_BINDING, type LandedFacts, MAX_TITLE_CHARS } from "../page/landing.ts";
+import { factsOf, type PageFacts } from "../page/landed_facts.ts";
 import { tabPages } from "../page/refs.ts";
 import { cdp, evaluate, ownedTab, type TabTarget } from "../core/target.ts";
 
@@ -37,28 +36,6 @@ const COMMIT_GRACE_MS = 1_500;
  * this the page is asked instead (no runtime there, or the report was dropped).
  */
 const LANDED_GRACE_MS = 100;
-
-/**
- * A loaded document's URL, redacted title and HTTP status, as its runtime reported them at its
- * load (decision 0222). A report clipped on the way (a URL near the event's string bound) is
- * not JSON and is not used.
- */
-const PageFacts = z.object({
-  url: z.string(),
-  title: z.string().max(MAX_TITLE_CHARS),
-  status: z.number().int().min(0),
-}).strict() satisfies z.ZodType<LandedFacts>;
-type PageFacts = z.infer<typeof PageFacts>;
-
-function factsOf(payload: unknown): PageFacts | null {
-  if (typeof payload !== "string") return null;
-  try {
-    const parsed = PageFacts.safeParse(JSON.parse(payload));
-    return parsed.success ? parsed.data : null;
-  } catch {
-    return null;
-  }
-}
 
 /** How often a navigation the browser stopped before it left its page is sent (decision 0210). */
 const SENDS_WHEN_STOPPED = 2;
@@ -277,14 +254,12 @@ export class LoadWatch {
           // A page back from the back/forward cache was loaded when it left: no load event comes.
           restored = event.params.type === "BackForwardCacheRestore";
         }
-        if (event.method === "Runtime.bindingCalled" && event.params.name === LANDED_BINDING) {
-          // Only the expected document's own report: the main frame shows it until it commits
-          // another, and only the main frame's runtime reports.
-          const facts = factsOf(event.params.payload);
-          if (facts && this.#shown !== undefined && this.#shown === this.expected) {
-            this.#landed = facts;
-            this.#onLanded();
-          }
+        // Only the expected document's own report: the main frame shows it until it commits
+        // another, and only the main frame's runtime reports.
+        const facts = factsOf(event);
+        if (facts && this.#shown !== undefined && this.#shown === this.expected) {
+          this.#landed = facts;
+          this.#onLanded();
         }
         const within = event.method === "Page.navigatedWithinDocument";
         if (within) this.#movedWithin = true;

@@ -9,6 +9,7 @@
  */
 
 import type { TabEvent, TabState } from "../../browser/mod.ts";
+import { factsOf, type PageFacts } from "../page/landed_facts.ts";
 
 /** A navigation of the main frame, watched from before an action. */
 export class NavigationWatch {
@@ -21,6 +22,11 @@ export class NavigationWatch {
   readonly leaving: Promise<void>;
   /** Resolves true when the main frame commits a document, false if the watch ends first. */
   readonly commit: Promise<boolean>;
+  /**
+   * Resolves with what the document the main frame committed reported of itself at its load
+   * (decision 0240), or null when the watch ends first.
+   */
+  readonly landed: Promise<PageFacts | null>;
   #arrived: Promise<TabEvent | null>;
   #stop = new AbortController();
   #onLeaving!: () => void;
@@ -65,6 +71,18 @@ export class NavigationWatch {
       return false;
     };
     this.#arrived = tab.waitFor(matches, boundMs, this.#stop.signal);
+    // Only a report after a commit is the new document's: only the main frame's runtime reports,
+    // and only at its own load.
+    let committed = false;
+    this.landed = tab.waitFor(
+      (event) => {
+        const navigated = event.params.frame as { id?: string } | undefined;
+        if (event.method === "Page.frameNavigated" && mainFrame(navigated?.id)) committed = true;
+        return committed && factsOf(event) !== null;
+      },
+      boundMs,
+      this.#stop.signal,
+    ).then((event) => event && factsOf(event));
     // However the watch ends, a commit that did not come is not coming.
     this.#arrived.then(() => this.#onCommit(false));
   }

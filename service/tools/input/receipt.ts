@@ -13,6 +13,7 @@ import { fence, originOf } from "../core/fence.ts";
 import { runtimeCall } from "../page/in_page.ts";
 import {
   type Command,
+  finishWorldLater,
   knownMain,
   readKnownWorld,
   readMainFrame,
@@ -24,6 +25,7 @@ import { tabPages } from "../page/refs.ts";
 import { cdp, type TabTarget } from "../core/target.ts";
 import { displayUrl } from "../core/redact_url.ts";
 import { NavigationWatch } from "./navigation_watch.ts";
+import type { PageFacts } from "../page/landed_facts.ts";
 
 /**
  * Longest wait for a mutation burst the action started to end: a page that never goes quiet is
@@ -294,8 +296,9 @@ export function watchNavigation(target: TabTarget, before: Before): NavigationWa
 /**
  * The page's state once what the action caused is over: a frame rendered and any mutation burst
  * ended (bounded by {@linkcode SETTLE_MAX_MS}); when the action started a navigation, the new
- * page's once it reached DOMContentLoaded (waited for on the browser's events, bounded by
- * {@linkcode NAVIGATION_WAIT_MS}), read in the world made as it committed (`world`). The old
+ * page's as its runtime reported it at its load, or, when it reached DOMContentLoaded first and
+ * its load lags (waited for on the browser's events, bounded by {@linkcode NAVIGATION_WAIT_MS}),
+ * read in the world made as it committed (`world`). The old
  * page's answer is not awaited once the browser reports the main frame loading another
  * document: a page being left may not answer until it is gone. Null when a dialog, a closed tab
  * or an unreadable page leaves nothing to read.
@@ -327,11 +330,39 @@ async function stateAfter(
   const left = read === "leaving" || watch.started || state?.navigating !== undefined ||
     (known && (first === null || first.loaderId !== before.frame.loaderId));
   if (!left || blocked()) return state;
-  await watch.arrived();
-  if (blocked()) return state;
-  // However the wait ended, the world made as the document committed is ready to be read.
-  await after.world;
-  return (await settledState(workspace, target, { maxMs: 0 }))?.state ?? state;
+  // Whichever tells first where the action led: the new document's own report at its load
+  // (decision 0240), or a read once it reached DOMContentLoaded (a page whose load lags behind).
+  let answered = false;
+  const loaded = (async () => {
+    await watch.arrived();
+    if (answered || blocked()) return null;
+    // However the wait ended, the world made as the document committed is ready to be read.
+    await after.world;
+    if (answered) return null;
+    return (await settledState(workspace, target, { maxMs: 0 }))?.state ?? null;
+  })();
+  const reported = watch.landed.then((facts) => facts ? landedState(facts) : loaded);
+  const found = await Promise.race([loaded, reported]);
+  answered = true;
+  return blocked() ? state : found ?? state;
+}
+
+/**
+ * The page after an action that navigated, as its new document reported itself at its load: the
+ * same facts a read there would give, with nothing counted as changed (it is another document).
+ */
+function landedState(facts: PageFacts): AfterState {
+  return {
+    url: facts.url,
+    title: facts.title,
+    n: null,
+    rendered: false,
+    settled: true,
+    ready: "complete",
+    ...(facts.focus ? { focus: facts.focus } : {}),
+    changed: [],
+    hidden: false,
+  };
 }
 
 /** What stands in the way after the action: a dialog, a disabled target, a native popup, no focus. */
@@ -429,7 +460,9 @@ export async function observeAfter(
     });
   } finally {
     action.watch.stop();
-    await world;
+    // A world the new document's commit is still making is finished after the answer, before
+    // the tab's next read (an answer from the document's own report does not wait for it).
+    finishWorldLater(tabPages(workspace, target.tabId), world);
   }
   const openDialog = target.link.tab(target.native).dialog;
   const url = state?.url ?? before.url;

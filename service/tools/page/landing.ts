@@ -21,4 +21,9 @@ export interface LandedFacts {
   url: string;
   title: string;
   status: number;
+  /**
+   * The element focused at the load, as a receipt names it (decision 0240): a click that
+   * navigated answers with the new page's facts from this report.
+   */
+  focus?: { role: string; name: string; tag: string; disabled?: boolean; value?: string };
 }

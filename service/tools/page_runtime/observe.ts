@@ -110,7 +110,7 @@ function counterAt(key: string): Counter | undefined {
 }
 
 /** The focused element, looking into shadow roots; null when nothing but the body has focus. */
-function focused(): Element | null {
+export function focused(): Element | null {
   let active = document.activeElement;
   while (active && active.shadowRoot && active.shadowRoot.activeElement) {
     active = active.shadowRoot.activeElement;

@@ -8,6 +8,8 @@
 import { current } from "./registry.ts";
 import { LANDED_BINDING, type LandedFacts, MAX_TITLE_CHARS } from "../page/landing.ts";
 import { redactedTitle } from "./secrets.ts";
+import { receiptElement } from "./describe.ts";
+import { focused } from "./observe.ts";
 
 /**
  * The page's URL, its title cut to `maxTitle` characters, with the values of secret fields
@@ -52,7 +54,8 @@ export function reportLanding(): void {
     if (typeof binding !== "function") return;
     // The facts alone: the service reads a report strictly, and a loading document is current.
     const { url, title, status } = pageInfo(MAX_TITLE_CHARS);
-    const facts: LandedFacts = { url, title, status };
+    const focus = receiptElement(focused());
+    const facts: LandedFacts = { url, title, status, ...(focus ? { focus } : {}) };
     binding(JSON.stringify(facts));
   };
   addEventListener("pageshow", landed);
