@@ -101,6 +101,21 @@ const ReplyValue = z.object({
 }).strict();
 
 /**
+ * A test of an earlier reply's value: that it `equals` a number, string or boolean, or that it is
+ * a list none of whose entries has its `field` among `values` (`lacks`).
+ */
+const ReplyTest = z.union([
+  ReplyValue.extend({ equals: z.union([z.string().max(200), z.number(), z.boolean()]) }).strict(),
+  ReplyValue.extend({
+    lacks: z.object({
+      field: z.string().min(1).max(64),
+      values: z.array(z.string().max(64)).min(1).max(16),
+    }).strict(),
+  }).strict(),
+]);
+export type ReplyTest = z.infer<typeof ReplyTest>;
+
+/**
  * One command of a `cdp.sequence`. With `objectIdFrom` (n ≥ 1) its `params.objectId` is the
  * object the reply n commands earlier holds as `result.objectId` (a `Runtime.evaluate` that
  * answered with an object): a question about an object found in the same round trip. When that
@@ -113,20 +128,19 @@ const ReplyValue = z.object({
  * the sequence: its reply is `{ failed: message }`. When an earlier command failed it is not
  * sent, and the sequence fails with that command's failure as usual.
  *
- * With `sendIf` and `paramsFrom` (feature `reply_values`, decision 0239) the command waits for the
- * earlier replies they name and goes out only when each `sendIf` value equals what it says and
+ * With `sendIf` and `paramsFrom` (feature `reply_values`, decisions 0239 and 0241) the command
+ * waits for the earlier replies they name and goes out only when every `sendIf` test holds and
  * each `paramsFrom` value is a number, string or boolean, which then becomes that parameter: an
- * action aimed at what an evaluation in the same round trip found. Otherwise it is not sent and
- * its reply is `{}`, as for `objectIdFrom`.
+ * action aimed at what an evaluation in the same round trip found, or sent only when a reply
+ * says it is the right way. Otherwise it is not sent and its reply is `{}`, as for
+ * `objectIdFrom`.
  */
 export const SequenceCommand = z.object({
   method: CdpMethod,
   params: z.record(z.string(), z.unknown()),
   objectIdFrom: z.number().int().min(1).max(MAX_SEQUENCE).optional(),
   afterReplies: z.literal(true).optional(),
-  sendIf: z.array(
-    ReplyValue.extend({ equals: z.union([z.string().max(200), z.number(), z.boolean()]) }).strict(),
-  ).min(1).max(MAX_REPLY_VALUES).optional(),
+  sendIf: z.array(ReplyTest).min(1).max(MAX_REPLY_VALUES).optional(),
   paramsFrom: z.array(ReplyValue.extend({ param: z.string().min(1).max(64) }).strict())
     .min(1).max(MAX_REPLY_VALUES).optional(),
 }).strict();

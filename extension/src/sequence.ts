@@ -8,7 +8,11 @@
  * @module
  */
 
-import { namedReplies, type SequenceCommand } from "../../shared/browser_protocol.ts";
+import {
+  namedReplies,
+  type ReplyTest,
+  type SequenceCommand,
+} from "../../shared/browser_protocol.ts";
 
 /** A command as sent to the browser. */
 export interface Sendable {
@@ -123,7 +127,7 @@ function sendLead(sent: Promise<SendOutcome>[], lead: Lead): void {
  * The command as sent, with what it takes from the earlier replies it names (`reply(n)`: the reply
  * n commands back) put in its params; null when one of them does not hold what it needs, and the
  * command is then not sent: no object for `objectIdFrom` (the evaluation answered a primitive or
- * threw), a `sendIf` value other than the one named, a `paramsFrom` value that is missing or not
+ * threw), a `sendIf` test that fails, a `paramsFrom` value that is missing or not
  * a number, string or boolean.
  */
 function resolve(
@@ -140,9 +144,11 @@ function resolve(
     if (typeof objectId !== "string") return null;
     params.objectId = objectId;
   }
-  for (const test of command.sendIf ?? []) {
-    if (valueAt(reply(test.reply), test.path) !== test.equals) return null;
-  }
+  const holds = (test: ReplyTest) => {
+    const value = valueAt(reply(test.reply), test.path);
+    return "equals" in test ? value === test.equals : lacks(value, test.lacks);
+  };
+  if (command.sendIf && !command.sendIf.every(holds)) return null;
   for (const take of command.paramsFrom ?? []) {
     const value = valueAt(reply(take.reply), take.path);
     const usable = typeof value === "string" || typeof value === "boolean" ||
@@ -151,6 +157,15 @@ function resolve(
     params[take.param] = value;
   }
   return { method: command.method, params };
+}
+
+/** Whether `value` is a list none of whose entries has its own `field` among `values`. */
+function lacks(value: unknown, test: { field: string; values: string[] }): boolean {
+  if (!Array.isArray(value)) return false;
+  return value.every((entry) =>
+    typeof entry !== "object" || entry === null || !Object.hasOwn(entry, test.field) ||
+    !test.values.includes(String((entry as Record<string, unknown>)[test.field]))
+  );
 }
 
 /** The value at `path` in `reply`, if every step is an own property of an object on the way. */

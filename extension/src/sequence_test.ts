@@ -220,3 +220,35 @@ Deno.test("a lead must name earlier commands and leave some after it", () => {
     }).success;
   assertEquals([sequence(1), sequence(2), sequence(3), sequence(0)], [true, true, false, false]);
 });
+
+Deno.test("a command sent only when a list lacks an entry of a kind (sendIf lacks)", async () => {
+  const KEYS = { field: "type", values: ["keydown", "keyup"] };
+  const cases: [string, unknown, boolean][] = [
+    ["no listeners", [], true],
+    ["other listeners", [{ type: "click" }, { type: "input" }], true],
+    ["a key listener", [{ type: "click" }, { type: "keydown" }], false],
+    ["no list at all", undefined, false],
+    ["not a list", { type: "click" }, false],
+  ];
+  for (const pipeline of [true, false]) {
+    for (const [why, listeners, sent] of cases) {
+      const b = browser();
+      const done = runSequence(
+        [
+          step("ask"),
+          step("insert", { sendIf: [{ reply: 1, path: ["listeners"], lacks: KEYS }] }),
+          step("after"),
+        ],
+        pipeline,
+        b.send,
+      );
+      await b.reply("ask", { ok: true, result: { listeners } });
+      if (sent) await b.reply("insert");
+      await b.reply("after");
+      const results = await done;
+      const names = sent ? ["ask", "insert", "after"] : ["ask", "after"];
+      assertEquals(b.names(), names, `${why}, pipeline ${pipeline}`);
+      assertEquals(results.length, 3);
+    }
+  }
+});

@@ -18,6 +18,7 @@ import { howToAnswer } from "../core/dialog_help.ts";
 import { answerDialog, untilDialog } from "../input/dialogs.ts";
 import { chordEvents, parseChords, parseModifiers, typeEvents } from "../input/input.ts";
 import {
+  aimBefore,
   type Assurance,
   type Before,
   type Blocker,
@@ -33,7 +34,7 @@ import {
 import { NavigationWatch } from "../input/navigation_watch.ts";
 import { type Command, knownMain } from "../page/main_frame_read.ts";
 import { aimByRef, prepareByRef } from "../input/prepare.ts";
-import { typeModeFrom, typeModeQuestion } from "../input/type_mode.ts";
+import { typeModeChoice, typeModeFrom, typeModeQuestion } from "../input/type_mode.ts";
 import { resolveRef, tabPages } from "../page/refs.ts";
 import {
   capture,
@@ -340,46 +341,26 @@ async function actAimed(
   const { workspace } = context;
   const { action, input, lead } = pointing;
   const aimed = aimByRef(workspace, target, ref);
-  const settle = aimed && settleAfterInput(workspace, target);
-  const main = knownMain(tabPages(workspace, target.tabId));
-  if (!aimed || !settle || !main?.loaderId) return null;
+  if (!aimed) return null;
   const events = input({ x: 0, y: 0 });
   const start = aimed.commands.length;
-  const end = start + events.length;
-  const commands = [
-    ...aimed.commands,
-    ...events.map((command, index) => aimed.aim(command, start + index, true)),
-    ...settle.commands.map((command, index) => aimed.aim(command, end + index, false)),
-  ];
-  const tabSerial = target.link.tabChangeSerial;
-  const watch = new NavigationWatch(
-    target.link.tab(target.native),
-    { frameId: main.frameId, loaderId: main.loaderId },
-    NAVIGATION_WAIT_MS,
-  );
-  let ahead!: (results: Record<string, unknown>[]) => void;
-  const leading = new Promise<Record<string, unknown>[]>((resolve) => ahead = resolve);
-  const sent = target.link.call("cdp.sequence", {
-    tab_id: target.native,
-    commands,
+  const message = sendAimed(context, target, {
+    lead: aimed.commands,
+    input: events.map((command, index) => aimed.aim(command, start + index, true)),
+    aim: (command, index) => aimed.aim(command, index, false),
     pipeline: mayPipeline(events),
-    lead: start,
-  }, { ahead });
-  sent.catch(() => {});
+  });
+  if (!message) return null;
   let found: Awaited<ReturnType<typeof aimed.found>>;
   try {
-    // A lookup that failed sent nothing after it: the sequence fails without a lead.
-    const lookup = await Promise.race([
-      leading,
-      sent.then((reply) => reply.results.slice(0, start), () => null),
-    ]);
-    found = lookup && await aimed.found(lookup, tabSerial);
+    const lookup = await message.lookup;
+    found = lookup && await aimed.found(lookup, message.tabSerial);
   } catch (error) {
-    watch.stop();
+    message.watch.stop();
     throw error;
   }
   if (!found?.fired) {
-    watch.stop();
+    message.watch.stop();
     const missed = found?.found;
     if (missed && !missed.visible) {
       throw notVisible(ref, missed.element.role, missed.element.name, action);
@@ -395,23 +376,147 @@ async function actAimed(
     blockers: overlay(prepared.cover, ref, action),
     before: prepared.before,
   };
-  let first: SettleRead | "leaving" | undefined;
+  const first = await message.settled(prepared.before);
+  return await answer(context, target, action, where, { watch: message.watch, first }, lead(where));
+}
+
+/** An action's one message to the page, sent (decisions 0239, 0241). */
+interface AimedMessage {
+  /** The tab's change serial when it was sent: the receipt's tab delta counts from it. */
+  tabSerial: number;
+  /** The navigation the input may start, watched from before it was sent. */
+  watch: NavigationWatch;
+  /** The replies of the read that opens it, ahead of the rest; null when that read failed. */
+  lookup: Promise<Record<string, unknown>[] | null>;
+  /** Resolves once the whole message was answered (or failed). */
+  done: Promise<unknown>;
+  /**
+   * The receipt's settle read from the rest of the message, once the input went out: null when
+   * a dialog holds the input, "leaving" when the page was being left first. `before` is the
+   * page before, for an input that closed its own tab.
+   */
+  settled(before: Before): Promise<SettleRead | "leaving" | undefined>;
+}
+
+/**
+ * Sends an action as one message: `lead` (a read whose replies come back ahead of the rest),
+ * `input` (already aimed by it), and the receipt's settle read aimed by `aim`. Null when the
+ * extension cannot carry the settle read there or no main-frame world is known: nothing is sent.
+ */
+function sendAimed(
+  context: ToolContext,
+  target: TabTarget,
+  parts: {
+    lead: Command[];
+    input: Command[];
+    aim: (command: Command, index: number) => Command;
+    pipeline: boolean;
+  },
+): AimedMessage | null {
+  const settle = settleAfterInput(context.workspace, target);
+  const main = knownMain(tabPages(context.workspace, target.tabId));
+  if (!settle || !main?.loaderId) return null;
+  const start = parts.lead.length;
+  const end = start + parts.input.length;
+  const commands = [
+    ...parts.lead,
+    ...parts.input,
+    ...settle.commands.map((command, index) => parts.aim(command, end + index)),
+  ];
+  const tabSerial = target.link.tabChangeSerial;
+  const watch = new NavigationWatch(
+    target.link.tab(target.native),
+    { frameId: main.frameId, loaderId: main.loaderId },
+    NAVIGATION_WAIT_MS,
+  );
+  let ahead!: (results: Record<string, unknown>[]) => void;
+  const leading = new Promise<Record<string, unknown>[]>((resolve) => ahead = resolve);
+  const sent = target.link.call("cdp.sequence", {
+    tab_id: target.native,
+    commands,
+    pipeline: parts.pipeline,
+    lead: start,
+  }, { ahead });
+  sent.catch(() => {});
+  return {
+    tabSerial,
+    watch,
+    // A read that failed sent nothing after it: the sequence then fails without a lead.
+    lookup: Promise.race([
+      leading,
+      sent.then((reply) => reply.results.slice(0, start), () => null),
+    ]),
+    done: sent.catch(() => {}),
+    async settled(before) {
+      try {
+        const held = await Promise.race([
+          untilDialog(target, sent),
+          watch.leaving.then(() => "leaving" as const),
+        ]);
+        // A dialog holds the input (the receipt reports it); a page being left may not answer
+        // until it is gone, and the new page is read instead.
+        if (held === "done") return settle.read((await sent).results.slice(end));
+        return held === "dialog" ? null : held;
+      } catch (error) {
+        await unlessClosed(target, before, watch, error);
+        return undefined;
+      }
+    },
+  };
+}
+
+/**
+ * `type` in one message where the text can go in at once (decision 0241): the page before it,
+ * the question whether the page listens for keys, the insertion and the receipt's read, the last
+ * two sent only when the question's replies say nothing listens. Otherwise, or when it cannot go
+ * this way (an older extension, no known main-frame world, a world no longer current, a page in
+ * the background), nothing of the text was sent: the key presses follow in a message of their
+ * own once the page before them is known, or (null) the caller takes the ordinary path.
+ */
+async function typeAimed(
+  context: ToolContext,
+  target: TabTarget,
+  text: string,
+  lead: string,
+): Promise<Outcome | null> {
+  const aimed = aimBefore(context.workspace, target);
+  if (!aimed) return null;
+  const { read } = aimed;
+  const question = typeModeQuestion();
+  const choice = typeModeChoice(read.commands.length);
+  const atOnce = (command: Command, index: number): Command => {
+    const aimedCommand = read.aim(command, index);
+    return { ...aimedCommand, sendIf: [...aimedCommand.sendIf!, ...choice(index)] };
+  };
+  const start = read.commands.length + question.length;
+  const message = sendAimed(context, target, {
+    lead: [...read.commands, ...question],
+    input: [atOnce({ method: "Input.insertText", params: { text } }, start)],
+    aim: atOnce,
+    pipeline: true,
+  });
+  if (!message) return null;
+  let before: Before | null;
   try {
-    const held = await Promise.race([
-      untilDialog(target, sent),
-      watch.leaving.then(() => "leaving" as const),
-    ]);
-    // A dialog holds the input (the receipt reports it); a page being left may not answer until
-    // it is gone, and the new page is read instead.
-    first = held === "done"
-      ? settle.read((await sent).results.slice(end))
-      : held === "dialog"
-      ? null
-      : held;
+    const lookup = await message.lookup;
+    before = lookup && await aimed.found(lookup, message.tabSerial);
   } catch (error) {
-    await unlessClosed(target, prepared.before, watch, error);
+    message.watch.stop();
+    throw error;
   }
-  return await answer(context, target, action, where, { watch, first }, lead(where));
+  if (!before) {
+    message.watch.stop();
+    return null;
+  }
+  const where = { assurance: "none" as const, before };
+  if (typeModeFrom((await message.lookup)!.slice(read.commands.length)) === "keys") {
+    // Nothing of the text went out: one key press per character, in a message of their own.
+    message.watch.stop();
+    await message.done;
+    return await act(context, target, "type", where, typeEvents(text), lead);
+  }
+  const first = await message.settled(before);
+  return await answer(context, target, "type", where, { watch: message.watch, first }, lead);
 }
 
 /** The action's receipt, once what its input caused is over, as the call's answer. */
@@ -748,8 +853,13 @@ async function typeText(args: Args, context: ToolContext, target: TabTarget) {
   if (text === "") {
     return success("Nothing to type: text is empty.", { tabId: target.tabId });
   }
+  const lead = `Typed ${[...text].length} characters into the focused element.`;
   // Text goes in at once where nothing listens for keys; Return and Tab do more than insert.
   const ask = !/[\r\n\t]/.test(text);
+  if (ask) {
+    const aimed = await typeAimed(context, target, text, lead);
+    if (aimed) return aimed;
+  }
   const before = await observeBefore(context.workspace, target, {
     beside: ask ? typeModeQuestion() : [],
   });
@@ -760,7 +870,7 @@ async function typeText(args: Args, context: ToolContext, target: TabTarget) {
     "type",
     { assurance: "none", before },
     mode === "insert" ? [{ method: "Input.insertText", params: { text } }] : typeEvents(text),
-    `Typed ${[...text].length} characters into the focused element.`,
+    lead,
   );
 }
 

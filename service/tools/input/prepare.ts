@@ -11,11 +11,12 @@ import type { Workspace } from "../../workspace/mod.ts";
 import type { TabTarget } from "../core/target.ts";
 import { runtimeCall } from "../page/in_page.ts";
 import {
+  aimedRead,
   type Command,
   knownMain,
-  leadingRead,
   type MainFrameRead,
   readWorld,
+  VALUE_PATH,
 } from "../page/main_frame_read.ts";
 import { lookupRef, refGone, tabPages } from "../page/refs.ts";
 import {
@@ -96,9 +97,6 @@ function foundIn(read: MainFrameRead<PreparedState>, ref: string): Omit<Prepared
   };
 }
 
-/** Where in the prepare evaluation's reply the aimed input looks. */
-const VALUE = ["result", "value"];
-
 /**
  * A pointer action by ref in one message (decision 0239): the lookup {@linkcode prepareByRef}
  * makes first, then the input, each of its commands aimed by the lookup's replies. The
@@ -144,33 +142,28 @@ export function aimByRef(
   const pages = tabPages(workspace, target.tabId);
   const { frame, localId } = lookupRef(pages, ref, { tabId: target.tabId });
   if (knownMain(pages) !== frame) return null;
-  const read = leadingRead<PreparedState>(
+  const read = aimedRead<PreparedState>(
     frame,
     runtimeCall("prepareAction", counterKey(workspace), localId, { keep: CHANGED_KEPT }),
+    [
+      { path: ["described", "box", "visible"], equals: true },
+      { path: ["before", "hidden"], equals: false },
+    ],
   );
   if (!read) return null;
   const owned = new Set(workspace.tabs);
   return {
     commands: read.commands,
     aim(command, index, point) {
-      // Counted back from the command: the evaluation is the message's first, the look second.
-      const [evaluation, look] = [index, index - 1];
+      const aimed = read.aim(command, index);
+      if (!point) return aimed;
+      // The evaluation is the message's first command: `index` back from this one.
       return {
-        ...command,
-        sendIf: [
-          { reply: evaluation, path: [...VALUE, "described", "box", "visible"], equals: true },
-          { reply: evaluation, path: [...VALUE, "before", "hidden"], equals: false },
-          { reply: look, path: ["frameTree", "frame", "id"], equals: frame.frameId },
-          { reply: look, path: ["frameTree", "frame", "loaderId"], equals: frame.loaderId! },
+        ...aimed,
+        paramsFrom: [
+          { reply: index, path: [...VALUE_PATH, "point", "x"], param: "x" },
+          { reply: index, path: [...VALUE_PATH, "point", "y"], param: "y" },
         ],
-        ...(point
-          ? {
-            paramsFrom: [
-              { reply: evaluation, path: [...VALUE, "point", "x"], param: "x" },
-              { reply: evaluation, path: [...VALUE, "point", "y"], param: "y" },
-            ],
-          }
-          : {}),
       };
     },
     async found(replies, tabSerial) {

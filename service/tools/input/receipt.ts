@@ -12,6 +12,8 @@ import { howToAnswer } from "../core/dialog_help.ts";
 import { fence, originOf } from "../core/fence.ts";
 import { runtimeCall } from "../page/in_page.ts";
 import {
+  type AimedRead,
+  aimedRead,
   type Command,
   finishWorldLater,
   knownMain,
@@ -179,6 +181,39 @@ export async function observeBefore(
     read ?? { frameId: "", loaderId: "" },
   );
   return { ...before, beside: read?.beside ?? [] };
+}
+
+/**
+ * {@linkcode observeBefore} as the read that opens an action's own message (decision 0241): the
+ * commands after it are sent only when the page is in front and the frame still shows the known
+ * world's document. Null when the extension cannot carry it or no main-frame world is known: the
+ * caller observes in a round trip of its own.
+ */
+export function aimBefore(workspace: Workspace, target: TabTarget): {
+  read: AimedRead<BeforeState>;
+  /** The page before the action from the message's first replies; null when nothing was sent. */
+  found(replies: Record<string, unknown>[], tabSerial: number): Promise<Before | null>;
+} | null {
+  const features = target.link.details.features;
+  if (!features.includes("reply_values") || !features.includes("after_replies")) return null;
+  const world = knownMain(tabPages(workspace, target.tabId));
+  const read = world && aimedRead<BeforeState>(
+    world,
+    runtimeCall("observeBefore", counterKey(workspace), { point: null, keep: MAX_CHANGED_KEPT }),
+    [{ path: ["hidden"], equals: false }],
+  );
+  if (!read) return null;
+  const owned = new Set(workspace.tabs);
+  return {
+    read,
+    async found(replies, tabSerial) {
+      const answer = read.answer(replies);
+      // The same rule as the extension's: a page in the background was not acted on.
+      if (!answer || answer.value?.hidden !== false) return null;
+      const before = await noteBefore(workspace, target, answer.value, answer);
+      return { ...before, tabSerial, owned };
+    },
+  };
 }
 
 /** The page after an action as the page runtime reports it (`settle`). */

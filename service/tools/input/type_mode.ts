@@ -11,6 +11,7 @@
  */
 
 import { mainWorldCall } from "../page/in_page.ts";
+import type { ReplyTest } from "../../../shared/browser_protocol.ts";
 import type { Command } from "../page/main_frame_read.ts";
 
 /** The object group the listener question holds its objects in, released after. */
@@ -59,4 +60,20 @@ export function typeModeFrom(replies: Record<string, unknown>[]): TypeMode {
   return listeners.some((listener) => KEY_EVENTS.has(String(listener.type ?? "")))
     ? "keys"
     : "insert";
+}
+
+/**
+ * For `type` in one message (decision 0241), with {@linkcode typeModeQuestion} at `questionAt`:
+ * the tests, for the command at a given index, that hold when the text goes in at once, by the
+ * rule of {@linkcode typeModeFrom} (both listener lists came back, neither holds a key event).
+ * The insertion and the receipt's read after it are sent only when they all hold.
+ */
+export function typeModeChoice(questionAt: number): (index: number) => ReplyTest[] {
+  const lists = [questionAt + 2, questionAt + 3];
+  return (index) =>
+    lists.map((at) => ({
+      reply: index - at,
+      path: ["listeners"],
+      lacks: { field: "type", values: [...KEY_EVENTS] },
+    }));
 }

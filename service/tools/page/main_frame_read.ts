@@ -343,6 +343,58 @@ export function leadingRead<T>(world: Frame, expression: string): {
   };
 }
 
+/** Where in a leading evaluation's reply its value is. */
+export const VALUE_PATH = ["result", "value"];
+
+/** A read that opens a message whose later commands are aimed by its replies (decision 0239). */
+export interface AimedRead<T> {
+  /** The evaluation and the look at the frame tree, which open the message. */
+  commands: Command[];
+  /**
+   * `command`, at `index` in the message, sent only when the read's value holds each of `ready`
+   * and the look shows the document the world belongs to (its own `sendIf` tests kept after).
+   */
+  aim(command: Command, index: number): Command;
+  /** The read's answer from the message's first replies: null when the world was not current. */
+  answer(replies: Record<string, unknown>[]): MainFrameRead<T> | null;
+}
+
+/**
+ * {@linkcode leadingRead} with the test every later command of its message takes (decision
+ * 0239): the evaluation's value holds each of `ready` (paths in it, and the value each must
+ * equal), and the frame tree shows the world's document. Null where `leadingRead` is.
+ */
+export function aimedRead<T>(
+  world: Frame,
+  expression: string,
+  ready: { path: string[]; equals: boolean }[],
+): AimedRead<T> | null {
+  const read = leadingRead<T>(world, expression);
+  if (!read || !world.loaderId) return null;
+  const { frameId, loaderId } = world;
+  return {
+    commands: read.commands,
+    aim(command, index) {
+      // Counted back from the command: the evaluation is the message's first, the look second.
+      const [evaluated, look] = [index, index - 1];
+      return {
+        ...command,
+        sendIf: [
+          ...ready.map((test) => ({
+            reply: evaluated,
+            path: [...VALUE_PATH, ...test.path],
+            equals: test.equals,
+          })),
+          { reply: look, path: ["frameTree", "frame", "id"], equals: frameId },
+          { reply: look, path: ["frameTree", "frame", "loaderId"], equals: loaderId },
+          ...command.sendIf ?? [],
+        ],
+      };
+    },
+    answer: read.answer,
+  };
+}
+
 /** A read that travels at the end of another sequence (decision 0212). */
 export interface TrailingRead<T> {
   /** The commands to append: each goes out only after every earlier command replied. */
