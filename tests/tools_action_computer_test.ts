@@ -112,6 +112,37 @@ Deno.test("computer: every action lands on the page as real input", async (t) =>
       await s.ok("tab_control", { tabId: other, action: "close" });
     });
 
+    await onBench(
+      "a click by ref in a background tab brings it to the front and lands",
+      async () => {
+        const made = await s.ok("tabs_create_mcp", {});
+        const other = Number(s.text(made).match(/Opened tab (\d+)/)?.[1]);
+        const hidden = async () =>
+          s.text(
+            await s.ok("javascript_tool", {
+              action: "javascript_exec",
+              text: "document.visibilityState",
+              tabId,
+            }),
+          );
+        await pollUntil(hidden, (text) => /hidden/.test(text), "the tab to go to the background");
+        const found = await s.ok("find", { query: "click pad", tabId });
+        const ref = (plain(found)?.matches as { ref: string }[])[0].ref;
+        // The one-message click is not sent to a page in the background (decision 0239): the tab
+        // comes to the front first, and the click lands.
+        const result = await s.ok("computer", { action: "left_click", ref, tabId });
+        assertEquals((plain(result)?.receipt as { target: { ref: string } }).target.ref, ref);
+        await benchUntil(
+          s,
+          tabId,
+          (state) => state.events.some((event) => event.type === "click"),
+          "the click on the pad",
+        );
+        assertMatch(await hidden(), /\bvisible\b/);
+        await s.ok("tab_control", { tabId: other, action: "close" });
+      },
+    );
+
     await onBench("left_click at a coordinate, with a receipt", async () => {
       const result = await s.ok("computer", {
         action: "left_click",
