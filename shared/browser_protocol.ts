@@ -101,6 +101,12 @@ const ReplyValue = z.object({
 }).strict();
 
 /**
+ * Where a `paramsFrom` value goes in the command's params: a name, or a dotted path of up to four
+ * names into objects of the params (made where missing), such as `clip.x` (decision 0242).
+ */
+const PARAM_PATH = z.string().max(128).regex(/^[A-Za-z][A-Za-z0-9]*(\.[A-Za-z][A-Za-z0-9]*){0,3}$/);
+
+/**
  * A test of an earlier reply's value: that it `equals` a number, string or boolean, or that it is
  * a list none of whose entries has its `field` among `values` (`lacks`).
  */
@@ -130,7 +136,8 @@ export type ReplyTest = z.infer<typeof ReplyTest>;
  *
  * With `sendIf` and `paramsFrom` (feature `reply_values`, decisions 0239 and 0241) the command
  * waits for the earlier replies they name and goes out only when every `sendIf` test holds and
- * each `paramsFrom` value is a number, string or boolean, which then becomes that parameter: an
+ * each `paramsFrom` value is a number, string or boolean, which then becomes that parameter (or
+ * a field of an object parameter, named by a dotted path): an
  * action aimed at what an evaluation in the same round trip found, or sent only when a reply
  * says it is the right way. Otherwise it is not sent and its reply is `{}`, as for
  * `objectIdFrom`.
@@ -141,7 +148,7 @@ export const SequenceCommand = z.object({
   objectIdFrom: z.number().int().min(1).max(MAX_SEQUENCE).optional(),
   afterReplies: z.literal(true).optional(),
   sendIf: z.array(ReplyTest).min(1).max(MAX_REPLY_VALUES).optional(),
-  paramsFrom: z.array(ReplyValue.extend({ param: z.string().min(1).max(64) }).strict())
+  paramsFrom: z.array(ReplyValue.extend({ param: PARAM_PATH }).strict())
     .min(1).max(MAX_REPLY_VALUES).optional(),
 }).strict();
 export type SequenceCommand = z.infer<typeof SequenceCommand>;

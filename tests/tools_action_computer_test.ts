@@ -90,6 +90,31 @@ Deno.test("computer: every action lands on the page as real input", async (t) =>
       assertMatch(String(plain(shot)?.imageId), /^img_\d+$/);
     });
 
+    await t.step(
+      "a scrolled tab's screenshot in one message is the one two trips take",
+      async () => {
+        // A fresh tab: its first screenshot is made the ordinary way, the next in one message at the
+        // scale the first had (decision 0242). The page stands still, so both are the same image.
+        const made = await s.ok("tabs_create_mcp", {});
+        const fresh = Number(s.text(made).match(/Opened tab (\d+)/)?.[1]);
+        await s.ok("navigate", { url: s.fixtures.url("/rows.html"), tabId: fresh });
+        await s.ok("javascript_tool", {
+          action: "javascript_exec",
+          text: "scrollTo(0, 1500); scrollY",
+          tabId: fresh,
+        });
+        const data = async () => {
+          const shot = await s.ok("computer", { action: "screenshot", tabId: fresh });
+          return shot.content.find((block) => block.type === "image")!.data!;
+        };
+        const first = await data();
+        const second = await data();
+        assert(first.length > 1_000, "an image");
+        assertEquals(second, first, "the same viewport at the same scale");
+        await s.ok("tab_control", { tabId: fresh, action: "close" });
+      },
+    );
+
     await t.step("a screenshot of a background tab brings it to the front first", async () => {
       const made = await s.ok("tabs_create_mcp", {});
       const other = Number(s.text(made).match(/Opened tab (\d+)/)?.[1]);

@@ -127,8 +127,8 @@ function sendLead(sent: Promise<SendOutcome>[], lead: Lead): void {
  * The command as sent, with what it takes from the earlier replies it names (`reply(n)`: the reply
  * n commands back) put in its params; null when one of them does not hold what it needs, and the
  * command is then not sent: no object for `objectIdFrom` (the evaluation answered a primitive or
- * threw), a `sendIf` test that fails, a `paramsFrom` value that is missing or not
- * a number, string or boolean.
+ * threw), a `sendIf` test that fails, a `paramsFrom` value that is missing or not a number,
+ * string or boolean, or whose path into the params crosses something other than an object.
  */
 function resolve(
   command: SequenceCommand,
@@ -153,10 +153,29 @@ function resolve(
     const value = valueAt(reply(take.reply), take.path);
     const usable = typeof value === "string" || typeof value === "boolean" ||
       (typeof value === "number" && Number.isFinite(value));
-    if (!usable) return null;
-    params[take.param] = value;
+    if (!usable || !place(params, take.param.split("."), value)) return null;
   }
   return { method: command.method, params };
+}
+
+/**
+ * Puts `value` at `path` in `params`, copying each object on the way (the command's own params
+ * stay as they were) and making those that are missing; false when a step holds something other
+ * than a plain object.
+ */
+function place(params: Record<string, unknown>, path: string[], value: unknown): boolean {
+  let at = params;
+  for (const key of path.slice(0, -1)) {
+    const next = Object.hasOwn(at, key) ? at[key] : undefined;
+    if (next !== undefined && (typeof next !== "object" || next === null || Array.isArray(next))) {
+      return false;
+    }
+    const copy = { ...(next as Record<string, unknown> | undefined) };
+    at[key] = copy;
+    at = copy;
+  }
+  at[path[path.length - 1]] = value;
+  return true;
 }
 
 /** Whether `value` is a list none of whose entries has its own `field` among `values`. */

@@ -252,3 +252,54 @@ Deno.test("a command sent only when a list lacks an entry of a kind (sendIf lack
     }
   }
 });
+
+Deno.test("a value taken into a field of an object parameter leaves the command's own params as they were", async () => {
+  const capture: SequenceCommand = step("capture", {
+    params: { name: "capture", clip: { scale: 0.5 } },
+    paramsFrom: [
+      { reply: 1, path: ["view", "x"], param: "clip.x" },
+      { reply: 1, path: ["view", "y"], param: "clip.y" },
+      { reply: 1, path: ["view", "x"], param: "origin.deep.x" },
+    ],
+  } as Partial<SequenceCommand>);
+  const b = browser();
+  const done = runSequence([step("metrics"), capture], true, b.send);
+  await b.reply("metrics", { ok: true, result: { view: { x: 3, y: 4 } } });
+  await b.reply("capture");
+  await done;
+  assertEquals(b.params("capture"), {
+    name: "capture",
+    clip: { scale: 0.5, x: 3, y: 4 },
+    origin: { deep: { x: 3 } },
+  });
+  assertEquals(capture.params, { name: "capture", clip: { scale: 0.5 } }, "not changed");
+  // A path through something other than an object: not sent.
+  const blocked = browser();
+  const run = runSequence(
+    [
+      step("metrics"),
+      step("capture", {
+        params: { name: "capture", clip: 7 },
+        paramsFrom: [{ reply: 1, path: ["view", "x"], param: "clip.x" }],
+      }),
+      step("after"),
+    ],
+    true,
+    blocked.send,
+  );
+  await blocked.reply("metrics", { ok: true, result: { view: { x: 3 } } });
+  await blocked.reply("after");
+  await run;
+  assertEquals(blocked.names(), ["metrics", "after"]);
+  // Names only: no prototype key can be written.
+  for (const param of ["__proto__.x", "clip.__proto__", "constructor..x", "a.b.c.d.e", ".x"]) {
+    const parsed = Operations["cdp.sequence"].params.safeParse({
+      tab_id: 1,
+      commands: [step("metrics"), {
+        ...step("capture"),
+        paramsFrom: [{ reply: 1, path: ["x"], param }],
+      }],
+    });
+    assertEquals(parsed.success, false, param);
+  }
+});

@@ -63,28 +63,32 @@ export async function capture(
     background?: boolean;
   } = {},
 ): Promise<{ data: string; width: number; height: number; cssPerPixel: number }> {
-  const { view, ratio } = options.background ? await metrics(target) : await metricsInFront(target);
-  const region = options.region ??
-    { x: 0, y: 0, width: view.clientWidth, height: view.clientHeight };
   const maxSide = options.maxSide ?? MAX_IMAGE_SIDE;
-  // Page.captureScreenshot yields clip × scale × devicePixelRatio pixels; dividing by the ratio
-  // makes one image pixel one CSS pixel until the side cap shrinks it further.
-  const fit = maxSide / Math.max(region.width, region.height);
-  // A zoom re-renders the region larger (text is drawn anew, not interpolated); twice the CSS
-  // size reads small print, and more costs the model image tokens for little gain.
-  const scale = (options.upscale ? Math.min(2, fit) : Math.min(1, fit)) / ratio;
-  const shot = await cdp(target, "Page.captureScreenshot", {
-    format: "jpeg",
-    quality: options.quality ?? 80,
-    clip: {
-      x: view.pageX + region.x,
-      y: view.pageY + region.y,
-      width: region.width,
-      height: region.height,
-      scale,
-    },
-  });
-  const data = shot.data as string;
+  const quality = options.quality ?? 80;
+  const viewportShot = !options.region && !options.background && !options.upscale;
+  const aimed = viewportShot ? await viewportInOneMessage(target, { maxSide, quality }) : null;
+  let data = aimed?.data;
+  let region = aimed?.region;
+  if (data === undefined || region === undefined) {
+    const { view, ratio } = options.background
+      ? await metrics(target)
+      : await metricsInFront(target);
+    region = options.region ?? { x: 0, y: 0, width: view.clientWidth, height: view.clientHeight };
+    const scale = scaleOf(region, ratio, maxSide, options.upscale ?? false);
+    if (viewportShot) rememberScale(target, scale);
+    const shot = await cdp(target, "Page.captureScreenshot", {
+      format: "jpeg",
+      quality,
+      clip: {
+        x: view.pageX + region.x,
+        y: view.pageY + region.y,
+        width: region.width,
+        height: region.height,
+        scale,
+      },
+    });
+    data = shot.data as string;
+  }
   const size = jpegSize(decodeBase64(data));
   if (!size) {
     throw new ToolError("tool_failure", "The browser returned no image.", "Try again.");
@@ -104,18 +108,99 @@ export async function capture(
  * The metrics, with a hidden tab brought to the front first: a screenshot shows what the user
  * would see of the tab. Both questions only read, so they go out together in one round trip.
  */
-async function metricsInFront(target: TabTarget): Promise<{ view: Viewport; ratio: number }> {
+/**
+ * The clip scale for `region`: `Page.captureScreenshot` yields clip × scale × devicePixelRatio
+ * pixels, so dividing by the ratio makes one image pixel one CSS pixel until the side cap shrinks
+ * it further. A zoom re-renders the region larger (text is drawn anew, not interpolated); twice the
+ * CSS size reads small print, and more costs the model image tokens for little gain.
+ */
+function scaleOf(
+  region: { width: number; height: number },
+  ratio: number,
+  maxSide: number,
+  upscale: boolean,
+): number {
+  const fit = maxSide / Math.max(region.width, region.height);
+  return (upscale ? Math.min(2, fit) : Math.min(1, fit)) / ratio;
+}
+
+/**
+ * The layout metrics and whether the page is hidden, asked together before a capture. Whether it
+ * is hidden is only used to bring it forward; a page lying about it changes nothing that matters.
+ */
+const METRICS_AND_HIDDEN = [
+  { method: "Page.getLayoutMetrics", params: {} },
+  {
+    method: "Runtime.evaluate",
+    params: { expression: mainWorldCall("pageHidden"), returnByValue: true },
+  },
+];
+
+/** The clip scale of each tab's last viewport screenshot, by browser link and tab. */
+const lastScales = new WeakMap<object, Map<number, number>>();
+/** Tabs per browser whose scale is remembered. */
+const MAX_REMEMBERED_SCALES = 64;
+
+function rememberScale(target: TabTarget, scale: number): void {
+  let scales = lastScales.get(target.link);
+  if (!scales) lastScales.set(target.link, scales = new Map());
+  scales.delete(target.native);
+  scales.set(target.native, scale);
+  if (scales.size > MAX_REMEMBERED_SCALES) scales.delete(scales.keys().next().value!);
+}
+
+/**
+ * A screenshot of the viewport in one message (decision 0242): the layout metrics, whether the
+ * page is hidden, and the capture, aimed at the viewport the metrics report, at the scale the
+ * tab's last screenshot had, sent only when the page is in front. Used only when that scale is
+ * still the right one for the metrics that came back; otherwise (or a page in the background,
+ * an older extension, no screenshot of the tab yet) null, and the capture is made the ordinary
+ * way.
+ */
+async function viewportInOneMessage(
+  target: TabTarget,
+  options: { maxSide: number; quality: number },
+): Promise<
+  { data: string; region: { x: number; y: number; width: number; height: number } } | null
+> {
+  const scale = lastScales.get(target.link)?.get(target.native);
+  if (scale === undefined || !target.link.details.features.includes("reply_values")) return null;
+  const viewport = (field: string, param: string) => ({
+    reply: 2,
+    path: ["cssVisualViewport", field],
+    param: `clip.${param}`,
+  });
   const { results } = await target.link.call("cdp.sequence", {
     tab_id: target.native,
     commands: [
-      { method: "Page.getLayoutMetrics", params: {} },
-      // Whether the page is hidden is only used to bring it forward; a page lying about it
-      // changes nothing that matters.
+      ...METRICS_AND_HIDDEN,
       {
-        method: "Runtime.evaluate",
-        params: { expression: mainWorldCall("pageHidden"), returnByValue: true },
+        method: "Page.captureScreenshot",
+        params: { format: "jpeg", quality: options.quality, clip: { scale } },
+        sendIf: [{ reply: 1, path: ["result", "value"], equals: false }],
+        paramsFrom: [
+          viewport("pageX", "x"),
+          viewport("pageY", "y"),
+          viewport("clientWidth", "width"),
+          viewport("clientHeight", "height"),
+        ],
       },
     ],
+    pipeline: true,
+  });
+  const { view, ratio } = metricsFrom(results[0]);
+  const region = { x: 0, y: 0, width: view.clientWidth, height: view.clientHeight };
+  const data = results[2].data;
+  if (typeof data !== "string" || scaleOf(region, ratio, options.maxSide, false) !== scale) {
+    return null;
+  }
+  return { data, region };
+}
+
+async function metricsInFront(target: TabTarget): Promise<{ view: Viewport; ratio: number }> {
+  const { results } = await target.link.call("cdp.sequence", {
+    tab_id: target.native,
+    commands: METRICS_AND_HIDDEN,
     pipeline: true,
   });
   const hidden = results[1].result as { value?: boolean } | undefined;
