@@ -133,7 +133,7 @@ export type ToolDescriptor = z.infer<typeof ToolDescriptor>;
 
 const Seq = z.number().int().nonnegative();
 
-/** The longest workspace or work id a connector may send back (the service mints ~43). */
+/** The longest workspace id a connector may send back (the service mints ~43). */
 export const MAX_HANDLE = 256;
 const WorkspaceHandle = z.string().max(MAX_HANDLE);
 
@@ -167,7 +167,8 @@ export const ConnectorMessage = z.discriminatedUnion("type", [
       restrictions: z.array(CallRestriction).max(4).optional(),
     }).strict(),
   }).strict(),
-  z.object({ type: z.literal("cancel"), work: z.string().max(MAX_HANDLE) }).strict(),
+  /** Cancels the call the `start` of this `seq` began (decision 0238). */
+  z.object({ type: z.literal("cancel"), seq: Seq }).strict(),
 ]);
 export type ConnectorMessage = z.infer<typeof ConnectorMessage>;
 
@@ -181,7 +182,6 @@ export const ServiceMessage = z.discriminatedUnion("type", [
     tools: z.array(ToolDescriptor),
   }).strict(),
   z.object({ type: z.literal("catalog_changed"), generation: z.number().int() }).strict(),
-  z.object({ type: z.literal("started"), seq: Seq, work: z.string() }).strict(),
   z.object({
     type: z.literal("rejected"),
     seq: Seq,
@@ -189,6 +189,7 @@ export const ServiceMessage = z.discriminatedUnion("type", [
     message: z.string(),
     next_step: z.string(),
   }).strict(),
-  z.object({ type: z.literal("completed"), work: z.string(), outcome: Outcome }).strict(),
+  /** The one end of the call the `start` of this `seq` began. */
+  z.object({ type: z.literal("completed"), seq: Seq, outcome: Outcome }).strict(),
 ]);
 export type ServiceMessage = z.infer<typeof ServiceMessage>;
