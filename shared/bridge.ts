@@ -12,9 +12,10 @@ import { z } from "zod";
  * Bumped on any incompatible change; a mismatch is fatal at hello. 2: the catalog message no
  * longer carries the MCP instructions (the connector owns them). 3: the connector proves the
  * instance secret too, answering the service's challenge. 4: a `start` may carry restrictions,
- * which a service that ignored them would not honour.
+ * which a service that ignored them would not honour. 5: no `started`; `cancel` and `completed`
+ * name a call by its `start`'s seq (decision 0238).
  */
-export const BRIDGE_MAJOR = 4;
+export const BRIDGE_MAJOR = 5;
 
 /** Largest frame on the connector ↔ service hop, either way (screenshots are the big ones). */
 export const BRIDGE_MAX_FRAME = 32 * 1024 * 1024;
