@@ -57,7 +57,7 @@ async function relay(paths: InstancePaths): Promise<boolean> {
       Deno.exit(1);
     },
   });
-  const fromChrome = new FrameReader(Deno.stdin.readable, FROM_EXTENSION_MAX_FRAME);
+  const fromChrome = new FrameReader(Deno.stdin, FROM_EXTENSION_MAX_FRAME);
   const link: { service: Service | null } = { service: null };
   let chromeOpen = true;
 
