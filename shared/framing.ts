@@ -404,22 +404,40 @@ export interface WriterBounds {
 }
 
 /**
+ * Where a writer's bytes go: a byte stream, or a resource written directly (a socket), which
+ * spares each frame the stream's machinery: 24–26 µs to a write's end against 4–9 µs (issue 14,
+ * decision 0238). A resource written directly is closed by its owner, not by the writer.
+ */
+export type ByteSink = WritableStream<Uint8Array> | { write(bytes: Uint8Array): Promise<number> };
+
+/**
  * Serialises writes of whole frames or lines to one writer, bounded in messages and in bytes.
  * A write past either bound breaks the writer for good (no later message may follow a lost one)
  * and calls `onOverflow`, so nothing is ever dropped silently.
  */
 export class BoundedWriter {
-  #writer: WritableStreamDefaultWriter<Uint8Array>;
+  #write: (bytes: Uint8Array) => Promise<void>;
+  #close: () => Promise<void>;
   #tail: Promise<void> = Promise.resolve();
   #waiting = 0;
   #waitingBytes = 0;
   #bounds: WriterBounds;
   #broken: Error | null = null;
 
-  /** Wraps a writable byte stream. */
-  constructor(writable: WritableStream<Uint8Array>, bounds: WriterBounds) {
-    this.#writer = writable.getWriter();
+  /** Wraps a writable byte stream or a resource. */
+  constructor(sink: ByteSink, bounds: WriterBounds) {
     this.#bounds = bounds;
+    if (sink instanceof WritableStream) {
+      const writer = sink.getWriter();
+      this.#write = (bytes) => writer.write(bytes);
+      this.#close = () => writer.close().catch(() => {});
+      return;
+    }
+    this.#write = async (bytes) => {
+      // A resource may take part of the bytes at a time.
+      for (let done = 0; done < bytes.length;) done += await sink.write(bytes.subarray(done));
+    };
+    this.#close = () => Promise.resolve();
   }
 
   /** Bytes queued and not yet written. */
@@ -446,7 +464,7 @@ export class BoundedWriter {
     this.#waitingBytes += bytes.length;
     const done = this.#tail.then(async () => {
       try {
-        await this.#writer.write(bytes);
+        await this.#write(bytes);
       } catch (error) {
         this.#broken ??= error instanceof Error ? error : new Error(String(error));
         throw this.#broken;
@@ -459,10 +477,10 @@ export class BoundedWriter {
     return done;
   }
 
-  /** Closes the underlying stream after queued writes. */
+  /** Closes the underlying stream after queued writes (a resource: waits for them only). */
   async close(): Promise<void> {
     await this.#tail;
-    await this.#writer.close().catch(() => {});
+    await this.#close();
   }
 }
 

@@ -249,3 +249,22 @@ Deno.test("a resource is read into the reader's own buffer: frames split and joi
   assertEquals(await client.read(new Uint8Array(1)), null, "the peer sees the close");
   client.close();
 });
+
+Deno.test("a resource written directly is given every byte, in order, however little it takes at once", async () => {
+  const taken: number[] = [];
+  const sink = {
+    // Takes at most three bytes a write, as a full socket may.
+    write: (bytes: Uint8Array) => {
+      const n = Math.min(3, bytes.length);
+      taken.push(...bytes.subarray(0, n));
+      return Promise.resolve(n);
+    },
+  };
+  const writer = new BoundedWriter(sink, { maxWaiting: 4, maxBytes: 1024 });
+  await Promise.all([
+    writer.write(new Uint8Array([1, 2, 3, 4, 5, 6, 7])),
+    writer.write(new Uint8Array([8, 9])),
+  ]);
+  await writer.close();
+  assertEquals(taken, [1, 2, 3, 4, 5, 6, 7, 8, 9]);
+});

@@ -30,7 +30,7 @@ const QUEUED_FRAMES = 256;
 
 /** The bounded writer of an opened connection: a stuck peer gets its connection closed. */
 function boundedWriter(conn: Deno.UnixConn): BoundedWriter {
-  return new BoundedWriter(conn.writable, {
+  return new BoundedWriter(conn, {
     maxWaiting: QUEUED_FRAMES,
     maxBytes: QUEUED_BYTES,
     onOverflow: () => {
