@@ -38,9 +38,10 @@ export function encodeFrame(value: unknown, maxBytes: number): Uint8Array {
 
 /**
  * Where a reader's bytes come from: a byte stream, or a resource read straight into a buffer of
- * the reader's own (a socket, the MCP connector's stdin). A stream's read of a resource allocates
- * and zeroes a fresh 64 KiB buffer each time, 40–50 µs on this machine against 2–13 µs (issue 14),
- * and each frame's reader arms its next read before the frame is acted on.
+ * the reader's own (a socket, the MCP connector's stdin). Arming a stream's read of a resource took
+ * 40–50 µs on this machine against 2–13 µs (issue 14, decision 0238; most likely the fresh 64 KiB
+ * chunk the stream allocates each time), and each frame's reader arms its next read before the
+ * frame is acted on.
  * `close` is what cancelling the reader does to the resource, as cancelling its stream would.
  */
 export type ByteSource =
