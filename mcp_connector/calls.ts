@@ -1,5 +1,5 @@
 /**
- * Tool calls in flight on one connection, shared by both revisions: the JSON-RPC id ↔ work id
+ * Tool calls in flight on one connection, shared by both revisions: the JSON-RPC id ↔ bridge seq
  * map, cancellation that reaches the service and silences the answer, the caller deadline that
  * answers `outcome_unknown` once while the work settles privately, and progress notifications
  * for callers that sent a progress token.
@@ -60,7 +60,8 @@ export type StartRequest = Omit<Extract<ConnectorMessage, { type: "start" }>, "t
 export type ProgressToken = string | number;
 
 interface Call {
-  work: string | null;
+  /** The seq its start was sent with, once sent: what cancels it at the service. */
+  seq: number | null;
   finish: (end: CallEnd | null) => void;
 }
 
@@ -159,7 +160,7 @@ export class CallBook {
         this.#settings.callDeadlineMs,
       );
       const call: Call = {
-        work: null,
+        seq: null,
         finish: (end) => {
           if (open.call !== call) return;
           open.call = null;
@@ -169,13 +170,13 @@ export class CallBook {
         },
       };
       open.call = call;
-      const onStarted = (work: string) => {
-        call.work = work;
-        if (open.cancelled) this.#link.cancel(work);
+      const onSent = (seq: number) => {
+        call.seq = seq;
+        if (open.cancelled) this.#link.cancel(seq);
       };
       // The link's own promise outlives a deadline or a cancellation: the work settles
       // privately and its late end is dropped here.
-      const settled = this.#link.start(this.#restricted(request), onStarted).then(
+      const settled = this.#link.start(this.#restricted(request), onSent).then(
         (end) => call.finish(end),
         (error) => call.finish({ outcome: unreachableOutcome(error) }),
       ).finally(() => this.#running.delete(settled));
@@ -198,7 +199,7 @@ export class CallBook {
     open.cancelled = true;
     const call = open.call;
     if (call === null) return;
-    if (call.work !== null) this.#link.cancel(call.work);
+    if (call.seq !== null) this.#link.cancel(call.seq);
     call.finish(null);
   }
 

@@ -6,7 +6,7 @@
  * @module
  */
 
-import { BoundedWriter, encodeLine, LineReader } from "../shared/framing.ts";
+import { BoundedWriter, type ByteSource, encodeLine, LineReader } from "../shared/framing.ts";
 
 /**
  * The largest MCP message line accepted from a client. It must admit the largest upload a tool
@@ -175,7 +175,7 @@ export type Oversized = { kind: "oversized"; bytes: number; id: RequestId | null
 
 /** Reads classified messages from stdin until it closes. */
 export async function* readMessages(
-  readable: ReadableStream<Uint8Array>,
+  readable: ByteSource,
 ): AsyncGenerator<Incoming | Oversized> {
   const reader = new LineReader(readable, MAX_LINE_BYTES);
   while (true) {

@@ -11,6 +11,7 @@
  * @module
  */
 
+import type { ByteSource } from "../shared/framing.ts";
 import { type InstancePaths, instancePathsFromEnv } from "../shared/instance.ts";
 import { VERSION } from "../shared/version.ts";
 import { CallBook, type CallSettings } from "./calls.ts";
@@ -179,7 +180,7 @@ export async function serve(
   paths: InstancePaths,
   settings: ConnectorSettings,
   io: {
-    input: ReadableStream<Uint8Array>;
+    input: ByteSource;
     output: WritableStream<Uint8Array>;
     stop?: AbortSignal;
     /** The fixed entry the connector may start the service with. */
@@ -263,7 +264,7 @@ if (import.meta.main) {
   const stop = parentGone();
   stop.addEventListener("abort", () => report("the client that started this connector is gone"));
   await serve(paths, settings, {
-    input: Deno.stdin.readable,
+    input: Deno.stdin,
     output: Deno.stdout.writable,
     stop,
     serviceEntry: args.serviceEntry,

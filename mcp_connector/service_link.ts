@@ -44,12 +44,7 @@ export class ServiceUnavailable extends Error {}
 type Pending =
   | { kind: "catalog"; resolve: (c: CatalogSnapshot) => void; reject: (e: Error) => void }
   | { kind: "workspace"; resolve: (id: string) => void; reject: (e: Error) => void }
-  | {
-    kind: "start";
-    resolve: (end: CallEnd) => void;
-    onStarted: (work: string) => void;
-    work: string | null;
-  };
+  | { kind: "start"; resolve: (end: CallEnd) => void };
 
 type Connection = OpenedConnection<unknown> & { pending: Map<number, Pending> };
 
@@ -61,7 +56,6 @@ export class ServiceLink {
   #connection: Connection | null = null;
   #connecting: Promise<Connection> | null = null;
   #seq = 0;
-  #byWork = new Map<string, number>();
   #catalogListeners: ((generation: number | null) => void)[] = [];
   #closed = false;
   #everConnected = false;
@@ -123,24 +117,28 @@ export class ServiceLink {
     if (connection) await this.#send(connection, { type: "release_workspace", workspace });
   }
 
-  /** Starts a tool call and resolves when it ends. `onStarted` receives the work id. */
+  /**
+   * Starts a tool call and resolves when it ends. `onSent` receives the call's seq as its start
+   * is sent: the handle {@linkcode cancel} takes.
+   */
   async start(
     request: Omit<Extract<ConnectorMessage, { type: "start" }>, "type" | "seq">,
-    onStarted: (work: string) => void = () => {},
+    onSent: (seq: number) => void = () => {},
   ): Promise<CallEnd> {
     const connection = await this.#connect();
     return await new Promise((resolve) => {
       const seq = ++this.#seq;
-      connection.pending.set(seq, { kind: "start", resolve, onStarted, work: null });
+      connection.pending.set(seq, { kind: "start", resolve });
       this.#send(connection, { type: "start", seq, ...request });
+      onSent(seq);
     });
   }
 
-  /** Asks the service to cancel a work. */
-  cancel(work: string): void {
+  /** Asks the service to cancel the call started with `seq`, while it has not ended. */
+  cancel(seq: number): void {
     const connection = this.#connection;
-    if (connection && this.#byWork.has(work)) {
-      this.#send(connection, { type: "cancel", work });
+    if (connection && connection.pending.get(seq)?.kind === "start") {
+      this.#send(connection, { type: "cancel", seq });
     }
   }
 
@@ -272,7 +270,6 @@ export class ServiceLink {
     }
     for (const pending of connection.pending.values()) {
       if (pending.kind === "start") {
-        if (pending.work) this.#byWork.delete(pending.work);
         pending.resolve({
           outcome: {
             kind: "outcome_unknown",
@@ -288,19 +285,9 @@ export class ServiceLink {
   }
 
   #dispatch(connection: Connection, message: ServiceMessage): void {
-    switch (message.type) {
-      case "catalog_changed":
-        for (const listener of this.#catalogListeners) listener(message.generation);
-        return;
-      case "completed": {
-        const seq = this.#byWork.get(message.work);
-        if (seq === undefined) return;
-        this.#byWork.delete(message.work);
-        const pending = connection.pending.get(seq);
-        connection.pending.delete(seq);
-        if (pending?.kind === "start") pending.resolve({ outcome: message.outcome });
-        return;
-      }
+    if (message.type === "catalog_changed") {
+      for (const listener of this.#catalogListeners) listener(message.generation);
+      return;
     }
     const pending = connection.pending.get(message.seq);
     if (!pending) return;
@@ -313,12 +300,9 @@ export class ServiceLink {
         connection.pending.delete(message.seq);
         if (pending.kind === "workspace") pending.resolve(message.workspace);
         return;
-      case "started":
-        if (pending.kind === "start") {
-          pending.work = message.work;
-          this.#byWork.set(message.work, message.seq);
-          pending.onStarted(message.work);
-        }
+      case "completed":
+        connection.pending.delete(message.seq);
+        if (pending.kind === "start") pending.resolve({ outcome: message.outcome });
         return;
       case "rejected":
         connection.pending.delete(message.seq);

@@ -12,9 +12,10 @@ import { z } from "zod";
  * Bumped on any incompatible change; a mismatch is fatal at hello. 2: the catalog message no
  * longer carries the MCP instructions (the connector owns them). 3: the connector proves the
  * instance secret too, answering the service's challenge. 4: a `start` may carry restrictions,
- * which a service that ignored them would not honour.
+ * which a service that ignored them would not honour. 5: no `started`; `cancel` and `completed`
+ * name a call by its `start`'s seq (decision 0238).
  */
-export const BRIDGE_MAJOR = 4;
+export const BRIDGE_MAJOR = 5;
 
 /** Largest frame on the connector ↔ service hop, either way (screenshots are the big ones). */
 export const BRIDGE_MAX_FRAME = 32 * 1024 * 1024;
@@ -133,7 +134,7 @@ export type ToolDescriptor = z.infer<typeof ToolDescriptor>;
 
 const Seq = z.number().int().nonnegative();
 
-/** The longest workspace or work id a connector may send back (the service mints ~43). */
+/** The longest workspace id a connector may send back (the service mints ~43). */
 export const MAX_HANDLE = 256;
 const WorkspaceHandle = z.string().max(MAX_HANDLE);
 
@@ -167,7 +168,8 @@ export const ConnectorMessage = z.discriminatedUnion("type", [
       restrictions: z.array(CallRestriction).max(4).optional(),
     }).strict(),
   }).strict(),
-  z.object({ type: z.literal("cancel"), work: z.string().max(MAX_HANDLE) }).strict(),
+  /** Cancels the call the `start` of this `seq` began (decision 0238). */
+  z.object({ type: z.literal("cancel"), seq: Seq }).strict(),
 ]);
 export type ConnectorMessage = z.infer<typeof ConnectorMessage>;
 
@@ -181,7 +183,6 @@ export const ServiceMessage = z.discriminatedUnion("type", [
     tools: z.array(ToolDescriptor),
   }).strict(),
   z.object({ type: z.literal("catalog_changed"), generation: z.number().int() }).strict(),
-  z.object({ type: z.literal("started"), seq: Seq, work: z.string() }).strict(),
   z.object({
     type: z.literal("rejected"),
     seq: Seq,
@@ -189,6 +190,7 @@ export const ServiceMessage = z.discriminatedUnion("type", [
     message: z.string(),
     next_step: z.string(),
   }).strict(),
-  z.object({ type: z.literal("completed"), work: z.string(), outcome: Outcome }).strict(),
+  /** The one end of the call the `start` of this `seq` began. */
+  z.object({ type: z.literal("completed"), seq: Seq, outcome: Outcome }).strict(),
 ]);
 export type ServiceMessage = z.infer<typeof ServiceMessage>;

@@ -375,8 +375,34 @@ export const MAX_FEATURE_NAME = 64;
 /** The longest launch token a hello may carry (`browser launch` sends a UUID). */
 export const MAX_LAUNCH_TOKEN = 64;
 
-/** Anything the extension can send. */
-export const FromExtension = z.union([
+/**
+ * The answer to one command: its value, or why it failed; with either, where the command left the
+ * tab it names, read once it finished (only for a tab that reports its location, and only when no
+ * change of it was seen while it was read).
+ */
+const CommandResult = z.discriminatedUnion("ok", [
+  z.object({
+    type: z.literal("result"),
+    id: z.number().int().nonnegative(),
+    ok: z.literal(true),
+    value: z.unknown(),
+    tab: TabInfo.optional(),
+  }).strict(),
+  z.object({
+    type: z.literal("result"),
+    id: z.number().int().nonnegative(),
+    ok: z.literal(false),
+    error: z.object({ kind: MechanismErrorKind, message: z.string() }).strict(),
+    tab: TabInfo.optional(),
+  }).strict(),
+]);
+
+/**
+ * Anything the extension can send, told apart by its `type` (a result by `ok` too), so each
+ * message is checked against its own shape only: the service parses every result and every CDP
+ * event it is sent.
+ */
+export const FromExtension = z.discriminatedUnion("type", [
   z.object({
     type: z.literal("hello"),
     browser_id: z.string().regex(BROWSER_ID),
@@ -405,24 +431,7 @@ export const FromExtension = z.union([
       link: z.number().int().positive(),
     }).strict().optional(),
   }).strict(),
-  z.object({
-    type: z.literal("result"),
-    id: z.number().int().nonnegative(),
-    ok: z.literal(true),
-    value: z.unknown(),
-    /**
-     * Where the command left the tab it names, read once it finished: only for a tab that
-     * reports its location, and only when no change of it was seen while it was read.
-     */
-    tab: TabInfo.optional(),
-  }).strict(),
-  z.object({
-    type: z.literal("result"),
-    id: z.number().int().nonnegative(),
-    ok: z.literal(false),
-    error: z.object({ kind: MechanismErrorKind, message: z.string() }).strict(),
-    tab: TabInfo.optional(),
-  }).strict(),
+  CommandResult,
   /**
    * Where a tab that reports its location (`tab.observe` with `locations`) stands now: its URL or
    * pending URL changed. Changes within one site are coalesced per tab; a change of site is sent

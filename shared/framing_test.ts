@@ -220,3 +220,51 @@ Deno.test("frames in progress share one budget: a frame fits at the bound, not o
   assertEquals(budget.held, 0, "a failed frame gives its bytes back too");
   holder.cancel();
 });
+
+Deno.test("a resource is read into the reader's own buffer: frames split and joined, cancel closes it", async () => {
+  const path = `${await Deno.makeTempDir()}/framing.sock`;
+  const listener = Deno.listen({ transport: "unix", path });
+  const client = await Deno.connect({ transport: "unix", path });
+  const server = await listener.accept();
+  listener.close();
+  const reader = new FrameReader(server, 1 << 20);
+  // One frame bigger than a read, then two in one write, then one cut across two writes.
+  const big = "b".repeat(200_000);
+  const frames = [big, "one", "two", { three: 3 }].map((value) => encodeFrame(value, 1 << 20));
+  const writing = (async () => {
+    await client.write(frames[0]);
+    await client.write(new Uint8Array([...frames[1], ...frames[2]]));
+    await client.write(frames[3].subarray(0, 5));
+    await client.write(frames[3].subarray(5));
+  })();
+  assertEquals(await reader.next(), big);
+  assertEquals(await reader.next(), "one");
+  assertEquals(await reader.next(), "two");
+  assertEquals(await reader.next(), { three: 3 });
+  await writing;
+  // Cancelled while a read waits: that read ends the stream, and the connection is closed.
+  const waiting = reader.next();
+  reader.cancel();
+  assertEquals(await waiting, null);
+  assertEquals(await client.read(new Uint8Array(1)), null, "the peer sees the close");
+  client.close();
+});
+
+Deno.test("a resource written directly is given every byte, in order, however little it takes at once", async () => {
+  const taken: number[] = [];
+  const sink = {
+    // Takes at most three bytes a write, as a full socket may.
+    write: (bytes: Uint8Array) => {
+      const n = Math.min(3, bytes.length);
+      taken.push(...bytes.subarray(0, n));
+      return Promise.resolve(n);
+    },
+  };
+  const writer = new BoundedWriter(sink, { maxWaiting: 4, maxBytes: 1024 });
+  await Promise.all([
+    writer.write(new Uint8Array([1, 2, 3, 4, 5, 6, 7])),
+    writer.write(new Uint8Array([8, 9])),
+  ]);
+  await writer.close();
+  assertEquals(taken, [1, 2, 3, 4, 5, 6, 7, 8, 9]);
+});

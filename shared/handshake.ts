@@ -30,7 +30,7 @@ const QUEUED_FRAMES = 256;
 
 /** The bounded writer of an opened connection: a stuck peer gets its connection closed. */
 function boundedWriter(conn: Deno.UnixConn): BoundedWriter {
-  return new BoundedWriter(conn.writable, {
+  return new BoundedWriter(conn, {
     maxWaiting: QUEUED_FRAMES,
     maxBytes: QUEUED_BYTES,
     onOverflow: () => {
@@ -98,7 +98,7 @@ export async function connectAndVerify(
 ): Promise<OpenedConnection<Extract<ServiceHelloType, { type: "hello" }>>> {
   const conn = await Deno.connect({ transport: "unix", path: options.socket });
   try {
-    const reader = new FrameReader(conn.readable, options.maxFrame);
+    const reader = new FrameReader(conn, options.maxFrame);
     const hello: ConnectorHello = {
       type: "hello",
       bridge_major: BRIDGE_MAJOR,
@@ -192,7 +192,7 @@ export async function acceptAndProve(
     onRefused?: (why: HandshakeRefusal) => void;
   },
 ): Promise<OpenedConnection<ConnectorHello> | null> {
-  const reader = new FrameReader(conn.readable, options.maxFrame, { budget: options.budget });
+  const reader = new FrameReader(conn, options.maxFrame, { budget: options.budget });
   let stage: HandshakeRefusal = "no_hello";
   try {
     const raw = await withTimeout(

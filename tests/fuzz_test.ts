@@ -351,7 +351,7 @@ Deno.test("fuzz: valid bridge and browser messages are always accepted, after a 
       workspace: short(128),
       context: fc.record({ client_name: short(200), client_version: short(100) }),
     }, { requiredKeys: ["type", "seq", "tool", "arguments", "context"] }),
-    fc.record({ type: fc.constant("cancel"), work: short(128) }),
+    fc.record({ type: fc.constant("cancel"), seq }),
   );
   const browserHello = fc.record({
     type: fc.constant("hello"),

@@ -1,6 +1,7 @@
 /**
- * One MCP connector's session on the bridge: catalog requests, workspaces, and works. The
- * connector's sequence numbers map to work ids here; the work id goes back only to be echoed.
+ * One MCP connector's session on the bridge: catalog requests, workspaces, and works. A work is
+ * known to the connector by its `start`'s sequence number (which it cancels and ends by) and to
+ * the audit by its work id, which never leaves the service.
  * Everything a session shares with the others (workspaces and their holds, the scheduler, the
  * work ids) is built once by the daemon and handed in.
  *

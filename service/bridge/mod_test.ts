@@ -54,7 +54,7 @@ Deno.test("a connector's running works and a workspace's queue are bounded: busy
   assert(holder.kind === "admitted");
 
   for (let n = 0; n <= MAX_ACTIVE_WORKS; n++) first.start(workspace);
-  for (let n = 0; n < MAX_ACTIVE_WORKS; n++) assertEquals((await first.next()).type, "started");
+  // Admitted works say nothing until they end: the first answer is the refusal of the last.
   const tooMany = await first.next();
   assert(tooMany.type === "rejected" && tooMany.kind === "busy", JSON.stringify(tooMany));
   assertEquals(
@@ -68,9 +68,17 @@ Deno.test("a connector's running works and a workspace's queue are bounded: busy
   const third = connect(deps);
   const more = DEFAULT_SCHEDULER_OPTIONS.maxQueuedPerLane - MAX_ACTIVE_WORKS - 1;
   for (let n = 0; n < more; n++) second.start(workspace);
-  for (let n = 0; n < more; n++) assertEquals((await second.next()).type, "started");
+  await pollUntil(
+    () => Promise.resolve(second.info.activeWorks),
+    (n) => n === more,
+    "the second's works queued",
+  );
   third.start(workspace);
-  assertEquals((await third.next()).type, "started");
+  await pollUntil(
+    () => Promise.resolve(third.info.activeWorks),
+    (n) => n === 1,
+    "the third's work queued",
+  );
   third.start(workspace);
   const full = await third.next();
   assert(full.type === "rejected" && full.kind === "busy", JSON.stringify(full));
@@ -107,7 +115,6 @@ Deno.test("a paused workspace's call is answered at once, even behind a busy lan
   assert(busy.kind === "admitted");
   deps.governance.person.hold();
   agent.start(opened.workspace);
-  assertEquals((await agent.next()).type, "started");
   const answered = await agent.next();
   assert(
     answered.type === "completed" && answered.outcome.kind === "held",
@@ -135,7 +142,6 @@ Deno.test("a call whose decision cannot be audited is refused: no record, no cal
     arguments: { domains: [], approach: ["look"] },
     context: { client_name: "test", client_version: "1" },
   });
-  assertEquals((await agent.next()).type, "started");
   const answered = await agent.next();
   assert(answered.type === "completed" && answered.outcome.kind === "denied");
   assert(
@@ -148,20 +154,30 @@ Deno.test("a call whose decision cannot be audited is refused: no record, no cal
   deps.holds.close();
 });
 
-Deno.test("a connector that goes away retires its queued works before dispatch; audited", async () => {
-  const { deps, dir } = await governedDeps();
+/**
+ * A connection whose workspace's lane another work holds (`busy`), with two works of seq 1 and 2
+ * waiting in it.
+ */
+async function twoQueuedWorks(deps: SessionDeps) {
   const agent = connect(deps);
   agent.send({ type: "open_workspace", seq: 1000, label: "test" });
   const opened = await agent.next();
   assert(opened.type === "workspace_opened");
-  // Another work holds the lane, so both of these wait in its queue.
   const busy = await deps.scheduler.enqueue(opened.workspace, new AbortController().signal)!;
   assert(busy.kind === "admitted");
   agent.start(opened.workspace);
   agent.start(opened.workspace);
-  assertEquals((await agent.next()).type, "started");
-  assertEquals((await agent.next()).type, "started");
-  assertEquals(deps.scheduler.queued, 2);
+  await pollUntil(
+    () => Promise.resolve(deps.scheduler.queued),
+    (n) => n === 2,
+    "both works queued",
+  );
+  return { agent, workspace: opened.workspace, busy };
+}
+
+Deno.test("a connector that goes away retires its queued works before dispatch; audited", async () => {
+  const { deps, dir } = await governedDeps();
+  const { agent, busy } = await twoQueuedWorks(deps);
   await agent.end();
   assertEquals(deps.scheduler.queued, 0, "nothing of the gone connector waits in the lane");
   busy.release();
@@ -201,16 +217,45 @@ Deno.test("a work whose run throws is answered, and its workspace's lane is free
       context: { client_name: "test", client_version: "1" },
     });
   plan(1);
-  assertEquals((await agent.next()).type, "started");
   const faulted = await within(agent.next(), WAIT_MS, "the faulted call's answer");
   assert(
     faulted.type === "completed" && faulted.outcome.kind === "outcome_unknown",
     JSON.stringify(faulted),
   );
   plan(2);
-  assertEquals((await agent.next()).type, "started");
   const next = await within(agent.next(), WAIT_MS, "the next call's answer");
   assert(next.type === "completed" && next.outcome.kind === "success", JSON.stringify(next));
+  await agent.end();
+  deps.holds.close();
+});
+
+Deno.test("a work is cancelled by its start's seq, and a seq names one running work", async () => {
+  const { deps } = await governedDeps();
+  const { agent, workspace, busy } = await twoQueuedWorks(deps);
+  agent.send({
+    type: "start",
+    seq: 2,
+    tool: "update_plan",
+    arguments: { domains: [], approach: ["look"] },
+    workspace,
+    context: { client_name: "test", client_version: "1" },
+  });
+  const twice = await agent.next();
+  assert(
+    twice.type === "rejected" && twice.seq === 2 && twice.kind === "invalid_request",
+    JSON.stringify(twice),
+  );
+  agent.send({ type: "cancel", seq: 2 });
+  const cancelled = await agent.next();
+  assert(
+    cancelled.type === "completed" && cancelled.seq === 2 &&
+      cancelled.outcome.kind === "cancelled",
+    JSON.stringify(cancelled),
+  );
+  assertEquals(deps.scheduler.queued, 1, "the other work still waits");
+  busy.release();
+  const other = await agent.next();
+  assert(other.type === "completed" && other.seq === 1, JSON.stringify(other));
   await agent.end();
   deps.holds.close();
 });

@@ -105,5 +105,5 @@ function releaseWorkspace(session: Session, message: MessageOf<"release_workspac
 
 /** Cancels one of this connection's works; queued work retires, running work stops early. */
 function cancelWork(session: Session, message: MessageOf<"cancel">): void {
-  session.works.get(message.work)?.abort();
+  session.works.get(message.seq)?.abort();
 }

@@ -76,10 +76,10 @@ export interface Session {
   readonly info: SessionInfo;
   /** This connection's place among the workspace holders. */
   readonly holder: Holder;
-  /** This connection's works that started and have not completed, by work id. */
-  readonly works: Map<string, AbortController>;
+  /** This connection's works that started and have not completed, by their `start`'s seq. */
+  readonly works: Map<number, AbortController>;
   /** Which of {@linkcode works} still wait in their lane: nothing of them reached the browser. */
-  readonly queued: Set<string>;
+  readonly queued: Set<number>;
   /** Sends a message to the connector, unless the session has ended. */
   send(message: ServiceMessage): void;
   /** Refuses request `seq` before any work began. */
@@ -100,8 +100,8 @@ export function openSession(
 ): Session {
   let open = true;
   const holder = deps.holds.connect();
-  const works = new Map<string, AbortController>();
-  const queued = new Set<string>();
+  const works = new Map<number, AbortController>();
+  const queued = new Set<number>();
   // The person may stop this agent: its running calls end at once.
   deps.governance.person.connected(holder, () => {
     for (const controller of works.values()) controller.abort(STOPPED_BY_PERSON);
@@ -122,7 +122,7 @@ export function openSession(
     refuse: (seq, refusal) => send({ type: "rejected", seq, ...refusal }),
     end: () => {
       open = false;
-      for (const id of queued) works.get(id)?.abort(CONNECTOR_GONE);
+      for (const seq of queued) works.get(seq)?.abort(CONNECTOR_GONE);
       deps.governance.person.disconnected(holder);
       deps.holds.disconnect(holder);
     },
@@ -140,7 +140,7 @@ function frameFor(message: ServiceMessage): Uint8Array {
     return encodeFrame(
       {
         type: "completed",
-        work: message.work,
+        seq: message.seq,
         outcome: {
           kind: "tool_failure",
           message: "The result was too large to return.",

@@ -93,8 +93,8 @@ interface Settled {
 async function settle(session: Session, work: AdmittedWork): Promise<Settled> {
   const unbound = (outcome: Outcome): Settled => ({ outcome, release: () => {} });
   if ("barrier" in work.next) return unbound(await barredOutcome(session, work, work.next.barrier));
-  session.queued.add(work.id);
-  const admission = await work.next.queued.finally(() => session.queued.delete(work.id));
+  session.queued.add(work.message.seq);
+  const admission = await work.next.queued.finally(() => session.queued.delete(work.message.seq));
   if (admission.kind === "retired") {
     return unbound(retiredOutcome(admission.reason, admission.waitedMs));
   }
@@ -133,6 +133,14 @@ function admitWork(session: Session, message: StartMessage): AdmittedWork | null
       kind: "invalid_request",
       message: `"${deep}" nests deeper than ${MAX_ARGUMENT_DEPTH} levels; no tool takes that.`,
       next_step: "Fix the arguments and call again.",
+    });
+  }
+  if (session.works.has(message.seq)) {
+    // The seq is how the connector cancels the work and learns its end: it must name one work.
+    return refuse({
+      kind: "invalid_request",
+      message: `A call started with seq ${message.seq} is still running.`,
+      next_step: "Give each start a seq of its own.",
     });
   }
   if (session.works.size >= MAX_ACTIVE_WORKS) {
@@ -181,20 +189,23 @@ function fullQueueMessage(scheduler: Scheduler, full: FullQueue): string {
     "workspace's tabs as a whole, or for the whole browser).";
 }
 
-/** Counts a queued work as running and tells the connector its id, so it can cancel it. */
+/**
+ * Counts a queued work as running, cancellable by its `start`'s seq. The connector is not told
+ * it started: it cancels and hears the end by that seq, so a call costs it no wake-up between its
+ * start and its end (decision 0238).
+ */
 function track(session: Session, work: AdmittedWork): void {
-  session.works.set(work.id, work.controller);
+  session.works.set(work.message.seq, work.controller);
   session.deps.activity.works++;
   session.info.activeWorks = session.works.size;
-  session.send({ type: "started", seq: work.message.seq, work: work.id });
 }
 
 /** Stops counting a work and reports its one outcome. */
 function complete(session: Session, work: AdmittedWork, outcome: Outcome): void {
-  session.works.delete(work.id);
+  session.works.delete(work.message.seq);
   session.deps.activity.works--;
   session.info.activeWorks = session.works.size;
-  session.send({ type: "completed", work: work.id, outcome });
+  session.send({ type: "completed", seq: work.message.seq, outcome });
 }
 
 /**

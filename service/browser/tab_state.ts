@@ -156,7 +156,8 @@ export interface TabEvent {
 interface Waiter {
   match: (event: TabEvent) => boolean;
   resolve: (event: TabEvent | null) => void;
-  timer: ReturnType<typeof setTimeout>;
+  /** Its bound, when it has one ({@linkcode TabState.watch}'s have none). */
+  timer?: ReturnType<typeof setTimeout>;
   /** Removes the waiter's abort listener, so a long-lived signal does not keep it alive. */
   unlisten: () => void;
 }
@@ -363,6 +364,20 @@ export class TabState {
       this.#waiters.add(waiter);
       signal?.addEventListener("abort", onAbort, { once: true });
     });
+  }
+
+  /**
+   * Watches for the first event that matches, with no bound of its own: `stop` ends the watch
+   * (the event then resolves null), and the caller must call it once what it races has settled.
+   * A watch costs no timer and no abort signal, so one can go with every command (issue 14).
+   * Bounded like {@linkcode waitFor}: too many at once resolve null at once.
+   */
+  watch(match: (event: TabEvent) => boolean): { event: Promise<TabEvent | null>; stop(): void } {
+    if (this.#waiters.size >= MAX_WAITERS) return { event: Promise.resolve(null), stop() {} };
+    const { promise, resolve } = Promise.withResolvers<TabEvent | null>();
+    const waiter: Waiter = { match, resolve, unlisten: () => {} };
+    this.#waiters.add(waiter);
+    return { event: promise, stop: () => this.#finish(waiter, null) };
   }
 
   #finish(waiter: Waiter, event: TabEvent | null): void {

@@ -111,3 +111,20 @@ Deno.test("a settled waiter leaves no listener on a long-lived signal", async ()
   assertEquals(await tab.waitFor(() => false, 5, signal), null);
   assertEquals(listening, 0);
 });
+
+Deno.test("a watch resolves with the first matching event, or null once stopped", async () => {
+  const tab = new TabState();
+  const dialog = (event: { method: string }) => event.method === "Page.javascriptDialogOpening";
+  const seen = tab.watch(dialog);
+  tab.apply({ method: "Page.loadEventFired", params: {} });
+  tab.apply({ method: "Page.javascriptDialogOpening", params: { type: "alert", message: "hi" } });
+  assertEquals((await seen.event)?.method, "Page.javascriptDialogOpening");
+  seen.stop();
+  const stopped = tab.watch(dialog);
+  stopped.stop();
+  assertEquals(await stopped.event, null);
+  // A stopped watch is gone: a later dialog reaches nobody and stopping again changes nothing.
+  tab.apply({ method: "Page.javascriptDialogOpening", params: { type: "alert", message: "hi" } });
+  stopped.stop();
+  assertEquals(await stopped.event, null);
+});

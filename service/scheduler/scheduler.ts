@@ -65,6 +65,12 @@ interface Waiter {
   admit: () => void;
   retire: (reason: "cancelled" | "queue_deadline") => void;
   refuse: (surface: string) => void;
+  /**
+   * Starts its queue deadline and its cancellation watch, unless it already left the queue: a
+   * work admitted the moment it is queued (the common case) needs neither, and spares a timer
+   * and a listener (issue 14).
+   */
+  watch: () => void;
 }
 
 interface Lane {
@@ -123,6 +129,7 @@ export class Scheduler {
       this.#lane(lane).waiting.push(waiter);
       this.#count(waiter.key, 1);
       this.#pump();
+      waiter.watch();
     });
   }
 
@@ -167,9 +174,14 @@ export class Scheduler {
   ): Waiter {
     const state = this.#lane(lane);
     const enqueuedAt = Date.now();
+    let left = false;
+    let timer: ReturnType<typeof setTimeout> | undefined;
     const leave = () => {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", onAbort);
+      left = true;
+      if (timer !== undefined) {
+        clearTimeout(timer);
+        signal.removeEventListener("abort", onAbort);
+      }
       const index = state.waiting.indexOf(waiter);
       if (index >= 0) {
         state.waiting.splice(index, 1);
@@ -196,10 +208,13 @@ export class Scheduler {
         leave();
         resolve({ kind: "quarantined", surface, waitedMs: Date.now() - enqueuedAt });
       },
+      watch: () => {
+        if (left) return;
+        timer = setTimeout(() => waiter.retire("queue_deadline"), this.options.queueDeadlineMs);
+        signal.addEventListener("abort", onAbort, { once: true });
+      },
     };
     const onAbort = () => waiter.retire("cancelled");
-    const timer = setTimeout(() => waiter.retire("queue_deadline"), this.options.queueDeadlineMs);
-    signal.addEventListener("abort", onAbort, { once: true });
     return waiter;
   }
 

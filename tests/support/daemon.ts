@@ -87,18 +87,16 @@ export async function connector(instance: DaemonInstance) {
   };
 }
 
-/** Starts one call on `session` and reads its messages up to its `completed`. */
+/** Starts one call on `session` and reads its one message, its `completed`. */
 export async function completedCall(
   session: Awaited<ReturnType<typeof connector>>,
   tool: string,
   options: { args?: Record<string, unknown>; workspace?: string } = {},
 ): Promise<Extract<ServiceMessage, { type: "completed" }>> {
   await session.start(tool, options.args ?? {}, options.workspace);
-  for (;;) {
-    const message = await session.next();
-    if (message.type === "completed") return message;
-    if (message.type !== "started") throw new Error(`unexpected ${JSON.stringify(message)}`);
-  }
+  const message = await session.next();
+  if (message.type !== "completed") throw new Error(`unexpected ${JSON.stringify(message)}`);
+  return message;
 }
 
 /**

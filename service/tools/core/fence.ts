@@ -6,6 +6,7 @@
  */
 
 import type { Workspace } from "../../workspace/mod.ts";
+import { rememberLast } from "./last_value.ts";
 
 /** Wraps page-sourced text in an untrusted-content fence. */
 export function fence(workspace: Workspace, origin: string, text: string): string {
@@ -14,11 +15,11 @@ export function fence(workspace: Workspace, origin: string, text: string): strin
 }
 
 /** The origin of a URL, or the URL's scheme for opaque ones. */
-export function originOf(url: string): string {
+export const originOf: (url: string) => string = rememberLast((url) => {
   try {
     const parsed = new URL(url);
     return parsed.origin === "null" ? `${parsed.protocol}` : parsed.origin;
   } catch {
     return "unknown";
   }
-}
+});

@@ -7,6 +7,7 @@
  */
 
 import { REDACTED, redactSecrets } from "../page/redact.ts";
+import { rememberLast } from "./last_value.ts";
 
 /** Query parameters whose values are credentials, whatever they look like. */
 const SECRET_PARAM =
@@ -43,7 +44,7 @@ const MAX_URL_CHARS = 2_000;
  * A URL as it may leave the service, in text or structured content: redacted by
  * {@linkcode redactUrl} and cut to a bounded length. Every page URL shown goes through this.
  */
-export function displayUrl(raw: string): string {
+export const displayUrl: (raw: string) => string = rememberLast((raw) => {
   const url = redactUrl(raw);
   return url.length > MAX_URL_CHARS ? `${url.slice(0, MAX_URL_CHARS)}…` : url;
-}
+});

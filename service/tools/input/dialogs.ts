@@ -18,8 +18,6 @@ import { redactSecrets } from "../page/redact.ts";
 
 /** How long answering a dialog waits for the page to open another one. */
 const NEXT_DIALOG_WAIT_MS = 500;
-/** The longest a command is raced against a dialog. */
-const RACE_MS = 60_000;
 
 /**
  * Waits for `sent` (a command that may make the page open a dialog) unless a dialog opens first:
@@ -31,21 +29,19 @@ export async function untilDialog(
   sent: Promise<unknown>,
 ): Promise<"done" | "dialog"> {
   sent.catch(() => {});
-  const stop = new AbortController();
-  const dialog = target.link.tab(target.native).waitFor(
+  // No bound of its own: the command always settles (answered, cut off or timed out).
+  const dialog = target.link.tab(target.native).watch(
     (event) => event.method === "Page.javascriptDialogOpening",
-    RACE_MS,
-    stop.signal,
   );
   try {
     const first = await Promise.race([
       sent.then(() => "done" as const),
-      dialog.then((event) => event ? "dialog" as const : sent.then(() => "done" as const)),
+      dialog.event.then((event) => event ? "dialog" as const : sent.then(() => "done" as const)),
     ]);
     if (first === "done") await sent;
     return first;
   } finally {
-    stop.abort();
+    dialog.stop();
   }
 }
 

@@ -72,10 +72,10 @@ class FakeFrame {
       }
       return Promise.resolve().then(() => this.run(params as unknown as Command));
     };
-    const tab = () => ({
-      waitFor: (_match: unknown, _ms: number, signal: AbortSignal) =>
-        new Promise((resolve) => signal.addEventListener("abort", () => resolve(null))),
-    });
+    const tab = () => {
+      const { promise: event, resolve } = Promise.withResolvers<null>();
+      return { watch: () => ({ event, stop: () => resolve(null) }) };
+    };
     return { link: { call, tab } as unknown as BrowserLink, native: 1, tabId: 1 };
   }
 }

@@ -122,16 +122,14 @@ export async function sendRacingDialogs(
     ...(sessionId ? { session_id: sessionId } : {}),
   }, { timeoutMs, ownDialogs: true });
   sent.catch(() => {});
-  const stop = new AbortController();
-  const opened = target.link.tab(target.native).waitFor(
+  // No bound of its own: the command always settles (answered, cut off or timed out).
+  const opened = target.link.tab(target.native).watch(
     (event) => event.method === "Page.javascriptDialogOpening",
-    timeoutMs,
-    stop.signal,
   );
   try {
     const first = await Promise.race<{ done: Record<string, unknown> } | { dialog: TabEvent }>([
       sent.then((done) => ({ done })),
-      opened.then((event) => event ? { dialog: event } : sent.then((done) => ({ done }))),
+      opened.event.then((event) => event ? { dialog: event } : sent.then((done) => ({ done }))),
     ]);
     if ("dialog" in first) {
       const done = await answeredBefore(target, sent);
@@ -141,7 +139,7 @@ export async function sendRacingDialogs(
     }
     return first.done;
   } finally {
-    stop.abort();
+    opened.stop();
   }
 }
 
