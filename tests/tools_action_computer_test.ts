@@ -93,16 +93,20 @@ Deno.test("computer: every action lands on the page as real input", async (t) =>
     await t.step(
       "a scrolled tab's screenshot in one message is the one two trips take",
       async () => {
-        // A fresh tab: its first screenshot is made the ordinary way, the next in one message at the
-        // scale the first had (decision 0242). The page stands still, so both are the same image.
+        // A fresh tab sent to its page by the page itself (not navigate, whose landing report
+        // tells the scale ahead): its first screenshot is made the ordinary way, the next in one
+        // message at the scale the first had (decision 0242). The page stands still: one image.
         const made = await s.ok("tabs_create_mcp", {});
         const fresh = Number(s.text(made).match(/Opened tab (\d+)/)?.[1]);
-        await s.ok("navigate", { url: s.fixtures.url("/rows.html"), tabId: fresh });
-        await s.ok("javascript_tool", {
-          action: "javascript_exec",
-          text: "scrollTo(0, 1500); scrollY",
-          tabId: fresh,
-        });
+        const script = (text: string) =>
+          s.ok("javascript_tool", { action: "javascript_exec", text, tabId: fresh });
+        await script(`location.href = ${JSON.stringify(s.fixtures.url("/rows.html"))}; 1`);
+        await pollUntil(
+          async () => s.text(await script("document.readyState + ' ' + location.pathname")),
+          (text) => /complete \/rows\.html/.test(text),
+          "the page to load",
+        );
+        await script("scrollTo(0, 1500); scrollY");
         const data = async () => {
           const shot = await s.ok("computer", { action: "screenshot", tabId: fresh });
           return shot.content.find((block) => block.type === "image")!.data!;

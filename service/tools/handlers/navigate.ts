@@ -20,6 +20,7 @@ import { displayUrl } from "../core/redact_url.ts";
 import { finishWorldLater, worldAtCommit } from "../page/main_frame_read.ts";
 import { factsOf, type PageFacts } from "../page/landed_facts.ts";
 import { tabPages } from "../page/refs.ts";
+import { expectScale } from "../page/screenshot.ts";
 import { cdp, evaluate, ownedTab, type TabTarget } from "../core/target.ts";
 
 /** How long navigate waits for a page to finish loading. */
@@ -538,6 +539,7 @@ export const navigate: Handler = async (args, context) => {
       blocked: () => state.dialog !== null,
     }, watch.event);
     if (load === "complete") facts = await watch.landedFacts(LANDED_GRACE_MS);
+    if (facts?.view) expectScale(target, facts.view);
   } finally {
     watch.stop.abort();
   }

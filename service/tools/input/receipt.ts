@@ -28,6 +28,7 @@ import { cdp, type TabTarget } from "../core/target.ts";
 import { displayUrl } from "../core/redact_url.ts";
 import { NavigationWatch } from "./navigation_watch.ts";
 import type { PageFacts } from "../page/landed_facts.ts";
+import { expectScale } from "../page/screenshot.ts";
 
 /**
  * Longest wait for a mutation burst the action started to end: a page that never goes quiet is
@@ -376,7 +377,10 @@ async function stateAfter(
     if (answered) return null;
     return (await settledState(workspace, target, { maxMs: 0 }))?.state ?? null;
   })();
-  const reported = watch.landed.then((facts) => facts ? landedState(facts) : loaded);
+  const reported = watch.landed.then((facts) => {
+    if (facts?.view) expectScale(target, facts.view);
+    return facts ? landedState(facts) : loaded;
+  });
   const found = await Promise.race([loaded, reported]);
   answered = true;
   return blocked() ? state : found ?? state;

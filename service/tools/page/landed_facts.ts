@@ -19,7 +19,7 @@ const ReportedElement = z.object({
 }).strict();
 
 /**
- * A loaded document's URL, redacted title, HTTP status and focused element, as its runtime
+ * A loaded document's URL, redacted title, HTTP status, focused element and window, as its runtime
  * reported them at its load. A report clipped on the way (a URL near the event's string bound)
  * is not JSON and is not used.
  */
@@ -28,6 +28,11 @@ export const PageFacts = z.object({
   title: z.string().max(MAX_TITLE_CHARS),
   status: z.number().int().min(0),
   focus: ReportedElement.optional(),
+  view: z.object({
+    width: z.number().min(0).max(100_000),
+    height: z.number().min(0).max(100_000),
+    ratio: z.number().min(0).max(100),
+  }).strict().optional(),
 }).strict() satisfies z.ZodType<LandedFacts>;
 export type PageFacts = z.infer<typeof PageFacts>;
 

@@ -26,4 +26,9 @@ export interface LandedFacts {
    * navigated answers with the new page's facts from this report.
    */
   focus?: { role: string; name: string; tag: string; disabled?: boolean; value?: string };
+  /**
+   * The window's size in CSS pixels and its device pixel ratio at the load (decision 0242): the
+   * tab's first screenshot can then be one message.
+   */
+  view?: { width: number; height: number; ratio: number };
 }

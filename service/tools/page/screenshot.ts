@@ -150,6 +150,22 @@ function rememberScale(target: TabTarget, scale: number): void {
 }
 
 /**
+ * Expects the scale a tab's next viewport screenshot will have from its window as a new document
+ * reported it at its load (`innerWidth`, `innerHeight`, `devicePixelRatio`), where no screenshot
+ * of the tab taught it yet: the first screenshot is then one message too. A guess that turns out
+ * wrong (a scroll bar across the side cap, a ratio that rounds otherwise) costs that screenshot its
+ * second try, and the ordinary path remembers the right scale.
+ */
+export function expectScale(
+  target: TabTarget,
+  view: { width: number; height: number; ratio: number },
+): void {
+  if (lastScales.get(target.link)?.has(target.native)) return;
+  const ratio = Math.min(MAX_RATIO, Math.max(MIN_RATIO, view.ratio));
+  rememberScale(target, scaleOf(view, ratio, MAX_IMAGE_SIDE, false));
+}
+
+/**
  * A screenshot of the viewport in one message (decision 0242): the layout metrics, whether the
  * page is hidden, and the capture, aimed at the viewport the metrics report, at the scale the
  * tab's last screenshot had, sent only when the page is in front. Used only when that scale is
@@ -191,9 +207,10 @@ async function viewportInOneMessage(
   const { view, ratio } = metricsFrom(results[0]);
   const region = { x: 0, y: 0, width: view.clientWidth, height: view.clientHeight };
   const data = results[2].data;
-  if (typeof data !== "string" || scaleOf(region, ratio, options.maxSide, false) !== scale) {
-    return null;
-  }
+  // A scale off in its last digits (a ratio such as 1.25 read as device ÷ CSS pixels) draws the
+  // same picture: the image's own size is what its coordinates are mapped back with.
+  const wanted = scaleOf(region, ratio, options.maxSide, false);
+  if (typeof data !== "string" || Math.abs(wanted - scale) > wanted * 1e-6) return null;
   return { data, region };
 }
 

@@ -55,7 +55,8 @@ export function reportLanding(): void {
     // The facts alone: the service reads a report strictly, and a loading document is current.
     const { url, title, status } = pageInfo(MAX_TITLE_CHARS);
     const focus = receiptElement(focused());
-    const facts: LandedFacts = { url, title, status, ...(focus ? { focus } : {}) };
+    const view = { width: innerWidth, height: innerHeight, ratio: devicePixelRatio };
+    const facts: LandedFacts = { url, title, status, ...(focus ? { focus } : {}), view };
     binding(JSON.stringify(facts));
   };
   addEventListener("pageshow", landed);
