@@ -125,6 +125,12 @@ Deno.test("javascript_tool reports its result when a dialog opens after it", asy
         const says = "Busy, then an alert";
         const found = await s.ok("find", { query: "Create account button", tabId });
         const ref = (plain(found)?.matches as { ref: string }[])[0].ref;
+        await s.ok("javascript_tool", {
+          action: "javascript_exec",
+          text: "window.joins = 0; document.getElementById('join').addEventListener('click', " +
+            "(event) => { event.preventDefault(); window.joins++; }); 1",
+          tabId,
+        });
         try {
           await s.ok("javascript_tool", {
             action: "javascript_exec",
@@ -152,6 +158,13 @@ Deno.test("javascript_tool reports its result when a dialog opens after it", asy
         } finally {
           await dismissDialog(s, tabId, says);
         }
+        // The call said the click was not made: it is not made once the dialog is gone either.
+        const joins = await s.ok("javascript_tool", {
+          action: "javascript_exec",
+          text: "new Promise((done) => requestAnimationFrame(() => setTimeout(() => done(joins))))",
+          tabId,
+        });
+        assertEquals(plain(joins)?.result, "0", allText(joins));
       },
     );
 

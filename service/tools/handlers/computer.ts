@@ -456,10 +456,11 @@ function sendAimed(
   return {
     tabSerial,
     watch,
-    // A read that failed sent nothing after it: the sequence then fails without a lead.
+    // A result with no lead ahead of it sent nothing aimed by the lead: the read failed (the
+    // sequence fails), or the extension withheld the lead for a dialog that held it.
     lookup: Promise.race([
       leading,
-      sent.then((reply) => reply.results.slice(0, start), () => null),
+      sent.then(() => null, () => null),
       dialogFirst,
     ]),
     done: sent.catch(() => {}),
