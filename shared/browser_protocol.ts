@@ -218,7 +218,10 @@ export const Operations = {
    * With `lead` (feature `reply_values`, decision 0239) the replies of the first `lead` commands
    * are also sent ahead, as a `sequence_lead` frame, once they are all in and none failed: an
    * input later in the message may be held by the browser (a dialog it opened, a page being
-   * left), and what the lookup before it found must not wait for that.
+   * left), and what the lookup before it found must not wait for that. When a JavaScript dialog
+   * was open on the tab as the sequence started, or one opened before the lead's replies were in
+   * (the service heard of it first, and answered without the lead), the lead is withheld and no
+   * command after it that waits for an earlier reply is sent: its reply is `{}`.
    */
   "cdp.sequence": {
     params: z.object({

@@ -116,6 +116,58 @@ Deno.test("javascript_tool reports its result when a dialog opens after it", asy
       },
     );
 
+    await t.step(
+      "a click by ref answers at once when the page's own dialog holds its lookup",
+      async () => {
+        // The page is busy when the click's one message arrives (decision 0239), then opens an alert:
+        // the lookup that opens the message cannot answer while it is open, and the call must say
+        // so at once rather than wait for the browser's bound.
+        const says = "Busy, then an alert";
+        const found = await s.ok("find", { query: "Create account button", tabId });
+        const ref = (plain(found)?.matches as { ref: string }[])[0].ref;
+        await s.ok("javascript_tool", {
+          action: "javascript_exec",
+          text: "window.joins = 0; document.getElementById('join').addEventListener('click', " +
+            "(event) => { event.preventDefault(); window.joins++; }); 1",
+          tabId,
+        });
+        try {
+          await s.ok("javascript_tool", {
+            action: "javascript_exec",
+            // Later, once the call has answered: the beacon goes out as its task ends, and the
+            // busy task follows it at once.
+            text: "setTimeout(() => { navigator.sendBeacon('/busy-now'); setTimeout(() => { " +
+              "const end = Date.now() + 2500; while (Date.now() < end); " +
+              `alert(${JSON.stringify(says)}); }, 0); }, 300); 1`,
+            tabId,
+          });
+          // Sent while the page is busy: its lookup waits behind the busy task, then the alert.
+          await pollUntil(
+            () => Promise.resolve(s.fixtures.requests("/busy-now")),
+            (count) => count > 0,
+            "the page to be busy",
+          );
+          const started = Date.now();
+          const result = await s.call("computer", { action: "left_click", ref, tabId });
+          const took = Date.now() - started;
+          const text = allText(result);
+          assert(took < 10_000, `answered after ${took} ms:\n${text}`);
+          assert(result.isError, `the click could not be made:\n${text}`);
+          assertMatch(text, /alert dialog is open/);
+          onlyFenced(text, says);
+        } finally {
+          await dismissDialog(s, tabId, says);
+        }
+        // The call said the click was not made: it is not made once the dialog is gone either.
+        const joins = await s.ok("javascript_tool", {
+          action: "javascript_exec",
+          text: "new Promise((done) => requestAnimationFrame(() => setTimeout(() => done(joins))))",
+          tabId,
+        });
+        assertEquals(plain(joins)?.result, "0", allText(joins));
+      },
+    );
+
     await t.step("form_input reports the value it set when a change opens a dialog", async () => {
       const says = "Saved your name";
       try {

@@ -27,6 +27,17 @@ interface Observer extends Bucket {
 }
 
 const observers = new Map<number, Observer>();
+/**
+ * Per tab, the JavaScript dialogs forwarded to the service: how many opened, and whether the
+ * last one is still open. A sequence's lead is withheld when one was open as it started or
+ * opened before its replies were in (decision 0239).
+ */
+const dialogs = new Map<number, { opened: number; open: boolean }>();
+
+/** Where `tabId`'s forwarded dialogs stand now. */
+export function dialogMark(tabId: number): { opened: number; open: boolean } {
+  return { ...dialogs.get(tabId) ?? { opened: 0, open: false } };
+}
 /** What each observed tab sends on attach; the page runtime's registration is held once. */
 const enables = new EnableBook();
 let sink: (message: FromExtension) => void = () => {};
@@ -99,6 +110,7 @@ export function enableNotYetSent(tabId: number): EnableCommand[] {
 export function forget(tabId: number): void {
   untrack(tabId);
   observers.delete(tabId);
+  dialogs.delete(tabId);
   enables.forget(tabId);
 }
 
@@ -121,6 +133,11 @@ chrome.debugger.onEvent.addListener((source, method, params) => {
   }
   const dropped = observer.dropped;
   observer.dropped = 0;
+  if (method === "Page.javascriptDialogOpening" || method === "Page.javascriptDialogClosed") {
+    const mark = dialogMark(tabId);
+    const opening = method === "Page.javascriptDialogOpening";
+    dialogs.set(tabId, { opened: mark.opened + (opening ? 1 : 0), open: opening });
+  }
   sink({
     type: "cdp_event",
     tab_id: tabId,

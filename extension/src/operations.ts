@@ -18,6 +18,7 @@ import {
 import { PageCrashed, untilCrash } from "./crashes.ts";
 import { runSequence, type Sendable, type SendOutcome } from "./sequence.ts";
 import {
+  dialogMark,
   enableCommands,
   enableNotYetSent,
   enableOnAttach,
@@ -318,6 +319,7 @@ async function sendSequence(
   params: OperationParams<"cdp.sequence">,
   ahead?: (results: Record<string, unknown>[]) => void,
 ): Promise<OperationResult<"cdp.sequence">> {
+  const dialogs = dialogMark(params.tab_id);
   await ensureAttached(params.tab_id);
   const send = (command: Sendable): Promise<SendOutcome> =>
     untilCrash(
@@ -334,7 +336,20 @@ async function sendSequence(
             : cdpFailure(params.tab_id, command.method, error),
         }),
       );
-  const lead = params.lead !== undefined && ahead ? { count: params.lead, send: ahead } : undefined;
+  // A dialog the service heard of before the lead held the lookup (it was open as the sequence
+  // started, or opened before the lead's replies were in): the service answered the call without
+  // the lead, so the lead and what is aimed by it are withheld.
+  const lead = params.lead !== undefined && ahead
+    ? {
+      count: params.lead,
+      send: (results: Record<string, unknown>[]) => {
+        const now = dialogMark(params.tab_id);
+        if (dialogs.open || now.opened !== dialogs.opened) return false;
+        ahead(results);
+        return true;
+      },
+    }
+    : undefined;
   return { results: await runSequence(params.commands, params.pipeline ?? false, send, lead) };
 }
 

@@ -49,9 +49,12 @@ export async function runSequence(
     // earlier reply (it waits for that reply) or waits for every earlier reply; the commands
     // after it go out after it.
     const sent: Promise<SendOutcome>[] = [];
+    // Whether the lead was handed on: a command after it that waits for earlier replies is
+    // sent only then.
+    let handedOn: Promise<boolean> | undefined;
     const push = (outcome: Promise<SendOutcome>) => {
       sent.push(outcome);
-      if (lead && sent.length === lead.count) sendLead(sent, lead);
+      if (lead && sent.length === lead.count) handedOn = sendLead(sent, lead);
     };
     for (const command of commands) {
       const named = namedReplies(command);
@@ -71,7 +74,9 @@ export async function runSequence(
         const outcome = await sent[at - back];
         replies.set(back, outcome.ok ? outcome.result : undefined);
       }
-      const resolved = resolve(command, (back) => replies.get(back));
+      const resolved = handedOn && !await handedOn
+        ? null
+        : resolve(command, (back) => replies.get(back));
       push(
         resolved === null
           ? Promise.resolve(NOT_SENT)
@@ -86,18 +91,20 @@ export async function runSequence(
     }
     return results;
   }
+  // Once the lead was withheld, nothing after it is sent.
+  let withheld = false;
   for (const command of commands) {
     const at = results.length;
-    const resolved = resolve(command, (back) => results[at - back]);
+    const resolved = withheld ? null : resolve(command, (back) => results[at - back]);
     if (resolved === null) {
       results.push({});
-      if (results.length === lead?.count) lead.send(results.slice());
+      if (results.length === lead?.count && !lead.send(results.slice())) withheld = true;
       continue;
     }
     const outcome = await (command.afterReplies ? sendAfter(resolved) : send(resolved));
     if (!outcome.ok) throw outcome.error;
     results.push(outcome.result);
-    if (results.length === lead?.count) lead.send(results.slice());
+    if (results.length === lead?.count && !lead.send(results.slice())) withheld = true;
   }
   return results;
 }
@@ -105,22 +112,26 @@ export async function runSequence(
 /**
  * Where the replies of a sequence's first `count` commands go as soon as they are all in, before
  * the rest (decision 0239): the commands after them may be held by the browser for long.
+ * `send` answers false when it withheld them (a dialog the service heard of before them held
+ * the lookup, and the service answered without it): no command after them that waits for an
+ * earlier reply is then sent.
  */
 export interface Lead {
   count: number;
-  send(results: Record<string, unknown>[]): void;
+  send(results: Record<string, unknown>[]): boolean;
 }
 
-/** Hands the lead's replies on once they are all in, unless one of them failed. */
-function sendLead(sent: Promise<SendOutcome>[], lead: Lead): void {
-  Promise.all(sent.slice(0, lead.count)).then((outcomes) => {
-    const results: Record<string, unknown>[] = [];
-    for (const outcome of outcomes) {
-      if (!outcome.ok) return;
-      results.push(outcome.result);
-    }
-    lead.send(results);
-  });
+/**
+ * Hands the lead's replies on once they are all in, unless one of them failed; whether they
+ * were handed on.
+ */
+async function sendLead(sent: Promise<SendOutcome>[], lead: Lead): Promise<boolean> {
+  const results: Record<string, unknown>[] = [];
+  for (const outcome of await Promise.all(sent.slice(0, lead.count))) {
+    if (!outcome.ok) return false;
+    results.push(outcome.result);
+  }
+  return lead.send(results);
 }
 
 /**

@@ -172,7 +172,10 @@ Deno.test("a sequence's lead replies are handed on before the commands after the
     const leads: string[][] = [];
     const lead = {
       count: 2,
-      send: (results: Record<string, unknown>[]) => leads.push(results.map((r) => String(r.name))),
+      send: (results: Record<string, unknown>[]) => {
+        leads.push(results.map((r) => String(r.name)));
+        return true;
+      },
     };
     const done = runSequence(
       [step("find"), step("look"), aimed("press", 2, 1), step("read", { afterReplies: true })],
@@ -192,6 +195,25 @@ Deno.test("a sequence's lead replies are handed on before the commands after the
   }
 });
 
+Deno.test("nothing waiting for earlier replies goes out after a lead that was withheld", async () => {
+  // A dialog the service heard of before the lead held the lookup: the service answered without
+  // it, so the input aimed by it must not land once the dialog is gone.
+  for (const pipeline of [true, false]) {
+    const b = browser();
+    const done = runSequence(
+      [step("find"), step("look"), aimed("press", 2, 1), step("read", { afterReplies: true })],
+      pipeline,
+      b.send,
+      { count: 2, send: () => false },
+    );
+    await b.reply("find", { ok: true, result: FOUND });
+    await b.reply("look", { ok: true, result: SHOWN });
+    const results = await done;
+    assertEquals(b.names(), ["find", "look"], `pipeline ${pipeline}`);
+    assertEquals(results.slice(2), [{}, {}]);
+  }
+});
+
 Deno.test("a lead with a failed command is not handed on; the sequence fails as before", async () => {
   for (const pipeline of [true, false]) {
     const b = browser();
@@ -200,7 +222,13 @@ Deno.test("a lead with a failed command is not handed on; the sequence fails as 
       [step("find"), step("look"), aimed("press", 2, 1)],
       pipeline,
       b.send,
-      { count: 2, send: (results) => leads.push(results) },
+      {
+        count: 2,
+        send: (results) => {
+          leads.push(results);
+          return true;
+        },
+      },
     ).catch((error) => error);
     await b.reply("find", { ok: false, error: new Error("no such context") });
     if (pipeline) await b.reply("look", { ok: true, result: SHOWN });

@@ -9,7 +9,7 @@
  */
 
 import type { ContentBlock, Outcome } from "../../../shared/bridge.ts";
-import type { OpenDialog } from "../../browser/mod.ts";
+import { type BrowserError, dialogOpenError, type OpenDialog } from "../../browser/mod.ts";
 import { keepImage, type Workspace } from "../../workspace/mod.ts";
 import { type Handler, success, type ToolContext } from "../core/context.ts";
 import { ToolError } from "../core/errors.ts";
@@ -438,31 +438,51 @@ function sendAimed(
     lead: start,
   }, { ahead });
   sent.catch(() => {});
+  // Watched from the send, not from when the lookup's replies are in: the event of a dialog the
+  // input opened may be handled in the same turn as the lead, before `settled` is asked for, and
+  // a dialog the page opened before the lookup answered holds the lookup itself.
+  const held = Promise.race([
+    untilDialog(target, sent),
+    watch.leaving.then(() => "leaving" as const),
+  ]);
+  held.catch(() => {});
+  // Before the lead nothing of the input went out (it waits for the lookup's replies), and the
+  // lookup answers only once the dialog is gone: the call answers with the dialog now.
+  const dialogFirst = held.then(
+    (first) => first === "dialog" ? Promise.reject(heldBy(target)) : new Promise<never>(() => {}),
+    () => new Promise<never>(() => {}),
+  );
+  dialogFirst.catch(() => {});
   return {
     tabSerial,
     watch,
-    // A read that failed sent nothing after it: the sequence then fails without a lead.
+    // A result with no lead ahead of it sent nothing aimed by the lead: the read failed (the
+    // sequence fails), or the extension withheld the lead for a dialog that held it.
     lookup: Promise.race([
       leading,
-      sent.then((reply) => reply.results.slice(0, start), () => null),
+      sent.then(() => null, () => null),
+      dialogFirst,
     ]),
     done: sent.catch(() => {}),
     async settled(before) {
       try {
-        const held = await Promise.race([
-          untilDialog(target, sent),
-          watch.leaving.then(() => "leaving" as const),
-        ]);
         // A dialog holds the input (the receipt reports it); a page being left may not answer
         // until it is gone, and the new page is read instead.
-        if (held === "done") return settle.read((await sent).results.slice(end));
-        return held === "dialog" ? null : held;
+        const first = await held;
+        if (first === "done") return settle.read((await sent).results.slice(end));
+        return first === "dialog" ? null : first;
       } catch (error) {
         await unlessClosed(target, before, watch, error);
         return undefined;
       }
     },
   };
+}
+
+/** The refusal for an action whose lookup the tab's open dialog holds. */
+function heldBy(target: TabTarget): BrowserError {
+  const dialog = target.link.tab(target.native).dialog;
+  return dialogOpenError(dialog ?? { type: "alert", message: "" });
 }
 
 /**
