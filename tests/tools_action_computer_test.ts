@@ -67,6 +67,17 @@ function near(actual: number, expected: number, what: string): void {
   assert(Math.abs(actual - expected) <= 1, `${what}: expected ${expected}, got ${actual}`);
 }
 
+/** The tab's `document.visibilityState`, as the page's script answers it. */
+async function visibilityOf(s: E2ESession, tabId: number): Promise<string> {
+  return s.text(
+    await s.ok("javascript_tool", {
+      action: "javascript_exec",
+      text: "document.visibilityState",
+      tabId,
+    }),
+  );
+}
+
 function failure(s: E2ESession, args: Record<string, unknown>): Promise<string> {
   return s.fail("computer", args);
 }
@@ -123,14 +134,7 @@ Deno.test("computer: every action lands on the page as real input", async (t) =>
       const made = await s.ok("tabs_create_mcp", {});
       const other = Number(s.text(made).match(/Opened tab (\d+)/)?.[1]);
       assert(Number.isInteger(other), s.text(made));
-      const visibility = async () =>
-        s.text(
-          await s.ok("javascript_tool", {
-            action: "javascript_exec",
-            text: "document.visibilityState",
-            tabId,
-          }),
-        );
+      const visibility = () => visibilityOf(s, tabId);
       await pollUntil(visibility, (text) => /hidden/.test(text), "the tab to go to the background");
       await s.ok("computer", { action: "screenshot", tabId });
       await pollUntil(
@@ -146,14 +150,7 @@ Deno.test("computer: every action lands on the page as real input", async (t) =>
       async () => {
         const made = await s.ok("tabs_create_mcp", {});
         const other = Number(s.text(made).match(/Opened tab (\d+)/)?.[1]);
-        const hidden = async () =>
-          s.text(
-            await s.ok("javascript_tool", {
-              action: "javascript_exec",
-              text: "document.visibilityState",
-              tabId,
-            }),
-          );
+        const hidden = () => visibilityOf(s, tabId);
         await pollUntil(hidden, (text) => /hidden/.test(text), "the tab to go to the background");
         const found = await s.ok("find", { query: "click pad", tabId });
         const ref = (plain(found)?.matches as { ref: string }[])[0].ref;

@@ -351,14 +351,7 @@ async function actAimed(
     pipeline: mayPipeline(events),
   });
   if (!message) return null;
-  let found: Awaited<ReturnType<typeof aimed.found>>;
-  try {
-    const lookup = await message.lookup;
-    found = lookup && await aimed.found(lookup, message.tabSerial);
-  } catch (error) {
-    message.watch.stop();
-    throw error;
-  }
+  const found = await message.found((lookup) => aimed.found(lookup, message.tabSerial));
   if (!found?.fired) {
     message.watch.stop();
     const missed = found?.found;
@@ -386,8 +379,12 @@ interface AimedMessage {
   tabSerial: number;
   /** The navigation the input may start, watched from before it was sent. */
   watch: NavigationWatch;
-  /** The replies of the read that opens it, ahead of the rest; null when that read failed. */
-  lookup: Promise<Record<string, unknown>[] | null>;
+  /**
+   * What `decide` makes of the replies of the read that opens the message (ahead of the rest);
+   * null, the watch stopped, when that read failed or `decide` answers null. The watch stops too
+   * when `decide` throws.
+   */
+  found<T>(decide: (lookup: Record<string, unknown>[]) => Promise<T | null>): Promise<T | null>;
   /** Resolves once the whole message was answered (or failed). */
   done: Promise<unknown>;
   /**
@@ -458,11 +455,21 @@ function sendAimed(
     watch,
     // A result with no lead ahead of it sent nothing aimed by the lead: the read failed (the
     // sequence fails), or the extension withheld the lead for a dialog that held it.
-    lookup: Promise.race([
-      leading,
-      sent.then(() => null, () => null),
-      dialogFirst,
-    ]),
+    async found(decide) {
+      try {
+        const lookup = await Promise.race([
+          leading,
+          sent.then(() => null, () => null),
+          dialogFirst,
+        ]);
+        const decided = lookup && await decide(lookup);
+        if (!decided) watch.stop();
+        return decided;
+      } catch (error) {
+        watch.stop();
+        throw error;
+      }
+    },
     done: sent.catch(() => {}),
     async settled(before) {
       try {
@@ -516,20 +523,14 @@ async function typeAimed(
     pipeline: true,
   });
   if (!message) return null;
-  let before: Before | null;
-  try {
-    const lookup = await message.lookup;
-    before = lookup && await aimed.found(lookup, message.tabSerial);
-  } catch (error) {
-    message.watch.stop();
-    throw error;
-  }
-  if (!before) {
-    message.watch.stop();
-    return null;
-  }
+  const found = await message.found(async (lookup) => {
+    const before = await aimed.found(lookup, message.tabSerial);
+    return before && { before, mode: typeModeFrom(lookup.slice(read.commands.length)) };
+  });
+  if (!found) return null;
+  const { before } = found;
   const where = { assurance: "none" as const, before };
-  if (typeModeFrom((await message.lookup)!.slice(read.commands.length)) === "keys") {
+  if (found.mode === "keys") {
     // Nothing of the text went out: one key press per character, in a message of their own.
     message.watch.stop();
     await message.done;

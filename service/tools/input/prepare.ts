@@ -22,6 +22,7 @@ import { lookupRef, refGone, tabPages } from "../page/refs.ts";
 import {
   type Before,
   type BeforeState,
+  carriesOneMessage,
   CHANGED_KEPT,
   counterKey,
   type Described,
@@ -53,6 +54,11 @@ export interface Prepared {
   before: Before;
 }
 
+/** The page runtime's preparation of element `localId` for a pointer action. */
+function prepareCall(workspace: Workspace, localId: number): string {
+  return runtimeCall("prepareAction", counterKey(workspace), localId, { keep: CHANGED_KEPT });
+}
+
 /**
  * Prepares `ref` in one round trip, or null when it is not in the main frame's current world
  * (the caller then resolves it the ordinary way, which also says when it is gone). Throws the
@@ -68,7 +74,7 @@ export async function prepareByRef(
   const read = await readWorld<PreparedState>(
     target,
     frame,
-    runtimeCall("prepareAction", counterKey(workspace), localId, { keep: CHANGED_KEPT }),
+    prepareCall(workspace, localId),
     [],
     // It answers at once (it finds, scrolls and looks without a promise): the evaluation and the
     // look at the frame tree go out together.
@@ -137,14 +143,13 @@ export function aimByRef(
   target: TabTarget,
   ref: string,
 ): AimedLookup | null {
-  const features = target.link.details.features;
-  if (!features.includes("reply_values") || !features.includes("after_replies")) return null;
+  if (!carriesOneMessage(target)) return null;
   const pages = tabPages(workspace, target.tabId);
   const { frame, localId } = lookupRef(pages, ref, { tabId: target.tabId });
   if (knownMain(pages) !== frame) return null;
   const read = aimedRead<PreparedState>(
     frame,
-    runtimeCall("prepareAction", counterKey(workspace), localId, { keep: CHANGED_KEPT }),
+    prepareCall(workspace, localId),
     [
       { path: ["described", "box", "visible"], equals: true },
       { path: ["before", "hidden"], equals: false },

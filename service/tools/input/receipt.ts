@@ -161,10 +161,7 @@ export async function observeBefore(
     readMainFrame<BeforeState>(
       target,
       tabPages(workspace, target.tabId),
-      runtimeCall("observeBefore", counterKey(workspace), {
-        point: options.point ?? null,
-        keep: MAX_CHANGED_KEPT,
-      }),
+      beforeCall(workspace, options.point ?? null),
       beside,
       // It answers without a promise: the read (and the type question beside it) go out at once.
       { synchronous: true },
@@ -184,6 +181,21 @@ export async function observeBefore(
   return { ...before, beside: read?.beside ?? [] };
 }
 
+/** The page runtime's note of the page before an action (the element at `point`, if any). */
+function beforeCall(workspace: Workspace, point: { x: number; y: number } | null): string {
+  return runtimeCall("observeBefore", counterKey(workspace), { point, keep: MAX_CHANGED_KEPT });
+}
+
+/**
+ * Whether the tab's extension can carry an action in one message: commands aimed by earlier
+ * replies (`reply_values`, decision 0239) and the receipt's read after the input (`after_replies`,
+ * 0212).
+ */
+export function carriesOneMessage(target: TabTarget): boolean {
+  const features = target.link.details.features;
+  return features.includes("reply_values") && features.includes("after_replies");
+}
+
 /**
  * {@linkcode observeBefore} as the read that opens an action's own message (decision 0241): the
  * commands after it are sent only when the page is in front and the frame still shows the known
@@ -195,14 +207,11 @@ export function aimBefore(workspace: Workspace, target: TabTarget): {
   /** The page before the action from the message's first replies; null when nothing was sent. */
   found(replies: Record<string, unknown>[], tabSerial: number): Promise<Before | null>;
 } | null {
-  const features = target.link.details.features;
-  if (!features.includes("reply_values") || !features.includes("after_replies")) return null;
+  if (!carriesOneMessage(target)) return null;
   const world = knownMain(tabPages(workspace, target.tabId));
-  const read = world && aimedRead<BeforeState>(
-    world,
-    runtimeCall("observeBefore", counterKey(workspace), { point: null, keep: MAX_CHANGED_KEPT }),
-    [{ path: ["hidden"], equals: false }],
-  );
+  const read = world && aimedRead<BeforeState>(world, beforeCall(workspace, null), [
+    { path: ["hidden"], equals: false },
+  ]);
   if (!read) return null;
   const owned = new Set(workspace.tabs);
   return {
