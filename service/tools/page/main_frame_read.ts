@@ -404,22 +404,20 @@ export interface TrailingRead<T> {
 }
 
 /**
- * {@linkcode readWorld} as commands another sequence carries after its own (an action's input),
+ * {@linkcode readWorld} as a command another sequence carries after its own (an action's input),
  * so the read costs no round trip of its own: the evaluation goes out once every earlier command
- * replied (it sees their effects), the look once the evaluation replied (it may await a
- * promise). Only for an extension that declared `after_replies`; a failure of either, which the
- * extension answers as a reply, is a miss.
+ * replied (it sees their effects). Its value must say whether its document is still the one shown
+ * (`current`, as a vouched read's, decision 0218), so no look at the frame tree waits behind it
+ * (decision 0243). Only for an extension that declared `after_replies`; a failure, which the
+ * extension answers as a reply, and a value that does not say `current: true` are misses.
  */
 export function trailingRead<T>(world: Frame, expression: string): TrailingRead<T> | null {
   if (world.sessionId || world.parent) return null;
   return {
-    commands: [evaluation(expression, world.contextId), FRAME_TREE].map((command) => ({
-      ...command,
-      afterReplies: true as const,
-    })),
+    commands: [{ ...evaluation(expression, world.contextId), afterReplies: true as const }],
     answer(replies) {
-      if (replies.length !== 2 || replies.some((reply) => "failed" in reply)) return null;
-      const read = answerOf<T>(world, replies, { quietly: true, look: true });
+      if (replies.length !== 1 || "failed" in replies[0]) return null;
+      const read = answerOf<T>(world, replies, { quietly: true, look: false });
       return "missed" in read ? null : read;
     },
   };

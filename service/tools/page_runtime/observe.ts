@@ -10,6 +10,7 @@
 import { redactedTitle } from "./secrets.ts";
 import { describe, type Described, type ReceiptElement, receiptElement } from "./describe.ts";
 import { coveredBy, scrollTo } from "./geometry.ts";
+import { current } from "./registry.ts";
 
 /** The counter behind receipts: mutations seen, when the last came, what they touched. */
 interface Counter {
@@ -94,6 +95,11 @@ export interface After {
   navigating?: string;
   /** The wait ran out while the page was still mutating (or rendered no frame). */
   busy?: true;
+  /**
+   * Whether the frame still shows this world's document when the report is made (`current()`):
+   * the settle read after an action's input needs no look at the frame tree (decision 0243).
+   */
+  current: boolean;
 }
 
 /** A ref's element made ready for a pointer action, and the page before it. */
@@ -238,6 +244,7 @@ function report(
     ready: document.readyState,
     changed,
     hidden: document.hidden,
+    current: current(),
     ...(focus ? { focus } : {}),
     ...(s && s.nav ? { navigating: s.nav } : {}),
     ...(busy ? { busy: true as const } : {}),
