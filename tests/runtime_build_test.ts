@@ -23,6 +23,16 @@ function register(native: number, source: string, worldName: string): string {
     `worldName: ${JSON.stringify(worldName)}, runImmediately: true }).then(() => true)`;
 }
 
+/**
+ * An expression for the extension's worker: exposes the binding `name` in the world `worldName`
+ * of tab `native`, as an older service registered its landing report's (decision 0244).
+ */
+function bind(native: number, name: string, worldName: string): string {
+  return `chrome.debugger.sendCommand({ tabId: ${native} }, "Runtime.addBinding", ` +
+    `{ name: ${JSON.stringify(name)}, executionContextName: ${JSON.stringify(worldName)} })` +
+    `.then(() => true)`;
+}
+
 /** An expression for the extension's worker: the runtime's token in `worldName` of tab `native`. */
 function tokenIn(native: number, worldName: string): string {
   return inTabWorld(native, worldName, "globalThis.__ghostlight?.token ?? null");
@@ -37,15 +47,33 @@ Deno.test("a page runtime an older build registered in the tab does not stand in
     await s.ok("navigate", { url: s.fixtures.url("/bench_form.html?before"), tabId });
 
     // An older runtime holding its world outright, under the name builds before 0237 used and
-    // under another build's name.
-    const older = `globalThis.__ghostlight = { token: "older-build" };`;
+    // under another build's name. Through its own build's binding it names its world as it is
+    // installed and reports each document at its load (before this build's runtime does, at
+    // `pageshow`), as this build's runtime would: a world or facts taken from it would be the
+    // older runtime's (decision 0244).
+    const report = JSON.stringify({
+      url: "http://older.example/",
+      title: "Older build's report",
+      status: 200,
+    });
+    const say = (payload: string) =>
+      `for (const name of Object.getOwnPropertyNames(globalThis)) ` +
+      `if (name.startsWith("__ghostlightLanded")) globalThis[name](${JSON.stringify(payload)});`;
+    const older = `globalThis.__ghostlight = { token: "older-build" }; ` +
+      say(JSON.stringify({ world: "older-build" })) +
+      `addEventListener("load", () => { ${say(report)} });`;
     for (const world of ["ghostlight", "ghostlight-000000000000"]) {
       assertEquals(await evaluateInExtension<boolean>(cdp, register(native, older, world)), true);
     }
+    const olderBinding = bind(native, "__ghostlightLanded_000000000000", "ghostlight-000000000000");
+    assertEquals(await evaluateInExtension<boolean>(cdp, olderBinding), true);
 
     // The document shown now and the next one are read and searched with this build's runtime.
     assertMatch(s.text(await s.ok("read_page", { tabId })), /textbox "Full name"/);
-    await s.ok("navigate", { url: s.fixtures.url("/bench_form.html?after"), tabId });
+    const landed = s.text(
+      await s.ok("navigate", { url: s.fixtures.url("/bench_form.html?after"), tabId }),
+    );
+    assert(!landed.includes("Older build"), `the answer is this build's report: ${landed}`);
     assertMatch(s.text(await s.ok("read_page", { tabId })), /textbox "Full name"/);
     const found = s.text(await s.ok("find", { query: "full name field", tabId }));
     assertMatch(found.split("\n").find((line) => /ref_\d+/.test(line)) ?? "", /Full name/);

@@ -306,10 +306,11 @@ Deno.test("navigate, console, network, resize and plan in a HiDPI browser", asyn
       // The report's binding lives in Ghostlight's world alone: the page cannot call it.
       const seen = await s.ok("javascript_tool", {
         action: "javascript_exec",
-        text: "typeof __ghostlightLanded",
+        text: "Object.getOwnPropertyNames(globalThis).filter((name) => " +
+          "name.startsWith('__ghostlight')).length + ' bindings'",
         tabId,
       });
-      assertMatch(s.text(seen), /undefined/);
+      assertMatch(s.text(seen), /\b0 bindings/);
     });
 
     await t.step(

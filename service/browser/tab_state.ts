@@ -34,8 +34,9 @@ export const OBSERVED_EVENTS: ObservedEvent[] = [
     fields: ["type", "args", "timestamp", "stackTrace.callFrames"],
   },
   { method: "Runtime.exceptionThrown", fields: ["timestamp", "exceptionDetails"] },
-  // The page runtime's report of a loaded document's facts (decision 0222).
-  { method: "Runtime.bindingCalled", fields: ["name", "payload"] },
+  // The page runtime's report of a loaded document's facts (decision 0222), from its world's
+  // context (decision 0244).
+  { method: "Runtime.bindingCalled", fields: ["name", "payload", "executionContextId"] },
   { method: "Log.entryAdded", fields: ["entry"] },
   {
     method: "Network.requestWillBeSent",
@@ -147,6 +148,29 @@ export interface OpenDialog {
   url: string;
 }
 
+/** Most binding calls kept per main-frame document. */
+const MAX_DOCUMENT_CALLS = 4;
+
+/** A page calling a binding the service exposed (`Runtime.bindingCalled`). */
+export interface BindingCall {
+  name: string;
+  payload: string;
+  /** The execution context that called it: the world the binding was exposed in. */
+  contextId: number;
+}
+
+/**
+ * The main frame's document as the tab's own events tell it: the commit that brought it, and
+ * the first binding calls made since (decision 0244). `lossy` once events were dropped since
+ * that commit: what came after it may then belong to a later document.
+ */
+export interface MainDocument {
+  frameId: string;
+  loaderId: string;
+  calls: BindingCall[];
+  lossy: boolean;
+}
+
 /** A CDP event as the service sees it. */
 export interface TabEvent {
   method: string;
@@ -219,6 +243,8 @@ export class TabState {
   dialog: OpenDialog | null = null;
   /** Events the extension dropped under its rate bound. */
   droppedEvents = 0;
+  /** The main frame's document since its last commit the tab reported, if one was seen. */
+  mainDocument: MainDocument | null = null;
   #waiters = new Set<Waiter>();
   /** When observation started (ms since the epoch): the buffers hold nothing older. */
   readonly since = Date.now();
@@ -226,8 +252,32 @@ export class TabState {
   /** Applies one event from the browser. */
   apply(event: TabEvent, dropped = 0): void {
     this.droppedEvents += dropped;
+    if (dropped > 0 && this.mainDocument) this.mainDocument.lossy = true;
     const p = event.params;
     switch (event.method) {
+      case "Page.frameNavigated": {
+        const frame = obj(p.frame);
+        if (frame.parentId !== undefined) break;
+        const frameId = str(frame.id);
+        const loaderId = str(frame.loaderId);
+        // A page back from the back/forward cache is an old document: what it said is long past.
+        this.mainDocument = frameId && loaderId
+          ? { frameId, loaderId, calls: [], lossy: false }
+          : null;
+        break;
+      }
+      case "Runtime.bindingCalled": {
+        const calls = this.mainDocument?.calls;
+        const name = str(p.name);
+        const payload = str(p.payload);
+        const contextId = num(p.executionContextId);
+        if (
+          !calls || calls.length >= MAX_DOCUMENT_CALLS || name === undefined ||
+          payload === undefined || contextId === undefined || !Number.isInteger(contextId)
+        ) break;
+        calls.push({ name, payload, contextId });
+        break;
+      }
       case "Runtime.consoleAPICalled": {
         const args = Array.isArray(p.args) ? p.args : [];
         const frame = obj(

@@ -411,7 +411,7 @@ function sendAimed(
   },
 ): AimedMessage | null {
   const settle = settleAfterInput(context.workspace, target);
-  const main = knownMain(tabPages(context.workspace, target.tabId));
+  const main = knownMain(target, tabPages(context.workspace, target.tabId));
   if (!settle || !main?.loaderId) return null;
   const start = parts.lead.length;
   const end = start + parts.input.length;

@@ -261,7 +261,7 @@ async function fillInOneTrip(
   pages: TabPages,
   fields: Record<string, Value>,
 ): Promise<Report | null> {
-  const frame = knownMain(pages);
+  const frame = knownMain(target, pages);
   if (!frame || framedDocuments.get(pages) === frame.token) return null;
   const labels = Object.keys(fields);
   const call = runtimeCall(

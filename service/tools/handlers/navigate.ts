@@ -17,9 +17,7 @@ import { fence, originOf } from "../core/fence.ts";
 import { mainWorldCall } from "../page/in_page.ts";
 import { redactSecrets } from "../page/redact.ts";
 import { displayUrl } from "../core/redact_url.ts";
-import { finishWorldLater, worldAtCommit } from "../page/main_frame_read.ts";
 import { factsOf, type PageFacts } from "../page/landed_facts.ts";
-import { tabPages } from "../page/refs.ts";
 import { expectScale } from "../page/screenshot.ts";
 import { cdp, evaluate, ownedTab, type TabTarget } from "../core/target.ts";
 
@@ -513,9 +511,6 @@ export const navigate: Handler = async (args, context) => {
   await clearOpenDialog(target, state, force);
   const earlier = new Set<unknown>(state.console.items());
   const watch = new LoadWatch(state);
-  // The world is made as the document commits, so the answer after the load is one evaluation.
-  const pages = tabPages(context.workspace, target.tabId);
-  const world = worldAtCommit(target, pages, watch.commit);
   let requested: string;
   let load: LoadState;
   let facts: PageFacts | null = null;
@@ -543,8 +538,6 @@ export const navigate: Handler = async (args, context) => {
   } finally {
     watch.stop.abort();
   }
-  // Its commit has settled: the world is finished after the answer, before the next read.
-  finishWorldLater(pages, world);
   return await landingReport(context, target, state, {
     raw,
     requested,

@@ -10,7 +10,7 @@ import {
   waitForLoad,
 } from "./navigate.ts";
 import { ToolError } from "../core/errors.ts";
-import { LANDED_BINDING } from "../page/landing.ts";
+import { LANDED_BINDING } from "../page/in_page.ts";
 import { waitFor } from "../../../tests/support/wait.ts";
 
 /** A tab whose readyState looks answer with `ready` (or never, when it is null). */

@@ -20,8 +20,6 @@ export class NavigationWatch {
    * being left, and what it would still answer no longer matters. Never resolves otherwise.
    */
   readonly leaving: Promise<void>;
-  /** Resolves true when the main frame commits a document, false if the watch ends first. */
-  readonly commit: Promise<boolean>;
   /**
    * Resolves with what the document the main frame committed reported of itself at its load
    * (decision 0240), or null when the watch ends first.
@@ -30,7 +28,6 @@ export class NavigationWatch {
   #arrived: Promise<TabEvent | null>;
   #stop = new AbortController();
   #onLeaving!: () => void;
-  #onCommit!: (committed: boolean) => void;
 
   /**
    * Watches `frameId`, which shows the document `loaderId` now, for at most `boundMs`; a dialog
@@ -38,7 +35,6 @@ export class NavigationWatch {
    */
   constructor(tab: TabState, frame: { frameId: string; loaderId: string }, boundMs: number) {
     this.leaving = new Promise((resolve) => this.#onLeaving = resolve);
-    this.commit = new Promise((resolve) => this.#onCommit = resolve);
     let request: string | undefined;
     const mainFrame = (id: unknown) => id === frame.frameId;
     const matches = (event: TabEvent): boolean => {
@@ -58,7 +54,6 @@ export class NavigationWatch {
           const navigated = p.frame as { id?: string } | undefined;
           if (!mainFrame(navigated?.id)) return false;
           this.#onLeaving();
-          this.#onCommit(true);
           return p.type === "BackForwardCacheRestore";
         }
         case "Page.frameStoppedLoading":
@@ -83,8 +78,6 @@ export class NavigationWatch {
       boundMs,
       this.#stop.signal,
     ).then((event) => event && factsOf(event));
-    // However the watch ends, a commit that did not come is not coming.
-    this.#arrived.then(() => this.#onCommit(false));
   }
 
   /** Resolves true when the navigation arrived or ended, false at the bound. */

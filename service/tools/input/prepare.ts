@@ -146,7 +146,7 @@ export function aimByRef(
   if (!carriesOneMessage(target)) return null;
   const pages = tabPages(workspace, target.tabId);
   const { frame, localId } = lookupRef(pages, ref, { tabId: target.tabId });
-  if (knownMain(pages) !== frame) return null;
+  if (knownMain(target, pages) !== frame) return null;
   const read = aimedRead<PreparedState>(
     frame,
     prepareCall(workspace, localId),

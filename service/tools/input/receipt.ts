@@ -15,12 +15,10 @@ import {
   type AimedRead,
   aimedRead,
   type Command,
-  finishWorldLater,
   knownMain,
   readKnownWorld,
   readMainFrame,
   trailingRead,
-  worldAtCommit,
 } from "../page/main_frame_read.ts";
 import { redactSecrets } from "../page/redact.ts";
 import { tabPages } from "../page/refs.ts";
@@ -208,7 +206,7 @@ export function aimBefore(workspace: Workspace, target: TabTarget): {
   found(replies: Record<string, unknown>[], tabSerial: number): Promise<Before | null>;
 } | null {
   if (!carriesOneMessage(target)) return null;
-  const world = knownMain(tabPages(workspace, target.tabId));
+  const world = knownMain(target, tabPages(workspace, target.tabId));
   const read = world && aimedRead<BeforeState>(world, beforeCall(workspace, null), [
     { path: ["hidden"], equals: false },
   ]);
@@ -259,7 +257,7 @@ export function settleAfterInput(
   target: TabTarget,
 ): { commands: Command[]; read(replies: Record<string, unknown>[]): SettleRead } | null {
   if (!target.link.details.features.includes("after_replies")) return null;
-  const world = knownMain(tabPages(workspace, target.tabId));
+  const world = knownMain(target, tabPages(workspace, target.tabId));
   const read = world && trailingRead<AfterState>(world, settleExpression(workspace, SETTLE_MAX_MS));
   if (!read) return null;
   return {
@@ -341,11 +339,11 @@ export function watchNavigation(target: TabTarget, before: Before): NavigationWa
 /**
  * The page's state once what the action caused is over: a frame rendered and any mutation burst
  * ended (bounded by {@linkcode SETTLE_MAX_MS}); when the action started a navigation, the new
- * page's as its runtime reported it at its load, or, when it reached DOMContentLoaded first and
- * its load lags (waited for on the browser's events, bounded by {@linkcode NAVIGATION_WAIT_MS}),
- * read in the world made as it committed (`world`). The old
- * page's answer is not awaited once the browser reports the main frame loading another
- * document: a page being left may not answer until it is gone. Null when a dialog, a closed tab
+ * page's as its runtime reported it at its load (which names its world, decision 0244), or, when
+ * it reached DOMContentLoaded first and its load lags (waited for on the browser's events, bounded
+ * by {@linkcode NAVIGATION_WAIT_MS}), read there. The old page's answer is not awaited once the
+ * browser reports the main frame loading another document: a page being left may not answer
+ * until it is gone. Null when a dialog, a closed tab
  * or an unreadable page leaves nothing to read.
  */
 async function stateAfter(
@@ -354,7 +352,6 @@ async function stateAfter(
   after: {
     before: Before;
     watch: NavigationWatch;
-    world: Promise<void>;
     gone: () => boolean;
     first?: SettleRead | "leaving";
   },
@@ -381,9 +378,7 @@ async function stateAfter(
   const loaded = (async () => {
     await watch.arrived();
     if (answered || blocked()) return null;
-    // However the wait ended, the world made as the document committed is ready to be read.
-    await after.world;
-    if (answered) return null;
+    // Read in the new document's world, which its runtime named as it was installed.
     return (await settledState(workspace, target, { maxMs: 0 }))?.state ?? null;
   })();
   const reported = watch.landed.then((facts) => {
@@ -495,22 +490,16 @@ export async function observeAfter(
     target.link.tabChangesSince(before.tabSerial).some((change) =>
       change.kind === "closed" && change.native === target.native
     );
-  // The new document's world is made as it commits, while it loads, by this one maker.
-  const world = worldAtCommit(target, tabPages(workspace, target.tabId), action.watch.commit);
   let state: Settled;
   try {
     state = await stateAfter(workspace, target, {
       before,
       watch: action.watch,
-      world,
       gone,
       first: action.first,
     });
   } finally {
     action.watch.stop();
-    // A world the new document's commit is still making is finished after the answer, before
-    // the tab's next read (an answer from the document's own report does not wait for it).
-    finishWorldLater(tabPages(workspace, target.tabId), world);
   }
   const openDialog = target.link.tab(target.native).dialog;
   const url = state?.url ?? before.url;

@@ -12,7 +12,6 @@ import { ToolError } from "../core/errors.ts";
 import type { TabTarget } from "../core/target.ts";
 import { runtimeFunction } from "./in_page.ts";
 import { type Frame, lookupRef, mainFrame, refGone, resolveRef, tabPages } from "./refs.ts";
-import { worldMade } from "./main_frame_read.ts";
 
 /** A file as the page holds it afterwards. */
 export interface HeldFile {
@@ -68,7 +67,6 @@ export async function putFilesInPage(
     await resolveRef(workspace, target, where.ref);
     ({ frame, localId } = lookupRef(pages, where.ref, { tabId: target.tabId }));
   } else {
-    await worldMade(pages);
     frame = await mainFrame(target, pages);
   }
   const point = "point" in where ? where.point : null;

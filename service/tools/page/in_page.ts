@@ -8,7 +8,7 @@
  */
 
 import type { EnableCommand } from "../../../shared/browser_protocol.ts";
-import { LANDED_BINDING } from "./landing.ts";
+import { LANDED_BINDING_PREFIX } from "./landing.ts";
 import { INSTALL, MAIN_WORLD, RUNTIME_BUILD, type RuntimeMethod } from "./runtime_bundle.ts";
 
 export { INSTALL, type RuntimeMethod };
@@ -20,6 +20,15 @@ export { INSTALL, type RuntimeMethod };
  * upgraded service the old runtime in every new document of those tabs.
  */
 export const WORLD_NAME = `ghostlight-${RUNTIME_BUILD}`;
+
+/**
+ * The binding a loaded document's runtime reports its facts through (decision 0222), named for
+ * the build as its world is: a report under this name comes from this build's world alone, so its
+ * execution context is that world's, which the service then reads in without making it again
+ * (decision 0244). A runtime of another build, left registered by an older service, reports
+ * through its own build's binding.
+ */
+export const LANDED_BINDING = `${LANDED_BINDING_PREFIX}_${RUNTIME_BUILD}`;
 
 /** A function that runs in the page's main world. */
 export type MainWorldFunction = keyof typeof MAIN_WORLD;
@@ -57,14 +66,6 @@ function argumentList(args: unknown[]): string {
  */
 export function runtimeCall(method: RuntimeMethod, ...args: unknown[]): string {
   return `__ghostlight.${method}(${argumentList(args)})`;
-}
-
-/**
- * The expression that evaluates `expression` (a runtime call) and answers its value with the
- * registry's token beside it, as `{ token, value }`.
- */
-export function withToken(expression: string): string {
-  return `__ghostlight.withToken(${expression})`;
 }
 
 /** The expression that calls a main-world function with `args` (as JSON). */

@@ -6,8 +6,9 @@
  */
 
 import { z } from "zod";
-import { LANDED_BINDING, type LandedFacts, MAX_TITLE_CHARS } from "./landing.ts";
-import type { TabEvent } from "../../browser/mod.ts";
+import { type LandedFacts, MAX_TITLE_CHARS } from "./landing.ts";
+import { LANDED_BINDING } from "./in_page.ts";
+import type { TabEvent, TabState } from "../../browser/mod.ts";
 
 /** An element as the report names it (the runtime clips name and value far below these). */
 const ReportedElement = z.object({
@@ -41,11 +42,43 @@ export function factsOf(event: TabEvent): PageFacts | null {
   if (event.method !== "Runtime.bindingCalled" || event.params.name !== LANDED_BINDING) {
     return null;
   }
-  const payload = event.params.payload;
+  return parsed(event.params.payload, PageFacts);
+}
+
+/** What the runtime says of its world as it is installed (`WorldNote`). */
+const WorldNote = z.object({ world: z.string().min(1).max(32) }).strict();
+
+/**
+ * The main frame's world in its current document as that document's runtime said it (decision
+ * 0244): the execution context of its first call of this build's binding after the main frame's
+ * last commit, and the registry's token it gave. Null when the tab's events do not say it: no
+ * commit seen, no note since, events dropped since the commit (the note might be a later
+ * document's), or a note not well formed. The binding is exposed only in this build's world, so
+ * the context is that world; the tab's own events come in order, so the note is the committed
+ * document's. Reads in it still check the frame shows that document.
+ */
+export function reportedWorld(
+  state: TabState,
+): { frameId: string; loaderId: string; contextId: number; token: string } | null {
+  const document = state.mainDocument;
+  if (!document || document.lossy) return null;
+  const call = document.calls.find((call) => call.name === LANDED_BINDING);
+  const note = call && parsed(call.payload, WorldNote);
+  if (!call || !note) return null;
+  return {
+    frameId: document.frameId,
+    loaderId: document.loaderId,
+    contextId: call.contextId,
+    token: note.world,
+  };
+}
+
+/** `payload` as JSON that `schema` accepts, else null. */
+function parsed<T>(payload: unknown, schema: z.ZodType<T>): T | null {
   if (typeof payload !== "string") return null;
   try {
-    const parsed = PageFacts.safeParse(JSON.parse(payload));
-    return parsed.success ? parsed.data : null;
+    const result = schema.safeParse(JSON.parse(payload));
+    return result.success ? result.data : null;
   } catch {
     return null;
   }

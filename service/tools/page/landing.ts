@@ -7,8 +7,13 @@
  * @module
  */
 
-/** The binding the runtime calls with the page's facts, as JSON, when its document has loaded. */
-export const LANDED_BINDING = "__ghostlightLanded";
+/**
+ * How the binding the runtime calls with the page's facts, as JSON, when its document has loaded
+ * begins: the service names it for the runtime's build (`landedBinding` in `in_page.ts`), and it
+ * is exposed only in the world of that build, so the runtime finds the one binding of its world
+ * by this prefix (decision 0244).
+ */
+export const LANDED_BINDING_PREFIX = "__ghostlightLanded";
 
 /** Longest page title passed on; a page sets its own title. */
 export const MAX_TITLE_CHARS = 300;
@@ -31,4 +36,13 @@ export interface LandedFacts {
    * tab's first screenshot can then be one message.
    */
   view?: { width: number; height: number; ratio: number };
+}
+
+/**
+ * What the runtime says through the same binding as soon as it is installed in a main frame's new
+ * document (decision 0244): its registry's token. The call's execution context is the world, so
+ * the service knows the new document's world from the commit on, without asking for it.
+ */
+export interface WorldNote {
+  world: string;
 }

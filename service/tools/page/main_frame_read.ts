@@ -15,7 +15,8 @@ import type { SequenceCommand } from "../../../shared/browser_protocol.ts";
 import { BrowserError } from "../../browser/mod.ts";
 import type { Workspace } from "../../workspace/mod.ts";
 import type { TabTarget } from "../core/target.ts";
-import { runtimeCall, withToken } from "./in_page.ts";
+import { runtimeCall } from "./in_page.ts";
+import { reportedWorld } from "./landed_facts.ts";
 import { MAX_TITLE_CHARS } from "./landing.ts";
 import {
   evaluationFailure,
@@ -27,7 +28,6 @@ import {
   mainFrame,
   type TabPages,
   tabPages,
-  worldBetweenLooks,
 } from "./refs.ts";
 
 /** A CDP command sent beside the evaluation (it may ask about an object an earlier one found). */
@@ -50,13 +50,34 @@ interface TopFrame {
   loaderId: string;
 }
 
-/** The main frame's world this tab's page memory holds: the one frame with no parent or session. */
-export function knownMain(pages: TabPages): Frame | undefined {
+/**
+ * The main frame's world: the one frame with no parent or session in this tab's page memory, or,
+ * when the tab's events say the main frame committed a document since and that document's
+ * runtime named its world (decision 0244), that world, kept in the page memory from now on. A
+ * navigation's new document is then read in one trip, its world never asked for. Every read in
+ * it still checks the frame shows that document.
+ */
+export function knownMain(target: TabTarget, pages: TabPages): Frame | undefined {
   let found: Frame | undefined;
   for (const frame of pages.frames.values()) {
     if (!frame.sessionId && !frame.parent) found = frame;
   }
-  return found;
+  const reported = reportedWorld(target.link.tab(target.native));
+  if (
+    !reported || (found?.frameId === reported.frameId && found.loaderId === reported.loaderId &&
+      found.contextId === reported.contextId)
+  ) return found;
+  if (found) pages.frames.delete(found.key);
+  const key = `/${reported.frameId}`;
+  const world: Frame = {
+    key,
+    frameId: reported.frameId,
+    contextId: reported.contextId,
+    token: reported.token,
+    loaderId: reported.loaderId,
+  };
+  pages.frames.set(key, world);
+  return world;
 }
 
 /** How a read is made. */
@@ -110,10 +131,7 @@ export async function readMainFrame<T>(
   beside: Command[] = [],
   options: ReadOptions = {},
 ): Promise<MainFrameRead<T>> {
-  await worldMade(pages);
-  const committed = await readCommittedWorld<T>(target, pages, expression, beside, options);
-  if (committed) return committed;
-  const known = knownMain(pages);
+  const known = knownMain(target, pages);
   let top: TopFrame | undefined;
   if (known) {
     const quick = await readCurrent<T>(target, known, expression, beside, options);
@@ -127,114 +145,17 @@ export async function readMainFrame<T>(
 /**
  * As {@linkcode readMainFrame}, but a known world that is no longer current gives null instead
  * of a new world: for a read that races a navigation, where a world made now could belong to the
- * old document, or be a second one beside the world {@linkcode worldAtCommit} is making.
+ * old document.
  */
 export async function readKnownWorld<T>(
   target: TabTarget,
   pages: TabPages,
   expression: string,
 ): Promise<MainFrameRead<T> | null> {
-  await worldMade(pages);
-  const known = knownMain(pages);
+  const known = knownMain(target, pages);
   return known
     ? await readWorld<T>(target, known, expression)
     : await readMainFrame<T>(target, pages, expression);
-}
-
-/** A main-frame world made as its document committed, whose registry's token is not read yet. */
-interface CommittedWorld {
-  frameId: string;
-  contextId: number;
-  loaderId: string;
-}
-
-/** Per tab: the world {@linkcode worldAtCommit} made, until the first read of the main frame. */
-const committedWorlds = new WeakMap<TabPages, CommittedWorld>();
-
-/** Per tab: a world a call answered before it was made ({@linkcode finishWorldLater}). */
-const unfinished = new WeakMap<TabPages, Promise<void>>();
-
-/**
- * Lets a call answer before the world {@linkcode worldAtCommit} makes is made (its commit must
- * have settled, so it ends): the tab's next main-frame read and next maker wait for it instead,
- * so one frame still never gets two worlds from two makers. `navigate` answers at the load this
- * way, while the bracket may still wait behind the new document's first layout (decision 0222).
- */
-export function finishWorldLater(pages: TabPages, making: Promise<void>): void {
-  unfinished.set(pages, making);
-  making.then(() => {
-    if (unfinished.get(pages) === making) unfinished.delete(pages);
-  });
-}
-
-/** Resolves once no world a call answered before is still being made for the tab. */
-export async function worldMade(pages: TabPages): Promise<void> {
-  await unfinished.get(pages);
-}
-
-/**
- * Makes the main frame's world in a new document as soon as it commits (`commit` resolves true),
- * while its subresources still load, so the first read after the load is one round trip. The
- * runtime is registered for every new document (decision 0182), so the world's context is all
- * that is asked for here: its registry's token comes back with that first read (decision 0200)
- * instead of in a look of its own while the page is busy loading. Never rejects: a read makes the
- * world itself when this could not. Await it before reading: two makers of one frame's world at
- * once would make two.
- */
-export function worldAtCommit(
-  target: TabTarget,
-  pages: TabPages,
-  commit: Promise<boolean>,
-): Promise<void> {
-  committedWorlds.delete(pages);
-  const earlier = unfinished.get(pages) ?? Promise.resolve();
-  return earlier.then(() => commit).then(async (committed) => {
-    if (!committed) return;
-    const known = knownMain(pages);
-    const world = known ? await worldBetweenLooks(target, known.frameId) : null;
-    if (!world || !("contextId" in world)) {
-      // The looks just showed the main frame's document: make its world without looking again.
-      await (world
-        ? frameWorld(target, pages, { frameId: world.top.id, loaderId: world.top.loaderId })
-        : mainFrame(target, pages));
-      return;
-    }
-    // A page restored from the back/forward cache shows its world again: nothing to make.
-    if (known!.loaderId === world.loaderId && known!.contextId === world.contextId) return;
-    committedWorlds.set(pages, { frameId: known!.frameId, ...world });
-  }).catch(() => {});
-}
-
-/**
- * The first read in the world {@linkcode worldAtCommit} made: the same bracketed read as any
- * other, its expression wrapped to answer the registry's token beside its value. Used only when
- * both looks show the document the world was made in and the runtime is there; then the world
- * is the main frame's known one. Otherwise (another document, no runtime, a lost context) null,
- * and the ordinary path reads, making the world again where needed.
- */
-async function readCommittedWorld<T>(
-  target: TabTarget,
-  pages: TabPages,
-  expression: string,
-  beside: Command[],
-  options: ReadOptions,
-): Promise<MainFrameRead<T> | null> {
-  const world = committedWorlds.get(pages);
-  // Commands beside a read must not run twice should it miss: those go the ordinary way.
-  if (!world || beside.length > 0) return null;
-  committedWorlds.delete(pages);
-  const frame: Frame = { key: `/${world.frameId}`, ...world, token: "" };
-  const read = await readCurrent<{ token: unknown; value: T }>(
-    target,
-    frame,
-    withToken(expression),
-    [],
-    { ...options, vouched: false },
-  );
-  if ("missed" in read || typeof read.value?.token !== "string") return null;
-  const made: Frame = { ...frame, token: read.value.token };
-  pages.frames.set(made.key, made);
-  return { ...read, value: read.value.value ?? null, frame: made };
 }
 
 /**

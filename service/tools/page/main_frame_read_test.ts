@@ -1,8 +1,8 @@
-import { assertEquals } from "../../../tests/support/assert.ts";
-import type { BrowserLink } from "../../browser/mod.ts";
+import { assert, assertEquals } from "../../../tests/support/assert.ts";
+import { type BrowserLink, TabState } from "../../browser/mod.ts";
 import type { TabTarget } from "../core/target.ts";
-import { INSTALLED_TOKEN } from "./in_page.ts";
-import { type Command, finishWorldLater, readMainFrame, worldAtCommit } from "./main_frame_read.ts";
+import { INSTALLED_TOKEN, LANDED_BINDING } from "./in_page.ts";
+import { type Command, readMainFrame } from "./main_frame_read.ts";
 import type { TabPages } from "./refs.ts";
 
 /**
@@ -18,9 +18,34 @@ class FakeFrame {
   /** Runs before the sequence's command at that index (a navigation committing there). */
   before: Map<number, () => void> = new Map();
   sequences: { commands: Command[]; pipeline?: boolean }[] = [];
+  /** The tab's events as the service has them. */
+  readonly events = new TabState();
 
   constructor(first: string) {
     this.shown = first;
+  }
+
+  /**
+   * A new document commits with the runtime registered for it: its world is made as it is
+   * created, and the runtime names it through the binding, after the commit on the tab's events.
+   */
+  commitWithNote(loader: string): number {
+    this.commit(loader, false);
+    const id = this.#next++;
+    this.#contexts.set(id, loader);
+    this.events.apply({
+      method: "Page.frameNavigated",
+      params: { frame: { id: "main", loaderId: loader } },
+    });
+    this.events.apply({
+      method: "Runtime.bindingCalled",
+      params: {
+        name: LANDED_BINDING,
+        payload: JSON.stringify({ world: `token-${loader}` }),
+        executionContextId: id,
+      },
+    });
+    return id;
   }
 
   /** A new document commits; the old one is destroyed, or kept (back/forward cache). */
@@ -72,9 +97,15 @@ class FakeFrame {
       }
       return Promise.resolve().then(() => this.run(params as unknown as Command));
     };
+    const events = this.events;
     const tab = () => {
       const { promise: event, resolve } = Promise.withResolvers<null>();
-      return { watch: () => ({ event, stop: () => resolve(null) }) };
+      return {
+        watch: () => ({ event, stop: () => resolve(null) }),
+        get mainDocument() {
+          return events.mainDocument;
+        },
+      };
     };
     return { link: { call, tab } as unknown as BrowserLink, native: 1, tabId: 1 };
   }
@@ -163,39 +194,23 @@ Deno.test("a read whose value vouches for its document is the evaluation alone, 
   ]);
 });
 
-Deno.test("a world a navigation left unfinished is made before the next read makes one", async () => {
+Deno.test("a new document's first read is one trip in the world its runtime named", async () => {
   const { frame, target, pages } = await knownWorldOfA();
-  const order: string[] = [];
-  let release: () => void = () => {};
-  const held = new Promise<void>((resolve) => release = resolve);
-  const call = target.link.call.bind(target.link);
-  const slow = {
-    ...target,
-    link: {
-      ...target.link,
-      tab: target.link.tab,
-      // The bracket that makes the new document's world waits behind the page's first layout.
-      call: async (operation: string, params: Record<string, unknown>) => {
-        const commands = (params as { commands?: Command[] }).commands ?? [];
-        if (commands.some((command) => command.method === "Page.createIsolatedWorld")) {
-          if (order.length === 0) {
-            order.push("bracket sent");
-            await held;
-            order.push("bracket answered");
-          }
-        } else order.push("read sent");
-        return await (call as (o: string, p: unknown) => Promise<unknown>)(operation, params);
-      },
-    },
-  } as unknown as TabTarget;
-  frame.commit("B", false);
-  const making = worldAtCommit(slow, pages, Promise.resolve(true));
-  finishWorldLater(pages, making);
-  const read = readMainFrame<string>(slow, pages, "read");
-  // The fake answers in microtasks: whatever the read would send unawaited is out by now.
-  for (let turn = 0; turn < 100; turn++) await Promise.resolve();
-  assertEquals(order, ["bracket sent"], "the read waits for the world being made");
-  release();
-  assertEquals((await read).value, "B");
-  assertEquals(order.slice(0, 3), ["bracket sent", "bracket answered", "read sent"]);
+  const context = frame.commitWithNote("B");
+  const read = await readMainFrame<string>(target, pages, "read");
+  assertEquals([read.value, read.loaderId, read.frame.token], ["B", "B", "token-B"]);
+  assertEquals(frame.sequences.map((s) => s.commands.map((c) => c.method)), [[
+    "Runtime.evaluate",
+    "Page.getFrameTree",
+  ]]);
+  assertEquals(frame.sequences[0].commands[0].params.contextId, context);
+  // A page back from the back/forward cache named nothing new: its world is asked for again.
+  frame.commit("A", false);
+  frame.events.apply({
+    method: "Page.frameNavigated",
+    params: { frame: { id: "main", loaderId: "A" }, type: "BackForwardCacheRestore" },
+  });
+  const back = await readMainFrame<string>(target, pages, "read");
+  assertEquals([back.value, back.loaderId], ["A", "A"]);
+  assert(back.frame.contextId !== context, "the world of a document that named none is made");
 });

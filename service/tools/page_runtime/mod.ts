@@ -13,7 +13,7 @@
  */
 
 import { type Runtime, runtime } from "./api.ts";
-import { reportLanding } from "./page_info.ts";
+import { reportWorld } from "./page_info.ts";
 import { adopt } from "./registry.ts";
 
 declare global {
@@ -23,6 +23,6 @@ declare global {
 // A world keeps the runtime it has: its registry's numbers are the refs already handed out.
 if (!globalThis.__ghostlight) {
   adopt();
-  reportLanding();
+  reportWorld();
   globalThis.__ghostlight = runtime;
 }

@@ -5,8 +5,13 @@
  * @module
  */
 
-import { current } from "./registry.ts";
-import { LANDED_BINDING, type LandedFacts, MAX_TITLE_CHARS } from "../page/landing.ts";
+import { current, token } from "./registry.ts";
+import {
+  LANDED_BINDING_PREFIX,
+  type LandedFacts,
+  MAX_TITLE_CHARS,
+  type WorldNote,
+} from "../page/landing.ts";
 import { redactedTitle } from "./secrets.ts";
 import { receiptElement } from "./describe.ts";
 import { focused } from "./observe.ts";
@@ -45,13 +50,13 @@ function status(): number {
  * instead of asking the page after its load, when the page is busy laying itself out (decision
  * 0222). Only the browser's own event counts: a page can dispatch a `pageshow` of its own.
  */
-export function reportLanding(): void {
-  if (globalThis.top !== globalThis.window || document.readyState === "complete") return;
+function reportLanding(): void {
+  if (document.readyState === "complete") return;
   const landed = (event: Event) => {
     if (!event.isTrusted || (event as PageTransitionEvent).persisted) return;
     removeEventListener("pageshow", landed);
-    const binding = (globalThis as unknown as Record<string, unknown>)[LANDED_BINDING];
-    if (typeof binding !== "function") return;
+    const binding = landedBinding();
+    if (!binding) return;
     // The facts alone: the service reads a report strictly, and a loading document is current.
     const { url, title, status } = pageInfo(MAX_TITLE_CHARS);
     const focus = receiptElement(focused());
@@ -60,4 +65,26 @@ export function reportLanding(): void {
     binding(JSON.stringify(facts));
   };
   addEventListener("pageshow", landed);
+}
+
+/**
+ * In the main frame, as the runtime is installed: says which world this is (its registry's
+ * token, from its execution context) through the binding only this world sees, then reports the
+ * document's facts at its load (`reportLanding`). The service pairs the world with the main
+ * frame's last commit, which comes before it on the tab's events (decision 0244).
+ */
+export function reportWorld(): void {
+  if (globalThis.top !== globalThis.window) return;
+  const note: WorldNote = { world: token };
+  landedBinding()?.(JSON.stringify(note));
+  reportLanding();
+}
+
+/** The one binding of this world, found by its prefix: the service names it for this build. */
+function landedBinding(): ((payload: string) => void) | null {
+  const name = Object.getOwnPropertyNames(globalThis).find((key) =>
+    key.startsWith(LANDED_BINDING_PREFIX)
+  );
+  const binding = name && (globalThis as unknown as Record<string, unknown>)[name];
+  return typeof binding === "function" ? binding as (payload: string) => void : null;
 }

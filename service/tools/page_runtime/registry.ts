@@ -9,16 +9,6 @@
 /** This registry's token: random, new in every world. */
 export const token: string = Math.random().toString(36).slice(2, 10);
 
-/**
- * `value` with this registry's token beside it, a promise's once it settles: how the first read
- * in a world made as its document committed learns whose registry it read, in the same trip.
- */
-export function withToken(value: unknown): unknown {
-  return value instanceof Promise
-    ? value.then((settled) => ({ token, value: settled }))
-    : { token, value };
-}
-
 const ids = new WeakMap<Element, number>();
 const elements = new Map<number, WeakRef<Element>>();
 let nextId = 1;
