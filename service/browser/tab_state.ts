@@ -252,32 +252,9 @@ export class TabState {
   /** Applies one event from the browser. */
   apply(event: TabEvent, dropped = 0): void {
     this.droppedEvents += dropped;
-    if (dropped > 0 && this.mainDocument) this.mainDocument.lossy = true;
+    this.#followMainDocument(event, dropped);
     const p = event.params;
     switch (event.method) {
-      case "Page.frameNavigated": {
-        const frame = obj(p.frame);
-        if (frame.parentId !== undefined) break;
-        const frameId = str(frame.id);
-        const loaderId = str(frame.loaderId);
-        // A page back from the back/forward cache is an old document: what it said is long past.
-        this.mainDocument = frameId && loaderId
-          ? { frameId, loaderId, calls: [], lossy: false }
-          : null;
-        break;
-      }
-      case "Runtime.bindingCalled": {
-        const calls = this.mainDocument?.calls;
-        const name = str(p.name);
-        const payload = str(p.payload);
-        const contextId = num(p.executionContextId);
-        if (
-          !calls || calls.length >= MAX_DOCUMENT_CALLS || name === undefined ||
-          payload === undefined || contextId === undefined || !Number.isInteger(contextId)
-        ) break;
-        calls.push({ name, payload, contextId });
-        break;
-      }
       case "Runtime.consoleAPICalled": {
         const args = Array.isArray(p.args) ? p.args : [];
         const frame = obj(
@@ -362,6 +339,33 @@ export class TabState {
     for (const waiter of [...this.#waiters]) {
       if (waiter.match(event)) this.#finish(waiter, event);
     }
+  }
+
+  /** Keeps {@linkcode mainDocument} by the main frame's commits and the binding calls after them. */
+  #followMainDocument(event: TabEvent, dropped: number): void {
+    if (dropped > 0 && this.mainDocument) this.mainDocument.lossy = true;
+    const p = event.params;
+    if (event.method === "Page.frameNavigated") {
+      const frame = obj(p.frame);
+      if (frame.parentId !== undefined) return;
+      const frameId = str(frame.id);
+      const loaderId = str(frame.loaderId);
+      // A page back from the back/forward cache is an old document: what it said is long past.
+      this.mainDocument = frameId && loaderId
+        ? { frameId, loaderId, calls: [], lossy: false }
+        : null;
+      return;
+    }
+    if (event.method !== "Runtime.bindingCalled") return;
+    const calls = this.mainDocument?.calls;
+    const name = str(p.name);
+    const payload = str(p.payload);
+    const contextId = num(p.executionContextId);
+    if (
+      !calls || calls.length >= MAX_DOCUMENT_CALLS || name === undefined ||
+      payload === undefined || contextId === undefined || !Number.isInteger(contextId)
+    ) return;
+    calls.push({ name, payload, contextId });
   }
 
   #requestStarted(p: Json): void {
