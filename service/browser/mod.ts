@@ -24,6 +24,7 @@ export { BrowserError, type BrowserErrorKind, dialogOpenError } from "./errors.t
 export { sendTransfers, withTransfers } from "./transfer.ts";
 export {
   type ConsoleEntry,
+  type MainDocument,
   type NetworkEntry,
   type OpenDialog,
   type Press,

@@ -36,11 +36,11 @@ export type MainWorldFunction = keyof typeof MAIN_WORLD;
 /**
  * Registered on every attach to an observed tab: each new document of the tab's own renderer
  * gets Ghostlight's world with the runtime installed before the page's scripts run (and the
- * document shown now at once), so making a world after a navigation finds it there
- * (`Page.createIsolatedWorld` answers the existing world of that name) instead of sending and
- * compiling the 58 kB install. The world is isolated: the page's scripts neither see nor fake it.
- * The binding the runtime hands a loaded document's facts to is exposed in that world alone
- * (decision 0222).
+ * document shown now at once), so a world is there to find (`Page.createIsolatedWorld` answers
+ * the existing world of that name) instead of sending and compiling the 58 kB install. The world
+ * is isolated: the page's scripts neither see nor fake it. The binding through which the runtime
+ * names its world in a new document and hands on the document's facts at its load is exposed in
+ * that world alone (decisions 0222, 0244).
  */
 export const PAGE_ENABLE_COMMANDS: EnableCommand[] = [
   {

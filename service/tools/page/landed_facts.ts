@@ -6,9 +6,9 @@
  */
 
 import { z } from "zod";
-import { type LandedFacts, MAX_TITLE_CHARS } from "./landing.ts";
+import { type LandedFacts, MAX_TITLE_CHARS, type WorldNote } from "./landing.ts";
 import { LANDED_BINDING } from "./in_page.ts";
-import type { TabEvent, TabState } from "../../browser/mod.ts";
+import type { MainDocument, TabEvent, TabState } from "../../browser/mod.ts";
 
 /** An element as the report names it (the runtime clips name and value far below these). */
 const ReportedElement = z.object({
@@ -46,7 +46,9 @@ export function factsOf(event: TabEvent): PageFacts | null {
 }
 
 /** What the runtime says of its world as it is installed (`WorldNote`). */
-const WorldNote = z.object({ world: z.string().min(1).max(32) }).strict();
+const WorldNote = z.object({ world: z.string().min(1).max(32) }).strict() satisfies z.ZodType<
+  WorldNote
+>;
 
 /**
  * The main frame's world in its current document as that document's runtime said it (decision
@@ -59,7 +61,9 @@ const WorldNote = z.object({ world: z.string().min(1).max(32) }).strict();
  */
 export function reportedWorld(
   state: TabState,
-): { frameId: string; loaderId: string; contextId: number; token: string } | null {
+):
+  | { frameId: string; loaderId: string; contextId: number; token: string; from: MainDocument }
+  | null {
   const document = state.mainDocument;
   if (!document || document.lossy) return null;
   const call = document.calls.find((call) => call.name === LANDED_BINDING);
@@ -70,6 +74,7 @@ export function reportedWorld(
     loaderId: document.loaderId,
     contextId: call.contextId,
     token: note.world,
+    from: document,
   };
 }
 

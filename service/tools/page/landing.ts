@@ -1,17 +1,16 @@
 /**
- * What the page runtime and `navigate` share about a page's facts at its load: the binding the
- * runtime calls in the main frame once a new document has loaded (`Runtime.addBinding`, exposed
- * only to Ghostlight's isolated world), and how long a title may be. Used on both sides, so it
- * imports nothing (decision 0222).
+ * What the page runtime and the service share about a new document: the binding the runtime calls
+ * in the main frame (`Runtime.addBinding`, exposed only to Ghostlight's isolated world) as it is
+ * installed, naming its world (decision 0244), and once the document has loaded, with its facts
+ * (decision 0222); and how long a title may be. Used on both sides, so it imports nothing.
  *
  * @module
  */
 
 /**
- * How the binding the runtime calls with the page's facts, as JSON, when its document has loaded
- * begins: the service names it for the runtime's build (`landedBinding` in `in_page.ts`), and it
- * is exposed only in the world of that build, so the runtime finds the one binding of its world
- * by this prefix (decision 0244).
+ * How the binding's name begins: the service names it for the runtime's build (`LANDED_BINDING`
+ * in `in_page.ts`), and it is exposed only in the world of that build, so the runtime finds the
+ * one binding of its world by this prefix (decision 0244).
  */
 export const LANDED_BINDING_PREFIX = "__ghostlightLanded";
 

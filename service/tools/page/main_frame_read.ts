@@ -4,7 +4,8 @@
  * the frame tree, with any further commands the caller needs after them. The answer is used only
  * when that look shows the document the world belongs to: the world's execution context is one
  * document's, so the value is that document's, and the look after it says the frame still shows
- * it (decision 0196); a read whose value says so itself (`pageInfo`'s) sends no look (0218).
+ * it (decision 0196); a read whose value says so itself (`pageInfo`'s, and the settle read that
+ * travels after an action's input) sends no look (0218, 0243).
  * Otherwise the world is forgotten and made again from the tree the sequence
  * just read (`refs.ts`), and the read runs there. Refs in other frames keep `inFrame`, which checks their frame before each evaluation.
  *
@@ -17,6 +18,7 @@ import type { Workspace } from "../../workspace/mod.ts";
 import type { TabTarget } from "../core/target.ts";
 import { runtimeCall } from "./in_page.ts";
 import { reportedWorld } from "./landed_facts.ts";
+import type { MainDocument } from "../../browser/mod.ts";
 import { MAX_TITLE_CHARS } from "./landing.ts";
 import {
   evaluationFailure,
@@ -50,6 +52,9 @@ interface TopFrame {
   loaderId: string;
 }
 
+/** Per tab's page memory: the main document whose named world it took last. */
+const adopted = new WeakMap<TabPages, MainDocument>();
+
 /**
  * The main frame's world: the one frame with no parent or session in this tab's page memory, or,
  * when the tab's events say the main frame committed a document since and that document's
@@ -63,9 +68,14 @@ export function knownMain(target: TabTarget, pages: TabPages): Frame | undefined
     if (!frame.sessionId && !frame.parent) found = frame;
   }
   const reported = reportedWorld(target.link.tab(target.native));
+  // Each note is taken once: a read that finds its world gone (the tab moved on in a way its
+  // events did not tell) leaves the ordinary path to find the world, and a stale note must not
+  // displace the world that path made.
+  if (!reported || adopted.get(pages) === reported.from) return found;
+  adopted.set(pages, reported.from);
   if (
-    !reported || (found?.frameId === reported.frameId && found.loaderId === reported.loaderId &&
-      found.contextId === reported.contextId)
+    found?.frameId === reported.frameId && found.loaderId === reported.loaderId &&
+    found.contextId === reported.contextId
   ) return found;
   if (found) pages.frames.delete(found.key);
   const key = `/${reported.frameId}`;

@@ -2,7 +2,7 @@ import { assert, assertEquals } from "../../../tests/support/assert.ts";
 import { type BrowserLink, TabState } from "../../browser/mod.ts";
 import type { TabTarget } from "../core/target.ts";
 import { INSTALLED_TOKEN, LANDED_BINDING } from "./in_page.ts";
-import { type Command, readMainFrame } from "./main_frame_read.ts";
+import { type Command, readMainFrame, trailingRead } from "./main_frame_read.ts";
 import type { TabPages } from "./refs.ts";
 
 /**
@@ -204,13 +204,58 @@ Deno.test("a new document's first read is one trip in the world its runtime name
     "Page.getFrameTree",
   ]]);
   assertEquals(frame.sequences[0].commands[0].params.contextId, context);
-  // A page back from the back/forward cache named nothing new: its world is asked for again.
-  frame.commit("A", false);
+  // A page back from the back/forward cache named nothing new (B stays alive in the cache and
+  // would still answer): its own world is found and read, and B's is not taken back.
+  frame.commit("A", true);
   frame.events.apply({
     method: "Page.frameNavigated",
     params: { frame: { id: "main", loaderId: "A" }, type: "BackForwardCacheRestore" },
   });
   const back = await readMainFrame<string>(target, pages, "read");
   assertEquals([back.value, back.loaderId], ["A", "A"]);
-  assert(back.frame.contextId !== context, "the world of a document that named none is made");
+  frame.sequences = [];
+  assertEquals((await readMainFrame<string>(target, pages, "read")).value, "A");
+  assertEquals(evaluatedIn(frame), [back.frame.contextId]);
+});
+
+/** The contexts the reads' evaluations went to, in order. */
+function evaluatedIn(frame: FakeFrame): unknown[] {
+  return frame.sequences.flatMap((s) =>
+    s.commands.filter((c) => c.method === "Runtime.evaluate").map((c) => c.params.contextId)
+  );
+}
+
+Deno.test("a note the tab moved on from is taken once: the world the read found stays", async () => {
+  const { frame, target, pages } = await knownWorldOfA();
+  const stale = frame.commitWithNote("B");
+  // The main frame shows C, and the tab's events never said so (a detach, a lost session).
+  frame.commit("C", false);
+  const read = await readMainFrame<string>(target, pages, "read");
+  assertEquals([read.value, read.loaderId], ["C", "C"]);
+  assert(read.frame.contextId !== stale);
+  frame.sequences = [];
+  for (let i = 0; i < 2; i++) {
+    assertEquals((await readMainFrame<string>(target, pages, "read")).value, "C");
+  }
+  assertEquals(evaluatedIn(frame), [read.frame.contextId, read.frame.contextId]);
+});
+
+Deno.test("the settle read after input is one evaluation, used only when it vouches for its document", () => {
+  const world = { key: "/main", frameId: "main", contextId: 4, token: "t", loaderId: "A" };
+  const read = trailingRead<{ current?: boolean; n: number }>(world, "settle")!;
+  assertEquals(read.commands.map((c) => [c.method, c.afterReplies, c.params.contextId]), [
+    ["Runtime.evaluate", true, 4],
+  ]);
+  const reply = (value: unknown) => [{ result: { value } }];
+  assertEquals(read.answer(reply({ current: true, n: 3 }))?.value, { current: true, n: 3 });
+  assertEquals(read.answer(reply({ current: true, n: 3 }))?.loaderId, "A");
+  // A document hidden in the back/forward cache, or a value that does not say.
+  assertEquals(read.answer(reply({ current: false, n: 3 })), null);
+  assertEquals(read.answer(reply({ n: 3 })), null);
+  // The read failed (the extension answers its failure as a reply), or threw in the page.
+  assertEquals(read.answer([{ failed: "Cannot find context with specified id" }]), null);
+  assertEquals(read.answer([{ exceptionDetails: { text: "gone" } }]), null);
+  assertEquals(read.answer([]), null);
+  // A world in a frame of its own is not read this way.
+  assertEquals(trailingRead({ ...world, parent: { frameKey: "/main", localId: 2 } }, "x"), null);
 });

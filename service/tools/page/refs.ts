@@ -299,7 +299,7 @@ export async function mainFrame(target: TabTarget, pages: TabPages): Promise<Fra
  * its context and document when both looks show that frame with one document, else what the
  * second look showed; null when the sequence failed (the frame is not the main one any more).
  */
-export async function worldBetweenLooks(
+async function worldBetweenLooks(
   target: TabTarget,
   frameId: string,
 ): Promise<

@@ -68,15 +68,20 @@ function reportLanding(): void {
 }
 
 /**
- * In the main frame, as the runtime is installed: says which world this is (its registry's
- * token, from its execution context) through the binding only this world sees, then reports the
- * document's facts at its load (`reportLanding`). The service pairs the world with the main
+ * In the main frame, as the runtime is installed in a document being created: says which world
+ * this is (its registry's token, from its execution context) through the binding only this world
+ * sees, then reports the document's facts at its load (`reportLanding`). The service pairs the world with the main
  * frame's last commit, which comes before it on the tab's events (decision 0244).
  */
 export function reportWorld(): void {
   if (globalThis.top !== globalThis.window) return;
-  const note: WorldNote = { world: token };
-  landedBinding()?.(JSON.stringify(note));
+  // Only a runtime installed as its document is created: one installed later (the document shown
+  // when the tab was attached, or a world the service filled itself) might be an older
+  // document's, paired with a newer commit whose document said nothing.
+  if (document.readyState === "loading") {
+    const note: WorldNote = { world: token };
+    landedBinding()?.(JSON.stringify(note));
+  }
   reportLanding();
 }
 
