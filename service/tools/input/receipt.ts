@@ -339,9 +339,9 @@ export function watchNavigation(target: TabTarget, before: Before): NavigationWa
 /**
  * The page's state once what the action caused is over: a frame rendered and any mutation burst
  * ended (bounded by {@linkcode SETTLE_MAX_MS}); when the action started a navigation, the new
- * page's as its runtime reported it at its load (which names its world, decision 0244), or, when
- * it reached DOMContentLoaded first and its load lags (waited for on the browser's events, bounded
- * by {@linkcode NAVIGATION_WAIT_MS}), read there. The old page's answer is not awaited once the
+ * page's as its runtime reported it at its load, or, when it reached DOMContentLoaded first and
+ * its load lags (waited for on the browser's events, bounded by {@linkcode NAVIGATION_WAIT_MS}),
+ * read in the world its runtime named as it was installed (decision 0244). The old page's answer is not awaited once the
  * browser reports the main frame loading another document: a page being left may not answer
  * until it is gone. Null when a dialog, a closed tab
  * or an unreadable page leaves nothing to read.

@@ -8,7 +8,7 @@
 import { z } from "zod";
 import { type LandedFacts, MAX_TITLE_CHARS, type WorldNote } from "./landing.ts";
 import { LANDED_BINDING } from "./in_page.ts";
-import type { MainDocument, TabEvent, TabState } from "../../browser/mod.ts";
+import type { MainDocument, TabEvent } from "../../browser/mod.ts";
 
 /** An element as the report names it (the runtime clips name and value far below these). */
 const ReportedElement = z.object({
@@ -60,11 +60,8 @@ const WorldNote = z.object({ world: z.string().min(1).max(32) }).strict() satisf
  * document's. Reads in it still check the frame shows that document.
  */
 export function reportedWorld(
-  state: TabState,
-):
-  | { frameId: string; loaderId: string; contextId: number; token: string; from: MainDocument }
-  | null {
-  const document = state.mainDocument;
+  document: MainDocument | null,
+): { frameId: string; loaderId: string; contextId: number; token: string } | null {
   if (!document || document.lossy) return null;
   const call = document.calls.find((call) => call.name === LANDED_BINDING);
   const note = call && parsed(call.payload, WorldNote);
@@ -74,7 +71,6 @@ export function reportedWorld(
     loaderId: document.loaderId,
     contextId: call.contextId,
     token: note.world,
-    from: document,
   };
 }
 

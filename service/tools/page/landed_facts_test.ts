@@ -14,34 +14,30 @@ function call(payload: unknown, contextId: unknown = 7, name = LANDED_BINDING) {
 
 const WORLD = { frameId: "main", loaderId: "L2", contextId: 7, token: "t2" };
 
-/** The world the tab's events name, without the document record it came from. */
+/** The world the tab's events name. */
 function named(state: TabState) {
-  const world = reportedWorld(state);
-  if (!world) return null;
-  const { from: _, ...rest } = world;
-  return rest;
+  return reportedWorld(state.mainDocument);
 }
 
 Deno.test("a new document's world is the one its runtime named after the main frame committed it", () => {
   const state = new TabState();
-  assertEquals(reportedWorld(state), null, "no commit seen");
+  assertEquals(named(state), null, "no commit seen");
   state.apply(call({ world: "t0" }));
-  assertEquals(reportedWorld(state), null, "a note before any commit is not paired");
+  assertEquals(named(state), null, "a note before any commit is not paired");
   state.apply(commit("L1"));
   state.apply(call({ world: "t1" }, 5));
   state.apply(commit("L2"));
-  assertEquals(reportedWorld(state), null, "the last commit's document has said nothing yet");
+  assertEquals(named(state), null, "the last commit's document has said nothing yet");
   state.apply(call({ world: "t2" }));
   // The document's facts at its load come later through the same binding; the note stays.
   state.apply(call({ url: "http://site/", title: "T", status: 200 }));
   assertEquals(named(state), WORLD);
-  assertEquals(reportedWorld(state)?.from, state.mainDocument!, "it says which document it was");
   // A child frame's commit is not the main frame's.
   state.apply(commit("C1", { parentId: "main" }));
   assertEquals(named(state), WORLD);
   // A page back from the back/forward cache is an older document: its note is long past.
   state.apply(commit("L1", { type: "BackForwardCacheRestore" }));
-  assertEquals(reportedWorld(state), null);
+  assertEquals(named(state), null);
 });
 
 Deno.test("a note is not taken when events were lost since the commit, or it is not this build's", () => {
@@ -49,7 +45,7 @@ Deno.test("a note is not taken when events were lost since the commit, or it is 
   lossy.apply(commit("L2"));
   // Dropped events might have held a later commit: the note could be another document's.
   lossy.apply(call({ world: "t2" }), 3);
-  assertEquals(reportedWorld(lossy), null);
+  assertEquals(named(lossy), null);
 
   const cases: [string, ReturnType<typeof call>][] = [
     ["another build's binding", call({ world: "t2" }, 7, "__ghostlightLanded_000000000000")],
@@ -63,7 +59,7 @@ Deno.test("a note is not taken when events were lost since the commit, or it is 
     const state = new TabState();
     state.apply(commit("L2"));
     state.apply(event);
-    assertEquals(reportedWorld(state), null, why);
+    assertEquals(named(state), null, why);
   }
 });
 

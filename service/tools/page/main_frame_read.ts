@@ -67,12 +67,14 @@ export function knownMain(target: TabTarget, pages: TabPages): Frame | undefined
   for (const frame of pages.frames.values()) {
     if (!frame.sessionId && !frame.parent) found = frame;
   }
-  const reported = reportedWorld(target.link.tab(target.native));
   // Each note is taken once: a read that finds its world gone (the tab moved on in a way its
   // events did not tell) leaves the ordinary path to find the world, and a stale note must not
-  // displace the world that path made.
-  if (!reported || adopted.get(pages) === reported.from) return found;
-  adopted.set(pages, reported.from);
+  // displace the world that path made. Once taken, nothing is parsed again on this hot path.
+  const document = target.link.tab(target.native).mainDocument;
+  if (!document || adopted.get(pages) === document) return found;
+  const reported = reportedWorld(document);
+  if (!reported) return found;
+  adopted.set(pages, document);
   if (
     found?.frameId === reported.frameId && found.loaderId === reported.loaderId &&
     found.contextId === reported.contextId

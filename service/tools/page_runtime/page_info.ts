@@ -50,13 +50,11 @@ function status(): number {
  * instead of asking the page after its load, when the page is busy laying itself out (decision
  * 0222). Only the browser's own event counts: a page can dispatch a `pageshow` of its own.
  */
-function reportLanding(): void {
+function reportLanding(binding: (payload: string) => void): void {
   if (document.readyState === "complete") return;
   const landed = (event: Event) => {
     if (!event.isTrusted || (event as PageTransitionEvent).persisted) return;
     removeEventListener("pageshow", landed);
-    const binding = landedBinding();
-    if (!binding) return;
     // The facts alone: the service reads a report strictly, and a loading document is current.
     const { url, title, status } = pageInfo(MAX_TITLE_CHARS);
     const focus = receiptElement(focused());
@@ -70,19 +68,22 @@ function reportLanding(): void {
 /**
  * In the main frame, as the runtime is installed in a document being created: says which world
  * this is (its registry's token, from its execution context) through the binding only this world
- * sees, then reports the document's facts at its load (`reportLanding`). The service pairs the world with the main
- * frame's last commit, which comes before it on the tab's events (decision 0244).
+ * sees, then reports the document's facts at its load (`reportLanding`). The service pairs the
+ * world with the main frame's last commit, which comes before it on the tab's events (decision
+ * 0244). The binding is there from the world's start: it is looked for once.
  */
 export function reportWorld(): void {
   if (globalThis.top !== globalThis.window) return;
+  const binding = landedBinding();
+  if (!binding) return;
   // Only a runtime installed as its document is created: one installed later (the document shown
   // when the tab was attached, or a world the service filled itself) might be an older
   // document's, paired with a newer commit whose document said nothing.
   if (document.readyState === "loading") {
     const note: WorldNote = { world: token };
-    landedBinding()?.(JSON.stringify(note));
+    binding(JSON.stringify(note));
   }
-  reportLanding();
+  reportLanding(binding);
 }
 
 /** The one binding of this world, found by its prefix: the service names it for this build. */
