@@ -55,6 +55,7 @@ Deno.test("a page runtime an older build registered in the tab does not stand in
       url: "http://older.example/",
       title: "Older build's report",
       status: 200,
+      ready: "complete",
     });
     const say = (payload: string) =>
       `for (const name of Object.getOwnPropertyNames(globalThis)) ` +

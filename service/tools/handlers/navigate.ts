@@ -253,10 +253,12 @@ export class LoadWatch {
           // A page back from the back/forward cache was loaded when it left: no load event comes.
           restored = event.params.type === "BackForwardCacheRestore";
         }
-        // Only the expected document's own report: the main frame shows it until it commits
-        // another, and only the main frame's runtime reports.
+        // Only the expected document's own report at its load: the main frame shows it until it
+        // commits another, and only the main frame's runtime reports.
         const facts = factsOf(event);
-        if (facts && this.#shown !== undefined && this.#shown === this.expected) {
+        if (
+          facts?.ready === "complete" && this.#shown !== undefined && this.#shown === this.expected
+        ) {
           this.#landed = facts;
           this.#onLanded();
         }

@@ -9,7 +9,7 @@
  */
 
 import type { TabEvent, TabState } from "../../browser/mod.ts";
-import { factsOf, type PageFacts } from "../page/landed_facts.ts";
+import { factsOf, type PageFacts, reportedWorld } from "../page/landed_facts.ts";
 
 /** A navigation of the main frame, watched from before an action. */
 export class NavigationWatch {
@@ -21,10 +21,12 @@ export class NavigationWatch {
    */
   readonly leaving: Promise<void>;
   /**
-   * Resolves with what the document the main frame committed reported of itself at its load
-   * (decision 0240), or null when the watch ends first.
+   * Resolves with what the document the main frame committed reported of itself first, at its
+   * first frame or at its load (decisions 0240, 0245), or null when the watch ends first.
    */
   readonly landed: Promise<PageFacts | null>;
+  #tab: TabState;
+  #frame: { frameId: string; loaderId: string };
   #arrived: Promise<TabEvent | null>;
   #stop = new AbortController();
   #onLeaving!: () => void;
@@ -34,6 +36,8 @@ export class NavigationWatch {
    * that opens (a leave-page prompt) ends the watch too, as it holds the navigation.
    */
   constructor(tab: TabState, frame: { frameId: string; loaderId: string }, boundMs: number) {
+    this.#tab = tab;
+    this.#frame = frame;
     this.leaving = new Promise((resolve) => this.#onLeaving = resolve);
     let request: string | undefined;
     const mainFrame = (id: unknown) => id === frame.frameId;
@@ -83,6 +87,17 @@ export class NavigationWatch {
   /** Resolves true when the navigation arrived or ended, false at the bound. */
   async arrived(): Promise<boolean> {
     return (await this.#arrived) !== null;
+  }
+
+  /**
+   * Whether the main frame's new document will report its facts itself: its runtime named its
+   * world as the document was created (decision 0244), and such a runtime reports at the
+   * document's first frame or its load, whichever comes first (decision 0245).
+   */
+  willReport(): boolean {
+    const world = reportedWorld(this.#tab.mainDocument);
+    return world !== null && world.frameId === this.#frame.frameId &&
+      world.loaderId !== this.#frame.loaderId;
   }
 
   /** Stops watching (the action started no navigation). */

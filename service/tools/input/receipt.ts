@@ -339,11 +339,11 @@ export function watchNavigation(target: TabTarget, before: Before): NavigationWa
 /**
  * The page's state once what the action caused is over: a frame rendered and any mutation burst
  * ended (bounded by {@linkcode SETTLE_MAX_MS}); when the action started a navigation, the new
- * page's as its runtime reported it at its load, or, when it reached DOMContentLoaded first and
- * its load lags (waited for on the browser's events, bounded by {@linkcode NAVIGATION_WAIT_MS}),
- * read in the world its runtime named as it was installed (decision 0244). The old page's answer is not awaited once the
- * browser reports the main frame loading another document: a page being left may not answer
- * until it is gone. Null when a dialog, a closed tab
+ * page's as its runtime reported it at its first frame or its load, whichever came first
+ * (waited for on the browser's events, bounded by {@linkcode NAVIGATION_WAIT_MS}; decision 0245),
+ * or, for a document whose runtime does not report, read once it reached DOMContentLoaded. The
+ * old page's answer is not awaited once the browser reports the main frame loading another
+ * document: a page being left may not answer until it is gone. Null when a dialog, a closed tab
  * or an unreadable page leaves nothing to read.
  */
 async function stateAfter(
@@ -372,20 +372,24 @@ async function stateAfter(
   const left = read === "leaving" || watch.started || state?.navigating !== undefined ||
     (known && (first === null || first.loaderId !== before.frame.loaderId));
   if (!left || blocked()) return state;
-  // Whichever tells first where the action led: the new document's own report at its load
-  // (decision 0240), or a read once it reached DOMContentLoaded (a page whose load lags behind).
+  // Where the action led, as the new document reports itself at its first frame or its load
+  // (decisions 0240, 0245); a document whose runtime will not report (restored from the
+  // back/forward cache, or events were lost) is read once it reached DOMContentLoaded.
   let answered = false;
-  const loaded = (async () => {
-    await watch.arrived();
-    if (answered || blocked()) return null;
-    // Read in the new document's world, which its runtime named as it was installed.
-    return (await settledState(workspace, target, { maxMs: 0 }))?.state ?? null;
-  })();
   const reported = watch.landed.then((facts) => {
     if (facts?.view) expectScale(target, facts.view);
-    return facts ? landedState(facts) : loaded;
+    return facts ? landedState(facts) : null;
   });
-  const found = await Promise.race([loaded, reported]);
+  const loaded = (async (): Promise<Settled> => {
+    const arrived = await watch.arrived();
+    if (answered || blocked()) return null;
+    if (arrived && watch.willReport()) {
+      const state = await reported;
+      if (state || answered || blocked()) return state;
+    }
+    return (await settledState(workspace, target, { maxMs: 0 }))?.state ?? null;
+  })();
+  const found = await Promise.race([loaded, reported.then((state) => state ?? loaded)]);
   answered = true;
   return blocked() ? state : found ?? state;
 }
@@ -401,7 +405,7 @@ function landedState(facts: PageFacts): AfterState {
     n: null,
     rendered: false,
     settled: true,
-    ready: "complete",
+    ready: facts.ready,
     ...(facts.focus ? { focus: facts.focus } : {}),
     changed: [],
     hidden: false,

@@ -20,14 +20,15 @@ const ReportedElement = z.object({
 }).strict();
 
 /**
- * A loaded document's URL, redacted title, HTTP status, focused element and window, as its runtime
- * reported them at its load. A report clipped on the way (a URL near the event's string bound)
+ * A document's URL, redacted title, HTTP status, focused element and window, as its runtime
+ * reported them at its first frame or at its load (`ready` says which). A report clipped on the way (a URL near the event's string bound)
  * is not JSON and is not used.
  */
 export const PageFacts = z.object({
   url: z.string(),
   title: z.string().max(MAX_TITLE_CHARS),
   status: z.number().int().min(0),
+  ready: z.enum(["interactive", "complete"]),
   focus: ReportedElement.optional(),
   view: z.object({
     width: z.number().min(0).max(100_000),

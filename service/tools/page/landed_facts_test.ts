@@ -30,7 +30,7 @@ Deno.test("a new document's world is the one its runtime named after the main fr
   assertEquals(named(state), null, "the last commit's document has said nothing yet");
   state.apply(call({ world: "t2" }));
   // The document's facts at its load come later through the same binding; the note stays.
-  state.apply(call({ url: "http://site/", title: "T", status: 200 }));
+  state.apply(call({ url: "http://site/", title: "T", status: 200, ready: "complete" }));
   assertEquals(named(state), WORLD);
   // A child frame's commit is not the main frame's.
   state.apply(commit("C1", { parentId: "main" }));
@@ -65,6 +65,12 @@ Deno.test("a note is not taken when events were lost since the commit, or it is 
 
 Deno.test("a world note is not a landing report's facts", () => {
   assertEquals(factsOf(call({ world: "t2" })), null);
-  const facts = { url: "http://site/", title: "T", status: 200 };
-  assertEquals(factsOf(call(facts)), facts);
+  for (const ready of ["interactive", "complete"] as const) {
+    const facts = { url: "http://site/", title: "T", status: 200, ready };
+    assertEquals(factsOf(call(facts)), facts);
+  }
+  // A report must say when it was made: `navigate` answers from the load's alone (decision 0245).
+  assertEquals(factsOf(call({ url: "http://site/", title: "T", status: 200 })), null);
+  const early = { url: "http://site/", title: "T", status: 200, ready: "loading" };
+  assertEquals(factsOf(call(early)), null);
 });

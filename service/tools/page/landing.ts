@@ -1,8 +1,8 @@
 /**
  * What the page runtime and the service share about a new document: the binding the runtime calls
  * in the main frame (`Runtime.addBinding`, exposed only to Ghostlight's isolated world) as it is
- * installed, naming its world (decision 0244), and once the document has loaded, with its facts
- * (decision 0222); and how long a title may be. Used on both sides, so it imports nothing.
+ * installed, naming its world (decision 0244), and once the document is shown and once it has
+ * loaded, with its facts (decisions 0222, 0245); and how long a title may be. Used on both sides, so it imports nothing.
  *
  * @module
  */
@@ -25,6 +25,13 @@ export interface LandedFacts {
   url: string;
   title: string;
   status: number;
+  /**
+   * When the report was made (decision 0245): "complete" at the load; "interactive" at the first
+   * frame after the document was parsed (at once when the page is hidden and renders no frames)
+   * while the load had not come yet. A navigating action's receipt takes the first report;
+   * `navigate` waits for the load's.
+   */
+  ready: "interactive" | "complete";
   /**
    * The element focused at the load, as a receipt names it (decision 0240): a click that
    * navigated answers with the new page's facts from this report.

@@ -43,26 +43,46 @@ function status(): number {
 }
 
 /**
- * In the main frame of a document still loading, hands the page's facts to the service once the
- * document has loaded, through the binding only this world sees: at `pageshow`, which Chrome
+ * In the main frame of a document still loading, hands the page's facts to the service through
+ * the binding only this world sees: once the document has loaded, at `pageshow`, which Chrome
  * fires right after the load event's handlers (so a title a page sets in its `onload` is in
  * it), in the same task, before the first layout of a big page. `navigate` answers from these
  * instead of asking the page after its load, when the page is busy laying itself out (decision
- * 0222). Only the browser's own event counts: a page can dispatch a `pageshow` of its own.
+ * 0222). And, when the load has not come by the first frame after the document was parsed, at
+ * that frame (a page whose images still load is shown by then, and a field it focused as it
+ * loaded has focus), or at once when the page is hidden and renders no frames: a navigating
+ * action's receipt answers from whichever report comes first, so the service never asks a page
+ * that is still loading (decision 0245). Only the browser's own events count: a page can
+ * dispatch a `pageshow` or a `DOMContentLoaded` of its own.
  */
 function reportLanding(binding: (payload: string) => void): void {
   if (document.readyState === "complete") return;
-  const landed = (event: Event) => {
-    if (!event.isTrusted || (event as PageTransitionEvent).persisted) return;
-    removeEventListener("pageshow", landed);
+  let loaded = false;
+  const report = (ready: LandedFacts["ready"]) => {
     // The facts alone: the service reads a report strictly, and a loading document is current.
     const { url, title, status } = pageInfo(MAX_TITLE_CHARS);
     const focus = receiptElement(focused());
     const view = { width: innerWidth, height: innerHeight, ratio: devicePixelRatio };
-    const facts: LandedFacts = { url, title, status, ...(focus ? { focus } : {}), view };
+    const facts: LandedFacts = { url, title, status, ready, ...(focus ? { focus } : {}), view };
     binding(JSON.stringify(facts));
   };
+  const landed = (event: Event) => {
+    if (!event.isTrusted || (event as PageTransitionEvent).persisted) return;
+    removeEventListener("pageshow", landed);
+    loaded = true;
+    report("complete");
+  };
   addEventListener("pageshow", landed);
+  if (document.readyState !== "loading") return;
+  const parsed = (event: Event) => {
+    if (!event.isTrusted) return;
+    document.removeEventListener("DOMContentLoaded", parsed);
+    if (document.hidden) return report("interactive");
+    requestAnimationFrame(() => {
+      if (!loaded) report("interactive");
+    });
+  };
+  document.addEventListener("DOMContentLoaded", parsed);
 }
 
 /**

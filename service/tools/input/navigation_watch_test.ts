@@ -1,0 +1,54 @@
+import { assertEquals } from "../../../tests/support/assert.ts";
+import { TabState } from "../../browser/mod.ts";
+import { LANDED_BINDING } from "../page/in_page.ts";
+import { NavigationWatch } from "./navigation_watch.ts";
+
+function commit(loaderId: string, frame: Record<string, unknown> = {}) {
+  return { method: "Page.frameNavigated", params: { frame: { id: "main", loaderId, ...frame } } };
+}
+
+function call(payload: unknown) {
+  const params = { name: LANDED_BINDING, payload: JSON.stringify(payload), executionContextId: 7 };
+  return { method: "Runtime.bindingCalled", params };
+}
+
+const FACTS = { url: "http://site/next", title: "Next", status: 200 };
+
+Deno.test("a navigation's new document reports itself only when its runtime named its world", async () => {
+  const state = new TabState();
+  state.apply(commit("L1"));
+  state.apply(call({ world: "t1" }));
+  const watch = new NavigationWatch(state, { frameId: "main", loaderId: "L1" }, 60_000);
+  try {
+    // The page being left named its world too, but it is not the new document.
+    assertEquals(watch.willReport(), false, "the old document");
+    state.apply(commit("L2"));
+    assertEquals(watch.willReport(), false, "committed, but its runtime has said nothing yet");
+    state.apply(call({ world: "t2" }));
+    assertEquals(watch.willReport(), true);
+    // Its first report, at its first frame, is the receipt's; a later one changes nothing.
+    state.apply(call({ ...FACTS, ready: "interactive" }));
+    state.apply(call({ ...FACTS, title: "Loaded", ready: "complete" }));
+    assertEquals(await watch.landed, { ...FACTS, ready: "interactive" });
+    // A page back from the back/forward cache says nothing: it is read instead.
+    state.apply(commit("L0", { type: "BackForwardCacheRestore" }));
+    assertEquals(watch.willReport(), false, "restored from the back/forward cache");
+  } finally {
+    watch.stop();
+  }
+});
+
+Deno.test("a report before the new document's commit is not where the action led", async () => {
+  const state = new TabState();
+  state.apply(commit("L1"));
+  const watch = new NavigationWatch(state, { frameId: "main", loaderId: "L1" }, 60_000);
+  try {
+    state.apply(call({ ...FACTS, title: "Old page", ready: "complete" }));
+    state.apply(commit("L2"));
+    state.apply(call({ world: "t2" }));
+    state.apply(call({ ...FACTS, ready: "complete" }));
+    assertEquals(await watch.landed, { ...FACTS, ready: "complete" });
+  } finally {
+    watch.stop();
+  }
+});
