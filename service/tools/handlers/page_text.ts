@@ -15,7 +15,7 @@ import { provenance } from "../page/provenance.ts";
 import { redactSecrets } from "../page/redact.ts";
 import { ToolError } from "../core/errors.ts";
 import { childFrame } from "../page/collect.ts";
-import { readMainFrame } from "../page/main_frame_read.ts";
+import { readVouched } from "../page/main_frame_read.ts";
 import { type Frame, inFrame, MAX_FRAMES, type TabPages, tabPages } from "../page/refs.ts";
 import { ownedTab, type TabTarget } from "../core/target.ts";
 import { displayUrl } from "../core/redact_url.ts";
@@ -91,10 +91,8 @@ export const getPageText: Handler = async (args, context) => {
   const limit = maxChars + READ_MARGIN;
   const read = runtimeCall("readable", false, limit);
   const pages = tabPages(context.workspace, target.tabId);
-  // `readable` answers at once (no promise), so its commands go out together.
-  const { frame, value } = await readMainFrame<Readable>(target, pages, read, [], {
-    synchronous: true,
-  });
+  // `readable` answers at once (no promise) and is vouched for: one evaluation.
+  const { frame, value } = await readVouched<Readable>(target, pages, read);
   const page = value!;
   const cutInPage = page.length - page.text.length;
   const merged = await withFrames(target, pages, frame, page.text, 0, limit);

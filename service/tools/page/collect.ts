@@ -20,7 +20,7 @@ import {
 } from "./refs.ts";
 import type { TabTarget } from "../core/target.ts";
 import { runtimeCall } from "./in_page.ts";
-import { readMainFrame } from "./main_frame_read.ts";
+import { readVouched } from "./main_frame_read.ts";
 import type { OutlineNode } from "./outline.ts";
 import type { FindSpec } from "./rank.ts";
 
@@ -128,10 +128,8 @@ async function walkMainFrame(
   options: WalkOptions,
 ): Promise<{ frame: Frame; walk: Walk }> {
   for (let tries = 0;; tries++) {
-    // The walk answers at once (no promise): its read goes out as one pipelined sequence.
-    const read = await readMainFrame<string>(target, pages, snapshotCall(options), [], {
-      synchronous: true,
-    });
+    // The walk answers at once (no promise) and is vouched for: one evaluation.
+    const read = await readVouched<string>(target, pages, snapshotCall(options));
     try {
       return { frame: read.frame, walk: checkedWalk(pages, read.frame, read.value) };
     } catch (error) {

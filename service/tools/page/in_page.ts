@@ -68,6 +68,15 @@ export function runtimeCall(method: RuntimeMethod, ...args: unknown[]): string {
   return `__ghostlight.${method}(${argumentList(args)})`;
 }
 
+/**
+ * `expression` (evaluated in the world first) wrapped in the runtime's `vouch`: its value beside
+ * whether the frame still shows the world's document (decision 0246).
+ */
+export function vouchedCall(expression: string): string {
+  const method: RuntimeMethod = "vouch";
+  return `__ghostlight.${method}(${expression})`;
+}
+
 /** The expression that calls a main-world function with `args` (as JSON). */
 export function mainWorldCall(name: MainWorldFunction, ...args: unknown[]): string {
   return `(${MAIN_WORLD[name]})(${argumentList(args)})`;

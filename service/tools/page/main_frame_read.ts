@@ -4,8 +4,9 @@
  * the frame tree, with any further commands the caller needs after them. The answer is used only
  * when that look shows the document the world belongs to: the world's execution context is one
  * document's, so the value is that document's, and the look after it says the frame still shows
- * it (decision 0196); a read whose value says so itself (`pageInfo`'s, and the settle read that
- * travels after an action's input) sends no look (0218, 0243).
+ * it (decision 0196); a read whose value says so itself (`pageInfo`'s, the settle read that
+ * travels after an action's input, and the walk and the page's text through the runtime's `vouch`)
+ * sends no look (0218, 0243, 0246).
  * Otherwise the world is forgotten and made again from the tree the sequence
  * just read (`refs.ts`), and the read runs there. Refs in other frames keep `inFrame`, which checks their frame before each evaluation.
  *
@@ -16,7 +17,7 @@ import type { SequenceCommand } from "../../../shared/browser_protocol.ts";
 import { BrowserError } from "../../browser/mod.ts";
 import type { Workspace } from "../../workspace/mod.ts";
 import type { TabTarget } from "../core/target.ts";
-import { runtimeCall } from "./in_page.ts";
+import { runtimeCall, vouchedCall } from "./in_page.ts";
 import { reportedWorld } from "./landed_facts.ts";
 import type { MainDocument } from "../../browser/mod.ts";
 import { MAX_TITLE_CHARS } from "./landing.ts";
@@ -152,6 +153,28 @@ export async function readMainFrame<T>(
     top = quick.top;
   }
   return await slowRead<T>(target, pages, { expression, beside, top });
+}
+
+/**
+ * {@linkcode readMainFrame} for an expression that answers at once and whose value does not say
+ * itself whether its document is shown (the walk, the page's text): the runtime's `vouch` says it
+ * beside the value, so the read in a known, current world is the evaluation alone (decision 0246).
+ * A freshly loaded page answers a look at the frame tree only after its first frame; the
+ * evaluation does not wait for it.
+ */
+export async function readVouched<T>(
+  target: TabTarget,
+  pages: TabPages,
+  expression: string,
+): Promise<MainFrameRead<T>> {
+  const read = await readMainFrame<{ current: boolean; value: T }>(
+    target,
+    pages,
+    vouchedCall(expression),
+    [],
+    { synchronous: true, vouched: true },
+  );
+  return { ...read, value: read.value?.value ?? null };
 }
 
 /**

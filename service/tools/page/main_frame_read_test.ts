@@ -1,8 +1,8 @@
 import { assert, assertEquals } from "../../../tests/support/assert.ts";
 import { type BrowserLink, TabState } from "../../browser/mod.ts";
 import type { TabTarget } from "../core/target.ts";
-import { INSTALLED_TOKEN, LANDED_BINDING } from "./in_page.ts";
-import { type Command, readMainFrame, trailingRead } from "./main_frame_read.ts";
+import { INSTALLED_TOKEN, LANDED_BINDING, vouchedCall } from "./in_page.ts";
+import { type Command, readMainFrame, readVouched, trailingRead } from "./main_frame_read.ts";
 import type { TabPages } from "./refs.ts";
 
 /**
@@ -76,6 +76,8 @@ class FakeFrame {
           ? `token-${owner}`
           : expression === "vouch"
           ? { doc: owner, current: owner === this.shown }
+          : expression === vouchedCall("read")
+          ? { current: owner === this.shown, value: owner }
           : owner;
         return { result: { value } };
       }
@@ -162,27 +164,43 @@ Deno.test("a read across a navigation never answers for a document the frame doe
   }
 });
 
-Deno.test("a read whose value vouches for its document is the evaluation alone, and read again when it cannot", async () => {
-  const vouched = { synchronous: true, vouched: true };
+type Vouched = (target: TabTarget, pages: TabPages) => Promise<{
+  doc: string | undefined;
+  loaderId: string;
+  frame: { loaderId?: string };
+}>;
+
+/**
+ * A vouched read is one evaluation; after a navigation that commits before it, with the old
+ * document destroyed (the evaluation fails) or kept in the back/forward cache (its runtime says it
+ * is not shown), it is read again in the document the frame shows.
+ */
+async function checkVouched(read: Vouched): Promise<void> {
   {
     const { frame, target, pages } = await knownWorldOfA();
-    const read = await readMainFrame<{ doc: string }>(target, pages, "vouch", [], vouched);
-    assertEquals([read.value?.doc, read.loaderId], ["A", "A"]);
+    const answer = await read(target, pages);
+    assertEquals([answer.doc, answer.loaderId], ["A", "A"]);
     assertEquals(frame.sequences.map((s) => s.commands.map((c) => c.method)), [
       ["Runtime.evaluate"],
     ]);
   }
-  // A navigation commits before the evaluation: the old document destroyed (the evaluation
-  // fails) or kept in the back/forward cache (its runtime says it is not shown).
   for (const how of ["destroyed", "cached"] as const) {
     const { frame, target, pages } = await knownWorldOfA();
     frame.before.set(0, () => {
       frame.before.clear();
       frame.commit("B", how === "cached");
     });
-    const read = await readMainFrame<{ doc: string }>(target, pages, "vouch", [], vouched);
-    assertEquals([read.value?.doc, read.loaderId, read.frame.loaderId], ["B", "B", "B"], how);
+    const answer = await read(target, pages);
+    assertEquals([answer.doc, answer.loaderId, answer.frame.loaderId], ["B", "B", "B"], how);
   }
+}
+
+Deno.test("a read whose value vouches for its document is the evaluation alone, and read again when it cannot", async () => {
+  const vouched = { synchronous: true, vouched: true };
+  await checkVouched(async (target, pages) => {
+    const read = await readMainFrame<{ doc: string }>(target, pages, "vouch", [], vouched);
+    return { ...read, doc: read.value?.doc };
+  });
   // Commands beside a read still go after a look: they are sent only with it.
   const { frame, target, pages } = await knownWorldOfA();
   const beside = [{ method: "Runtime.evaluate", params: { expression: "read", contextId: 1 } }];
@@ -192,6 +210,13 @@ Deno.test("a read whose value vouches for its document is the evaluation alone, 
     "Page.getFrameTree",
     "Runtime.evaluate",
   ]);
+});
+
+Deno.test("a walk or text read the runtime vouches for is one evaluation, and read again when hidden", async () => {
+  await checkVouched(async (target, pages) => {
+    const read = await readVouched<string>(target, pages, "read");
+    return { ...read, doc: read.value ?? undefined };
+  });
 });
 
 Deno.test("a new document's first read is one trip in the world its runtime named", async () => {

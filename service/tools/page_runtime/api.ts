@@ -11,7 +11,7 @@ import { box, boxes, contentOrigin, coveredBy, scrollTo } from "./geometry.ts";
 import { observeBefore, prepareAction, settle } from "./observe.ts";
 import { pageInfo } from "./page_info.ts";
 import { readable } from "./readable.ts";
-import { byId, token } from "./registry.ts";
+import { byId, token, vouch } from "./registry.ts";
 import { redactResult, secretDigests } from "./secrets.ts";
 import { fill, fillByLabels, fillMany, submitControl } from "./form.ts";
 import { findNodes } from "./find.ts";
@@ -46,6 +46,7 @@ export const runtime = {
   snapshot,
   putFiles,
   submitControl,
+  vouch,
   waitCheck,
 };
 

@@ -39,6 +39,14 @@ export function current(): boolean {
   return home === null || (home === document && !hidden);
 }
 
+/**
+ * `value`, read in this world, with whether the frame still shows this world's document (decision
+ * 0246): a read that says so itself needs no look at the frame tree after it.
+ */
+export function vouch<T>(value: T): { current: boolean; value: T } {
+  return { current: current(), value };
+}
+
 /** The element's number, minted on first sight. */
 export function idOf(el: Element): number {
   let id = ids.get(el);
