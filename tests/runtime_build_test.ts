@@ -38,14 +38,30 @@ function tokenIn(native: number, worldName: string): string {
   return inTabWorld(native, worldName, "globalThis.__ghostlight?.token ?? null");
 }
 
-Deno.test("a page runtime an older build registered in the tab does not stand in for this build's", async () => {
+/** A session whose browser the test also reaches over CDP, on the bench form (`?query`). */
+async function onForm(
+  query: string,
+  body: (
+    s: Awaited<ReturnType<typeof startSession>>,
+    cdp: Awaited<ReturnType<typeof connectCdp>>,
+    tab: { tabId: number; native: number },
+  ) => Promise<void>,
+): Promise<void> {
   const s = await startSession({ launchArgs: ["--remote-debugging"] });
   const cdp = await connectCdp(s.browser.ready.devtools!);
   try {
     const tabId = await s.firstTab();
     const native = decomposeTabId(tabId)!.native;
-    await s.ok("navigate", { url: s.fixtures.url("/bench_form.html?before"), tabId });
+    await s.ok("navigate", { url: s.fixtures.url(`/bench_form.html?${query}`), tabId });
+    await body(s, cdp, { tabId, native });
+  } finally {
+    cdp.close();
+    await s.close();
+  }
+}
 
+Deno.test("a page runtime an older build registered in the tab does not stand in for this build's", async () => {
+  await onForm("before", async (s, cdp, { tabId, native }) => {
     // An older runtime holding its world outright, under the name builds before 0237 used and
     // under another build's name. Through its own build's binding it names its world as it is
     // installed and reports each document at its load (before this build's runtime does, at
@@ -91,8 +107,17 @@ Deno.test("a page runtime an older build registered in the tab does not stand in
     // A token (a null would mean no runtime there), and not the older one's.
     assertEquals(typeof own, "string", "this build's world holds a runtime");
     assert(own !== "older-build", "this build's world holds its own runtime");
-  } finally {
-    cdp.close();
-    await s.close();
-  }
+  });
+});
+
+Deno.test("a page's own pagehide does not make the runtime take its document for hidden", async () => {
+  await onForm("hidden", async (s, cdp, { tabId, native }) => {
+    const shown = inTabWorld(native, WORLD_NAME, "globalThis.__ghostlight.vouch(0).current");
+    assertEquals(await evaluateInExtension(cdp, shown), true);
+    // Only the browser's own event says the document went into the back/forward cache: taken
+    // from the page, it would send every read the slow way and refuse `form_fill` for good.
+    const text = 'dispatchEvent(new PageTransitionEvent("pagehide", { persisted: true })); "sent"';
+    await s.ok("javascript_tool", { action: "javascript_exec", text, tabId });
+    assertEquals(await evaluateInExtension(cdp, shown), true);
+  });
 });

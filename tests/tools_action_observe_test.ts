@@ -194,9 +194,10 @@ Deno.test("navigate, console, network, resize and plan in a HiDPI browser", asyn
         assertEquals(signIn.receipt.observedAfter.mutations, 0);
         assertMatch(signIn.text, /Now at .*focused\.html[\s\S]*focused: textbox "Email"/);
         // The image takes ten seconds: the page is answered once its document is ready, from
-        // its runtime's report at its first frame (decision 0245). Without that report the
-        // receipt would wait for the navigation's bound (5 s) and then read the page; a click
-        // and a local page take well under a second even on a loaded machine.
+        // its runtime's report at its first frame (decision 0245), which the page cannot keep
+        // from hearing DOMContentLoaded. Without that report the receipt would wait for the
+        // navigation's bound (5 s) and then read the page; a click and a local page take well
+        // under a second even on a loaded machine.
         const slow = await click("Slow page");
         assertEquals(slow.receipt.observedAfter.urlChanged, s.fixtures.url("/slow.html"));
         assertEquals(slow.receipt.page.title, "Slow image");

@@ -9,7 +9,7 @@
  */
 
 import type { TabEvent, TabState } from "../../browser/mod.ts";
-import { factsOf, type PageFacts, reportedWorld } from "../page/landed_facts.ts";
+import { factsOf, landingReport, type PageFacts, reportedWorld } from "../page/landed_facts.ts";
 
 /** A navigation of the main frame, watched from before an action. */
 export class NavigationWatch {
@@ -70,14 +70,16 @@ export class NavigationWatch {
       return false;
     };
     this.#arrived = tab.waitFor(matches, boundMs, this.#stop.signal);
-    // Only a report after a commit is the new document's: only the main frame's runtime reports,
-    // and only at its own load.
+    // Only a report after a commit is the new document's: only the main frame's runtime reports.
+    // The first report after it ends the wait, and so do events lost since it (the report may
+    // be among them): a report that is not well formed (cut on the way) or lost gives null, and
+    // the receipt reads the page instead of waiting for its bound.
     let committed = false;
     this.landed = tab.waitFor(
       (event) => {
         const navigated = event.params.frame as { id?: string } | undefined;
         if (event.method === "Page.frameNavigated" && mainFrame(navigated?.id)) committed = true;
-        return committed && factsOf(event) !== null;
+        return committed && (landingReport(event) || tab.mainDocument?.lossy === true);
       },
       boundMs,
       this.#stop.signal,

@@ -14,6 +14,17 @@ function call(payload: unknown) {
 
 const FACTS = { url: "http://site/next", title: "Next", status: 200 };
 
+/**
+ * What `landed` gave once the events already applied were taken in (a few microtask turns, no
+ * timer), or "waiting" when they did not end the wait.
+ */
+async function landedNow(watch: NavigationWatch): Promise<unknown> {
+  let value: unknown = "waiting";
+  watch.landed.then((landed) => value = landed);
+  for (let turn = 0; turn < 20; turn++) await Promise.resolve();
+  return value;
+}
+
 Deno.test("a navigation's new document reports itself only when its runtime named its world", async () => {
   const state = new TabState();
   state.apply(commit("L1"));
@@ -36,6 +47,40 @@ Deno.test("a navigation's new document reports itself only when its runtime name
   } finally {
     watch.stop();
   }
+});
+
+/** A tab on document L1 of frame "main", watched for a navigation while `body` runs. */
+async function watching(
+  body: (state: TabState, watch: NavigationWatch) => Promise<void>,
+): Promise<void> {
+  const state = new TabState();
+  state.apply(commit("L1"));
+  const watch = new NavigationWatch(state, { frameId: "main", loaderId: "L1" }, 60_000);
+  try {
+    await body(state, watch);
+  } finally {
+    watch.stop();
+  }
+}
+
+Deno.test("a report cut on the way, or events lost after the commit, end the wait with nothing", async () => {
+  await watching(async (state, watch) => {
+    state.apply(commit("L2"));
+    state.apply(call({ world: "t2" }));
+    assertEquals(watch.willReport(), true);
+    // A URL near the extension's bound on event strings: the report is not JSON any more.
+    const report = call({ ...FACTS, ready: "interactive" });
+    state.apply({ ...report, params: { ...report.params, payload: '{"url":"http://site/aaaa' } });
+    assertEquals(await landedNow(watch), null, "the receipt reads the page instead");
+  });
+  await watching(async (state, watch) => {
+    state.apply(commit("L2"));
+    state.apply(call({ world: "t2" }));
+    // The report may be among the events dropped before this one.
+    state.apply({ method: "Page.lifecycleEvent", params: { name: "load" } }, 2);
+    assertEquals(await landedNow(watch), null);
+    assertEquals(watch.willReport(), false);
+  });
 });
 
 Deno.test("a report before the new document's commit is not where the action led", async () => {

@@ -395,8 +395,9 @@ async function stateAfter(
 }
 
 /**
- * The page after an action that navigated, as its new document reported itself at its load: the
- * same facts a read there would give, with nothing counted as changed (it is another document).
+ * The page after an action that navigated, as its new document reported itself at its first frame
+ * or its load (decision 0245): the same facts a read there would give, with nothing counted as
+ * changed (it is another document).
  */
 function landedState(facts: PageFacts): AfterState {
   return {

@@ -22,7 +22,7 @@ export { INSTALL, type RuntimeMethod };
 export const WORLD_NAME = `ghostlight-${RUNTIME_BUILD}`;
 
 /**
- * The binding a loaded document's runtime reports its facts through (decision 0222), named for
+ * The binding a new document's runtime reports its facts through (decisions 0222, 0245), named for
  * the build as its world is: a report under this name comes from this build's world alone, so its
  * execution context is that world's, which the service then reads in without making it again
  * (decision 0244). A runtime of another build, left registered by an older service, reports
@@ -39,8 +39,8 @@ export type MainWorldFunction = keyof typeof MAIN_WORLD;
  * document shown now at once), so a world is there to find (`Page.createIsolatedWorld` answers
  * the existing world of that name) instead of sending and compiling the 58 kB install. The world
  * is isolated: the page's scripts neither see nor fake it. The binding through which the runtime
- * names its world in a new document and hands on the document's facts at its load is exposed in
- * that world alone (decisions 0222, 0244).
+ * names its world in a new document and hands on the document's facts at its first frame and its
+ * load is exposed in that world alone (decisions 0222, 0244, 0245).
  */
 export const PAGE_ENABLE_COMMANDS: EnableCommand[] = [
   {

@@ -1,6 +1,7 @@
 /**
- * The service's side of a loaded document's report (`landing.ts`, decision 0222): read strictly
- * from the binding's payload, for `navigate`'s answer and a navigating action's receipt (0240).
+ * The service's side of a new document's reports (`landing.ts`, decisions 0222, 0244, 0245): read
+ * strictly from the binding's payload, for `navigate`'s answer, a navigating action's receipt
+ * (0240) and the world a new document's runtime named.
  *
  * @module
  */
@@ -21,8 +22,8 @@ const ReportedElement = z.object({
 
 /**
  * A document's URL, redacted title, HTTP status, focused element and window, as its runtime
- * reported them at its first frame or at its load (`ready` says which). A report clipped on the way (a URL near the event's string bound)
- * is not JSON and is not used.
+ * reported them at its first frame or at its load (`ready` says which). A report clipped on the
+ * way (a URL near the event's string bound) is not JSON and is not used.
  */
 export const PageFacts = z.object({
   url: z.string(),
@@ -50,6 +51,18 @@ export function factsOf(event: TabEvent): PageFacts | null {
 const WorldNote = z.object({ world: z.string().min(1).max(32) }).strict() satisfies z.ZodType<
   WorldNote
 >;
+
+/**
+ * Whether the event is a call of this build's landing binding other than the world note: a
+ * report of the document's facts, well formed or not (cut on the way, a URL near the event's
+ * string bound).
+ */
+export function landingReport(event: TabEvent): boolean {
+  if (event.method !== "Runtime.bindingCalled" || event.params.name !== LANDED_BINDING) {
+    return false;
+  }
+  return parsed(event.params.payload, WorldNote) === null;
+}
 
 /**
  * The main frame's world in its current document as that document's runtime said it (decision

@@ -2,7 +2,8 @@
  * What the page runtime and the service share about a new document: the binding the runtime calls
  * in the main frame (`Runtime.addBinding`, exposed only to Ghostlight's isolated world) as it is
  * installed, naming its world (decision 0244), and once the document is shown and once it has
- * loaded, with its facts (decisions 0222, 0245); and how long a title may be. Used on both sides, so it imports nothing.
+ * loaded, with its facts (decisions 0222, 0245); and how long a title may be. Used on both sides,
+ * so it imports nothing.
  *
  * @module
  */
@@ -33,13 +34,13 @@ export interface LandedFacts {
    */
   ready: "interactive" | "complete";
   /**
-   * The element focused at the load, as a receipt names it (decision 0240): a click that
-   * navigated answers with the new page's facts from this report.
+   * The element focused when the report was made, as a receipt names it (decision 0240): a click
+   * that navigated answers with the new page's facts from the first report.
    */
   focus?: { role: string; name: string; tag: string; disabled?: boolean; value?: string };
   /**
-   * The window's size in CSS pixels and its device pixel ratio at the load (decision 0242): the
-   * tab's first screenshot can then be one message.
+   * The window's size in CSS pixels and its device pixel ratio when the report was made (decision
+   * 0242): the tab's first screenshot can then be one message.
    */
   view?: { width: number; height: number; ratio: number };
 }

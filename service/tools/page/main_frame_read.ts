@@ -6,9 +6,9 @@
  * document's, so the value is that document's, and the look after it says the frame still shows
  * it (decision 0196); a read whose value says so itself (`pageInfo`'s, the settle read that
  * travels after an action's input, and the walk and the page's text through the runtime's `vouch`)
- * sends no look (0218, 0243, 0246).
- * Otherwise the world is forgotten and made again from the tree the sequence
- * just read (`refs.ts`), and the read runs there. Refs in other frames keep `inFrame`, which checks their frame before each evaluation.
+ * sends no look (0218, 0243, 0246). Otherwise the world is forgotten and made again from the tree
+ * the sequence just read (`refs.ts`), and the read runs there. Refs in other frames keep
+ * `inFrame`, which checks their frame before each evaluation.
  *
  * @module
  */
@@ -265,7 +265,9 @@ function answerOf<T>(
   const reply = results[0] as { result?: { value?: T }; exceptionDetails?: unknown };
   if (reply.exceptionDetails) {
     const failure = evaluationFailure(reply.exceptionDetails);
-    if (quietly || failure instanceof FrameGone) return { missed: true, top: after };
+    // Without a look nothing says the world's document is still shown (one kept in the
+    // back/forward cache still answers): the slow path reads again, and fails if it fails there.
+    if (quietly || !look || failure instanceof FrameGone) return { missed: true, top: after };
     throw failure;
   }
   const value = reply.result?.value ?? null;

@@ -79,6 +79,15 @@ class FakeFrame {
           : expression === vouchedCall("read")
           ? { current: owner === this.shown, value: owner }
           : owner;
+        // A read that fails in a document the frame no longer shows (one kept in the cache).
+        if (expression === vouchedCall("fragile") && owner !== this.shown) {
+          return {
+            exceptionDetails: { text: "Uncaught", exception: { description: "TypeError" } },
+          };
+        }
+        if (expression === vouchedCall("fragile")) {
+          return { result: { value: { current: true, value } } };
+        }
         return { result: { value } };
       }
     }
@@ -217,6 +226,15 @@ Deno.test("a walk or text read the runtime vouches for is one evaluation, and re
     const read = await readVouched<string>(target, pages, "read");
     return { ...read, doc: read.value ?? undefined };
   });
+  // Without a look, a read that fails is read again: the failing world may be a document kept in
+  // the back/forward cache while the frame shows another.
+  const { frame, target, pages } = await knownWorldOfA();
+  frame.before.set(0, () => {
+    frame.before.clear();
+    frame.commit("B", true);
+  });
+  const read = await readVouched<string>(target, pages, "fragile");
+  assertEquals([read.value, read.loaderId], ["B", "B"]);
 });
 
 Deno.test("a new document's first read is one trip in the world its runtime named", async () => {

@@ -76,21 +76,23 @@ function reportLanding(binding: (payload: string) => void): void {
   if (document.readyState !== "loading") return;
   const parsed = (event: Event) => {
     if (!event.isTrusted) return;
-    document.removeEventListener("DOMContentLoaded", parsed);
+    removeEventListener("DOMContentLoaded", parsed, true);
     if (document.hidden) return report("interactive");
     requestAnimationFrame(() => {
       if (!loaded) report("interactive");
     });
   };
-  document.addEventListener("DOMContentLoaded", parsed);
+  // On the window, capturing, added before the page's scripts run: first in the event's path, so
+  // no listener of the page can stop it from being heard.
+  addEventListener("DOMContentLoaded", parsed, true);
 }
 
 /**
  * In the main frame, as the runtime is installed in a document being created: says which world
  * this is (its registry's token, from its execution context) through the binding only this world
- * sees, then reports the document's facts at its load (`reportLanding`). The service pairs the
- * world with the main frame's last commit, which comes before it on the tab's events (decision
- * 0244). The binding is there from the world's start: it is looked for once.
+ * sees, then reports the document's facts at its first frame and its load (`reportLanding`). The
+ * service pairs the world with the main frame's last commit, which comes before it on the tab's
+ * events (decision 0244). The binding is there from the world's start: it is looked for once.
  */
 export function reportWorld(): void {
   if (globalThis.top !== globalThis.window) return;

@@ -26,11 +26,13 @@ let hidden = false;
  */
 export function adopt(): void {
   home = document;
+  // Only the browser's own events: a page can dispatch a `pagehide` of its own, and would then
+  // have every read that the runtime vouches for go the slow way, and `form_fill` refused.
   addEventListener("pagehide", (event) => {
-    if ((event as PageTransitionEvent).persisted) hidden = true;
+    if (event.isTrusted && (event as PageTransitionEvent).persisted) hidden = true;
   });
-  addEventListener("pageshow", () => {
-    hidden = false;
+  addEventListener("pageshow", (event) => {
+    if (event.isTrusted) hidden = false;
   });
 }
 
