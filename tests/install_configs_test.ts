@@ -8,8 +8,8 @@
 import { parse as parseToml } from "smol-toml";
 import { parse as parseJsonc } from "jsonc-parser";
 import { assert, assertEquals, assertMatch } from "./support/assert.ts";
-import { makeTestEnv, type TestEnv } from "./support/env.ts";
-import { ghostlight } from "./support/processes.ts";
+import { cli, makeTestEnv, type TestEnv } from "./support/env.ts";
+import { ghostlight, runCommand } from "./support/processes.ts";
 
 /** Every file, folder and link under `root`, with the bytes' digest and the mode. */
 async function snapshot(root: string): Promise<Map<string, string>> {
@@ -224,6 +224,48 @@ Deno.test("with no client and no browser found, install says what to give a clie
     assert(dry.stdout.includes(`No MCP client was found`), dry.stdout);
     assert(dry.stdout.includes(`the local server command ${connector} (no arguments)`), dry.stdout);
     assertMatch(dry.stdout, /No Chromium-family browser's profile folder was found/);
+  } finally {
+    await testEnv.dispose();
+  }
+});
+
+Deno.test("two instances in one client file: each uninstall takes out its own entry alone", async () => {
+  const testEnv = await makeTestEnv("inst");
+  try {
+    const home = testEnv.home;
+    const files: Record<string, string> = {
+      "config/Claude/claude_desktop_config.json": '{\n  "globalShortcut": "Alt+Space",\n' +
+        '  "mcpServers": {\n    "x": { "command": "x" }\n  }\n}\n',
+      ".codex/config.toml": '# Codex\n[mcp_servers.docs]\ncommand = "docs-mcp"\n',
+    };
+    for (const [relative, text] of Object.entries(files)) {
+      await Deno.mkdir(`${home}/${relative}`.replace(/\/[^/]*$/, ""), { recursive: true });
+      await Deno.writeTextFile(`${home}/${relative}`, text);
+    }
+    const claude = `${home}/config/Claude/claude_desktop_config.json`;
+    const servers = async () => Object.keys(JSON.parse(await Deno.readTextFile(claude)).mcpServers);
+    const codex = async () =>
+      Object.keys(parseToml(await Deno.readTextFile(`${home}/.codex/config.toml`)).mcp_servers);
+    const [a, b] = [testEnv.instance, `${testEnv.instance}b`];
+    const run = async (instance: string, args: string[]) => {
+      const { command, args: full } = cli(testEnv, ["--instance", instance, ...args]);
+      const result = await runCommand(testEnv, command, full);
+      assertEquals(result.code, 0, `${instance} ${args[0]}: ${result.stdout}${result.stderr}`);
+    };
+    // Taken out first-in-first-out, then last-in-first-out: each time the other instance's entry
+    // stays as it is, and the file ends as it began, byte for byte.
+    for (const order of [[a, b], [b, a]]) {
+      await run(a, ["install", "--no-autostart"]);
+      await run(b, ["install", "--no-autostart"]);
+      assertEquals(await servers(), ["x", `ghostlight-${a}`, `ghostlight-${b}`]);
+      await run(order[0], ["uninstall"]);
+      assertEquals(await servers(), ["x", `ghostlight-${order[1]}`]);
+      assertEquals(await codex(), ["docs", `ghostlight-${order[1]}`]);
+      await run(order[1], ["uninstall"]);
+      for (const [relative, text] of Object.entries(files)) {
+        assertEquals(await Deno.readTextFile(`${home}/${relative}`), text, relative);
+      }
+    }
   } finally {
     await testEnv.dispose();
   }
