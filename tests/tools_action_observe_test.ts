@@ -171,7 +171,12 @@ Deno.test("navigate, console, network, resize and plan in a HiDPI browser", asyn
       "a click that leads to another page answers with that page, without waiting for its images",
       async () => {
         type Led = {
-          observedAfter: { urlChanged?: string; mutations: number; focus?: { name: string } };
+          observedAfter: {
+            urlChanged?: string;
+            mutations: number;
+            focus?: { name: string };
+            stillLoading?: boolean;
+          };
           page: { title: string };
         };
         const click = async (name: string) => {
@@ -201,6 +206,11 @@ Deno.test("navigate, console, network, resize and plan in a HiDPI browser", asyn
         const slow = await click("Slow page");
         assertEquals(slow.receipt.observedAfter.urlChanged, s.fixtures.url("/slow.html"));
         assertEquals(slow.receipt.page.title, "Slow image");
+        assertEquals(slow.receipt.observedAfter.stillLoading, true);
+        assertMatch(
+          slow.text,
+          /Now at .*slow\.html\. Its document is ready; some resources are still/,
+        );
         assert(slow.ms < 4_500, `answered after ${Math.round(slow.ms)} ms, not at the image`);
       },
     );

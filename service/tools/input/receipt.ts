@@ -99,6 +99,11 @@ export interface Receipt {
     settled: boolean;
     /** The settle wait ran out while the page was still changing. */
     stillBusy?: true;
+    /**
+     * The action led to another page whose document was ready when it was answered, but whose
+     * images or other resources were still loading (decision 0245).
+     */
+    stillLoading?: true;
     focus?: Described;
     /** Up to three elements whose content or attributes changed. */
     changedElements?: Described[];
@@ -534,6 +539,7 @@ export async function observeAfter(
       renderAdvanced: state?.rendered ?? false,
       settled: state?.settled ?? false,
       ...(state?.busy && !navigated ? { stillBusy: true as const } : {}),
+      ...(navigated && state && state.ready !== "complete" ? { stillLoading: true as const } : {}),
       ...(state?.focus ? { focus: clean(state.focus) } : {}),
       ...(state?.changed?.length && !navigated
         ? { changedElements: state.changed.map(clean) }
@@ -568,8 +574,10 @@ function quote(element: Described): string {
 export function renderReceipt(workspace: Workspace, receipt: Receipt, lead: string): string {
   const after = receipt.observedAfter;
   const facts: string[] = [lead];
-  if (after.urlChanged) facts.push(`Now at ${after.urlChanged}.`);
-  else if (after.mutations > 0) {
+  if (after.urlChanged) {
+    facts.push(`Now at ${after.urlChanged}.`);
+    if (after.stillLoading) facts.push("Its document is ready; some resources are still loading.");
+  } else if (after.mutations > 0) {
     facts.push(`${after.mutations} DOM change${after.mutations === 1 ? "" : "s"}.`);
   } else facts.push("No DOM change seen.");
   if (!after.urlChanged && after.stillBusy) {

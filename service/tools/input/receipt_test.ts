@@ -55,6 +55,22 @@ Deno.test("navigation, opened tabs and blockers are spelled out", () => {
   assertMatch(text, /It is disabled\. Fill the form\./);
   assertMatch(text, /focused: textbox "Email" holding "a@b\.c"/);
   assertMatch(text, /title: "Next"/);
+  assert(!text.includes("still loading"), "a page that had loaded is not said to be loading");
+});
+
+Deno.test("a page reached while its images still load says so", () => {
+  const observedAfter = {
+    urlChanged: "https://a.test/slow",
+    mutations: 0,
+    renderAdvanced: false,
+    settled: true,
+    stillLoading: true as const,
+  };
+  const text = renderReceipt(workspace, receipt({ observedAfter }), "Clicked.");
+  assertMatch(
+    text,
+    /^Clicked\. Now at https:\/\/a\.test\/slow\. Its document is ready; some resources are still loading\./,
+  );
 });
 
 Deno.test("a focus equal to the target is not repeated", () => {
