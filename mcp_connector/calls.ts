@@ -111,18 +111,29 @@ export class CallBook {
   }
 
   /**
-   * Admits a request and runs `answer` for it, freeing its id when that settles; a refused one
-   * (reused id, too many open, or `inUse` elsewhere on the connection) is answered with its
-   * -32600 instead. Every answer is tracked so {@linkcode drain} can wait for it.
+   * Admits a request and runs `answer` for it, then sends its result (nothing for null: a
+   * cancelled call) or its error; a refused one (reused id, too many open, or `inUse` elsewhere
+   * on the connection) is answered with its -32600 instead. The id is free again before its
+   * answer is queued, so a client that reuses it as soon as it reads the answer is never told it
+   * is in use. Every answer is tracked so {@linkcode drain} can wait for it.
    */
-  serve(id: RequestId, answer: () => Promise<void>, inUse = false): void {
+  serve(id: RequestId, answer: () => Promise<unknown>, inUse = false): void {
     let answering: Promise<void>;
     try {
       if (inUse) {
         throw new RpcError(ErrorCode.invalidRequest, `Request id ${id} is already in use`);
       }
       this.admit(id);
-      answering = answer().finally(() => this.#open.delete(id));
+      answering = answer().then(
+        (result) => {
+          this.#open.delete(id);
+          return result === null ? undefined : this.#peer.result(id, result);
+        },
+        (error) => {
+          this.#open.delete(id);
+          return this.#peer.failure(id, error);
+        },
+      );
     } catch (error) {
       answering = this.#peer.failure(id, error);
     }

@@ -5,11 +5,18 @@ import { CallBook, connectorRestriction, MAX_OPEN_REQUESTS } from "./calls.ts";
 import { ErrorCode, RpcError, StdioPeer } from "./jsonrpc.ts";
 import { ServiceLink } from "./service_link.ts";
 
-function book(): { calls: CallBook; lines: string[] } {
+/**
+ * A call book whose client output lands in `lines`; with `held`, each write is seen at once but
+ * completes only when `held` resolves (a client pipe that has not drained yet).
+ */
+function book(held?: Promise<void>): { calls: CallBook; lines: string[] } {
   const lines: string[] = [];
   const peer = new StdioPeer(
     new WritableStream({
-      write: (chunk) => void lines.push(new TextDecoder().decode(chunk)),
+      write: (chunk) => {
+        lines.push(new TextDecoder().decode(chunk));
+        return held;
+      },
     }),
   );
   // A link that is never used here: nothing in this test reaches for the service.
@@ -33,7 +40,8 @@ function book(): { calls: CallBook; lines: string[] } {
 
 Deno.test("open requests are bounded, and an id is free again once answered", async () => {
   const { calls, lines } = book();
-  const waiting = Promise.withResolvers<void>();
+  // Null: a cancelled call, for which nothing is sent.
+  const waiting = Promise.withResolvers<null>();
   for (let id = 0; id < MAX_OPEN_REQUESTS; id++) calls.serve(id, () => waiting.promise);
   let refused: unknown = null;
   try {
@@ -43,11 +51,27 @@ Deno.test("open requests are bounded, and an id is free again once answered", as
   }
   assert(refused instanceof RpcError && refused.code === ErrorCode.invalidRequest);
   calls.serve(0, () => Promise.resolve());
-  waiting.resolve();
+  waiting.resolve(null);
   await calls.drain(1_000);
   assertEquals(lines.length, 1);
   assertEquals(JSON.parse(lines[0]).error.message, "Request id 0 is already in use");
   calls.admit("one too many");
+});
+
+Deno.test("an id is free again before its answer is on its way, not after it was written", async () => {
+  // The client may read the answer and reuse its id before this process hears that the write
+  // completed: the id must be free by then.
+  const written = Promise.withResolvers<void>();
+  const { calls, lines } = book(written.promise);
+  calls.serve(5, () => Promise.resolve({ ok: true }));
+  for (let turn = 0; turn < 20 && lines.length === 0; turn++) await Promise.resolve();
+  assertEquals(lines.length, 1, "the answer is out");
+  calls.admit(5);
+  written.resolve();
+  calls.serve(6, () => Promise.reject(new RpcError(ErrorCode.invalidParams, "bad")));
+  for (let turn = 0; turn < 20 && lines.length === 1; turn++) await Promise.resolve();
+  calls.admit(6);
+  await calls.drain(1_000);
 });
 
 Deno.test("a request cancelled before its call starts never runs", async () => {

@@ -81,7 +81,7 @@ export class Session2025 {
 
   /** Handles one request; every request gets exactly one answer unless cancelled. */
   handleRequest(request: Request): void {
-    this.#calls.serve(request.id, () => this.#answer(request));
+    this.#calls.serve(request.id, () => this.#dispatch(request));
   }
 
   /** Handles one notification. */
@@ -105,17 +105,6 @@ export class Session2025 {
       const workspace = await this.#workspace.catch(() => null);
       if (workspace) await this.#link.releaseWorkspace(workspace);
     }
-  }
-
-  async #answer(request: Request): Promise<void> {
-    let result: unknown;
-    try {
-      result = await this.#dispatch(request);
-    } catch (error) {
-      await this.#peer.failure(request.id, error);
-      return;
-    }
-    if (result !== null) await this.#peer.result(request.id, result);
   }
 
   /** Resolves with the result, or null for a cancelled call (nothing is sent). */

@@ -277,15 +277,10 @@ export class Session2026 {
     await this.#calls.drain(END_GRACE_MS);
   }
 
-  async #answer(request: Request): Promise<void> {
-    let result: Record<string, unknown> | null;
-    try {
-      result = await this.#dispatch(request);
-    } catch (error) {
-      await this.#peer.failure(request.id, error);
-      return;
-    }
-    if (result !== null) await this.#peer.result(request.id, stamp(this.#server, result));
+  /** The result as this revision sends it (stamped), or null for a cancelled call. */
+  async #answer(request: Request): Promise<Record<string, unknown> | null> {
+    const result = await this.#dispatch(request);
+    return result === null ? null : stamp(this.#server, result);
   }
 
   async #dispatch(request: Request): Promise<Record<string, unknown> | null> {
