@@ -295,7 +295,7 @@ Deno.test("computer: every action lands on the page as real input", async (t) =>
 
       assertMatch(
         await failure(s, { action: "left_click", ref: "ref_99999", tabId }),
-        /ref_99999 is not on this page/,
+        /ref_99999 was never given out for this tab/,
       );
       assertMatch(
         await failure(s, { action: "scroll_to", tabId }),

@@ -284,7 +284,7 @@ Deno.test("navigate, console, network, resize and plan in a HiDPI browser", asyn
       );
       assertMatch(
         await s.fail("navigate", { url: "http://127.0.0.1:9/", tabId }),
-        /Could not load http:\/\/127\.0\.0\.1:9\/: net::ERR_/,
+        /Could not load http:\/\/127\.0\.0\.1:9\/: net::ERR_UNSAFE_PORT[\s\S]*list of unsafe ports/,
       );
       assertMatch(
         await s.fail("navigate", { url: "https://example.com", tabId: 42 }),

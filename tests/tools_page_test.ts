@@ -276,7 +276,7 @@ Deno.test("read_page, find, form_input and javascript_tool on the fixture site",
       );
       assertMatch(
         errorText(await s.call("form_input", { ref: "ref_99999", value: "x", tabId })),
-        /ref_99999 is not on this page any more[\s\S]*read_page or find/,
+        /ref_99999 was never given out for this tab[\s\S]*read_page or find on this tab/,
       );
       assertMatch(
         errorText(await s.call("form_input", { ref: "email", value: "x", tabId })),

@@ -88,6 +88,14 @@ Deno.test("trial: what a new user ran into", async (t) => {
     });
 
     await t.step("navigate works right after an error page", async () => {
+      // The failure says the tab left its page for the browser's error page, and the way back.
+      const trial = s.fixtures.url("/trial.html");
+      await s.ok("navigate", { url: trial, tabId });
+      const failed = await s.fail("navigate", { url: "http://nonexistent.invalid/", tabId });
+      assertMatch(failed, /ERR_NAME_NOT_RESOLVED\. The tab now shows the browser's error page/);
+      assertMatch(failed, /host name does not resolve[\s\S]*Navigate back/);
+      const back = await s.ok("navigate", { url: "back", tabId });
+      assertMatch(s.text(back), /Trial page/);
       for (let round = 0; round < 3; round++) {
         assertMatch(
           await s.fail("navigate", { url: "http://nonexistent.invalid/", tabId }),

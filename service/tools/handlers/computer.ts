@@ -874,7 +874,8 @@ async function typeText(args: Args, context: ToolContext, target: TabTarget) {
   if (text === "") {
     return success("Nothing to type: text is empty.", { tabId: target.tabId });
   }
-  const lead = `Typed ${[...text].length} characters into the focused element.`;
+  // Where the text went is the receipt's to say: the focused field, or nowhere (a blocker).
+  const lead = `Typed ${[...text].length} characters.`;
   // Text goes in at once where nothing listens for keys; Return and Tab do more than insert.
   const ask = !/[\r\n\t]/.test(text);
   if (ask) {

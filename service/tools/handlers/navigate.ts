@@ -424,15 +424,32 @@ export async function goToUrl(
     );
   }
   if (typeof reply.errorText === "string" && reply.errorText !== "") {
+    // Chrome shows its own error page in the tab for a load that failed: the page the tab was
+    // on is gone from it, and reads and scripts now meet that error page.
     throw new ToolError(
       "tool_failure",
-      `Could not load ${requested}: ${reply.errorText}.`,
-      "Check the address; the site may be down or unreachable from this machine.",
+      `Could not load ${requested}: ${reply.errorText}. The tab now shows the browser's error ` +
+        "page in place of the page it was on.",
+      `${LOAD_FAILURES[reply.errorText] ?? LOAD_FAILURE} Navigate back to return to the page ` +
+        "before.",
     );
   }
   // No loader id: a same-document navigation (only the fragment changed); nothing to load.
   watch.expected = typeof reply.loaderId === "string" ? reply.loaderId : undefined;
 }
+
+/** What to do about a load that failed, for the errors whose cause is known. */
+const LOAD_FAILURES: Record<string, string> = {
+  "net::ERR_NAME_NOT_RESOLVED": "The host name does not resolve: check its spelling.",
+  "net::ERR_CONNECTION_REFUSED": "Nothing answers at that address and port: check the port, " +
+    "or whether the server is running.",
+  "net::ERR_UNSAFE_PORT": "Chrome never connects to that port (it is on the browser's list of " +
+    "unsafe ports); the server must listen on another one.",
+  "net::ERR_CERT_AUTHORITY_INVALID": "The site's certificate is not trusted by the browser.",
+};
+
+/** What to do about a load that failed for another reason. */
+const LOAD_FAILURE = "Check the address; the site may be down or unreachable from this machine.";
 
 /** What a navigation found, for its answer. */
 interface Landing {

@@ -426,6 +426,19 @@ export function refGone(ref: string): ToolError {
   );
 }
 
+/**
+ * The error for a ref this tab's page memory never gave out: from another tab, made up, or from
+ * before the service restarted. Saying the page changed would send the agent looking for a change.
+ */
+function refUnknown(ref: string): ToolError {
+  return new ToolError(
+    "tool_failure",
+    `${ref} was never given out for this tab: refs come from read_page or find on the same tab ` +
+      "(and do not survive a restart of Ghostlight).",
+    "Call read_page or find on this tab to get its refs.",
+  );
+}
+
 /** Where a ref points: the frame's world and the element's id inside it. */
 export function lookupRef(
   pages: TabPages,
@@ -443,7 +456,9 @@ export function lookupRef(
       }}, then pass one of its refs.`,
     );
   }
-  const entry = pages.entries.get(Number(match[1]));
+  const number = Number(match[1]);
+  if (number < 1 || number >= pages.next) throw refUnknown(ref);
+  const entry = pages.entries.get(number);
   const frame = entry && pages.frames.get(entry.frameKey);
   if (!entry || !frame || frame.token !== entry.token) throw refGone(ref);
   return { frame, localId: entry.localId };
