@@ -185,6 +185,32 @@ Deno.test("fills answer in a line and say what the page did otherwise", async (t
       );
       assertEquals((plain(after) as { result: string }).result, "x");
     });
+
+    await t.step(
+      "form_fill: a submission the form's own checks refuse is not called sent",
+      async () => {
+        await freshPage(s, tabId, "/bench_form.html?refused");
+        const result = await s.ok("form_fill", {
+          tabId,
+          fields: { "Full name": "Ada", "Years of service": "100" },
+          submit: true,
+        });
+        const text = allText(result);
+        assertMatch(text, /Not submitted: the form refused the click on ref_\d+: /);
+        assertMatch(text, /The form was not submitted: a field failed the form's own checks/);
+        // The field and the browser's message are the page's: inside the fence.
+        assertMatch(text, /invalid: spinbutton "Years of service" holding "100": "Value must be/);
+        assertEquals((plain(result) as { submitted: unknown }).submitted, false);
+        // A valid value goes through: the click that submits says so, with no such blocker.
+        const sent = await s.ok("form_fill", {
+          tabId,
+          fields: { "Years of service": "12" },
+          submit: true,
+        });
+        assertMatch(allText(sent), /Submitted with ref_\d+/);
+        assert(!allText(sent).includes("failed the form's own checks"), allText(sent));
+      },
+    );
   } finally {
     await s.close();
   }

@@ -91,6 +91,12 @@ function whyNot(result: FillRefusal): { reason: string; quoted?: string } {
   }
 }
 
+/** Whether a submit click's receipt says the form's own checks refused the submission. */
+function refusedByForm(attempt: Record<string, unknown>): boolean {
+  const receipt = attempt.receipt as { blockers?: { kind: string }[] } | undefined;
+  return receipt?.blockers?.some((blocker) => blocker.kind === "invalid_form") === true;
+}
+
 /** A field named in an ambiguous match, as the page runtime's `fillByLabels` names it. */
 interface PageCandidate {
   id: number;
@@ -418,9 +424,18 @@ export const formFill: Handler = async (args, context) => {
     const sent = await submit(context, target, report);
     if (sent.outcome?.kind === "success") {
       const [first, ...rest] = sent.outcome.content;
-      text += `\nSubmitted with ${sent.ref}: ${first?.type === "text" ? first.text : ""}`;
+      const clicked = first?.type === "text" ? first.text : "";
       extra.push(...rest);
-      structured.submitted = { ref: sent.ref, ...(sent.outcome.structured ?? {}) };
+      const attempt = { ref: sent.ref, ...(sent.outcome.structured ?? {}) };
+      if (refusedByForm(attempt)) {
+        // The click happened, but the browser's own validation kept the form from going.
+        text += `\nNot submitted: the form refused the click on ${sent.ref}: ${clicked}`;
+        structured.submitted = false;
+        structured.submitAttempt = attempt;
+      } else {
+        text += `\nSubmitted with ${sent.ref}: ${clicked}`;
+        structured.submitted = attempt;
+      }
     } else if (sent.outcome) {
       text += `\nNot submitted: clicking ${sent.ref} failed: ${
         "message" in sent.outcome ? sent.outcome.message : ""

@@ -109,6 +109,11 @@ export interface Receipt {
     changedElements?: Described[];
     /** The message of a dialog the action left open. */
     alertOrStatus?: string;
+    /**
+     * The field for which the browser refused to submit a form during the action (its own
+     * validation), and the message it gives; only when the page stayed.
+     */
+    invalidField?: Described & { message: string };
   };
   blockers: Blocker[];
   page: { tabId: number; url: string; origin: string; title: string; renderSerial: number };
@@ -242,6 +247,8 @@ interface AfterState {
   hidden: boolean;
   navigating?: string;
   busy?: true;
+  /** The control for which the browser refused to submit a form, and its message. */
+  refused?: Described & { message: string };
 }
 
 /** The page's state after an action as read, and the document it was read in. */
@@ -423,7 +430,7 @@ function blockersAfter(
   target: TabTarget,
   before: Before,
   action: ActionNote,
-  after: { state: Settled; mutations: number },
+  after: { state: Settled; mutations: number; navigated: boolean },
 ): Blocker[] {
   const blockers: Blocker[] = [...action.blockers ?? []];
   const dialog = dialogBlocker(target);
@@ -442,6 +449,13 @@ function blockersAfter(
         "screenshots do not reach it.",
       nextStep: "Choose the option with form_input (the select's ref from find, and the " +
         "option's label or value).",
+    });
+  }
+  if (after.state?.refused && !after.navigated) {
+    blockers.push({
+      kind: "invalid_form",
+      summary: "The form was not submitted: a field failed the form's own checks (named below).",
+      nextStep: "Correct that field (form_input with its ref), then submit again.",
     });
   }
   if (
@@ -518,7 +532,7 @@ export async function observeAfter(
   const mutations = state?.n === null || state === null || navigated
     ? 0
     : Math.max(0, state.n - before.mutations);
-  const blockers = blockersAfter(target, before, action, { state, mutations });
+  const blockers = blockersAfter(target, before, action, { state, mutations, navigated });
   const tabDelta = await tabDeltaAfter(workspace, target, before, state);
   return {
     action: action.action,
@@ -545,6 +559,11 @@ export async function observeAfter(
         ? { changedElements: state.changed.map(clean) }
         : {}),
       ...(openDialog ? { alertOrStatus: redactSecrets(openDialog.message) } : {}),
+      ...(state?.refused && !navigated
+        ? {
+          invalidField: { ...clean(state.refused), message: redactSecrets(state.refused.message) },
+        }
+        : {}),
     },
     blockers,
     page: {
@@ -605,6 +624,9 @@ export function renderReceipt(workspace: Workspace, receipt: Receipt, lead: stri
   for (const element of after.changedElements ?? []) sourced.push(`changed: ${quote(element)}`);
   if (after.titleChanged !== undefined) sourced.push(`title: "${after.titleChanged}"`);
   if (after.alertOrStatus !== undefined) sourced.push(`dialog says: "${after.alertOrStatus}"`);
+  if (after.invalidField) {
+    sourced.push(`invalid: ${quote(after.invalidField)}: "${after.invalidField.message}"`);
+  }
   const text = facts.join(" ");
   return sourced.length === 0
     ? text

@@ -58,6 +58,33 @@ Deno.test("navigation, opened tabs and blockers are spelled out", () => {
   assert(!text.includes("still loading"), "a page that had loaded is not said to be loading");
 });
 
+Deno.test("a field the form's own checks refused is named inside the fence", () => {
+  const text = renderReceipt(
+    workspace,
+    receipt({
+      observedAfter: {
+        mutations: 0,
+        renderAdvanced: true,
+        settled: true,
+        invalidField: {
+          role: "spinbutton",
+          name: "Years",
+          tag: "input",
+          value: "100",
+          message: "Value must be less than or equal to 80.",
+        },
+      },
+      blockers: [{ kind: "invalid_form", summary: "Not submitted.", nextStep: "Fix it." }],
+    }),
+    "Clicked.",
+  );
+  assertMatch(text, /^Clicked\. No DOM change seen\. Not submitted\. Fix it\.\n/);
+  assertMatch(
+    text,
+    /<page-content[^>]*>[^<]*\ninvalid: spinbutton "Years" holding "100": "Value must be less than or equal to 80\."\n<\/page-content/,
+  );
+});
+
 Deno.test("a page reached while its images still load says so", () => {
   const observedAfter = {
     urlChanged: "https://a.test/slow",

@@ -7,7 +7,8 @@
  * @module
  */
 
-import { redactedTitle } from "./secrets.ts";
+import { redactedTitle, redactFields } from "./secrets.ts";
+import { clip } from "./text.ts";
 import { describe, type Described, type ReceiptElement, receiptElement } from "./describe.ts";
 import { coveredBy, scrollTo } from "./geometry.ts";
 import { current } from "./registry.ts";
@@ -25,6 +26,11 @@ interface Counter {
   input: number;
   /** The action's last input event once its handlers returned (see {@linkcode noteInput}). */
   handled: Handled | null;
+  /**
+   * The first control the browser found invalid while the action was under way: its `invalid`
+   * event, which the browser fires when its own validation refuses a form's submission.
+   */
+  invalid: Element | null;
 }
 
 /** One input event after its handlers: the count then, and whether a whole frame followed. */
@@ -96,6 +102,11 @@ export interface After {
   /** The wait ran out while the page was still mutating (or rendered no frame). */
   busy?: true;
   /**
+   * The control for which the browser refused to submit a form during the action, with its
+   * validation message (redacted like a fill's).
+   */
+  refused?: ReceiptElement & { message: string };
+  /**
    * Whether the frame still shows this world's document when the report is made (`current()`):
    * the settle read after an action's input needs no look at the frame tree (decision 0243).
    */
@@ -139,6 +150,7 @@ function install(key: string, keep: number): Counter {
     armed: false,
     input: 0,
     handled: null,
+    invalid: null,
   };
   new MutationObserver((records) => {
     counter.n += records.length;
@@ -160,6 +172,12 @@ function install(key: string, keep: number): Counter {
   for (const type of INPUT_EVENTS) {
     addEventListener(type, (event) => noteInput(counter, event), { passive: true });
   }
+  // `invalid` does not bubble: heard on the way down, before the page's handlers on the control.
+  addEventListener("invalid", (event) => {
+    if (counter.armed && event.isTrusted && !counter.invalid) {
+      counter.invalid = event.target as Element;
+    }
+  }, { capture: true, passive: true });
   Object.defineProperty(globalThis, key, { value: counter });
   return counter;
 }
@@ -176,6 +194,7 @@ export function observeBefore(
   s.changed = [];
   s.nav = null;
   s.handled = null;
+  s.invalid = null;
   s.armed = true;
   const at = options.point ? document.elementFromPoint(options.point.x, options.point.y) : null;
   const active = focused();
@@ -235,6 +254,8 @@ function report(
     seen.add(id!);
     changed.push(d);
   }
+  const invalid = s && s.invalid;
+  const refused = invalid ? receiptElement(invalid) : null;
   return {
     url: location.href,
     title: redactedTitle(),
@@ -242,6 +263,14 @@ function report(
     rendered,
     settled,
     ready: document.readyState,
+    ...(refused
+      ? {
+        refused: {
+          ...refused,
+          message: clip(redactFields((invalid as HTMLInputElement).validationMessage || ""), 160),
+        },
+      }
+      : {}),
     changed,
     hidden: document.hidden,
     current: current(),
