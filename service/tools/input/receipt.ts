@@ -111,7 +111,7 @@ export interface Receipt {
     alertOrStatus?: string;
     /**
      * The field for which the browser refused to submit a form during the action (its own
-     * validation), and the message it gives; only when the page stayed.
+     * validation), and the message it gives; only when the page stayed (decision 0247).
      */
     invalidField?: Described & { message: string };
   };
@@ -451,7 +451,9 @@ function blockersAfter(
         "option's label or value).",
     });
   }
-  if (after.state?.refused && !after.navigated) {
+  // Only an action that can submit a form: a page that validates as the user types (its own
+  // checkValidity calls fire the same event) must not turn every keystroke into a refusal.
+  if (after.state?.refused && !after.navigated && /click|^key$/.test(action.action)) {
     blockers.push({
       kind: "invalid_form",
       summary: "The form was not submitted: a field failed the form's own checks (named below).",
