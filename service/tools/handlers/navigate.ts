@@ -19,6 +19,7 @@ import { redactSecrets } from "../page/redact.ts";
 import { displayUrl } from "../core/redact_url.ts";
 import { factsOf, type PageFacts } from "../page/landed_facts.ts";
 import { expectScale } from "../page/screenshot.ts";
+import { STILL_LOADING } from "../input/receipt.ts";
 import { cdp, evaluate, ownedTab, type TabTarget } from "../core/target.ts";
 
 /** How long navigate waits for a page to finish loading. */
@@ -86,7 +87,7 @@ export type LoadState = "complete" | "interactive" | "loading" | "blocked";
 /** What the answer says about a load that did not complete. */
 export const LOAD_NOTES: Record<LoadState, string> = {
   complete: "",
-  interactive: " Its document is ready; some resources are still loading.",
+  interactive: ` ${STILL_LOADING}`,
   loading: " It is still loading; read it again shortly.",
   blocked: "",
 };

@@ -121,6 +121,9 @@ export interface Receipt {
   more: boolean;
 }
 
+/** What an answer says of a page whose document is ready while its resources still load. */
+export const STILL_LOADING = "Its document is ready; some resources are still loading.";
+
 /** The name of the workspace's mutation counter in the page's Ghostlight world. */
 export function counterKey(workspace: Workspace): string {
   return `__ghostlight_${workspace.fenceNonce.replace(/[^A-Za-z0-9_]/g, "_")}`;
@@ -597,7 +600,7 @@ export function renderReceipt(workspace: Workspace, receipt: Receipt, lead: stri
   const facts: string[] = [lead];
   if (after.urlChanged) {
     facts.push(`Now at ${after.urlChanged}.`);
-    if (after.stillLoading) facts.push("Its document is ready; some resources are still loading.");
+    if (after.stillLoading) facts.push(STILL_LOADING);
   } else if (after.mutations > 0) {
     facts.push(`${after.mutations} DOM change${after.mutations === 1 ? "" : "s"}.`);
   } else facts.push("No DOM change seen.");

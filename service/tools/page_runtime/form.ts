@@ -286,10 +286,13 @@ async function handlerTurns(): Promise<void> {
   for (let turn = 0; turn < HANDLER_TURNS; turn++) await Promise.resolve();
 }
 
+/** Longest validation message passed on, after redaction. */
+export const MAX_INVALID_CHARS = 160;
+
 /**
  * The page's verdict on the field's value: its message, unredacted, when it marks it invalid.
  */
-function invalidity(el: Element): string | undefined {
+export function invalidity(el: Element): string | undefined {
   const field = el as HTMLInputElement;
   if (field.willValidate && field.validity && !field.validity.valid) {
     return field.validationMessage || "";
@@ -335,7 +338,7 @@ function redactMessages(results: FillResult[], seen: Seen): FillResult[] {
   return results.map((result) => {
     if ("error" in result || !result.invalid) return result;
     redact ??= fieldRedactor(seen.values);
-    return { ...result, invalid: clip(redact(result.invalid), 160) };
+    return { ...result, invalid: clip(redact(result.invalid), MAX_INVALID_CHARS) };
   });
 }
 

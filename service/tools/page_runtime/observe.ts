@@ -9,6 +9,7 @@
 
 import { redactedTitle, redactFields } from "./secrets.ts";
 import { clip } from "./text.ts";
+import { invalidity, MAX_INVALID_CHARS } from "./form.ts";
 import { describe, type Described, type ReceiptElement, receiptElement } from "./describe.ts";
 import { coveredBy, scrollTo } from "./geometry.ts";
 import { current } from "./registry.ts";
@@ -255,7 +256,10 @@ function report(
     changed.push(d);
   }
   const invalid = s && s.invalid;
-  const refused = invalid ? receiptElement(invalid) : null;
+  const field = invalid && receiptElement(invalid);
+  const refused = invalid && field
+    ? { ...field, message: clip(redactFields(invalidity(invalid) ?? ""), MAX_INVALID_CHARS) }
+    : null;
   return {
     url: location.href,
     title: redactedTitle(),
@@ -263,14 +267,7 @@ function report(
     rendered,
     settled,
     ready: document.readyState,
-    ...(refused
-      ? {
-        refused: {
-          ...refused,
-          message: clip(redactFields((invalid as HTMLInputElement).validationMessage || ""), 160),
-        },
-      }
-      : {}),
+    ...(refused ? { refused } : {}),
     changed,
     hidden: document.hidden,
     current: current(),
