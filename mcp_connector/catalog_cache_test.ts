@@ -43,6 +43,7 @@ function source(initial: CatalogSnapshot) {
 const snapshot = (...names: string[]) => ({
   generation: 1,
   tools: names.map(tool),
+  projected: false,
 });
 
 Deno.test("the catalog is fetched once and refetched only after a change", async () => {

@@ -297,7 +297,24 @@ async function checkClients(context: Context): Promise<Finding[]> {
       );
       continue;
     }
-    findings.push(ok("client", `${name}: "${record.name}" in ${record.path} → ${launcher}`));
+    const at = entry.args.indexOf("--principal");
+    if (at === -1) {
+      findings.push(
+        note(
+          "client",
+          `${name}: "${record.name}" starts its connector without a principal, so your policy's ` +
+            `grants see it as unnamed; '${context.cli} uninstall' then '${context.cli} install' ` +
+            `gives it ${record.client}`,
+        ),
+      );
+      continue;
+    }
+    findings.push(
+      ok(
+        "client",
+        `${name}: "${record.name}" in ${record.path} → ${launcher}, as ${entry.args[at + 1]}`,
+      ),
+    );
   }
   const registered = new Set(receipt.clients.map((record) => record.client));
   for (const client of ClientId.options) {
@@ -318,7 +335,8 @@ async function checkClients(context: Context): Promise<Finding[]> {
     findings.push(
       note(
         "client",
-        `no MCP client has Ghostlight; give yours the local server command ${launcher} (no arguments), ` +
+        `no MCP client has Ghostlight; give yours the local server command ${launcher} ` +
+          "--principal NAME (the name your policy's grants give it), " +
           `or name one: ${context.cli} install --client ID (${ClientId.options.join(", ")})`,
       ),
     );
