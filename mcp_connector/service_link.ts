@@ -27,8 +27,11 @@ const START_TIMEOUT_MS = 30_000;
 export interface CatalogSnapshot {
   generation: number;
   tools: ToolDescriptor[];
-  /** The policy or a restriction withheld a tool: the list is this connector's own. */
-  projected: boolean;
+  /**
+   * The tools the policy or this connector's restriction leave it no use of: not listed, and
+   * a call of one is still sent, for the service to refuse with its rule.
+   */
+  withheld: string[];
 }
 
 /** A refusal before any work began. */

@@ -14,8 +14,8 @@ import { z } from "zod";
  * instance secret too, answering the service's challenge. 4: a `start` may carry restrictions,
  * which a service that ignored them would not honour. 5: no `started`; `cancel` and `completed`
  * name a call by its `start`'s seq (decision 0238). 6: the hello names the connector's principal,
- * a catalog request carries the connector's restrictions and its answer says whether it was
- * projected (decision 0255).
+ * a catalog request carries the connector's restrictions and its answer names the tools it
+ * withholds (decisions 0255, 0256).
  */
 export const BRIDGE_MAJOR = 6;
 
@@ -204,8 +204,11 @@ export const ServiceMessage = z.discriminatedUnion("type", [
     seq: Seq,
     generation: z.number().int(),
     tools: z.array(ToolDescriptor),
-    /** True when the policy or a restriction withheld a tool: the list is this connector's. */
-    projected: z.boolean(),
+    /**
+     * The tools this connector's principal or its own restriction can never call: not listed to
+     * its client, though a call of one still reaches the gate and is refused with the rule.
+     */
+    withheld: z.array(z.string().max(128)).max(256),
   }).strict(),
   z.object({ type: z.literal("catalog_changed"), generation: z.number().int() }).strict(),
   z.object({

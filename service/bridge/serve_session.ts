@@ -72,20 +72,20 @@ function handle(session: Session, message: ConnectorMessage): void {
 function sendCatalog(session: Session, message: MessageOf<"catalog">): void {
   const { catalog } = session.deps;
   session.view.restrictions = message.restrictions ?? [];
-  const all = catalog.descriptors() satisfies ToolDescriptor[];
-  const tools = projectedFor(session, all);
-  session.view.listed = namesOf(tools);
+  const tools = catalog.descriptors() satisfies ToolDescriptor[];
+  const withheld = withheldFrom(session, tools);
+  session.view.listed = withheld.join(",");
   session.send({
     type: "catalog",
     seq: message.seq,
     generation: catalog.generation,
     tools,
-    projected: tools.length < all.length,
+    withheld,
   });
 }
 
-/** The tools among `all` this session's connector may be offered. */
-function projectedFor(session: Session, all: ToolDescriptor[]): ToolDescriptor[] {
+/** The names of the tools among `all` this session's connector is not offered. */
+function withheldFrom(session: Session, all: ToolDescriptor[]): string[] {
   const { policy } = session.deps.governance;
   const withheld = withheldTools(
     policy.rules(),
@@ -93,17 +93,13 @@ function projectedFor(session: Session, all: ToolDescriptor[]): ToolDescriptor[]
     session.view.restrictions,
     all.map((tool) => tool.name),
   );
-  return withheld.size === 0 ? all : all.filter((tool) => !withheld.has(tool.name));
-}
-
-function namesOf(tools: ToolDescriptor[]): string {
-  return tools.map((tool) => tool.name).join(",");
+  return all.filter((tool) => withheld.has(tool.name)).map((tool) => tool.name);
 }
 
 /** After a policy reload: tells the connector its catalog changed, when its view did. */
 function tellIfViewChanged(session: Session): void {
   if (session.view.listed === null) return;
-  const now = namesOf(projectedFor(session, session.deps.catalog.descriptors()));
+  const now = withheldFrom(session, session.deps.catalog.descriptors()).join(",");
   if (now === session.view.listed) return;
   session.view.listed = now;
   session.send({ type: "catalog_changed", generation: session.deps.governance.policy.revision });

@@ -76,7 +76,7 @@ export interface SessionInfo {
 export interface CatalogView {
   /** The connector's own restrictions, as its last catalog request carried them. */
   restrictions: { capabilities?: readonly string[] }[];
-  /** The names of the tools it was last sent, joined; null before it asked. */
+  /** The names of the tools it was last told are withheld, joined; null before it asked. */
   listed: string | null;
 }
 
