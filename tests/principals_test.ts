@@ -16,7 +16,7 @@ import { fetchStatus, type Status } from "../service/control/mod.ts";
 import { resolveInstancePaths } from "../shared/instance.ts";
 import { assert, assertEquals, assertMatch } from "./support/assert.ts";
 import { executable, makeTestEnv, type TestEnv } from "./support/env.ts";
-import { ghostlight, startService } from "./support/processes.ts";
+import { ghostlight, runCommand, startService } from "./support/processes.ts";
 import { allText } from "./support/results.ts";
 import { type CallResult, startSession } from "./support/session.ts";
 import { envelope, startConnector, stopService } from "./mcp_support.ts";
@@ -270,6 +270,27 @@ Deno.test("each principal is offered the tools it may use, and told when a reloa
     for (const client of opened) await client.close().catch(() => {});
     await stopService(testEnv);
     await service.status;
+    await testEnv.dispose();
+  }
+});
+
+Deno.test("a malformed principal stops the connector at start, with the reason", async () => {
+  const testEnv = await makeTestEnv("prn");
+  try {
+    const { command, args } = executable(testEnv, "mcp-connector", [
+      "--instance",
+      testEnv.instance,
+      "--principal",
+      "Claude Desktop",
+    ]);
+    const out = await runCommand(testEnv, command, args);
+    assertEquals(out.code, 2);
+    assertMatch(
+      out.stderr,
+      /--principal "Claude Desktop" is not a principal: a principal is 1 to 64 lowercase letters/,
+    );
+    assertEquals(out.stdout, "");
+  } finally {
     await testEnv.dispose();
   }
 });
