@@ -25,7 +25,7 @@ export class CatalogCache {
       this.#current = null;
       if (before === null) return;
       const after = await this.get().catch(() => null);
-      if (after !== null && JSON.stringify(after.tools) === JSON.stringify(before.tools)) return;
+      if (after !== null && listedOf(after) === listedOf(before)) return;
       await onToolsChanged();
     });
   }
@@ -40,4 +40,15 @@ export class CatalogCache {
       throw new RpcError(ErrorCode.internalError, (error as Error).message);
     }
   }
+}
+
+/** What a client is shown of a catalog: the tools it lists, as one comparable string. */
+function listedOf(catalog: CatalogSnapshot): string {
+  return JSON.stringify(listedTools(catalog));
+}
+
+/** The tools a client is shown: all but the withheld. */
+export function listedTools(catalog: CatalogSnapshot): CatalogSnapshot["tools"] {
+  if (catalog.withheld.length === 0) return catalog.tools;
+  return catalog.tools.filter((tool) => !catalog.withheld.includes(tool.name));
 }

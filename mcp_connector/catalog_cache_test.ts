@@ -1,5 +1,5 @@
 import { assertEquals, assertRejects } from "../tests/support/assert.ts";
-import { CatalogCache } from "./catalog_cache.ts";
+import { CatalogCache, listedTools } from "./catalog_cache.ts";
 import type { CatalogSnapshot } from "./service_link.ts";
 
 function tool(name: string) {
@@ -43,6 +43,7 @@ function source(initial: CatalogSnapshot) {
 const snapshot = (...names: string[]) => ({
   generation: 1,
   tools: names.map(tool),
+  withheld: [] as string[],
 });
 
 Deno.test("the catalog is fetched once and refetched only after a change", async () => {
@@ -62,9 +63,14 @@ Deno.test("the catalog is fetched once and refetched only after a change", async
   assertEquals(told, 1, "different tools: the session is told");
   assertEquals((await cache.get()).tools.map((t) => t.name), ["a", "b"]);
 
+  fake.serve({ ...snapshot("a", "b"), withheld: ["b"] });
+  await fake.changed();
+  assertEquals(told, 2, "a tool withheld now: what the client is shown changed");
+  assertEquals(listedTools(await cache.get()).map((t) => t.name), ["a"]);
+
   fake.serve(new Error("service gone"));
   await fake.changed();
-  assertEquals(told, 2, "a failed refetch tells the client to list again");
+  assertEquals(told, 3, "a failed refetch tells the client to list again");
   await assertRejects(() => cache.get(), /service gone/);
 });
 

@@ -11,10 +11,11 @@
  * @module
  */
 
+import { Principal } from "../shared/bridge.ts";
 import type { ByteSource } from "../shared/framing.ts";
 import { type InstancePaths, instancePathsFromEnv } from "../shared/instance.ts";
 import { VERSION } from "../shared/version.ts";
-import { CallBook, type CallSettings } from "./calls.ts";
+import { CallBook, type CallSettings, connectorRestriction } from "./calls.ts";
 import {
   ErrorCode,
   type Incoming,
@@ -57,26 +58,41 @@ function report(message: string): void {
   }
 }
 
-/** The connector's arguments: the instance, and the fixed entry its starter lets it run. */
+/**
+ * The connector's arguments: the instance, the principal its client's entry names, and the
+ * fixed entry its starter lets it run.
+ */
 interface ConnectorArgs {
   instance?: string;
+  principal?: string;
   serviceEntry?: string;
 }
 
-function parseArgs(args: string[]): ConnectorArgs {
+const USAGE = "usage: [--instance NAME] [--principal NAME] [--service-entry PATH]";
+
+/** The connector's arguments; a principal is checked here, so a bad one never connects. */
+export function parseArgs(args: string[]): ConnectorArgs {
   const out: ConnectorArgs = {};
   for (let i = 0; i < args.length; i++) {
     if (args[i] === "--instance") out.instance = args[++i];
     else if (args[i].startsWith("--instance=")) out.instance = args[i].slice(11);
+    else if (args[i] === "--principal") out.principal = readPrincipal(args[++i]);
+    else if (args[i].startsWith("--principal=")) out.principal = readPrincipal(args[i].slice(12));
     else if (args[i] === "--service-entry") out.serviceEntry = args[++i];
     else {
-      throw new Error(
-        `unknown argument ${JSON.stringify(args[i].slice(0, 100))}; usage: [--instance NAME] ` +
-          "[--service-entry PATH]",
-      );
+      throw new Error(`unknown argument ${JSON.stringify(args[i].slice(0, 100))}; ${USAGE}`);
     }
   }
   return out;
+}
+
+function readPrincipal(raw: string | undefined): string {
+  const parsed = Principal.safeParse(raw);
+  if (parsed.success) return parsed.data;
+  throw new Error(
+    `--principal ${JSON.stringify((raw ?? "").slice(0, 100))} is not a principal: ` +
+      `${parsed.error.issues[0].message} (e.g. claude-desktop)`,
+  );
 }
 
 /** The versions a process can still serve, by what it is bound to. */
@@ -185,12 +201,17 @@ export async function serve(
     stop?: AbortSignal;
     /** The fixed entry the connector may start the service with. */
     serviceEntry?: string | null;
+    /** Who this connector acts for, from its start; none is the unnamed principal. */
+    principal?: string | null;
   },
 ): Promise<void> {
   const peer = new StdioPeer(io.output);
+  const restriction = connectorRestriction(settings);
   // The link connects (and starts the service) only when a bound session first needs it.
   const link = new ServiceLink(paths, { name: "unknown client", version: "" }, {
     serviceEntry: io.serviceEntry,
+    principal: io.principal,
+    restrictions: restriction === null ? [] : [restriction],
   });
   const revisions = new RevisionSwitch(peer, link, {
     server: { name: paths.mcpServerName, version: VERSION },
@@ -268,6 +289,7 @@ if (import.meta.main) {
     output: Deno.stdout.writable,
     stop,
     serviceEntry: args.serviceEntry,
+    principal: args.principal,
   });
   Deno.exit(0);
 }

@@ -7,7 +7,7 @@
  * @module
  */
 
-import { CatalogCache } from "./catalog_cache.ts";
+import { CatalogCache, listedTools } from "./catalog_cache.ts";
 import {
   type CallBook,
   END_GRACE_MS,
@@ -158,7 +158,7 @@ export class Session2025 {
     }
     const catalog = await this.#catalog.get();
     return {
-      tools: catalog.tools.map((tool) => ({
+      tools: listedTools(catalog).map((tool) => ({
         name: tool.name,
         title: tool.title,
         description: tool.description,

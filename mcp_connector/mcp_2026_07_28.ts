@@ -8,7 +8,7 @@
  * @module
  */
 
-import { CatalogCache } from "./catalog_cache.ts";
+import { CatalogCache, listedTools } from "./catalog_cache.ts";
 import { CallRestriction, MAX_HANDLE, type ToolDescriptor } from "../shared/bridge.ts";
 import { INSTRUCTIONS } from "./instructions.ts";
 import {
@@ -313,7 +313,11 @@ export class Session2026 {
       throw new RpcError(ErrorCode.invalidParams, "Invalid cursor: the tool list has one page");
     }
     const catalog = await this.#catalog.get();
-    return { tools: catalog.tools.map(listedTool), ttlMs: TOOLS_TTL_MS, cacheScope: "public" };
+    const tools = listedTools(catalog).map(listedTool);
+    // A list the policy or a restriction narrowed is this connector's own: no shared cache may
+    // keep it, and a policy reload can change it (list_changed says so).
+    if (catalog.withheld.length > 0) return { tools, ttlMs: 0, cacheScope: "private" };
+    return { tools, ttlMs: TOOLS_TTL_MS, cacheScope: "public" };
   }
 
   #listen(request: Request): null {

@@ -9,6 +9,7 @@
 
 import {
   BRIDGE_MAX_FRAME,
+  type CallRestriction,
   type ConnectorMessage,
   type Outcome,
   ServiceMessage,
@@ -26,6 +27,11 @@ const START_TIMEOUT_MS = 30_000;
 export interface CatalogSnapshot {
   generation: number;
   tools: ToolDescriptor[];
+  /**
+   * The tools the policy or this connector's restriction leave it no use of: not listed, and
+   * a call of one is still sent, for the service to refuse with its rule.
+   */
+  withheld: string[];
 }
 
 /** A refusal before any work began. */
@@ -52,6 +58,8 @@ type Connection = OpenedConnection<unknown> & { pending: Map<number, Pending> };
 export class ServiceLink {
   #paths: InstancePaths;
   #serviceEntry: string | null;
+  #principal: string | null;
+  #restrictions: CallRestriction[];
   #client: { name: string; version: string };
   #connection: Connection | null = null;
   #connecting: Promise<Connection> | null = null;
@@ -63,16 +71,24 @@ export class ServiceLink {
   /**
    * `serviceEntry` is the fixed entry this connector may start the service with (its only run
    * permission); without one a compiled connector starts the `ghostlight` beside it, and one run
-   * from source starts nothing.
+   * from source starts nothing. `principal` is who the connector acts for, fixed at its start
+   * (none: the service takes it as unnamed); `restrictions` are its own, which its catalog
+   * request carries so that a tool it could never call is not listed.
    */
   constructor(
     paths: InstancePaths,
     client: { name: string; version: string },
-    options: { serviceEntry?: string | null } = {},
+    options: {
+      serviceEntry?: string | null;
+      principal?: string | null;
+      restrictions?: CallRestriction[];
+    } = {},
   ) {
     this.#paths = paths;
     this.#client = client;
     this.#serviceEntry = options.serviceEntry ?? null;
+    this.#principal = options.principal ?? null;
+    this.#restrictions = options.restrictions ?? [];
   }
 
   /** Updates the client identity sent at the next (re)connection. */
@@ -94,7 +110,10 @@ export class ServiceLink {
     return await new Promise((resolve, reject) => {
       const seq = ++this.#seq;
       connection.pending.set(seq, { kind: "catalog", resolve, reject });
-      this.#send(connection, { type: "catalog", seq });
+      const restrictions = this.#restrictions.length > 0
+        ? { restrictions: this.#restrictions }
+        : {};
+      this.#send(connection, { type: "catalog", seq, ...restrictions });
     });
   }
 
@@ -197,6 +216,7 @@ export class ServiceLink {
       socket: this.#paths.bridgeSocket,
       secretFile: this.#paths.secretFile,
       role: "mcp",
+      ...(this.#principal === null ? {} : { principal: this.#principal }),
       client: this.#client,
       maxFrame: BRIDGE_MAX_FRAME,
     });

@@ -80,7 +80,8 @@ export function mcpbManifest(
       entry_point: ENTRY_POINT,
       mcp_config: {
         command: "node",
-        args: [`\${__dirname}/${ENTRY_POINT}`],
+        // Claude Desktop's principal, as install gives its entry (decision 0255).
+        args: [`\${__dirname}/${ENTRY_POINT}`, "--principal", "claude-desktop"],
         env: { GHOSTLIGHT_INSTANCE: "${user_config.instance}" },
       },
     },

@@ -13,9 +13,11 @@ import { z } from "zod";
  * longer carries the MCP instructions (the connector owns them). 3: the connector proves the
  * instance secret too, answering the service's challenge. 4: a `start` may carry restrictions,
  * which a service that ignored them would not honour. 5: no `started`; `cancel` and `completed`
- * name a call by its `start`'s seq (decision 0238).
+ * name a call by its `start`'s seq (decision 0238). 6: the hello names the connector's principal,
+ * a catalog request carries the connector's restrictions and its answer names the tools it
+ * withholds (decisions 0255, 0256).
  */
-export const BRIDGE_MAJOR = 5;
+export const BRIDGE_MAJOR = 6;
 
 /** Largest frame on the connector ↔ service hop, either way (screenshots are the big ones). */
 export const BRIDGE_MAX_FRAME = 32 * 1024 * 1024;
@@ -27,12 +29,28 @@ export type Role = z.infer<typeof Role>;
 /** A nonce one side must prove it can sign: base64 of 32 random bytes. */
 const Nonce = z.string().min(32).max(128);
 
+/**
+ * Who a connector acts for, fixed when it is started by what the person configured (decision
+ * 0255): `install` writes each client's entry with its own (`claude-desktop`, `cursor`, ...).
+ * Policy grants name principals; a client's self-reported `clientInfo` never grants anything.
+ */
+export const Principal = z.string().regex(/^[a-z0-9][a-z0-9-]{0,63}$/, {
+  message: "a principal is 1 to 64 lowercase letters, digits and dashes, starting with a " +
+    "letter or digit",
+});
+export type Principal = z.infer<typeof Principal>;
+
+/** The principal of a connector started with none (by hand, or by an older client entry). */
+export const UNNAMED_PRINCIPAL = "unnamed";
+
 /** The connector's opening message. `nonce` is what the service must prove it can sign. */
 export const ConnectorHello = z.object({
   type: z.literal("hello"),
   bridge_major: z.number().int(),
   role: Role,
   nonce: Nonce,
+  /** An MCP connector's principal; one that says none acts as {@linkcode UNNAMED_PRINCIPAL}. */
+  principal: Principal.optional(),
   client: z.object({ name: z.string().max(200), version: z.string().max(100) }).strict()
     .optional(),
 }).strict();
@@ -155,7 +173,12 @@ export type CallRestriction = z.infer<typeof CallRestriction>;
 export const ConnectorMessage = z.discriminatedUnion("type", [
   z.object({ type: z.literal("open_workspace"), seq: Seq, label: z.string().max(200) }).strict(),
   z.object({ type: z.literal("release_workspace"), workspace: WorkspaceHandle }).strict(),
-  z.object({ type: z.literal("catalog"), seq: Seq }).strict(),
+  z.object({
+    type: z.literal("catalog"),
+    seq: Seq,
+    /** The connector's own restriction: a tool it could never call is not listed. */
+    restrictions: z.array(CallRestriction).max(4).optional(),
+  }).strict(),
   z.object({
     type: z.literal("start"),
     seq: Seq,
@@ -181,6 +204,11 @@ export const ServiceMessage = z.discriminatedUnion("type", [
     seq: Seq,
     generation: z.number().int(),
     tools: z.array(ToolDescriptor),
+    /**
+     * The tools this connector's principal or its own restriction can never call: not listed to
+     * its client, though a call of one still reaches the gate and is refused with the rule.
+     */
+    withheld: z.array(z.string().max(128)).max(256),
   }).strict(),
   z.object({ type: z.literal("catalog_changed"), generation: z.number().int() }).strict(),
   z.object({

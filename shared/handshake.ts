@@ -92,6 +92,8 @@ export async function connectAndVerify(
     socket: string;
     secretFile: string;
     role: Role;
+    /** An MCP connector's principal, fixed at its start. */
+    principal?: string;
     client?: { name: string; version: string };
     maxFrame: number;
   },
@@ -104,6 +106,7 @@ export async function connectAndVerify(
       bridge_major: BRIDGE_MAJOR,
       role: options.role,
       nonce: freshNonce(),
+      ...(options.principal ? { principal: options.principal } : {}),
       ...(options.client ? { client: options.client } : {}),
     };
     // A service at its connection bound refuses at once and closes, so writing the hello may

@@ -70,6 +70,8 @@ export const PersonState = z.object({
     summary: z.string(),
     /** Set when a policy file is broken: why, and what stays in force. */
     problem: z.string().nullable(),
+    /** What in the policies in force still works but is deprecated, one line each. */
+    warnings: z.array(z.string().max(2_000)).max(8).optional(),
   }),
   audit: z.object({ file: z.string(), ok: z.boolean(), error: z.string().nullable() }),
   workspaces: z.array(PersonWorkspace),

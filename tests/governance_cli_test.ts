@@ -56,8 +56,11 @@ Deno.test("paths, policy init and explain, and the answers when nothing runs yet
     const explained = await ghostlight(testEnv, ["policy", "explain", "--host", "localhost"]);
     assertEquals(explained.code, 0, explained.stderr);
     assertMatch(explained.stdout, /By default every capability is refused/);
-    assertMatch(explained.stdout, /1\. Every client on localhost, 127\.0\.0\.1: may read pages/);
-    assertMatch(explained.stdout, /On localhost, for any client:\n {2}read +allowed +grant 1 of /);
+    assertMatch(explained.stdout, /1\. Every principal on localhost, 127\.0\.0\.1: may read pages/);
+    assertMatch(
+      explained.stdout,
+      /On localhost, for any principal:\n {2}read +allowed +grant 1 of /,
+    );
 
     await Deno.writeTextFile(paths.policyFile, `{ "default": "maybe" }`);
     const broken = await ghostlight(testEnv, ["policy", "explain"]);

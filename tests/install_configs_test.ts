@@ -130,33 +130,26 @@ Deno.test("install, install again, uninstall: seeded configs come back byte for 
     const home = testEnv.home;
     const read = (relative: string) => Deno.readTextFile(`${home}/${relative}`);
 
-    const expectations: [string, string[], (entry: unknown) => unknown][] = [
-      [".claude.json", ["mcpServers", `${server}-2`], (e) => (e as { command: string }).command],
-      [".cursor/mcp.json", ["mcpServers", server], (e) => (e as { command: string }).command],
-      ["config/Code/User/mcp.json", ["servers", server], (e) => (e as { command: string }).command],
-      [
-        ".codeium/windsurf/mcp_config.json",
-        ["mcpServers", server],
-        (e) => (e as { command: string }).command,
-      ],
-      [
-        "config/zed/settings.json",
-        ["context_servers", server],
-        (e) => (e as { command: string }).command,
-      ],
-      [
-        "config/Claude/claude_desktop_config.json",
-        ["mcpServers", server],
-        (e) => (e as { command: string }).command,
-      ],
-      ["config/crush/crush.json", ["mcp", server], (e) => (e as { command: string }).command],
+    // Each client's entry starts the launcher with that client's own principal.
+    const expectations: [string, string[], string][] = [
+      [".claude.json", ["mcpServers", `${server}-2`], "claude-code"],
+      [".cursor/mcp.json", ["mcpServers", server], "cursor"],
+      ["config/Code/User/mcp.json", ["servers", server], "vscode"],
+      [".codeium/windsurf/mcp_config.json", ["mcpServers", server], "windsurf"],
+      ["config/zed/settings.json", ["context_servers", server], "zed"],
+      ["config/Claude/claude_desktop_config.json", ["mcpServers", server], "claude-desktop"],
+      ["config/crush/crush.json", ["mcp", server], "crush"],
     ];
-    for (const [relative, path, command] of expectations) {
+    for (const [relative, path, principal] of expectations) {
       const document = parseJsonc(await read(relative), [], { allowTrailingComma: true });
-      assertEquals(command(valueAt(document, path)), launcher, relative);
+      const entry = valueAt(document, path) as { command: string; args: string[] };
+      assertEquals([entry.command, entry.args], [launcher, ["--principal", principal]], relative);
     }
     const codex = parseToml(await read(".codex/config.toml"));
-    assertEquals(valueAt(codex, ["mcp_servers", server]), { command: launcher, args: [] });
+    assertEquals(valueAt(codex, ["mcp_servers", server]), {
+      command: launcher,
+      args: ["--principal", "codex"],
+    });
     assertEquals(valueAt(codex, ["mcp_servers", "docs", "command"]), "docs-mcp");
     // The foreign entry under our name is still there, untouched.
     const claude = JSON.parse(await read(".claude.json"));
@@ -222,7 +215,10 @@ Deno.test("with no client and no browser found, install says what to give a clie
     const dry = await ghostlight(testEnv, ["install", "--dry-run", "--no-autostart"]);
     const connector = `${testEnv.home}/.local/bin/ghostlight-${testEnv.instance}-mcp-connector`;
     assert(dry.stdout.includes(`No MCP client was found`), dry.stdout);
-    assert(dry.stdout.includes(`the local server command ${connector} (no arguments)`), dry.stdout);
+    assert(
+      dry.stdout.includes(`the local server command ${connector} with the arguments --principal`),
+      dry.stdout,
+    );
     assertMatch(dry.stdout, /No Chromium-family browser's profile folder was found/);
   } finally {
     await testEnv.dispose();
@@ -266,6 +262,47 @@ Deno.test("two instances in one client file: each uninstall takes out its own en
         assertEquals(await Deno.readTextFile(`${home}/${relative}`), text, relative);
       }
     }
+  } finally {
+    await testEnv.dispose();
+  }
+});
+
+Deno.test("an entry from before principals: install leaves it and says so, uninstall removes it", async () => {
+  const testEnv = await makeTestEnv("inst");
+  try {
+    const home = testEnv.home;
+    const server = `ghostlight-${testEnv.instance}`;
+    const launcher = `${home}/.local/bin/${server}-mcp-connector`;
+    const path = `${home}/.cursor/mcp.json`;
+    const before = '{\n  "mcpServers": {\n    "fs": { "command": "npx" }\n  }\n}\n';
+    // What an install from before principals wrote: the launcher with no arguments.
+    const old = '{\n  "mcpServers": {\n    "fs": { "command": "npx" },\n' +
+      `    "${server}": { "command": "${launcher}", "args": [] }\n  }\n}\n`;
+    await Deno.mkdir(`${home}/.cursor`, { recursive: true });
+    await Deno.writeTextFile(path, old);
+    const installed = await ghostlight(testEnv, [
+      "install",
+      "--client",
+      "cursor",
+      "--no-autostart",
+    ]);
+    assertEquals(installed.code, 0, installed.stdout + installed.stderr);
+    assertMatch(
+      installed.stdout,
+      /started without a principal \(your policy's grants see it as unnamed\)/,
+    );
+    assertEquals(await Deno.readTextFile(path), old, "no second entry beside the old one");
+    const removed = await ghostlight(testEnv, ["uninstall"]);
+    assertEquals(removed.code, 0, removed.stdout + removed.stderr);
+    assertEquals(JSON.parse(await Deno.readTextFile(path)), JSON.parse(before));
+    // Installed afresh, the entry has its principal, and uninstall gives the bytes back.
+    await Deno.writeTextFile(path, before);
+    const fresh = await ghostlight(testEnv, ["install", "--client", "cursor", "--no-autostart"]);
+    assertEquals(fresh.code, 0, fresh.stdout + fresh.stderr);
+    const entry = JSON.parse(await Deno.readTextFile(path)).mcpServers[server];
+    assertEquals(entry, { command: launcher, args: ["--principal", "cursor"] });
+    assertEquals((await ghostlight(testEnv, ["uninstall"])).code, 0);
+    assertEquals(await Deno.readTextFile(path), before);
   } finally {
     await testEnv.dispose();
   }

@@ -44,9 +44,20 @@ export interface Transcript {
   stderr(): string;
 }
 
-/** Starts a connector for the test's instance. `env` adds variables (deadlines, ...). */
-export function startConnector(testEnv: TestEnv, env: Record<string, string> = {}): Transcript {
-  const { command, args } = executable(testEnv, "mcp-connector", ["--instance", testEnv.instance]);
+/**
+ * Starts a connector for the test's instance. `env` adds variables (deadlines, ...), `extra`
+ * arguments (`--principal NAME`).
+ */
+export function startConnector(
+  testEnv: TestEnv,
+  env: Record<string, string> = {},
+  extra: string[] = [],
+): Transcript {
+  const { command, args } = executable(testEnv, "mcp-connector", [
+    "--instance",
+    testEnv.instance,
+    ...extra,
+  ]);
   const child = new Deno.Command(command, {
     args,
     env: { ...testEnv.env, ...env },

@@ -153,7 +153,7 @@ export async function checkLanding(
   }
   if (landed === checked.host) return outcome;
   const decision = decide(session.deps.governance.policy.rules(), {
-    client: work.message.context.client_name,
+    principal: session.info.principal,
     host: landed,
     capabilities: ["read"],
     restrictions: readRestrictionsOrNone(work.message),
@@ -333,9 +333,9 @@ function decideFor(
   host: PageHost,
   restrictions: Restriction[],
 ): Decision {
-  const { tool, arguments: args, context } = work.message;
+  const { tool, arguments: args } = work.message;
   return decide(session.deps.governance.policy.rules(), {
-    client: context.client_name,
+    principal: session.info.principal,
     host,
     capabilities: session.deps.catalog.capabilities(tool, args),
     restrictions,

@@ -13,7 +13,13 @@ function connect(deps: SessionDeps) {
   const toService = new ReadableStream<Uint8Array>({ start: (c) => void (feed = c) });
   const fromService = new TransformStream<Uint8Array, Uint8Array>();
   const writer = new BoundedWriter(fromService.writable, { maxWaiting: 1024, maxBytes: 1 << 24 });
-  const info = { client: "test", connectedAt: new Date(), activeWorks: 0 };
+  const info = {
+    principal: "unnamed",
+    client: "test",
+    clientName: "test",
+    connectedAt: new Date(),
+    activeWorks: 0,
+  };
   const served = serveSession(new FrameReader(toService, BRIDGE_MAX_FRAME), writer, info, deps);
   const reader = new FrameReader(fromService.readable, BRIDGE_MAX_FRAME);
   let seq = 0;

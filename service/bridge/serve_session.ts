@@ -7,6 +7,7 @@
 
 import { ConnectorMessage, type ToolDescriptor } from "../../shared/bridge.ts";
 import type { BoundedWriter, FrameReader } from "../../shared/framing.ts";
+import { withheldTools } from "../governance/mod.ts";
 import { log } from "../log/mod.ts";
 import type { Workspace } from "../workspace/mod.ts";
 import { CONNECTION_FULL } from "./admission.ts";
@@ -36,6 +37,8 @@ export async function serveSession(
   deps: SessionDeps,
 ): Promise<void> {
   const session = openSession(writer, info, deps);
+  // A reload that changes what this connector may call changes what it is offered.
+  const unwatch = deps.governance.policy.onChange(() => tellIfViewChanged(session));
   try {
     for (let raw = await reader.next(); raw !== null; raw = await reader.next()) {
       const parsed = ConnectorMessage.safeParse(raw);
@@ -48,6 +51,7 @@ export async function serveSession(
   } catch (error) {
     log("warn", `connector session ended: ${(error as Error).message}`);
   } finally {
+    unwatch();
     // A connection lost without a clean release: its workspaces wait out a grace period so a
     // reconnecting connector can carry on in them.
     session.end();
@@ -61,15 +65,44 @@ function handle(session: Session, message: ConnectorMessage): void {
   handler(session, message);
 }
 
-/** Answers with the tool catalog. */
+/**
+ * Answers with the tool catalog as this connector sees it: without the tools its principal or
+ * its own restriction can never call (decision 0256).
+ */
 function sendCatalog(session: Session, message: MessageOf<"catalog">): void {
   const { catalog } = session.deps;
+  session.view.restrictions = message.restrictions ?? [];
+  const tools = catalog.descriptors() satisfies ToolDescriptor[];
+  const withheld = withheldFrom(session, tools);
+  session.view.listed = withheld.join(",");
   session.send({
     type: "catalog",
     seq: message.seq,
     generation: catalog.generation,
-    tools: catalog.descriptors() satisfies ToolDescriptor[],
+    tools,
+    withheld,
   });
+}
+
+/** The names of the tools among `all` this session's connector is not offered. */
+function withheldFrom(session: Session, all: ToolDescriptor[]): string[] {
+  const { policy } = session.deps.governance;
+  const withheld = withheldTools(
+    policy.rules(),
+    session.info.principal,
+    session.view.restrictions,
+    all.map((tool) => tool.name),
+  );
+  return all.filter((tool) => withheld.has(tool.name)).map((tool) => tool.name);
+}
+
+/** After a policy reload: tells the connector its catalog changed, when its view did. */
+function tellIfViewChanged(session: Session): void {
+  if (session.view.listed === null) return;
+  const now = withheldFrom(session, session.deps.catalog.descriptors()).join(",");
+  if (now === session.view.listed) return;
+  session.view.listed = now;
+  session.send({ type: "catalog_changed", generation: session.deps.governance.policy.revision });
 }
 
 /** Opens a workspace the connection holds (an edge that keeps one implicit workspace asks). */

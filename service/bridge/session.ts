@@ -62,9 +62,22 @@ export const CONNECTOR_GONE = "the connector went away";
 
 /** A connected MCP connector, for status. */
 export interface SessionInfo {
+  /** Who it acts for, from its proven hello: what the policy's grants name (decision 0255). */
+  principal: string;
+  /** What its MCP client says it is (`clientInfo`): for people and the audit, never authority. */
   client: string;
+  /** The name alone of {@linkcode client}, as the client gave it ("" when it gave none). */
+  clientName: string;
   connectedAt: Date;
   activeWorks: number;
+}
+
+/** What one connector was last told of the catalog, to know when a reload changes its view. */
+export interface CatalogView {
+  /** The connector's own restrictions, as its last catalog request carried them. */
+  restrictions: { capabilities?: readonly string[] }[];
+  /** The names of the tools it was last told are withheld, joined; null before it asked. */
+  listed: string | null;
 }
 
 /** Why a request was refused before any work began: a typed kind, a message, a next step. */
@@ -80,6 +93,8 @@ export interface Session {
   readonly works: Map<number, AbortController>;
   /** Which of {@linkcode works} still wait in their lane: nothing of them reached the browser. */
   readonly queued: Set<number>;
+  /** What the connector was last told of the catalog. */
+  readonly view: CatalogView;
   /** Sends a message to the connector, unless the session has ended. */
   send(message: ServiceMessage): void;
   /** Refuses request `seq` before any work began. */
@@ -118,6 +133,7 @@ export function openSession(
     holder,
     works,
     queued,
+    view: { restrictions: [], listed: null },
     send,
     refuse: (seq, refusal) => send({ type: "rejected", seq, ...refusal }),
     end: () => {

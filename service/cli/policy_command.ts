@@ -16,6 +16,7 @@ import {
   describePolicy,
   explainPolicy,
   MACHINE_POLICY_FILE,
+  nameAsPrincipal,
   type PolicyLayer,
   readPolicyText,
   type Rules,
@@ -55,13 +56,14 @@ async function readLayer(file: string): Promise<PolicyLayer | null | string> {
 }
 
 /**
- * `policy explain [FILE] [--host HOST] [--client NAME]`: the named file, or the layers this
+ * `policy explain [FILE] [--host HOST] [--principal NAME]`: the named file, or the layers this
  * instance would apply (machine-wide, then the person's), in words; with `--host`, what each
  * capability gets there.
  */
 async function explain(paths: InstancePaths, args: string[]): Promise<number> {
   const host = takeOption(args, "--host");
-  const client = takeOption(args, "--client") ?? "*";
+  // --client is the deprecated spelling, from when grants named clients.
+  const principal = takeOption(args, "--principal") ?? takeOption(args, "--client") ?? "*";
   const file = args.shift();
   noMore(args);
   const files = file === undefined ? [MACHINE_POLICY_FILE, paths.policyFile] : [file];
@@ -83,9 +85,12 @@ async function explain(paths: InstancePaths, args: string[]): Promise<number> {
     layers.push(ALL_OPEN);
   }
   for (const line of describePolicy(layers, BUILT_IN_SACRED)) console.log(line);
+  for (const warning of layers.flatMap((layer) => layer.warnings)) {
+    console.log(`Warning: ${warning}`);
+  }
   if (host !== undefined) {
-    const explained = explainPolicy({ layers, builtInSacred: BUILT_IN_SACRED }, client, host);
-    console.log(`\nOn ${host}, for ${client === "*" ? "any client" : client}:`);
+    const explained = explainPolicy({ layers, builtInSacred: BUILT_IN_SACRED }, principal, host);
+    console.log(`\nOn ${host}, for ${principal === "*" ? "any principal" : principal}:`);
     for (const [capability, { verdict, rule }] of Object.entries(explained.capabilities)) {
       console.log(`  ${capability.padEnd(8)} ${verdict.padEnd(8)} ${rule}`);
     }
@@ -128,8 +133,9 @@ async function simulate(args: string[]): Promise<number> {
     decisions++;
     // A landing check decided whether the page the call led to may be read.
     const landing = record.rule?.startsWith("after the call") ?? false;
+    // The audit names the client as it called itself, not its principal: replayed as one.
     const decision = decide(rules, {
-      client: record.client,
+      principal: nameAsPrincipal(record.client),
       host: record.host,
       capabilities: landing ? ["read"] : record.capabilities as never[],
       restrictions: [],

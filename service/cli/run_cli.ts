@@ -46,7 +46,7 @@ Commands:
                                  browser or work)
   audit verify [FILE]            check the audit's hash chain; exit 1 names the first bad line
   audit tail [-n N] [--json]     the latest audit records
-  policy explain [FILE] [--host HOST] [--client NAME]
+  policy explain [FILE] [--host HOST] [--principal NAME]
                                  what a policy allows, in words
   policy simulate FILE --replay AUDIT
                                  which calls of an audit FILE would have refused

@@ -49,7 +49,12 @@ export async function runStatus(paths: InstancePaths, args: string[]): Promise<n
   }
   console.log(`MCP connectors: ${status.connectors.length}`);
   for (const connector of status.connectors) {
-    console.log(`  ${connector.client}, ${connector.activeWorks} calls running`);
+    const principal = connector.principal ?? "unnamed";
+    console.log(
+      `  principal ${principal} (its client says: ${connector.client}), ` +
+        `${connector.activeWorks} calls running`,
+    );
+    if (connector.mismatch) console.log(`    principal mismatch: ${connector.mismatch}`);
   }
   console.log(`Workspaces: ${status.workspaces}`);
   for (const tab of status.quarantined ?? []) {
@@ -84,6 +89,7 @@ export async function runStatus(paths: InstancePaths, args: string[]): Promise<n
   if (person.stopped > 0) console.log(`Stopped agents not yet reconnected: ${person.stopped}`);
   console.log(`Policy: ${person.policy.summary}`);
   if (person.policy.problem) console.log(`  Problem: ${person.policy.problem}`);
+  for (const warning of person.policy.warnings ?? []) console.log(`  Warning: ${warning}`);
   console.log(
     person.audit.ok
       ? `Audit: ${person.audit.file}`

@@ -29,7 +29,12 @@ export const Status = z.object({
     mismatch: z.string().optional(),
   })),
   connectors: z.array(z.object({
+    /** Who it acts for, fixed at its start: what the policy's grants name. */
+    principal: z.string().optional(),
+    /** What its client says it is (`clientInfo`): shown, never authority. */
     client: z.string(),
+    /** Its client calls itself by another principal's name, in words. */
+    mismatch: z.string().optional(),
     connectedAt: z.string(),
     activeWorks: z.number(),
   })),

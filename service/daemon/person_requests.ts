@@ -33,7 +33,11 @@ export function personState(desk: PersonDesk): PersonState {
     paused: desk.person.paused,
     attentionAfter: desk.person.attentionAfter,
     stopped: desk.person.stoppedAgents,
-    policy: { summary: policySummary(machine, user), problem: policyProblem(machine, user) },
+    policy: {
+      summary: policySummary(machine, user),
+      problem: policyProblem(machine, user),
+      warnings: desk.policy.warnings(),
+    },
     audit: { file: audit.file, ok: audit.ok, error: audit.error ?? null },
     workspaces: desk.person.workspaces(),
   };

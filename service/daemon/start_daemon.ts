@@ -5,7 +5,7 @@
  * @module
  */
 
-import { BRIDGE_MAX_FRAME } from "../../shared/bridge.ts";
+import { BRIDGE_MAX_FRAME, UNNAMED_PRINCIPAL } from "../../shared/bridge.ts";
 import { FROM_EXTENSION_MAX_FRAME } from "../../shared/browser_protocol.ts";
 import { encodeFrame, FrameBudget } from "../../shared/framing.ts";
 import { acceptAndProve, type HandshakeRefusal, HELLO_MAX_FRAME } from "../../shared/handshake.ts";
@@ -26,7 +26,12 @@ import { BrowserError, BrowserHub, type BrowserLink, decomposeTabId } from "../b
 import { Catalog } from "../catalog/mod.ts";
 import { controlApp, median, type Probe, serveControl, type Status } from "../control/mod.ts";
 import { bindSockets, ensureOwnedDir, ensureSecret } from "../endpoint/mod.ts";
-import { MACHINE_POLICY_FILE, PersonControls, PolicyStore } from "../governance/mod.ts";
+import {
+  claimMismatch,
+  MACHINE_POLICY_FILE,
+  PersonControls,
+  PolicyStore,
+} from "../governance/mod.ts";
 import { configureLog, log } from "../log/mod.ts";
 import { DEFAULT_SCHEDULER_OPTIONS, Scheduler } from "../scheduler/mod.ts";
 import type { ServiceSettings } from "../settings.ts";
@@ -174,8 +179,23 @@ function mismatchOf(link: BrowserLink): { mismatch?: string } {
   return mismatch === null ? {} : { mismatch };
 }
 
+/** A connector whose client calls itself by another principal's name, for status. */
+function principalMismatch(
+  session: SessionInfo,
+  sessions: readonly SessionInfo[],
+  policy: PolicyStore,
+): { mismatch?: string } {
+  const others = sessions.filter((other) => other !== session).map((other) => other.principal);
+  const mismatch = claimMismatch(policy.rules(), {
+    principal: session.principal,
+    clientName: session.clientName,
+  }, others);
+  return mismatch === null ? {} : { mismatch };
+}
+
 /** What `ghostlight status` shows of a running service. */
 function statusOf(state: ServiceState, identity: Status["service"]): Status {
+  const sessions = [...state.activity.sessions];
   return {
     service: identity,
     browsers: state.browsers.list().map((link) => ({
@@ -187,8 +207,10 @@ function statusOf(state: ServiceState, identity: Status["service"]): Status {
       features: [...link.details.features],
       ...mismatchOf(link),
     })),
-    connectors: [...state.activity.sessions].map((session) => ({
+    connectors: sessions.map((session) => ({
+      principal: session.principal,
       client: session.client,
+      ...principalMismatch(session, sessions, state.shared.governance.policy),
       connectedAt: session.connectedAt.toISOString(),
       activeWorks: session.activeWorks,
     })),
@@ -270,7 +292,9 @@ async function acceptConnectors(listener: Deno.UnixListener, acceptor: Acceptor)
       if (!opened || acceptor.stopping()) return null;
       const client = opened.hello.client;
       const info: SessionInfo = {
+        principal: opened.hello.principal ?? UNNAMED_PRINCIPAL,
         client: client ? `${client.name} ${client.version}` : "unknown client",
+        clientName: client?.name ?? "",
         connectedAt: new Date(),
         activeWorks: 0,
       };

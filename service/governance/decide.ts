@@ -36,8 +36,8 @@ export interface Rules {
 
 /** What is known of one call when it is decided. */
 export interface CallFacts {
-  /** The MCP client's name. */
-  client: string;
+  /** Who the connector acts for, fixed at its start (never the client's own name for itself). */
+  principal: string;
   /** The host of the page the call touches, or null when it touches none. */
   host: PageHost;
   /** What the call's action needs, from the catalog. */
@@ -77,7 +77,7 @@ export function decide(rules: Rules, call: CallFacts): Decision {
   let allowedBy = "";
   for (const capability of call.capabilities) {
     for (const layer of rules.layers) {
-      const said = layerSays(layer, call.client, call.host, capability);
+      const said = layerSays(layer, call.principal, call.host, capability);
       if (said.allows) {
         if (capability === first) allowedBy = said.rule;
         continue;
@@ -133,17 +133,22 @@ function restrictionDenial(call: CallFacts): Decision | null {
   return null;
 }
 
-/** What one layer says of one capability for one client on one host, with the rule. */
+/** Whether a grant is for `principal`. */
+function grantCovers(grant: PolicyLayer["grants"][number], principal: string): boolean {
+  return grant.principals.some((pattern) => pattern === "*" || pattern === principal);
+}
+
+/** What one layer says of one capability for one principal on one host, with the rule. */
 function layerSays(
   layer: PolicyLayer,
-  client: string,
+  principal: string,
   host: string,
   capability: Capability,
 ): { allows: boolean; rule: string } {
-  const name = client.toLowerCase();
+  const name = principal.toLowerCase();
   let allowedBy: string | null = null;
   for (const [index, grant] of layer.grants.entries()) {
-    if (!grant.clients.some((pattern) => pattern === "*" || pattern === name)) continue;
+    if (!grantCovers(grant, name)) continue;
     const matched = grant.hosts.find((pattern) => hostMatches(pattern, host));
     if (matched === undefined) continue;
     const which = `grant ${index + 1} of ${layer.source} (${matched}`;
@@ -163,23 +168,49 @@ function layerSays(
   };
 }
 
-/** What the policy allows one client on one host, capability by capability (for `explain`). */
+/**
+ * Whether the layers refuse `capability` to `principal` on every host there is: a layer in
+ * enforce mode whose grant for it denies it on `*`, or whose default is deny and no grant for it
+ * allows it anywhere. Anything less certain counts as allowed somewhere (the gate still decides
+ * each call), so a tool is never withheld that some call could use.
+ */
+export function deniedEverywhere(
+  rules: Rules,
+  principal: string,
+  capability: Capability,
+): boolean {
+  return rules.layers.some((layer) => {
+    if (layer.mode !== "enforce") return false;
+    const grants = layer.grants.filter((grant) => grantCovers(grant, principal));
+    if (grants.some((grant) => grant.hosts.includes("*") && grant.deny.includes(capability))) {
+      return true;
+    }
+    return layer.default === "deny" && !grants.some((grant) => grant.allow.includes(capability));
+  });
+}
+
+/** What the policy allows one principal on one host, capability by capability (for `explain`). */
 export interface PolicyExplanation {
-  client: string;
+  principal: string;
   host: string;
   /** Set when the host is sacred: then nothing is allowed. */
   sacred: string | null;
   capabilities: Record<Capability, { verdict: Verdict; rule: string }>;
 }
 
-/** Explains what the rules allow `client` on `host`, for every capability. */
-export function explainPolicy(rules: Rules, client: string, host: string): PolicyExplanation {
+/** Explains what the rules allow `principal` on `host`, for every capability. */
+export function explainPolicy(rules: Rules, principal: string, host: string): PolicyExplanation {
   const capabilities = {} as PolicyExplanation["capabilities"];
   for (const capability of Capability.options) {
-    const decision = decide(rules, { client, host, capabilities: [capability], restrictions: [] });
+    const decision = decide(rules, {
+      principal,
+      host,
+      capabilities: [capability],
+      restrictions: [],
+    });
     capabilities[capability] = { verdict: decision.verdict, rule: decision.rule };
   }
-  return { client, host, sacred: sacredRule(rules, host), capabilities };
+  return { principal, host, sacred: sacredRule(rules, host), capabilities };
 }
 
 function listOr(items: readonly string[], none: string): string {

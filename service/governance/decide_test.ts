@@ -34,7 +34,7 @@ const allowWithDenies = layer(`{
   "default": "allow",
   "grants": [
     { "hosts": ["*.example.com"], "deny": ["execute", "write"] },
-    { "clients": ["Cursor"], "hosts": ["*"], "deny": ["action"] },
+    { "principals": ["Cursor"], "hosts": ["*"], "deny": ["action"] },
     { "hosts": ["shop.example.com"], "allow": ["write"] }
   ]
 }`);
@@ -54,7 +54,7 @@ function restriction(value: Record<string, unknown>): Restriction {
 interface Row {
   why: string;
   rules: Rules;
-  client?: string;
+  principal?: string;
   host: string | null;
   capabilities: Capability[];
   restrictions?: Restriction[];
@@ -77,10 +77,10 @@ const TABLE: Row[] = [
   { why: "* matches any host", rules: rules(machine), host: "anything.test", capabilities: ["execute"], verdict: "denied", rule: /grant 1 of machine\.jsonc \(\*\) denies execute/ },
   { why: "* matches a page without a host name", rules: rules(machine), host: "data:", capabilities: ["execute"], verdict: "denied", rule: /denies execute/ },
   { why: "a hostless page is matched by no named host", rules: rules(example), host: "file:", capabilities: ["read"], verdict: "denied", rule: /"default": "deny"/ },
-  // Clients.
-  { why: "a grant for a client applies to it, in any case", rules: rules(allowWithDenies), client: "cursor", host: "news.test", capabilities: ["action"], verdict: "denied", capability: "action", rule: /grant 2 of user\.jsonc \(\*\) denies action/ },
-  { why: "a grant for a client does not apply to another", rules: rules(allowWithDenies), client: "claude-code", host: "news.test", capabilities: ["action"], verdict: "allowed", rule: /"default": "allow"/ },
-  { why: "clients: * applies to every client", rules: rules(example), client: "anyone", host: "x.example.com", capabilities: ["execute"], verdict: "denied", rule: /grant 2 of user\.jsonc \(\*\.example\.com\) denies execute/ },
+  // Principals.
+  { why: "a grant for a principal applies to it, in any case", rules: rules(allowWithDenies), principal: "cursor", host: "news.test", capabilities: ["action"], verdict: "denied", capability: "action", rule: /grant 2 of user\.jsonc \(\*\) denies action/ },
+  { why: "a grant for a principal does not apply to another", rules: rules(allowWithDenies), principal: "claude-code", host: "news.test", capabilities: ["action"], verdict: "allowed", rule: /"default": "allow"/ },
+  { why: "the deprecated clients: * applies to every principal", rules: rules(example), principal: "anyone", host: "x.example.com", capabilities: ["execute"], verdict: "denied", rule: /grant 2 of user\.jsonc \(\*\.example\.com\) denies execute/ },
   // Deny over allow.
   { why: "deny overrides a later, more specific allow", rules: rules(allowWithDenies), host: "shop.example.com", capabilities: ["write"], verdict: "denied", capability: "write", rule: /grant 1 .* denies write/ },
   { why: "one denied capability of several denies the call", rules: rules(example), host: "127.0.0.1", capabilities: ["read", "action"], verdict: "denied", capability: "action", rule: /"default": "deny"/ },
@@ -116,7 +116,7 @@ const TABLE: Row[] = [
 Deno.test("the decision table", () => {
   for (const row of TABLE) {
     const call: CallFacts = {
-      client: row.client ?? "ghostlight-test",
+      principal: row.principal ?? "ghostlight-test",
       host: row.host,
       capabilities: row.capabilities,
       restrictions: row.restrictions ?? [],

@@ -51,6 +51,10 @@ export function describePolicy(
       `${builtInSacred.join(", ")}.`,
   );
   lines.push(
+    "A principal is who a connector was started for (its client entry's --principal, as " +
+      "install writes it; unnamed when none), never the name its client gives itself.",
+  );
+  lines.push(
     "A call can only be restricted further, per call (MCP request metadata) or per connector " +
       "(its environment).",
   );
@@ -58,9 +62,9 @@ export function describePolicy(
 }
 
 function describeGrant(grant: Grant): string {
-  const who = grant.clients.includes("*")
-    ? "Every client"
-    : `The client${grant.clients.length > 1 ? "s" : ""} ${grant.clients.join(", ")}`;
+  const who = grant.principals.includes("*")
+    ? "Every principal"
+    : `The principal${grant.principals.length > 1 ? "s" : ""} ${grant.principals.join(", ")}`;
   const where = grant.hosts.includes("*") ? "on every site" : `on ${coverage(grant.hosts)}`;
   const parts: string[] = [];
   if (grant.allow.length > 0) parts.push(`may ${grant.allow.map((c) => VERBS[c]).join(", ")}`);

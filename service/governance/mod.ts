@@ -11,6 +11,7 @@ export {
   type CallFacts,
   decide,
   type Decision,
+  deniedEverywhere,
   explainPolicy,
   type PolicyExplanation,
   Restriction,
@@ -22,6 +23,8 @@ export { describePolicy } from "./describe.ts";
 export { hostOfUrl, type PageHost } from "./hosts.ts";
 export { ALL_OPEN, type PolicyLayer, readPolicyText } from "./policy_file.ts";
 export { MACHINE_POLICY_FILE, type PolicyFileState, PolicyStore } from "./policy_store.ts";
+export { withheldTools } from "./projection.ts";
+export { claimMismatch, nameAsPrincipal } from "./principals.ts";
 export { BUILT_IN_SACRED } from "./sacred.ts";
 export { DEFAULT_TEMPLATE, TEMPLATES } from "./templates.ts";
 export {

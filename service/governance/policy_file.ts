@@ -7,21 +7,42 @@
 
 import { parse, type ParseError, printParseErrorCode, visit } from "jsonc-parser";
 import { z } from "zod";
+import { Principal } from "../../shared/bridge.ts";
 import { Capability } from "../catalog/mod.ts";
 import { HostPattern } from "./hosts.ts";
 
-/** A client pattern: an MCP client's name (its `clientInfo.name`, any case) or `*`. */
-const ClientPattern = z.string().trim().min(1).max(200).transform((name) => name.toLowerCase());
+/**
+ * A principal pattern: who a connector acts for, fixed at its start (decision 0255), any case,
+ * or `*`.
+ */
+const PrincipalPattern = z.string().trim().toLowerCase().pipe(z.union([z.literal("*"), Principal]));
 
-/** One grant: for these clients on these hosts, allow and/or deny these capabilities. */
+/**
+ * What the deprecated `"clients"` said: once an MCP client's self-reported name. It is read as
+ * principals now; a name no principal can have simply matches no connector.
+ */
+const LegacyClientPattern = z.string().trim().min(1).max(200).toLowerCase();
+
+/**
+ * One grant: for these principals on these hosts, allow and/or deny these capabilities.
+ * `"clients"` is the deprecated spelling of `"principals"`: read the same, and warned about.
+ */
 const Grant = z.object({
-  clients: z.array(ClientPattern).min(1).max(64).default(["*"]),
+  principals: z.array(PrincipalPattern).min(1).max(64).optional(),
+  clients: z.array(LegacyClientPattern).min(1).max(64).optional(),
   hosts: z.array(HostPattern).min(1).max(256).default(["*"]),
   allow: z.array(Capability).max(4).default([]),
   deny: z.array(Capability).max(4).default([]),
 }).strict().refine((grant) => grant.allow.length + grant.deny.length > 0, {
   message: 'a grant needs "allow" or "deny" (or both): a list of read, action, write, execute',
-});
+}).refine((grant) => grant.principals === undefined || grant.clients === undefined, {
+  message: 'a grant says "principals" or the deprecated "clients", not both; keep "principals"',
+}).transform(({ principals, clients, ...rest }) => ({
+  principals: principals ?? clients ?? ["*"],
+  /** True when the grant said the deprecated `"clients"`. */
+  saidClients: clients !== undefined,
+  ...rest,
+}));
 export type Grant = z.infer<typeof Grant>;
 
 /** The policy file's schema: the one definition of what a policy file may say. */
@@ -46,6 +67,21 @@ export type PolicyFile = z.infer<typeof PolicyFile>;
 export interface PolicyLayer extends PolicyFile {
   /** Where it came from, as rules name it: a file's path, or a built-in description. */
   source: string;
+  /** What in it still works but should be said otherwise (the deprecated `"clients"`). */
+  warnings: string[];
+}
+
+/** The warnings of a policy read from `source`: each grant that says `"clients"`. */
+function warningsOf(policy: PolicyFile, source: string): string[] {
+  const said = policy.grants.flatMap((grant, index) => grant.saidClients ? [index + 1] : []);
+  if (said.length === 0) return [];
+  return [
+    `${source}: grant${said.length > 1 ? "s" : ""} ${said.join(", ")} say${
+      said.length > 1 ? "" : "s"
+    } "clients", which is deprecated: it is read as "principals" (who a connector was ` +
+    `started for, as install names them: claude-desktop, cursor, ...), never as the name a ` +
+    `client reports; rename it "principals"`,
+  ];
 }
 
 /** A file's text read into a policy, or why it cannot be. */
@@ -82,7 +118,7 @@ export function readPolicyText(file: string, source: string): ReadPolicy {
     const where = issue.path.length > 0 ? ` at ${issue.path.join(".")}` : "";
     return { error: `${source} is not a valid policy${where}: ${issue.message}` };
   }
-  return { policy: { ...parsed.data, source } };
+  return { policy: { ...parsed.data, source, warnings: warningsOf(parsed.data, source) } };
 }
 
 /**
@@ -121,6 +157,7 @@ export const ALL_OPEN: PolicyLayer = {
   default: "allow",
   grants: [],
   sacred: [],
+  warnings: [],
 };
 
 /** The policy in force when a policy file cannot be read at start: everything refused. */
@@ -131,5 +168,6 @@ export function denyAll(reason: string): PolicyLayer {
     default: "deny",
     grants: [],
     sacred: [],
+    warnings: [],
   };
 }

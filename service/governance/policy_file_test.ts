@@ -9,7 +9,7 @@ const EXAMPLE = `{
   "default": "deny",
   "grants": [
     { "hosts": ["127.0.0.1"], "allow": ["read"] },
-    { "clients": ["*"], "hosts": ["*.example.com"], "deny": ["execute"] }
+    { "principals": ["*"], "hosts": ["*.example.com"], "deny": ["execute"] }
   ],
   "sacred": ["bank.example"]
 }`;
@@ -28,11 +28,46 @@ Deno.test("the README's example policy is accepted as written", () => {
     mode: "enforce",
     default: "deny",
     grants: [
-      { clients: ["*"], hosts: ["127.0.0.1"], allow: ["read"], deny: [] },
-      { clients: ["*"], hosts: ["*.example.com"], allow: [], deny: ["execute"] },
+      { principals: ["*"], saidClients: false, hosts: ["127.0.0.1"], allow: ["read"], deny: [] },
+      {
+        principals: ["*"],
+        saidClients: false,
+        hosts: ["*.example.com"],
+        allow: [],
+        deny: ["execute"],
+      },
     ],
     sacred: ["bank.example"],
+    warnings: [],
   });
+});
+
+Deno.test("the deprecated clients is read as principals, with a warning; both at once is refused", () => {
+  const read = readPolicyText(
+    `{ "default": "allow", "grants": [
+      { "principals": ["cursor"], "deny": ["write"] },
+      { "clients": ["Claude-Desktop"], "deny": ["execute"] },
+    ] }`,
+    "p.jsonc",
+  );
+  assert("policy" in read, JSON.stringify(read));
+  assertEquals(read.policy.grants.map((grant) => grant.principals), [["cursor"], [
+    "claude-desktop",
+  ]]);
+  assertEquals(read.policy.warnings.length, 1);
+  assertMatch(read.policy.warnings[0], /^p\.jsonc: grant 2 says "clients", which is deprecated/);
+  assertMatch(
+    errorOf(
+      `{ "default": "allow", "grants": [{ "principals": ["a"], "clients": ["a"], "deny": ["read"] }] }`,
+    ),
+    /grants\.0: a grant says "principals" or the deprecated "clients", not both/,
+  );
+  assertMatch(
+    errorOf(
+      `{ "default": "allow", "grants": [{ "principals": ["Claude Desktop"], "deny": ["read"] }] }`,
+    ),
+    /grants\.0\.principals\.0: .*a principal is 1 to 64 lowercase letters/,
+  );
 });
 
 Deno.test("default allow with deny grants, trailing commas and block comments are accepted", () => {

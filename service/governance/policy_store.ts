@@ -44,6 +44,8 @@ export class PolicyStore {
   readonly #watched: Watched[];
   #rules: Rules;
   #timer: ReturnType<typeof setInterval> | undefined;
+  #revision = 1;
+  #listeners = new Set<() => void>();
 
   /**
    * The store for the user's file and the machine-wide one. Nothing is read until
@@ -74,7 +76,21 @@ export class PolicyStore {
     for (const entry of this.#watched) {
       changed = (await this.#read(entry, { starting: false })) || changed;
     }
-    if (changed) this.#rebuild();
+    if (!changed) return;
+    this.#rebuild();
+    this.#revision++;
+    for (const listener of [...this.#listeners]) listener();
+  }
+
+  /** Counts the reloads that changed the rules; starts at 1. */
+  get revision(): number {
+    return this.#revision;
+  }
+
+  /** Calls `listener` after a reload changed the rules in force; returns how to stop. */
+  onChange(listener: () => void): () => void {
+    this.#listeners.add(listener);
+    return () => void this.#listeners.delete(listener);
   }
 
   /** Stops watching. */
@@ -85,6 +101,11 @@ export class PolicyStore {
   /** The rules in force now. */
   rules(): Rules {
     return this.#rules;
+  }
+
+  /** What in the policies in force is deprecated, in words (one line each). */
+  warnings(): string[] {
+    return this.#rules.layers.flatMap((layer) => layer.warnings);
   }
 
   /** What each file says now: the machine-wide one, then the user's. */

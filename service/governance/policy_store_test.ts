@@ -12,7 +12,7 @@ async function makeStore() {
   const machineFile = `${dir}/machine.jsonc`;
   const store = new PolicyStore({ userFile, machineFile });
   const verdict = (host: string, capability: "read" | "execute") =>
-    decide(store.rules(), { client: "c", host, capabilities: [capability], restrictions: [] })
+    decide(store.rules(), { principal: "c", host, capabilities: [capability], restrictions: [] })
       .verdict;
   return {
     store,
@@ -39,7 +39,7 @@ Deno.test("a bad file at start means deny-all with the reason, never all-open", 
   assertEquals([state.state, state.inForce], ["invalid", "deny-all"]);
   assertMatch(state.error ?? "", /not valid JSONC/);
   const decision = decide(t.store.rules(), {
-    client: "c",
+    principal: "c",
     host: "anywhere.test",
     capabilities: ["read"],
     restrictions: [],

@@ -43,8 +43,8 @@ export const TEMPLATES: Record<string, { about: string; text: string }> = {
     // Replace these with the sites your agents may work on.
     { "hosts": ["localhost", "127.0.0.1"], "allow": ["read", "action", "write", "execute"] },
     { "hosts": ["*.example.com"], "allow": ["read", "action", "write"] },
-    // One client may be kept to reading, even on the sites above:
-    // { "clients": ["some-client"], "hosts": ["*"], "deny": ["action", "write", "execute"] },
+    // One client (the principal install gave its entry) may be kept to reading, even here:
+    // { "principals": ["cursor"], "hosts": ["*"], "deny": ["action", "write", "execute"] },
   ],
   "sacred": [],
 }

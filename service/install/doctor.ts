@@ -239,6 +239,30 @@ async function checkInstanceDirs(context: Context): Promise<Finding[]> {
   return findings;
 }
 
+/** A client entry that runs our launcher: with its principal, or unnamed (before principals). */
+function principalFinding(
+  context: Context,
+  record: Context["receipt"]["clients"][number],
+  args: string[],
+): Finding {
+  const name = CLIENTS[record.client].name;
+  const at = args.indexOf("--principal");
+  if (at === -1) {
+    return note(
+      "client",
+      `${name}: "${record.name}" starts its connector without a principal, so your policy's ` +
+        `grants see it as unnamed; '${context.cli} uninstall' then '${context.cli} install' ` +
+        `gives it ${record.client}`,
+    );
+  }
+  return ok(
+    "client",
+    `${name}: "${record.name}" in ${record.path} → ${
+      context.layout.launchers["mcp-connector"]
+    }, as ${args[at + 1]}`,
+  );
+}
+
 async function checkClients(context: Context): Promise<Finding[]> {
   const { host, layout, receipt } = context;
   const findings: Finding[] = [];
@@ -297,7 +321,7 @@ async function checkClients(context: Context): Promise<Finding[]> {
       );
       continue;
     }
-    findings.push(ok("client", `${name}: "${record.name}" in ${record.path} → ${launcher}`));
+    findings.push(principalFinding(context, record, entry.args));
   }
   const registered = new Set(receipt.clients.map((record) => record.client));
   for (const client of ClientId.options) {
@@ -318,7 +342,8 @@ async function checkClients(context: Context): Promise<Finding[]> {
     findings.push(
       note(
         "client",
-        `no MCP client has Ghostlight; give yours the local server command ${launcher} (no arguments), ` +
+        `no MCP client has Ghostlight; give yours the local server command ${launcher} ` +
+          "--principal NAME (the name your policy's grants give it), " +
           `or name one: ${context.cli} install --client ID (${ClientId.options.join(", ")})`,
       ),
     );

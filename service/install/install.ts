@@ -85,8 +85,16 @@ export interface InstallReport {
   nextSteps: string[];
 }
 
-/** The command every client entry starts: the MCP connector's launcher. */
-export function serverCommand(layout: Layout): ServerCommand {
+/**
+ * The command `client`'s entry starts: the MCP connector's launcher, with the client's own
+ * principal (decision 0255), which the policy's grants name.
+ */
+export function serverCommand(layout: Layout, client: ClientId): ServerCommand {
+  return { command: layout.launchers["mcp-connector"], args: ["--principal", client] };
+}
+
+/** The entry an install from before principals wrote: the launcher alone (its connector is unnamed). */
+export function unnamedServerCommand(layout: Layout): ServerCommand {
   return { command: layout.launchers["mcp-connector"], args: [] };
 }
 
@@ -327,8 +335,9 @@ async function registerClient(
     report("refused", `${row.name}: left untouched, ${read.reason}; fix it and install again`);
     return null;
   }
+  const unnamed = ourEntries(read.config, unnamedServerCommand(layout));
   const foreign = layout.serverName in read.config.servers &&
-      !ourEntries(read.config, server).includes(layout.serverName)
+      ![...ourEntries(read.config, server), ...unnamed].includes(layout.serverName)
     ? ` (the entry "${layout.serverName}" there runs something else and was left alone)`
     : "";
   const ours = ourEntries(read.config, server);
@@ -336,6 +345,18 @@ async function registerClient(
     report("present", `${row.name}: already has the server "${ours[0]}"${foreign}`);
     return run.previous?.clients.find((record) =>
       record.client === client && record.path === path && record.name === ours[0]
+    ) ?? null;
+  }
+  if (unnamed.length > 0) {
+    // An entry from before principals: left as it is, its connector unnamed; uninstall removes it.
+    report(
+      "present",
+      `${row.name}: already has the server "${unnamed[0]}", started without a principal ` +
+        `(your policy's grants see it as unnamed); '${cliName(layout)} uninstall' then ` +
+        `'${cliName(layout)} install' gives it ${client}`,
+    );
+    return run.previous?.clients.find((record) =>
+      record.client === client && record.path === path && record.name === unnamed[0]
     ) ?? null;
   }
   const name = freeName(read.config, layout.serverName);
@@ -366,7 +387,7 @@ async function registerClients(
   }
   const records: ClientRecord[] = [];
   for (const client of options.clients ?? found) {
-    const record = await registerClient(run, client, serverCommand(run.layout));
+    const record = await registerClient(run, client, serverCommand(run.layout, client));
     if (record) records.push(record);
   }
   return records;
@@ -455,7 +476,8 @@ function nextSteps(
   if (!outcomes.some((o) => o.target in CLIENTS)) {
     steps.push(
       "No MCP client was found to register with; give yours the local server command " +
-        `${layout.launchers["mcp-connector"]} (no arguments), or name one: ${cliName(layout)} ` +
+        `${layout.launchers["mcp-connector"]} with the arguments --principal NAME (the name ` +
+        `your policy's grants give it), or name one: ${cliName(layout)} ` +
         `install --client ID (${ClientId.options.join(", ")}).`,
     );
   }

@@ -21,6 +21,7 @@ import {
   removeLegacyLink,
   serverCommand,
   type Site,
+  unnamedServerCommand,
 } from "./install.ts";
 import { applyInverse } from "./jsonc_edit.ts";
 import { LAUNCHER_MARK } from "./launchers.ts";
@@ -58,7 +59,12 @@ async function removeClientEntries(
   let text = original;
   let created = false;
   const outcomes: Outcome[] = [];
-  for (const name of ourEntries(read.config, serverCommand(layout))) {
+  // This client's entry, and one an install from before principals wrote.
+  const names = [
+    ...ourEntries(read.config, serverCommand(layout, client)),
+    ...ourEntries(read.config, unnamedServerCommand(layout)),
+  ];
+  for (const name of names) {
     const record = receipt?.clients.find((entry) =>
       entry.client === client && entry.path === path && entry.name === name
     );

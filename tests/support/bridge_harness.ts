@@ -87,7 +87,13 @@ export function bridgeSession(deps: SessionDeps) {
   const served = serveSession(
     new FrameReader(toService, BRIDGE_MAX_FRAME),
     new BoundedWriter(fromService.writable, { maxWaiting: 64, maxBytes: 1 << 22 }),
-    { client: "test", connectedAt: new Date(), activeWorks: 0 },
+    {
+      principal: "unnamed",
+      client: "test",
+      clientName: "test",
+      connectedAt: new Date(),
+      activeWorks: 0,
+    },
     deps,
   );
   const replies = new FrameReader(fromService.readable, BRIDGE_MAX_FRAME);

@@ -41,8 +41,11 @@ export interface E2ESession {
   text(result: CallResult): string;
   /** Opens a tab (tabs_context_mcp createIfEmpty) and returns its id. */
   firstTab(): Promise<number>;
-  /** Another MCP client on the same instance, named `name`, its connector given `env`. */
-  connectClient(name: string, env?: Record<string, string>): Promise<Client>;
+  /**
+   * Another MCP client on the same instance, named `name`, its connector given `env` and `args`
+   * (e.g. `--principal NAME`).
+   */
+  connectClient(name: string, env?: Record<string, string>, args?: string[]): Promise<Client>;
   close(): Promise<void>;
 }
 
@@ -51,8 +54,13 @@ async function connectClient(
   testEnv: TestEnv,
   name: string,
   env: Record<string, string> = {},
+  extra: string[] = [],
 ): Promise<Client> {
-  const { command, args } = executable(testEnv, "mcp-connector", ["--instance", testEnv.instance]);
+  const { command, args } = executable(testEnv, "mcp-connector", [
+    "--instance",
+    testEnv.instance,
+    ...extra,
+  ]);
   const client = new Client({ name, version: "1.0.0" });
   await client.connect(
     new StdioClientTransport({ command, args, env: { ...testEnv.env, ...env }, stderr: "pipe" }),
@@ -111,7 +119,7 @@ export async function startSession(
       const result = await session.ok("tabs_context_mcp", { createIfEmpty: true });
       return (result.structuredContent as { tabs: { tabId: number }[] }).tabs[0].tabId;
     },
-    connectClient: (name, env) => connectClient(testEnv, name, env),
+    connectClient: (name, env, args) => connectClient(testEnv, name, env, args),
     async close() {
       await client.close().catch(() => {});
       await browser.stop();
