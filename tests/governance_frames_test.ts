@@ -150,6 +150,30 @@ Deno.test("a frame on a host the policy denies is withheld for what the call nee
   }
 });
 
+Deno.test("a frame readable but not writable: its refs are read, writing by them is refused", async () => {
+  const s = await startSession({
+    policy: `{ "default": "allow", "grants": [{ "hosts": ["localhost"], "deny": ["write"] }] }`,
+  });
+  try {
+    const tabId = await openCheckout(s);
+    const read = s.text(await s.ok("read_page", { tabId }));
+    const account = /textbox "Account number" \[(ref_\d+)\]/.exec(read)?.[1];
+    assert(account, read);
+    assertMatch(
+      await s.fail("form_input", { ref: account, value: "1234", tabId }),
+      /^Denied: ref_\d+ is inside a frame Ghostlight withholds: it shows a site where write is refused \(grant 1 of \S*policy\.jsonc \(localhost\) denies write\)/,
+    );
+    // form_fill decides each frame for what it does there (read and write): the frame is withheld.
+    const filled = await s.ok("form_fill", { tabId, fields: { "Account number": "1234" } });
+    assertMatch(s.text(filled), /Frames withheld: ref_\d+ shows a site where write is refused/);
+    assertEquals((plain(filled) as { filled: unknown[] }).filled.length, 0);
+    const after = s.text(await s.ok("read_page", { tabId }));
+    assertMatch(after, /textbox "Account number" \[ref_\d+\]\n/, "the field is still empty");
+  } finally {
+    await s.close();
+  }
+});
+
 Deno.test("a tab on a sacred site is listed as withheld, without its title or address", async () => {
   const s = await startSession({ policy: `{ "default": "allow", "sacred": ["localhost"] }` });
   try {

@@ -334,8 +334,9 @@ export function withheldNote(withheld: { ref: string; why: string }[]): string |
   if (withheld.length === 0) return null;
   const each = withheld.slice(0, 5).map(({ ref, why }) => `${ref} shows ${why}`).join("; ");
   const more = withheld.length > 5 ? ` (and ${withheld.length - 5} more)` : "";
-  return `Frames withheld: ${each}${more}. Nothing inside them is shown, and none of their ` +
-    "elements can be clicked, typed into or filled.";
+  const [them, their] = withheld.length === 1 ? ["it", "its"] : ["them", "their"];
+  return `Frames withheld: ${each}${more}. Nothing inside ${them} is shown, and none of ` +
+    `${their} elements can be clicked, typed into or filled.`;
 }
 
 /** A frame the world could not enter under a point or holding the focus (`frameAt`). */
