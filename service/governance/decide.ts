@@ -98,11 +98,11 @@ export function decide(rules: Rules, call: CallFacts): Decision {
 
 /** The rule that makes a host sacred, or null when it is not. */
 export function sacredRule(rules: Rules, host: string): string | null {
+  if (BROWSER_PAGES.has(host)) {
+    return `${host} pages are the browser's own (settings, extensions, Ghostlight's controls)`;
+  }
   const source = sacredSource(rules, host);
-  if (source === null) return null;
-  return BROWSER_PAGES.has(host)
-    ? `${host} pages are ${source}`
-    : `${host} is a sacred site (${source})`;
+  return source === null ? null : `${host} is a sacred site (${source})`;
 }
 
 /**
@@ -112,7 +112,7 @@ export function sacredRule(rules: Rules, host: string): string | null {
  */
 export function sacredSource(rules: Rules, host: string): string | null {
   if (BROWSER_PAGES.has(host)) {
-    return "the browser's own (settings, extensions, Ghostlight's controls)";
+    return "the browser's own pages: settings, extensions, Ghostlight's controls";
   }
   const builtIn = rules.builtInSacred.find((entry) => sacredCovers(entry, host));
   if (builtIn !== undefined) {
