@@ -109,6 +109,15 @@ Deno.test("a sacred frame inside an allowed page is withheld: no text, no refs, 
     assertEquals((plain(filled) as { filled: unknown[] }).filled.length, 0);
     assertEquals(s.fixtures.submissions().length, before, "nothing was posted");
 
+    // The frame's own requests are listed without their addresses, and cannot be probed for.
+    const requests = await s.ok("read_network_requests", { tabId });
+    assertMatch(s.text(requests), /GET 200 \(withheld: a site this call may not read\) \[document/);
+    assert(!/framed_sign_in/.test(s.text(requests)), s.text(requests));
+    assertMatch(
+      s.text(await s.ok("read_network_requests", { tabId, urlPattern: "framed_sign_in" })),
+      /^0 requests with "framed_sign_in" in the URL, of \d+,/,
+    );
+
     // Keys typed while the page has put the focus in the frame are refused before they are sent.
     const focused = await s.ok("javascript_tool", {
       action: "javascript_exec",
