@@ -19,10 +19,19 @@ import {
   describePolicy,
   hostOfUrl,
   type PageHost,
+  refuses,
   Restriction,
+  sacredSource,
 } from "../governance/mod.ts";
 import { log } from "../log/mod.ts";
-import { failureOutcome, normalizeUrl, ownedTab, type PolicyView } from "../tools/mod.ts";
+import type { Capability } from "../catalog/mod.ts";
+import {
+  failureOutcome,
+  normalizeUrl,
+  ownedTab,
+  type PolicyView,
+  type Refusal,
+} from "../tools/mod.ts";
 import type { Workspace } from "../workspace/mod.ts";
 import type { Session } from "./session.ts";
 
@@ -104,7 +113,7 @@ export async function checkBeforeDispatch(
     host,
     decision: decideFor(session, work, host, restrictions.list),
   }));
-  const { host, decision } = decisions.find(({ decision }) => isRefusal(decision)) ??
+  const { host, decision } = decisions.find(({ decision }) => refuses(decision)) ??
     decisions[0];
   const recorded = await recordDecision(session, work, {
     result: decision.verdict,
@@ -113,7 +122,7 @@ export async function checkBeforeDispatch(
   });
   if (recorded) return { outcome: recorded };
   const workspace = work.workspace;
-  if (isRefusal(decision)) {
+  if (refuses(decision)) {
     const opened = workspace !== undefined && person.denied(workspace);
     return { outcome: denialOutcome(session, work, decision, host, opened) };
   }
@@ -164,7 +173,7 @@ export async function checkLanding(
     rule: `after the call, on the page it led to: ${decision.rule}`,
   });
   if (recorded) return recorded;
-  if (!isRefusal(decision)) return outcome;
+  if (!refuses(decision)) return outcome;
   const opened = session.deps.governance.person.denied(work.workspace);
   return landingOutcome(session, work, decision, landed, opened);
 }
@@ -321,11 +330,6 @@ function lookAt(link: BrowserLink): { link: BrowserLink; serial: number } {
   return { link, serial: link.locationSerial };
 }
 
-/** Whether a decision refuses the call. */
-function isRefusal(decision: Decision): boolean {
-  return decision.verdict === "denied" || decision.verdict === "sacred";
-}
-
 /** The policy's decision for a work on `host`. */
 function decideFor(
   session: Session,
@@ -436,14 +440,53 @@ function barrierOutcome(session: Session, barrier: Barrier): Outcome {
   }
 }
 
-/** The policy as `explain` tells it: in words, or null while none is set (all open). */
-export function policyView(session: Session): PolicyView {
+/**
+ * The policy as a work's tools see it: in words for `explain` (null while none is set: all
+ * open), and the decision for one document inside the work's tabs (a frame, a listed tab).
+ */
+export function policyView(session: Session, work: GatedWork): PolicyView {
   return {
+    refusal: (url, capabilities) => documentRefusal(session, work, url, capabilities),
     words: () => {
       const rules = session.deps.governance.policy.rules();
       return rules.layers.every((layer) => layer === ALL_OPEN)
         ? null
         : describePolicy(rules.layers, rules.builtInSacred);
     },
+  };
+}
+
+/**
+ * Whether a work may touch a document at `url` with `capabilities`: the same `decide()` as the
+ * check before dispatch, with the session's principal and the work's restrictions, on that document's host. One
+ * place for every question of the kind (a frame inside an allowed page, a tab in a list), so
+ * the answer never differs from the gate's. Null when it may.
+ */
+export function documentRefusal(
+  session: Session,
+  work: GatedWork,
+  url: string,
+  capabilities: readonly Capability[],
+): Refusal | null {
+  const host = hostOfUrl(url);
+  const rules = session.deps.governance.policy.rules();
+  const decision = decide(rules, {
+    principal: session.info.principal,
+    host,
+    capabilities,
+    restrictions: readRestrictionsOrNone(work.message),
+  });
+  if (!refuses(decision)) return null;
+  if (decision.verdict === "sacred" && host !== null) {
+    return {
+      sacred: true,
+      why: `a site Ghostlight never touches whatever the policy says (${
+        sacredSource(rules, host)
+      })`,
+    };
+  }
+  return {
+    sacred: false,
+    why: `a site where ${decision.capability ?? "this"} is refused (${decision.rule})`,
   };
 }

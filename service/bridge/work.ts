@@ -228,7 +228,7 @@ async function dispatch(
     workspaces: deps.workspaces,
     signal: AbortSignal.any([work.controller.signal, settling.signal]),
     recordings: deps.recordings,
-    policy: policyView(session),
+    policy: policyView(session, work),
   };
   let steps = 0;
   context.steps = stepRunner(

@@ -90,7 +90,17 @@ async function explain(paths: InstancePaths, args: string[]): Promise<number> {
   }
   if (host !== undefined) {
     const explained = explainPolicy({ layers, builtInSacred: BUILT_IN_SACRED }, principal, host);
-    console.log(`\nOn ${host}, for ${principal === "*" ? "any principal" : principal}:`);
+    if (explained === null) {
+      console.error(
+        `ghostlight: ${JSON.stringify(host)} is not a host: give one such as "example.com" or ` +
+          '"127.0.0.1", without scheme, port or path',
+      );
+      return 1;
+    }
+    // Named as enforcement sees it: `Example.COM.` is example.com, an IDN its ASCII form.
+    const seen = explained.host === host ? host : `${explained.host} (as ${host} is matched)`;
+    console.log(`
+On ${seen}, for ${principal === "*" ? "any principal" : principal}:`);
     for (const [capability, { verdict, rule }] of Object.entries(explained.capabilities)) {
       console.log(`  ${capability.padEnd(8)} ${verdict.padEnd(8)} ${rule}`);
     }

@@ -11,7 +11,14 @@
 
 import { z } from "zod";
 import { Capability } from "../catalog/mod.ts";
-import { BROWSER_PAGES, hostMatches, HostPattern, type PageHost, sacredCovers } from "./hosts.ts";
+import {
+  BROWSER_PAGES,
+  hostMatches,
+  hostOfName,
+  HostPattern,
+  type PageHost,
+  sacredCovers,
+} from "./hosts.ts";
 import type { PolicyLayer } from "./policy_file.ts";
 
 /**
@@ -94,18 +101,33 @@ export function sacredRule(rules: Rules, host: string): string | null {
   if (BROWSER_PAGES.has(host)) {
     return `${host} pages are the browser's own (settings, extensions, Ghostlight's controls)`;
   }
+  const source = sacredSource(rules, host);
+  return source === null ? null : `${host} is a sacred site (${source})`;
+}
+
+/**
+ * What makes a host sacred, in words that do not repeat the host (a frame's or a tab's host is
+ * the page's choice, and is told only inside the fence): the list and the entry that cover it.
+ * Null when it is not sacred.
+ */
+export function sacredSource(rules: Rules, host: string): string | null {
+  if (BROWSER_PAGES.has(host)) {
+    return "the browser's own pages: settings, extensions, Ghostlight's controls";
+  }
   const builtIn = rules.builtInSacred.find((entry) => sacredCovers(entry, host));
   if (builtIn !== undefined) {
-    return `${host} is a sacred site (the built-in list of banking and sign-in sites names ` +
-      `${builtIn})`;
+    return `the built-in list of banking and sign-in sites names ${builtIn}`;
   }
   for (const layer of rules.layers) {
     const entry = layer.sacred.find((candidate) => sacredCovers(candidate, host));
-    if (entry !== undefined) {
-      return `${host} is a sacred site ("sacred" in ${layer.source} names ${entry})`;
-    }
+    if (entry !== undefined) return `"sacred" in ${layer.source} names ${entry}`;
   }
   return null;
+}
+
+/** Whether a decision refuses what it decided (a policy denial or a sacred site). */
+export function refuses(decision: Decision): boolean {
+  return decision.verdict === "denied" || decision.verdict === "sacred";
 }
 
 /** The first restriction the call breaks, as a denial. */
@@ -198,8 +220,18 @@ export interface PolicyExplanation {
   capabilities: Record<Capability, { verdict: Verdict; rule: string }>;
 }
 
-/** Explains what the rules allow `principal` on `host`, for every capability. */
-export function explainPolicy(rules: Rules, principal: string, host: string): PolicyExplanation {
+/**
+ * Explains what the rules allow `principal` on `name`, for every capability, with the host
+ * normalised exactly as enforcement sees a page there (case, trailing dot, IDN, IPv4-mapped
+ * IPv6). Null when `name` is not a bare host.
+ */
+export function explainPolicy(
+  rules: Rules,
+  principal: string,
+  name: string,
+): PolicyExplanation | null {
+  const host = hostOfName(name);
+  if (host === null) return null;
   const capabilities = {} as PolicyExplanation["capabilities"];
   for (const capability of Capability.options) {
     const decision = decide(rules, {

@@ -8,6 +8,7 @@ import {
   type Rules,
   type Verdict,
 } from "./decide.ts";
+import { hostOfUrl } from "./hosts.ts";
 import { ALL_OPEN, type PolicyLayer, readPolicyText } from "./policy_file.ts";
 
 /** The example policy of issue 9 and the README: on 127.0.0.1 only reading; all else refused. */
@@ -129,13 +130,59 @@ Deno.test("the decision table", () => {
 });
 
 Deno.test("explain says, capability by capability, what a client may do on a host", () => {
-  const explained = explainPolicy(rules(example), "ghostlight-test", "127.0.0.1");
+  const explained = explainPolicy(rules(example), "ghostlight-test", "127.0.0.1")!;
   assertEquals(explained.sacred, null);
   assertEquals(
     Object.fromEntries(Object.entries(explained.capabilities).map(([k, v]) => [k, v.verdict])),
     { read: "allowed", action: "denied", write: "denied", execute: "denied" },
   );
-  const sacred = explainPolicy(rules(example), "ghostlight-test", "bank.example");
+  const sacred = explainPolicy(rules(example), "ghostlight-test", "bank.example")!;
   assertMatch(sacred.sacred ?? "", /sacred/);
   assertEquals(sacred.capabilities.read.verdict, "sacred");
+});
+
+Deno.test("explain names a host as enforcement sees a page there", () => {
+  const idn = layer(`{ "default": "allow", "sacred": ["bücher.example", "127.0.0.2"] }`);
+  for (const name of ["BÜCHER.example.", "Bücher.Example", "xn--bcher-kva.example."]) {
+    const explained = explainPolicy(rules(idn), "ghostlight-test", name)!;
+    assertEquals(explained.host, "xn--bcher-kva.example", name);
+    assertEquals(explained.capabilities.read.verdict, "sacred", name);
+    // The page enforcement decides on, for the same name, gets the same answer.
+    const page = hostOfUrl(`https://${name}/`);
+    assertEquals(page, explained.host, name);
+  }
+  for (const name of ["[::ffff:127.0.0.2]", "[::FFFF:7f00:2]", "127.0.0.2."]) {
+    assertEquals(explainPolicy(rules(idn), "ghostlight-test", name)!.sacred !== null, true, name);
+  }
+  assertEquals(explainPolicy(rules(idn), "ghostlight-test", "http://x/"), null);
+});
+
+Deno.test("an IPv4-mapped IPv6 address is the IPv4 address it reaches", () => {
+  const denied = layer(`{
+    "default": "allow",
+    "grants": [{ "hosts": ["127.0.0.2"], "deny": ["read"] }]
+  }`);
+  for (
+    const url of [
+      "http://[::ffff:127.0.0.2]:8000/",
+      "http://[::ffff:7f00:2]/",
+      "http://127.0.0.2./",
+    ]
+  ) {
+    const host = hostOfUrl(url);
+    assertEquals(host, "127.0.0.2", url);
+    const decision = decide(rules(denied), {
+      principal: "ghostlight-test",
+      host,
+      capabilities: ["read"],
+      restrictions: [],
+    });
+    assertEquals(decision.verdict, "denied", url);
+  }
+  // Other IPv6 addresses stay as they are.
+  assertEquals(hostOfUrl("http://[::1]/"), "[::1]");
+  assertEquals(hostOfUrl("http://[2001:db8::ffff:7f00:2]/"), "[2001:db8::ffff:7f00:2]");
+  // A policy naming the mapped form names the IPv4 address.
+  const mapped = layer(`{ "default": "allow", "sacred": ["[::ffff:127.0.0.2]"] }`);
+  assertEquals(mapped.sacred, ["127.0.0.2"]);
 });

@@ -49,9 +49,27 @@ export const BROWSER_PAGES: ReadonlySet<string> = new Set([
   "vivaldi:",
 ]);
 
-/** A host lower-cased and without its trailing dot (`Example.COM.` is `example.com`). */
+/**
+ * A host as policy compares it, from the hostname a URL parser gave (already ASCII): lower-cased,
+ * without its trailing dot (`Example.COM.` is `example.com`), and an IPv4-mapped IPv6 address as
+ * the IPv4 address it reaches (`[::ffff:127.0.0.2]`, which the parser writes `[::ffff:7f00:2]`,
+ * is `127.0.0.2`). Every host the policy sees goes through here: a page's, a pattern's, and the
+ * one `policy explain` is asked about.
+ */
 function normalHost(host: string): string {
-  return host.toLowerCase().replace(/\.$/, "");
+  const lower = host.toLowerCase().replace(/\.$/, "");
+  const mapped = /^\[::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})\]$/.exec(lower);
+  if (!mapped) return lower;
+  const [high, low] = [parseInt(mapped[1], 16), parseInt(mapped[2], 16)];
+  return [high >> 8, high & 255, low >> 8, low & 255].join(".");
+}
+
+/**
+ * The host a person names (`policy explain --host`), as enforcement would see a page there:
+ * `BÜCHER.Example.` is `xn--bcher-kva.example`. Null when `name` is not a bare host.
+ */
+export function hostOfName(name: string): string | null {
+  return asciiHost(name.trim().toLowerCase());
 }
 
 /**

@@ -14,13 +14,15 @@ export {
   deniedEverywhere,
   explainPolicy,
   type PolicyExplanation,
+  refuses,
   Restriction,
   type Rules,
   sacredRule,
+  sacredSource,
   type Verdict,
 } from "./decide.ts";
 export { describePolicy } from "./describe.ts";
-export { hostOfUrl, type PageHost } from "./hosts.ts";
+export { hostOfName, hostOfUrl, type PageHost } from "./hosts.ts";
 export { ALL_OPEN, type PolicyLayer, readPolicyText } from "./policy_file.ts";
 export { MACHINE_POLICY_FILE, type PolicyFileState, PolicyStore } from "./policy_store.ts";
 export { withheldTools } from "./projection.ts";

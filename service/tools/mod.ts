@@ -6,7 +6,14 @@
  * @module
  */
 
-export type { Handler, PolicyView, StepCheck, StepRunner, ToolContext } from "./core/context.ts";
+export type {
+  Handler,
+  PolicyView,
+  Refusal,
+  StepCheck,
+  StepRunner,
+  ToolContext,
+} from "./core/context.ts";
 export { failureOutcome, ToolError } from "./core/errors.ts";
 export { fenceStructured, isFenced, unfence } from "./core/fence_structured.ts";
 export { Recordings } from "./gif/recordings.ts";

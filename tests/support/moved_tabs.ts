@@ -81,9 +81,10 @@ export async function movedTabsStayGoverned(s: E2ESession, tabId: number): Promi
   await leaveBySelf("self", denied("/index.html?moved=away"));
   await pollUntil(
     () => s.ok("tabs_context_mcp", {}),
+    // A tab on a host where reading is refused is listed as withheld (decision 0272).
     (listed) =>
-      (listed.structuredContent as { tabs: { tabId: number; url: string }[] }).tabs
-        .some((tab) => tab.tabId === tabId && tab.url.includes("localhost")),
+      (listed.structuredContent as { tabs: { tabId: number; withheld?: string }[] }).tabs
+        .some((tab) => tab.tabId === tabId && /read is refused/.test(tab.withheld ?? "")),
     "the service to hear that the page left by itself",
   );
   assertMatch(

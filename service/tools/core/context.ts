@@ -6,6 +6,7 @@
 
 import type { ContentBlock, Outcome } from "../../../shared/bridge.ts";
 import type { BrowserHub } from "../../browser/mod.ts";
+import type { Capability } from "../../catalog/mod.ts";
 import type { Workspace, WorkspaceRegistry } from "../../workspace/mod.ts";
 import type { Recordings } from "../gif/recordings.ts";
 
@@ -22,8 +23,8 @@ export interface ToolContext<W extends Workspace | undefined = Workspace> {
   signal: AbortSignal;
   /** The service's tab recordings (gif_creator). */
   recordings: Recordings;
-  /** The policy in force, as `explain` tells it. */
-  policy?: PolicyView;
+  /** The policy in force: in words for `explain`, and its decision for one frame or tab. */
+  policy: PolicyView;
   /**
    * How `script` and `browser_batch` call other tools, each step as if called alone. Absent
    * inside a step, so steps never nest.
@@ -35,6 +36,23 @@ export interface ToolContext<W extends Workspace | undefined = Workspace> {
 export interface PolicyView {
   /** The policy in words, one sentence a line; null when none is set (all open). */
   words(): string[] | null;
+  /**
+   * Whether this call may touch a document at `url` inside one of its tabs (a frame of the page,
+   * a tab in a list) with `capabilities`: null when it may, else why not. Governance decides, with
+   * the same decision and the same call facts as the check before dispatch, for that document's
+   * host instead of the tab's.
+   */
+  refusal(url: string, capabilities: readonly Capability[]): Refusal | null;
+}
+
+/**
+ * Why a document is withheld. `why` is in the service's and the person's words only (the rule
+ * and its list or grant); the document's host is the page's choice and never in it, so `why` may
+ * be said outside the fence.
+ */
+export interface Refusal {
+  sacred: boolean;
+  why: string;
 }
 
 /** What is known about a step before it runs. */

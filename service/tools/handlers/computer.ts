@@ -36,6 +36,8 @@ import { type Command, knownMain } from "../page/main_frame_read.ts";
 import { aimByRef, prepareByRef } from "../input/prepare.ts";
 import { typeModeChoice, typeModeFrom, typeModeQuestion } from "../input/type_mode.ts";
 import { resolveRef, tabPages } from "../page/refs.ts";
+import { checkInputFrames, frameGuard } from "../page/collect.ts";
+import { capabilitiesFor } from "../../catalog/mod.ts";
 import {
   capture,
   currentScale,
@@ -141,6 +143,33 @@ async function pointFor(
   target: TabTarget,
   action: string,
 ): Promise<Where & { point: Point }> {
+  const where = await pointOf(args, context, target, action);
+  // Input that would land in a frame of another origin is decided on that frame's own host.
+  if (where.framed !== false) await checkFrames(context, target, action, where.point);
+  return where;
+}
+
+/**
+ * Input into a frame the policy refuses for `action` is refused before any is sent: at `point`,
+ * or where the focus is (null).
+ */
+function checkFrames(
+  context: ToolContext,
+  target: TabTarget,
+  action: string,
+  point: Point | null,
+): Promise<void> {
+  const guard = frameGuard(context, capabilitiesFor("computer", { action }));
+  return checkInputFrames(target, tabPages(context.workspace, target.tabId), point, guard);
+}
+
+/** Where a pointer action lands, with whether it is known to stay out of other origins' frames. */
+async function pointOf(
+  args: Args,
+  context: ToolContext,
+  target: TabTarget,
+  action: string,
+): Promise<Where & { point: Point; framed?: boolean }> {
   if (typeof args.ref === "string") {
     // One visit to the page finds, scrolls, checks and notes, for a ref in the main frame.
     const prepared = await prepareByRef(context.workspace, target, args.ref);
@@ -155,6 +184,7 @@ async function pointFor(
         element: prepared.element,
         blockers: overlay(prepared.cover, args.ref, action),
         before: prepared.before,
+        framed: prepared.framed,
       };
     }
     // Scroll only when needed: a page that moves under a visible target invalidates the
@@ -614,6 +644,7 @@ async function scroll(args: Args, context: ToolContext, target: TabTarget) {
   // A background tab renders no frames: bring it to the front, as a user scrolling would.
   if (from?.hidden) await cdp(target, "Page.bringToFront");
   const point = given ?? (from ? { x: from.centre[0], y: from.centre[1] } : { x: 100, y: 100 });
+  await checkFrames(context, target, "scroll", point);
   const distance = amount * SCROLL_STEP_PX;
   const deltaX = direction === "left" ? -distance : direction === "right" ? distance : 0;
   const deltaY = direction === "up" ? -distance : direction === "down" ? distance : 0;
@@ -839,6 +870,8 @@ async function drag(args: Args, context: ToolContext, target: TabTarget) {
   if (!end) throw missing("coordinate", "left_click_drag", shape);
   const from = await toViewport(context.workspace, target, start, "start_coordinate");
   const to = await toViewport(context.workspace, target, end, "coordinate");
+  await checkFrames(context, target, "left_click_drag", from);
+  await checkFrames(context, target, "left_click_drag", to);
   const events = [
     mouse("mouseMoved", from),
     mouse("mousePressed", from, { button: "left", buttons: 1, clickCount: 1 }),
@@ -874,6 +907,7 @@ async function typeText(args: Args, context: ToolContext, target: TabTarget) {
   if (text === "") {
     return success("Nothing to type: text is empty.", { tabId: target.tabId });
   }
+  await checkFrames(context, target, "type", null);
   // Where the text went is the receipt's to say: the focused field, or nowhere (a blocker).
   const lead = `Typed ${[...text].length} characters.`;
   // Text goes in at once where nothing listens for keys; Return and Tab do more than insert.
@@ -903,6 +937,7 @@ async function pressKey(args: Args, context: ToolContext, target: TabTarget) {
   const mac = /Macintosh|Mac OS X/.test(target.link.details.userAgent);
   const once = chordEvents(parseChords(text), { mac });
   const events = Array.from({ length: repeat }, () => once).flat();
+  await checkFrames(context, target, "key", null);
   return await act(
     context,
     target,

@@ -9,7 +9,14 @@
 import { type Handler, success, type ToolContext } from "../core/context.ts";
 import { ToolError } from "../core/errors.ts";
 import { fence, originOf } from "../core/fence.ts";
-import { collect, type Collected, type CollectedNode } from "../page/collect.ts";
+import {
+  collect,
+  type Collected,
+  type CollectedNode,
+  frameGuard,
+  READ,
+  withheldNote,
+} from "../page/collect.ts";
 import { runtimeCall } from "../page/in_page.ts";
 import { provenance } from "../page/provenance.ts";
 import { rank, roleWords } from "../page/rank.ts";
@@ -179,6 +186,7 @@ export async function locate(
     filter: "all",
     hints: true,
     find: { query: wanted.query, ...(role ? { role } : {}), keep: CANDIDATES * 2 },
+    guard: frameGuard(context, READ),
   });
   const nodes = role ? outline.nodes.filter((node) => node.role === role) : outline.nodes;
   let ranked = wanted.query === ""
@@ -213,11 +221,14 @@ export const find: Handler = async (args, context) => {
 
   const origin = originOf(outline.url);
   const where = `tab ${target.tabId} (${displayUrl(outline.url)})`;
+  const note = withheldNote(outline.withheldFrames);
+  const withheld = note ? `\n${note}` : "";
+  const withheldFrames = note ? { withheldFrames: outline.withheldFrames } : {};
   if (matches.length === 0) {
     return success(
       `Nothing on ${where} matches "${query}". Try other words (a visible label or button ` +
-        'text), or read_page with filter: "interactive" to see every control.',
-      { tabId: target.tabId, url: displayUrl(outline.url), query, matches: [] },
+        'text), or read_page with filter: "interactive" to see every control.' + withheld,
+      { tabId: target.tabId, url: displayUrl(outline.url), query, matches: [], ...withheldFrames },
     );
   }
   const lines = matches.map((match) => {
@@ -235,13 +246,14 @@ export const find: Handler = async (args, context) => {
     `${heading} (coordinates are screenshot pixels, as computer takes them; better, pass the ` +
       `ref to computer, form_input or read_page ref_id):\n${
         fence(context.workspace, origin, lines.join("\n"))
-      }`,
+      }${withheld}`,
     {
       tabId: target.tabId,
       url: displayUrl(outline.url),
       query,
       matches,
       provenance: provenance(context.workspace, outline.url),
+      ...withheldFrames,
     },
   );
 };

@@ -17,7 +17,8 @@ import { type Handler, success, type ToolContext } from "../core/context.ts";
 import { fence, originOf } from "../core/fence.ts";
 import { ownedTab, type TabTarget } from "../core/target.ts";
 import { dialogAfterEffect } from "../page/after_dialog.ts";
-import { collect, MAX_NODES } from "../page/collect.ts";
+import { capabilitiesFor } from "../../catalog/mod.ts";
+import { collect, frameGuard, MAX_NODES, withheldNote } from "../page/collect.ts";
 import { fillableFields, matchFields } from "../page/form_match.ts";
 import { runtimeCall } from "../page/in_page.ts";
 import { knownMain } from "../page/main_frame_read.ts";
@@ -26,6 +27,7 @@ import { redactSecrets } from "../page/redact.ts";
 import {
   type Frame,
   FrameGone,
+  type FrameGuard,
   inFrame,
   lookupRef,
   refFor,
@@ -56,6 +58,8 @@ interface Report {
   url: string;
   /** Set when a dialog (or a page that stayed busy) stopped the filling: which fields it held. */
   stopped?: string;
+  /** Frames the policy refuses for this fill: none of their fields was looked at or set. */
+  withheldFrames?: { ref: string; why: string }[];
 }
 
 /** Why a field could not take its value, in words; the page's own words apart. */
@@ -218,11 +222,13 @@ async function fill(
   target: TabTarget,
   pages: TabPages,
   fields: Record<string, Value>,
+  guard: FrameGuard,
 ): Promise<Report> {
   const quick = await fillInOneTrip(target, pages, fields);
   if (quick) return quick;
-  const outline = await collect(target, pages, { filter: "all", hints: true });
+  const outline = await collect(target, pages, { filter: "all", hints: true, guard });
   const report: Report = { filled: [], skipped: [], unmatched: [], url: outline.url };
+  if (outline.withheldFrames.length) report.withheldFrames = outline.withheldFrames;
   const jobs: Job[] = [];
   for (const match of matchFields(Object.keys(fields), fillableFields(outline.nodes))) {
     if ("field" in match) {
@@ -383,7 +389,8 @@ function pages(context: ToolContext, target: TabTarget): TabPages {
 function render(context: ToolContext, target: TabTarget, report: Report, total: number): string {
   const words = formFillWords({ ...report, tabId: target.tabId, total });
   const notes = words.notes.map(redactSecrets);
-  return words.line +
+  const withheld = withheldNote(report.withheldFrames ?? []);
+  return words.line + (withheld ? `\n${withheld}` : "") +
     (notes.length ? `\n${fence(context.workspace, originOf(report.url), notes.join("\n"))}` : "");
 }
 
@@ -405,7 +412,9 @@ function filledEntry(f: Filled): Record<string, unknown> {
 export const formFill: Handler = async (args, context) => {
   const target = ownedTab(context.workspace, context.browsers, args.tabId as number);
   const fields = args.fields as Record<string, Value>;
-  const report = await fill(target, pages(context, target), fields);
+  // Each frame is decided for what this fill does in it: read, write, and action to submit.
+  const guard = frameGuard(context, capabilitiesFor("form_fill", args));
+  const report = await fill(target, pages(context, target), fields, guard);
   const total = Object.keys(fields).length;
   let text = render(context, target, report, total);
   const structured: Record<string, unknown> = {
@@ -418,6 +427,7 @@ export const formFill: Handler = async (args, context) => {
       reason: quoted === undefined ? reason : `${reason}; its options: ${quoted}`,
     })),
     provenance: provenance(context.workspace, report.url),
+    ...(report.withheldFrames ? { withheldFrames: report.withheldFrames } : {}),
   };
   const extra = [];
   if (args.submit === true) {

@@ -6,6 +6,8 @@
  * @module
  */
 
+import { capabilitiesFor } from "../../catalog/mod.ts";
+import { checkRefFrame, frameGuard } from "../page/collect.ts";
 import { BrowserError } from "../../browser/mod.ts";
 import type { Workspace } from "../../workspace/mod.ts";
 import { dialogAfterEffect, openDialog, pageAfterEffect } from "../page/after_dialog.ts";
@@ -179,6 +181,7 @@ async function fillInPage(
 ): Promise<{ result: FillResult; frame: Frame }> {
   const pages = tabPages(context.workspace, target.tabId);
   const { frame, localId } = lookupRef(pages, ref, { tabId: target.tabId });
+  checkRefFrame(pages, frame, ref, frameGuard(context, capabilitiesFor("form_input", {})));
   try {
     const result = await inFrame<FillResult>(
       target,

@@ -7,7 +7,7 @@
  */
 
 import type { ConsoleEntry, NetworkEntry, TabState } from "../../browser/mod.ts";
-import { type Handler, success } from "../core/context.ts";
+import { type Handler, success, type ToolContext } from "../core/context.ts";
 import { ToolError } from "../core/errors.ts";
 import { fence, originOf } from "../core/fence.ts";
 import { redactSecrets } from "../page/redact.ts";
@@ -192,14 +192,34 @@ export const readConsoleMessages: Handler = async (args, context) => {
   });
 };
 
-function networkLine(entry: NetworkEntry): string {
+function networkLine(entry: NetworkEntry, withheld: boolean): string {
   const status = entry.failed ? `failed (${entry.failed})` : entry.status ?? "pending";
   const extras = [
     entry.type?.toLowerCase(),
     entry.durationMs !== undefined ? `${entry.durationMs}ms` : undefined,
     entry.bytes !== undefined ? `${entry.bytes}B` : undefined,
   ].filter((part) => part !== undefined).join(" ");
-  return clip(`${entry.method} ${status} ${redactUrl(entry.url)}${extras ? ` [${extras}]` : ""}`);
+  const url = withheld ? WITHHELD_URL : redactUrl(entry.url);
+  return clip(`${entry.method} ${status} ${url}${extras ? ` [${extras}]` : ""}`);
+}
+
+/** What stands for the address of a request to a site the policy refuses to read (0270). */
+const WITHHELD_URL = "(withheld: a site this call may not read)";
+
+/**
+ * Whether each request's address is withheld: its site is one the policy refuses to read (a
+ * sacred frame's own requests), asked once per address.
+ */
+function withheldUrls(context: ToolContext): (entry: NetworkEntry) => boolean {
+  const known = new Map<string, boolean>();
+  return (entry) => {
+    let withheld = known.get(entry.url);
+    if (withheld === undefined) {
+      withheld = context.policy.refusal(entry.url, ["read"]) !== null;
+      known.set(entry.url, withheld);
+    }
+    return withheld;
+  };
 }
 
 /** `read_network_requests`. */
@@ -211,10 +231,11 @@ export const readNetworkRequests: Handler = async (args, context) => {
   const looked = await observed(target);
   const state = looked.state;
   const all = state.network.items();
-  // Matched against the URL as shown: a redacted value cannot be probed for.
+  const withheld = withheldUrls(context);
+  // Matched against the URL as shown: a redacted or withheld value cannot be probed for.
   const matching = needle === ""
     ? [...all]
-    : all.filter((entry) => displayUrl(entry.url).includes(needle));
+    : all.filter((entry) => !withheld(entry) && displayUrl(entry.url).includes(needle));
   const shown = matching.slice(-limit);
   const evicted = state.network.evicted;
   if (args.clear === true) {
@@ -226,7 +247,7 @@ export const readNetworkRequests: Handler = async (args, context) => {
     filter: needle ? ` with "${needle}" in the URL, of ${all.length},` : "",
     total: all.length,
     matching: matching.length,
-    lines: shown.map(networkLine),
+    lines: shown.map((entry) => networkLine(entry, withheld(entry))),
     evicted,
     cleared: args.clear === true,
     buffer: "network",
@@ -236,7 +257,7 @@ export const readNetworkRequests: Handler = async (args, context) => {
     total: matching.length,
     requests: shown.map((entry) => ({
       method: entry.method,
-      url: displayUrl(entry.url),
+      url: withheld(entry) ? WITHHELD_URL : displayUrl(entry.url),
       ...(entry.type ? { type: entry.type } : {}),
       ...(entry.status !== undefined ? { status: entry.status } : {}),
       ...(entry.failed ? { failed: entry.failed } : {}),

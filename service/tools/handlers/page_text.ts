@@ -14,9 +14,17 @@ import { runtimeCall } from "../page/in_page.ts";
 import { provenance } from "../page/provenance.ts";
 import { redactSecrets } from "../page/redact.ts";
 import { ToolError } from "../core/errors.ts";
-import { childFrame } from "../page/collect.ts";
+import { childFrame, frameGuard, READ } from "../page/collect.ts";
 import { readVouched } from "../page/main_frame_read.ts";
-import { type Frame, inFrame, MAX_FRAMES, type TabPages, tabPages } from "../page/refs.ts";
+import {
+  type Frame,
+  type FrameGuard,
+  FrameWithheld,
+  inFrame,
+  MAX_FRAMES,
+  type TabPages,
+  tabPages,
+} from "../page/refs.ts";
 import { ownedTab, type TabTarget } from "../core/target.ts";
 import { displayUrl } from "../core/redact_url.ts";
 
@@ -44,36 +52,61 @@ const FRAME_MARK = /\u0000(\d+)\u0000/;
 /** How deeply cross-origin frames inside cross-origin frames are read. */
 const MAX_FRAME_NESTING = 3;
 
+/** Where the text of a frame the policy refuses would have been (inside the fence). */
+const WITHHELD_MARK = "[a frame withheld by Ghostlight]";
+
+/** One read of the frames of a page's text. */
+interface FramesRead {
+  target: TabTarget;
+  pages: TabPages;
+  guard: FrameGuard;
+  limit: number;
+  /** Why each frame the policy refused was withheld, in order. */
+  withheld: string[];
+}
+
 /** The text with each cross-origin iframe's own text put in at its mark. */
 async function withFrames(
-  target: TabTarget,
-  pages: TabPages,
+  run: FramesRead,
   frame: Frame,
   text: string,
   nesting: number,
-  limit: number,
 ): Promise<string> {
+  const { target, pages, limit } = run;
   const parts = text.split(FRAME_MARK);
   let out = parts[0];
   for (let i = 1; i < parts.length; i += 2) {
     let inner = "";
     if (nesting < MAX_FRAME_NESTING && i < MAX_FRAMES * 2) {
       try {
-        const child = await childFrame(target, pages, frame, Number(parts[i]));
+        const child = await childFrame(target, pages, frame, Number(parts[i]), run.guard);
         const read = await inFrame<Readable>(
           target,
           pages,
           child,
           runtimeCall("readable", true, limit),
         );
-        inner = await withFrames(target, pages, child, read.text, nesting + 1, limit);
+        inner = await withFrames(run, child, read.text, nesting + 1);
       } catch (error) {
         if (error instanceof ToolError) throw error;
+        if (error instanceof FrameWithheld) {
+          run.withheld.push(error.refusal.why);
+          inner = `\n${WITHHELD_MARK}\n`;
+        }
       }
     }
     out += inner + parts[i + 1];
   }
   return out.replace(/\n{3,}/g, "\n\n").trim();
+}
+
+/** The note on withheld frames, outside the fence. */
+function withheldFramesNote(withheld: string[]): string | null {
+  if (withheld.length === 0) return null;
+  const kinds = [...new Set(withheld)];
+  return `[${withheld.length === 1 ? "1 frame was" : `${withheld.length} frames were`} ` +
+    `withheld (shown as "${WITHHELD_MARK}"): ${kinds.slice(0, 3).join("; ")}. Nothing of ` +
+    `${withheld.length === 1 ? "it" : "them"} is included.]`;
 }
 
 /** `get_page_text`. */
@@ -95,7 +128,15 @@ export const getPageText: Handler = async (args, context) => {
   const { frame, value } = await readVouched<Readable>(target, pages, read);
   const page = value!;
   const cutInPage = page.length - page.text.length;
-  const merged = await withFrames(target, pages, frame, page.text, 0, limit);
+  const frames: FramesRead = {
+    target,
+    pages,
+    guard: frameGuard(context, READ),
+    limit,
+    withheld: [],
+  };
+  const merged = await withFrames(frames, frame, page.text, 0);
+  const withheld = withheldFramesNote(frames.withheld);
   // Characters of the whole text, as far as it is known (frames are counted up to the cut).
   const total = merged.length + cutInPage;
   const text = redactSecrets(merged.slice(0, limit));
@@ -103,6 +144,7 @@ export const getPageText: Handler = async (args, context) => {
   const origin = originOf(page.url);
   const compose = (shown: number) => {
     const notes: string[] = adjusted ? [adjusted] : [];
+    if (withheld) notes.push(withheld);
     if (shown < text.length || cutBefore) {
       notes.push(
         `[Cut at ${shown} of ${total} characters. Pass a larger max_chars, or use find ` +
@@ -140,6 +182,7 @@ export const getPageText: Handler = async (args, context) => {
       characters: total,
       truncated,
       provenance: provenance(context.workspace, page.url),
+      ...(frames.withheld.length ? { withheldFrames: frames.withheld.length } : {}),
     },
   );
 };

@@ -10,7 +10,7 @@ import type { Outcome } from "../../../shared/bridge.ts";
 import type { Workspace } from "../../workspace/mod.ts";
 import { type Handler, success } from "../core/context.ts";
 import { fence, originOf } from "../core/fence.ts";
-import { collect, type Collected } from "../page/collect.ts";
+import { collect, type Collected, frameGuard, READ, withheldNote } from "../page/collect.ts";
 import {
   biggestSections,
   diffOutlines,
@@ -172,6 +172,8 @@ function outlineAnswer(
     if (outline.unreadFrames.length) {
       notes.push(`Frames not read: ${outline.unreadFrames.slice(0, 5).join("; ")}.`);
     }
+    const withheld = withheldNote(outline.withheldFrames);
+    if (withheld) notes.push(withheld);
     const full =
       `${header}\n${
         fenced(workspace, page, text === "" ? emptyNote(outline, options.flat) : text)
@@ -213,7 +215,8 @@ export const readPage: Handler = async (args, context) => {
     fallback: DEFAULT_MAX_CHARS,
   });
   const root = args.ref_id as string | undefined;
-  const outline = await collect(target, pages, { filter, depth, root });
+  const guard = frameGuard(context, READ);
+  const outline = await collect(target, pages, { filter, depth, root, guard });
   const now = remember(JSON.stringify({ filter, depth, root }), outline.url, outline.nodes);
   const before = keepRead(pages, now);
   const page: Page = {
@@ -227,6 +230,7 @@ export const readPage: Handler = async (args, context) => {
       lines: outline.nodes.length,
       elements: outline.nodes.filter((node) => node.ref).length,
       provenance: provenance(context.workspace, outline.url),
+      ...(outline.withheldFrames.length ? { withheldFrames: outline.withheldFrames } : {}),
     },
   };
   const options = { flat: filter === "interactive", maxChars, depth, root, adjusted };

@@ -27,9 +27,25 @@ interface ListedTab {
   url: string;
 }
 
+/**
+ * A tab whose page the policy refuses to read (a sacred site, a host reading is denied on): listed
+ * by its id with why, never with its title or address, which are that site's (decision 0272).
+ */
+interface WithheldTab {
+  tabId: number;
+  withheld: string;
+}
+
+/** What the policy says of listing a tab showing `url`: null when its title may be shown. */
+function withheldWhy(context: ToolContext, url: string): string | null {
+  return context.policy.refusal(url, ["read"])?.why ?? null;
+}
+
 /** Lists the workspace's tabs that still exist, forgetting closed ones. */
-async function listTabs(context: ToolContext): Promise<{ tabs: ListedTab[]; groupId?: number }> {
-  const tabs: ListedTab[] = [];
+async function listTabs(
+  context: ToolContext,
+): Promise<{ tabs: (ListedTab | WithheldTab)[]; groupId?: number }> {
+  const tabs: (ListedTab | WithheldTab)[] = [];
   let groupId: number | undefined;
   rememberTabs(context.workspace);
   for (const tabId of [...context.workspace.tabs]) {
@@ -42,6 +58,14 @@ async function listTabs(context: ToolContext): Promise<{ tabs: ListedTab[]; grou
       // asked only when it did not (an older extension, a tab not reporting, no answer: a
       // dialog, a busy page, a tab gone), which is also what tells a gone tab (decision 0215).
       // An extension without location reports is asked beside the title read instead.
+      // A tab known to show a refused page is not asked for its title at all.
+      const known = link.knownLocation(parts.native)?.tab;
+      const before = known && withheldWhy(context, known.url);
+      if (before) {
+        tabs.push({ tabId, withheld: before });
+        if (known.group_id >= 0) groupId = known.group_id;
+        continue;
+      }
       const since = link.locationSerial;
       const beside = link.details.features.includes("tab_locations")
         ? undefined
@@ -49,13 +73,18 @@ async function listTabs(context: ToolContext): Promise<{ tabs: ListedTab[]; grou
       beside?.catch(() => {}); // awaited below; a failing title read must not leave it unheard
       const title = await redactedTitle(context.workspace, { link, native: parts.native, tabId });
       const info = await (beside ?? link.tabSince(parts.native, since));
+      if (info.group_id >= 0) groupId = info.group_id;
+      const withheld = withheldWhy(context, info.url);
+      if (withheld) {
+        tabs.push({ tabId, withheld });
+        continue;
+      }
       // Titles and URLs are the pages' own: redacted and bounded here, fenced when shown.
       tabs.push({
         tabId,
         title: redactSecrets((title ?? browserTitle(info)).slice(0, MAX_TITLE_CHARS)),
         url: displayUrl(info.url),
       });
-      if (info.group_id >= 0) groupId = info.group_id;
     } catch (error) {
       if (!(error instanceof BrowserError && error.kind === "no_such_tab")) throw error;
       context.workspaces.forgetTab(tabId);
@@ -117,12 +146,15 @@ async function createTab(context: ToolContext): Promise<TabInfo & { tabId: numbe
 
 function render(
   context: ToolContext,
-  listed: { tabs: ListedTab[]; groupId?: number },
+  listed: { tabs: (ListedTab | WithheldTab)[]; groupId?: number },
   lead: string,
 ) {
   const lines = listed.tabs.map((tab) =>
-    `- tabId ${tab.tabId}:\n` +
-    fence(context.workspace, originOf(tab.url), `${tab.title || "(untitled)"} — ${tab.url}`)
+    "withheld" in tab
+      ? `- tabId ${tab.tabId}: withheld: it shows ${tab.withheld}; its title and address are ` +
+        "not shown, and nothing can be done in it."
+      : `- tabId ${tab.tabId}:\n` +
+        fence(context.workspace, originOf(tab.url), `${tab.title || "(untitled)"} — ${tab.url}`)
   );
   const hadTabs = rememberTabs(context.workspace).size > 0;
   const text = listed.tabs.length > 0

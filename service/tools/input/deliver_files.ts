@@ -23,7 +23,9 @@ import {
 } from "../page/files.ts";
 import { provenance } from "../page/provenance.ts";
 import { redactSecrets } from "../page/redact.ts";
-import { refGone } from "../page/refs.ts";
+import { lookupRef, refGone, tabPages } from "../page/refs.ts";
+import { checkRefFrame, frameGuard } from "../page/collect.ts";
+import { capabilitiesFor } from "../../catalog/mod.ts";
 
 /** What the caller names the target by, for messages. */
 function targetWords(where: FileTarget): string {
@@ -117,6 +119,12 @@ export async function deliverFiles(
   files: PageFile[],
   options: { tool: string; mode: "auto" | "drop"; extra?: Record<string, unknown> },
 ): Promise<Outcome> {
+  if ("ref" in where) {
+    // Files are data put into the page: a ref's frame must allow the tool's own capabilities.
+    const pages = tabPages(context.workspace, target.tabId);
+    const { frame } = lookupRef(pages, where.ref, { tabId: target.tabId });
+    checkRefFrame(pages, frame, where.ref, frameGuard(context, capabilitiesFor(options.tool, {})));
+  }
   let result: PutResult;
   try {
     result = await putFilesInPage(context.workspace, target, where, files, {

@@ -39,6 +39,8 @@ interface PreparedState {
   } | null;
   /** The box's centre, rounded (absent from a runtime older than decision 0239). */
   point?: { x: number; y: number } | null;
+  /** Whether the centre lands in a frame the world cannot enter (decision 0270). */
+  framed?: boolean;
   cover: string | null;
   before: BeforeState;
 }
@@ -51,6 +53,11 @@ export interface Prepared {
   element: Described;
   /** What lies on top of the element's centre, when something does. */
   cover: string | null;
+  /**
+   * Whether the centre lands in a frame of another origin (an iframe over the element, or the
+   * element an iframe): that frame is decided before the input is sent. True when not known.
+   */
+  framed: boolean;
   before: Before;
 }
 
@@ -100,6 +107,7 @@ function foundIn(read: MainFrameRead<PreparedState>, ref: string): Omit<Prepared
       ...(described.enabled ? {} : { disabled: true }),
     },
     cover: read.value!.cover,
+    framed: read.value!.framed !== false,
   };
 }
 
@@ -153,6 +161,8 @@ export function aimByRef(
     [
       { path: ["described", "box", "visible"], equals: true },
       { path: ["before", "hidden"], equals: false },
+      // Input that would land in a frame of another origin waits for the policy's word on it.
+      { path: ["framed"], equals: false },
     ],
   );
   if (!read) return null;
@@ -177,7 +187,7 @@ export function aimByRef(
       const found = foundIn(answer, ref);
       const value = answer.value!;
       const point = value.point;
-      const fired = found.visible && value.before.hidden === false &&
+      const fired = found.visible && value.before.hidden === false && value.framed === false &&
         Number.isFinite(point?.x) && Number.isFinite(point?.y);
       if (!fired || !point) return { fired: false, found };
       const noted = await noteBefore(workspace, target, value.before, answer);

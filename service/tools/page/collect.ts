@@ -5,10 +5,14 @@
  * @module
  */
 
+import type { Capability } from "../../catalog/mod.ts";
+import type { ToolContext } from "../core/context.ts";
 import { ToolError } from "../core/errors.ts";
 import {
   type Frame,
   FrameGone,
+  type FrameGuard,
+  FrameWithheld,
   frameWorld,
   inFrame,
   lookupRef,
@@ -62,6 +66,11 @@ export interface Collected {
   cutByDepth: number;
   /** Cross-origin frames that could not be read, with why. */
   unreadFrames: string[];
+  /**
+   * Frames the policy refuses, by the ref of their iframe element, with why (in words free of
+   * the page's: see {@linkcode Refusal}). Nothing inside them was read or given a ref.
+   */
+  withheldFrames: { ref: string; why: string }[];
 }
 
 /** What to walk. */
@@ -77,6 +86,8 @@ export interface WalkOptions {
    * document, and the frame nodes; `filter` "all" with hints (decision 0234).
    */
   find?: FindSpec;
+  /** The policy's word on each frame inside the page, before it is entered. */
+  guard: FrameGuard;
 }
 
 /**
@@ -147,6 +158,7 @@ export async function childFrame(
   pages: TabPages,
   parent: Frame,
   iframeId: number,
+  guard: FrameGuard,
 ): Promise<Frame> {
   const handle = await send(target, parent.sessionId, "Runtime.evaluate", {
     expression: runtimeCall("element", iframeId),
@@ -165,10 +177,11 @@ export async function childFrame(
       sessionId: parent.sessionId,
       frameId,
       parent: link,
-    });
-  } catch {
+    }, guard);
+  } catch (error) {
+    if (error instanceof FrameWithheld) throw error;
     const sessionId = await outOfProcessSession(target, frameId);
-    return await frameWorld(target, pages, { sessionId, frameId, parent: link });
+    return await frameWorld(target, pages, { sessionId, frameId, parent: link }, guard);
   }
 }
 
@@ -195,6 +208,9 @@ export async function collect(
   if (options.root !== undefined) {
     const found = lookupRef(pages, options.root, { field: "ref_id", tabId: target.tabId });
     start = found.frame;
+    // A frame entered when the policy allowed it is asked again (the policy may have changed).
+    const refusal = start.url === undefined ? null : options.guard(start.url);
+    if (refusal !== null) throw withheldRef(options.root, refusal.why);
     try {
       walk = await walkFrame(target, pages, start, { ...options, localRoot: found.localId });
     } catch (error) {
@@ -212,6 +228,7 @@ export async function collect(
     omitted: walk.omitted,
     cutByDepth: walk.cutByDepth,
     unreadFrames: [],
+    withheldFrames: [],
   };
   await splice({ target, pages, options, into: result }, { frame: start, walk, baseDepth: 0 }, 0);
   return result;
@@ -259,14 +276,138 @@ async function splice(
       continue;
     }
     try {
-      const child = await childFrame(target, pages, part.frame, id);
+      const child = await childFrame(target, pages, part.frame, id, options.guard);
       const walk = await walkFrame(target, pages, child, { ...options, depth: childDepth });
       into.omitted += walk.omitted;
       into.cutByDepth += walk.cutByDepth;
       await splice(run, { frame: child, walk, baseDepth: depth + 1 }, nesting + 1);
     } catch (error) {
       if (error instanceof ToolError) throw error;
+      if (error instanceof FrameWithheld) {
+        into.withheldFrames.push({ ref: collected.ref!, why: error.refusal.why });
+        continue;
+      }
       into.unreadFrames.push(`${collected.ref}: ${(error as Error).message}`);
     }
   }
+}
+
+/** What a read needs of a frame. */
+export const READ: readonly Capability[] = ["read"];
+
+/**
+ * The call's guard for the frames of a page: the policy's decision for each frame's own host,
+ * for what the call does there (`["read"]` for a read, the action's capabilities for input).
+ */
+export function frameGuard(
+  context: ToolContext,
+  capabilities: readonly Capability[],
+): FrameGuard {
+  return (url) => context.policy.refusal(url, capabilities);
+}
+
+/**
+ * Refuses `ref` when its frame, or a frame around it, shows a document the guard refuses: a ref
+ * given out while the policy allowed the frame is asked again where it is used.
+ */
+export function checkRefFrame(pages: TabPages, frame: Frame, ref: string, guard: FrameGuard) {
+  let current: Frame | undefined = frame;
+  for (let hops = 0; current && hops <= MAX_FRAMES; hops++) {
+    const refusal = current.url === undefined ? null : guard(current.url);
+    if (refusal !== null) throw withheldRef(ref, refusal.why);
+    current = current.parent ? pages.frames.get(current.parent.frameKey) : undefined;
+  }
+}
+
+/** The refusal of a ref inside a frame the policy refuses (its host is not named: the page's). */
+export function withheldRef(ref: string, why: string): ToolError {
+  return new ToolError(
+    "denied",
+    `${ref} is inside a frame Ghostlight withholds: it shows ${why}. Nothing inside it is read ` +
+      "or acted on.",
+    "Work with the rest of the page, or ask the person to do this part themselves.",
+  );
+}
+
+/** The note on withheld frames an answer gives outside its fence, or null when there are none. */
+export function withheldNote(withheld: { ref: string; why: string }[]): string | null {
+  if (withheld.length === 0) return null;
+  const each = withheld.slice(0, 5).map(({ ref, why }) => `${ref} shows ${why}`).join("; ");
+  const more = withheld.length > 5 ? ` (and ${withheld.length - 5} more)` : "";
+  const [them, their] = withheld.length === 1 ? ["it", "its"] : ["them", "their"];
+  return `Frames withheld: ${each}${more}. Nothing inside ${them} is shown, and none of ` +
+    `${their} elements can be clicked, typed into or filled.`;
+}
+
+/** A frame the world could not enter under a point or holding the focus (`frameAt`). */
+interface FrameUnder {
+  id: number;
+  x: number;
+  y: number;
+}
+
+/**
+ * Refuses input that would go into a frame the guard refuses, before any is sent: pointer input
+ * at `point` (top-level viewport CSS pixels), or keys (`point` null) where the focus is. Each
+ * frame the input would pass into is decided on its own host, however deeply nested; one that
+ * cannot be checked refuses the input (fail closed).
+ */
+export async function checkInputFrames(
+  target: TabTarget,
+  pages: TabPages,
+  point: { x: number; y: number } | null,
+  guard: FrameGuard,
+): Promise<void> {
+  let frame: Frame | undefined;
+  let at = point;
+  for (let nesting = 0; nesting <= MAX_NESTING; nesting++) {
+    const call = at === null ? runtimeCall("focusedFrame") : runtimeCall("frameAt", at.x, at.y);
+    let under: FrameUnder | null;
+    try {
+      if (frame === undefined) {
+        // The main frame's look answers at once: one round trip where its world is known.
+        const read = await readVouched<FrameUnder | null>(target, pages, call);
+        frame = read.frame;
+        under = read.value;
+      } else under = await inFrame<FrameUnder | null>(target, pages, frame, call);
+    } catch (error) {
+      if (error instanceof ToolError) throw error;
+      throw uncheckedFrame(point, (error as Error).message);
+    }
+    if (under === null) return;
+    try {
+      frame = await childFrame(target, pages, frame, under.id, guard);
+    } catch (error) {
+      if (error instanceof FrameWithheld) throw withheldInput(point, error.refusal.why);
+      if (error instanceof ToolError) throw error;
+      throw uncheckedFrame(point, (error as Error).message);
+    }
+    if (at !== null) at = { x: under.x, y: under.y };
+  }
+  throw uncheckedFrame(point, `frames nest more than ${MAX_NESTING} deep there`);
+}
+
+function inputPlace(point: { x: number; y: number } | null): string {
+  return point === null ? "The focused element" : "That point";
+}
+
+/** The refusal of input into a frame the policy refuses; its host is not named (the page's). */
+function withheldInput(point: { x: number; y: number } | null, why: string): ToolError {
+  return new ToolError(
+    "denied",
+    `${inputPlace(point)} is inside a frame Ghostlight withholds: it shows ${why}. Nothing was ` +
+      "sent to the page.",
+    point === null
+      ? "Click a field outside that frame first, or ask the person to do this part themselves."
+      : "Act on the rest of the page, or ask the person to do this part themselves.",
+  );
+}
+
+function uncheckedFrame(point: { x: number; y: number } | null, why: string): ToolError {
+  return new ToolError(
+    "tool_failure",
+    `${inputPlace(point)} is inside a frame whose site Ghostlight could not check (${why}), so ` +
+      "nothing was sent to the page.",
+    "Wait a moment for the page to settle and try again.",
+  );
 }

@@ -12,6 +12,7 @@
 
 import { dialogOpenError, type TabEvent } from "../../browser/mod.ts";
 import type { Workspace } from "../../workspace/mod.ts";
+import type { Refusal } from "../core/context.ts";
 import { ToolError } from "../core/errors.ts";
 import {
   INSTALL,
@@ -41,6 +42,22 @@ export interface Frame {
   loaderId?: string;
   /** For a frame reached through a cross-origin iframe: that iframe in its parent frame. */
   parent?: { frameKey: string; localId: number };
+  /** The address the policy decides a child frame's document by (see {@linkcode addressOf}). */
+  url?: string;
+}
+
+/**
+ * The policy's word on a frame's document, by its address: null when the call may touch it, else
+ * why not. Given by the call (its capabilities, its client and restrictions); each frame inside a
+ * page is decided on its own host, not the tab's (decision 0270).
+ */
+export type FrameGuard = (url: string) => Refusal | null;
+
+/** A frame the policy refuses: nothing of it is read, and none of its elements get refs. */
+export class FrameWithheld extends Error {
+  constructor(readonly refusal: Refusal) {
+    super(`withheld: it shows ${refusal.why}`);
+  }
 }
 
 interface RefEntry {
@@ -216,9 +233,32 @@ async function installedToken(
   return token;
 }
 
+interface TreeFrame {
+  id: string;
+  loaderId: string;
+  url?: string;
+  securityOrigin?: string;
+}
+
 interface FrameTree {
-  frame: { id: string; loaderId: string };
+  frame: TreeFrame;
   childFrames?: FrameTree[];
+}
+
+/** A frame as the session's frame tree shows it now, or undefined when it does not hold it. */
+async function frameInTree(
+  target: TabTarget,
+  sessionId: string | undefined,
+  frameId: string,
+): Promise<TreeFrame | undefined> {
+  const reply = await send(target, sessionId, "Page.getFrameTree");
+  const stack = [reply.frameTree as FrameTree];
+  while (stack.length) {
+    const tree = stack.pop()!;
+    if (tree.frame.id === frameId) return tree.frame;
+    stack.push(...(tree.childFrames ?? []));
+  }
+  return undefined;
 }
 
 /** The loader (document) a frame shows now, or undefined when the session does not hold it. */
@@ -227,14 +267,18 @@ async function currentLoader(
   sessionId: string | undefined,
   frameId: string,
 ): Promise<string | undefined> {
-  const reply = await send(target, sessionId, "Page.getFrameTree");
-  const stack = [reply.frameTree as FrameTree];
-  while (stack.length) {
-    const tree = stack.pop()!;
-    if (tree.frame.id === frameId) return tree.frame.loaderId;
-    stack.push(...(tree.childFrames ?? []));
-  }
-  return undefined;
+  return (await frameInTree(target, sessionId, frameId))?.loaderId;
+}
+
+/**
+ * The address a frame's document is decided by: its URL, or for a document with no address of
+ * its own (`about:blank`, `about:srcdoc`, whose content its maker writes) the origin it
+ * inherited from that maker, so a blank frame written by a refused site is that site's.
+ */
+function addressOf(frame: TreeFrame): string {
+  const url = frame.url ?? "";
+  const blank = url === "" || /^about:/i.test(url);
+  return blank && /^https?:/i.test(frame.securityOrigin ?? "") ? frame.securityOrigin! : url;
 }
 
 /**
@@ -245,10 +289,23 @@ export async function frameWorld(
   target: TabTarget,
   pages: TabPages,
   where: { sessionId?: string; frameId: string; parent?: Frame["parent"]; loaderId?: string },
+  guard?: FrameGuard,
 ): Promise<Frame> {
   const key = `${where.sessionId ?? ""}/${where.frameId}`;
-  const loaderId = where.loaderId ??
-    await currentLoader(target, where.sessionId, where.frameId);
+  let loaderId = where.loaderId;
+  let url: string | undefined;
+  if (loaderId === undefined) {
+    const seen = await frameInTree(target, where.sessionId, where.frameId);
+    loaderId = seen?.loaderId;
+    url = seen && addressOf(seen);
+  }
+  if (guard) {
+    // Decided before Ghostlight's world is made in it: a refused frame is not touched at all.
+    // One whose address this session cannot tell is not entered (fail closed).
+    if (url === undefined) throw new Error("the frame's address is not known in this session");
+    const refusal = guard(url);
+    if (refusal !== null) throw new FrameWithheld(refusal);
+  }
   const known = pages.frames.get(key);
   if (known && known.loaderId === loaderId) {
     // The iframe element showing the frame may have been replaced: keep the link current.
@@ -264,6 +321,7 @@ export async function frameWorld(
     parent: where.parent,
     ...world,
     loaderId,
+    ...(url !== undefined ? { url } : {}),
   };
   pages.frames.set(key, frame);
   return frame;

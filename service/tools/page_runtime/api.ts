@@ -7,7 +7,15 @@
  */
 
 import { describe } from "./describe.ts";
-import { box, boxes, contentOrigin, coveredBy, scrollTo } from "./geometry.ts";
+import {
+  box,
+  boxes,
+  contentOrigin,
+  coveredBy,
+  focusedFrame,
+  frameAt,
+  scrollTo,
+} from "./geometry.ts";
 import { observeBefore, prepareAction, settle } from "./observe.ts";
 import { pageInfo } from "./page_info.ts";
 import { readable } from "./readable.ts";
@@ -32,6 +40,8 @@ export const runtime = {
   fillByLabels,
   fillMany,
   findNodes,
+  focusedFrame,
+  frameAt,
   element: byId,
   observeBefore,
   pageInfo,

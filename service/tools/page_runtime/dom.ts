@@ -29,13 +29,20 @@ export function rootOf(el: Element): Root {
   return el.getRootNode();
 }
 
-/** The document a frame element shows, or null when it is in another origin. */
+/**
+ * The document a frame element shows, or null when it is in another origin or on another host
+ * (a page that relaxed `document.domain` shares its document with a sibling host): such a frame
+ * is read through its own world, where the policy decides its host on its own (decision 0270).
+ */
 export function frameDocument(el: Element): Document | null {
+  let doc: Document | null;
   try {
-    return (el as HTMLIFrameElement).contentDocument || null;
+    doc = (el as HTMLIFrameElement).contentDocument || null;
   } catch {
     return null;
   }
+  const host = doc?.location?.hostname ?? "";
+  return doc && (host === "" || host === el.ownerDocument.location.hostname) ? doc : null;
 }
 
 /** Whether the element is hidden from the user (by attribute, style or an ancestor). */

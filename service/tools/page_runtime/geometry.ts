@@ -5,8 +5,8 @@
  * @module
  */
 
-import { isHidden, viewOf } from "./dom.ts";
-import { byId } from "./registry.ts";
+import { frameDocument, isHidden, viewOf } from "./dom.ts";
+import { byId, idOf } from "./registry.ts";
 
 /** An element's border box in viewport CSS pixels, and whether the user can see it. */
 export interface Box {
@@ -127,4 +127,60 @@ export function coveredBy(id: number): string | null {
   const label = (hit.getAttribute("aria-label") || (hit as HTMLElement).innerText || "").trim()
     .slice(0, 60);
   return hit.tagName.toLowerCase() + (label ? ' "' + label + '"' : "");
+}
+
+/** A frame Ghostlight's world cannot enter, under a point: its element, and the point inside it. */
+export interface FrameUnder {
+  /** The iframe element's id in this world's registry. */
+  id: number;
+  /** The point in the frame's own viewport CSS pixels. */
+  x: number;
+  y: number;
+}
+
+/** Most same-origin frames followed down from a point. */
+const MAX_POINT_NESTING = 8;
+
+/**
+ * The frame this world cannot enter (another origin or host) that input at (`x`, `y`) of this
+ * world's viewport would land in, or null when it lands in this world's documents. The service
+ * decides that frame's host before any pointer input goes there (decision 0270).
+ */
+export function frameAt(x: number, y: number): FrameUnder | null {
+  let doc: Document = document;
+  let px = x, py = y;
+  for (let depth = 0; depth < MAX_POINT_NESTING; depth++) {
+    let el = doc.elementFromPoint(px, py);
+    while (el?.shadowRoot) {
+      const inner = el.shadowRoot.elementFromPoint(px, py);
+      if (!inner || inner === el) break;
+      el = inner;
+    }
+    if (!el || (el.tagName !== "IFRAME" && el.tagName !== "FRAME")) return null;
+    const rect = el.getBoundingClientRect();
+    const style = viewOf(el).getComputedStyle(el);
+    px -= rect.left + el.clientLeft + parseFloat(style.paddingLeft || "0");
+    py -= rect.top + el.clientTop + parseFloat(style.paddingTop || "0");
+    const inner = frameDocument(el);
+    if (!inner) return { id: idOf(el), x: px, y: py };
+    doc = inner;
+  }
+  return null;
+}
+
+/**
+ * The frame this world cannot enter that has the focus (keys typed now go into it), or null when
+ * the focus is in this world's documents. Its point is unused (0, 0).
+ */
+export function focusedFrame(): FrameUnder | null {
+  let doc: Document = document;
+  for (let depth = 0; depth < MAX_POINT_NESTING; depth++) {
+    let el = doc.activeElement;
+    while (el?.shadowRoot?.activeElement) el = el.shadowRoot.activeElement;
+    if (!el || (el.tagName !== "IFRAME" && el.tagName !== "FRAME")) return null;
+    const inner = frameDocument(el);
+    if (!inner) return { id: idOf(el), x: 0, y: 0 };
+    doc = inner;
+  }
+  return null;
 }

@@ -11,7 +11,7 @@ import { redactedTitle, redactFields } from "./secrets.ts";
 import { clip } from "./text.ts";
 import { invalidity, MAX_INVALID_CHARS } from "./form.ts";
 import { describe, type Described, type ReceiptElement, receiptElement } from "./describe.ts";
-import { coveredBy, scrollTo } from "./geometry.ts";
+import { coveredBy, frameAt, scrollTo } from "./geometry.ts";
 import { current } from "./registry.ts";
 
 /** The counter behind receipts: mutations seen, when the last came, what they touched. */
@@ -119,6 +119,11 @@ export interface Prepared {
   described: Described | null;
   /** The centre of its box, rounded: where a pointer action lands (none without a box). */
   point: { x: number; y: number } | null;
+  /**
+   * Whether the point lands in a frame this world cannot enter: then the service decides that
+   * frame before any input goes there, so the action does not go in the one message.
+   */
+  framed: boolean;
   cover: string | null;
   before: Before;
 }
@@ -226,6 +231,7 @@ export function prepareAction(key: string, id: number, options: { keep: number }
   return {
     described,
     point,
+    framed: point !== null && frameAt(point.x, point.y) !== null,
     cover: b ? coveredBy(id) : null,
     before: observeBefore(key, { point, keep: options.keep }),
   };
