@@ -299,7 +299,10 @@ Deno.test("read_page, find, form_input and javascript_tool on the fixture site",
     await t.step("get_page_text reads the article first, fenced and capped", async () => {
       await go("/article.html");
       const text = s.text(await s.ok("get_page_text", { tabId }));
-      assertMatch(text, /\(http:\/\/127\.0\.0\.1:\d+\/article\.html, article\)/);
+      assertMatch(
+        text,
+        /\(http:\/\/127\.0\.0\.1:\d+ <page-content-[\w-]+ [^>]*>\n\/article\.html\n<\/page-content-[\w-]+>, article\)/,
+      );
       assertMatch(
         text,
         /<page-content-[\w-]+ origin="http:\/\/127\.0\.0\.1:\d+" trust="untrusted">/,
