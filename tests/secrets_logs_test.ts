@@ -73,6 +73,22 @@ Deno.test("secret values the page logs or sends, and a password shown by its tog
       const network = await s.ok("read_network_requests", { tabId, urlPattern: probe });
       assertMatch(s.text(network), /^0 requests with/, `network pattern ${probe}`);
     }
+
+    // While a dialog keeps the page from saying which values are secret, what it logged since
+    // it last did is withheld; what it logged before is still shown, redacted.
+    await s.ok("computer", { action: "left_click", coordinate: [150, 194], tabId });
+    const held = await pollUntil(
+      () => s.ok("read_console_messages", { tabId }),
+      (result) => /withheld/.test(s.text(result)),
+      "the line logged under the dialog",
+    );
+    assertHidden(s, held, "read_console_messages under a dialog");
+    assertMatch(s.text(held), /signing in with \[redacted\] and \[redacted\]/);
+    assertMatch(s.text(held), /\[withheld: logged after the page last said which values/);
+    await s.ok("dialog", { action: "accept", tabId });
+    const after = await s.ok("read_console_messages", { tabId });
+    assertMatch(s.text(after), /holding with \[redacted\]/, "once it answers, the line is shown");
+    assertHidden(s, after, "read_console_messages after the dialog");
   } finally {
     await s.close();
   }

@@ -165,22 +165,25 @@ async function pageSecrets(workspace: Workspace, target: TabTarget, state: TabSt
   keptSecrets.set(state, kept);
   const asked = Date.now();
   let fresh = false;
-  try {
-    const now = await inMainFrame<SecretDigest[]>(
-      target,
-      tabPages(workspace, target.tabId),
-      runtimeCall("secretDigests", kept.base, MODULI),
-      { synchronous: true },
-    );
-    const known = new Set(kept.digests.map(digestKey));
-    for (const digest of now) {
-      if (!known.has(digestKey(digest))) kept.digests.push(digest);
+  // A dialog freezes the page: asking it would only wait for the read's timeout.
+  if (!state.dialog) {
+    try {
+      const now = await inMainFrame<SecretDigest[]>(
+        target,
+        tabPages(workspace, target.tabId),
+        runtimeCall("secretDigests", kept.base, MODULI),
+        { synchronous: true },
+      );
+      const known = new Set(kept.digests.map(digestKey));
+      for (const digest of now) {
+        if (!known.has(digestKey(digest))) kept.digests.push(digest);
+      }
+      kept.digests.splice(0, Math.max(0, kept.digests.length - MAX_KEPT_DIGESTS));
+      kept.lookedAt = asked;
+      fresh = true;
+    } catch {
+      // The page cannot be asked: what it said before still hides what it held then.
     }
-    kept.digests.splice(0, Math.max(0, kept.digests.length - MAX_KEPT_DIGESTS));
-    kept.lookedAt = asked;
-    fresh = true;
-  } catch {
-    // The page cannot be asked: what it said before still hides what it held then.
   }
   const checked = (at: number) => fresh || (kept.lookedAt !== null && at <= kept.lookedAt);
   const hider: Hider = {
