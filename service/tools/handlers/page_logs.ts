@@ -17,6 +17,7 @@ import { runtimeCall } from "../page/in_page.ts";
 import { inMainFrame } from "../page/main_frame_read.ts";
 import { tabPages } from "../page/refs.ts";
 import {
+  keepDigests,
   MODULI,
   randomBase,
   redactByDigests,
@@ -174,11 +175,7 @@ async function pageSecrets(workspace: Workspace, target: TabTarget, state: TabSt
         runtimeCall("secretDigests", kept.base, MODULI),
         { synchronous: true },
       );
-      const known = new Set(kept.digests.map(digestKey));
-      for (const digest of now) {
-        if (!known.has(digestKey(digest))) kept.digests.push(digest);
-      }
-      kept.digests.splice(0, Math.max(0, kept.digests.length - MAX_KEPT_DIGESTS));
+      keepDigests(kept.digests, now, MAX_KEPT_DIGESTS);
       kept.lookedAt = asked;
       fresh = true;
     } catch {
@@ -197,10 +194,6 @@ async function pageSecrets(workspace: Workspace, target: TabTarget, state: TabSt
         : UNCHECKED,
   };
   return hider;
-}
-
-function digestKey(digest: SecretDigest): string {
-  return `${digest.match}:${digest.length}:${digest.h1}:${digest.h2}`;
 }
 
 function consoleLine(entry: ConsoleEntry, hide: Hider): string {

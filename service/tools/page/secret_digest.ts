@@ -138,3 +138,19 @@ export function redactUrlByDigests(url: string, digests: SecretDigest[], base: n
     return part;
   });
 }
+
+/**
+ * `kept` with the digests of `added` it lacks appended, and only the newest `max` of all: what a
+ * tab keeps across reads of its page (decision 0282).
+ */
+export function keepDigests(kept: SecretDigest[], added: SecretDigest[], max: number): void {
+  const key = (d: SecretDigest) => `${d.match}:${d.length}:${d.h1}:${d.h2}`;
+  const known = new Set(kept.map(key));
+  for (const digest of added) {
+    if (!known.has(key(digest))) {
+      known.add(key(digest));
+      kept.push(digest);
+    }
+  }
+  kept.splice(0, Math.max(0, kept.length - max));
+}

@@ -1,6 +1,7 @@
 import { assertEquals } from "../../../tests/support/assert.ts";
 import {
   digestOf,
+  keepDigests,
   MODULI,
   randomBase,
   redactByDigests,
@@ -76,4 +77,15 @@ Deno.test("a secret sent in a URL is found encoded, in its path, query or fragme
     "a malformed escape and a near value stay",
   );
   assertEquals(redactUrlByDigests(url, [], base), url);
+});
+
+Deno.test("a tab keeps each digest once, and only the newest up to its bound", () => {
+  const base = randomBase();
+  const kept = digests(["first-value"], base);
+  keepDigests(kept, digests(["first-value", "second-value"], base), 3);
+  assertEquals(kept, digests(["first-value", "second-value"], base).slice(1));
+  keepDigests(kept, [], 3);
+  assertEquals(kept.length, 3);
+  keepDigests(kept, digests(["a1", "b2", "c3"], base), 4);
+  assertEquals(kept, digests(["b2", "c3"], base), "the oldest go first");
 });
