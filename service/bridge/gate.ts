@@ -105,15 +105,11 @@ export async function checkBeforeDispatch(
   if ("outcome" in located) return located;
   work.checked = located;
   // While a navigation is pending, what the call touches may be either page: both must do. A
-  // forced navigation also answers the prompt of the page it leaves.
+  // forced navigation also answers the prompt of the page it leaves (decision 0280): its target
+  // needs what the move needs, the page it leaves what answering a dialog needs.
   const { tool, arguments: args } = work.message;
-  const needs = session.deps.catalog.capabilities(
-    tool,
-    located.leaving === undefined ? args : {
-      ...args,
-      force: false,
-    },
-  );
+  const forced = located.leaving !== undefined;
+  const needs = session.deps.catalog.capabilities(tool, forced ? { ...args, force: false } : args);
   const touched = located.pending === undefined ? [located.host] : [located.host, located.pending];
   const hosts = touched.map((host) => ({ host, needs }));
   if (located.leaving !== undefined) hosts.push({ host: located.leaving, needs: ANSWER_DIALOG });
