@@ -103,3 +103,41 @@ Deno.test("no page-chosen string reaches structuredContent outside a fence, in a
     await s.close();
   }
 });
+
+Deno.test("a URL the page rewrote is inside a fence past its origin, in text and structured content", async () => {
+  const s = await startSession();
+  const found: string[] = [];
+  try {
+    const tabId = await s.firstTab();
+    const results: [string, CallResult][] = [];
+    await call(s, results, "navigate", { url: s.fixtures.url("/replaced.html"), tabId });
+    await call(s, results, "read_page", { tabId });
+    await call(s, results, "read_page", { tabId, filter: "interactive" });
+    await call(s, results, "find", { query: "Go button", tabId });
+    await call(s, results, "get_page_text", { tabId });
+    const js = { action: "javascript_exec", text: "document.title", tabId };
+    await call(s, results, "javascript_tool", js);
+    await call(s, results, "tabs_context_mcp", {});
+    await call(s, results, "act_on", { tabId, target: { name: "Go" }, action: "left_click" });
+    for (const [tool, result] of results) {
+      const text = s.text(result);
+      assert(
+        text.includes(MARKER) || tool === "act_on",
+        `${tool} says where the tab is: ${text.slice(0, 200)}`,
+      );
+      unfenced(text, `${tool} text`, found);
+      unfenced(result.structuredContent ?? {}, tool, found);
+    }
+    // The origin, which the page cannot choose without navigating, stays readable outside.
+    const [, navigated] = results[0];
+    assert(
+      new RegExp(`^Tab ${tabId} is at http://127\\.0\\.0\\.1:\\d+ <page-content-`).test(
+        s.text(navigated),
+      ),
+      s.text(navigated),
+    );
+    assert(found.length === 0, `page-chosen URL text outside a fence:\n${found.join("\n")}`);
+  } finally {
+    await s.close();
+  }
+});

@@ -537,7 +537,10 @@ Deno.test("computer: every action lands on the page as real input", async (t) =>
       }).observedAfter;
       assertEquals(after.urlChanged, s.fixtures.url("/index.html"));
       assertEquals(after.titleChanged, "Ghostlight fixture home");
-      assertMatch(s.text(result), /Now at http:\/\/127\.0\.0\.1:\d+\/index\.html/);
+      assertMatch(
+        s.text(result),
+        /Now at http:\/\/127\.0\.0\.1:\d+ <page-content-[\w-]+ [^>]*>\n\/index\.html\n<\/page-content/,
+      );
     });
 
     await t.step("left_click_drag performs an HTML5 drag and drop", async () => {

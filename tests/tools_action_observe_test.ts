@@ -142,7 +142,7 @@ Deno.test("navigate, console, network, resize and plan in a HiDPI browser", asyn
         tabId,
       });
       assertEquals(structuredOf(redirected)?.url, s.fixtures.url("/actions.html"));
-      assertMatch(s.text(redirected), /redirected from .*\/redirect\?to=/);
+      assertMatch(s.text(redirected), /redirected from [^\n]*\n\/redirect\?to=/);
 
       const secret = await s.ok("navigate", {
         url: s.fixtures.url("/index.html?session_id=zzz123&page=2"),
@@ -197,7 +197,7 @@ Deno.test("navigate, console, network, resize and plan in a HiDPI browser", asyn
         assertEquals(signIn.receipt.page.title, "Sign in here");
         assertEquals(signIn.receipt.observedAfter.focus?.name, "Email");
         assertEquals(signIn.receipt.observedAfter.mutations, 0);
-        assertMatch(signIn.text, /Now at .*focused\.html[\s\S]*focused: textbox "Email"/);
+        assertMatch(signIn.text, /Now at [^\n]*\n\/focused\.html[\s\S]*focused: textbox "Email"/);
         // The image takes ten seconds: the page is answered once its document is ready, from
         // its runtime's report at its first frame (decision 0245), which the page cannot keep
         // from hearing DOMContentLoaded. Without that report the receipt would wait for the
@@ -209,7 +209,7 @@ Deno.test("navigate, console, network, resize and plan in a HiDPI browser", asyn
         assertEquals(slow.receipt.observedAfter.stillLoading, true);
         assertMatch(
           slow.text,
-          /Now at .*slow\.html\. Its document is ready; some resources are still/,
+          /Now at [^\n]*\n\/slow\.html\n<\/page-content-[\w-]+>\. Its document is ready; some resources are still/,
         );
         assert(slow.ms < 4_500, `answered after ${Math.round(slow.ms)} ms, not at the image`);
       },

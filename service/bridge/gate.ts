@@ -11,6 +11,7 @@
 import type { ConnectorMessage, Outcome } from "../../shared/bridge.ts";
 import { type AuditEntry, AuditUnavailable } from "../audit/mod.ts";
 import { BrowserError, type BrowserLink } from "../browser/mod.ts";
+import { capabilitiesFor, type Capability } from "../catalog/mod.ts";
 import {
   ALL_OPEN,
   type Barrier,
@@ -24,7 +25,6 @@ import {
   sacredSource,
 } from "../governance/mod.ts";
 import { log } from "../log/mod.ts";
-import type { Capability } from "../catalog/mod.ts";
 import {
   failureOutcome,
   normalizeUrl,
@@ -57,6 +57,11 @@ interface Checked {
   tabId: number | undefined;
   /** Where the tab was navigating to when it was read, when that is another host. */
   pending?: PageHost;
+  /**
+   * The page a `navigate` with `force` leaves, whose leave-page prompt or open dialog the force
+   * answers: it needs what answering that dialog needs (decision 0280).
+   */
+  leaving?: PageHost;
   /** The tab's browser and its location serial at the look, to tell what was learnt since. */
   look?: { link: BrowserLink; serial: number };
 }
@@ -107,11 +112,18 @@ export async function checkBeforeDispatch(
   const located = await locate(session, work);
   if ("outcome" in located) return located;
   work.checked = located;
-  // While a navigation is pending, what the call touches may be either page: both must do.
-  const hosts = located.pending === undefined ? [located.host] : [located.host, located.pending];
-  const decisions = hosts.map((host) => ({
+  // While a navigation is pending, what the call touches may be either page: both must do. A
+  // forced navigation also answers the prompt of the page it leaves (decision 0280): its target
+  // needs what the move needs, the page it leaves what answering a dialog needs.
+  const { tool, arguments: args } = work.message;
+  const forced = located.leaving !== undefined;
+  const needs = session.deps.catalog.capabilities(tool, forced ? { ...args, force: false } : args);
+  const touched = located.pending === undefined ? [located.host] : [located.host, located.pending];
+  const hosts = touched.map((host) => ({ host, needs }));
+  if (located.leaving !== undefined) hosts.push({ host: located.leaving, needs: ANSWER_DIALOG });
+  const decisions = hosts.map(({ host, needs }) => ({
     host,
-    decision: decideFor(session, work, host, restrictions.list),
+    decision: decideFor(session, host, needs, restrictions.list),
   }));
   const { host, decision } = decisions.find(({ decision }) => refuses(decision)) ??
     decisions[0];
@@ -298,12 +310,19 @@ async function locate(session: Session, work: GatedWork): Promise<Checked | Refu
   try {
     const tab = ownedTab(work.workspace, session.deps.browsers, tabId);
     const url = typeof args.url === "string" ? args.url.trim() : "";
-    if (tool === "navigate" && url !== "back" && url !== "forward") {
-      return { host: hostOfUrl(normalizeUrl(url)), tabId, look: lookAt(tab.link) };
+    const target = tool === "navigate" && url !== "back" && url !== "forward"
+      ? hostOfUrl(normalizeUrl(url))
+      : undefined;
+    if (target !== undefined && args.force !== true) {
+      return { host: target, tabId, look: lookAt(tab.link) };
     }
     // A tab that reports where it stands is not asked (decision 0190).
     const info = tab.link.knownLocation(tab.native)?.tab ??
       await tab.link.call("tab.get", { tab_id: tab.native });
+    // A forced navigation answers the prompt of the page it leaves (decision 0280).
+    if (target !== undefined) {
+      return { host: target, tabId, leaving: hostOfUrl(info.url), look: lookAt(tab.link) };
+    }
     // Taken after the look: only what the browser says from here on can tell where the call
     // left the tab.
     const look = lookAt(tab.link);
@@ -330,18 +349,20 @@ function lookAt(link: BrowserLink): { link: BrowserLink; serial: number } {
   return { link, serial: link.locationSerial };
 }
 
-/** The policy's decision for a work on `host`. */
+/** What answering a page's dialog needs, as the `dialog` tool's row says. */
+const ANSWER_DIALOG = capabilitiesFor("dialog", { action: "accept" });
+
+/** The policy's decision for the session's principal needing `capabilities` on `host`. */
 function decideFor(
   session: Session,
-  work: GatedWork,
   host: PageHost,
+  capabilities: Capability[],
   restrictions: Restriction[],
 ): Decision {
-  const { tool, arguments: args } = work.message;
   return decide(session.deps.governance.policy.rules(), {
     principal: session.info.principal,
     host,
-    capabilities: session.deps.catalog.capabilities(tool, args),
+    capabilities,
     restrictions,
   });
 }

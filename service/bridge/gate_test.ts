@@ -71,7 +71,10 @@ async function gateHarness(features: string[]) {
     }
   })();
   let seq = 1;
-  /** Reads the console of tab 5 (one CDP command, after `tab.observe` the first time). */
+  /**
+   * Reads the console of tab 5 (the handler's CDP commands, {@linkcode HANDLER}, after
+   * `tab.observe` the first time).
+   */
   const read = async () => {
     const before = browser.commands.length;
     session.send({
@@ -106,6 +109,8 @@ async function gateHarness(features: string[]) {
 }
 
 const ops = (sent: Command[]) => sent.map((command) => command.op);
+/** What the console read sends itself: its look at the tab, and its ask for the page's secrets. */
+const HANDLER = ["cdp", "cdp"];
 const said = (outcome: { kind: string; message?: string }) => outcome.message ?? "";
 
 Deno.test("a tab that reports where it stands is not asked before or after a call", async () => {
@@ -118,7 +123,7 @@ Deno.test("a tab that reports where it stands is not asked before or after a cal
     const second = await h.read();
     assertEquals(second.outcome.kind, "success");
     // Only the handler's own commands: no look before, none after.
-    assertEquals(ops(second.sent), ["cdp"]);
+    assertEquals(ops(second.sent), HANDLER);
   } finally {
     await h.end();
   }
@@ -148,7 +153,7 @@ Deno.test("a call that leaves its tab on a denied host has its result withheld",
     const landed = await h.read();
     assertEquals(landed.outcome.kind, "denied");
     assertMatch(said(landed.outcome), /the tab ended on denied\.test/);
-    assertEquals(ops(landed.sent), ["cdp"], "the tails said it: no look after");
+    assertEquals(ops(landed.sent), HANDLER, "the tails said it: no look after");
   } finally {
     await h.end();
   }
@@ -164,7 +169,7 @@ Deno.test("answers without a tail: the gate asks the browser after the call", as
     const landed = await h.read();
     assertEquals(landed.outcome.kind, "denied");
     assertMatch(said(landed.outcome), /the tab ended on denied\.test/);
-    assertEquals(ops(landed.sent), ["cdp", "tab.get"]);
+    assertEquals(ops(landed.sent), [...HANDLER, "tab.get"]);
   } finally {
     await h.end();
   }
@@ -173,8 +178,8 @@ Deno.test("answers without a tail: the gate asks the browser after the call", as
 Deno.test("an extension without the feature: the gate asks before and after, as before", async () => {
   const h = await gateHarness([]);
   try {
-    assertEquals(ops((await h.read()).sent), ["tab.get", "tab.observe", "cdp", "tab.get"]);
-    assertEquals(ops((await h.read()).sent), ["tab.get", "cdp", "tab.get"]);
+    assertEquals(ops((await h.read()).sent), ["tab.get", "tab.observe", ...HANDLER, "tab.get"]);
+    assertEquals(ops((await h.read()).sent), ["tab.get", ...HANDLER, "tab.get"]);
     h.moveTo("https://denied.test/");
     assertEquals((await h.read()).outcome.kind, "denied");
   } finally {

@@ -25,7 +25,13 @@ Deno.test("act_on reads when it searches or waits", () => {
     capabilitiesFor("act_on", { ...click, target: { ref: "ref_1" }, expect: { text: "ok" } }),
     ["action", "read"],
   );
-  assertEquals(capabilitiesFor("act_on", { action: "hover", target: { name: "Menu" } }), ["read"]);
+  // A hover or a scroll runs the page's handlers: an action, not a read (decision 0280).
+  assertEquals(capabilitiesFor("act_on", { action: "hover", target: { name: "Menu" } }), [
+    "action",
+    "read",
+  ]);
+  assertEquals(capabilitiesFor("computer", { action: "scroll" }), ["action"]);
+  assertEquals(capabilitiesFor("navigate", { url: "a.test", force: true }), ["read", "action"]);
 });
 
 Deno.test("a tool's actions are listed in the contract's order", () => {

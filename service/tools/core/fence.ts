@@ -7,6 +7,7 @@
 
 import type { Workspace } from "../../workspace/mod.ts";
 import { rememberLast } from "./last_value.ts";
+import { displayUrl } from "./redact_url.ts";
 
 /** Wraps page-sourced text in an untrusted-content fence. */
 export function fence(workspace: Workspace, origin: string, text: string): string {
@@ -23,3 +24,18 @@ export const originOf: (url: string) => string = rememberLast((url) => {
     return "unknown";
   }
 });
+
+/**
+ * A page's URL as an answer's text shows it (decision 0281): redacted and bounded like every URL
+ * shown, its origin plain, since a page cannot change it without navigating (and the policy
+ * decides every host it lands on), and the rest inside the untrusted fence, since a page can
+ * rewrite its own path, query and fragment (`history.replaceState`). A URL with nothing after
+ * its origin, and `about:blank`, is shown as it is.
+ */
+export function fencedUrl(workspace: Workspace, url: string): string {
+  const shown = displayUrl(url);
+  const origin = originOf(shown);
+  const rest = shown.startsWith(origin) ? shown.slice(origin.length) : shown;
+  if (rest === "" || rest === "/" || shown === "about:blank") return shown;
+  return `${origin} ${fence(workspace, origin, rest)}`;
+}

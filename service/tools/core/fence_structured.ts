@@ -1,7 +1,7 @@
 /**
  * One rule for page strings in structured content: every string in a result's structured content
  * is fenced as untrusted, with the workspace's nonce, unless its key names a value the service
- * itself made ({@linkcode SERVICE_KEYS}: refs, ids, redacted URLs and origins, the service's own
+ * itself made ({@linkcode SERVICE_KEYS}: refs, ids, origins, the service's own
  * vocabularies). The rule is applied once, at the bridge's one door, to every call and every step,
  * so a new tool's page strings are fenced without the tool doing anything; a key joins the list
  * only when the service produced every value it can hold.
@@ -13,15 +13,14 @@ import type { Workspace } from "../../workspace/mod.ts";
 import { fence, originOf } from "./fence.ts";
 
 /**
- * Keys whose string values the service produced or validated, so the page cannot choose them.
- * URLs pass through `displayUrl()` (redacted, percent-encoded: decision 0040); the rest are ids
- * the service minted or words from a fixed vocabulary.
+ * Keys whose string values the service produced or validated, so the page cannot choose them:
+ * ids the service minted, origins, and words from a fixed vocabulary. A URL is not one of them: a
+ * page rewrites its own path, query and fragment (`history.replaceState`), so a `url` is fenced
+ * whole like any page string, while its origin has its own key (decision 0281).
  */
 export const SERVICE_KEYS: ReadonlySet<string> = new Set([
   "workspaceId",
   "ref",
-  "url",
-  "urlChanged",
   "origin",
   "topOrigin",
   "frameOrigin",

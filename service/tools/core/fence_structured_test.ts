@@ -14,7 +14,9 @@ Deno.test("every string but a service key's is fenced, at any depth, once", () =
     url2: "x",
   };
   const out = fenceStructured(workspace, structured);
-  assertEquals(out.url, structured.url);
+  // A page rewrites its own path and query: a URL is fenced whole (decision 0281).
+  assert(isFenced(workspace, out.url as string), out.url as string);
+  assertEquals(unfence(workspace, out.url as string), structured.url);
   assertEquals(out.workspaceId, "ws_1");
   assertEquals(out.count, 3);
   const title = out.title as string;

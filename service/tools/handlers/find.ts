@@ -8,7 +8,7 @@
 
 import { type Handler, success, type ToolContext } from "../core/context.ts";
 import { ToolError } from "../core/errors.ts";
-import { fence, originOf } from "../core/fence.ts";
+import { fence, fencedUrl, originOf } from "../core/fence.ts";
 import {
   collect,
   type Collected,
@@ -220,7 +220,7 @@ export const find: Handler = async (args, context) => {
   const matches = located.slice(0, MAX_MATCHES).map((match, index) => asMatch(match, index, scale));
 
   const origin = originOf(outline.url);
-  const where = `tab ${target.tabId} (${displayUrl(outline.url)})`;
+  const where = `tab ${target.tabId} (${fencedUrl(context.workspace, outline.url)})`;
   const note = withheldNote(outline.withheldFrames);
   const withheld = note ? `\n${note}` : "";
   const withheldFrames = note ? { withheldFrames: outline.withheldFrames } : {};

@@ -13,7 +13,7 @@ import { BrowserError } from "../../browser/mod.ts";
 import { dialogAfterEffect, openDialog } from "../page/after_dialog.ts";
 import { type Handler, success, type ToolContext } from "../core/context.ts";
 import { ToolError } from "../core/errors.ts";
-import { fence, originOf } from "../core/fence.ts";
+import { fence, fencedUrl, originOf } from "../core/fence.ts";
 import { runtimeCall, SERIALIZE } from "../page/in_page.ts";
 import { provenance } from "../page/provenance.ts";
 import { redactSecrets } from "../page/redact.ts";
@@ -291,7 +291,7 @@ export const javascriptTool: Handler = async (args, context) => {
     : "";
   const dialog = openDialog(target);
   return success(
-    `Result (${type}) from tab ${target.tabId} (${displayUrl(url)}):\n` +
+    `Result (${type}) from tab ${target.tabId} (${fencedUrl(context.workspace, url)}):\n` +
       fence(context.workspace, originOf(url), shown) + cut +
       dialogAfterEffect(context.workspace, target, "the script finished"),
     {

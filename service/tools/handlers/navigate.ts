@@ -13,7 +13,7 @@ import { pageAfterEffect } from "../page/after_dialog.ts";
 import { type Handler, success, type ToolContext } from "../core/context.ts";
 import { ToolError } from "../core/errors.ts";
 import { howToAnswer } from "../core/dialog_help.ts";
-import { fence, originOf } from "../core/fence.ts";
+import { fence, fencedUrl, originOf } from "../core/fence.ts";
 import { mainWorldCall } from "../page/in_page.ts";
 import { redactSecrets } from "../page/redact.ts";
 import { displayUrl } from "../core/redact_url.ts";
@@ -486,7 +486,7 @@ async function landingReport(
   const errors = state.console.items()
     .filter((entry) => entry.level === "error" && !landing.earlier.has(entry)).length;
   const notes = [
-    redirected ? ` (redirected from ${displayUrl(requested)})` : "",
+    redirected ? ` (redirected from ${fencedUrl(context.workspace, requested)})` : "",
     status >= 400 ? ` The server answered HTTP ${status}: this is its error page.` : "",
     LOAD_NOTES[load],
     state.dialog
@@ -500,7 +500,7 @@ async function landingReport(
   ].join("");
   const dialogSays = state.dialog ? `\ndialog says: "${redactSecrets(state.dialog.message)}"` : "";
   return success(
-    `Tab ${target.tabId} is at ${landed}${notes}\n${
+    `Tab ${target.tabId} is at ${fencedUrl(context.workspace, page.url)}${notes}\n${
       fence(context.workspace, origin, `title: ${page.title}${dialogSays}`)
     }`,
     {

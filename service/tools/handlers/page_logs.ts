@@ -13,6 +13,17 @@ import { fence, originOf } from "../core/fence.ts";
 import { redactSecrets } from "../page/redact.ts";
 import { displayUrl, redactUrl } from "../core/redact_url.ts";
 import { ownedTab, type TabTarget } from "../core/target.ts";
+import { runtimeCall } from "../page/in_page.ts";
+import { inMainFrame } from "../page/main_frame_read.ts";
+import { tabPages } from "../page/refs.ts";
+import {
+  keepDigests,
+  MODULI,
+  randomBase,
+  redactByDigests,
+  redactUrlByDigests,
+  type SecretDigest,
+} from "../page/secret_digest.ts";
 import type { Workspace } from "../../workspace/mod.ts";
 
 /** Entries returned when `limit` is absent. */
@@ -118,12 +129,81 @@ async function listing(
   return `${head}\n${fence(workspace, await currentOrigin(target, since), part.lines.join("\n"))}`;
 }
 
-function consoleLine(entry: ConsoleEntry): string {
+/** Most digests kept per tab (2 per value), newest kept: each costs every redaction a look. */
+const MAX_KEPT_DIGESTS = 512;
+
+/**
+ * What a tab's secret fields have held, as digests (decision 0282): under one base the service
+ * keeps for the tab, so digests from each read add up, across the page's own navigations too,
+ * and the values never leave the page.
+ */
+interface KeptSecrets {
+  base: number;
+  digests: SecretDigest[];
+  /** When the page last told its secrets; null before it ever did. */
+  lookedAt: number | null;
+}
+
+const keptSecrets = new WeakMap<TabState, KeptSecrets>();
+
+/** How this answer hides the page's secret field values in text and URLs. */
+interface Hider {
+  text(entry: { text: string; at: number }): string;
+  url(entry: { url: string; at: number }): string;
+}
+
+/** Said instead of an entry the page's secret fields could not be checked against. */
+const UNCHECKED = "[withheld: logged after the page last said which values are secret]";
+
+/**
+ * Asks the page for the digests of its secret field values (those it holds and those it held)
+ * and adds them to what the tab keeps. Entries are redacted with all of them; when the page
+ * cannot be asked now (a dialog holds it), entries since it last could are withheld: a value
+ * typed since then is unknown (fail closed).
+ */
+async function pageSecrets(workspace: Workspace, target: TabTarget, state: TabState) {
+  const kept = keptSecrets.get(state) ?? { base: randomBase(), digests: [], lookedAt: null };
+  keptSecrets.set(state, kept);
+  const asked = Date.now();
+  let fresh = false;
+  // A dialog freezes the page: asking it would only wait for the read's timeout.
+  if (!state.dialog) {
+    try {
+      const now = await inMainFrame<SecretDigest[]>(
+        target,
+        tabPages(workspace, target.tabId),
+        runtimeCall("secretDigests", kept.base, MODULI),
+        { synchronous: true },
+      );
+      keepDigests(kept.digests, now, MAX_KEPT_DIGESTS);
+      kept.lookedAt = asked;
+      fresh = true;
+    } catch {
+      // The page cannot be asked: what it said before still hides what it held then.
+    }
+  }
+  const checked = (at: number) => fresh || (kept.lookedAt !== null && at <= kept.lookedAt);
+  const hider: Hider = {
+    text: (entry) =>
+      checked(entry.at)
+        ? redactSecrets(redactByDigests(entry.text, kept.digests, kept.base))
+        : UNCHECKED,
+    url: (entry) =>
+      checked(entry.at)
+        ? redactUrlByDigests(displayUrl(entry.url), kept.digests, kept.base)
+        : UNCHECKED,
+  };
+  return hider;
+}
+
+function consoleLine(entry: ConsoleEntry, hide: Hider): string {
   const where = entry.url
-    ? ` (${redactUrl(entry.url).split("/").pop()}${entry.line ? `:${entry.line}` : ""})`
+    ? ` (${hide.url({ url: redactUrl(entry.url), at: entry.at }).split("/").pop()}${
+      entry.line ? `:${entry.line}` : ""
+    })`
     : "";
   const source = entry.source === "console" ? "" : ` ${entry.source}`;
-  return clip(`[${entry.level}${source}] ${redactSecrets(entry.text)}${where}`);
+  return clip(`[${entry.level}${source}] ${hide.text(entry)}${where}`);
 }
 
 /** `read_console_messages`. */
@@ -153,13 +233,15 @@ export const readConsoleMessages: Handler = async (args, context) => {
   const limit = limitOf(args, example);
   const looked = await observed(target);
   const state = looked.state;
+  const hide = await pageSecrets(context.workspace, target, state);
   const all = state.console.items();
   // The pattern sees what the answer would show (redacted, cut), so match counts say nothing
   // about a redacted secret, and the regex runs on bounded text.
   const matching = all.filter((entry) =>
     (!args.onlyErrors || ERROR_LEVELS.has(entry.level)) &&
-    (!pattern || pattern.test(redactSecrets(entry.text.slice(0, MATCHED_CHARS))) ||
-      pattern.test(entry.url ? displayUrl(entry.url) : ""))
+    (!pattern ||
+      pattern.test(hide.text({ text: entry.text.slice(0, MATCHED_CHARS), at: entry.at })) ||
+      pattern.test(entry.url ? hide.url({ url: entry.url, at: entry.at }) : ""))
   );
   const shown = matching.slice(-limit);
   const evicted = state.console.evicted;
@@ -172,7 +254,7 @@ export const readConsoleMessages: Handler = async (args, context) => {
     filter: pattern || args.onlyErrors ? ` matching, of ${all.length},` : "",
     total: all.length,
     matching: matching.length,
-    lines: shown.map(consoleLine),
+    lines: shown.map((entry) => consoleLine(entry, hide)),
     evicted,
     cleared: args.clear === true,
     buffer: "console",
@@ -183,8 +265,8 @@ export const readConsoleMessages: Handler = async (args, context) => {
     messages: shown.map((entry) => ({
       level: entry.level,
       source: entry.source,
-      text: redactSecrets(entry.text),
-      ...(entry.url ? { url: displayUrl(entry.url) } : {}),
+      text: hide.text(entry),
+      ...(entry.url ? { url: hide.url({ url: entry.url, at: entry.at }) } : {}),
       ...(entry.line ? { line: entry.line } : {}),
       at: new Date(entry.at).toISOString(),
     })),
@@ -192,14 +274,14 @@ export const readConsoleMessages: Handler = async (args, context) => {
   });
 };
 
-function networkLine(entry: NetworkEntry, withheld: boolean): string {
+function networkLine(entry: NetworkEntry, hide: Hider, withheld: boolean): string {
   const status = entry.failed ? `failed (${entry.failed})` : entry.status ?? "pending";
   const extras = [
     entry.type?.toLowerCase(),
     entry.durationMs !== undefined ? `${entry.durationMs}ms` : undefined,
     entry.bytes !== undefined ? `${entry.bytes}B` : undefined,
   ].filter((part) => part !== undefined).join(" ");
-  const url = withheld ? WITHHELD_URL : redactUrl(entry.url);
+  const url = withheld ? WITHHELD_URL : hide.url(entry);
   return clip(`${entry.method} ${status} ${url}${extras ? ` [${extras}]` : ""}`);
 }
 
@@ -230,12 +312,13 @@ export const readNetworkRequests: Handler = async (args, context) => {
   const needle = typeof args.urlPattern === "string" ? args.urlPattern : "";
   const looked = await observed(target);
   const state = looked.state;
+  const hide = await pageSecrets(context.workspace, target, state);
   const all = state.network.items();
   const withheld = withheldUrls(context);
   // Matched against the URL as shown: a redacted or withheld value cannot be probed for.
   const matching = needle === ""
     ? [...all]
-    : all.filter((entry) => !withheld(entry) && displayUrl(entry.url).includes(needle));
+    : all.filter((entry) => !withheld(entry) && hide.url(entry).includes(needle));
   const shown = matching.slice(-limit);
   const evicted = state.network.evicted;
   if (args.clear === true) {
@@ -247,7 +330,7 @@ export const readNetworkRequests: Handler = async (args, context) => {
     filter: needle ? ` with "${needle}" in the URL, of ${all.length},` : "",
     total: all.length,
     matching: matching.length,
-    lines: shown.map((entry) => networkLine(entry, withheld(entry))),
+    lines: shown.map((entry) => networkLine(entry, hide, withheld(entry))),
     evicted,
     cleared: args.clear === true,
     buffer: "network",
@@ -257,7 +340,7 @@ export const readNetworkRequests: Handler = async (args, context) => {
     total: matching.length,
     requests: shown.map((entry) => ({
       method: entry.method,
-      url: withheld(entry) ? WITHHELD_URL : displayUrl(entry.url),
+      url: withheld(entry) ? WITHHELD_URL : hide.url(entry),
       ...(entry.type ? { type: entry.type } : {}),
       ...(entry.status !== undefined ? { status: entry.status } : {}),
       ...(entry.failed ? { failed: entry.failed } : {}),

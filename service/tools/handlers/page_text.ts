@@ -9,7 +9,7 @@
 
 import { charBudget } from "../core/budget.ts";
 import { type Handler, success } from "../core/context.ts";
-import { fence, originOf } from "../core/fence.ts";
+import { fence, fencedUrl, originOf } from "../core/fence.ts";
 import { runtimeCall } from "../page/in_page.ts";
 import { provenance } from "../page/provenance.ts";
 import { redactSecrets } from "../page/redact.ts";
@@ -158,7 +158,9 @@ export const getPageText: Handler = async (args, context) => {
       );
     }
     const body = `title ${JSON.stringify(page.title)}\n${text.slice(0, shown)}`;
-    return `Text of tab ${target.tabId} (${displayUrl(page.url)}, ${page.scope}):\n` +
+    return `Text of tab ${target.tabId} (${
+      fencedUrl(context.workspace, page.url)
+    }, ${page.scope}):\n` +
       fence(context.workspace, origin, body) + (notes.length ? `\n${notes.join("\n")}` : "");
   };
   // The whole answer, fence and notes included, stays within max_chars (the text gets at least

@@ -9,7 +9,7 @@ import { charBudget } from "../core/budget.ts";
 import type { Outcome } from "../../../shared/bridge.ts";
 import type { Workspace } from "../../workspace/mod.ts";
 import { type Handler, success } from "../core/context.ts";
-import { fence, originOf } from "../core/fence.ts";
+import { fence, fencedUrl, originOf } from "../core/fence.ts";
 import { collect, type Collected, frameGuard, READ, withheldNote } from "../page/collect.ts";
 import {
   biggestSections,
@@ -220,7 +220,7 @@ export const readPage: Handler = async (args, context) => {
   const now = remember(JSON.stringify({ filter, depth, root }), outline.url, outline.nodes);
   const before = keepRead(pages, now);
   const page: Page = {
-    where: `tab ${target.tabId} (${displayUrl(outline.url)})`,
+    where: `tab ${target.tabId} (${fencedUrl(context.workspace, outline.url)})`,
     origin: originOf(outline.url),
     title: outline.title,
     structured: {

@@ -10,7 +10,7 @@ import type { Outcome } from "../../../shared/bridge.ts";
 import { type Handler, success, type ToolContext } from "../core/context.ts";
 import { howToAnswer } from "../core/dialog_help.ts";
 import { ToolError } from "../core/errors.ts";
-import { fence, originOf } from "../core/fence.ts";
+import { fence, fencedUrl, originOf } from "../core/fence.ts";
 import { displayUrl } from "../core/redact_url.ts";
 import { cdp, ownedTab, type TabTarget } from "../core/target.ts";
 import { untilDialog } from "../input/dialogs.ts";
@@ -73,7 +73,9 @@ async function reload(context: ToolContext, target: TabTarget): Promise<Outcome>
     if (load === "blocked") return blockedReload(context, target);
     const page = await pageAfterEffect(context.workspace, target);
     return success(
-      `Reloaded tab ${target.tabId}: it is at ${displayUrl(page.url)}.${LOAD_NOTES[load]}\n` +
+      `Reloaded tab ${target.tabId}: it is at ${fencedUrl(context.workspace, page.url)}.${
+        LOAD_NOTES[load]
+      }\n` +
         fence(context.workspace, originOf(page.url), `title: ${page.title}`),
       {
         tabId: target.tabId,

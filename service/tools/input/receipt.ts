@@ -9,7 +9,7 @@
 
 import type { Workspace } from "../../workspace/mod.ts";
 import { howToAnswer } from "../core/dialog_help.ts";
-import { fence, originOf } from "../core/fence.ts";
+import { fence, fencedUrl, originOf } from "../core/fence.ts";
 import { runtimeCall } from "../page/in_page.ts";
 import {
   type AimedRead,
@@ -599,7 +599,7 @@ export function renderReceipt(workspace: Workspace, receipt: Receipt, lead: stri
   const after = receipt.observedAfter;
   const facts: string[] = [lead];
   if (after.urlChanged) {
-    facts.push(`Now at ${after.urlChanged}.`);
+    facts.push(`Now at ${fencedUrl(workspace, after.urlChanged)}.`);
     if (after.stillLoading) facts.push(STILL_LOADING);
   } else if (after.mutations > 0) {
     facts.push(`${after.mutations} DOM change${after.mutations === 1 ? "" : "s"}.`);

@@ -51,14 +51,9 @@ export function randomBase(): number {
   return 65_537 + (n % (M2 - 65_537));
 }
 
-/** Where in `text` a substring of `length` has the hash `[h1, h2]`: the start of each match. */
-function matchesOf(text: string, digest: SecretDigest, base: number): number[] {
-  const { length, h1, h2 } = digest;
+/** Where in `text` a substring of `length` has one of `hashes` (`"h1:h2"`): each match's start. */
+function matchesOf(text: string, length: number, hashes: Set<string>, base: number): number[] {
   if (length === 0 || length > text.length) return [];
-  if (digest.match === "whole") {
-    const [w1, w2] = digestOf(text, base, MODULI);
-    return length === text.length && w1 === h1 && w2 === h2 ? [0] : [];
-  }
   // base^(length-1), to take the leading character out of the window.
   let p1 = 1;
   let p2 = 1;
@@ -69,7 +64,7 @@ function matchesOf(text: string, digest: SecretDigest, base: number): number[] {
   let [r1, r2] = digestOf(text.slice(0, length), base, MODULI);
   const found: number[] = [];
   for (let start = 0;; start++) {
-    if (r1 === h1 && r2 === h2) found.push(start);
+    if (hashes.has(`${r1}:${r2}`)) found.push(start);
     const next = start + length;
     if (next >= text.length) return found;
     const out = text.charCodeAt(start);
@@ -81,10 +76,27 @@ function matchesOf(text: string, digest: SecretDigest, base: number): number[] {
 
 /** `text` with every run whose digest is one of `digests` replaced by `[redacted]`. */
 export function redactByDigests(text: string, digests: SecretDigest[], base: number): string {
+  if (digests.length === 0 || text === "") return text;
   const runs: { start: number; end: number; quoted: boolean }[] = [];
-  for (const digest of digests) {
-    for (const start of matchesOf(text, digest, base)) {
-      runs.push({ start, end: start + digest.length, quoted: digest.match === "quoted" });
+  const [w1, w2] = digestOf(text, base, MODULI);
+  // One rolling pass per length and kind, however many secrets share it: a page with many
+  // fields costs passes by their distinct lengths, not by their number.
+  const passes = new Map<string, { length: number; quoted: boolean; hashes: Set<string> }>();
+  for (const { length, h1, h2, match } of digests) {
+    if (match === "whole") {
+      if (length === text.length && h1 === w1 && h2 === w2) {
+        runs.push({ start: 0, end: length, quoted: false });
+      }
+      continue;
+    }
+    const key = `${match}:${length}`;
+    const pass = passes.get(key) ?? { length, quoted: match === "quoted", hashes: new Set() };
+    pass.hashes.add(`${h1}:${h2}`);
+    passes.set(key, pass);
+  }
+  for (const { length, quoted, hashes } of passes.values()) {
+    for (const start of matchesOf(text, length, hashes, base)) {
+      runs.push({ start, end: start + length, quoted });
     }
   }
   // Earliest first, the longest of those that start together; overlaps join the run before.
@@ -100,4 +112,45 @@ export function redactByDigests(text: string, digests: SecretDigest[], base: num
     at = run.end;
   }
   return out + text.slice(at);
+}
+
+/** The parts of a URL between its separators, each judged decoded as well as written. */
+const URL_PART = /[^/?&=#;]+/g;
+
+/**
+ * A URL with every secret found by `digests` replaced: in the text as written, and in each part
+ * between separators decoded (percent-escapes, and `+` as a space), since a page sends a value in
+ * a URL encoded and the digests are of the value as the field held it. A part that holds a
+ * secret once decoded is replaced whole.
+ */
+export function redactUrlByDigests(url: string, digests: SecretDigest[], base: number): string {
+  if (digests.length === 0) return url;
+  return redactByDigests(url, digests, base).replace(URL_PART, (part) => {
+    for (const decoded of new Set([part.replaceAll("+", " "), part])) {
+      let plain = decoded;
+      try {
+        plain = decodeURIComponent(decoded);
+      } catch {
+        // A malformed escape: judged as written.
+      }
+      if (plain !== part && redactByDigests(plain, digests, base) !== plain) return "[redacted]";
+    }
+    return part;
+  });
+}
+
+/**
+ * `kept` with the digests of `added` it lacks appended, and only the newest `max` of all: what a
+ * tab keeps across reads of its page (decision 0282).
+ */
+export function keepDigests(kept: SecretDigest[], added: SecretDigest[], max: number): void {
+  const key = (d: SecretDigest) => `${d.match}:${d.length}:${d.h1}:${d.h2}`;
+  const known = new Set(kept.map(key));
+  for (const digest of added) {
+    if (!known.has(key(digest))) {
+      known.add(key(digest));
+      kept.push(digest);
+    }
+  }
+  kept.splice(0, Math.max(0, kept.length - max));
 }

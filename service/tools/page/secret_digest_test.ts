@@ -1,9 +1,11 @@
 import { assertEquals } from "../../../tests/support/assert.ts";
 import {
   digestOf,
+  keepDigests,
   MODULI,
   randomBase,
   redactByDigests,
+  redactUrlByDigests,
   type SecretDigest,
 } from "./secret_digest.ts";
 
@@ -59,4 +61,31 @@ Deno.test("the rolling hash agrees with hashing each window whole", () => {
       assertEquals(out.includes("[redacted]"), true, `window ${JSON.stringify(window)}`);
     }
   }
+});
+
+Deno.test("a secret sent in a URL is found encoded, in its path, query or fragment", () => {
+  const base = randomBase();
+  const found = digests(["Hunter 2@Fog!", "493817", "a&b"], base);
+  const url = "https://a.test/in/Hunter%202%40Fog!/x?c=493817&p=Hunter+2%40Fog%21&q=a%26b#493817";
+  assertEquals(
+    redactUrlByDigests(url, found, base),
+    "https://a.test/in/[redacted]/x?c=[redacted]&p=[redacted]&q=[redacted]#[redacted]",
+  );
+  assertEquals(
+    redactUrlByDigests("https://a.test/?q=4938&r=%E0%A4", found, base),
+    "https://a.test/?q=4938&r=%E0%A4",
+    "a malformed escape and a near value stay",
+  );
+  assertEquals(redactUrlByDigests(url, [], base), url);
+});
+
+Deno.test("a tab keeps each digest once, and only the newest up to its bound", () => {
+  const base = randomBase();
+  const kept = digests(["first-value"], base);
+  keepDigests(kept, digests(["first-value", "second-value"], base), 3);
+  assertEquals(kept, digests(["first-value", "second-value"], base).slice(1));
+  keepDigests(kept, [], 3);
+  assertEquals(kept.length, 3);
+  keepDigests(kept, digests(["a1", "b2", "c3"], base), 4);
+  assertEquals(kept, digests(["b2", "c3"], base), "the oldest go first");
 });

@@ -15,6 +15,7 @@
 import { type Runtime, runtime } from "./api.ts";
 import { reportWorld } from "./page_info.ts";
 import { adopt } from "./registry.ts";
+import { watchSecrets } from "./secrets.ts";
 
 declare global {
   var __ghostlight: Runtime | undefined;
@@ -23,6 +24,7 @@ declare global {
 // A world keeps the runtime it has: its registry's numbers are the refs already handed out.
 if (!globalThis.__ghostlight) {
   adopt();
+  watchSecrets();
   reportWorld();
   globalThis.__ghostlight = runtime;
 }

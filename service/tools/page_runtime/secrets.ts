@@ -14,13 +14,80 @@ import { frameDocument } from "./dom.ts";
 const SECRET_FIELD =
   /pass(word|wd|code)?|secret|token|otp|one-time|cvv|cvc|csc|security.?code|api.?key|\bpin\b|cc-num|card.?number/i;
 
-/** Whether the element is a field whose value is secret. */
+/**
+ * Fields that have been secret once stay secret (decision 0282): a page's show-password toggle
+ * makes a password field `type="text"`, and its value is no less secret for it.
+ */
+const wasSecret = new WeakSet<Element>();
+
+/** Most values remembered, and most fields followed, for values changed or cleared since. */
+const REMEMBERED_MAX = 64;
+/**
+ * Values secret fields held in this document, oldest first: what a read found in them and what
+ * they held when committed (`change`), since a page may clear a code it has sent.
+ */
+const remembered = new Set<string>();
+/**
+ * What each secret field last held as it was typed into (`input`): the whole value, not each
+ * prefix on the way to it, which would hide ordinary words that begin the same.
+ */
+const lastHeld = new Map<Element, string>();
+
+/** Adds to a bounded insertion-ordered collection, dropping the oldest entry when full. */
+function keep<K>(kept: Set<K> | Map<K, string>, key: K, value?: string): void {
+  kept.delete(key);
+  if (kept.size >= REMEMBERED_MAX) {
+    const oldest = kept.keys().next();
+    if (!oldest.done) kept.delete(oldest.value);
+  }
+  if (kept instanceof Map) kept.set(key, value ?? "");
+  else kept.add(key);
+}
+
+function remember(value: string): void {
+  if (value !== "") keep(remembered, value);
+}
+
+/** Whether the element is a field whose value is secret, or has ever been one. */
 export function isSecretField(el: Element): boolean {
   if (el.tagName !== "INPUT" && el.tagName !== "TEXTAREA") return false;
-  if ((el.getAttribute("type") || "").toLowerCase() === "password") return true;
+  if (wasSecret.has(el)) return true;
   const hints = [el.getAttribute("autocomplete"), el.getAttribute("name"), el.id].filter(Boolean)
     .join(" ");
-  return SECRET_FIELD.test(hints);
+  const secret = (el.getAttribute("type") || "").toLowerCase() === "password" ||
+    SECRET_FIELD.test(hints);
+  if (secret) wasSecret.add(el);
+  return secret;
+}
+
+/**
+ * Keeps the secret rule's memory from the document's start (the runtime is installed before the
+ * page's scripts run): a field whose `type` leaves `password` is marked, and every value typed
+ * or set into a secret field is remembered, so a value the page logs or sends and then clears is
+ * still recognised in its console lines and request URLs.
+ */
+export function watchSecrets(): void {
+  new MutationObserver((records) => {
+    for (const record of records) {
+      if ((record.oldValue || "").toLowerCase() === "password") {
+        wasSecret.add(record.target as Element);
+      }
+    }
+  }).observe(document, {
+    subtree: true,
+    attributes: true,
+    attributeFilter: ["type"],
+    attributeOldValue: true,
+  });
+  const heard = (event: Event) => {
+    const field = event.composedPath()[0];
+    if (!(field instanceof Element) || !isSecretField(field)) return;
+    const value = (field as HTMLInputElement).value;
+    if (event.type === "change") remember(value);
+    else if (value !== "") keep(lastHeld, field, value);
+  };
+  addEventListener("input", heard, true);
+  addEventListener("change", heard, true);
 }
 
 /**
@@ -54,7 +121,8 @@ export function secretValues(): string[] {
     }
   };
   visit(document, 0);
-  return Array.from(found);
+  for (const value of found) remember(value);
+  return Array.from(new Set([...found, ...remembered, ...lastHeld.values()]));
 }
 
 /**
