@@ -47,6 +47,16 @@ export async function statOrNull(path: string, follow: boolean): Promise<Deno.Fi
   }
 }
 
+/** The name's own information (a link not followed), or null when nothing is there. */
+function lstatOrNullSync(path: string): Deno.FileInfo | null {
+  try {
+    return Deno.lstatSync(path);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return null;
+    throw error;
+  }
+}
+
 /** The name's information when it is a regular file within the rules; refused otherwise. */
 function checkRegular(path: string, info: Deno.FileInfo, rules: FileRules): void {
   if (!info.isFile || info.isSymlink) {
@@ -103,12 +113,7 @@ export async function readRegularText(path: string, rules: FileRules): Promise<s
  * file that is still the same file once opened. Synchronous, for the audit and the log.
  */
 export function appendRegularFileSync(path: string, bytes: Uint8Array, mode: number): void {
-  let before: Deno.FileInfo | null = null;
-  try {
-    before = Deno.lstatSync(path);
-  } catch (error) {
-    if (!(error instanceof Deno.errors.NotFound)) throw error;
-  }
+  const before = lstatOrNullSync(path);
   if (before !== null && (!before.isFile || before.isSymlink)) {
     throw new FileRefused(`${path} is ${kindOf(before)}, not a regular file; nothing is written`);
   }
@@ -123,22 +128,24 @@ export function appendRegularFileSync(path: string, bytes: Uint8Array, mode: num
 }
 
 /**
- * Replaces the file `path` with `bytes` whole: written to a new file beside it, then renamed
- * over it, so a reader never sees half, and a link at `path` is replaced, never followed.
+ * Writes `bytes` over the start of the regular file `path` in place, never through a link, and
+ * cuts off anything past them. In place, not a new file renamed over the old: on ext4 a rename
+ * over a file or a truncation to zero flushes the data to disk at once, 6–9 ms a write on this
+ * machine against a fraction of a millisecond in place.
  */
-export function replaceFileSync(path: string, bytes: Uint8Array, mode: number): void {
-  const temporary = `${path}.${crypto.randomUUID().slice(0, 8)}.tmp`;
-  try {
-    using file = Deno.openSync(temporary, { write: true, createNew: true, mode });
-    let written = 0;
-    while (written < bytes.length) written += file.writeSync(bytes.subarray(written));
-  } catch (error) {
-    try {
-      Deno.removeSync(temporary);
-    } catch {
-      // Nothing was made.
-    }
-    throw error;
+export function overwriteRegularFileSync(path: string, bytes: Uint8Array, mode: number): void {
+  const before = lstatOrNullSync(path);
+  if (before !== null && (!before.isFile || before.isSymlink)) {
+    throw new FileRefused(`${path} is ${kindOf(before)}, not a regular file; nothing is written`);
   }
-  Deno.renameSync(temporary, path);
+  using file = before === null
+    ? Deno.openSync(path, { write: true, createNew: true, mode })
+    : Deno.openSync(path, { write: true });
+  const opened = file.statSync();
+  if (before !== null && !sameFile(before, opened)) {
+    throw new FileRefused(`${path} was replaced while it was being opened; nothing is written`);
+  }
+  let written = 0;
+  while (written < bytes.length) written += file.writeSync(bytes.subarray(written));
+  if (opened.size > bytes.length) file.truncateSync(bytes.length);
 }

@@ -1,5 +1,5 @@
 /**
- * The audit's anchor: a small file beside the audit, rewritten whole after every record, that
+ * The audit's anchor: a small file beside the audit, rewritten in place after every record, that
  * names the chain's head (its last record's sequence and hash) and the first record still kept,
  * MAC'd under the chain key. The audit alone cannot show that its last records were cut off or
  * that it was deleted; against the anchor both show, and so does an oldest rotated file removed
@@ -9,11 +9,14 @@
  */
 
 import { z } from "zod";
-import { readRegularText, replaceFileSync } from "../../shared/files.ts";
+import { overwriteRegularFileSync, readRegularText } from "../../shared/files.ts";
 import type { ChainKey } from "./keyed.ts";
 
-/** An anchor file is far smaller than this. */
-const MAX_ANCHOR_BYTES = 4 * 1024;
+/**
+ * Every anchor is written as exactly this many bytes (its JSON padded with spaces), so each write
+ * covers the one before within one disk block, and nothing of an older one is left past it.
+ */
+const ANCHOR_BYTES = 512;
 
 /** What the anchor says of the chain. */
 export const AnchorState = z.object({
@@ -47,7 +50,7 @@ export async function readAnchor(
 ): Promise<AnchorState | null | string> {
   let text: string | null;
   try {
-    text = await readRegularText(file, { maxBytes: MAX_ANCHOR_BYTES });
+    text = await readRegularText(file, { maxBytes: ANCHOR_BYTES });
   } catch (error) {
     return `the audit's anchor ${file} cannot be read (${(error as Error).message})`;
   }
@@ -67,8 +70,13 @@ export async function readAnchor(
   return state;
 }
 
-/** Rewrites the anchor whole (a reader sees the old one or the new one, never half). */
+/**
+ * Writes the anchor over the last one, in place. A write torn by a crash fails the MAC at the
+ * next start, which records it as a gap (decision 0285).
+ */
 export function writeAnchorSync(file: string, state: AnchorState, key: ChainKey): void {
   const text = JSON.stringify({ v: 1, state, mac: macOf(state, key) });
-  replaceFileSync(file, new TextEncoder().encode(`${text}\n`), 0o600);
+  const line = `${text.padEnd(ANCHOR_BYTES - 1)}\n`;
+  if (line.length !== ANCHOR_BYTES) throw new Error("an anchor outgrew its fixed size");
+  overwriteRegularFileSync(file, new TextEncoder().encode(line), 0o600);
 }
