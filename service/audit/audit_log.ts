@@ -73,6 +73,8 @@ export class AuditLog {
   #size: number;
   #broken: string | null;
   #written = 0;
+  /** The file ends in the middle of a line: the next record starts with a newline. */
+  #newlineFirst = false;
   /** Appends run one after another: the chain needs each record's predecessor. */
   #queue: Promise<unknown> = Promise.resolve();
 
@@ -106,19 +108,35 @@ export class AuditLog {
         throw new Error(`${options.file} is not a regular file (a link or a FIFO is not written)`);
       }
       size = info?.size ?? 0;
-      const end = await lastRecord(options.file, size, options.key) ??
-        await lastRecordOfRotated(options.file, options.key);
       const anchor = await readAnchor(anchorFile, options.key);
-      const gap = gapOf(end, anchor, options.hadRun === true);
+      const trusted = typeof anchor === "object" && anchor !== null ? anchor : null;
+      let damaged: string | null = null;
+      let end: ChainEnd | null;
+      try {
+        end = await lastRecord(options.file, size, options.key) ??
+          await lastRecordOfRotated(options.file, options.key);
+      } catch (error) {
+        // A damaged last record cannot say where the chain goes on; a trusted anchor can, so the
+        // damage is recorded and the service keeps serving. Without one, the audit stays shut.
+        if (trusted === null || trusted.head === null) throw error;
+        damaged = (error as Error).message;
+        end = { seq: trusted.seq, hash: trusted.head };
+      }
+      const found = gapOf(end, anchor, options.hadRun === true);
+      const gap = damaged === null ? found : { reason: damaged, from: end };
       const from = gap?.from ?? end;
-      const kept = await firstKept(options.file, options.key);
+      // A damaged first record must not stop the service either: verify names it.
+      const kept = await firstKept(options.file, options.key).catch(() => null);
       const state: AnchorState = {
         seq: from?.seq ?? 0,
         head: from?.hash ?? null,
-        first: kept ?? (from === null ? 0 : from.seq + 1),
-        rotations: typeof anchor === "object" && anchor !== null ? anchor.rotations : 0,
+        first: kept ?? trusted?.first ?? (from === null ? 0 : from.seq + 1),
+        rotations: trusted?.rotations ?? 0,
       };
       const audit = new AuditLog(options, from, state, size, null);
+      // A record cut off mid-line (a crash) ends without a newline: the next starts on its own.
+      audit.#newlineFirst = damaged !== null && size > 0 &&
+        !(await endsWithNewline(options.file, size));
       if (gap !== null) {
         log("error", `the audit has a gap: ${gap.reason}; recorded as the next record`);
         // A record that cannot be written leaves the audit refusing, with the reason.
@@ -162,7 +180,9 @@ export class AuditLog {
     if (this.#broken !== null) throw new AuditUnavailable(this.#broken);
     const { key } = this.#options;
     const record = seal(entry, this.#end ?? { seq: 0, hash: null }, new Date(), key);
-    const bytes = new TextEncoder().encode(`${serialize(record)}\n`);
+    const bytes = new TextEncoder().encode(
+      `${this.#newlineFirst ? "\n" : ""}${serialize(record)}\n`,
+    );
     try {
       if (this.#size > 0 && this.#size + bytes.length > this.#options.maxBytes) {
         await this.#rotate();
@@ -187,6 +207,7 @@ export class AuditLog {
       throw new AuditUnavailable(this.#broken);
     }
     this.#size += bytes.length;
+    this.#newlineFirst = false;
     this.#end = { seq: record.seq, hash: record.hash };
     this.#written++;
     return record;
@@ -202,7 +223,7 @@ export class AuditLog {
     for (const number of numbers.slice(0, Math.max(0, excess))) {
       await Deno.remove(`${this.#options.file}.${number}`).catch(() => {});
     }
-    const first = await firstKept(this.#options.file, this.#options.key);
+    const first = await firstKept(this.#options.file, this.#options.key).catch(() => null);
     this.#anchor = {
       ...this.#anchor,
       first: first ?? this.#anchor.first,
@@ -312,6 +333,11 @@ async function lastRecord(file: string, size: number, key: ChainKey): Promise<Ch
   if (!text.endsWith("\n")) throw new Error(`the last record of ${file} was cut off`);
   const record = checked(file, text.slice(0, -1).split("\n").at(-1)!, key);
   return { seq: record.seq, hash: record.hash };
+}
+
+/** Whether a file of `size` bytes ends with a newline. */
+async function endsWithNewline(file: string, size: number): Promise<boolean> {
+  return (await slice(file, size - 1, size)) === "\n";
 }
 
 /** The last record of the newest rotated file, when the current one is empty or absent. */

@@ -168,6 +168,8 @@ Deno.test("writing fails closed: an unwritable or damaged audit refuses with the
   assertEquals(audit.state().ok, false);
   await Deno.remove(t.file);
 
+  // Without a trusted anchor, a damaged last record leaves the chain nowhere to go on from.
+  await Deno.remove(`${t.dir}/audit.anchor`);
   await Deno.writeTextFile(t.file, '{"seq":1,"time":"x"}\n');
   const damaged = await t.open();
   assertMatch(damaged.state().error ?? "", /last record .* is not an audit record/);
@@ -409,4 +411,25 @@ Deno.test("the audit is never written through a link, nor into a FIFO", async ()
   } finally {
     await Deno.remove(outside);
   }
+});
+
+Deno.test("a damaged last record with a trusted anchor is recorded as a gap, and the audit goes on", async () => {
+  await using t = await tempAudit();
+  const audit = await t.open();
+  for (let n = 0; n < 3; n++) await audit.append(entry(n));
+  const lines = await linesOf(t.file);
+  // The last record edited, then half of it cut off (as a crash mid-write would leave it).
+  await Deno.writeTextFile(t.file, `${lines.slice(0, 2).join("\n")}\n${lines[2].slice(0, 40)}`);
+  const reopened = await t.open();
+  assert(reopened.state().ok, reopened.state().error);
+  await reopened.append(entry(3));
+  const after = await linesOf(t.file);
+  assertEquals(after.length, 5, "the cut line stays on its own line");
+  const gap = JSON.parse(after[3]);
+  assertEquals([gap.seq, gap.result], [4, "gap"]);
+  assertMatch(gap.rule, /the last record of .* was cut off/);
+  // verify names the damaged line; everything after it follows the anchored head.
+  failsAt(t.verifyText(after.join("\n") + "\n"), 3, /not a JSON record/);
+  const repaired = [...after.slice(0, 2), lines[2], ...after.slice(3)];
+  assert(t.verifyText(repaired.join("\n") + "\n").ok, "the chain goes on from record 3");
 });

@@ -57,6 +57,15 @@ async function verify(paths: InstancePaths, args: string[]): Promise<number> {
   const file = args.shift();
   noMore(args);
   const files = file === undefined ? await instanceFiles(paths) : [file];
+  const texts: AuditText[] = [];
+  for (const name of files) {
+    try {
+      texts.push({ name, text: await readAuditFile(name) });
+    } catch (error) {
+      console.error(`ghostlight: ${cannotRead(name, error)}`);
+      return 1;
+    }
+  }
   const secret = await serviceSecret(paths);
   const anchorFile = anchorFileOf(paths.auditFile);
   if (secret === null) {
@@ -81,15 +90,6 @@ async function verify(paths: InstancePaths, args: string[]): Promise<number> {
         "began. 'ghostlight audit reset' starts a new audit, recorded.",
     );
     return 1;
-  }
-  const texts: AuditText[] = [];
-  for (const name of files) {
-    try {
-      texts.push({ name, text: await readAuditFile(name) });
-    } catch (error) {
-      console.error(`ghostlight: ${cannotRead(name, error)}`);
-      return 1;
-    }
   }
   const result = verifyAudit(texts, key, anchor?.seq);
   if (!result.ok) {
