@@ -125,12 +125,15 @@ export class AuditLog {
       const found = gapOf(end, anchor, options.hadRun === true);
       const gap = damaged === null ? found : { reason: damaged, from: end };
       const from = gap?.from ?? end;
-      // A damaged first record must not stop the service either: verify names it.
-      const kept = await firstKept(options.file, options.key).catch(() => null);
+      // A damaged first record must not stop the service either (verify names it): the anchor
+      // still says which record is the first kept. No file at all: the next record is.
+      const kept = await firstKept(options.file, options.key).catch(() => undefined);
       const state: AnchorState = {
         seq: from?.seq ?? 0,
         head: from?.hash ?? null,
-        first: kept ?? trusted?.first ?? (from === null ? 0 : from.seq + 1),
+        first: kept === undefined
+          ? trusted?.first ?? 0
+          : kept ?? (from === null ? 0 : from.seq + 1),
         rotations: trusted?.rotations ?? 0,
       };
       const audit = new AuditLog(options, from, state, size, null);

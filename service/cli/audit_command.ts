@@ -132,7 +132,7 @@ async function verify(paths: InstancePaths, args: string[]): Promise<number> {
   for (const event of result.events) {
     lines.push(
       event.result === "gap"
-        ? `Record ${event.seq} (${event.time}): records were missing when the service started: ` +
+        ? `Record ${event.seq} (${event.time}): at start the service found ` +
           `${shown(event.rule ?? "")}.`
         : `Record ${event.seq} (${event.time}): the person reset the audit: ` +
           `${shown(event.rule ?? "")}.`,
@@ -154,8 +154,8 @@ async function reset(paths: InstancePaths, args: string[]): Promise<number> {
   noMore(args);
   if (await socketAlive(paths.controlSocket)) {
     console.error(
-      "ghostlight: the service is running; stop it first ('ghostlight service stop' or close " +
-        "its clients), then reset the audit",
+      "ghostlight: the service is running; stop it first (Ctrl-C where it runs in the " +
+        "foreground; one a client started exits by itself once idle), then reset the audit",
     );
     return 1;
   }
