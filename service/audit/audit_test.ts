@@ -4,7 +4,9 @@ import {
   AuditKey,
   AuditLog,
   AuditUnavailable,
+  checkAnchor,
   FIELDS,
+  readAnchor,
   rotatedNumbers,
   type Verification,
   verifyAudit,
@@ -432,4 +434,30 @@ Deno.test("a damaged last record with a trusted anchor is recorded as a gap, and
   failsAt(t.verifyText(after.join("\n") + "\n"), 3, /not a JSON record/);
   const repaired = [...after.slice(0, 2), lines[2], ...after.slice(3)];
   assert(t.verifyText(repaired.join("\n") + "\n").ok, "the chain goes on from record 3");
+});
+
+Deno.test("the anchor follows rotation: an oldest file removed out of turn is caught", async () => {
+  await using t = await tempAudit({ maxBytes: 1200, keepFiles: 3 });
+  const audit = await t.open();
+  for (let n = 0; n < 20; n++) await audit.append(entry(n));
+  const read = async () => {
+    const numbers = await rotatedNumbers(t.file);
+    const files = [...numbers.map((n) => `${t.file}.${n}`), t.file];
+    return await Promise.all(
+      files.map(async (name) => ({ name, text: await Deno.readTextFile(name) })),
+    );
+  };
+  const anchor = await readAnchor(`${t.dir}/audit.anchor`, KEY);
+  assert(typeof anchor === "object" && anchor !== null);
+  assert(anchor.rotations > 0 && anchor.first > 1, JSON.stringify(anchor));
+  const texts = await read();
+  const verified = verifyAudit(texts, KEY, anchor.seq);
+  assert(verified.ok);
+  assertEquals(checkAnchor(verified, anchor), null, "rotation as the service did it is fine");
+  assertEquals(verified.first, anchor.first);
+  // The oldest kept file removed by someone else: the chain still holds, the anchor does not.
+  await Deno.remove(texts[0].name);
+  const cut = verifyAudit(await read(), KEY, anchor.seq);
+  assert(cut.ok);
+  assertMatch(checkAnchor(cut, anchor) ?? "", /an audit file was removed out of turn/);
 });
