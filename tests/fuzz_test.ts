@@ -27,6 +27,10 @@ import {
 } from "../shared/framing.ts";
 import { resolveInstancePaths } from "../shared/instance.ts";
 import { readPolicyText } from "../service/governance/mod.ts";
+import { ChainKey, FIELDS, verifyAudit } from "../service/audit/mod.ts";
+import { seal } from "../service/audit/record.ts";
+import { shown } from "../service/cli/shown.ts";
+import { FileRefused, readRegularFile } from "../shared/files.ts";
 import { applyInverse, insertJsonEntry, parseJsonc } from "../service/install/jsonc_edit.ts";
 import { insertTomlTable } from "../service/install/toml_edit.ts";
 import { serve } from "../mcp_connector/main.ts";
@@ -457,4 +461,96 @@ Deno.test("fuzz: a client config edit is exact and undone to the byte, or refuse
     }),
     { numRuns: fuzzRuns(200) },
   );
+});
+
+Deno.test("fuzz: any audit entry seals into a record that verifies, and is shown escaped", () => {
+  const key = ChainKey.derive(new Uint8Array(32).fill(5));
+  // Any text, long and short, with controls, surrogates and separators in it; long ones are a
+  // short piece repeated, so a case costs little to make.
+  const text = (max: number) =>
+    fc.oneof(
+      fc.string({ unit: "binary", maxLength: 30 }),
+      fc.tuple(fc.string({ unit: "binary", minLength: 1, maxLength: 8 }), fc.nat({ max }))
+        .map(([piece, times]) => piece.repeat(times).slice(0, max)),
+      fc.constantFrom("\u001b[2J", "a\nb", "\ud800", "\u202e", "\\u001b"),
+    );
+  const entry = fc.record({
+    kind: fc.constantFrom("decision", "outcome", "audit") as fc.Arbitrary<
+      "decision" | "outcome" | "audit"
+    >,
+    result: text(80),
+    client: text(600),
+    workspace: fc.option(text(80)),
+    work: fc.option(text(80)),
+    tool: text(300),
+    action: fc.option(text(200)),
+    host: fc.option(text(1_000)),
+    capabilities: fc.array(text(40), { maxLength: 8 }),
+    rule: fc.option(text(5_000)),
+    args: text(300),
+  });
+  fc.assert(
+    fc.property(fc.array(entry, { minLength: 1, maxLength: 4 }), (entries) => {
+      let after: { seq: number; hash: string | null } = { seq: 0, hash: null };
+      const lines: string[] = [];
+      for (const one of entries) {
+        const record = seal(one, after, new Date(0), key);
+        lines.push(JSON.stringify(record, FIELDS));
+        after = record;
+        const line = shown(`${record.client} ${record.host} ${record.rule}`);
+        // deno-lint-ignore no-control-regex
+        assert(!/[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202e]/.test(line), line);
+      }
+      const verified = verifyAudit([{ name: "audit.jsonl", text: lines.join("\n") + "\n" }], key);
+      assert(verified.ok, JSON.stringify(verified));
+    }),
+    { numRuns: fuzzRuns(40) },
+  );
+});
+
+Deno.test("fuzz: a file is read only when it is a regular file within its bound, never a FIFO", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "ghostlight-fuzz-files-" });
+  let n = 0;
+  try {
+    const kind = fc.constantFrom("file", "link", "dangling", "fifo", "folder", "absent");
+    await fc.assert(
+      fc.asyncProperty(
+        kind,
+        fc.integer({ min: 0, max: 4_096 }),
+        fc.integer({ min: 0, max: 4_096 }),
+        fc.boolean(),
+        async (what, size, maxBytes, follow) => {
+          const path = `${dir}/f${n++}`;
+          const target = `${path}.target`;
+          await Deno.writeFile(target, new Uint8Array(size).fill(0x61));
+          if (what === "file") await Deno.rename(target, path);
+          if (what === "link") await Deno.symlink(target, path);
+          if (what === "dangling") await Deno.symlink(`${path}.none`, path);
+          if (what === "folder") await Deno.mkdir(path);
+          if (what === "fifo") {
+            assert((await new Deno.Command("mkfifo", { args: [path] }).output()).success);
+          }
+          let read: Uint8Array | null | "refused";
+          try {
+            read = await readRegularFile(path, { maxBytes, noFollow: !follow });
+          } catch (error) {
+            assert(
+              error instanceof FileRefused || error instanceof Deno.errors.NotFound,
+              String(error),
+            );
+            read = "refused";
+          }
+          const readable = what === "file" || (what === "link" && follow);
+          if (what === "absent" || (what === "dangling" && follow)) {
+            assert(read === null || read === "refused");
+          } else if (readable && size <= maxBytes) {
+            assert(read instanceof Uint8Array && read.length === size);
+          } else assertEquals(read, "refused");
+        },
+      ),
+      { numRuns: fuzzRuns(60) },
+    );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });

@@ -307,3 +307,51 @@ Deno.test("an entry from before principals: install leaves it and says so, unins
     await testEnv.dispose();
   }
 });
+
+Deno.test("install refuses a client config linked outside home and one that is a FIFO, without hanging", async () => {
+  const testEnv = await makeTestEnv("inst");
+  const outside = await Deno.makeTempFile({ prefix: "ghostlight-outside-", suffix: ".json" });
+  try {
+    const home = testEnv.home;
+    const outsideText = '{ "mcpServers": {} }\n';
+    await Deno.writeTextFile(outside, outsideText);
+    await Deno.mkdir(`${home}/.cursor`, { recursive: true });
+    await Deno.symlink(outside, `${home}/.cursor/mcp.json`);
+    // A FIFO nobody writes to: reading it would wait forever.
+    const made = await new Deno.Command("mkfifo", { args: [`${home}/.claude.json`] }).output();
+    assert(made.success);
+    // A link that stays inside home is a person's dotfiles: it is followed and edited.
+    await Deno.mkdir(`${home}/dotfiles`, { recursive: true });
+    await Deno.writeTextFile(`${home}/dotfiles/windsurf.json`, '{ "mcpServers": {} }\n');
+    await Deno.mkdir(`${home}/.codeium/windsurf`, { recursive: true });
+    await Deno.symlink(
+      `${home}/dotfiles/windsurf.json`,
+      `${home}/.codeium/windsurf/mcp_config.json`,
+    );
+
+    const { command, args } = cli(testEnv, ["--instance", testEnv.instance, "install"]);
+    const output = await new Deno.Command(command, {
+      args,
+      env: testEnv.env,
+      clearEnv: true,
+      stdin: "null",
+      // A hang is a failure, not a stuck suite.
+      signal: AbortSignal.timeout(120_000),
+    }).output();
+    const stdout = new TextDecoder().decode(output.stdout);
+    assertEquals(output.signal, null, `install hung: ${stdout}`);
+    assertMatch(stdout, /Cursor: left untouched, it is a link to .*, outside your home folder/);
+    assertMatch(stdout, /Claude Code: left untouched, it is a FIFO \(named pipe\)/);
+    assertEquals(
+      await Deno.readTextFile(outside),
+      outsideText,
+      "the file outside home is as it was",
+    );
+    assert((await Deno.lstat(`${home}/.claude.json`)).isFifo);
+    assertMatch(await Deno.readTextFile(`${home}/dotfiles/windsurf.json`), /ghostlight-/);
+    assert((await Deno.lstat(`${home}/.codeium/windsurf/mcp_config.json`)).isSymlink);
+  } finally {
+    await Deno.remove(outside);
+    await testEnv.dispose();
+  }
+});

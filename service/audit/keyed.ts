@@ -26,19 +26,56 @@ export function encodeHex(bytes: Uint8Array): string {
   return [...bytes].map((byte) => byte.toString(16).padStart(2, "0")).join("");
 }
 
-/** The audit's HMAC key, derived from the instance secret for this one use. */
-export class AuditKey {
+/** HMAC-SHA-256 under one derived key, its pads made once; hex out. */
+class PaddedHmac {
   /** The key XOR the inner and the outer pad (RFC 2104), made once. */
   readonly #innerPad: Uint8Array;
   readonly #outerPad: Uint8Array;
-  /** Workspace tags already made: a workspace's tag never changes, and every call needs it. */
-  readonly #workspaces = new Map<string, string>();
 
-  private constructor(key: Uint8Array) {
+  constructor(key: Uint8Array) {
     // The derived key is one SHA-256 output, shorter than a block, so it is padded as it is.
     if (key.length > BLOCK_BYTES) throw new Error("an audit key is at most one block long");
     this.#innerPad = keyPad(key, 0x36);
     this.#outerPad = keyPad(key, 0x5c);
+  }
+
+  mac(text: string): string {
+    const inner = createHash("sha256").update(this.#innerPad).update(text, "utf8").digest();
+    return createHash("sha256").update(this.#outerPad).update(inner).digest("hex");
+  }
+}
+
+/**
+ * The key that chains the audit's records and MACs its anchor (decision 0285). The one place it
+ * is made: from the service's own secret, the bytes only the service and the person's own
+ * commands read. Whoever lacks them cannot recompute a record's hash after editing it.
+ */
+export class ChainKey {
+  readonly #hmac: PaddedHmac;
+
+  private constructor(key: Uint8Array) {
+    this.#hmac = new PaddedHmac(key);
+  }
+
+  /** The chain key of the service whose secret is `serviceSecret`. */
+  static derive(serviceSecret: Uint8Array): ChainKey {
+    return new ChainKey(hmac(serviceSecret, "ghostlight-audit-chain-v1"));
+  }
+
+  /** The keyed hash of a record's line or an anchor's text, `hmac-sha256:` + hex. */
+  mac(text: string): string {
+    return `hmac-sha256:${this.#hmac.mac(text)}`;
+  }
+}
+
+/** The audit's HMAC key for arguments and workspaces, derived from the instance secret. */
+export class AuditKey {
+  readonly #hmac: PaddedHmac;
+  /** Workspace tags already made: a workspace's tag never changes, and every call needs it. */
+  readonly #workspaces = new Map<string, string>();
+
+  private constructor(key: Uint8Array) {
+    this.#hmac = new PaddedHmac(key);
   }
 
   /** Derives the audit key from the instance secret (HMAC of a fixed label under the secret). */
@@ -63,8 +100,7 @@ export class AuditKey {
   }
 
   #mac(text: string): string {
-    const inner = createHash("sha256").update(this.#innerPad).update(text, "utf8").digest();
-    return createHash("sha256").update(this.#outerPad).update(inner).digest("hex");
+    return this.#hmac.mac(text);
   }
 }
 

@@ -6,13 +6,22 @@
  * @module
  */
 
+export { anchorFileOf, type AnchorState, readAnchor } from "./anchor.ts";
 export {
+  auditEvent,
   AuditLog,
   type AuditOptions,
   type AuditState,
   AuditUnavailable,
+  readAuditFile,
   rotatedNumbers,
 } from "./audit_log.ts";
-export { AuditKey } from "./keyed.ts";
+export { AuditKey, ChainKey } from "./keyed.ts";
 export { type AuditEntry, AuditRecord, FIELDS } from "./record.ts";
-export { type AuditText, parseRecord, type Verification, verifyAudit } from "./verify.ts";
+export {
+  type AuditText,
+  checkAnchor,
+  parseRecord,
+  type Verification,
+  verifyAudit,
+} from "./verify.ts";

@@ -9,6 +9,7 @@ import type { InstancePaths } from "../../shared/instance.ts";
 import type { PersonRequest } from "../../shared/person.ts";
 import { askPerson } from "../control/mod.ts";
 import { describeInstance } from "../endpoint/mod.ts";
+import { shown } from "./shown.ts";
 import { noMore, UsageError } from "./args.ts";
 
 /** The command names and the request each sends. */
@@ -58,9 +59,9 @@ export async function runPersonCommand(
     return 3;
   }
   if (!answer.ok) {
-    console.error(`ghostlight: ${answer.message}`);
+    console.error(`ghostlight: ${shown(answer.message)}`);
     return 1;
   }
-  console.log(answer.said);
+  console.log(shown(answer.said));
   return 0;
 }

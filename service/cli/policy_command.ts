@@ -7,7 +7,7 @@
 
 import type { InstancePaths } from "../../shared/instance.ts";
 import { ownEntry } from "../../shared/own.ts";
-import { parseRecord } from "../audit/mod.ts";
+import { parseRecord, readAuditFile } from "../audit/mod.ts";
 import {
   ALL_OPEN,
   BUILT_IN_SACRED,
@@ -18,10 +18,12 @@ import {
   MACHINE_POLICY_FILE,
   nameAsPrincipal,
   type PolicyLayer,
+  readPolicySource,
   readPolicyText,
   type Rules,
   TEMPLATES,
 } from "../governance/mod.ts";
+import { shown } from "./shown.ts";
 import { cannotRead, noMore, takeOption, UsageError } from "./args.ts";
 
 /** Runs a `policy` subcommand. */
@@ -44,13 +46,13 @@ export async function runPolicy(paths: InstancePaths, args: string[]): Promise<n
 
 /** A policy file read for a command: its layer, none when it is absent, or why it is bad. */
 async function readLayer(file: string): Promise<PolicyLayer | null | string> {
-  let text: string;
+  let text: string | null;
   try {
-    text = await Deno.readTextFile(file);
+    text = await readPolicySource(file);
   } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return null;
     return cannotRead(file, error);
   }
+  if (text === null) return null;
   const read = readPolicyText(text, file);
   return "error" in read ? read.error : read.policy;
 }
@@ -99,8 +101,7 @@ async function explain(paths: InstancePaths, args: string[]): Promise<number> {
     }
     // Named as enforcement sees it: `Example.COM.` is example.com, an IDN its ASCII form.
     const seen = explained.host === host ? host : `${explained.host} (as ${host} is matched)`;
-    console.log(`
-On ${seen}, for ${principal === "*" ? "any principal" : principal}:`);
+    console.log(`\nOn ${seen}, for ${principal === "*" ? "any principal" : principal}:`);
     for (const [capability, { verdict, rule }] of Object.entries(explained.capabilities)) {
       console.log(`  ${capability.padEnd(8)} ${verdict.padEnd(8)} ${rule}`);
     }
@@ -128,7 +129,7 @@ async function simulate(args: string[]): Promise<number> {
   const rules: Rules = { layers: [layer], builtInSacred: BUILT_IN_SACRED };
   let lines: string[];
   try {
-    lines = (await Deno.readTextFile(replay)).split("\n");
+    lines = (await readAuditFile(replay)).split("\n");
   } catch (error) {
     console.error(`ghostlight: ${cannotRead(replay, error)}`);
     return 1;
@@ -153,13 +154,13 @@ async function simulate(args: string[]): Promise<number> {
     if (decision.verdict !== "denied" && decision.verdict !== "sacred") continue;
     refused++;
     const call = record.action === null ? record.tool : `${record.tool} ${record.action}`;
-    console.log(
+    console.log(shown(
       `${replay}:${index + 1}: ${record.time} ${record.client} ${call} on ` +
         `${record.host ?? "no site"} would be ${
           decision.verdict === "sacred" ? "refused (sacred)" : "denied"
         }` +
         ` (${decision.rule}); it was ${record.result}`,
-    );
+    ));
   }
   console.log(`${refused} of ${decisions} decision(s) would have been refused under ${file}.`);
   return 0;

@@ -46,6 +46,8 @@ Commands:
                                  browser or work)
   audit verify [FILE]            check the audit's hash chain; exit 1 names the first bad line
   audit tail [-n N] [--json]     the latest audit records
+  audit reset                    start a new audit (the service stopped): the old files are
+                                 moved aside, and the new audit's first record says so
   policy explain [FILE] [--host HOST] [--principal NAME]
                                  what a policy allows, in words
   policy simulate FILE --replay AUDIT

@@ -9,6 +9,7 @@ import type { InstancePaths } from "../../shared/instance.ts";
 import { fetchStatus } from "../control/mod.ts";
 import { describeInstance } from "../endpoint/mod.ts";
 import { noMore, takeFlag } from "./args.ts";
+import { shown } from "./shown.ts";
 
 /**
  * `ghostlight status [--json]`: prints what a running service reports; exit code 3 when none
@@ -43,18 +44,18 @@ export async function runStatus(paths: InstancePaths, args: string[]): Promise<n
   console.log(`Browsers: ${status.browsers.length}`);
   for (const browser of status.browsers) {
     console.log(
-      `  slot ${browser.slot}: extension ${browser.extensionVersion}, ${browser.userAgent}`,
+      shown(`  slot ${browser.slot}: extension ${browser.extensionVersion}, ${browser.userAgent}`),
     );
-    if (browser.mismatch) console.log(`    version mismatch: ${browser.mismatch}`);
+    if (browser.mismatch) console.log(`    version mismatch: ${shown(browser.mismatch)}`);
   }
   console.log(`MCP connectors: ${status.connectors.length}`);
   for (const connector of status.connectors) {
     const principal = connector.principal ?? "unnamed";
     console.log(
-      `  principal ${principal} (its client says: ${connector.client}), ` +
+      `  principal ${principal} (its client says: ${shown(connector.client)}), ` +
         `${connector.activeWorks} calls running`,
     );
-    if (connector.mismatch) console.log(`    principal mismatch: ${connector.mismatch}`);
+    if (connector.mismatch) console.log(`    principal mismatch: ${shown(connector.mismatch)}`);
   }
   console.log(`Workspaces: ${status.workspaces}`);
   for (const tab of status.quarantined ?? []) {
@@ -73,27 +74,31 @@ export async function runStatus(paths: InstancePaths, args: string[]): Promise<n
       : workspace.last
       ? `last ${workspace.last.tool} (${workspace.last.result})`
       : "no call yet";
-    console.log(
+    console.log(shown(
       `  ${workspace.number}. ${workspace.client} (${workspace.color} group): ${workspace.state}, ` +
         `${workspace.tabs} tab(s), ${doing}` +
         (workspace.denials > 0 ? `, ${workspace.denials} refused in a row` : ""),
-    );
+    ));
     if (workspace.plan) {
       console.log(
-        `     plan (${workspace.plan.at}): ${workspace.plan.domains.join(", ") || "no domain"}`,
+        shown(
+          `     plan (${workspace.plan.at}): ${workspace.plan.domains.join(", ") || "no domain"}`,
+        ),
       );
-      workspace.plan.approach.forEach((step, index) => console.log(`       ${index + 1}. ${step}`));
+      workspace.plan.approach.forEach((step, index) =>
+        console.log(`       ${index + 1}. ${shown(step)}`)
+      );
     }
   }
   if (person.paused) console.log("Every agent is paused ('ghostlight resume' lets them carry on).");
   if (person.stopped > 0) console.log(`Stopped agents not yet reconnected: ${person.stopped}`);
-  console.log(`Policy: ${person.policy.summary}`);
-  if (person.policy.problem) console.log(`  Problem: ${person.policy.problem}`);
-  for (const warning of person.policy.warnings ?? []) console.log(`  Warning: ${warning}`);
-  console.log(
+  console.log(`Policy: ${shown(person.policy.summary)}`);
+  if (person.policy.problem) console.log(`  Problem: ${shown(person.policy.problem)}`);
+  for (const warning of person.policy.warnings ?? []) console.log(`  Warning: ${shown(warning)}`);
+  console.log(shown(
     person.audit.ok
       ? `Audit: ${person.audit.file}`
       : `Audit: NOT WRITING, every call is refused: ${person.audit.error}`,
-  );
+  ));
   return 0;
 }

@@ -12,7 +12,7 @@ import { acceptAndProve, type HandshakeRefusal, HELLO_MAX_FRAME } from "../../sh
 import type { InstancePaths } from "../../shared/instance.ts";
 import { extensionMismatch } from "../../shared/extension_features.ts";
 import { VERSION } from "../../shared/version.ts";
-import { AuditKey, AuditLog } from "../audit/mod.ts";
+import { AuditKey, AuditLog, ChainKey } from "../audit/mod.ts";
 import {
   quarantinedTabs,
   quarantineEvents,
@@ -89,6 +89,8 @@ interface StateSources {
   paths: InstancePaths;
   settings: ServiceSettings;
   secret: Uint8Array;
+  /** The secret was there before this start: the instance has run before. */
+  hadRun: boolean;
   machinePolicyFile: string;
 }
 
@@ -121,6 +123,8 @@ async function buildState(sources: StateSources): Promise<ServiceState> {
     file: paths.auditFile,
     maxBytes: settings.auditMaxBytes,
     keepFiles: settings.auditKeepFiles,
+    key: ChainKey.derive(sources.secret),
+    hadRun: sources.hadRun,
   });
   const person = new PersonControls({
     workspaces,
@@ -342,12 +346,14 @@ export async function startDaemon(paths: InstancePaths, options: DaemonOptions):
   const { settings } = options;
   await ensureOwnedDir(paths.stateDir);
   configureLog({ file: paths.logFile, stderr: options.logToStderr });
+  const hadRun = await Deno.lstat(paths.secretFile).then(() => true, () => false);
   const secret = await ensureSecret(paths.secretFile);
   const listeners = await bindSockets(paths);
   const state = await buildState({
     paths,
     settings,
     secret,
+    hadRun,
     machinePolicyFile: options.machinePolicyFile ?? MACHINE_POLICY_FILE,
   });
   const identity = { version: VERSION, instance: paths.instance, pid: Deno.pid };

@@ -24,7 +24,13 @@ export {
 export { describePolicy } from "./describe.ts";
 export { hostOfName, hostOfUrl, type PageHost } from "./hosts.ts";
 export { ALL_OPEN, type PolicyLayer, readPolicyText } from "./policy_file.ts";
-export { MACHINE_POLICY_FILE, type PolicyFileState, PolicyStore } from "./policy_store.ts";
+export {
+  MACHINE_POLICY_FILE,
+  MAX_POLICY_BYTES,
+  type PolicyFileState,
+  PolicyStore,
+  readPolicySource,
+} from "./policy_store.ts";
 export { withheldTools } from "./projection.ts";
 export { claimMismatch, nameAsPrincipal } from "./principals.ts";
 export { BUILT_IN_SACRED } from "./sacred.ts";

@@ -8,10 +8,31 @@
  * @module
  */
 
+import { readRegularText, statOrNull } from "../../shared/files.ts";
 import { log } from "../log/mod.ts";
 import type { Rules } from "./decide.ts";
 import { ALL_OPEN, denyAll, type PolicyLayer, readPolicyText } from "./policy_file.ts";
 import { BUILT_IN_SACRED } from "./sacred.ts";
+
+/**
+ * The largest policy file read (a real one is a few KiB): a larger one is refused without being
+ * read, so a planted 75 MB file re-read every second cannot hold the service's memory.
+ */
+export const MAX_POLICY_BYTES = 1024 * 1024;
+
+/**
+ * A policy file's text, or null when there is none: a link is followed (a person may keep their
+ * policy with their dotfiles), but the file must be a regular one (a FIFO would hang the read)
+ * within {@linkcode MAX_POLICY_BYTES}; otherwise the reason is thrown.
+ */
+export async function readPolicySource(file: string): Promise<string | null> {
+  return await readRegularText(file, { noFollow: false, maxBytes: MAX_POLICY_BYTES });
+}
+
+/** What tells a file changed without reading it: its identity, size and modification time. */
+function fingerprintOf(info: Deno.FileInfo): string {
+  return `${info.dev}:${info.ino}:${info.size}:${info.mtime?.getTime()}`;
+}
 
 /** Where the machine-wide policy lives; it can only tighten each user's. */
 export const MACHINE_POLICY_FILE = "/etc/ghostlight/policy.jsonc";
@@ -37,6 +58,8 @@ interface Watched {
   state: PolicyFileState;
   /** Polls in a row that found the file missing after it had been there. */
   missing: number;
+  /** The file as last seen by `stat`: an unchanged file is not read again. */
+  seen: string | null;
 }
 
 /** The policy files of one service, watched. */
@@ -117,7 +140,12 @@ export class PolicyStore {
   async #read(entry: Watched, { starting }: { starting: boolean }): Promise<boolean> {
     let text: string | null;
     try {
-      text = await Deno.readTextFile(entry.file);
+      const info = await statOrNull(entry.file, true);
+      const seen = info === null ? null : fingerprintOf(info);
+      if (!starting && seen !== null && seen === entry.seen) return false;
+      entry.seen = seen;
+      text = info === null ? null : await readPolicySource(entry.file);
+      if (text === null) throw new Deno.errors.NotFound(entry.file);
     } catch (error) {
       if (!(error instanceof Deno.errors.NotFound)) {
         return this.#failed(
@@ -126,6 +154,7 @@ export class PolicyStore {
           starting,
         );
       }
+      entry.seen = null;
       // An editor may replace a file by removing it first: gone twice in a row is gone.
       if (entry.text !== null && !starting && ++entry.missing < 2) return false;
       const was = entry.state.state;
@@ -188,5 +217,6 @@ function watched(file: string, absent: PolicyLayer | null): Watched {
     layer: absent,
     state: { file, state: "absent", inForce: "nothing" },
     missing: 0,
+    seen: null,
   };
 }

@@ -1,6 +1,6 @@
 import { assertEquals, assertMatch } from "../../tests/support/assert.ts";
 import { decide } from "./decide.ts";
-import { PolicyStore } from "./policy_store.ts";
+import { MAX_POLICY_BYTES, PolicyStore } from "./policy_store.ts";
 
 const READ_ONLY_HERE =
   `{ "default": "deny", "grants": [{ "hosts": ["127.0.0.1"], "allow": ["read"] }] }`;
@@ -90,4 +90,52 @@ Deno.test("the machine-wide file tightens the user's", async () => {
     t.machineFile,
     "no policy file (all open)",
   ]);
+});
+
+/** Makes a FIFO at `path` (mkfifo(1)). */
+async function mkfifo(path: string): Promise<void> {
+  const made = await new Deno.Command("mkfifo", { args: [path] }).output();
+  if (!made.success) throw new Error(`mkfifo failed: ${new TextDecoder().decode(made.stderr)}`);
+}
+
+Deno.test("a FIFO policy file does not hang the start: deny-all, and status says why", async () => {
+  await using t = await makeStore();
+  await mkfifo(t.userFile);
+  // With no writer at the FIFO's other end, a read would wait forever.
+  await t.store.load();
+  assertEquals(t.verdict("anywhere.test", "read"), "denied");
+  const state = t.store.states().user;
+  assertEquals([state.state, state.inForce], ["invalid", "deny-all"]);
+  assertMatch(state.error ?? "", /is a FIFO \(named pipe\), not a regular file/);
+  await t.store.reload();
+});
+
+Deno.test("a policy file over the bound is refused unread, with its size in the reason", async () => {
+  await using t = await makeStore();
+  await Deno.writeTextFile(t.userFile, NO_SCRIPTS);
+  await t.store.load();
+  const huge = new Uint8Array(MAX_POLICY_BYTES + 1).fill(0x20);
+  await Deno.writeFile(t.userFile, huge);
+  await t.store.reload();
+  const state = t.store.states().user;
+  assertEquals([state.state, state.inForce], ["invalid", "last good version"]);
+  assertMatch(state.error ?? "", /is 1048577 bytes, more than the 1048576 this file may be/);
+  assertEquals(t.verdict("anywhere.test", "execute"), "denied");
+});
+
+Deno.test("an unchanged policy file is not read again", async () => {
+  await using t = await makeStore();
+  await Deno.writeTextFile(t.userFile, NO_SCRIPTS);
+  await t.store.load();
+  const before = await Deno.stat(t.userFile);
+  // Same size, same time, same file: a change the poll does not look into (it reads nothing).
+  const same = NO_SCRIPTS.replace(`"execute"`, `"read"   `).slice(0, NO_SCRIPTS.length);
+  using file = await Deno.open(t.userFile, { write: true });
+  await file.write(new TextEncoder().encode(same));
+  await Deno.utime(t.userFile, before.atime!, before.mtime!);
+  await t.store.reload();
+  assertEquals(t.verdict("anywhere.test", "execute"), "denied", "the file was not read again");
+  await Deno.utime(t.userFile, before.atime!, new Date(before.mtime!.getTime() + 5_000));
+  await t.store.reload();
+  assertEquals(t.verdict("anywhere.test", "read"), "denied", "a changed time is read");
 });

@@ -6,7 +6,14 @@
  * @module
  */
 
+import { readRegularFile, statOrNull } from "../../shared/files.ts";
 import { parentOf } from "./host.ts";
+
+/**
+ * The largest file install reads to compare or edit (a client's config is a few KiB; payload
+ * files are compared whole): a larger one is refused, not read.
+ */
+export const MAX_COMPARED_BYTES = 512 * 1024 * 1024;
 
 /** One change made (or, in a dry run, that would be made). */
 export interface Change {
@@ -14,13 +21,43 @@ export interface Change {
   path: string;
 }
 
+/** A file's bytes, or null when there is none; a FIFO, a device or a folder is refused. */
 async function readBytes(path: string): Promise<Uint8Array | null> {
   try {
-    return await Deno.readFile(path);
+    return await readRegularFile(path, { noFollow: false, maxBytes: MAX_COMPARED_BYTES });
   } catch (error) {
     if (error instanceof Deno.errors.NotFound) return null;
     throw error;
   }
+}
+
+/**
+ * Why a client's config at `path` must not be edited, or null when it may: it must be a regular
+ * file (a FIFO would hang the read), and a link is followed only to a file inside `home` (a link
+ * out of it would have install edit a file elsewhere on the machine).
+ */
+export async function notEditable(path: string, home: string): Promise<string | null> {
+  const own = await statOrNull(path, false);
+  if (own === null) return null;
+  if (own.isSymlink) {
+    let real: string;
+    try {
+      real = await Deno.realPath(path);
+    } catch (error) {
+      return `it is a link that leads nowhere readable (${(error as Error).message})`;
+    }
+    const root = (await Deno.realPath(home).catch(() => home)).replace(/[\\/]+$/, "");
+    const separator = root.includes("\\") ? "\\" : "/";
+    if (!real.startsWith(`${root}${separator}`)) {
+      return `it is a link to ${real}, outside your home folder`;
+    }
+  }
+  const info = await statOrNull(path, true);
+  if (info !== null && !info.isFile) {
+    return `it is ${info.isFifo ? "a FIFO (named pipe)" : "not a regular file"}`;
+  }
+  if (info !== null && info.size > MAX_COMPARED_BYTES) return `it is ${info.size} bytes`;
+  return null;
 }
 
 async function lstat(path: string): Promise<Deno.FileInfo | null> {

@@ -27,8 +27,8 @@ import {
 } from "./client_config.ts";
 import { ClientId, CLIENTS, type ServerCommand } from "./clients.ts";
 import { EXTENSION_FILES, readExtension } from "./extension.ts";
-import { type Change, FileChanges, readText, sha256 } from "./file_changes.ts";
-import { type Host, joinPath, parentOf } from "./host.ts";
+import { type Change, FileChanges, notEditable, readText, sha256 } from "./file_changes.ts";
+import { homeOf, type Host, joinPath, parentOf } from "./host.ts";
 import { launcherScript, serviceEntryScript } from "./launchers.ts";
 import { installLayout, type Layout } from "./layout.ts";
 import {
@@ -314,9 +314,14 @@ async function registerClient(
   const { fs, host, layout } = run;
   const row = CLIENTS[client];
   const path = row.configPath(host);
-  const text = await readText(path);
   const report = (status: Outcome["status"], detail: string) =>
     run.outcomes.push({ target: client, path, status, detail });
+  const unsafe = await notEditable(path, homeOf(host));
+  if (unsafe !== null) {
+    report("refused", `${row.name}: left untouched, ${unsafe}; fix it and install again`);
+    return null;
+  }
+  const text = await readText(path);
   if (text === null) {
     const content = newConfigText(client, { name: layout.serverName, server });
     await run.ensureDir(parentOf(path));

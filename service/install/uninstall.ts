@@ -13,8 +13,8 @@ import { autostartPlan } from "./autostart.ts";
 import { BrowserId, hostRegistration, NativeHostManifest } from "./browsers.ts";
 import { ourEntries, readClientConfig, removeEntry } from "./client_config.ts";
 import { ClientId, CLIENTS } from "./clients.ts";
-import { type Change, FileChanges, readText, sha256 } from "./file_changes.ts";
-import { type Host, parentOf } from "./host.ts";
+import { type Change, FileChanges, notEditable, readText, sha256 } from "./file_changes.ts";
+import { homeOf, type Host, parentOf } from "./host.ts";
 import {
   type InstallOptions,
   type Outcome,
@@ -43,14 +43,19 @@ async function removeClientEntries(
   client: ClientId,
 ): Promise<Outcome[]> {
   const path = CLIENTS[client].configPath(host);
-  const original = await readText(path);
-  if (original === null) return [];
   const outcome = (status: Outcome["status"], detail: string): Outcome => ({
     target: client,
     path,
     status,
     detail: `${CLIENTS[client].name}: ${detail}`,
   });
+  const unsafe = await notEditable(path, homeOf(host));
+  if (unsafe !== null) {
+    const ours = receipt?.clients.some((record) => record.path === path);
+    return ours ? [outcome("refused", `left untouched, ${unsafe}`)] : [];
+  }
+  const original = await readText(path);
+  if (original === null) return [];
   const read = readClientConfig(client, original);
   if (!read.ok) {
     const ours = receipt?.clients.some((record) => record.path === path);

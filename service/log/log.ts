@@ -7,6 +7,8 @@
  * @module
  */
 
+import { appendRegularFileSync } from "../../shared/files.ts";
+
 /** The log file's size at which it is rotated to `.1`. */
 export const MAX_LOG_BYTES = 4 * 1024 * 1024;
 /** The longest message one line keeps, in UTF-16 code units; longer ones are cut and marked. */
@@ -50,13 +52,14 @@ export function log(level: "info" | "warn" | "error", message: string): void {
   }
   if (logFile === null) return;
   try {
-    const size = Deno.statSync(logFile).size;
+    const size = Deno.lstatSync(logFile).size;
     if (size > MAX_LOG_BYTES) Deno.renameSync(logFile, `${logFile}.1`);
   } catch {
     // No file yet.
   }
   try {
-    Deno.writeFileSync(logFile, bytes, { append: true, create: true, mode: 0o600 });
+    // Never through a link, never into a FIFO (decision 0287).
+    appendRegularFileSync(logFile, bytes, 0o600);
   } catch {
     // Logging is best effort.
   }

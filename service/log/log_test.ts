@@ -53,3 +53,18 @@ Deno.test("a peer's words cannot forge a log line or pad the log", async () => {
     await Deno.remove(root, { recursive: true });
   }
 });
+
+Deno.test("the log is never written through a link", async () => {
+  const root = await Deno.makeTempDir();
+  const outside = await Deno.makeTempFile();
+  try {
+    await Deno.symlink(outside, `${root}/service.log`);
+    configureLog({ file: `${root}/service.log`, stderr: false });
+    log("info", "should not land anywhere");
+    assertEquals(await Deno.readTextFile(outside), "");
+  } finally {
+    configureLog({ file: null, stderr: true });
+    await Deno.remove(root, { recursive: true });
+    await Deno.remove(outside);
+  }
+});

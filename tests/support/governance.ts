@@ -6,7 +6,7 @@
  * @module
  */
 
-import { AuditKey, AuditLog } from "../../service/audit/mod.ts";
+import { AuditKey, AuditLog, ChainKey } from "../../service/audit/mod.ts";
 import type { GovernanceDeps } from "../../service/bridge/mod.ts";
 import { PersonControls, PolicyStore } from "../../service/governance/mod.ts";
 import type { WorkspaceHolds, WorkspaceRegistry } from "../../service/workspace/mod.ts";
@@ -31,7 +31,12 @@ export async function testGovernance(
       attentionAfter: 5,
       effects: { show: () => {}, focus: () => Promise.resolve(false) },
     }),
-    audit: await AuditLog.open({ file: `${dir}/audit.jsonl`, maxBytes: 1 << 20, keepFiles: 2 }),
+    audit: await AuditLog.open({
+      file: `${dir}/audit.jsonl`,
+      maxBytes: 1 << 20,
+      keepFiles: 2,
+      key: ChainKey.derive(new Uint8Array(32)),
+    }),
     auditKey: AuditKey.derive(new Uint8Array(32)),
   };
 }
