@@ -24,6 +24,13 @@ import {
 import { log } from "../log/mod.ts";
 import { failureOutcome, normalizeUrl, ownedTab, type PolicyView } from "../tools/mod.ts";
 import type { Workspace } from "../workspace/mod.ts";
+import {
+  filterBeforeDispatch,
+  type Filtered,
+  stoppedBy,
+  stoppedNavigationOutcome,
+  withStoppedNote,
+} from "./request_filter.ts";
 import type { Session } from "./session.ts";
 
 type StartMessage = Extract<ConnectorMessage, { type: "start" }>;
@@ -37,6 +44,8 @@ export interface GatedWork {
   auditBase?: AuditBase;
   /** What the check before dispatch found, for the landing check and the outcome record. */
   checked?: Checked;
+  /** The request filter set on the call's tab before dispatch (decision 0275). */
+  filtered?: Filtered;
 }
 
 /** The fields every audit record of one work shares. */
@@ -117,6 +126,10 @@ export async function checkBeforeDispatch(
     const opened = workspace !== undefined && person.denied(workspace);
     return { outcome: denialOutcome(session, work, decision, host, opened) };
   }
+  if (located.tabId !== undefined) {
+    const unfiltered = await filterBeforeDispatch(session, work, restrictions.list, located.tabId);
+    if (unfiltered) return { outcome: unfiltered };
+  }
   if (workspace) {
     person.allowed(workspace);
     person.began(workspace, callNote(session, work, located.host), located.tabId);
@@ -132,8 +145,10 @@ export async function checkBeforeDispatch(
 export async function checkLanding(
   session: Session,
   work: GatedWork,
-  outcome: Outcome,
+  called: Outcome,
 ): Promise<Outcome> {
+  const stopped = stoppedBy(session, work);
+  const outcome = withStoppedNote(called, stopped);
   const checked = work.checked;
   if (outcome.kind !== "success" || checked?.tabId === undefined || !work.workspace) {
     return outcome;
@@ -166,6 +181,10 @@ export async function checkLanding(
   if (recorded) return recorded;
   if (!isRefusal(decision)) return outcome;
   const opened = session.deps.governance.person.denied(work.workspace);
+  if (landed !== null && stopped?.hosts.has(landed)) {
+    const attention = attentionNote(session, opened);
+    return stoppedNavigationOutcome(work, subject(session, work), landed, stopped, attention);
+  }
   return landingOutcome(session, work, decision, landed, opened);
 }
 

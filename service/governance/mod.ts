@@ -20,6 +20,7 @@ export {
 } from "./decide.ts";
 export { describePolicy } from "./describe.ts";
 export { hostOfUrl, type PageHost } from "./hosts.ts";
+export { compileNetworkRules, TooManyNetworkRules } from "./network_rules.ts";
 export { ALL_OPEN, type PolicyLayer, readPolicyText } from "./policy_file.ts";
 export { MACHINE_POLICY_FILE, type PolicyFileState, PolicyStore } from "./policy_store.ts";
 export { BUILT_IN_SACRED } from "./sacred.ts";
