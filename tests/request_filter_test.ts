@@ -23,8 +23,8 @@ function record(hostname: string, page: (origin: string) => string): Recorder {
   const paths: string[] = [];
   let origin = "";
   const server = Deno.serve({ hostname, port: 0, onListen: () => {} }, (request) => {
-    const path = new URL(request.url).pathname;
-    if (paths.length < 1000) paths.push(path);
+    const { pathname: path, search } = new URL(request.url);
+    if (paths.length < 1000) paths.push(path + search);
     if (path === "/page.html") {
       return new Response(page(origin), { headers: { "content-type": "text/html" } });
     }
@@ -148,20 +148,37 @@ Deno.test("a default-deny policy: a form, a link and a script's requests to a ho
 
 Deno.test("a policy reload that refuses a host, and a sacred host, take effect on an open tab", async () => {
   const env = await setUp(`{ "default": "allow" }`);
-  const { s, refused, tab } = env;
+  const { s, allowed, refused, tab } = env;
+  const count = (server: Recorder, path: string) =>
+    server.paths.filter((seen) => seen === path).length;
+  const counted = (server: Recorder, path: string) => () => Promise.resolve(count(server, path));
   try {
     // Allowed first: the request arrives (the proof below can fail).
     assertMatch(await run(s, tab, FETCH(refused.origin, "/before")), /reached/);
     assertEquals(refused.paths, ["/before"]);
+    // The page keeps sending on its own, and tells its own server how each attempt went.
+    await run(
+      s,
+      tab,
+      `window.ticking = setInterval(() => fetch("${refused.origin}/tick").then(
+         () => fetch("/tick?reached"), () => fetch("/tick?blocked")), 100); "ticking"`,
+    );
+    await pollUntil(counted(allowed, "/tick?reached"), (n) => n > 0, "a tick to arrive");
 
     const out = await ghostlight(s.testEnv, ["paths", "--json"]);
     const policyFile = JSON.parse(out.stdout).policyFile as string;
-    const explain = async () => s.text(await s.ok("explain", {}));
     await Deno.writeTextFile(
       policyFile,
       `{ "default": "allow", "grants": [{ "hosts": ["127.0.0.2"], "deny": ["read"] }] }`,
     );
-    await pollUntil(explain, (text) => text.includes("127.0.0.2"), "the reloaded policy");
+    // No call touches the tab: the reload alone changes its filter.
+    await pollUntil(counted(allowed, "/tick?blocked"), (n) => n > 0, "a tick to be stopped");
+    const arrived = count(refused, "/tick");
+    await pollUntil(counted(allowed, "/tick?blocked"), (n) => n >= 4, "more ticks stopped");
+    assertEquals(count(refused, "/tick"), arrived, "no tick reached the host after the reload");
+    await run(s, tab, `clearInterval(window.ticking); "stopped"`);
+
+    const explain = async () => s.text(await s.ok("explain", {}));
     const denied = await run(s, tab, FETCH(refused.origin, "/denied"));
     assertMatch(denied, /failed: Failed to fetch/);
     assertMatch(denied, /127\.0\.0\.2: the read capability there is refused/);
@@ -172,7 +189,11 @@ Deno.test("a policy reload that refuses a host, and a sacred host, take effect o
     const sacred = await run(s, tab, FETCH(refused.origin, "/sacred"));
     assertMatch(sacred, /failed: Failed to fetch/);
     assertMatch(sacred, /127\.0\.0\.2: never touched whatever the policy says/);
-    assertEquals(refused.paths, ["/before"], "nothing after the reload reached the host");
+    assertEquals(
+      refused.paths.filter((path) => path !== "/tick"),
+      ["/before"],
+      "nothing after the reload reached the host",
+    );
   } finally {
     await env.close();
   }

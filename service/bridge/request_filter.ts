@@ -57,12 +57,12 @@ export async function filterBeforeDispatch(
   ];
   try {
     const tab = ownedTab(workspace, session.deps.browsers, tabId);
-    const rules = compileNetworkRules(
-      session.deps.governance.policy.rules(),
-      { client: context.client_name, capabilities, restrictions },
-      MAX_NETWORK_RULES,
+    const { policy } = session.deps.governance;
+    const call = { client: context.client_name, capabilities, restrictions };
+    await tab.link.filterRequests(
+      tab.native,
+      () => compileNetworkRules(policy.rules(), call, MAX_NETWORK_RULES),
     );
-    await tab.link.filterRequests(tab.native, rules);
     const network = tab.link.tab(tab.native).network;
     work.filtered = {
       capabilities,

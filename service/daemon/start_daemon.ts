@@ -112,6 +112,10 @@ async function buildState(sources: StateSources): Promise<ServiceState> {
   });
   await policy.load();
   policy.watch(settings.policyReloadMs);
+  // The agents' tabs' request filters follow the policy at once (decision 0275).
+  policy.onChange(() => {
+    for (const link of browsers.list()) link.refilter().catch(() => {});
+  });
   const audit = await AuditLog.open({
     file: paths.auditFile,
     maxBytes: settings.auditMaxBytes,

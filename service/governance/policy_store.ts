@@ -44,6 +44,7 @@ export class PolicyStore {
   readonly #watched: Watched[];
   #rules: Rules;
   #timer: ReturnType<typeof setInterval> | undefined;
+  #changed: Array<(rules: Rules) => void> = [];
 
   /**
    * The store for the user's file and the machine-wide one. Nothing is read until
@@ -74,7 +75,20 @@ export class PolicyStore {
     for (const entry of this.#watched) {
       changed = (await this.#read(entry, { starting: false })) || changed;
     }
-    if (changed) this.#rebuild();
+    if (!changed) return;
+    this.#rebuild();
+    for (const listener of this.#changed) {
+      try {
+        listener(this.#rules);
+      } catch (error) {
+        log("error", `a policy change could not be applied: ${(error as Error).message}`);
+      }
+    }
+  }
+
+  /** Calls `listener` after every reload that changed the rules in force. */
+  onChange(listener: (rules: Rules) => void): void {
+    this.#changed.push(listener);
   }
 
   /** Stops watching. */
