@@ -181,11 +181,17 @@ export async function checkLanding(
   if (recorded) return recorded;
   if (!isRefusal(decision)) return outcome;
   const opened = session.deps.governance.person.denied(work.workspace);
-  if (landed !== null && stopped?.hosts.has(landed)) {
+  // Only a call that acts can have led the tab there; a read saw the page leave by itself.
+  if (landed !== null && stopped?.hosts.has(landed) && mayMoveTab(work)) {
     const attention = attentionNote(session, opened);
     return stoppedNavigationOutcome(work, subject(session, work), landed, stopped, attention);
   }
   return landingOutcome(session, work, decision, landed, opened);
+}
+
+/** Whether the call does more than read (it may have sent the tab elsewhere). */
+function mayMoveTab(work: GatedWork): boolean {
+  return work.filtered?.capabilities.some((capability) => capability !== "read") ?? false;
 }
 
 /** Records a work's outcome and notes it for the person; never throws. */

@@ -2,8 +2,9 @@
  * The request filter of the agent's tabs (decision 0275). Before a call on a tab is dispatched,
  * the tab carries the hosts the policy refuses this agent for what the call needs (and for
  * reading, which every request does), so the browser stops a request to one of them before it
- * leaves: a form the call submits, a link it follows, a script's fetch, an image or beacon. After
- * the call, its answer says which of the requests it caused were stopped, and why.
+ * leaves: a form the call submits, a link it follows, a script's fetch, an image or beacon. The
+ * filter stays while the tab is the agent's, so what the page sends by itself is held back too.
+ * After the call, its answer says which requests were stopped while it ran, and why.
  *
  * @module
  */
@@ -59,10 +60,12 @@ export async function filterBeforeDispatch(
     const tab = ownedTab(workspace, session.deps.browsers, tabId);
     const { policy } = session.deps.governance;
     const call = { client: context.client_name, capabilities, restrictions };
-    await tab.link.filterRequests(
+    const filtering = await tab.link.filterRequests(
       tab.native,
       () => compileNetworkRules(policy.rules(), call, MAX_NETWORK_RULES),
     );
+    // An extension that cannot filter stops nothing: no answer may say it did.
+    if (!filtering) return null;
     const network = tab.link.tab(tab.native).network;
     work.filtered = {
       capabilities,
@@ -84,14 +87,17 @@ export async function filterBeforeDispatch(
   }
 }
 
-/** The requests a call caused that the filter stopped: how many, and each host's reason. */
+/**
+ * The requests the filter stopped while a call ran (the call's own, and any the page sent
+ * meanwhile): how many, and each host's reason.
+ */
 export interface Stopped {
   count: number;
   /** The first hosts (at most {@linkcode MAX_NAMED_HOSTS}), each with why it is refused. */
   hosts: Map<string, string>;
 }
 
-/** What the filter stopped of the requests the call caused, or null when nothing. */
+/** What the filter stopped while the call ran, or null when nothing. */
 export function stoppedBy(session: Session, work: GatedWork): Stopped | null {
   const filtered = work.filtered;
   if (!filtered) return null;
@@ -128,20 +134,31 @@ export function stoppedBy(session: Session, work: GatedWork): Stopped | null {
 function stoppedNote(stopped: Stopped): string {
   const { count } = stopped;
   const lines = [...stopped.hosts].map(([host, why]) => `- ${host}: ${why}`);
-  return `Ghostlight stopped ${count} request${count === 1 ? "" : "s"} this call caused ` +
-    `before ${count === 1 ? "it" : "they"} left the browser, since the host is refused to ` +
-    `you:\n${lines.join("\n")}`;
+  return `Ghostlight stopped ${count} request${count === 1 ? "" : "s"} from the tab while ` +
+    `this call ran, before ${count === 1 ? "it" : "they"} left the browser, since the host is ` +
+    `refused to you:\n${lines.join("\n")}`;
 }
 
-/** The outcome with a note of the requests the call caused that the filter stopped. */
+/** The outcome with a note of the requests the filter stopped while the call ran. */
 export function withStoppedNote(outcome: Outcome, stopped: Stopped | null): Outcome {
   if (stopped === null) return outcome;
   const note = stoppedNote(stopped);
   if (outcome.kind === "success") {
     return { ...outcome, content: [...outcome.content, { type: "text", text: note }] };
   }
-  return { ...outcome, message: `${outcome.message}\n${note}` };
+  // The browser's own words for a request an extension blocked: the failure is the filter's, and
+  // the way on is not to check the address.
+  const blocked = outcome.message.includes("ERR_BLOCKED_BY_CLIENT");
+  return {
+    ...outcome,
+    message: `${outcome.message}\n${note}`,
+    ...(blocked ? { next_step: GO_BACK } : {}),
+  };
 }
+
+/** What to do after the filter stopped the tab's navigation. */
+const GO_BACK = 'Navigate the tab back (navigate with url "back") and carry on with what is ' +
+  "allowed, or ask the person.";
 
 /**
  * The answer to a call whose navigation (a submission, a followed link) the filter stopped: the
