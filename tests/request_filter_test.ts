@@ -7,6 +7,7 @@
  */
 
 import { assert, assertEquals, assertMatch } from "./support/assert.ts";
+import { connectCdp, sendPageTo } from "./support/cdp.ts";
 import { ghostlight } from "./support/processes.ts";
 import { allText } from "./support/results.ts";
 import { type E2ESession, startSession } from "./support/session.ts";
@@ -46,7 +47,7 @@ function allowedPage(refused: string): string {
 }
 
 /** Both servers, and the session whose policy `policy(refusedOrigin)` gives. */
-async function setUp(policy: string): Promise<{
+async function setUp(policy: string, launchArgs: string[] = []): Promise<{
   s: E2ESession;
   allowed: Recorder;
   refused: Recorder;
@@ -55,7 +56,11 @@ async function setUp(policy: string): Promise<{
 }> {
   const refused = record("127.0.0.2", () => "");
   const allowed = record("127.0.0.1", () => allowedPage(refused.origin));
-  const s = await startSession({ policy, env: { GHOSTLIGHT_POLICY_RELOAD_MS: "100" } });
+  const s = await startSession({
+    policy,
+    launchArgs,
+    env: { GHOSTLIGHT_POLICY_RELOAD_MS: "100" },
+  });
   const tab = await s.firstTab();
   await s.ok("navigate", { url: `${allowed.origin}/page.html`, tabId: tab });
   return {
@@ -201,6 +206,34 @@ Deno.test("a policy reload that refuses a host, and a sacred host, take effect o
       ["/before"],
       "nothing after the reload reached the host",
     );
+  } finally {
+    await env.close();
+  }
+});
+
+Deno.test("a tab the person takes back loses its filter: what they do there is theirs", async () => {
+  const env = await setUp(
+    `{ "default": "allow", "grants": [{ "hosts": ["127.0.0.2"], "deny": ["read"] }] }`,
+    ["--remote-debugging"],
+  );
+  const { s, refused, tab } = env;
+  try {
+    assertMatch(await run(s, tab, FETCH(refused.origin, "/agent")), /failed: Failed to fetch/);
+    const stopped = await ghostlight(s.testEnv, ["stop"]);
+    assertMatch(stopped.stdout, /their tabs are yours again/);
+    // The page, the person's now, goes to the host by itself: the browser lets it.
+    const cdp = await connectCdp(s.browser.ready.devtools!);
+    try {
+      await sendPageTo(cdp, "/page.html", `${refused.origin}/person`);
+    } finally {
+      cdp.close();
+    }
+    await pollUntil(
+      () => Promise.resolve(refused.paths),
+      (paths) => paths.includes("/person"),
+      "the person's own navigation to arrive",
+    );
+    assertEquals(refused.paths, ["/person"], "the agent's request never arrived");
   } finally {
     await env.close();
   }

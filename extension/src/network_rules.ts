@@ -83,9 +83,17 @@ function allTypes(): chrome.declarativeNetRequest.ResourceType[] {
 }
 
 /**
- * The browser's form of one rule. A host is matched by the URL's host part, so that a trailing
- * dot, a port or a user name in the URL changes nothing.
+ * The regular expression that matches a URL whose host is `host` (or, with `subdomains`, one of
+ * its subdomains), by the URL's host part, so that a trailing dot, a port or a user name in the
+ * URL changes nothing.
  */
+export function hostFilter(host: string, subdomains: boolean): string {
+  const escaped = host.replace(/[.[\]]/g, (c) => `\\${c}`);
+  const under = subdomains ? "([^/?#@]*\\.)?" : "";
+  return `^[a-z][a-z0-9+.-]*://([^/?#]*@)?${under}${escaped}\\.?(:[0-9]*)?([/?#]|$)`;
+}
+
+/** The browser's form of one rule. */
 function browserRule(
   id: number,
   rule: NetworkRule,
@@ -95,12 +103,7 @@ function browserRule(
     tabIds,
     resourceTypes: allTypes(),
   };
-  if (rule.host !== null) {
-    const host = rule.host.replace(/[.[\]]/g, (c) => `\\${c}`);
-    const under = rule.subdomains ? "([^/?#@]*\\.)?" : "";
-    condition.regexFilter =
-      `^[a-z][a-z0-9+.-]*://([^/?#]*@)?${under}${host}\\.?(:[0-9]*)?([/?#]|$)`;
-  }
+  if (rule.host !== null) condition.regexFilter = hostFilter(rule.host, rule.subdomains);
   const type = rule.action === "block"
     ? chrome.declarativeNetRequest.RuleActionType.BLOCK
     : chrome.declarativeNetRequest.RuleActionType.ALLOW;

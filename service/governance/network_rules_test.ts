@@ -46,6 +46,8 @@ const HOSTS = [
   "www.paypal.com",
   "unrelated.test",
   "deep.sub.unrelated.test",
+  "x.example.com",
+  "a.x.example.com",
 ];
 
 const POLICIES: Record<string, PolicyLayer[]> = {
@@ -77,6 +79,13 @@ const POLICIES: Record<string, PolicyLayer[]> = {
       `{ "default": "allow", "grants": [{ "hosts": ["shop.example.com"], "deny": ["read"] }], "sacred": ["*.unrelated.test"] }`,
     ),
   ],
+  "default deny, a domain opened and a deeper one closed again": [layer(`{
+    "default": "deny",
+    "grants": [
+      { "hosts": ["*.example.com"], "allow": ["read"] },
+      { "hosts": ["*.x.example.com"], "deny": ["read"] }
+    ]
+  }`)],
   "observe mode refuses nothing": [layer(`{ "mode": "observe", "default": "deny" }`)],
 };
 
