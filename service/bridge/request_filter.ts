@@ -12,14 +12,16 @@
 import type { Outcome } from "../../shared/bridge.ts";
 import type { NetworkEntry } from "../browser/mod.ts";
 import {
+  type CallFacts,
   compileNetworkRules,
   decide,
   hostOfUrl,
   type Restriction,
+  type Rules,
   TooManyNetworkRules,
 } from "../governance/mod.ts";
 import type { Capability } from "../catalog/mod.ts";
-import { MAX_NETWORK_RULES } from "../../shared/browser_protocol.ts";
+import { MAX_NETWORK_RULES, type NetworkRule } from "../../shared/browser_protocol.ts";
 import { failureOutcome, ownedTab } from "../tools/mod.ts";
 import type { Session } from "./session.ts";
 import type { GatedWork } from "./gate.ts";
@@ -35,6 +37,34 @@ export interface Filtered {
 
 /** The URLs whose requests leave the browser, and so can be stopped. */
 const NETWORK_URL = /^(https?|wss?):\/\//i;
+
+/** Compiled filters kept per policy in force, by call shape; the oldest go beyond this. */
+const MAX_COMPILED = 64;
+/** The filters compiled for each policy in force (a reload makes a new one, and a new memo). */
+const memo = new WeakMap<Rules, Map<string, NetworkRule[] | TooManyNetworkRules>>();
+
+/**
+ * {@linkcode compileNetworkRules}, once per policy in force and call shape: every call on a tab
+ * needs its filter, and compiling decides the policy for every domain it names.
+ */
+function compiled(rules: Rules, call: Omit<CallFacts, "host">): NetworkRule[] {
+  let byCall = memo.get(rules);
+  if (!byCall) memo.set(rules, byCall = new Map());
+  const key = JSON.stringify([call.client, call.capabilities, call.restrictions]);
+  let result = byCall.get(key);
+  if (result === undefined) {
+    try {
+      result = compileNetworkRules(rules, call, MAX_NETWORK_RULES);
+    } catch (error) {
+      if (!(error instanceof TooManyNetworkRules)) throw error;
+      result = error;
+    }
+    byCall.set(key, result);
+    if (byCall.size > MAX_COMPILED) byCall.delete(byCall.keys().next().value!);
+  }
+  if (result instanceof TooManyNetworkRules) throw result;
+  return result;
+}
 
 /** Hosts named in one answer's note at most; the rest are counted. */
 const MAX_NAMED_HOSTS = 5;
@@ -62,7 +92,7 @@ export async function filterBeforeDispatch(
     const call = { client: context.client_name, capabilities, restrictions };
     const filtering = await tab.link.filterRequests(
       tab.native,
-      () => compileNetworkRules(policy.rules(), call, MAX_NETWORK_RULES),
+      () => compiled(policy.rules(), call),
     );
     // An extension that cannot filter stops nothing: no answer may say it did.
     if (!filtering) return null;

@@ -31,6 +31,9 @@ export function compileNetworkRules(
   max: number,
 ): NetworkRule[] {
   const named = namedDomains(rules, call);
+  // Each named domain may need two rules, and deciding each costs a pass over the policy: a
+  // policy naming far more domains than the bound is refused before that work.
+  if (named.size > 2 * max) throw tooMany(max);
   const refused = (host: string) => {
     const verdict = decide(rules, { ...call, host }).verdict;
     return verdict === "denied" || verdict === "sacred";
@@ -64,14 +67,16 @@ export function compileNetworkRules(
         subdomains: false,
       });
     }
-    if (compiled.length > max) {
-      throw new TooManyNetworkRules(
-        `the policy names too many hosts for the browser to enforce on requests (more than ` +
-          `${max} rules)`,
-      );
-    }
+    if (compiled.length > max) throw tooMany(max);
   }
   return compiled;
+}
+
+function tooMany(max: number): TooManyNetworkRules {
+  return new TooManyNetworkRules(
+    `the policy names too many hosts for the browser to enforce on requests (more than ${max} ` +
+      "rules)",
+  );
 }
 
 /** Every domain the rules name for this call: grants, restrictions and sacred lists. */
