@@ -399,6 +399,12 @@ export class BrowserLink {
     return true;
   }
 
+  /** Gives a tab its opener's request filter, when the opener has one. */
+  async inheritFilter(opener: number, native: number): Promise<void> {
+    const filter = this.#filters.get(opener);
+    if (filter) await this.filterRequests(native, filter.recompile);
+  }
+
   /**
    * Makes every filtered tab's filter again (the policy changed), without waiting for a call on
    * the tab. A tab whose filter cannot be made (too many hosts) blocks every request instead:
