@@ -163,6 +163,22 @@ export function namedReplies(command: SequenceCommand): number[] {
   return [...new Set(named)];
 }
 
+/** Most host rules one tab may carry (`tab.network_rules`). */
+export const MAX_NETWORK_RULES = 400;
+
+/**
+ * One rule of a tab's request filter (feature `network_rules`, decision 0275): requests to `host`
+ * (and, with `subdomains`, to its subdomains; `null` is every host) are blocked or let through.
+ * Of the rules a request matches, the highest `priority` decides; with none it goes through.
+ */
+export const NetworkRule = z.object({
+  priority: z.number().int().min(1).max(1000),
+  action: z.enum(["block", "allow"]),
+  host: z.string().min(1).max(255).regex(/^(\[[0-9a-f:.]+\]|[a-z0-9_.-]+)$/).nullable(),
+  subdomains: z.boolean(),
+}).strict();
+export type NetworkRule = z.infer<typeof NetworkRule>;
+
 /** Each operation's parameters and result. */
 export const Operations = {
   "tab.create": {
@@ -271,6 +287,19 @@ export const Operations = {
   /** Makes the tab the active one of its window and brings that window to the front. */
   "tab.focus": {
     params: z.object({ tab_id: TabId }).strict(),
+    result: z.object({}).strict(),
+  },
+  /**
+   * Replaces the tab's request filter (feature `network_rules`): from the answer on, a request
+   * from the tab (its frames, and its workers where the browser ties them to it) that the rules
+   * block never leaves the browser (it fails as blocked by the client). An empty list removes
+   * the filter; releasing or closing the tab removes it too.
+   */
+  "tab.network_rules": {
+    params: z.object({
+      tab_id: TabId,
+      rules: z.array(NetworkRule).max(MAX_NETWORK_RULES),
+    }).strict(),
     result: z.object({}).strict(),
   },
   /** Resizes the window that holds the tab; answers the window's size afterwards. */

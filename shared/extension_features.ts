@@ -17,6 +17,7 @@ export const ExtensionFeature = z.enum([
   "tab_locations",
   "after_replies",
   "reply_values",
+  "network_rules",
 ]);
 export type ExtensionFeature = z.infer<typeof ExtensionFeature>;
 
@@ -35,6 +36,7 @@ export const FEATURE_OPERATIONS: Record<ExtensionFeature, readonly OperationName
   after_replies: [],
   // No operation of its own: a `cdp.sequence` command's `sendIf` and `paramsFrom`.
   reply_values: [],
+  network_rules: ["tab.network_rules"],
 };
 
 /** The tools that cannot work without each feature. */
@@ -46,6 +48,9 @@ export const FEATURE_TOOLS: Record<ExtensionFeature, readonly string[]> = {
   after_replies: [],
   // Without it a click by ref finds its element in a round trip before the input.
   reply_values: [],
+  // Without it every tool still works, but a request to a refused host is not stopped in the
+  // browser (the gate still refuses calls aimed at one).
+  network_rules: [],
 };
 
 /** The oldest extension version each feature is in. */
@@ -54,6 +59,7 @@ export const FEATURE_SINCE: Record<ExtensionFeature, string> = {
   tab_locations: "0.1.0",
   after_replies: "0.1.0",
   reply_values: "0.1.0",
+  network_rules: "0.1.0",
 };
 
 /** The oldest extension this service works with fully; older ones lose the tools they lack. */

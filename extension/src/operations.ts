@@ -30,6 +30,7 @@ import {
 import { childSessions, forgetSessions } from "./frames.ts";
 import { groupOf, rememberGroup } from "./groups.ts";
 import { attachmentLost, describeTab } from "./locations.ts";
+import { clearTabRules, setTabRules } from "./network_rules.ts";
 import { placeTransfers, TransferRefused, TransferStore } from "./transfers.ts";
 
 /** A mechanism failure with the kind the service understands. */
@@ -78,16 +79,21 @@ function tabGone(tabId: number): void {
   detachReasons.delete(tabId);
   forget(tabId);
   forgetSessions(tabId);
+  setTabRules(tabId, []).catch(() => {});
 }
 chrome.tabs.onRemoved.addListener(tabGone);
 // A discarded or prerendered tab comes back under a new id: Chrome removes the old one without
 // an onRemoved.
 chrome.tabs.onReplaced.addListener((_addedTabId, removedTabId) => tabGone(removedTabId));
 
-/** Stops observing a tab and detaches the debugger from it; true when one was attached. */
+/**
+ * Stops observing a tab, lifts its request filter (it is the person's again) and detaches the
+ * debugger from it; true when one was attached.
+ */
 async function release(tabId: number): Promise<boolean> {
   forget(tabId);
   forgetSessions(tabId);
+  await setTabRules(tabId, []).catch(() => {});
   if (!attached.delete(tabId)) return false;
   try {
     await chrome.debugger.detach({ tabId });
@@ -106,6 +112,7 @@ export async function releaseAll(): Promise<void> {
   // Nobody is left to use a payload half sent.
   transfers.clear();
   for (const tabId of [...attached]) await release(tabId);
+  await clearTabRules().catch(() => {});
 }
 
 async function getTab(tabId: number): Promise<chrome.tabs.Tab> {
@@ -449,6 +456,15 @@ const IMPLEMENTATIONS: {
   "transfer.chunk": (params) => transfers.add(params).catch(refusedTransfer),
   "transfer.discard": (params) => (transfers.discard(params.transfer_id), Promise.resolve({})),
   "cdp.with_transfers": sendWithTransfers,
+  "tab.network_rules": async (params) => {
+    await getTab(params.tab_id);
+    try {
+      await setTabRules(params.tab_id, params.rules);
+    } catch (error) {
+      throw new MechanismError("unsupported", (error as Error).message ?? String(error));
+    }
+    return {};
+  },
 };
 
 /**

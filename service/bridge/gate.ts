@@ -33,6 +33,13 @@ import {
   type Refusal,
 } from "../tools/mod.ts";
 import type { Workspace } from "../workspace/mod.ts";
+import {
+  filterBeforeDispatch,
+  type Filtered,
+  stoppedBy,
+  stoppedNavigationOutcome,
+  withStoppedNote,
+} from "./request_filter.ts";
 import type { Session } from "./session.ts";
 
 type StartMessage = Extract<ConnectorMessage, { type: "start" }>;
@@ -46,6 +53,8 @@ export interface GatedWork {
   auditBase?: AuditBase;
   /** What the check before dispatch found, for the landing check and the outcome record. */
   checked?: Checked;
+  /** The request filter set on the call's tab before dispatch (decision 0275). */
+  filtered?: Filtered;
 }
 
 /** The fields every audit record of one work shares. */
@@ -138,6 +147,10 @@ export async function checkBeforeDispatch(
     const opened = workspace !== undefined && person.denied(workspace);
     return { outcome: denialOutcome(session, work, decision, host, opened) };
   }
+  if (located.tabId !== undefined) {
+    const unfiltered = await filterBeforeDispatch(session, work, restrictions.list, located.tabId);
+    if (unfiltered) return { outcome: unfiltered };
+  }
   if (workspace) {
     person.allowed(workspace);
     person.began(workspace, callNote(session, work, located.host), located.tabId);
@@ -153,8 +166,10 @@ export async function checkBeforeDispatch(
 export async function checkLanding(
   session: Session,
   work: GatedWork,
-  outcome: Outcome,
+  called: Outcome,
 ): Promise<Outcome> {
+  const stopped = stoppedBy(session, work);
+  const outcome = withStoppedNote(called, stopped);
   const checked = work.checked;
   if (outcome.kind !== "success" || checked?.tabId === undefined || !work.workspace) {
     return outcome;
@@ -187,7 +202,17 @@ export async function checkLanding(
   if (recorded) return recorded;
   if (!refuses(decision)) return outcome;
   const opened = session.deps.governance.person.denied(work.workspace);
+  // Only a call that acts can have led the tab there; a read saw the page leave by itself.
+  if (landed !== null && stopped?.hosts.has(landed) && mayMoveTab(work)) {
+    const attention = attentionNote(session, opened);
+    return stoppedNavigationOutcome(work, subject(session, work), landed, stopped, attention);
+  }
   return landingOutcome(session, work, decision, landed, opened);
+}
+
+/** Whether the call does more than read (it may have sent the tab elsewhere). */
+function mayMoveTab(work: GatedWork): boolean {
+  return work.filtered?.capabilities.some((capability) => capability !== "read") ?? false;
 }
 
 /** Records a work's outcome and notes it for the person; never throws. */

@@ -10,6 +10,7 @@ import {
   type Command,
   type EnableCommand,
   FromExtension,
+  type NetworkRule,
   type OperationName,
   type OperationParams,
   type OperationResult,
@@ -111,6 +112,11 @@ export class BrowserLink {
   #serial = 0;
   /** Each reporting tab's latest known location; a tab not here is unknown (ask the browser). */
   #locations = new Map<number, KnownLocation>();
+  /**
+   * Each filtered tab's request filter as last set (so an unchanged one is not sent again), and
+   * how to make it again when the policy changes.
+   */
+  #filters = new Map<number, { key: string; recompile: () => NetworkRule[] }>();
 
   constructor(
     readonly browserId: string,
@@ -185,7 +191,11 @@ export class BrowserLink {
       throw new BrowserError("busy", `the browser already has ${MAX_IN_FLIGHT} commands running`);
     }
     // From here on the extension may stop reporting the tab at any moment.
-    if (op === "tab.release") this.#locations.delete((params as { tab_id: number }).tab_id);
+    if (op === "tab.release") {
+      this.#locations.delete((params as { tab_id: number }).tab_id);
+      // Releasing lifts the tab's filter.
+      this.#filters.delete((params as { tab_id: number }).tab_id);
+    }
     const id = this.#nextId++;
     const command: Command = { type: "command", id, op, params };
     const frame = encodeFrame(command, TO_EXTENSION_MAX_FRAME);
@@ -370,9 +380,52 @@ export class BrowserLink {
     });
   }
 
+  /**
+   * Gives the tab this request filter (decision 0275) unless it has it already. False when the
+   * extension cannot filter requests (it did not declare `network_rules`).
+   */
+  async filterRequests(native: number, recompile: () => NetworkRule[]): Promise<boolean> {
+    if (!this.details.features.includes("network_rules")) return false;
+    const rules = recompile();
+    const key = JSON.stringify(rules);
+    if (this.#filters.get(native)?.key === key) {
+      this.#filters.set(native, { key, recompile });
+      return true;
+    }
+    // Unknown until the browser answers: a failed change is sent again next time.
+    this.#filters.delete(native);
+    await this.call("tab.network_rules", { tab_id: native, rules });
+    this.#filters.set(native, { key, recompile });
+    return true;
+  }
+
+  /** Gives a tab its opener's request filter, when the opener has one. */
+  async inheritFilter(opener: number, native: number): Promise<void> {
+    const filter = this.#filters.get(opener);
+    if (filter) await this.filterRequests(native, filter.recompile);
+  }
+
+  /**
+   * Makes every filtered tab's filter again (the policy changed), without waiting for a call on
+   * the tab. A tab whose filter cannot be made (too many hosts) blocks every request instead:
+   * what it had may let through a host the new policy refuses.
+   */
+  async refilter(): Promise<void> {
+    for (const [native, { recompile }] of [...this.#filters]) {
+      let next = recompile;
+      try {
+        recompile();
+      } catch {
+        next = () => [{ priority: 1, action: "block", host: null, subdomains: true }];
+      }
+      await this.filterRequests(native, next).catch(() => {});
+    }
+  }
+
   /** Records a closed tab and forgets what was known about it. */
   tabClosed(native: number): void {
     this.#locations.delete(native);
+    this.#filters.delete(native);
     this.#changed({ serial: ++this.#changeSerial, kind: "closed", native });
     this.#tabs.get(native)?.close();
     this.#tabs.delete(native);

@@ -119,6 +119,10 @@ async function buildState(sources: StateSources): Promise<ServiceState> {
   });
   await policy.load();
   policy.watch(settings.policyReloadMs);
+  // The agents' tabs' request filters follow the policy at once (decision 0275).
+  policy.onChange(() => {
+    for (const link of browsers.list()) link.refilter().catch(() => {});
+  });
   const audit = await AuditLog.open({
     file: paths.auditFile,
     maxBytes: settings.auditMaxBytes,
@@ -167,6 +171,8 @@ async function buildState(sources: StateSources): Promise<ServiceState> {
       // extension began observing it as it opened, since its opener is observed).
       if (workspaces.adoptTab(link.compose(opener), link.compose(native))) {
         link.observe(native).catch(() => {});
+        // It sends what its opener may not (decision 0275): the opener's filter, at once.
+        link.inheritFilter(opener, native).catch(() => {});
       } else if (link.observes(opener)) {
         // No workspace takes it: the tab goes back to the person, unobserved.
         link.call("tab.release", { tab_id: native }).catch(() => {});

@@ -23,6 +23,7 @@ export {
 } from "./decide.ts";
 export { describePolicy } from "./describe.ts";
 export { hostOfName, hostOfUrl, type PageHost } from "./hosts.ts";
+export { compileNetworkRules, TooManyNetworkRules } from "./network_rules.ts";
 export { ALL_OPEN, type PolicyLayer, readPolicyText } from "./policy_file.ts";
 export {
   MACHINE_POLICY_FILE,

@@ -68,7 +68,7 @@ export class PolicyStore {
   #rules: Rules;
   #timer: ReturnType<typeof setInterval> | undefined;
   #revision = 1;
-  #listeners = new Set<() => void>();
+  #listeners = new Set<(rules: Rules) => void>();
 
   /**
    * The store for the user's file and the machine-wide one. Nothing is read until
@@ -102,7 +102,13 @@ export class PolicyStore {
     if (!changed) return;
     this.#rebuild();
     this.#revision++;
-    for (const listener of [...this.#listeners]) listener();
+    for (const listener of [...this.#listeners]) {
+      try {
+        listener(this.#rules);
+      } catch (error) {
+        log("error", `a policy change could not be applied: ${(error as Error).message}`);
+      }
+    }
   }
 
   /** Counts the reloads that changed the rules; starts at 1. */
@@ -111,7 +117,7 @@ export class PolicyStore {
   }
 
   /** Calls `listener` after a reload changed the rules in force; returns how to stop. */
-  onChange(listener: () => void): () => void {
+  onChange(listener: (rules: Rules) => void): () => void {
     this.#listeners.add(listener);
     return () => void this.#listeners.delete(listener);
   }

@@ -39,10 +39,11 @@ Deno.test("a tool is withheld only when every action of it is refused everywhere
     `{ "default": "deny", "grants": [{ "hosts": ["127.0.0.1"], "allow": ["read"] }] }`,
   );
   const gone = withheld(readOne, "cursor");
-  for (const name of ["javascript_tool", "form_input", "file_upload", "upload_image"]) {
+  // act_on's every action acts on the page (hover and scroll_to run its handlers, decision 0280).
+  for (const name of ["javascript_tool", "form_input", "file_upload", "upload_image", "act_on"]) {
     assert(gone.includes(name), `${name} is withheld`);
   }
-  for (const name of ["navigate", "computer", "act_on", "dialog", "tab_control", "explain"]) {
+  for (const name of ["navigate", "computer", "dialog", "tab_control", "explain"]) {
     assert(!gone.includes(name), `${name} stays`);
   }
   // An observing layer refuses nothing; the machine's enforcing layer alone is enough.
