@@ -158,21 +158,25 @@ function admitWork(session: Session, message: StartMessage): AdmittedWork | null
     const controller = new AbortController();
     return { id: workIds.next(), message, workspace, controller, next: { barrier } };
   }
-  const admitted = admitWorkspace(session, message);
-  if ("refusal" in admitted) return refuse(admitted.refusal);
   const id = workIds.next();
+  const resource = resourceOf(catalog.traits(message.tool).binds, message.arguments);
+  // Checked before the workspace is held or minted, so a busy refusal leaves nothing behind.
+  const queueCheck = (lane: string | undefined): Refusal | null => {
+    const full = scheduler.full(lane ?? id, resource);
+    if (full === null) return null;
+    return {
+      kind: "busy",
+      message: fullQueueMessage(scheduler, full),
+      next_step: "Wait for some to finish, then try again.",
+    };
+  };
+  const admitted = admitWorkspace(session, message, queueCheck);
+  if ("refusal" in admitted) return refuse(admitted.refusal);
   const controller = new AbortController();
   const lane = admitted.workspace?.id ?? id;
-  const resource = resourceOf(catalog.traits(message.tool).binds, message.arguments);
-  const full = scheduler.full(lane, resource);
-  const queued = full === null ? scheduler.enqueue(lane, controller.signal, resource) : null;
-  if (queued === null) {
-    return refuse({
-      kind: "busy",
-      message: fullQueueMessage(scheduler, full ?? "total"),
-      next_step: "Wait for some to finish, then try again.",
-    });
-  }
+  // Room was checked a moment ago, with nothing awaited since: this queues.
+  const queued = scheduler.enqueue(lane, controller.signal, resource);
+  if (queued === null) return refuse(queueCheck(lane)!);
   return { id, message, workspace: admitted.workspace, controller, next: { queued } };
 }
 
