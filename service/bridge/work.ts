@@ -73,10 +73,11 @@ async function runWork(session: Session, message: StartMessage): Promise<void> {
   const work = admitWork(session, message);
   if (work === null) return;
   track(session, work);
-  const { outcome, release } = await settle(session, work);
+  const { outcome, release, happened } = await settle(session, work);
   try {
-    // What the work bound is held through its audit record (decision 0160).
-    await recordOutcome(session, work, outcome);
+    // What the work bound is held through its audit record (decision 0160). The record tells
+    // what happened, which the caller's answer may not (a call cancelled after its effect).
+    await recordOutcome(session, work, happened?.outcome ?? outcome, happened?.note);
     complete(session, work, outcome);
   } finally {
     release();
@@ -85,8 +86,14 @@ async function runWork(session: Session, message: StartMessage): Promise<void> {
 
 /** A work's outcome, and the release of what it bound (a no-op when it bound nothing). */
 interface Settled {
+  /** What the caller is told. */
   outcome: Outcome;
   release: () => void;
+  /**
+   * What the browser reported, when the caller is told otherwise (it cancelled, or the person
+   * stopped its agent, after the effect), with that noted: the audit records what happened.
+   */
+  happened?: { outcome: Outcome; note: string };
 }
 
 /** How a started work ends: answered by the person's controls, retired in its queue, or run. */
@@ -248,10 +255,13 @@ async function dispatch(
   ).catch((error) => faultOutcome(error));
   const outcome = await Promise.race([handling, unsettled(settling.signal, deps.settlementMs)]);
   clearTimeout(settlementTimer);
+  const told = callerOutcome(deps, work, outcome);
+  const note = told.kind === outcome.kind ? null : stoppedNote(work);
   return {
-    outcome: callerOutcome(deps, work, outcome),
+    outcome: told,
     // Held until the handler really returns as well, even past the settlement window.
     release: () => void handling.finally(release),
+    ...note === null ? {} : { happened: { outcome, note } },
   };
 }
 
@@ -354,6 +364,16 @@ function callerOutcome(deps: SessionDeps, work: AdmittedWork, outcome: Outcome):
     return { ...outcome, workspace: work.workspace.id };
   }
   return outcome;
+}
+
+/**
+ * The audit's note on a call whose caller is told it was cancelled or stopped although the
+ * browser reported how it ended: the cancellation came after the effect.
+ */
+function stoppedNote(work: AdmittedWork): string {
+  return work.controller.signal.reason === STOPPED_BY_PERSON
+    ? "the person stopped this agent while the call ran; the caller was told it was stopped"
+    : "cancelled by the caller while it ran; the caller was told it was cancelled";
 }
 
 /** What a work that never left its queue amounted to: nothing happened in the browser. */

@@ -1,0 +1,69 @@
+/**
+ * How a call's life follows its caller, end to end through the real connector, service, browser
+ * connector and headless Chromium: what the audit says of a call cancelled after its effect.
+ */
+
+import { assert, assertEquals, assertMatch } from "./support/assert.ts";
+import { breakInExtension, connectCdp, type WorkerBreakpoint } from "./support/cdp.ts";
+import { startFaultRig } from "./support/fault_rig.ts";
+import { resolveInstancePaths } from "../shared/instance.ts";
+import type { TestEnv } from "./support/env.ts";
+import { envelope, toolCall } from "./mcp_support.ts";
+import { pollUntil, within } from "./support/wait.ts";
+
+/** The audit's records of the instance, parsed. */
+async function auditRecords(testEnv: TestEnv): Promise<Record<string, unknown>[]> {
+  const file = resolveInstancePaths(testEnv.instance, (key) => testEnv.env[key]).auditFile;
+  const text = await Deno.readTextFile(file).catch(() => "");
+  return text.trimEnd().split("\n").filter((line) => line).map((line) => JSON.parse(line));
+}
+
+/** A `2026-07-28` tools/call line. */
+const modernCall = (id: string, name: string, args: Record<string, unknown>) =>
+  toolCall(id, name, args, envelope());
+
+Deno.test("a call cancelled after its effect is audited as what the browser reported", async () => {
+  const rig = await startFaultRig("cxl", { launchArgs: ["--remote-debugging"] });
+  const cdp = await connectCdp(rig.browser.ready.devtools!);
+  let held: WorkerBreakpoint | null = null;
+  try {
+    const mcp = rig.connector();
+    await mcp.send(modernCall("c1", "tabs_context_mcp", { createIfEmpty: true }));
+    const made = (await mcp.nextJson(30_000)).result as {
+      structuredContent: { workspaceId: string };
+    };
+    const workspaceId = made.structuredContent.workspaceId;
+
+    // The call's tab.create stops inside the extension: the call is surely in the browser.
+    held = await breakInExtension(cdp, "chrome.tabs.create({");
+    await mcp.send(modernCall("c2", "tabs_create_mcp", { workspaceId }));
+    await within(held.hit, 30_000, "the tab.create to reach the extension's worker");
+    await mcp.send(
+      '{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"c2"}}',
+    );
+    // The connector and the service handle their input in order: once a later call is
+    // answered, the cancellation has reached the service.
+    const plan = await mcp.probe(
+      modernCall("c3", "update_plan", { domains: [], approach: ["look around"] }),
+    );
+    assert(plan.result !== undefined, JSON.stringify(plan));
+
+    // The browser now completes the tab the caller no longer wanted.
+    await held.resume();
+    held = null;
+    const outcome = await pollUntil(
+      () => auditRecords(rig.testEnv),
+      (records) =>
+        records.some((record) => record.kind === "outcome" && record.tool === "tabs_create_mcp"),
+      "the audit to record how the cancelled call ended",
+    ).then((records) =>
+      records.find((record) => record.kind === "outcome" && record.tool === "tabs_create_mcp")!
+    );
+    assertEquals(outcome.result, "success", "the tab was created: that is what happened");
+    assertMatch(String(outcome.rule), /cancelled by the caller while it ran/);
+  } finally {
+    await held?.resume().catch(() => {});
+    cdp.close();
+    await rig.close();
+  }
+});
