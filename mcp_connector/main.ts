@@ -38,6 +38,12 @@ import { type ConnectorSettings, readConnectorSettings } from "./settings.ts";
 
 /** How often the connector checks that the client that spawned it is still alive. */
 const PARENT_CHECK_MS = 1_000;
+/**
+ * How long the connector, its input ended, watches for its parent's exit before it takes the end
+ * for a clean close: a parent that died closed its end of the pipe a moment before the connector
+ * was handed to another parent.
+ */
+export const PARENT_EXIT_MS = 100;
 
 type Request = Extract<Incoming, { kind: "request" }>;
 type Notification = Extract<Incoming, { kind: "notification" }>;
@@ -185,6 +191,11 @@ export async function serve(
     stop?: AbortSignal;
     /** The fixed entry the connector may start the service with. */
     serviceEntry?: string | null;
+    /**
+     * Whether the input ended because the client (or the starter between it and the connector)
+     * is gone, rather than closed it: then no one waits for an answer.
+     */
+    inputLost?: () => Promise<boolean>;
   },
 ): Promise<void> {
   const peer = new StdioPeer(io.output);
@@ -206,9 +217,14 @@ export async function serve(
       resolve(null);
     });
   });
+  let ended: "stopped" | "input" = "stopped";
   while (true) {
     const next = await Promise.race([messages.next(), stopped]);
-    if (next === null || next.done) break;
+    if (next === null) break;
+    if (next.done) {
+      ended = "input";
+      break;
+    }
     const message = next.value;
     switch (message.kind) {
       case "oversized":
@@ -230,15 +246,35 @@ export async function serve(
         await revisions.request(message);
     }
   }
+  if (io.stop?.aborted || (ended === "input" && await io.inputLost?.())) {
+    // No one is left to answer: the connection to the service ends now, so the calls still
+    // queued there retire before they reach a page (issue 25). Calls already in the browser
+    // run to their end on the service and are audited there.
+    link.close();
+    return;
+  }
   await revisions.end();
   link.close();
   await peer.close();
 }
 
+/**
+ * Whether the process that spawned the connector (`parent`) exits within
+ * {@linkcode PARENT_EXIT_MS}: asked when the input ends, since a parent killed outright closes
+ * the input first and hands the connector to another parent a moment later.
+ */
+async function parentExits(parent: number): Promise<boolean> {
+  const deadline = Date.now() + PARENT_EXIT_MS;
+  while (Deno.ppid === parent) {
+    if (Date.now() >= deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  return true;
+}
+
 /** Aborts when the process that spawned the connector is gone (it was re-parented). */
-function parentGone(): AbortSignal {
+function parentGone(parent: number): AbortSignal {
   const controller = new AbortController();
-  const parent = Deno.ppid;
   const timer = setInterval(() => {
     if (Deno.ppid !== parent) {
       clearInterval(timer);
@@ -261,13 +297,19 @@ if (import.meta.main) {
     report((error as Error).message);
     Deno.exit(2);
   }
-  const stop = parentGone();
+  const parent = Deno.ppid;
+  const stop = parentGone(parent);
   stop.addEventListener("abort", () => report("the client that started this connector is gone"));
   await serve(paths, settings, {
     input: Deno.stdin,
     output: Deno.stdout.writable,
     stop,
     serviceEntry: args.serviceEntry,
+    inputLost: async () => {
+      const lost = await parentExits(parent);
+      if (lost) report("the client that started this connector is gone");
+      return lost;
+    },
   });
   Deno.exit(0);
 }

@@ -84,14 +84,19 @@ async function main(argv: string[]): Promise<number> {
   }
   const { start, plan, options } = await choose(name as Executable, args);
   const { command, args: fixed } = startCommand(start, plan, options);
+  // A connector's input passes through this script, which holds the only writing end of the
+  // connector's stdin: however this script ends (killed outright too), the connector reads the
+  // end of its input at once, and its client's queued calls end with it (issue 25).
+  const relay = name === "mcp-connector";
   const child = new Deno.Command(command, {
     args: [...fixed, ...args],
     // The started process resolves the very paths its flags name.
     env: plan.env,
-    stdin: "inherit",
+    stdin: relay ? "piped" : "inherit",
     stdout: "inherit",
     stderr: "inherit",
   }).spawn();
+  if (relay) Deno.stdin.readable.pipeTo(child.stdin).catch(() => {});
   const forward = (signal: Deno.Signal) => () => {
     try {
       child.kill(signal);

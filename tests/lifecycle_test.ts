@@ -1,6 +1,7 @@
 /**
  * How a call's life follows its caller, end to end through the real connector, service, browser
- * connector and headless Chromium: what the audit says of a call cancelled after its effect.
+ * connector and headless Chromium: a killed client's queued calls never reach a page, and what
+ * the audit says of a call cancelled after its effect.
  */
 
 import { assert, assertEquals, assertMatch } from "./support/assert.ts";
@@ -8,7 +9,8 @@ import { breakInExtension, connectCdp, type WorkerBreakpoint } from "./support/c
 import { startFaultRig } from "./support/fault_rig.ts";
 import { resolveInstancePaths } from "../shared/instance.ts";
 import type { TestEnv } from "./support/env.ts";
-import { envelope, toolCall } from "./mcp_support.ts";
+import { envelope, legacyWithTab, startConnectorViaStarter, toolCall } from "./mcp_support.ts";
+import { descendantsMatching, isRunning } from "./support/processes.ts";
 import { pollUntil, within } from "./support/wait.ts";
 
 /** The audit's records of the instance, parsed. */
@@ -64,6 +66,62 @@ Deno.test("a call cancelled after its effect is audited as what the browser repo
   } finally {
     await held?.resume().catch(() => {});
     cdp.close();
+    await rig.close();
+  }
+});
+
+Deno.test("killing the starter a client ran ends its connector and its queued calls", async () => {
+  const rig = await startFaultRig("kst");
+  const { slow, status } = rig;
+  const mcp = startConnectorViaStarter(rig.testEnv);
+  try {
+    const tabId = await legacyWithTab("starter", mcp);
+    const [connector] = await descendantsMatching(mcp.child.pid, /mcp_connector\/main\.ts/);
+    assert(connector !== undefined, "the starter runs the connector as its child");
+
+    // One call in the browser, its page answering 1.5 s after it is asked for; two queued.
+    await mcp.send(toolCall(2, "navigate", { url: slow.url("running", 1500), tabId }));
+    await pollUntil(
+      () => Promise.resolve(slow.seen),
+      (seen) => seen.includes("running"),
+      "the page",
+    );
+    await mcp.send(toolCall(3, "navigate", { url: slow.url("queued-1", 0), tabId }));
+    await mcp.send(toolCall(4, "navigate", { url: slow.url("queued-2", 0), tabId }));
+    await pollUntil(status, (s) => s.works?.queued === 2, "both calls to queue");
+
+    // The client kills the process it started, as a client that is killed or gives up does.
+    const killed = Date.now();
+    mcp.child.kill("SIGKILL");
+    await pollUntil(() => isRunning(connector), (running) => !running, "the connector to end");
+    const lived = Date.now() - killed;
+    // The design target is 100 ms; the bound is generous for a loaded machine, and still below
+    // the 1 s parent poll plus the 2 s drain that let queued calls run before.
+    assert(lived < 1_000, `the connector outlived its starter by ${lived} ms`);
+
+    const settled = await pollUntil(
+      status,
+      (s) => s.connectors.length === 0 && s.works?.running === 0 && s.works?.queued === 0,
+      "the running call to end and the queued ones to retire",
+    );
+    assertEquals(settled.works, { running: 0, queued: 0 });
+    assertEquals(
+      slow.seen.filter((tag) => tag.startsWith("queued")),
+      [],
+      "no queued call reached the page",
+    );
+    // The call already in the browser ran to its end and is audited as what happened.
+    const outcomes = await pollUntil(
+      async () =>
+        (await auditRecords(rig.testEnv)).filter((r) =>
+          r.kind === "outcome" && r.tool === "navigate"
+        ),
+      (found) => found.length === 3,
+      "the three navigations' outcomes",
+    );
+    assertEquals(outcomes.map((r) => r.result).sort(), ["cancelled", "cancelled", "success"]);
+  } finally {
+    await mcp.close().catch(() => {});
     await rig.close();
   }
 });

@@ -47,9 +47,24 @@ export interface Transcript {
 /** Starts a connector for the test's instance. `env` adds variables (deadlines, ...). */
 export function startConnector(testEnv: TestEnv, env: Record<string, string> = {}): Transcript {
   const { command, args } = executable(testEnv, "mcp-connector", ["--instance", testEnv.instance]);
+  return transcriptOf(command, args, { ...testEnv.env, ...env });
+}
+
+/**
+ * Starts a connector for the test's instance the way the README's by-hand config and the Claude
+ * Desktop bundle do: through `scripts/start.ts`, which runs the connector as its child.
+ */
+export function startConnectorViaStarter(testEnv: TestEnv): Transcript {
+  const starter = new URL("../scripts/start.ts", import.meta.url).pathname;
+  const args = ["run", "-A", starter, "mcp-connector", "--instance", testEnv.instance];
+  return transcriptOf(Deno.execPath(), args, testEnv.env);
+}
+
+/** Runs `command` with `args` in `env` alone, driven line by line. */
+function transcriptOf(command: string, args: string[], env: Record<string, string>): Transcript {
   const child = new Deno.Command(command, {
     args,
-    env: { ...testEnv.env, ...env },
+    env,
     clearEnv: true,
     stdin: "piped",
     stdout: "piped",
