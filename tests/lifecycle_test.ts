@@ -125,3 +125,63 @@ Deno.test("killing the starter a client ran ends its connector and its queued ca
     await rig.close();
   }
 });
+
+Deno.test("a gone caller's script stops after the step in progress; a single call ends", async () => {
+  const rig = await startFaultRig("gon");
+  const { slow, status } = rig;
+  try {
+    const scripted = rig.connector();
+    const single = rig.connector();
+    const scriptTab = await legacyWithTab("scripted", scripted);
+    const singleTab = await legacyWithTab("single", single);
+    // Step 1's page answers only when the test says so; steps 2 and 3 would load at once.
+    await scripted.send(toolCall(2, "script", {
+      tabId: scriptTab,
+      steps: [
+        { tool: "navigate", args: { url: slow.held("step-1") } },
+        { tool: "navigate", args: { url: slow.url("step-2", 0) } },
+        { tool: "navigate", args: { url: slow.url("step-3", 0) } },
+      ],
+    }));
+    await single.send(toolCall(2, "navigate", { url: slow.held("single"), tabId: singleTab }));
+    await pollUntil(
+      () => Promise.resolve(slow.seen),
+      (seen) => seen.includes("step-1") && seen.includes("single"),
+      "both calls in the browser",
+    );
+
+    // Both clients are lost while their calls are in the browser.
+    scripted.child.kill("SIGKILL");
+    single.child.kill("SIGKILL");
+    await pollUntil(status, (s) => s.connectors.length === 0, "both connections to end");
+    slow.release("step-1");
+    slow.release("single");
+    await pollUntil(
+      status,
+      (s) => s.works?.running === 0 && s.works?.queued === 0,
+      "both calls to end",
+    );
+    assertEquals(slow.seen.filter((tag) => tag.startsWith("step-")), ["step-1"], "no later step");
+
+    const outcomes = await pollUntil(
+      async () => (await auditRecords(rig.testEnv)).filter((r) => r.kind === "outcome"),
+      (found) =>
+        found.some((r) => r.tool === "script") &&
+        found.filter((r) => r.tool === "navigate").length === 2,
+      "the calls' outcomes",
+    );
+    const script = outcomes.find((r) => r.tool === "script")!;
+    assertEquals(script.result, "cancelled");
+    assertMatch(
+      String(script.rule),
+      /^the caller went away while the call ran: The caller went away; stopped after step 1 of 3; steps 2–3 did not run\.$/,
+    );
+    // The step that ran, audited as a call of its own, and the single call: what happened.
+    const navigations = outcomes.filter((r) => r.tool === "navigate");
+    assertEquals(navigations.map((r) => r.result), ["success", "success"]);
+    const lone = navigations.find((r) => !String(r.work).includes("."))!;
+    assertEquals(lone.rule, "the caller went away while the call ran");
+  } finally {
+    await rig.close();
+  }
+});

@@ -80,6 +80,11 @@ export interface Session {
   readonly works: Map<number, AbortController>;
   /** Which of {@linkcode works} still wait in their lane: nothing of them reached the browser. */
   readonly queued: Set<number>;
+  /**
+   * Aborted when the session ends: its multi-step works stop after the step in progress, since
+   * no one is left to want the rest.
+   */
+  readonly gone: AbortSignal;
   /** Sends a message to the connector, unless the session has ended. */
   send(message: ServiceMessage): void;
   /** Refuses request `seq` before any work began. */
@@ -87,7 +92,8 @@ export interface Session {
   /**
    * Ends the session, its connection lost or closed: nothing more is sent, its queued works
    * retire before dispatch (no one is left to want them), works already dispatched drain and are
-   * recorded unseen, and each workspace it was the last to hold starts its grace period.
+   * recorded unseen (a multi-step one after the step in progress), and each workspace it was the
+   * last to hold starts its grace period.
    */
   end(): void;
 }
@@ -102,6 +108,7 @@ export function openSession(
   const holder = deps.holds.connect();
   const works = new Map<number, AbortController>();
   const queued = new Set<number>();
+  const gone = new AbortController();
   // The person may stop this agent: its running calls end at once.
   deps.governance.person.connected(holder, () => {
     for (const controller of works.values()) controller.abort(STOPPED_BY_PERSON);
@@ -118,11 +125,13 @@ export function openSession(
     holder,
     works,
     queued,
+    gone: gone.signal,
     send,
     refuse: (seq, refusal) => send({ type: "rejected", seq, ...refusal }),
     end: () => {
       open = false;
       for (const seq of queued) works.get(seq)?.abort(CONNECTOR_GONE);
+      gone.abort(CONNECTOR_GONE);
       deps.governance.person.disconnected(holder);
       deps.holds.disconnect(holder);
     },

@@ -91,7 +91,8 @@ interface Settled {
   release: () => void;
   /**
    * What the browser reported, when the caller is told otherwise (it cancelled, or the person
-   * stopped its agent, after the effect), with that noted: the audit records what happened.
+   * stopped its agent, after the effect) or is gone, with that noted: the audit records what
+   * happened.
    */
   happened?: { outcome: Outcome; note: string };
 }
@@ -238,6 +239,7 @@ async function dispatch(
     browsers: deps.browsers,
     workspaces: deps.workspaces,
     signal: AbortSignal.any([work.controller.signal, settling.signal]),
+    callerGone: session.gone,
     recordings: deps.recordings,
     policy: policyView(session),
   };
@@ -256,7 +258,11 @@ async function dispatch(
   const outcome = await Promise.race([handling, unsettled(settling.signal, deps.settlementMs)]);
   clearTimeout(settlementTimer);
   const told = callerOutcome(deps, work, outcome);
-  const note = told.kind === outcome.kind ? null : stoppedNote(work);
+  const note = told.kind !== outcome.kind
+    ? stoppedNote(work)
+    : session.gone.aborted
+    ? goneNote(outcome)
+    : null;
   return {
     outcome: told,
     // Held until the handler really returns as well, even past the settlement window.
@@ -374,6 +380,15 @@ function stoppedNote(work: AdmittedWork): string {
   return work.controller.signal.reason === STOPPED_BY_PERSON
     ? "the person stopped this agent while the call ran; the caller was told it was stopped"
     : "cancelled by the caller while it ran; the caller was told it was cancelled";
+}
+
+/**
+ * The audit's note on a call whose caller went away while it ran: a single call ran to its end,
+ * a multi-step one stopped after the step in progress (its message says which).
+ */
+function goneNote(outcome: Outcome): string {
+  const note = "the caller went away while the call ran";
+  return outcome.kind === "success" ? note : `${note}: ${outcome.message}`.slice(0, 1000);
 }
 
 /** What a work that never left its queue amounted to: nothing happened in the browser. */
