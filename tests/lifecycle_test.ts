@@ -185,3 +185,38 @@ Deno.test("a gone caller's script stops after the step in progress; a single cal
     await rig.close();
   }
 });
+
+Deno.test("a workspace whose grace ends while a call runs in it stays until the call settles", async () => {
+  const rig = await startFaultRig("pin", { env: { GHOSTLIGHT_WORKSPACE_GRACE_MS: "1000" } });
+  const { slow, status, testEnv } = rig;
+  const logFile = resolveInstancePaths(testEnv.instance, (key) => testEnv.env[key]).logFile;
+  try {
+    const mcp = rig.connector();
+    const tabId = await legacyWithTab("pinned", mcp);
+    await mcp.send(toolCall(2, "navigate", { url: slow.held("pinned"), tabId }));
+    await pollUntil(() => Promise.resolve(slow.seen), (seen) => seen.includes("pinned"), "page");
+    // The connection is lost (no release): its workspace starts its 1 s grace period.
+    mcp.child.kill("SIGKILL");
+    await pollUntil(status, (s) => s.connectors.length === 0, "the connection to end");
+    const graceOver = await pollUntil(
+      async () => ({
+        logged: (await Deno.readTextFile(logFile)).includes("grace period ended while a call"),
+        now: await status(),
+      }),
+      ({ logged, now }) => logged || now.workspaces === 0,
+      "the grace period to end",
+    );
+    assertEquals(graceOver.now.works, { running: 1, queued: 0 }, "the call still runs");
+    assertEquals(graceOver.now.workspaces, 1, "the workspace stays while the call runs in it");
+
+    slow.release("pinned");
+    const after = await pollUntil(
+      status,
+      (s) => s.works?.running === 0 && s.workspaces === 0,
+      "the workspace to go once the call settled",
+    );
+    assertEquals(after.person?.workspaces, []);
+  } finally {
+    await rig.close();
+  }
+});
