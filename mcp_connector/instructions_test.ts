@@ -10,6 +10,6 @@ Deno.test("the instructions tell a model what to do when its connection closes",
 });
 
 Deno.test("a call cut off by a broken link says what ran and what to do next", () => {
-  assertMatch(LINK_BROKEN.next_step, /a call still waiting did not run/);
+  assertMatch(LINK_BROKEN.next_step, /a call that was still waiting did not run/);
   assertMatch(LINK_BROKEN.next_step, /call tabs_context_mcp and look at the page before retrying/);
 });

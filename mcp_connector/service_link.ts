@@ -55,8 +55,8 @@ type Connection = OpenedConnection<unknown> & { pending: Map<number, Pending> };
 export const LINK_BROKEN = {
   kind: "outcome_unknown",
   message: "The connection to the Ghostlight service broke during this call.",
-  next_step: "It may or may not have happened (a call still waiting did not run; one already in " +
-    "the browser ran to its end): call tabs_context_mcp and look at the page before retrying.",
+  next_step: "It may or may not have happened (a call that was still waiting did not run): call " +
+    "tabs_context_mcp and look at the page before retrying.",
 } as const satisfies Outcome;
 
 /** The connector's one link to its instance's service. */
