@@ -12,6 +12,7 @@
  */
 
 import type { ByteSource } from "../shared/framing.ts";
+import { parentExits } from "../shared/parent.ts";
 import { type InstancePaths, instancePathsFromEnv } from "../shared/instance.ts";
 import { VERSION } from "../shared/version.ts";
 import { CallBook, type CallSettings } from "./calls.ts";
@@ -38,12 +39,6 @@ import { type ConnectorSettings, readConnectorSettings } from "./settings.ts";
 
 /** How often the connector checks that the client that spawned it is still alive. */
 const PARENT_CHECK_MS = 1_000;
-/**
- * How long the connector, its input ended, watches for its parent's exit before it takes the end
- * for a clean close: a parent that died closed its end of the pipe a moment before the connector
- * was handed to another parent.
- */
-export const PARENT_EXIT_MS = 100;
 
 type Request = Extract<Incoming, { kind: "request" }>;
 type Notification = Extract<Incoming, { kind: "notification" }>;
@@ -256,20 +251,6 @@ export async function serve(
   await revisions.end();
   link.close();
   await peer.close();
-}
-
-/**
- * Whether the process that spawned the connector (`parent`) exits within
- * {@linkcode PARENT_EXIT_MS}: asked when the input ends, since a parent killed outright closes
- * the input first and hands the connector to another parent a moment later.
- */
-async function parentExits(parent: number): Promise<boolean> {
-  const deadline = Date.now() + PARENT_EXIT_MS;
-  while (Deno.ppid === parent) {
-    if (Date.now() >= deadline) return false;
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-  return true;
 }
 
 /** Aborts when the process that spawned the connector is gone (it was re-parented). */

@@ -20,6 +20,7 @@
 
 import type { Executable } from "../shared/executables.ts";
 import { parseInstance } from "../shared/instance.ts";
+import { parentExits } from "../shared/parent.ts";
 import {
   cliStartOf,
   currentStartPlan,
@@ -96,7 +97,17 @@ async function main(argv: string[]): Promise<number> {
     stdout: "inherit",
     stderr: "inherit",
   }).spawn();
-  if (relay) Deno.stdin.readable.pipeTo(child.stdin).catch(() => {});
+  // The client that started this script: when it dies, this script's input ends too, and the
+  // connector must end at once rather than drain as after a clean close.
+  const parent = Deno.ppid;
+  if (relay) {
+    Deno.stdin.readable.pipeTo(child.stdin).then(
+      async () => {
+        if (await parentExits(parent)) forward("SIGTERM")();
+      },
+      () => {},
+    );
+  }
   const forward = (signal: Deno.Signal) => () => {
     try {
       child.kill(signal);
@@ -109,7 +120,6 @@ async function main(argv: string[]): Promise<number> {
   }
   // A connector watches its parent to learn that its client died (decision 0014); here that
   // parent is this script, so it passes the news on.
-  const parent = Deno.ppid;
   const watch = setInterval(() => {
     if (Deno.ppid !== parent) forward("SIGTERM")();
   }, 1_000);

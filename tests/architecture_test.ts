@@ -479,6 +479,7 @@ const PID_MAY_APPEAR: Record<string, string> = {
   "service/cli/launch.ts": "the pid of the Chromium it launched, in its ready line",
   "mcp_connector/main.ts": "its parent's pid: it ends when the client that spawned it is gone",
   "scripts/start.ts": "its parent's pid: it passes its client's end on to the connector",
+  "shared/parent.ts": "the parent's pid, watched when input ends: has the client gone?",
 };
 
 /** A process id, or the peer credentials of a socket, named in code. */

@@ -70,14 +70,23 @@ Deno.test("a call cancelled after its effect is audited as what the browser repo
   }
 });
 
-Deno.test("killing the starter a client ran ends its connector and its queued calls", async () => {
-  const rig = await startFaultRig("kst");
+/**
+ * Queues calls through a connector run by `scripts/start.ts` (itself run by a stand-in client
+ * process when `killed` is "client"), kills that process outright, and checks that the connector
+ * ends at once and its queued calls never reach the page.
+ */
+async function killedWhileQueued(killed: "starter" | "client"): Promise<void> {
+  const rig = await startFaultRig(killed === "starter" ? "kst" : "kcl");
   const { slow, status } = rig;
-  const mcp = startConnectorViaStarter(rig.testEnv);
+  const mcp = startConnectorViaStarter(rig.testEnv, killed === "client");
   try {
     const tabId = await legacyWithTab("starter", mcp);
     const [connector] = await descendantsMatching(mcp.child.pid, /mcp_connector\/main\.ts/);
     assert(connector !== undefined, "the starter runs the connector as its child");
+    if (killed === "client") {
+      const [starter] = await descendantsMatching(mcp.child.pid, /scripts\/start\.ts/);
+      assert(starter !== undefined, "the client runs the starter");
+    }
 
     // One call in the browser, its page answering 1.5 s after it is asked for; two queued.
     await mcp.send(toolCall(2, "navigate", { url: slow.url("running", 1500), tabId }));
@@ -90,14 +99,15 @@ Deno.test("killing the starter a client ran ends its connector and its queued ca
     await mcp.send(toolCall(4, "navigate", { url: slow.url("queued-2", 0), tabId }));
     await pollUntil(status, (s) => s.works?.queued === 2, "both calls to queue");
 
-    // The client kills the process it started, as a client that is killed or gives up does.
-    const killed = Date.now();
+    // The client kills the process it started, as a client that gives up does; or the client
+    // itself is killed.
+    const killedAt = Date.now();
     mcp.child.kill("SIGKILL");
     await pollUntil(() => isRunning(connector), (running) => !running, "the connector to end");
-    const lived = Date.now() - killed;
+    const lived = Date.now() - killedAt;
     // The design target is 100 ms; the bound is generous for a loaded machine, and still below
     // the 1 s parent poll plus the 2 s drain that let queued calls run before.
-    assert(lived < 1_000, `the connector outlived its starter by ${lived} ms`);
+    assert(lived < 1_000, `the connector outlived the ${killed} by ${lived} ms`);
 
     const settled = await pollUntil(
       status,
@@ -124,6 +134,14 @@ Deno.test("killing the starter a client ran ends its connector and its queued ca
     await mcp.close().catch(() => {});
     await rig.close();
   }
+}
+
+Deno.test("killing the starter a client ran ends its connector and its queued calls", async () => {
+  await killedWhileQueued("starter");
+});
+
+Deno.test("a client killed outright ends the connector its starter runs, and its queued calls", async () => {
+  await killedWhileQueued("client");
 });
 
 Deno.test("a gone caller's script stops after the step in progress; a single call ends", async () => {

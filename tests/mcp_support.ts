@@ -52,11 +52,16 @@ export function startConnector(testEnv: TestEnv, env: Record<string, string> = {
 
 /**
  * Starts a connector for the test's instance the way the README's by-hand config and the Claude
- * Desktop bundle do: through `scripts/start.ts`, which runs the connector as its child.
+ * Desktop bundle do: through `scripts/start.ts`, which runs the connector as its child. With
+ * `client`, a stand-in client process (`support/stdio_client.ts`) runs the starter in turn, as
+ * a real client would, and the transcript's process is that client.
  */
-export function startConnectorViaStarter(testEnv: TestEnv): Transcript {
-  const starter = new URL("../scripts/start.ts", import.meta.url).pathname;
-  const args = ["run", "-A", starter, "mcp-connector", "--instance", testEnv.instance];
+export function startConnectorViaStarter(testEnv: TestEnv, client = false): Transcript {
+  const program = new URL(
+    client ? "./support/stdio_client.ts" : "../scripts/start.ts",
+    import.meta.url,
+  ).pathname;
+  const args = ["run", "-A", program, "mcp-connector", "--instance", testEnv.instance];
   return transcriptOf(Deno.execPath(), args, testEnv.env);
 }
 
