@@ -166,11 +166,11 @@ function admitWork(session: Session, message: StartMessage): AdmittedWork | null
     const controller = new AbortController();
     return { id: workIds.next(), message, workspace, controller, next: { barrier } };
   }
-  const id = workIds.next();
   const resource = resourceOf(catalog.traits(message.tool).binds, message.arguments);
-  // Checked before the workspace is held or minted, so a busy refusal leaves nothing behind.
+  // Checked before the workspace is held or minted, so a busy refusal leaves nothing behind. A
+  // lane of its own is a new lane: no lane is named "", so it stands for one.
   const queueCheck = (lane: string | undefined): Refusal | null => {
-    const full = scheduler.full(lane ?? id, resource);
+    const full = scheduler.full(lane ?? "", resource);
     if (full === null) return null;
     return {
       kind: "busy",
@@ -180,6 +180,7 @@ function admitWork(session: Session, message: StartMessage): AdmittedWork | null
   };
   const admitted = admitWorkspace(session, message, queueCheck);
   if ("refusal" in admitted) return refuse(admitted.refusal);
+  const id = workIds.next();
   const controller = new AbortController();
   const lane = admitted.workspace?.id ?? id;
   // Room was checked a moment ago, with nothing awaited since: this queues.
