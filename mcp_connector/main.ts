@@ -13,6 +13,7 @@
 
 import { Principal } from "../shared/bridge.ts";
 import type { ByteSource } from "../shared/framing.ts";
+import { parentExits } from "../shared/parent.ts";
 import { type InstancePaths, instancePathsFromEnv } from "../shared/instance.ts";
 import { VERSION } from "../shared/version.ts";
 import { CallBook, type CallSettings, connectorRestriction } from "./calls.ts";
@@ -203,6 +204,11 @@ export async function serve(
     serviceEntry?: string | null;
     /** Who this connector acts for, from its start; none is the unnamed principal. */
     principal?: string | null;
+    /**
+     * Whether the input ended because the client (or the starter between it and the connector)
+     * is gone, rather than closed it: then no one waits for an answer.
+     */
+    inputLost?: () => Promise<boolean>;
   },
 ): Promise<void> {
   const peer = new StdioPeer(io.output);
@@ -227,9 +233,14 @@ export async function serve(
       resolve(null);
     });
   });
+  let ended: "stopped" | "input" = "stopped";
   while (true) {
     const next = await Promise.race([messages.next(), stopped]);
-    if (next === null || next.done) break;
+    if (next === null) break;
+    if (next.done) {
+      ended = "input";
+      break;
+    }
     const message = next.value;
     switch (message.kind) {
       case "oversized":
@@ -251,15 +262,21 @@ export async function serve(
         await revisions.request(message);
     }
   }
+  if (io.stop?.aborted || (ended === "input" && await io.inputLost?.())) {
+    // No one is left to answer: the connection to the service ends now, so the calls still
+    // queued there retire before they reach a page (issue 25). Calls already in the browser
+    // run to their end on the service and are audited there.
+    link.close();
+    return;
+  }
   await revisions.end();
   link.close();
   await peer.close();
 }
 
 /** Aborts when the process that spawned the connector is gone (it was re-parented). */
-function parentGone(): AbortSignal {
+function parentGone(parent: number): AbortSignal {
   const controller = new AbortController();
-  const parent = Deno.ppid;
   const timer = setInterval(() => {
     if (Deno.ppid !== parent) {
       clearInterval(timer);
@@ -282,7 +299,8 @@ if (import.meta.main) {
     report((error as Error).message);
     Deno.exit(2);
   }
-  const stop = parentGone();
+  const parent = Deno.ppid;
+  const stop = parentGone(parent);
   stop.addEventListener("abort", () => report("the client that started this connector is gone"));
   await serve(paths, settings, {
     input: Deno.stdin,
@@ -290,6 +308,11 @@ if (import.meta.main) {
     stop,
     serviceEntry: args.serviceEntry,
     principal: args.principal,
+    inputLost: async () => {
+      const lost = await parentExits(parent);
+      if (lost) report("the client that started this connector is gone");
+      return lost;
+    },
   });
   Deno.exit(0);
 }

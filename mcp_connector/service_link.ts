@@ -54,6 +54,17 @@ type Pending =
 
 type Connection = OpenedConnection<unknown> & { pending: Map<number, Pending> };
 
+/**
+ * The outcome of a call whose connection to the service broke: what the model should do when
+ * the transport under it closes.
+ */
+export const LINK_BROKEN = {
+  kind: "outcome_unknown",
+  message: "The connection to the Ghostlight service broke during this call.",
+  next_step: "It may or may not have happened (a call that was still waiting did not run): call " +
+    "tabs_context_mcp and look at the page before retrying.",
+} as const satisfies Outcome;
+
 /** The connector's one link to its instance's service. */
 export class ServiceLink {
   #paths: InstancePaths;
@@ -290,13 +301,7 @@ export class ServiceLink {
     }
     for (const pending of connection.pending.values()) {
       if (pending.kind === "start") {
-        pending.resolve({
-          outcome: {
-            kind: "outcome_unknown",
-            message: "The connection to the Ghostlight service broke during this call.",
-            next_step: "It may or may not have happened: inspect the page before retrying.",
-          },
-        });
+        pending.resolve({ outcome: LINK_BROKEN });
       } else {
         pending.reject(new ServiceUnavailable("the connection to the service broke"));
       }

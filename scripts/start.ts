@@ -20,6 +20,7 @@
 
 import type { Executable } from "../shared/executables.ts";
 import { parseInstance } from "../shared/instance.ts";
+import { parentExits } from "../shared/parent.ts";
 import {
   cliStartOf,
   currentStartPlan,
@@ -84,14 +85,29 @@ async function main(argv: string[]): Promise<number> {
   }
   const { start, plan, options } = await choose(name as Executable, args);
   const { command, args: fixed } = startCommand(start, plan, options);
+  // A connector's input passes through this script, which holds the only writing end of the
+  // connector's stdin: however this script ends (killed outright too), the connector reads the
+  // end of its input at once, and its client's queued calls end with it (issue 25).
+  const relay = name === "mcp-connector";
   const child = new Deno.Command(command, {
     args: [...fixed, ...args],
     // The started process resolves the very paths its flags name.
     env: plan.env,
-    stdin: "inherit",
+    stdin: relay ? "piped" : "inherit",
     stdout: "inherit",
     stderr: "inherit",
   }).spawn();
+  // The client that started this script: when it dies, this script's input ends too, and the
+  // connector must end at once rather than drain as after a clean close.
+  const parent = Deno.ppid;
+  if (relay) {
+    Deno.stdin.readable.pipeTo(child.stdin).then(
+      async () => {
+        if (await parentExits(parent)) forward("SIGTERM")();
+      },
+      () => {},
+    );
+  }
   const forward = (signal: Deno.Signal) => () => {
     try {
       child.kill(signal);
@@ -104,7 +120,6 @@ async function main(argv: string[]): Promise<number> {
   }
   // A connector watches its parent to learn that its client died (decision 0014); here that
   // parent is this script, so it passes the news on.
-  const parent = Deno.ppid;
   const watch = setInterval(() => {
     if (Deno.ppid !== parent) forward("SIGTERM")();
   }, 1_000);

@@ -25,7 +25,7 @@ export const ServiceSettings = z.object({
   workspaceGraceMs: durationMs("GHOSTLIGHT_WORKSPACE_GRACE_MS", {
     default: 60_000,
     description: "how long the workspaces of a connection lost without releasing them wait " +
-      "to be taken back before they are released",
+      "to be taken back before they are released (after the call running in one has settled)",
   }),
   settlementMs: durationMs("GHOSTLIGHT_SETTLEMENT_MS", {
     default: 180_000,

@@ -5,7 +5,7 @@
  * settings schemas.
  */
 
-import { assertEquals } from "./support/assert.ts";
+import { assert, assertEquals } from "./support/assert.ts";
 import { ROOT } from "./support/env.ts";
 
 const FOLDERS = ["mcp_connector", "service", "browser_connector", "extension", "shared"] as const;
@@ -463,4 +463,91 @@ Deno.test("the page-code check catches code in strings and spares prose", () => 
   assertEquals(breaches("const a = `Run ${x}: document.title`;"), 0);
   assertEquals(breaches("const a = `__ghostlight.describe(${id})`;"), 0);
   assertEquals(breaches("const a = /document\\.\\w+ =>/;"), 0);
+});
+
+/**
+ * Where production code may name a process id, and why none of them routes or authorises: a
+ * process id is reused by the system and says nothing of who holds a socket.
+ */
+const PID_MAY_APPEAR: Record<string, string> = {
+  "shared/bridge.ts": "the service's hello carries its pid for the person's diagnostics",
+  "shared/handshake.ts": "the same hello, built by the service",
+  "service/daemon/start_daemon.ts": "its own pid, in its hello, its status and its log line",
+  "service/control/status.ts": "the service's pid, shown by status",
+  "service/cli/status_command.ts": "the service's pid, shown to the person",
+  "service/install/doctor.ts": "the service's pid, shown to the person",
+  "service/cli/launch.ts": "the pid of the Chromium it launched, in its ready line",
+  "mcp_connector/main.ts": "its parent's pid: it ends when the client that spawned it is gone",
+  "scripts/start.ts": "its parent's pid: it passes its client's end on to the connector",
+  "shared/parent.ts": "the parent's pid, watched when input ends: has the client gone?",
+};
+
+/** A process id, or the peer credentials of a socket, named in code. */
+const PROCESS_ID = /\bp?pids?\b|peer_?cred|getpeereid|SO_PEERCRED/i;
+
+/** The production sources outside the executables' folders. */
+const OTHER_PRODUCTION = ["scripts", "mcpb"];
+
+async function productionFiles(): Promise<string[]> {
+  const files = [`${ROOT}/install.ts`];
+  for (const dir of [...FOLDERS, ...OTHER_PRODUCTION]) {
+    for await (const file of sources(`${ROOT}/${dir}`)) files.push(file);
+  }
+  return files;
+}
+
+/** Where `text` names a process id outside the places allowed. */
+export function processIdBreaches(name: string, text: string): string[] {
+  if (name in PID_MAY_APPEAR && !/peer_?cred|getpeereid|SO_PEERCRED/i.test(text)) return [];
+  const found = text.match(PROCESS_ID);
+  return found ? [`${name}: ${found[0]}`] : [];
+}
+
+Deno.test("no process id is used as a routing or authority key", async () => {
+  const found: string[] = [];
+  for (const file of await productionFiles()) {
+    const name = file.slice(ROOT.length + 1);
+    found.push(...processIdBreaches(name, await Deno.readTextFile(file)));
+  }
+  assertEquals(found, []);
+  assertEquals(
+    processIdBreaches("service/bridge/work.ts", "const byPid = new Map(); map.get(peer.pid)"),
+    [
+      "service/bridge/work.ts: pid",
+    ],
+  );
+  assertEquals(processIdBreaches("shared/handshake.ts", "SO_PEERCRED"), [
+    "shared/handshake.ts: SO_PEERCRED",
+  ]);
+});
+
+/** MCP Tasks (its methods, capability and metadata): an MCP feature the service never speaks. */
+const MCP_TASKS = /\btasks\/(?:get|result|list|cancel)\b|related-?task|taskSupport|\bMCP Tasks?\b/i;
+
+Deno.test("the service never names MCP Tasks", async () => {
+  const found = await violations((folder, file, text) =>
+    folder === "service" && MCP_TASKS.test(text)
+      ? [`${file.slice(ROOT.length + 1)}: ${text.match(MCP_TASKS)![0]}`]
+      : []
+  );
+  assertEquals(found, []);
+  assert(MCP_TASKS.test('{ method: "tasks/get" }') && MCP_TASKS.test("taskSupport: true"));
+});
+
+/** An import of an MCP SDK. */
+const MCP_SDK = /^(?:npm:|jsr:)?@modelcontextprotocol\//;
+
+Deno.test("no MCP SDK is imported by production code", async () => {
+  const found: string[] = [];
+  for (const file of await productionFiles()) {
+    for (const specifier of importsOf(await Deno.readTextFile(file))) {
+      if (MCP_SDK.test(specifier)) found.push(`${file.slice(ROOT.length + 1)}: ${specifier}`);
+    }
+  }
+  assertEquals(found, []);
+  assertEquals(
+    importsOf('import { Client } from "@modelcontextprotocol/sdk/client/index.js";')
+      .filter((specifier) => MCP_SDK.test(specifier)).length,
+    1,
+  );
 });

@@ -54,7 +54,8 @@ function toolError(id: number | string, text: string) {
 }
 
 const BROKE = "Outcome unknown: The connection to the Ghostlight service broke during this " +
-  "call.\nIt may or may not have happened: inspect the page before retrying.";
+  "call.\nIt may or may not have happened (a call that was still waiting did not run): call " +
+  "tabs_context_mcp and look at the page before retrying.";
 
 Deno.test("failures are told truthfully and recovered from", async (t) => {
   const testEnv = await makeTestEnv("flt");

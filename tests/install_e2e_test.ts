@@ -185,6 +185,8 @@ Deno.test("installed into a HOME, Chromium's default profile and a client's entr
     const healthy = await launcher(testEnv, cli, ["doctor"]);
     assertEquals(healthy.code, 0, healthy.stdout + healthy.stderr);
     assertMatch(healthy.stdout, /service → browser connector → extension \(slot 0\) and back in/);
+    // The client above is the one live connector.
+    assertMatch(healthy.stdout, /1 MCP connector connected now/);
     assertMatch(healthy.stdout, /Healthy: every hop answered\./);
 
     // A client entry pointing at an executable that is not there.

@@ -58,9 +58,29 @@ export function startConnector(
     testEnv.instance,
     ...extra,
   ]);
+  return transcriptOf(command, args, { ...testEnv.env, ...env });
+}
+
+/**
+ * Starts a connector for the test's instance the way the README's by-hand config and the Claude
+ * Desktop bundle do: through `scripts/start.ts`, which runs the connector as its child. With
+ * `client`, a stand-in client process (`support/stdio_client.ts`) runs the starter in turn, as
+ * a real client would, and the transcript's process is that client.
+ */
+export function startConnectorViaStarter(testEnv: TestEnv, client = false): Transcript {
+  const program = new URL(
+    client ? "./support/stdio_client.ts" : "../scripts/start.ts",
+    import.meta.url,
+  ).pathname;
+  const args = ["run", "-A", program, "mcp-connector", "--instance", testEnv.instance];
+  return transcriptOf(Deno.execPath(), args, testEnv.env);
+}
+
+/** Runs `command` with `args` in `env` alone, driven line by line. */
+function transcriptOf(command: string, args: string[], env: Record<string, string>): Transcript {
   const child = new Deno.Command(command, {
     args,
-    env: { ...testEnv.env, ...env },
+    env,
     clearEnv: true,
     stdin: "piped",
     stdout: "piped",

@@ -17,13 +17,22 @@ export const CONNECTION_FULL =
   `This connection already holds ${MAX_WORKSPACES_PER_CONNECTION} browser workspaces.`;
 
 /**
+ * Whether the queue a work would wait in has room: null when it has, else the busy refusal.
+ * `lane` is the workspace the work will run in, or undefined for a lane of its own (a stateless
+ * call, or a workspace not minted yet: a new lane, empty).
+ */
+export type QueueCheck = (lane: string | undefined) => Refusal | null;
+
+/**
  * Admits a `start` to its workspace. A named workspace must exist, and naming it holds it (within
  * the connection's cap). A tool that needs a workspace and was given none gets one minted only
- * when it creates context; the connection holds the new one. Anything else is refused.
+ * when it creates context; the connection holds the new one. Anything else is refused. The queue
+ * is checked before anything is held or minted: a call refused as busy leaves nothing behind.
  */
 export function admitWorkspace(
   session: Pick<Session, "deps" | "holder">,
   message: Extract<ConnectorMessage, { type: "start" }>,
+  queueCheck: QueueCheck,
 ): WorkspaceAdmission {
   const { deps: { workspaces, holds, catalog }, holder } = session;
   if (message.workspace !== undefined) {
@@ -35,6 +44,8 @@ export function admitWorkspace(
         "Call tabs_context_mcp without a workspaceId to start a new workspace.",
       );
     }
+    const full = queueCheck(workspace.id);
+    if (full !== null) return { refusal: full };
     if (!holds.holds(holder, workspace.id)) {
       if (holds.isFull(holder)) {
         return refusal(
@@ -49,7 +60,10 @@ export function admitWorkspace(
     return { workspace };
   }
   const traits = catalog.traits(message.tool);
-  if (!traits.needsWorkspace) return { workspace: undefined };
+  if (!traits.needsWorkspace) {
+    const full = queueCheck(undefined);
+    return full === null ? { workspace: undefined } : { refusal: full };
+  }
   if (!traits.createsContext) {
     return refusal(
       "no_workspace",
@@ -65,6 +79,8 @@ export function admitWorkspace(
         "instead of starting another workspace.",
     );
   }
+  const full = queueCheck(undefined);
+  if (full !== null) return { refusal: full };
   try {
     // Minted for a caller that holds it only as a handle: it lives while this connection does,
     // and for the grace period after, unless some connection names it again.

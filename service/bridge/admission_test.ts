@@ -30,6 +30,9 @@ async function makeDeps(): Promise<SessionDeps> {
   };
 }
 
+/** A queue with room for every call. */
+const roomy = () => null;
+
 function start(tool: string, workspace?: string): Extract<ConnectorMessage, { type: "start" }> {
   return {
     type: "start",
@@ -44,7 +47,7 @@ function start(tool: string, workspace?: string): Extract<ConnectorMessage, { ty
 Deno.test("a context-creating tool without a workspace mints one its connection holds", async () => {
   const deps = await makeDeps();
   const session = { deps, holder: deps.holds.connect() };
-  const admitted = admitWorkspace(session, start("tabs_context_mcp"));
+  const admitted = admitWorkspace(session, start("tabs_context_mcp"), roomy);
   assert("workspace" in admitted && admitted.workspace !== undefined);
   assert(deps.holds.holds(session.holder, admitted.workspace.id));
   deps.holds.close();
@@ -53,8 +56,8 @@ Deno.test("a context-creating tool without a workspace mints one its connection 
 Deno.test("a stateless tool without a workspace runs without one; others are refused", async () => {
   const deps = await makeDeps();
   const session = { deps, holder: deps.holds.connect() };
-  assertEquals(admitWorkspace(session, start("update_plan")), { workspace: undefined });
-  const refused = admitWorkspace(session, start("get_page_text"));
+  assertEquals(admitWorkspace(session, start("update_plan"), roomy), { workspace: undefined });
+  const refused = admitWorkspace(session, start("get_page_text"), roomy);
   assert("refusal" in refused && refused.refusal.kind === "no_workspace");
   assertEquals(deps.workspaces.size, 0);
 });
@@ -63,10 +66,10 @@ Deno.test("an unknown workspace is refused; naming a known one holds it", async 
   const deps = await makeDeps();
   const owner = { deps, holder: deps.holds.connect() };
   const other = { deps, holder: deps.holds.connect() };
-  const refused = admitWorkspace(other, start("get_page_text", "ws_unknown"));
+  const refused = admitWorkspace(other, start("get_page_text", "ws_unknown"), roomy);
   assert("refusal" in refused && refused.refusal.kind === "no_workspace");
   const id = deps.holds.open(owner.holder, "test").id;
-  const admitted = admitWorkspace(other, start("get_page_text", id));
+  const admitted = admitWorkspace(other, start("get_page_text", id), roomy);
   assert("workspace" in admitted && admitted.workspace?.id === id);
   assert(deps.holds.holds(other.holder, id));
   deps.holds.close();
@@ -76,10 +79,10 @@ Deno.test("a connection at its cap may neither mint nor name another workspace",
   const deps = await makeDeps();
   const full = { deps, holder: deps.holds.connect() };
   for (let n = 0; n < MAX_WORKSPACES_PER_CONNECTION; n++) deps.holds.open(full.holder, "test");
-  const minting = admitWorkspace(full, start("tabs_create_mcp"));
+  const minting = admitWorkspace(full, start("tabs_create_mcp"), roomy);
   assert("refusal" in minting && minting.refusal.message === CONNECTION_FULL);
   const elsewhere = deps.holds.open(deps.holds.connect(), "test").id;
-  const naming = admitWorkspace(full, start("get_page_text", elsewhere));
+  const naming = admitWorkspace(full, start("get_page_text", elsewhere), roomy);
   assert("refusal" in naming && naming.refusal.kind === "busy");
   assert(!deps.holds.holds(full.holder, elsewhere));
   assertEquals(deps.workspaces.size, MAX_WORKSPACES_PER_CONNECTION + 1);

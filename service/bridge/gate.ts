@@ -215,11 +215,15 @@ function mayMoveTab(work: GatedWork): boolean {
   return work.filtered?.capabilities.some((capability) => capability !== "read") ?? false;
 }
 
-/** Records a work's outcome and notes it for the person; never throws. */
+/**
+ * Records a work's outcome (with `note`, e.g. a cancellation that came after the effect) and notes
+ * it for the person; never throws.
+ */
 export async function recordOutcome(
   session: Session,
   work: GatedWork,
   outcome: Outcome,
+  note: string | null = null,
 ): Promise<void> {
   if (work.workspace && work.checked) {
     session.deps.governance.person.ended(
@@ -234,7 +238,7 @@ export async function recordOutcome(
       kind: "outcome",
       result: outcome.kind,
       host: work.checked?.host ?? null,
-      rule: null,
+      rule: note,
     });
   } catch (error) {
     // The effect, if any, has happened: its caller still hears how it ended. Later calls are

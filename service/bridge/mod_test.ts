@@ -104,6 +104,52 @@ Deno.test("a connector's running works and a workspace's queue are bounded: busy
   deps.holds.close();
 });
 
+Deno.test("a call refused as busy holds and mints no workspace", async () => {
+  // Room for one waiting work in all: one queued call fills the whole service's queue.
+  const scheduler = new Scheduler({ ...DEFAULT_SCHEDULER_OPTIONS, maxQueued: 1 });
+  const deps = await harnessDeps(new BrowserHub(), scheduler);
+  const owner = connect(deps);
+  owner.send({ type: "open_workspace", seq: 1000, label: "owner" });
+  const opened = await owner.next();
+  assert(opened.type === "workspace_opened", JSON.stringify(opened));
+  const workspace = opened.workspace;
+  const running = await scheduler.enqueue(workspace, new AbortController().signal)!;
+  assert(running.kind === "admitted");
+  owner.start(workspace);
+  await pollUntil(() => Promise.resolve(scheduler.queued), (n) => n === 1, "one call to wait");
+
+  const other = connect(deps);
+  // Naming a workspace it does not hold, while the queue is full.
+  other.send({
+    type: "start",
+    seq: 1,
+    tool: "get_page_text",
+    arguments: { tabId: 7 },
+    workspace,
+    context: { client_name: "other", client_version: "1" },
+  });
+  const named = await other.next();
+  assert(named.type === "rejected" && named.kind === "busy", JSON.stringify(named));
+  assertEquals(deps.holds.holdersOf(workspace).length, 1, "only its owner holds it");
+  // A context-creating call without a workspace, while the queue is full.
+  other.send({
+    type: "start",
+    seq: 2,
+    tool: "tabs_context_mcp",
+    arguments: { createIfEmpty: true },
+    context: { client_name: "other", client_version: "1" },
+  });
+  const minted = await other.next();
+  assert(minted.type === "rejected" && minted.kind === "busy", JSON.stringify(minted));
+  assertEquals(deps.workspaces.size, 1, "no workspace was minted for the refused call");
+
+  running.release();
+  assertEquals((await owner.next()).type, "completed");
+  await other.end();
+  await owner.end();
+  deps.holds.close();
+});
+
 /** Session deps with all-open governance, and the folder of its files, for the tests below. */
 async function governedDeps(): Promise<{ deps: SessionDeps; dir: string }> {
   const scheduler = new Scheduler({ ...DEFAULT_SCHEDULER_OPTIONS, queueDeadlineMs: 60_000 });

@@ -95,6 +95,11 @@ export interface Session {
   readonly queued: Set<number>;
   /** What the connector was last told of the catalog. */
   readonly view: CatalogView;
+  /**
+   * Aborted when the session ends: its multi-step works stop after the step in progress, since
+   * no one is left to want the rest.
+   */
+  readonly gone: AbortSignal;
   /** Sends a message to the connector, unless the session has ended. */
   send(message: ServiceMessage): void;
   /** Refuses request `seq` before any work began. */
@@ -102,7 +107,8 @@ export interface Session {
   /**
    * Ends the session, its connection lost or closed: nothing more is sent, its queued works
    * retire before dispatch (no one is left to want them), works already dispatched drain and are
-   * recorded unseen, and each workspace it was the last to hold starts its grace period.
+   * recorded unseen (a multi-step one after the step in progress), and each workspace it was the
+   * last to hold starts its grace period.
    */
   end(): void;
 }
@@ -117,6 +123,7 @@ export function openSession(
   const holder = deps.holds.connect();
   const works = new Map<number, AbortController>();
   const queued = new Set<number>();
+  const gone = new AbortController();
   // The person may stop this agent: its running calls end at once.
   deps.governance.person.connected(holder, () => {
     for (const controller of works.values()) controller.abort(STOPPED_BY_PERSON);
@@ -134,11 +141,13 @@ export function openSession(
     works,
     queued,
     view: { restrictions: [], listed: null },
+    gone: gone.signal,
     send,
     refuse: (seq, refusal) => send({ type: "rejected", seq, ...refusal }),
     end: () => {
       open = false;
       for (const seq of queued) works.get(seq)?.abort(CONNECTOR_GONE);
+      gone.abort(CONNECTOR_GONE);
       deps.governance.person.disconnected(holder);
       deps.holds.disconnect(holder);
     },

@@ -73,10 +73,11 @@ async function runWork(session: Session, message: StartMessage): Promise<void> {
   const work = admitWork(session, message);
   if (work === null) return;
   track(session, work);
-  const { outcome, release } = await settle(session, work);
+  const { outcome, release, happened } = await settle(session, work);
   try {
-    // What the work bound is held through its audit record (decision 0160).
-    await recordOutcome(session, work, outcome);
+    // What the work bound is held through its audit record (decision 0160). The record tells
+    // what happened, which the caller's answer may not (a call cancelled after its effect).
+    await recordOutcome(session, work, happened?.outcome ?? outcome, happened?.note);
     complete(session, work, outcome);
   } finally {
     release();
@@ -85,8 +86,15 @@ async function runWork(session: Session, message: StartMessage): Promise<void> {
 
 /** A work's outcome, and the release of what it bound (a no-op when it bound nothing). */
 interface Settled {
+  /** What the caller is told. */
   outcome: Outcome;
   release: () => void;
+  /**
+   * What the browser reported, when the caller is told otherwise (it cancelled, or the person
+   * stopped its agent, after the effect) or is gone, with that noted: the audit records what
+   * happened.
+   */
+  happened?: { outcome: Outcome; note: string };
 }
 
 /** How a started work ends: answered by the person's controls, retired in its queue, or run. */
@@ -158,21 +166,26 @@ function admitWork(session: Session, message: StartMessage): AdmittedWork | null
     const controller = new AbortController();
     return { id: workIds.next(), message, workspace, controller, next: { barrier } };
   }
-  const admitted = admitWorkspace(session, message);
+  const resource = resourceOf(catalog.traits(message.tool).binds, message.arguments);
+  // Checked before the workspace is held or minted, so a busy refusal leaves nothing behind. A
+  // lane of its own is a new lane: no lane is named "", so it stands for one.
+  const queueCheck = (lane: string | undefined): Refusal | null => {
+    const full = scheduler.full(lane ?? "", resource);
+    if (full === null) return null;
+    return {
+      kind: "busy",
+      message: fullQueueMessage(scheduler, full),
+      next_step: "Wait for some to finish, then try again.",
+    };
+  };
+  const admitted = admitWorkspace(session, message, queueCheck);
   if ("refusal" in admitted) return refuse(admitted.refusal);
   const id = workIds.next();
   const controller = new AbortController();
   const lane = admitted.workspace?.id ?? id;
-  const resource = resourceOf(catalog.traits(message.tool).binds, message.arguments);
-  const full = scheduler.full(lane, resource);
-  const queued = full === null ? scheduler.enqueue(lane, controller.signal, resource) : null;
-  if (queued === null) {
-    return refuse({
-      kind: "busy",
-      message: fullQueueMessage(scheduler, full ?? "total"),
-      next_step: "Wait for some to finish, then try again.",
-    });
-  }
+  // Room was checked a moment ago, with nothing awaited since: this queues.
+  const queued = scheduler.enqueue(lane, controller.signal, resource);
+  if (queued === null) return refuse(queueCheck(lane)!);
   return { id, message, workspace: admitted.workspace, controller, next: { queued } };
 }
 
@@ -227,6 +240,7 @@ async function dispatch(
     browsers: deps.browsers,
     workspaces: deps.workspaces,
     signal: AbortSignal.any([work.controller.signal, settling.signal]),
+    callerGone: session.gone,
     recordings: deps.recordings,
     policy: policyView(session, work),
   };
@@ -244,10 +258,17 @@ async function dispatch(
   ).catch((error) => faultOutcome(error));
   const outcome = await Promise.race([handling, unsettled(settling.signal, deps.settlementMs)]);
   clearTimeout(settlementTimer);
+  const told = callerOutcome(deps, work, outcome);
+  const note = told.kind !== outcome.kind
+    ? stoppedNote(work)
+    : session.gone.aborted
+    ? goneNote(outcome)
+    : null;
   return {
-    outcome: callerOutcome(deps, work, outcome),
+    outcome: told,
     // Held until the handler really returns as well, even past the settlement window.
     release: () => void handling.finally(release),
+    ...note === null ? {} : { happened: { outcome, note } },
   };
 }
 
@@ -350,6 +371,25 @@ function callerOutcome(deps: SessionDeps, work: AdmittedWork, outcome: Outcome):
     return { ...outcome, workspace: work.workspace.id };
   }
   return outcome;
+}
+
+/**
+ * The audit's note on a call whose caller is told it was cancelled or stopped although the
+ * browser reported how it ended: the cancellation came after the effect.
+ */
+function stoppedNote(work: AdmittedWork): string {
+  return work.controller.signal.reason === STOPPED_BY_PERSON
+    ? "the person stopped this agent while the call ran; the caller was told it was stopped"
+    : "cancelled by the caller while it ran; the caller was told it was cancelled";
+}
+
+/**
+ * The audit's note on a call whose caller went away while it ran: a single call ran to its end,
+ * a multi-step one stopped after the step in progress (its message says which).
+ */
+function goneNote(outcome: Outcome): string {
+  const note = "the caller went away while the call ran";
+  return outcome.kind === "success" ? note : `${note}: ${outcome.message}`.slice(0, 1000);
 }
 
 /** What a work that never left its queue amounted to: nothing happened in the browser. */

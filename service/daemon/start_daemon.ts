@@ -111,6 +111,8 @@ async function buildState(sources: StateSources): Promise<ServiceState> {
   const holds = new WorkspaceHolds(workspaces, {
     graceMs: settings.workspaceGraceMs,
     releaseTabs: releaseAfterRunning(scheduler, browsers),
+    // Active work pins its workspace: a grace release waits for the call running in it.
+    untilSettled: (id) => scheduler.isRunning(id) ? scheduler.afterRunning(id) : null,
   });
   const activity = new Activity(() => browsers.list().length);
   const policy = new PolicyStore({

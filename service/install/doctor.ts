@@ -589,6 +589,12 @@ async function reachService(
   return { status: started.status, stop: started.stop, findings };
 }
 
+/** How many MCP connectors the service serves now (their clients' names are not repeated). */
+function connectorsLive(status: Status): Finding {
+  const count = status.connectors.length;
+  return ok("connectors", `${count} MCP connector${count === 1 ? "" : "s"} connected now`);
+}
+
 async function checkExtensionLive(context: Context, status: Status | null): Promise<Finding[]> {
   if (status === null) return [];
   if (status.browsers.length === 0) {
@@ -753,6 +759,7 @@ export async function doctor({ host, paths }: Site): Promise<DoctorReport> {
   const service = await reachService(context);
   try {
     findings.push(...service.findings);
+    if (service.status !== null) findings.push(connectorsLive(service.status));
     findings.push(...await checkExtensionLive(context, service.status));
     if (service.status !== null) {
       findings.push(await bridgeRoundTrip(paths));

@@ -143,6 +143,11 @@ export class Scheduler {
     return new Promise((resolve) => state.afterRunning.push(resolve));
   }
 
+  /** Whether a work of `lane` runs now (from its dispatch until it releases the lane). */
+  isRunning(lane: string): boolean {
+    return this.#lanes.get(lane)?.running ?? false;
+  }
+
   /** Which queue bound a new work on `lane` binding `resource` would break, or none. */
   full(lane: string, resource: Resource = { kind: "topology" }): FullQueue | null {
     const waiting = this.#lanes.get(lane)?.waiting.length ?? 0;

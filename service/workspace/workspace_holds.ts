@@ -2,11 +2,13 @@
  * Which connections keep each workspace alive. Every live connection that opens, mints or names
  * a workspace holds it. A workspace released explicitly goes at once; one whose last holder was
  * lost without releasing it waits out a grace period, so a reconnecting connector can take it
- * back by naming it, and is released when that period ends.
+ * back by naming it, and is released when that period ends, or once the call running in it has
+ * settled, whichever is later: active work pins its workspace.
  *
  * @module
  */
 
+import { log } from "../log/mod.ts";
 import { type Workspace, type WorkspaceRegistry } from "./workspace_registry.ts";
 
 /**
@@ -27,6 +29,11 @@ export interface WorkspaceHoldsOptions {
   graceMs: number;
   /** Gives a released workspace's tabs back to the user, undebugged. */
   releaseTabs: (workspace: Workspace) => void;
+  /**
+   * Resolves once no call runs in the workspace `id` (its audit record written); null when none
+   * runs now. A grace release waits for it.
+   */
+  untilSettled?: (id: string) => Promise<void> | null;
 }
 
 /** The service's workspace holds: who holds what, and the grace timers of the orphaned. */
@@ -35,7 +42,10 @@ export class WorkspaceHolds {
   readonly #options: WorkspaceHoldsOptions;
   /** Per live connection, the workspaces it opened, minted or named and has not released. */
   readonly #held = new Map<Holder, Set<string>>();
-  /** Workspaces no live connection holds, each with the timer that will release it. */
+  /**
+   * Workspaces no live connection holds, each with the timer that will release it (still there,
+   * fired, while the release waits for the call running in the workspace).
+   */
   readonly #orphaned = new Map<string, ReturnType<typeof setTimeout>>();
   #connections = 0;
   #closed = false;
@@ -125,14 +135,28 @@ export class WorkspaceHolds {
       if (this.#heldByAnyone(id)) continue;
       this.#stopGrace(id);
       if (this.#closed) continue;
-      this.#orphaned.set(
-        id,
-        setTimeout(() => {
-          this.#orphaned.delete(id);
-          this.#release(id);
-        }, this.#options.graceMs),
-      );
+      const timer = setTimeout(() => this.#graceOver(id, timer), this.#options.graceMs);
+      this.#orphaned.set(id, timer);
     }
+  }
+
+  /**
+   * Releases the orphaned workspace `id` whose grace period (`timer`) is over, once no call runs
+   * in it; unless a connection took it back, or the service closed, meanwhile.
+   */
+  #graceOver(id: string, timer: ReturnType<typeof setTimeout>): void {
+    if (this.#orphaned.get(id) !== timer) return;
+    const running = this.#options.untilSettled?.(id) ?? null;
+    if (running === null) {
+      this.#orphaned.delete(id);
+      this.#release(id);
+      return;
+    }
+    log(
+      "info",
+      "a workspace's grace period ended while a call runs in it; released once it settles",
+    );
+    running.then(() => this.#graceOver(id, timer));
   }
 
   /** Stops every pending grace release and starts no more: the service is stopping. */

@@ -100,3 +100,37 @@ Deno.test("closing the holds cancels pending grace releases and starts no more",
   holds.disconnect(second);
   assert(exists(early) && exists(late));
 });
+
+Deno.test("a grace release waits for the call running in the workspace", async () => {
+  const workspaces = new WorkspaceRegistry();
+  const running = new Map<string, PromiseWithResolvers<void>>();
+  const graceEnded: string[] = [];
+  const holds = new WorkspaceHolds(workspaces, {
+    graceMs: 10,
+    releaseTabs: () => {},
+    untilSettled: (id) => {
+      const call = running.get(id);
+      if (!call) return null;
+      graceEnded.push(id);
+      return call.promise;
+    },
+  });
+  const lost = holds.connect();
+  const pinned = holds.open(lost, "a").id;
+  const retaken = holds.open(lost, "a").id;
+  for (const id of [pinned, retaken]) running.set(id, Promise.withResolvers());
+  holds.disconnect(lost);
+  await waitFor(() => Promise.resolve(graceEnded.length === 2), "both grace periods to end");
+  assert(workspaces.get(pinned) && workspaces.get(retaken), "released under a running call");
+  // Taken back while its call runs: the release that waited is off.
+  const back = holds.connect();
+  holds.hold(back, retaken);
+  for (const id of [pinned, retaken]) {
+    running.get(id)!.resolve();
+    running.delete(id);
+  }
+  await waitFor(() => Promise.resolve(!workspaces.get(pinned)), "the settled workspace to go");
+  assert(workspaces.get(retaken), "a workspace taken back was released once its call settled");
+  holds.disconnect(back);
+  holds.close();
+});

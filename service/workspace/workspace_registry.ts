@@ -177,9 +177,13 @@ export function groupTitle(
   return title.slice(0, 80);
 }
 
-/** Keeps a screenshot in the workspace, evicting the oldest beyond the bound. */
+/**
+ * Keeps a screenshot in the workspace, evicting the oldest beyond the bound. Its id names the
+ * workspace's number, never reused within a service, so another workspace's id is refused there
+ * rather than taken for one of its own screenshots.
+ */
 export function keepImage(workspace: Workspace, image: Omit<KeptImage, "id">): KeptImage {
-  const kept = { id: `img_${workspace.nextImage++}`, ...image };
+  const kept = { id: `img_${workspace.number}_${workspace.nextImage++}`, ...image };
   workspace.images.push(kept);
   while (workspace.images.length > MAX_IMAGES) workspace.images.shift();
   return kept;

@@ -21,6 +21,11 @@ export interface ToolContext<W extends Workspace | undefined = Workspace> {
   workspaces: WorkspaceRegistry;
   /** Aborted when the caller cancels; multi-step handlers stop after their current step. */
   signal: AbortSignal;
+  /**
+   * Aborted when the caller is gone (its connection ended): a multi-step handler stops after the
+   * step in progress, which runs to its end; a single call runs to its end.
+   */
+  callerGone?: AbortSignal;
   /** The service's tab recordings (gif_creator). */
   recordings: Recordings;
   /** The policy in force: in words for `explain`, and its decision for one frame or tab. */

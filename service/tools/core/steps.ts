@@ -2,7 +2,8 @@
  * Running a list of tool calls for `script` and `browser_batch`: every step is checked before
  * any runs (as if called alone, through the bridge's {@linkcode StepRunner}), then run in
  * order; a failure stops the run (or, for a script with `onError: "continue"`, is recorded and
- * passed); a cancellation or a spent time budget stops it after the current step. The answer
+ * passed); a cancellation, a caller gone or a spent time budget stops it after the current
+ * step. The answer
  * flattens the steps' results, images kept, and says which ran.
  *
  * @module
@@ -31,7 +32,7 @@ export interface RanStep {
 }
 
 /** Why a run ended before its last step. */
-export type Stop = "error" | "cancelled" | "budget";
+export type Stop = "error" | "cancelled" | "budget" | "gone";
 
 /** What a run did. */
 export interface Run {
@@ -81,6 +82,8 @@ export async function runSteps(
   runner: StepRunner,
   options: {
     signal: AbortSignal;
+    /** The caller is gone: stop after the step in progress, which is not cut short. */
+    gone?: AbortSignal;
     budget?: AbortSignal;
     continueOnError?: boolean;
     prepare?: (step: PlannedStep, index: number, ran: RanStep[]) => Record<string, unknown>;
@@ -92,6 +95,7 @@ export async function runSteps(
     : options.signal;
   for (const [i, step] of steps.entries()) {
     if (options.signal.aborted) return { ran, stopped: "cancelled" };
+    if (options.gone?.aborted) return { ran, stopped: "gone" };
     if (options.budget?.aborted) return { ran, stopped: "budget" };
     const started = Date.now();
     let outcome: Outcome;
@@ -153,6 +157,8 @@ function summary(run: Run, total: number, word: StepWord): string {
       } ${word} ${count} of ${total}${notRun}.`;
     case "cancelled":
       return `Cancelled after ${word} ${count} of ${total}${notRun}.`;
+    case "gone":
+      return `The caller went away; stopped after ${word} ${count} of ${total}${notRun}.`;
     default:
       return `Ran all ${total} ${word}s` +
         (failed.length ? `; ${word} ${failed.join(", ")} failed and the run went on.` : ".");
@@ -179,7 +185,7 @@ export function runOutcome(
       next_step: first.outcome.next_step,
     };
   }
-  if (run.stopped === "cancelled") {
+  if (run.stopped === "cancelled" || run.stopped === "gone") {
     return {
       kind: "cancelled",
       message: head,

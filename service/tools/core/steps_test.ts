@@ -72,6 +72,28 @@ Deno.test("a cancelled run stops after its current step and says which ran", asy
   );
 });
 
+Deno.test("a caller gone stops the run after its current step, which is not cut short", async () => {
+  const gone = new AbortController();
+  const signal = new AbortController().signal;
+  const seen: AbortSignal[] = [];
+  const { steps, ran } = runner({}, (tool) => tool === "b" && gone.abort());
+  const run = await runSteps(plan("a", "b", "c"), {
+    ...steps,
+    run: (tool, args, stepSignal) => {
+      seen.push(stepSignal);
+      return steps.run(tool, args, stepSignal);
+    },
+  }, { signal, gone: gone.signal });
+  assertEquals(ran, ["a", "b"]);
+  assert(seen.every((stepSignal) => !stepSignal.aborted), "no step's own signal was aborted");
+  const outcome = runOutcome(run, { total: 3, word: "action", structured: {} });
+  assertEquals(outcome.kind, "cancelled");
+  assertMatch(
+    outcome.kind === "cancelled" ? outcome.message : "",
+    /^The caller went away; stopped after action 2 of 3; action 3 did not run\.$/,
+  );
+});
+
 Deno.test("a spent budget stops the run before its next step", async () => {
   const budget = new AbortController();
   const { steps, ran } = runner({}, (tool) => tool === "a" && budget.abort());

@@ -37,6 +37,9 @@ export const browserBatch: Handler = async (args, context) => {
   if (problem) {
     throw new ToolError("tool_failure", `Nothing ran: ${problem}.`, "Fix it and call again.");
   }
-  const run = await runSteps(steps, context.steps, { signal: context.signal });
+  const run = await runSteps(steps, context.steps, {
+    signal: context.signal,
+    gone: context.callerGone,
+  });
   return runOutcome(run, { total: steps.length, word: "action", structured: {} });
 };

@@ -150,6 +150,7 @@ async function runWithin(context: ToolContext, steps: PlannedStep[], budgetMs: n
   try {
     return await runSteps(steps, context.steps!, {
       signal: context.signal,
+      gone: context.callerGone,
       budget: budget.signal,
       continueOnError: args.continueOnError,
       prepare: (step, index, ran) => resolved(context.workspace, step, index, ran),
