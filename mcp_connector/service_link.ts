@@ -195,7 +195,7 @@ export class ServiceLink {
   #handshake(): Promise<OpenedConnection<unknown>> {
     return connectAndVerify({
       socket: this.#paths.bridgeSocket,
-      secretFile: this.#paths.secretFile,
+      keys: this.#paths.keys,
       role: "mcp",
       client: this.#client,
       maxFrame: BRIDGE_MAX_FRAME,

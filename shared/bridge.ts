@@ -13,9 +13,10 @@ import { z } from "zod";
  * longer carries the MCP instructions (the connector owns them). 3: the connector proves the
  * instance secret too, answering the service's challenge. 4: a `start` may carry restrictions,
  * which a service that ignored them would not honour. 5: no `started`; `cancel` and `completed`
- * name a call by its `start`'s seq (decision 0238).
+ * name a call by its `start`'s seq (decision 0238). 6: each role proves a key of its own, the
+ * service with an Ed25519 signature over both hellos (decision 0250).
  */
-export const BRIDGE_MAJOR = 5;
+export const BRIDGE_MAJOR = 6;
 
 /** Largest frame on the connector ↔ service hop, either way (screenshots are the big ones). */
 export const BRIDGE_MAX_FRAME = 32 * 1024 * 1024;
@@ -49,6 +50,7 @@ export const ServiceHello = z.discriminatedUnion("type", [
   z.object({
     type: z.literal("hello"),
     bridge_major: z.number().int(),
+    /** The service's Ed25519 signature over both hellos (base64 of 64 bytes). */
     proof: z.string().max(128),
     challenge: Nonce,
     service: z.object({
@@ -61,7 +63,7 @@ export const ServiceHello = z.discriminatedUnion("type", [
 ]);
 export type ServiceHello = z.infer<typeof ServiceHello>;
 
-/** The connector's answer to the service's challenge: its own proof of the instance secret. */
+/** The connector's answer to the service's challenge: its proof of its role's key. */
 export const ConnectorProof = z.object({
   type: z.literal("proof"),
   proof: z.string().max(128),

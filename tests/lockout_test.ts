@@ -63,7 +63,7 @@ Deno.test({
       paths.bridgeSocket,
       paths.browserSocket,
       paths.controlSocket,
-      paths.secretFile,
+      ...Object.values(paths.keys),
       paths.logFile,
       paths.auditFile,
     ];

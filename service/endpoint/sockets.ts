@@ -65,3 +65,99 @@ export async function bindSockets(paths: InstancePaths): Promise<Listeners> {
     lock.close();
   }
 }
+
+/** The name of one of the service's sockets. */
+export type SocketName = keyof Listeners;
+
+/**
+ * The file at `path`, or null when there is none: its inode and when it was made and last
+ * changed. The inode alone is not enough: a file made just after another was removed often gets
+ * the removed one's number, and the times tell the two apart.
+ */
+async function fileIdentity(path: string): Promise<string | null> {
+  try {
+    const info = await Deno.lstat(path);
+    const times = [info.birthtime, info.ctime, info.mtime].map((time) => time?.getTime());
+    return [info.isSocket ? "socket" : "other", info.dev, info.ino, ...times].join(":");
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Notices when one of the service's socket paths no longer names the socket the service bound
+ * (decision 0252): a process that may write the path (a connector may, to connect) removed it or
+ * put its own socket there. The service then binds the path again, so the next connector reaches
+ * the service; the squatter could not have proved itself to it anyway, since only the service
+ * holds its signing key.
+ */
+export class SocketGuard {
+  readonly #paths: Record<SocketName, string>;
+  readonly #bound = new Map<SocketName, string | null>();
+
+  private constructor(paths: Record<SocketName, string>) {
+    this.#paths = paths;
+  }
+
+  /** Remembers the files bound now at the paths of `paths`' sockets. */
+  static async of(paths: InstancePaths): Promise<SocketGuard> {
+    const guard = new SocketGuard({
+      bridge: paths.bridgeSocket,
+      browser: paths.browserSocket,
+      control: paths.controlSocket,
+    });
+    for (const name of SOCKET_NAMES) guard.#bound.set(name, await fileIdentity(guard.#paths[name]));
+    return guard;
+  }
+
+  /**
+   * A check that the socket bound at `name`'s path now is still the one there: what a connection
+   * accepted through that listener is checked with before it is admitted.
+   */
+  intact(name: SocketName): () => Promise<boolean> {
+    const bound = this.#bound.get(name);
+    const path = this.#paths[name];
+    return async () => bound !== null && await fileIdentity(path) === bound;
+  }
+
+  /** The sockets whose path no longer names the file the service bound. */
+  async replaced(): Promise<SocketName[]> {
+    const changed: SocketName[] = [];
+    for (const name of SOCKET_NAMES) {
+      if (await fileIdentity(this.#paths[name]) !== this.#bound.get(name)) changed.push(name);
+    }
+    return changed;
+  }
+
+  /**
+   * Closes `old`, the listener that no longer lies at `name`'s path, removes whatever is there,
+   * and binds the service's socket there again (0600). Deno unlinks a Unix listener's path when
+   * the listener is dropped, whatever file is there by then, and drops it only once its pending
+   * accept has ended: the new socket is bound after that, or it would be unlinked at once.
+   */
+  async rebind(
+    name: SocketName,
+    old: Deno.Listener<Deno.UnixConn, Deno.UnixAddr>,
+  ): Promise<Deno.Listener<Deno.UnixConn, Deno.UnixAddr>> {
+    const path = this.#paths[name];
+    try {
+      old.close();
+    } catch {
+      // Closed already (a bind that failed before).
+    }
+    for (let waited = 0; waited < RELEASE_WAIT_MS && await fileIdentity(path) !== null;) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      waited += 10;
+    }
+    await Deno.remove(path).catch(() => {});
+    const listener = Deno.listen({ transport: "unix", path });
+    await Deno.chmod(path, 0o600);
+    this.#bound.set(name, await fileIdentity(path));
+    return listener;
+  }
+}
+
+const SOCKET_NAMES: readonly SocketName[] = ["bridge", "browser", "control"];
+
+/** How long a closed listener's path may take to be unlinked before it is removed anyway. */
+const RELEASE_WAIT_MS = 1_000;
