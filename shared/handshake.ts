@@ -215,7 +215,7 @@ export async function acceptAndProve(
     /**
      * False when the socket this connection came through no longer lies at its path: a process
      * that replaced it may be relaying a connector's hello through a connection it opened
-     * before, so the connection is not admitted (decision 0252).
+     * before, so the connection is not admitted (decision 0250).
      */
     socketIntact?: () => Promise<boolean>;
   },

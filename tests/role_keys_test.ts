@@ -1,5 +1,5 @@
 /**
- * A key per role (issues 25 and 26, decisions 0250–0252), against a real service with, where a
+ * A key per role (issues 25 and 26, decision 0250), against a real service with, where a
  * browser is involved, a real Chromium and real connectors: a process that holds the MCP
  * connector's key cannot attach as a browser, is sent no work, and cannot resume an agent the
  * person held; the control socket refuses an unproven change; and a process with only the MCP

@@ -1,7 +1,7 @@
 /**
  * The control API's routes, served by Hono on the owner-only control socket: the status, the
  * person's controls (hold, resume, stop, take over), and a probe of the attached browsers. Every
- * POST must carry the control proof (decision 0251); reading needs none. It
+ * POST must carry the control proof (decision 0250); reading needs none. It
  * never drives a page: the person's requests go to the service's controls, which decide, and the
  * probe's one command to each browser changes nothing there.
  *

@@ -1,5 +1,5 @@
 /**
- * The control socket's proof (decision 0251). Reaching the socket is not enough to change
+ * The control socket's proof (decision 0250). Reaching the socket is not enough to change
  * anything: every POST carries a `Ghostlight-Proof` header, the HMAC, under a key derived from
  * the service's own secret, of its method, target, body, a time and a fresh nonce. Only the
  * service's permission set (the service and the person's `ghostlight` command) and the person's

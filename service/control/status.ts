@@ -53,7 +53,7 @@ export const Status = z.object({
   person: PersonState.optional(),
   /**
    * The service's sockets another process removed or replaced, newest last (at most 16): the
-   * service bound each again (decision 0252).
+   * service bound each again (decision 0250).
    */
   replacedSockets: z.array(z.object({
     socket: z.enum(["bridge", "browser", "control"]),

@@ -389,7 +389,7 @@ export async function startDaemon(paths: InstancePaths, options: DaemonOptions):
       try {
         listener.close();
       } catch {
-        // Closed by a bind that failed (decision 0252).
+        // Closed by a bind that failed (decision 0250).
       }
     }
     await control.shutdown().catch(() => {});
@@ -447,7 +447,7 @@ const SOCKET_CHECK_MS = 1_000;
 const MAX_REPLACED_SHOWN = 16;
 
 /**
- * Binds again each socket whose path no longer names the service's own (decision 0252): logs it,
+ * Binds again each socket whose path no longer names the service's own (decision 0250): logs it,
  * closes the old listener, serves the new one, and keeps the last few in `replaced` for the
  * status. A bind that fails (the path taken again at once) is tried on the next check.
  */

@@ -86,7 +86,7 @@ async function fileIdentity(path: string): Promise<string | null> {
 
 /**
  * Notices when one of the service's socket paths no longer names the socket the service bound
- * (decision 0252): a process that may write the path (a connector may, to connect) removed it or
+ * (decision 0250): a process that may write the path (a connector may, to connect) removed it or
  * put its own socket there. The service then binds the path again, so the next connector reaches
  * the service; the squatter could not have proved itself to it anyway, since only the service
  * holds its signing key.
