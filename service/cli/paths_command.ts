@@ -19,10 +19,12 @@ export function runPaths(paths: InstancePaths, args: string[]): number {
     return 0;
   }
   // The key files one a line, as `keys.mcp` and so on.
-  const lines = Object.entries(all).flatMap(([key, value]) =>
+  const lines: [string, string | null][] = Object.entries(all).flatMap((
+    [key, value],
+  ): [string, string | null][] =>
     value !== null && typeof value === "object"
-      ? Object.entries(value).map(([role, file]) => [`${key}.${role}`, file] as const)
-      : [[key, value] as const]
+      ? Object.entries(value).map(([role, file]) => [`${key}.${role}`, file])
+      : [[key, value]]
   );
   const width = Math.max(...lines.map(([key]) => key.length));
   for (const [key, value] of lines) {
