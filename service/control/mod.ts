@@ -12,7 +12,6 @@ export { median, Probe } from "./probe.ts";
 export { ControlProofs, MAX_REMEMBERED_PROOFS, PROOF_WINDOW_MS } from "./proof.ts";
 export {
   CONTROL_READ_MS,
-  type ControlServer,
   MAX_CONTROL_BODY,
   MAX_CONTROL_CONNECTIONS,
   MAX_CONTROL_HEAD,

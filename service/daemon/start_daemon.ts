@@ -27,7 +27,6 @@ import { Catalog } from "../catalog/mod.ts";
 import {
   controlApp,
   ControlProofs,
-  type ControlServer,
   median,
   type Probe,
   serveControl,
@@ -37,7 +36,6 @@ import {
   bindSockets,
   ensureKeys,
   ensureOwnedDir,
-  type Listeners,
   type ServiceKeys,
   SocketGuard,
   type SocketName,
@@ -373,7 +371,6 @@ export async function startDaemon(paths: InstancePaths, options: DaemonOptions):
     probe: (rounds) => probeBrowsers(state.browsers, rounds),
     proofs: new ControlProofs(keys.control),
   });
-  let control: ControlServer = serveControl(listeners.control, (request) => app.fetch(request));
 
   let resolveFinished: () => void;
   const finished = new Promise<void>((resolve) => resolveFinished = resolve);
@@ -385,14 +382,8 @@ export async function startDaemon(paths: InstancePaths, options: DaemonOptions):
     clearInterval(guardTimer);
     state.desk.policy.close();
     state.holds.close();
-    for (const listener of [listeners.bridge, listeners.browser]) {
-      try {
-        listener.close();
-      } catch {
-        // Closed by a bind that failed (decision 0250).
-      }
-    }
-    await control.shutdown().catch(() => {});
+    // Each release closes its listener before anything is awaited.
+    await Promise.all(Object.values(releases).map((release) => release().catch(() => {})));
     for (const path of [paths.bridgeSocket, paths.browserSocket, paths.controlSocket]) {
       await Deno.remove(path).catch(() => {});
     }
@@ -420,21 +411,41 @@ export async function startDaemon(paths: InstancePaths, options: DaemonOptions):
     budget: new FrameBudget(MAX_PARTIAL_FRAME_BYTES),
     stopping: () => stopping,
   };
-  const serve: Record<SocketName, (listener: Listeners[SocketName]) => void> = {
+  /** Each socket's release: closes its listener and resolves once its accept loop has ended. */
+  const releases = {} as Record<SocketName, () => Promise<void>>;
+  const acceptLoop = (name: SocketName, listener: Deno.UnixListener, loop: Promise<void>) => {
+    releases[name] = async () => {
+      try {
+        listener.close();
+      } catch {
+        // Closed already.
+      }
+      await loop.catch(() => {});
+    };
+  };
+  const serve: Record<SocketName, (listener: Deno.UnixListener) => void> = {
     bridge: (listener) =>
-      acceptConnectors(listener, acceptor, guard.intact("bridge")).catch(() => {}),
+      acceptLoop(
+        "bridge",
+        listener,
+        acceptConnectors(listener, acceptor, guard.intact("bridge")),
+      ),
     browser: (listener) =>
-      acceptBrowsers(listener, acceptor, guard.intact("browser")).catch(() => {}),
-    control: (listener) => control = serveControl(listener, (request) => app.fetch(request)),
+      acceptLoop("browser", listener, acceptBrowsers(listener, acceptor, guard.intact("browser"))),
+    control: (listener) => {
+      const server = serveControl(listener, (request) => app.fetch(request));
+      releases.control = () => server.shutdown();
+    },
   };
   serve.bridge(listeners.bridge);
   serve.browser(listeners.browser);
+  serve.control(listeners.control);
   let guarding = false;
   const guardTimer = setInterval(() => {
     // One check at a time: a rebind under way is not taken for another replacement.
     if (guarding) return;
     guarding = true;
-    guardSockets(guard, listeners, { serve, stopping: () => stopping, replaced: replacedSockets })
+    guardSockets(guard, { serve, releases, stopping: () => stopping, replaced: replacedSockets })
       .catch(() => {}).finally(() => guarding = false);
   }, SOCKET_CHECK_MS);
   log("info", `service ${VERSION} listening in ${paths.runtimeDir} (pid ${Deno.pid})`);
@@ -453,9 +464,9 @@ const MAX_REPLACED_SHOWN = 16;
  */
 async function guardSockets(
   guard: SocketGuard,
-  listeners: Listeners,
   options: {
-    serve: Record<SocketName, (listener: Listeners[SocketName]) => void>;
+    serve: Record<SocketName, (listener: Deno.UnixListener) => void>;
+    releases: Record<SocketName, () => Promise<void>>;
     stopping: () => boolean;
     replaced: { socket: SocketName; at: string }[];
   },
@@ -469,9 +480,9 @@ async function guardSockets(
     );
     options.replaced.push({ socket: name, at: new Date().toISOString() });
     if (options.replaced.length > MAX_REPLACED_SHOWN) options.replaced.shift();
-    let fresh: Listeners[SocketName];
+    let fresh: Deno.UnixListener;
     try {
-      fresh = await guard.rebind(name, listeners[name]);
+      fresh = await guard.rebind(name, options.releases[name]);
     } catch (error) {
       log("warn", `could not bind the ${name} socket again: ${(error as Error).message}`);
       continue;
@@ -480,7 +491,6 @@ async function guardSockets(
       fresh.close();
       return;
     }
-    listeners[name] = fresh;
     options.serve[name](fresh);
   }
 }

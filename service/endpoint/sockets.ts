@@ -130,34 +130,37 @@ export class SocketGuard {
   }
 
   /**
-   * Closes `old`, the listener that no longer lies at `name`'s path, removes whatever is there,
-   * and binds the service's socket there again (0600). Deno unlinks a Unix listener's path when
-   * the listener is dropped, whatever file is there by then, and drops it only once its pending
-   * accept has ended: the new socket is bound after that, or it would be unlinked at once.
+   * Releases the old listener of `name` (`release` closes it and resolves once its accept loop
+   * has ended), removes whatever is at the path, and binds the service's socket there again
+   * (0600). Deno unlinks a Unix listener's path when the listener is dropped, whatever file is
+   * there by then, and drops it only once its pending accept has ended: binding before that would
+   * see the new socket unlinked at once. Throws when the new socket is not at its path after all.
    */
   async rebind(
     name: SocketName,
-    old: Deno.Listener<Deno.UnixConn, Deno.UnixAddr>,
+    release: () => Promise<void>,
   ): Promise<Deno.Listener<Deno.UnixConn, Deno.UnixAddr>> {
     const path = this.#paths[name];
-    try {
-      old.close();
-    } catch {
-      // Closed already (a bind that failed before).
-    }
-    for (let waited = 0; waited < RELEASE_WAIT_MS && await fileIdentity(path) !== null;) {
-      await new Promise((resolve) => setTimeout(resolve, 10));
-      waited += 10;
-    }
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([
+      release().catch(() => {}),
+      new Promise((resolve) => timer = setTimeout(resolve, RELEASE_WAIT_MS)),
+    ]);
+    clearTimeout(timer);
     await Deno.remove(path).catch(() => {});
     const listener = Deno.listen({ transport: "unix", path });
     await Deno.chmod(path, 0o600);
-    this.#bound.set(name, await fileIdentity(path));
+    const bound = await fileIdentity(path);
+    if (bound === null) {
+      listener.close();
+      throw new Error("the new socket was gone as soon as it was bound");
+    }
+    this.#bound.set(name, bound);
     return listener;
   }
 }
 
 const SOCKET_NAMES: readonly SocketName[] = ["bridge", "browser", "control"];
 
-/** How long a closed listener's path may take to be unlinked before it is removed anyway. */
+/** How long a closed listener's accept loop may take to end before the path is bound anyway. */
 const RELEASE_WAIT_MS = 1_000;
