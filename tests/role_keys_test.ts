@@ -5,14 +5,17 @@
  * person held; the control socket refuses an unproven change; and a process with only the MCP
  * connector's permissions that replaces `bridge.sock` cannot prove itself to the next connector,
  * whether it forges a proof or relays the real service's, and the service notices and binds its
- * socket again.
+ * socket again. An upgraded instance loses its old shared secret, and an older connector is told
+ * why it is refused.
  */
 
-import { BRIDGE_MAX_FRAME } from "../shared/bridge.ts";
-import { connectAndVerify } from "../shared/handshake.ts";
+import { BRIDGE_MAJOR, BRIDGE_MAX_FRAME } from "../shared/bridge.ts";
+import { encodeFrame, FrameReader } from "../shared/framing.ts";
+import { connectAndVerify, writeAll } from "../shared/handshake.ts";
+import { freshNonce } from "../shared/proof.ts";
 import { fetchStatus, requestControl } from "../service/control/mod.ts";
 import { permissionFlags } from "../service/privilege/mod.ts";
-import { assert, assertEquals, assertMatch } from "./support/assert.ts";
+import { assert, assertEquals, assertMatch, assertRejects } from "./support/assert.ts";
 import { ROOT, type TestEnv } from "./support/env.ts";
 import { ghostlight, startService } from "./support/processes.ts";
 import { type E2ESession, startSession } from "./support/session.ts";
@@ -247,5 +250,42 @@ Deno.test("a process holding only the MCP connector's key can neither attach as 
   } finally {
     await hostile.close();
     await s.close();
+  }
+});
+
+Deno.test("a connector from an install before keys per role is refused at hello and told why", async () => {
+  const testEnv = await makeTestEnv("older");
+  const paths = testEnv.plan.paths;
+  // An instance upgraded in place: its old shared secret is there when the service starts.
+  await Deno.mkdir(paths.stateDir, { recursive: true, mode: 0o700 });
+  await Deno.writeFile(paths.legacySecretFile, new Uint8Array(32).fill(7), { mode: 0o600 });
+  const service = startService(testEnv);
+  try {
+    await waitFor(() => fetchStatus(paths.controlSocket).then(() => true), "the service");
+    await assertRejects(() => Deno.stat(paths.legacySecretFile), /No such file/);
+    assertMatch(await Deno.readTextFile(paths.logFile), /removed the shared secret of an older/);
+    // What a connector of bridge 5 sends first: its hello. It is answered with a refusal.
+    const conn = await Deno.connect({ transport: "unix", path: paths.bridgeSocket });
+    const hello = {
+      type: "hello",
+      bridge_major: BRIDGE_MAJOR - 1,
+      role: "mcp",
+      nonce: freshNonce(),
+    };
+    await writeAll(conn, encodeFrame(hello, 1024));
+    const answer = await new FrameReader(conn.readable, 1024 * 1024).next() as Frame;
+    conn.close();
+    assertEquals(answer?.type, "refused");
+    assertMatch(
+      answer!.message!,
+      new RegExp(
+        `this service speaks bridge ${BRIDGE_MAJOR}, the connector ${BRIDGE_MAJOR - 1}; ` +
+          "restart the MCP client or the browser so its connector comes from the same install",
+      ),
+    );
+  } finally {
+    service.kill("SIGTERM");
+    await service.status;
+    await testEnv.dispose();
   }
 });
