@@ -69,12 +69,16 @@ export interface OpenedConnection<H> {
   hello: H;
 }
 
-/** Thrown when the peer is not a genuine Ghostlight service for this instance. */
+/**
+ * Thrown when the peer is not a genuine Ghostlight service for this instance, or when this
+ * connector cannot read the keys to tell (then `advice` says what to do instead).
+ */
 export class ImpostorError extends Error {
-  constructor(socket: string, why: string) {
+  constructor(socket: string, why: string, advice?: string) {
     super(
-      `refusing to talk to the process on ${socket}: ${why}. It is not this user's Ghostlight ` +
-        `service; stop whatever owns that socket and try again.`,
+      `refusing to talk to the process on ${socket}: ${why}. ` +
+        (advice ??
+          "It is not this user's Ghostlight service; stop whatever owns that socket and try again."),
     );
     this.name = "ImpostorError";
   }
@@ -149,6 +153,7 @@ export async function connectAndVerify(
       throw new ImpostorError(
         options.socket,
         `this connector's keys cannot be read (${(error as Error).message})`,
+        "Restart the service so it makes the instance's keys, or see 'ghostlight doctor'.",
       );
     }
     const exchange = exchangeOf(hello, answer);
