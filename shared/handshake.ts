@@ -260,7 +260,9 @@ export async function acceptAndProve(
       challenge: freshNonce(),
       service: options.service,
     };
-    const exchange: Exchange = { connector: hello, service: unsigned };
+    // The hello as it came (the schema admitted it whole): a field the schema defaults or
+    // transforms would otherwise differ from what the connector signed.
+    const exchange: Exchange = { connector: raw as Record<string, unknown>, service: unsigned };
     const answer: ServiceHelloType = {
       ...unsigned,
       proof: await signAsService(options.signer, exchange),
