@@ -76,7 +76,7 @@ async function relay(paths: InstancePaths): Promise<boolean> {
       try {
         opened = await connectAndVerify({
           socket: paths.browserSocket,
-          secretFile: paths.secretFile,
+          keys: paths.keys,
           role: "browser",
           maxFrame: TO_EXTENSION_MAX_FRAME,
         });

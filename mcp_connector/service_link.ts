@@ -225,7 +225,7 @@ export class ServiceLink {
   #handshake(): Promise<OpenedConnection<unknown>> {
     return connectAndVerify({
       socket: this.#paths.bridgeSocket,
-      secretFile: this.#paths.secretFile,
+      keys: this.#paths.keys,
       role: "mcp",
       ...(this.#principal === null ? {} : { principal: this.#principal }),
       client: this.#client,

@@ -15,7 +15,8 @@ import { z } from "zod";
  * which a service that ignored them would not honour. 5: no `started`; `cancel` and `completed`
  * name a call by its `start`'s seq (decision 0238). 6: the hello names the connector's principal,
  * a catalog request carries the connector's restrictions and its answer names the tools it
- * withholds (decisions 0255, 0256).
+ * withholds (decisions 0255, 0256); each role proves a key of its own, the service with an
+ * Ed25519 signature over both hellos (decision 0250).
  */
 export const BRIDGE_MAJOR = 6;
 
@@ -67,6 +68,7 @@ export const ServiceHello = z.discriminatedUnion("type", [
   z.object({
     type: z.literal("hello"),
     bridge_major: z.number().int(),
+    /** The service's Ed25519 signature over both hellos (base64 of 64 bytes). */
     proof: z.string().max(128),
     challenge: Nonce,
     service: z.object({
@@ -79,7 +81,7 @@ export const ServiceHello = z.discriminatedUnion("type", [
 ]);
 export type ServiceHello = z.infer<typeof ServiceHello>;
 
-/** The connector's answer to the service's challenge: its own proof of the instance secret. */
+/** The connector's answer to the service's challenge: its proof of its role's key. */
 export const ConnectorProof = z.object({
   type: z.literal("proof"),
   proof: z.string().max(128),

@@ -1,8 +1,8 @@
 /**
  * Both ends of the handshake that opens every connector ↔ service connection. Each side proves
- * it holds the instance secret: the connector sends a nonce, the service answers with its proof
- * and a challenge of its own, the connector answers the challenge, and the service admits it.
- * Nothing else is read from or routed to a connector before that.
+ * its own key (decision 0250): the connector sends a nonce, the service answers with its
+ * signature and a challenge of its own, the connector answers the challenge with its role's key,
+ * and the service admits it. Nothing else is read from or routed to a connector before that.
  *
  * @module
  */
@@ -17,7 +17,16 @@ import {
   type ServiceHello as ServiceHelloType,
 } from "./bridge.ts";
 import { BoundedWriter, encodeFrame, type FrameBudget, FrameReader } from "./framing.ts";
-import { computePeerProof, computeProof, freshNonce, proofsEqual, readSecret } from "./proof.ts";
+import type { KeyFiles } from "./instance.ts";
+import {
+  computePeerProof,
+  type Exchange,
+  freshNonce,
+  proofsEqual,
+  readKeyFile,
+  signAsService,
+  verifyServiceProof,
+} from "./proof.ts";
 
 /** Hellos are small; anything larger is not a hello. */
 export const HELLO_MAX_FRAME = 16 * 1024;
@@ -60,12 +69,16 @@ export interface OpenedConnection<H> {
   hello: H;
 }
 
-/** Thrown when the peer is not a genuine Ghostlight service for this instance. */
+/**
+ * Thrown when the peer is not a genuine Ghostlight service for this instance, or when this
+ * connector cannot read the keys to tell (then `advice` says what to do instead).
+ */
 export class ImpostorError extends Error {
-  constructor(socket: string, why: string) {
+  constructor(socket: string, why: string, advice?: string) {
     super(
-      `refusing to talk to the process on ${socket}: ${why}. It is not this user's Ghostlight ` +
-        `service; stop whatever owns that socket and try again.`,
+      `refusing to talk to the process on ${socket}: ${why}. ` +
+        (advice ??
+          "It is not this user's Ghostlight service; stop whatever owns that socket and try again."),
     );
     this.name = "ImpostorError";
   }
@@ -83,14 +96,21 @@ async function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Pr
   }
 }
 
+/** What both sides said, as the proofs sign it: the service's hello without its proof. */
+function exchangeOf(hello: ConnectorHello, answer: ServiceHelloType): Exchange {
+  const { proof: _proof, ...service } = answer as Extract<ServiceHelloType, { type: "hello" }>;
+  return { connector: hello, service };
+}
+
 /**
- * Connector side: connects to `socket`, says hello, and checks the service's proof with the
- * secret in `secretFile`. Throws {@linkcode ImpostorError} when the proof is wrong.
+ * Connector side: connects to `socket`, says hello, checks the service's signature with the
+ * service's public key and answers its challenge with the role's own key, both from `keys`.
+ * Throws {@linkcode ImpostorError} when the service's proof is wrong.
  */
 export async function connectAndVerify(
   options: {
     socket: string;
-    secretFile: string;
+    keys: KeyFiles;
     role: Role;
     /** An MCP connector's principal, fixed at its start. */
     principal?: string;
@@ -127,18 +147,21 @@ export async function connectAndVerify(
     if (!parsed.success) throw new ImpostorError(options.socket, "its hello is not Ghostlight's");
     const answer = parsed.data;
     if (answer.type === "refused") throw new Error(`the service refused: ${answer.message}`);
-    let secret: Uint8Array;
+    let servicePublic: Uint8Array;
+    let roleKey: Uint8Array;
     try {
-      secret = await readSecret(options.secretFile);
+      servicePublic = await readKeyFile(options.keys.servicePublic);
+      roleKey = await readKeyFile(options.keys[options.role]);
     } catch (error) {
       throw new ImpostorError(
         options.socket,
-        `the instance secret cannot be read (${(error as Error).message})`,
+        `this connector's keys cannot be read (${(error as Error).message})`,
+        "Restart the service so it makes the instance's keys, or see 'ghostlight doctor'.",
       );
     }
-    const expected = await computeProof(secret, hello);
-    if (!proofsEqual(expected, answer.proof)) {
-      throw new ImpostorError(options.socket, "it could not prove it holds the instance secret");
+    const exchange = exchangeOf(hello, answer);
+    if (!await verifyServiceProof(servicePublic, exchange, answer.proof)) {
+      throw new ImpostorError(options.socket, "it could not prove it holds the service's key");
     }
     if (answer.bridge_major !== BRIDGE_MAJOR) {
       throw new Error(
@@ -148,7 +171,7 @@ export async function connectAndVerify(
     }
     const proof: ConnectorProof = {
       type: "proof",
-      proof: await computePeerProof(secret, { ...hello, challenge: answer.challenge }),
+      proof: await computePeerProof(roleKey, exchange),
     };
     await writeAll(conn, encodeFrame(proof, HELLO_MAX_FRAME));
     const admission = Admission.safeParse(
@@ -175,24 +198,34 @@ export type HandshakeRefusal =
   | "wrong_bridge"
   | "wrong_role"
   | "no_proof"
-  | "wrong_proof";
+  | "wrong_proof"
+  | "socket_replaced";
 
 /**
- * Service side: reads a connector's hello, answers with its proof and a fresh challenge, and
- * admits the connector only once it has answered the challenge with the instance secret. Refuses
- * a wrong role or bridge version. Returns null when the peer went away, sent garbage or failed
- * the proof; `onRefused` hears why.
+ * Service side: reads a connector's hello, answers with its signature and a fresh challenge, and
+ * admits the connector only once it has answered the challenge with the key of the socket's
+ * role, `roleKey`. Refuses a wrong role or bridge version. Returns null when the peer went away,
+ * sent garbage or failed the proof; `onRefused` hears why.
  */
 export async function acceptAndProve(
   conn: Deno.UnixConn,
   options: {
     expectedRole: Role;
-    secret: Uint8Array;
+    /** The service's Ed25519 signing key. */
+    signer: CryptoKey;
+    /** The key of `expectedRole`: the only one this socket admits. */
+    roleKey: Uint8Array;
     service: { version: string; instance: string | null; pid: number };
     maxFrame: number;
     /** What frames in progress on all of the service's connections may hold together. */
     budget?: FrameBudget;
     onRefused?: (why: HandshakeRefusal) => void;
+    /**
+     * False when the socket this connection came through no longer lies at its path: a process
+     * that replaced it may be relaying a connector's hello through a connection it opened
+     * before, so the connection is not admitted (decision 0250).
+     */
+    socketIntact?: () => Promise<boolean>;
   },
 ): Promise<OpenedConnection<ConnectorHello> | null> {
   const reader = new FrameReader(conn, options.maxFrame, { budget: options.budget });
@@ -217,19 +250,25 @@ export async function acceptAndProve(
     if (hello.bridge_major !== BRIDGE_MAJOR) {
       return await refuse(
         "wrong_bridge",
-        `this service speaks bridge ${BRIDGE_MAJOR}, the connector ${hello.bridge_major}`,
+        `this service speaks bridge ${BRIDGE_MAJOR}, the connector ${hello.bridge_major}; ` +
+          "restart the MCP client or the browser so its connector comes from the same install",
       );
     }
     if (hello.role !== options.expectedRole) {
       return await refuse("wrong_role", `this socket serves ${options.expectedRole} connectors`);
     }
-    const challenge = freshNonce();
-    const answer: ServiceHelloType = {
-      type: "hello",
+    const unsigned = {
+      type: "hello" as const,
       bridge_major: BRIDGE_MAJOR,
-      proof: await computeProof(options.secret, hello),
-      challenge,
+      challenge: freshNonce(),
       service: options.service,
+    };
+    // The hello as it came (the schema admitted it whole): a field the schema defaults or
+    // transforms would otherwise differ from what the connector signed.
+    const exchange: Exchange = { connector: raw as Record<string, unknown>, service: unsigned };
+    const answer: ServiceHelloType = {
+      ...unsigned,
+      proof: await signAsService(options.signer, exchange),
     };
     await writeAll(conn, encodeFrame(answer, HELLO_MAX_FRAME));
     stage = "no_proof";
@@ -240,11 +279,17 @@ export async function acceptAndProve(
       options.onRefused?.("no_proof");
       return null;
     }
-    const expected = await computePeerProof(options.secret, { ...hello, challenge });
+    const expected = await computePeerProof(options.roleKey, exchange);
     if (!proofsEqual(expected, proof.data.proof)) {
       return await refuse(
         "wrong_proof",
-        "the connector could not prove it holds this instance's secret",
+        `the connector could not prove it holds this instance's ${options.expectedRole} key`,
+      );
+    }
+    if (options.socketIntact && !await options.socketIntact()) {
+      return await refuse(
+        "socket_replaced",
+        "the service's socket was replaced while this connection opened; connect again",
       );
     }
     await writeAll(conn, encodeFrame({ type: "admitted" }, HELLO_MAX_FRAME));

@@ -30,7 +30,13 @@ export interface InstancePaths {
   controlSocket: string;
   /** Serialises service start-up so two demand starts cannot both bind. */
   startLock: string;
-  secretFile: string;
+  /** Each role's key file (decision 0250): only that role's permission set may read it. */
+  keys: KeyFiles;
+  /**
+   * The one secret every role shared before roles had keys of their own: the service removes it
+   * when it finds it, and nothing reads it.
+   */
+  legacySecretFile: string;
   logFile: string;
   /** The audit: JSON Lines, rotated beside it as `audit.jsonl.N`. */
   auditFile: string;
@@ -40,6 +46,18 @@ export interface InstancePaths {
   nativeHostName: string;
   /** Name under which MCP clients know this server. */
   mcpServerName: string;
+}
+
+/** The key files of an instance, all in its state folder, each 0600. */
+export interface KeyFiles {
+  /** The service's own secret (only the service's set reads it): its signing key, the audit's. */
+  service: string;
+  /** The public half of the service's signing key, which every connector reads. */
+  servicePublic: string;
+  /** The MCP connector's key, proved on the bridge socket. */
+  mcp: string;
+  /** The browser connector's key, proved on the browser socket. */
+  browser: string;
 }
 
 /** Sockets longer than this (sun_path is 104 bytes on macOS, 108 on Linux) move to a hashed dir. */
@@ -102,7 +120,13 @@ export function resolveInstancePaths(
     browserSocket: `${runtimeDir}/browser.sock`,
     controlSocket: `${runtimeDir}/control.sock`,
     startLock: `${runtimeDir}/start.lock`,
-    secretFile: `${stateDir}/secret`,
+    keys: {
+      service: `${stateDir}/service.key`,
+      servicePublic: `${stateDir}/service.pub`,
+      mcp: `${stateDir}/mcp.key`,
+      browser: `${stateDir}/browser.key`,
+    },
+    legacySecretFile: `${stateDir}/secret`,
     logFile: `${stateDir}/service.log`,
     auditFile: `${stateDir}/audit.jsonl`,
     policyFile: `${configDir}/policy.jsonc`,

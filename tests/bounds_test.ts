@@ -12,7 +12,7 @@ import { encodeFrame, FrameReader } from "../shared/framing.ts";
 import { MAX_LINE_BYTES } from "../mcp_connector/jsonrpc.ts";
 import { connectAndVerify } from "../shared/handshake.ts";
 import { type InstancePaths, resolveInstancePaths } from "../shared/instance.ts";
-import { ensureSecret } from "../service/endpoint/mod.ts";
+import { ensureKeys } from "../service/endpoint/mod.ts";
 import { assert, assertEquals, assertMatch, assertRejects } from "./support/assert.ts";
 import { executable, makeTestEnv, type TestEnv } from "./support/env.ts";
 import { waitFor } from "./support/wait.ts";
@@ -102,7 +102,7 @@ Deno.test("the service drops a connection that sends an oversized or malformed f
     const connect = () =>
       connectAndVerify({
         socket: paths.bridgeSocket,
-        secretFile: paths.secretFile,
+        keys: paths.keys,
         role: "mcp",
         maxFrame: BRIDGE_MAX_FRAME,
       });
@@ -141,7 +141,7 @@ Deno.test("the service drops a connection that sends an oversized or malformed f
     // A browser connection is held to the same rules.
     const browserConn = await connectAndVerify({
       socket: paths.browserSocket,
-      secretFile: paths.secretFile,
+      keys: paths.keys,
       role: "browser",
       maxFrame: BRIDGE_MAX_FRAME,
     });
@@ -154,7 +154,7 @@ Deno.test("the service drops a connection that sends an oversized or malformed f
       () =>
         connectAndVerify({
           socket: paths.browserSocket,
-          secretFile: paths.secretFile,
+          keys: paths.keys,
           role: "mcp",
           maxFrame: 1024,
         }),
@@ -193,7 +193,7 @@ Deno.test("a connector refuses a fake service that cannot prove itself", async (
   const paths = pathsOf(testEnv);
   await Deno.mkdir(paths.runtimeDir, { recursive: true, mode: 0o700 });
   await Deno.mkdir(paths.stateDir, { recursive: true, mode: 0o700 });
-  await ensureSecret(paths.secretFile);
+  await ensureKeys(paths);
   const listener = Deno.listen({ transport: "unix", path: paths.bridgeSocket });
   const received: unknown[] = [];
   let hungUp = 0;
@@ -224,7 +224,7 @@ Deno.test("a connector refuses a fake service that cannot prove itself", async (
         client.connect(
           new StdioClientTransport({ command, args, env: testEnv.env, stderr: "pipe" }),
         ),
-      /refusing to talk to the process on .*bridge\.sock: it could not prove it holds the instance secret/,
+      /refusing to talk to the process on .*bridge\.sock: it could not prove it holds the service's key/,
     );
     assertMatch(error.message, /not this user's Ghostlight service/);
     // Whatever the connector sent reached the fake before its hang-up did.

@@ -1,6 +1,6 @@
 /**
  * Another OS user is locked out: a throwaway user, made for this test, can neither connect to any
- * of a running service's sockets nor read its secret, its log or its audit, even with every folder
+ * of a running service's sockets nor read its keys, its log or its audit, even with every folder
  * above the instance's own opened to it. Creating a user needs root (CI runs as root).
  */
 
@@ -41,7 +41,7 @@ print(json.dumps(out))
 `;
 
 Deno.test({
-  name: "another OS user cannot reach any socket nor read the secret, the log or the audit",
+  name: "another OS user cannot reach any socket nor read a key, the log or the audit",
   ignore: Deno.uid() !== 0 || !(await exists(PYTHON)) || !(await exists("/usr/sbin/useradd")),
 }, async () => {
   const user = `glout${crypto.randomUUID().slice(0, 6)}`;
@@ -63,7 +63,7 @@ Deno.test({
       paths.bridgeSocket,
       paths.browserSocket,
       paths.controlSocket,
-      paths.secretFile,
+      ...Object.values(paths.keys),
       paths.logFile,
       paths.auditFile,
     ];

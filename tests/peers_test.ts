@@ -1,6 +1,6 @@
 /**
  * Admitted peers only, against a real service process under its own permissions: a connector
- * proves the instance secret before anything of it is read or routed to it, a browser id cannot be
+ * proves its role's key before anything of it is read or routed to it, a browser id cannot be
  * taken by a link without the proof, each socket holds a bounded number of connections, and the
  * browser hello's fields are bounded.
  */
@@ -44,7 +44,7 @@ function connect(testEnv: TestEnv, role: Role): Promise<OpenedConnection<unknown
   const paths = testEnv.plan.paths;
   return connectAndVerify({
     socket: role === "mcp" ? paths.bridgeSocket : paths.browserSocket,
-    secretFile: paths.secretFile,
+    keys: paths.keys,
     role,
     maxFrame: role === "mcp" ? BRIDGE_MAX_FRAME : FROM_EXTENSION_MAX_FRAME,
   });
@@ -118,7 +118,7 @@ Deno.test("a browser link without the proof gets no work and cannot take a brows
       if (proof !== null) {
         assertMatch(
           (frames[1] as { message: string }).message,
-          /could not prove it holds this instance's secret/,
+          /could not prove it holds this instance's browser key/,
         );
       }
     }

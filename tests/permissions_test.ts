@@ -1,15 +1,15 @@
 /**
  * Each executable's permissions, as declared in deno.json and as enforced on a process started
  * the way the executable is (its set plus its instance's flags, decision 0100): its own folders,
- * secret and socket yes; another instance, the rest of the filesystem, other programs, the
- * network and FFI no. And the installer's (decision 0084): install and uninstall write the home
+ * key and socket yes, another role's key no (decision 0250); another instance, the rest of the
+ * filesystem, other programs, the network and FFI no. And the installer's (decision 0084): install and uninstall write the home
  * folder and reach no socket and no program; doctor writes nothing, reaches its instance's
  * sockets and may run the service entry; neither reaches the network, another program or FFI.
  */
 
 import { MACHINE_POLICY_FILE } from "../service/governance/mod.ts";
 import { permissionFlags, type Start, type StartOptions } from "../service/privilege/mod.ts";
-import { type InstancePaths, resolveInstancePaths } from "../shared/instance.ts";
+import { type InstancePaths, type KeyFiles, resolveInstancePaths } from "../shared/instance.ts";
 import { assert, assertEquals } from "./support/assert.ts";
 import { makeTestEnv, ROOT, type TestEnv } from "./support/env.ts";
 import type { ProbeTargets } from "./support/permission_probe.ts";
@@ -63,7 +63,7 @@ function listenOn(path: string): Deno.UnixListener {
   return listener;
 }
 
-/** Lays out two instances of one user: the probed one and another, each with a secret. */
+/** Lays out two instances of one user: the probed one and another, each with its keys. */
 async function twoInstances(
   testEnv: TestEnv,
 ): Promise<{ own: InstancePaths; other: InstancePaths }> {
@@ -73,7 +73,9 @@ async function twoInstances(
     for (const dir of [paths.runtimeDir, paths.stateDir]) {
       await Deno.mkdir(dir, { recursive: true, mode: 0o700 });
     }
-    await Deno.writeFile(paths.secretFile, new Uint8Array(32), { mode: 0o600 });
+    for (const file of Object.values(paths.keys)) {
+      await Deno.writeFile(file, new Uint8Array(32), { mode: 0o600 });
+    }
   }
   return { own, other };
 }
@@ -84,26 +86,44 @@ interface ProbeRow {
   start: Start;
   options?: StartOptions;
   socket: "bridge" | "browser";
+  /** The key its role proves itself with. */
+  key: keyof KeyFiles;
+  /** Which of its instance's keys it may read (decision 0250). */
+  keys: Record<keyof KeyFiles, "allowed" | "refused">;
   expected: Record<string, string>;
 }
+
+const ALL_KEYS = {
+  service: "allowed",
+  servicePublic: "allowed",
+  mcp: "allowed",
+  browser: "allowed",
+} as const;
 
 const PROBES: ProbeRow[] = [
   {
     label: "service",
     start: "service",
     socket: "bridge",
+    key: "service",
+    keys: ALL_KEYS,
     expected: { writeOwnState: "allowed", runServiceEntry: "refused" },
   },
   {
     label: "mcp-connector",
     start: "mcp-connector",
     socket: "bridge",
+    key: "mcp",
+    // Its own key and the service's public one: never the browser's, nor the service's secret.
+    keys: { service: "refused", servicePublic: "allowed", mcp: "allowed", browser: "refused" },
     expected: { writeOwnState: "refused", runServiceEntry: "allowed" },
   },
   {
     label: "browser-connector",
     start: "browser-connector",
     socket: "browser",
+    key: "browser",
+    keys: { service: "refused", servicePublic: "allowed", mcp: "refused", browser: "allowed" },
     expected: { writeOwnState: "refused", runServiceEntry: "refused" },
   },
   {
@@ -111,8 +131,10 @@ const PROBES: ProbeRow[] = [
     label: "installer",
     start: "installer",
     socket: "bridge",
+    key: "service",
+    keys: ALL_KEYS,
     expected: {
-      readOtherSecret: "allowed",
+      readOtherKey: "allowed",
       writeOwnState: "allowed",
       writeHome: "allowed",
       runServiceEntry: "refused",
@@ -125,8 +147,11 @@ const PROBES: ProbeRow[] = [
     start: "installer",
     options: { doctor: true },
     socket: "bridge",
+    key: "service",
+    // Doctor proves itself on the bridge (the MCP key) and on the control socket (the service's).
+    keys: ALL_KEYS,
     expected: {
-      readOtherSecret: "allowed",
+      readOtherKey: "allowed",
       writeOwnState: "refused",
       runServiceEntry: "allowed",
     },
@@ -142,8 +167,9 @@ Deno.test("under each set and its flags, a process reaches only its own instance
       const targets: ProbeTargets = {
         ownSocket: row.socket === "bridge" ? own.bridgeSocket : own.browserSocket,
         otherSocket: other.bridgeSocket,
-        ownSecret: own.secretFile,
-        otherSecret: other.secretFile,
+        ownKey: own.keys[row.key],
+        otherKey: other.keys[row.key],
+        keys: { ...own.keys },
         ownStateFile: `${own.stateDir}/probe`,
         homeFile: `${testEnv.home}/.bashrc`,
         tmpFile: `/tmp/ghostlight-probe-${crypto.randomUUID()}`,
@@ -170,8 +196,9 @@ Deno.test("under each set and its flags, a process reaches only its own instance
       const { entryAnswer, ...attempts } = results;
       assertEquals(attempts, {
         readShadow: "refused",
-        readOwnSecret: "allowed",
-        readOtherSecret: "refused",
+        readOwnKey: "allowed",
+        readOtherKey: "refused",
+        readKeys: row.keys,
         writeHome: "refused",
         writeTmp: "refused",
         envOther: "refused",
@@ -227,13 +254,13 @@ Deno.test("every path flag names only the instance's own folders, files and sock
       "--allow-run=chromium",
     );
     assertEquals(permissionFlags("mcp-connector", testEnv.plan), [
-      `--allow-read=${p.secretFile},${p.bridgeSocket}`,
+      `--allow-read=${p.keys.mcp},${p.keys.servicePublic},${p.bridgeSocket}`,
       `--allow-write=${p.bridgeSocket}`,
       `--allow-net=${sockets([p.bridgeSocket])}`,
       `--allow-run=${testEnv.plan.serviceEntry}`,
     ]);
     assertEquals(permissionFlags("browser-connector", testEnv.plan), [
-      `--allow-read=${p.secretFile},${p.browserSocket}`,
+      `--allow-read=${p.keys.browser},${p.keys.servicePublic},${p.browserSocket}`,
       `--allow-write=${p.browserSocket}`,
       `--allow-net=${sockets([p.browserSocket])}`,
     ]);

@@ -61,7 +61,12 @@ Deno.test("one service per instance, owner-only sockets, status, clean stop", as
       "the service to listen",
     );
     for (
-      const path of [paths.bridgeSocket, paths.browserSocket, paths.controlSocket, paths.secretFile]
+      const path of [
+        paths.bridgeSocket,
+        paths.browserSocket,
+        paths.controlSocket,
+        ...Object.values(paths.keys),
+      ]
     ) {
       assertEquals((await Deno.stat(path)).mode! & 0o777, 0o600, path);
     }

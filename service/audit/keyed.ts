@@ -14,6 +14,9 @@
  */
 
 import { createHash, createHmac } from "node:crypto";
+import { canonicalJson } from "../../shared/canonical_json.ts";
+
+export { canonicalJson };
 
 /** SHA-256's block size: an HMAC key is padded to it. */
 const BLOCK_BYTES = 64;
@@ -114,15 +117,4 @@ function keyPad(key: Uint8Array, pad: number): Uint8Array {
 /** HMAC-SHA-256 of `text` (UTF-8) under `key`. */
 function hmac(key: Uint8Array, text: string): Uint8Array {
   return new Uint8Array(createHmac("sha256", key).update(text, "utf8").digest());
-}
-
-/** JSON with object keys sorted at every depth, so equal values hash equally. */
-export function canonicalJson(value: unknown): string {
-  return JSON.stringify(
-    value,
-    (_key, item) =>
-      item !== null && typeof item === "object" && !Array.isArray(item)
-        ? Object.fromEntries(Object.keys(item).sort().map((key) => [key, item[key]]))
-        : item,
-  );
 }

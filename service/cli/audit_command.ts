@@ -23,7 +23,7 @@ import {
   rotatedNumbers,
   verifyAudit,
 } from "../audit/mod.ts";
-import { socketAlive } from "../endpoint/mod.ts";
+import { auditSecret, socketAlive } from "../endpoint/mod.ts";
 import { cannotRead, noMore, takeFlag, takeOption, UsageError } from "./args.ts";
 import { shown } from "./shown.ts";
 
@@ -46,11 +46,12 @@ async function instanceFiles(paths: InstancePaths): Promise<string[]> {
 }
 
 /**
- * The service's secret bytes, the ones the chain key is derived from, or null when the instance
- * has none (it never ran). The one place the command line reads them.
+ * The audit's secret, derived from the service's key as the service derives it, or null when the
+ * instance has no key (it never ran). The one place the command line reads it.
  */
 async function serviceSecret(paths: InstancePaths): Promise<Uint8Array | null> {
-  return await readRegularFile(paths.secretFile, { maxBytes: 4096 });
+  const key = await readRegularFile(paths.keys.service, { maxBytes: 4096 });
+  return key === null ? null : await auditSecret(key);
 }
 
 async function verify(paths: InstancePaths, args: string[]): Promise<number> {
@@ -72,7 +73,7 @@ async function verify(paths: InstancePaths, args: string[]): Promise<number> {
     console.error(
       files.length === 0
         ? `ghostlight: there is no audit at ${paths.auditFile} yet`
-        : `ghostlight: this instance has no secret (${paths.secretFile}), so its audit's keyed ` +
+        : `ghostlight: this instance has no service key (${paths.keys.service}), so its audit's keyed ` +
           "hashes cannot be checked",
     );
     return 1;
@@ -86,7 +87,7 @@ async function verify(paths: InstancePaths, args: string[]): Promise<number> {
   if (files.length === 0 && anchor === null) {
     console.log(
       `There is no audit at ${paths.auditFile} and no anchor, but this instance has run (its ` +
-        "secret exists): its audit was deleted, or it never wrote a record before anchoring " +
+        "key exists): its audit was deleted, or it never wrote a record before anchoring " +
         "began. 'ghostlight audit reset' starts a new audit, recorded.",
     );
     return 1;

@@ -18,8 +18,16 @@ export function runPaths(paths: InstancePaths, args: string[]): number {
     console.log(JSON.stringify(all));
     return 0;
   }
-  const width = Math.max(...Object.keys(all).map((key) => key.length));
-  for (const [key, value] of Object.entries(all)) {
+  // The key files one a line, as `keys.mcp` and so on.
+  const lines: [string, string | null][] = Object.entries(all).flatMap((
+    [key, value],
+  ): [string, string | null][] =>
+    value !== null && typeof value === "object"
+      ? Object.entries(value).map(([role, file]) => [`${key}.${role}`, file])
+      : [[key, value]]
+  );
+  const width = Math.max(...lines.map(([key]) => key.length));
+  for (const [key, value] of lines) {
     console.log(`${key.padEnd(width)}  ${value ?? "(default instance)"}`);
   }
   return 0;

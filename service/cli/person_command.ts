@@ -8,7 +8,7 @@
 import type { InstancePaths } from "../../shared/instance.ts";
 import type { PersonRequest } from "../../shared/person.ts";
 import { askPerson } from "../control/mod.ts";
-import { describeInstance } from "../endpoint/mod.ts";
+import { controlKey, describeInstance } from "../endpoint/mod.ts";
 import { shown } from "./shown.ts";
 import { noMore, UsageError } from "./args.ts";
 
@@ -44,10 +44,23 @@ export async function runPersonCommand(
     );
   }
   const op = OPS[command];
+  let key;
+  try {
+    key = await controlKey(paths.keys);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotCapable) throw error;
+    // Made at the service's first start: without it, no service has run here.
+    if (!(error instanceof Deno.errors.NotFound)) {
+      console.error(`ghostlight: cannot prove this request: ${(error as Error).message}`);
+      return 1;
+    }
+  }
   let answer;
   try {
+    if (key === undefined) throw new Deno.errors.NotFound("no service key");
     answer = await askPerson(
       paths.controlSocket,
+      key,
       workspace === undefined ? { op } : { op, workspace },
     );
   } catch (error) {

@@ -58,6 +58,12 @@ export async function runStatus(paths: InstancePaths, args: string[]): Promise<n
     if (connector.mismatch) console.log(`    principal mismatch: ${shown(connector.mismatch)}`);
   }
   console.log(`Workspaces: ${status.workspaces}`);
+  for (const replaced of status.replacedSockets ?? []) {
+    console.log(
+      `Warning: another process removed or replaced the ${replaced.socket} socket at ` +
+        `${replaced.at}; the service bound it again`,
+    );
+  }
   for (const tab of status.quarantined ?? []) {
     console.log(
       `  tab ${tab.tabId} quarantined since ${tab.since}: ${tab.unproven} cut-off command(s) ` +

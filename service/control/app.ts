@@ -1,6 +1,7 @@
 /**
  * The control API's routes, served by Hono on the owner-only control socket: the status, the
- * person's controls (hold, resume, stop, take over), and a probe of the attached browsers. It
+ * person's controls (hold, resume, stop, take over), and a probe of the attached browsers. Every
+ * POST must carry the control proof (decision 0250); reading needs none. It
  * never drives a page: the person's requests go to the service's controls, which decide, and the
  * probe's one command to each browser changes nothing there.
  *
@@ -10,6 +11,7 @@
 import { Hono } from "hono";
 import type { PersonAnswer } from "../../shared/person.ts";
 import { MAX_PROBE_ROUNDS, type Probe, ProbeQuery } from "./probe.ts";
+import { type ControlProofs, PROOF_HEADER } from "./proof.ts";
 import type { Status } from "./status.ts";
 
 /** What the control app serves. */
@@ -22,11 +24,28 @@ export interface ControlSources {
    * `rounds` times in a row, and times each answer.
    */
   probe?: (rounds: number) => Promise<Probe>;
+  /** Checks the proof every POST must carry. */
+  proofs: ControlProofs;
 }
 
 /** Builds the control app. */
 export function controlApp(sources: ControlSources): Hono {
   const app = new Hono();
+  app.use("*", async (c, next) => {
+    if (c.req.method === "GET" || c.req.method === "HEAD") return await next();
+    const url = new URL(c.req.url);
+    const why = await sources.proofs.check(
+      {
+        method: c.req.method,
+        path: url.pathname + url.search,
+        body: new Uint8Array(await c.req.raw.clone().arrayBuffer()),
+      },
+      c.req.header(PROOF_HEADER) ?? null,
+    );
+    // Shaped as a person's answer, so the person's commands read the refusal like any other.
+    if (why !== null) return c.json({ ok: false, message: why }, 401);
+    await next();
+  });
   app.get("/status", (c) => c.json(sources.status()));
   app.get("/person", async (c) => c.json(await sources.person({ op: "state" })));
   app.post("/person", async (c) => {

@@ -1,7 +1,30 @@
 import { assertEquals } from "../../tests/support/assert.ts";
 import { controlApp } from "./app.ts";
 import { Probe } from "./probe.ts";
+import { ControlProofs, PROOF_HEADER, proveRequest } from "./proof.ts";
 import { Status } from "./status.ts";
+
+const key = crypto.getRandomValues(new Uint8Array(32));
+const proofs = () => new ControlProofs(key);
+
+/** A POST as the person's command sends it: proved with the control key. */
+async function post(
+  app: { request: (path: string, init: RequestInit) => Response | Promise<Response> },
+  path: string,
+  body = "",
+  signWith = key,
+): Promise<Response> {
+  const proof = await proveRequest(signWith, {
+    method: "POST",
+    path,
+    body: new TextEncoder().encode(body),
+  });
+  return await app.request(path, {
+    method: "POST",
+    body: body === "" ? undefined : body,
+    headers: { [PROOF_HEADER]: proof },
+  });
+}
 
 const status: Status = {
   service: { version: "1", instance: "t", pid: 1, startedAt: "2026-01-01T00:00:00.000Z" },
@@ -14,6 +37,7 @@ Deno.test("GET /status answers the current status; any other route names the one
   const app = controlApp({
     status: () => status,
     person: () => Promise.resolve({ ok: false, message: "no" }),
+    proofs: proofs(),
   });
   const ok = await app.request("/status");
   assertEquals(Status.parse(await ok.json()), status);
@@ -32,11 +56,9 @@ Deno.test("POST /person hands the request on and answers 400 when it was refused
       asked.push(request);
       return Promise.resolve({ ok: false, message: "there is no workspace 9" });
     },
+    proofs: proofs(),
   });
-  const refused = await app.request("/person", {
-    method: "POST",
-    body: JSON.stringify({ op: "hold", workspace: 9 }),
-  });
+  const refused = await post(app, "/person", JSON.stringify({ op: "hold", workspace: 9 }));
   assertEquals(refused.status, 400);
   assertEquals(await refused.json(), { ok: false, message: "there is no workspace 9" });
   const state = await app.request("/person");
@@ -52,15 +74,71 @@ Deno.test("POST /probe answers what the probe found; without a probe there is no
     asked.push(rounds);
     return Promise.resolve(found);
   };
-  const app = controlApp({ status: () => status, person, probe });
-  const probed = await app.request("/probe", { method: "POST" });
+  const app = controlApp({ status: () => status, person, probe, proofs: proofs() });
+  const probed = await post(app, "/probe");
   assertEquals(Probe.parse(await probed.json()), found);
-  assertEquals((await app.request("/probe?rounds=20", { method: "POST" })).status, 200);
+  assertEquals((await post(app, "/probe?rounds=20")).status, 200);
   for (const rounds of ["0", "101", "1.5", "many"]) {
-    const refused = await app.request(`/probe?rounds=${rounds}`, { method: "POST" });
+    const refused = await post(app, `/probe?rounds=${rounds}`);
     assertEquals(refused.status, 400, `rounds=${rounds}`);
   }
   assertEquals(asked, [1, 20]);
-  const without = controlApp({ status: () => status, person });
-  assertEquals((await without.request("/probe", { method: "POST" })).status, 404);
+  const without = controlApp({ status: () => status, person, proofs: proofs() });
+  assertEquals((await post(without, "/probe")).status, 404);
+});
+
+Deno.test("a POST without the control key's proof is refused before anything is asked", async () => {
+  const asked: unknown[] = [];
+  const app = controlApp({
+    status: () => status,
+    person: (request) => {
+      asked.push(request);
+      return Promise.resolve({ ok: false, message: "asked" });
+    },
+    probe: () => {
+      asked.push("probe");
+      return Promise.resolve({ browsers: [] });
+    },
+    proofs: proofs(),
+  });
+  const body = JSON.stringify({ op: "resume" });
+  const unproven = await app.request("/person", { method: "POST", body });
+  assertEquals(unproven.status, 401);
+  assertEquals((await unproven.json()).ok, false);
+  // Another key (a connector's), a proof of another body, and a proof used twice.
+  const other = crypto.getRandomValues(new Uint8Array(32));
+  assertEquals((await post(app, "/person", body, other)).status, 401);
+  assertEquals((await post(app, "/probe", "", other)).status, 401);
+  const proof = await proveRequest(key, {
+    method: "POST",
+    path: "/person",
+    body: new TextEncoder().encode(JSON.stringify({ op: "hold" })),
+  });
+  const swapped = await app.request("/person", {
+    method: "POST",
+    body,
+    headers: { [PROOF_HEADER]: proof },
+  });
+  assertEquals(swapped.status, 401);
+  const once = await proveRequest(key, {
+    method: "POST",
+    path: "/person",
+    body: new TextEncoder().encode(body),
+  });
+  const first = await app.request("/person", {
+    method: "POST",
+    body,
+    headers: { [PROOF_HEADER]: once },
+  });
+  assertEquals(first.status, 400, "proved: the person's controls answered");
+  const again = await app.request("/person", {
+    method: "POST",
+    body,
+    headers: { [PROOF_HEADER]: once },
+  });
+  assertEquals(again.status, 401);
+  assertEquals((await again.json()).message, "the request's proof was used already");
+  assertEquals(asked, [{ op: "resume" }]);
+  // Reading needs no proof.
+  assertEquals((await app.request("/status")).status, 200);
 });

@@ -10,6 +10,7 @@
 
 import { PersonAnswer, type PersonRequest } from "../../shared/person.ts";
 import { Probe } from "./probe.ts";
+import { PROOF_HEADER, proveRequest } from "./proof.ts";
 import { Status } from "./status.ts";
 
 /** The largest control answer read; the status of a busy service is a few KiB. */
@@ -32,14 +33,24 @@ export interface ControlResponse {
  */
 export async function requestControl(
   controlSocket: string,
-  request: { method: "GET" | "POST"; path: string; body?: string; timeoutMs?: number },
+  request: {
+    method: "GET" | "POST";
+    path: string;
+    body?: string;
+    timeoutMs?: number;
+    /** The control key: the request then carries its proof (every POST needs one). */
+    key?: Uint8Array;
+  },
 ): Promise<ControlResponse> {
+  const body = request.body === undefined ? new Uint8Array() : encoder.encode(request.body);
+  const proof = request.key === undefined
+    ? ""
+    : `${PROOF_HEADER}: ${await proveRequest(request.key, { ...request, body })}\r\n`;
   const conn = await Deno.connect({ transport: "unix", path: controlSocket });
   const timer = setTimeout(() => conn.close(), request.timeoutMs ?? CONTROL_TIMEOUT_MS);
   try {
-    const body = request.body === undefined ? new Uint8Array() : encoder.encode(request.body);
     const head = `${request.method} ${request.path} HTTP/1.1\r\nHost: ghostlight\r\n` +
-      "Connection: close\r\n" +
+      "Connection: close\r\n" + proof +
       (request.body === undefined
         ? ""
         : `Content-Type: application/json\r\nContent-Length: ${body.length}\r\n`) +
@@ -133,26 +144,39 @@ const PROBE_TIMEOUT_MS = 15_000;
 
 /**
  * Asks a running service to probe each attached browser `rounds` times in a row (1 to
- * 100); resolves with their answers, each timed by the service.
+ * 100), proved with the control `key`; resolves with their answers, each timed by the service.
  */
-export async function fetchProbe(controlSocket: string, rounds = 1): Promise<Probe> {
+export async function fetchProbe(
+  controlSocket: string,
+  key: Uint8Array,
+  rounds = 1,
+): Promise<Probe> {
   const response = await requestControl(controlSocket, {
     method: "POST",
     path: `/probe?rounds=${rounds}`,
     timeoutMs: PROBE_TIMEOUT_MS,
+    key,
   });
   if (response.status !== 200) {
-    throw new Error(`the service answered ${response.status} for a probe`);
+    let said: PersonAnswer | undefined;
+    try {
+      said = PersonAnswer.safeParse(JSON.parse(response.body)).data;
+    } catch {
+      // Not JSON: the status says enough.
+    }
+    const why = said && !said.ok ? `: ${said.message}` : "";
+    throw new Error(`the service answered ${response.status} for a probe${why}`);
   }
   return Probe.parse(JSON.parse(response.body));
 }
 
 /**
- * Asks a running service to carry out one of the person's requests; a refusal (400) carries its
- * answer too.
+ * Asks a running service to carry out one of the person's requests, proved with the control
+ * `key`; a refusal (400) or an unproven request (401) carries its answer too.
  */
 export async function askPerson(
   controlSocket: string,
+  key: Uint8Array,
   person: PersonRequest,
 ): Promise<PersonAnswer> {
   const response = await requestControl(controlSocket, {
@@ -160,6 +184,7 @@ export async function askPerson(
     path: "/person",
     body: JSON.stringify(person),
     timeoutMs: 10_000,
+    key,
   });
   return PersonAnswer.parse(JSON.parse(response.body));
 }

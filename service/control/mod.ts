@@ -7,8 +7,9 @@
  */
 
 export { controlApp, type ControlSources } from "./app.ts";
-export { askPerson, fetchProbe, fetchStatus } from "./client.ts";
+export { askPerson, fetchProbe, fetchStatus, requestControl } from "./client.ts";
 export { median, Probe } from "./probe.ts";
+export { ControlProofs, MAX_REMEMBERED_PROOFS, PROOF_WINDOW_MS } from "./proof.ts";
 export {
   CONTROL_READ_MS,
   MAX_CONTROL_BODY,

@@ -135,6 +135,7 @@ function indexOfBlankLine(bytes: Uint8Array): number {
 const STATUS_TEXT: Record<number, string> = {
   200: "OK",
   400: "Bad Request",
+  401: "Unauthorized",
   404: "Not Found",
   413: "Content Too Large",
   431: "Request Header Fields Too Large",

@@ -56,5 +56,13 @@ export const Status = z.object({
   })).optional(),
   /** The person's side: pauses, stops, each workspace's state, the policy and the audit. */
   person: PersonState.optional(),
+  /**
+   * The service's sockets another process removed or replaced, newest last (at most 16): the
+   * service bound each again (decision 0250).
+   */
+  replacedSockets: z.array(z.object({
+    socket: z.enum(["bridge", "browser", "control"]),
+    at: z.string(),
+  })).max(16).optional(),
 });
 export type Status = z.infer<typeof Status>;

@@ -24,8 +24,22 @@ import {
 } from "../bridge/mod.ts";
 import { BrowserError, BrowserHub, type BrowserLink, decomposeTabId } from "../browser/mod.ts";
 import { Catalog } from "../catalog/mod.ts";
-import { controlApp, median, type Probe, serveControl, type Status } from "../control/mod.ts";
-import { bindSockets, ensureOwnedDir, ensureSecret } from "../endpoint/mod.ts";
+import {
+  controlApp,
+  ControlProofs,
+  median,
+  type Probe,
+  serveControl,
+  type Status,
+} from "../control/mod.ts";
+import {
+  bindSockets,
+  ensureKeys,
+  ensureOwnedDir,
+  type ServiceKeys,
+  SocketGuard,
+  type SocketName,
+} from "../endpoint/mod.ts";
 import {
   claimMismatch,
   MACHINE_POLICY_FILE,
@@ -88,8 +102,8 @@ interface ServiceState {
 interface StateSources {
   paths: InstancePaths;
   settings: ServiceSettings;
-  secret: Uint8Array;
-  /** The secret was there before this start: the instance has run before. */
+  keys: ServiceKeys;
+  /** The service's key (or an older install's shared secret) was there: the instance has run. */
   hadRun: boolean;
   machinePolicyFile: string;
 }
@@ -129,7 +143,7 @@ async function buildState(sources: StateSources): Promise<ServiceState> {
     file: paths.auditFile,
     maxBytes: settings.auditMaxBytes,
     keepFiles: settings.auditKeepFiles,
-    key: ChainKey.derive(sources.secret),
+    key: ChainKey.derive(sources.keys.audit),
     hadRun: sources.hadRun,
   });
   const person = new PersonControls({
@@ -154,7 +168,7 @@ async function buildState(sources: StateSources): Promise<ServiceState> {
     workIds: new WorkIds(),
     activity: activity.works,
     settlementMs: settings.settlementMs,
-    governance: { policy, person, audit, auditKey: AuditKey.derive(sources.secret) },
+    governance: { policy, person, audit, auditKey: AuditKey.derive(sources.keys.audit) },
     // Recordings of a released workspace go with it.
     recordings: new Recordings((workspace) => workspaces.get(workspace.id) !== workspace),
   };
@@ -206,7 +220,11 @@ function principalMismatch(
 }
 
 /** What `ghostlight status` shows of a running service. */
-function statusOf(state: ServiceState, identity: Status["service"]): Status {
+function statusOf(
+  state: ServiceState,
+  identity: Status["service"],
+  replacedSockets: Status["replacedSockets"],
+): Status {
   const sessions = [...state.activity.sessions];
   return {
     service: identity,
@@ -231,14 +249,17 @@ function statusOf(state: ServiceState, identity: Status["service"]): Status {
     quarantined: quarantinedTabs(state.shared.scheduler),
     plans: state.workspaces.plans(),
     person: personState(state.desk),
+    ...(replacedSockets?.length ? { replacedSockets } : {}),
   };
 }
 
 /** What an accept loop needs to prove a peer and serve it. */
 interface Acceptor {
   state: ServiceState;
-  secret: Uint8Array;
+  keys: ServiceKeys;
   identity: { version: string; instance: string | null; pid: number };
+  /** Each socket's bound on connections, kept across the socket being bound again. */
+  gates: { bridge: ConnectionGate; browser: ConnectionGate };
   /** Frames in progress on every connection of this service, together. */
   budget: FrameBudget;
   /** True once the service is stopping: late peers are turned away. */
@@ -250,7 +271,8 @@ const REFUSALS: Record<HandshakeRefusal, string> = {
   wrong_bridge: "speaks another bridge version",
   wrong_role: "came to the wrong socket",
   no_proof: "did not answer the challenge",
-  wrong_proof: "could not prove it holds the instance secret",
+  wrong_proof: "could not prove it holds its role's key",
+  socket_replaced: "came through a socket that was replaced since (perhaps relayed)",
 };
 
 /**
@@ -288,18 +310,23 @@ function refusedPeer(socket: string): (why: HandshakeRefusal) => void {
 }
 
 /** Admits MCP connectors after the proof and serves each one's bridge session. */
-async function acceptConnectors(listener: Deno.UnixListener, acceptor: Acceptor): Promise<void> {
+async function acceptConnectors(
+  listener: Deno.UnixListener,
+  acceptor: Acceptor,
+  socketIntact: () => Promise<boolean>,
+): Promise<void> {
   const { state } = acceptor;
-  const gate = new ConnectionGate("bridge", MAX_BRIDGE_CONNECTIONS);
-  await acceptWithin(listener, gate, async (conn) => {
+  await acceptWithin(listener, acceptor.gates.bridge, async (conn) => {
     const admitted = await state.activity.admitting(async () => {
       const opened = await acceptAndProve(conn, {
         expectedRole: "mcp",
-        secret: acceptor.secret,
+        signer: acceptor.keys.signer,
+        roleKey: acceptor.keys.roles.mcp,
         service: acceptor.identity,
         maxFrame: BRIDGE_MAX_FRAME,
         budget: acceptor.budget,
         onRefused: refusedPeer("bridge"),
+        socketIntact,
       });
       if (!opened || acceptor.stopping()) return null;
       const client = opened.hello.client;
@@ -326,18 +353,23 @@ async function acceptConnectors(listener: Deno.UnixListener, acceptor: Acceptor)
 }
 
 /** Admits browser connectors after the proof and serves each one's link. */
-async function acceptBrowsers(listener: Deno.UnixListener, acceptor: Acceptor): Promise<void> {
+async function acceptBrowsers(
+  listener: Deno.UnixListener,
+  acceptor: Acceptor,
+  socketIntact: () => Promise<boolean>,
+): Promise<void> {
   const { state } = acceptor;
-  const gate = new ConnectionGate("browser", MAX_BROWSER_CONNECTIONS);
-  await acceptWithin(listener, gate, async (conn) => {
+  await acceptWithin(listener, acceptor.gates.browser, async (conn) => {
     const opened = await state.activity.admitting(() =>
       acceptAndProve(conn, {
         expectedRole: "browser",
-        secret: acceptor.secret,
+        signer: acceptor.keys.signer,
+        roleKey: acceptor.keys.roles.browser,
         service: acceptor.identity,
         maxFrame: FROM_EXTENSION_MAX_FRAME,
         budget: acceptor.budget,
         onRefused: refusedPeer("browser"),
+        socketIntact,
       })
     );
     if (!opened || acceptor.stopping()) return;
@@ -354,24 +386,30 @@ export async function startDaemon(paths: InstancePaths, options: DaemonOptions):
   const { settings } = options;
   await ensureOwnedDir(paths.stateDir);
   configureLog({ file: paths.logFile, stderr: options.logToStderr });
-  const hadRun = await Deno.lstat(paths.secretFile).then(() => true, () => false);
-  const secret = await ensureSecret(paths.secretFile);
+  const exists = (path: string) => Deno.lstat(path).then(() => true, () => false);
+  const hadRun = await exists(paths.keys.service) || await exists(paths.legacySecretFile);
+  const keys = await ensureKeys(paths, {
+    onRemovedLegacy: () =>
+      log("info", "removed the shared secret of an older install: each role has its own key now"),
+  });
   const listeners = await bindSockets(paths);
+  const guard = await SocketGuard.of(paths);
   const state = await buildState({
     paths,
     settings,
-    secret,
+    keys,
     hadRun,
     machinePolicyFile: options.machinePolicyFile ?? MACHINE_POLICY_FILE,
   });
   const identity = { version: VERSION, instance: paths.instance, pid: Deno.pid };
   const startedAt = new Date().toISOString();
+  const replacedSockets: { socket: SocketName; at: string }[] = [];
   const app = controlApp({
-    status: () => statusOf(state, { ...identity, startedAt }),
+    status: () => statusOf(state, { ...identity, startedAt }, replacedSockets),
     person: (request) => answerPerson(state.desk, request),
     probe: (rounds) => probeBrowsers(state.browsers, rounds),
+    proofs: new ControlProofs(keys.control),
   });
-  const control = serveControl(listeners.control, (request) => app.fetch(request));
 
   let resolveFinished: () => void;
   const finished = new Promise<void>((resolve) => resolveFinished = resolve);
@@ -380,11 +418,11 @@ export async function startDaemon(paths: InstancePaths, options: DaemonOptions):
     if (stopping) return await finished;
     stopping = true;
     clearInterval(idleTimer);
+    clearInterval(guardTimer);
     state.desk.policy.close();
     state.holds.close();
-    listeners.bridge.close();
-    listeners.browser.close();
-    await control.shutdown().catch(() => {});
+    // Each release closes its listener before anything is awaited.
+    await Promise.all(Object.values(releases).map((release) => release().catch(() => {})));
     for (const path of [paths.bridgeSocket, paths.browserSocket, paths.controlSocket]) {
       await Deno.remove(path).catch(() => {});
     }
@@ -403,15 +441,97 @@ export async function startDaemon(paths: InstancePaths, options: DaemonOptions):
 
   const acceptor: Acceptor = {
     state,
-    secret,
+    keys,
     identity,
+    gates: {
+      bridge: new ConnectionGate("bridge", MAX_BRIDGE_CONNECTIONS),
+      browser: new ConnectionGate("browser", MAX_BROWSER_CONNECTIONS),
+    },
     budget: new FrameBudget(MAX_PARTIAL_FRAME_BYTES),
     stopping: () => stopping,
   };
-  acceptConnectors(listeners.bridge, acceptor).catch(() => {});
-  acceptBrowsers(listeners.browser, acceptor).catch(() => {});
+  /** Each socket's release: closes its listener and resolves once its accept loop has ended. */
+  const releases = {} as Record<SocketName, () => Promise<void>>;
+  const acceptLoop = (name: SocketName, listener: Deno.UnixListener, loop: Promise<void>) => {
+    releases[name] = async () => {
+      try {
+        listener.close();
+      } catch {
+        // Closed already.
+      }
+      await loop.catch(() => {});
+    };
+  };
+  const serve: Record<SocketName, (listener: Deno.UnixListener) => void> = {
+    bridge: (listener) =>
+      acceptLoop(
+        "bridge",
+        listener,
+        acceptConnectors(listener, acceptor, guard.intact("bridge")),
+      ),
+    browser: (listener) =>
+      acceptLoop("browser", listener, acceptBrowsers(listener, acceptor, guard.intact("browser"))),
+    control: (listener) => {
+      const server = serveControl(listener, (request) => app.fetch(request));
+      releases.control = () => server.shutdown();
+    },
+  };
+  serve.bridge(listeners.bridge);
+  serve.browser(listeners.browser);
+  serve.control(listeners.control);
+  let guarding = false;
+  const guardTimer = setInterval(() => {
+    // One check at a time: a rebind under way is not taken for another replacement.
+    if (guarding) return;
+    guarding = true;
+    guardSockets(guard, { serve, releases, stopping: () => stopping, replaced: replacedSockets })
+      .catch(() => {}).finally(() => guarding = false);
+  }, SOCKET_CHECK_MS);
   log("info", `service ${VERSION} listening in ${paths.runtimeDir} (pid ${Deno.pid})`);
   return { finished, stop, browsers: state.browsers };
+}
+
+/** How often the service checks that its socket paths still name the sockets it bound. */
+const SOCKET_CHECK_MS = 1_000;
+/** Replaced sockets the status shows, newest last. */
+const MAX_REPLACED_SHOWN = 16;
+
+/**
+ * Binds again each socket whose path no longer names the service's own (decision 0250): logs it,
+ * closes the old listener, serves the new one, and keeps the last few in `replaced` for the
+ * status. A bind that fails (the path taken again at once) is tried on the next check.
+ */
+async function guardSockets(
+  guard: SocketGuard,
+  options: {
+    serve: Record<SocketName, (listener: Deno.UnixListener) => void>;
+    releases: Record<SocketName, () => Promise<void>>;
+    stopping: () => boolean;
+    replaced: { socket: SocketName; at: string }[];
+  },
+): Promise<void> {
+  for (const name of await guard.replaced()) {
+    if (options.stopping()) return;
+    log(
+      "warn",
+      `the ${name} socket was removed or replaced by another process; binding it again ` +
+        "(a squatter cannot prove itself to a connector without the service's key)",
+    );
+    options.replaced.push({ socket: name, at: new Date().toISOString() });
+    if (options.replaced.length > MAX_REPLACED_SHOWN) options.replaced.shift();
+    let fresh: Deno.UnixListener;
+    try {
+      fresh = await guard.rebind(name, options.releases[name]);
+    } catch (error) {
+      log("warn", `could not bind the ${name} socket again: ${(error as Error).message}`);
+      continue;
+    }
+    if (options.stopping()) {
+      fresh.close();
+      return;
+    }
+    options.serve[name](fresh);
+  }
 }
 
 /** How long the probe may wait on each browser, for all its rounds together. */

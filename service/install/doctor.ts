@@ -15,6 +15,7 @@ import { connectAndVerify } from "../../shared/handshake.ts";
 import type { InstancePaths } from "../../shared/instance.ts";
 import { VERSION } from "../../shared/version.ts";
 import { fetchProbe, fetchStatus, type Status } from "../control/mod.ts";
+import { controlKey } from "../endpoint/mod.ts";
 import { autostartPlan } from "./autostart.ts";
 import { BROWSERS, NativeHostManifest } from "./browsers.ts";
 import { readClientConfig } from "./client_config.ts";
@@ -224,17 +225,19 @@ async function checkInstanceDirs(context: Context): Promise<Finding[]> {
       );
     } else findings.push(ok("instance", `${what} folder ${dir} (700, yours)`));
   }
-  try {
-    const mode = ((await Deno.stat(paths.secretFile)).mode ?? 0o600) & 0o777;
-    findings.push(
-      mode === 0o600 ? ok("instance", `secret ${paths.secretFile} (600)`) : problem(
-        "instance",
-        `${paths.secretFile} has mode ${mode.toString(8)}, not 600`,
-        `chmod 600 ${paths.secretFile}`,
-      ),
-    );
-  } catch {
-    // Made at the service's first start, like the state folder.
+  for (const [role, file] of Object.entries(paths.keys)) {
+    try {
+      const mode = ((await Deno.stat(file)).mode ?? 0o600) & 0o777;
+      findings.push(
+        mode === 0o600 ? ok("instance", `${role} key ${file} (600)`) : problem(
+          "instance",
+          `${file} has mode ${mode.toString(8)}, not 600`,
+          `chmod 600 ${file}`,
+        ),
+      );
+    } catch {
+      // Made at the service's first start, like the state folder.
+    }
   }
   return findings;
 }
@@ -628,7 +631,7 @@ async function bridgeRoundTrip(paths: InstancePaths): Promise<Finding> {
   try {
     const opened = await connectAndVerify({
       socket: paths.bridgeSocket,
-      secretFile: paths.secretFile,
+      keys: paths.keys,
       role: "mcp",
       client: { name: "ghostlight doctor", version: VERSION },
       maxFrame: BRIDGE_MAX_FRAME,
@@ -641,7 +644,7 @@ async function bridgeRoundTrip(paths: InstancePaths): Promise<Finding> {
       }
       return ok(
         "round trip",
-        `the service proved the instance secret and lists ${answer.data.tools.length} tools`,
+        `the service proved its key and lists ${answer.data.tools.length} tools`,
       );
     } finally {
       opened.conn.close();
@@ -661,7 +664,11 @@ const DOCTOR_PROBE_ROUNDS = 5;
 async function browserRoundTrip(paths: InstancePaths, status: Status | null): Promise<Finding[]> {
   if (status === null || status.browsers.length === 0) return [];
   try {
-    const probe = await fetchProbe(paths.controlSocket, DOCTOR_PROBE_ROUNDS);
+    const probe = await fetchProbe(
+      paths.controlSocket,
+      await controlKey(paths.keys),
+      DOCTOR_PROBE_ROUNDS,
+    );
     return probe.browsers.map((browser) =>
       browser.ms !== null
         ? ok(

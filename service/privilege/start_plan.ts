@@ -235,7 +235,8 @@ function installerFlags(plan: StartPlan, options: StartOptions): string[] {
 /**
  * The run-time flags that give `start` exactly this instance's folders, files and sockets, on
  * top of its permission set. The service reads and writes its four folders and reads the
- * extension bundle; a connector reads the secret and reaches its one socket (Deno asks for read
+ * extension bundle; a connector reads its own role's key and the service's public key (no other
+ * key: decision 0250) and reaches its one socket (Deno asks for read
  * and write access to a socket's path to connect to it); the MCP connector may run the service
  * entry and nothing else. The installer's are {@linkcode installerFlags}.
  */
@@ -262,14 +263,14 @@ export function permissionFlags(
     }
     case "mcp-connector":
       return [
-        flag("read", [p.secretFile, p.bridgeSocket]),
+        flag("read", [p.keys.mcp, p.keys.servicePublic, p.bridgeSocket]),
         flag("write", [p.bridgeSocket]),
         flag("net", [`unix:${p.bridgeSocket}`]),
         flag("run", [requireServiceEntry(plan)]),
       ];
     case "browser-connector":
       return [
-        flag("read", [p.secretFile, p.browserSocket]),
+        flag("read", [p.keys.browser, p.keys.servicePublic, p.browserSocket]),
         flag("write", [p.browserSocket]),
         flag("net", [`unix:${p.browserSocket}`]),
       ];

@@ -116,7 +116,7 @@ async function browserHop(client: Deno.HttpClient): Promise<number> {
 async function rawBridge(paths: InstancePaths) {
   const opened = await connectAndVerify({
     socket: paths.bridgeSocket,
-    secretFile: paths.secretFile,
+    keys: paths.keys,
     role: "mcp",
     client: { name: "ghostlight-bench-raw", version: "1.0.0" },
     maxFrame: BRIDGE_MAX_FRAME,

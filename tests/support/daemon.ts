@@ -32,7 +32,7 @@ export async function startInstance(prefix: string) {
     async connect(role: "mcp" | "browser") {
       const opened = await connectAndVerify({
         socket: role === "mcp" ? paths.bridgeSocket : paths.browserSocket,
-        secretFile: paths.secretFile,
+        keys: paths.keys,
         role,
         client: { name: "test", version: "1" },
         maxFrame: role === "mcp" ? BRIDGE_MAX_FRAME : TO_EXTENSION_MAX_FRAME,

@@ -14,8 +14,12 @@ export interface ProbeTargets {
   ownSocket: string;
   /** A socket of another instance of the same user that something listens on. */
   otherSocket: string;
-  ownSecret: string;
-  otherSecret: string;
+  /** The key its role proves itself with (the service's own secret for the service). */
+  ownKey: string;
+  /** The same key of another instance. */
+  otherKey: string;
+  /** Every key file of its own instance, by role. */
+  keys: Record<string, string>;
   /** A file inside its instance's state folder. */
   ownStateFile: string;
   /** A file in the user's home folder. */
@@ -46,8 +50,16 @@ const targets: ProbeTargets = JSON.parse(Deno.args[0]);
 let entryAnswer = "not run";
 const results = {
   readShadow: await attempt(() => Deno.readFile("/etc/shadow")),
-  readOwnSecret: await attempt(() => Deno.readFile(targets.ownSecret)),
-  readOtherSecret: await attempt(() => Deno.readFile(targets.otherSecret)),
+  readOwnKey: await attempt(() => Deno.readFile(targets.ownKey)),
+  readOtherKey: await attempt(() => Deno.readFile(targets.otherKey)),
+  readKeys: Object.fromEntries(
+    await Promise.all(
+      Object.entries(targets.keys).map(async ([role, file]) => [
+        role,
+        await attempt(() => Deno.readFile(file)),
+      ]),
+    ),
+  ),
   writeOwnState: await attempt(() => Deno.writeTextFile(targets.ownStateFile, "x")),
   writeHome: await attempt(() => Deno.writeTextFile(targets.homeFile, "x", { append: true })),
   writeTmp: await attempt(() => Deno.writeTextFile(targets.tmpFile, "x")),
