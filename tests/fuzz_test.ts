@@ -479,6 +479,7 @@ Deno.test("fuzz: any audit entry seals into a record that verifies, and is shown
       "decision" | "outcome" | "audit"
     >,
     result: text(80),
+    principal: fc.option(text(200)),
     client: text(600),
     workspace: fc.option(text(80)),
     work: fc.option(text(80)),
@@ -497,7 +498,7 @@ Deno.test("fuzz: any audit entry seals into a record that verifies, and is shown
         const record = seal(one, after, new Date(0), key);
         lines.push(JSON.stringify(record, FIELDS));
         after = record;
-        const line = shown(`${record.client} ${record.host} ${record.rule}`);
+        const line = shown(`${record.principal} ${record.client} ${record.host} ${record.rule}`);
         // deno-lint-ignore no-control-regex
         assert(!/[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202e]/.test(line), line);
       }

@@ -294,3 +294,78 @@ Deno.test("a malformed principal stops the connector at start, with the reason",
     await testEnv.dispose();
   }
 });
+
+Deno.test("the audit names each call's principal, and simulate replays records by it", async () => {
+  const s = await startSession({ policy: `{ "default": "allow" }` });
+  // Two connectors started for different principals; their clients give the same name, with an
+  // escape sequence in it.
+  const claimed = "same\u001b[2Jclient";
+  const reader = await s.connectClient(claimed, {}, ["--principal", "reader"]);
+  const writer = await s.connectClient(claimed, {}, ["--principal", "writer"]);
+  try {
+    const url = s.fixtures.url("/article.html");
+    for (const client of [reader, writer]) assert(!(await runScript(client, url)).isError);
+    const paths = resolveInstancePaths(s.testEnv.instance, (key) => s.testEnv.env[key]);
+    const records = (await Deno.readTextFile(paths.auditFile)).trimEnd().split("\n")
+      .map((line) => JSON.parse(line) as { kind: string; principal?: string; client: string });
+    const calls = records.filter((record) => record.kind !== "audit");
+    const ofClaimed = calls.filter((record) => record.client === claimed);
+    assert(ofClaimed.length >= 12, `each call of both: ${ofClaimed.length}`);
+    assertEquals([...new Set(ofClaimed.map((record) => record.principal))].sort(), [
+      "reader",
+      "writer",
+    ]);
+    // Every record of a call names its principal (the session's own client too).
+    assertEquals(calls.filter((record) => typeof record.principal !== "string"), []);
+    const verified = await ghostlight(s.testEnv, ["audit", "verify"]);
+    assertEquals(verified.code, 0, verified.stdout + verified.stderr);
+
+    // audit tail shows who, principal first, the client's name escaped.
+    const tail = await ghostlight(s.testEnv, ["audit", "tail", "-n", "200"]);
+    assertEquals(tail.code, 0, tail.stderr);
+    assert(!tail.stdout.includes("\u001b"), "no raw escape reaches the terminal");
+    assertMatch(tail.stdout, /: reader \(client same\\u\{001b\}\[2Jclient\) navigate/);
+    assertMatch(tail.stdout, /: writer \(client same\\u\{001b\}\[2Jclient\) navigate/);
+
+    // A policy that grants only reader: replayed by principal, the writer's calls are the ones
+    // refused, though both clients gave the same name.
+    const policy = `${s.testEnv.home}/reader-only.jsonc`;
+    await Deno.writeTextFile(
+      policy,
+      `{ "default": "deny", "grants": [{ "principals": ["reader"], "hosts": ["*"], ` +
+        `"allow": ["read", "action", "write", "execute"] }] }`,
+    );
+    const simulate = (audit: string) =>
+      ghostlight(s.testEnv, ["policy", "simulate", policy, "--replay", audit]);
+    const replayed = await simulate(paths.auditFile);
+    assertEquals(replayed.code, 0, replayed.stderr);
+    assertMatch(
+      replayed.stdout,
+      /Z writer \(its client says: same\\u\{001b\}\[2Jclient\) navigate on 127\.0\.0\.1 would be denied/,
+    );
+    assert(!/Z reader \(its client says/.test(replayed.stdout), replayed.stdout);
+    assert(!/before records named their principal/.test(replayed.stdout));
+
+    // A record written before records named their principal is replayed by its client's name,
+    // and the output says so.
+    const older = `${s.testEnv.home}/older-audit.jsonl`;
+    await Deno.writeTextFile(
+      older,
+      (await Deno.readTextFile(paths.auditFile)).replaceAll(/"principal":"[a-z-]+",/g, ""),
+    );
+    const approximated = await simulate(older);
+    assertEquals(approximated.code, 0, approximated.stderr);
+    assertMatch(
+      approximated.stdout,
+      /Z same\\u\{001b\}\[2Jclient \(no principal recorded; replayed as same-2jclient\) navigate/,
+    );
+    assertMatch(
+      approximated.stdout,
+      /\d+ decision\(s\) were recorded before records named their principal: each was replayed as/,
+    );
+  } finally {
+    await reader.close();
+    await writer.close();
+    await s.close();
+  }
+});

@@ -52,6 +52,7 @@ export function auditEvent(result: "gap" | "reset", rule: string): AuditEntry {
   return {
     kind: "audit",
     result,
+    principal: null,
     client: "ghostlight",
     workspace: null,
     work: null,

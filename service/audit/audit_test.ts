@@ -12,7 +12,7 @@ import {
   verifyAudit,
 } from "./mod.ts";
 import { canonicalJson, ChainKey, encodeHex } from "./keyed.ts";
-import { legacyHashOf, seal } from "./record.ts";
+import { hashOf, legacyHashOf, seal } from "./record.ts";
 
 const KEY = ChainKey.derive(new Uint8Array(32).fill(3));
 
@@ -20,6 +20,7 @@ function entry(n: number, overrides: Partial<AuditEntry> = {}): AuditEntry {
   return {
     kind: n % 2 === 0 ? "decision" : "outcome",
     result: n % 2 === 0 ? "allowed" : "success",
+    principal: "test-principal",
     client: "ghostlight-test",
     workspace: "ws-0123456789abcdef",
     work: `w${n}`,
@@ -368,7 +369,14 @@ Deno.test("every field is bounded before sealing: a 370-character host and a hug
   const audit = await t.open();
   const host = `${"a".repeat(63)}.`.repeat(6).slice(0, 370);
   const hosts = Array.from({ length: 64 }, (_, i) => `${"h".repeat(60)}${i}.example`);
-  await audit.append(entry(0, { host, rule: `only ${hosts.join(", ")}`, client: "c".repeat(900) }));
+  await audit.append(
+    entry(0, {
+      host,
+      rule: `only ${hosts.join(", ")}`,
+      client: "c".repeat(900),
+      principal: "p".repeat(300),
+    }),
+  );
   await audit.append(
     entry(1, { capabilities: ["read", "action", "write", "execute", "x".repeat(40)] }),
   );
@@ -378,6 +386,7 @@ Deno.test("every field is bounded before sealing: a 370-character host and a hug
   assert(verified.ok, JSON.stringify(verified));
   const records = (await linesOf(t.file)).map((line) => JSON.parse(line));
   assertEquals(records[0].host.length, 300);
+  assertEquals(records[0].principal.length, 64);
   assert(records[0].host.endsWith("…"));
   assertEquals(records[1].capabilities.length, 4);
   assert(!/[\ud800-\udbff]…/.test(records[2].client), "no lone surrogate at the cut");
@@ -385,6 +394,44 @@ Deno.test("every field is bounded before sealing: a 370-character host and a hug
   const reopened = await t.open();
   assert(reopened.state().ok, reopened.state().error);
   await reopened.append(entry(3));
+});
+
+Deno.test("a record names its principal; one written before the field existed still verifies", async () => {
+  await using t = await tempAudit();
+  // Two keyed records as the service wrote them before records named their principal.
+  let prev: string | null = null;
+  const before: string[] = [];
+  for (let n = 0; n < 2; n++) {
+    const { hash: _, principal: __, ...rest } = seal(
+      entry(n),
+      { seq: n, hash: prev },
+      new Date(),
+      KEY,
+    );
+    const record = { ...rest, hash: hashOf(rest, KEY) };
+    before.push(JSON.stringify(record, FIELDS));
+    prev = record.hash;
+  }
+  assert(!before[0].includes("principal"));
+  await Deno.writeTextFile(t.file, before.join("\n") + "\n");
+  const audit = await t.open();
+  assert(audit.state().ok, audit.state().error);
+  const written = await audit.append(entry(2, { principal: "reader" }));
+  assertEquals(written.principal, "reader");
+  // (Opened without an anchor, the audit first records that gap: a record about itself.)
+  const lines = await linesOf(t.file);
+  assertEquals(lines.length, 4);
+  assertMatch(lines[2], /"result":"gap","principal":null,"client":"ghostlight"/);
+  assertMatch(lines[3], /"result":"allowed","principal":"reader","client":"ghostlight-test"/);
+  const verified = t.verifyText(lines.join("\n") + "\n");
+  assert(verified.ok, JSON.stringify(verified));
+  assertEquals([verified.records, verified.legacy], [4, 0]);
+  // The principal is under the hash like every other field.
+  failsAt(
+    t.verifyText([...lines.slice(0, 3), lines[3].replace('"reader"', '"writer"')].join("\n")),
+    4,
+    /keyed hash does not match/,
+  );
 });
 
 Deno.test("the audit is never written through a link, nor into a FIFO", async () => {

@@ -25,6 +25,7 @@ export const RecordKind = z.enum(["decision", "outcome", "audit"]);
 /** The longest each text field may be, in UTF-16 code units. */
 export const LIMITS = {
   result: 40,
+  principal: 64,
   client: 200,
   workspace: 40,
   work: 40,
@@ -50,7 +51,13 @@ export const AuditRecord = z.object({
    * `not_dispatched`, `outcome_unknown`, `cancelled`, ...).
    */
   result: z.string().max(LIMITS.result),
-  /** The MCP client's name. */
+  /**
+   * The principal the call came from, fixed when its connector was started: what grants bind
+   * (decision 0303). Null in a record about the audit itself; absent from records written before
+   * the field existed, which name only their client.
+   */
+  principal: z.string().max(LIMITS.principal).nullable().optional(),
+  /** The MCP client's name, as it gave it: presentation only, never authority. */
   client: z.string().max(LIMITS.client),
   /** A keyed tag of the workspace (never its id), or null. */
   workspace: z.string().max(LIMITS.workspace).nullable(),
@@ -75,8 +82,13 @@ export type AuditRecord = z.infer<typeof AuditRecord>;
 export const FIELDS = Object.keys(AuditRecord.shape) as (keyof AuditRecord)[];
 const FIELDS_BUT_HASH = FIELDS.filter((field) => field !== "hash");
 
-/** A record before it is chained: everything but its sequence, chain and hash. */
-export type AuditEntry = Omit<AuditRecord, "seq" | "time" | "prev" | "hash">;
+/**
+ * A record before it is chained: everything but its sequence, chain and hash. Every record the
+ * service writes names its principal (null only for a record about the audit itself).
+ */
+export type AuditEntry = Omit<AuditRecord, "seq" | "time" | "prev" | "hash" | "principal"> & {
+  principal: string | null;
+};
 
 /** A record's line, without its newline, fields in their fixed order. */
 export function serialize(record: AuditRecord): string {
@@ -123,6 +135,7 @@ export function bounded(entry: AuditEntry): AuditEntry {
   return {
     kind: entry.kind,
     result: clip(entry.result, LIMITS.result),
+    principal: clipOrNull(entry.principal, LIMITS.principal),
     client: clip(entry.client, LIMITS.client),
     workspace: clipOrNull(entry.workspace, LIMITS.workspace),
     work: clipOrNull(entry.work, LIMITS.work),

@@ -281,6 +281,7 @@ function auditBaseOf(session: Session, work: GatedWork): AuditBase {
   const { catalog, governance: { auditKey } } = session.deps;
   const { tool, arguments: args, context } = work.message;
   work.auditBase = {
+    principal: session.info.principal,
     client: context.client_name,
     workspace: work.workspace ? auditKey.workspace(work.workspace.id) : null,
     work: work.id,

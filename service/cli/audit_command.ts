@@ -219,8 +219,14 @@ function describe(record: AuditRecord): string {
   const call = record.action === null ? record.tool : `${record.tool} ${record.action}`;
   const needs = record.capabilities.length > 0 ? ` [${record.capabilities.join(", ")}]` : "";
   const rule = record.rule === null ? "" : ` — ${record.rule}`;
+  // Who: the principal its connector was started as, then what its client called itself.
+  const who = typeof record.principal === "string"
+    ? `${record.principal} (client ${record.client})`
+    : record.principal === null
+    ? record.client
+    : `${record.client} (no principal recorded)`;
   return shown(
-    `${record.time} #${record.seq} ${record.kind} ${record.result}: ${record.client} ` +
+    `${record.time} #${record.seq} ${record.kind} ${record.result}: ${who} ` +
       `${call}${needs} on ${record.host ?? "no site"}${rule}`,
   );
 }

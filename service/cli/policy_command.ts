@@ -136,6 +136,7 @@ async function simulate(args: string[]): Promise<number> {
   }
   let decisions = 0;
   let refused = 0;
+  let unnamed = 0;
   for (const [index, line] of lines.entries()) {
     if (line === "") continue;
     const record = parseRecord(line);
@@ -144,9 +145,12 @@ async function simulate(args: string[]): Promise<number> {
     decisions++;
     // A landing check decided whether the page the call led to may be read.
     const landing = record.rule?.startsWith("after the call") ?? false;
-    // The audit names the client as it called itself, not its principal: replayed as one.
+    // A record names the principal its call came from; one written before records did names
+    // only its client, which is replayed as the principal of that name (decision 0303).
+    const principal = record.principal ?? nameAsPrincipal(record.client);
+    if (typeof record.principal !== "string") unnamed++;
     const decision = decide(rules, {
-      principal: nameAsPrincipal(record.client),
+      principal,
       host: record.host,
       capabilities: landing ? ["read"] : record.capabilities as never[],
       restrictions: [],
@@ -154,13 +158,23 @@ async function simulate(args: string[]): Promise<number> {
     if (decision.verdict !== "denied" && decision.verdict !== "sacred") continue;
     refused++;
     const call = record.action === null ? record.tool : `${record.tool} ${record.action}`;
+    const who = typeof record.principal === "string"
+      ? `${record.principal} (its client says: ${record.client})`
+      : `${record.client} (no principal recorded; replayed as ${principal})`;
     console.log(shown(
-      `${replay}:${index + 1}: ${record.time} ${record.client} ${call} on ` +
+      `${replay}:${index + 1}: ${record.time} ${who} ${call} on ` +
         `${record.host ?? "no site"} would be ${
           decision.verdict === "sacred" ? "refused (sacred)" : "denied"
         }` +
         ` (${decision.rule}); it was ${record.result}`,
     ));
+  }
+  if (unnamed > 0) {
+    console.log(
+      `${unnamed} decision(s) were recorded before records named their principal: each was ` +
+        "replayed as the principal its client's self-reported name would be, which may not be " +
+        "the principal it was started as.",
+    );
   }
   console.log(`${refused} of ${decisions} decision(s) would have been refused under ${file}.`);
   return 0;
