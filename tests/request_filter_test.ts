@@ -268,3 +268,18 @@ Deno.test("a tab the person takes back loses its filter: what they do there is t
     await env.close();
   }
 });
+
+Deno.test("a refused address is filtered in its IPv4-mapped IPv6 form too", async () => {
+  const env = await setUp(`{ "default": "allow", "sacred": ["127.0.0.2"] }`);
+  const { s, refused, tab } = env;
+  try {
+    // The policy decides [::ffff:127.0.0.2] as 127.0.0.2; the browser writes it [::ffff:7f00:2].
+    const mapped = refused.origin.replace("127.0.0.2", "[::ffff:127.0.0.2]");
+    const fetched = await run(s, tab, FETCH(mapped, "/mapped"));
+    assertEquals(refused.paths, [], "the sacred address received nothing");
+    assertMatch(fetched, /failed: Failed to fetch/);
+    assertMatch(fetched, /stopped 1 request from the tab while this call ran/);
+  } finally {
+    await env.close();
+  }
+});

@@ -69,7 +69,29 @@ export function compileNetworkRules(
     }
     if (compiled.length > max) throw tooMany(max);
   }
+  // The policy decides an IPv4-mapped IPv6 address as the IPv4 address it reaches, but the
+  // browser writes it in IPv6 form (`[::ffff:7f00:2]`), which no rule for `127.0.0.2` matches: a
+  // named IPv4 address decided otherwise than everything else gets its twin in that form.
+  for (const domain of ordered) {
+    const mapped = mappedForm(domain);
+    if (mapped === null) continue;
+    const itself = refused(domain);
+    if (itself === everywhere) continue;
+    compiled.push({
+      priority: 2 * labels(domain) + 1,
+      action: itself ? "block" : "allow",
+      host: mapped,
+      subdomains: false,
+    });
+    if (compiled.length > max) throw tooMany(max);
+  }
   return compiled;
+}
+
+/** An IPv4 address's IPv4-mapped IPv6 form as a URL's host shows it, or null for a name. */
+function mappedForm(domain: string): string | null {
+  if (!/^\d{1,3}(\.\d{1,3}){3}$/.test(domain)) return null;
+  return new URL(`http://[::ffff:${domain}]/`).hostname;
 }
 
 function tooMany(max: number): TooManyNetworkRules {

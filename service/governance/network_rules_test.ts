@@ -2,6 +2,7 @@ import { assert, assertEquals } from "../../tests/support/assert.ts";
 import type { NetworkRule } from "../../shared/browser_protocol.ts";
 import type { Capability } from "../catalog/mod.ts";
 import { type CallFacts, decide, Restriction, type Rules } from "./decide.ts";
+import { hostOfUrl } from "./hosts.ts";
 import { compileNetworkRules, TooManyNetworkRules } from "./network_rules.ts";
 import { ALL_OPEN, type PolicyLayer, readPolicyText } from "./policy_file.ts";
 import { BUILT_IN_SACRED } from "./sacred.ts";
@@ -48,6 +49,10 @@ const HOSTS = [
   "deep.sub.unrelated.test",
   "x.example.com",
   "a.x.example.com",
+  // As the IPv4 address it reaches, to the policy; in IPv6 form, to the browser.
+  "[::ffff:127.0.0.1]",
+  "[::ffff:127.0.0.2]",
+  "[::ffff:7f00:2]",
 ];
 
 const POLICIES: Record<string, PolicyLayer[]> = {
@@ -60,6 +65,7 @@ const POLICIES: Record<string, PolicyLayer[]> = {
     ],
     "sacred": ["bank.example"]
   }`)],
+  "sacred address under default allow": [layer(`{ "default": "allow", "sacred": ["127.0.0.2"] }`)],
   "default allow, with denies and an exact host reopened": [layer(`{
     "default": "allow",
     "grants": [
@@ -106,9 +112,13 @@ Deno.test("the compiled rules refuse exactly the hosts decide() refuses, for eve
     const rules: Rules = { layers, builtInSacred: BUILT_IN_SACRED };
     for (const call of CALLS) {
       const compiled = compileNetworkRules(rules, call, 400);
-      for (const host of HOSTS) {
-        const verdict = decide(rules, { ...call, host }).verdict;
+      for (const written of HOSTS) {
+        // The policy sees the host as enforcement normalises it; the browser matches the host
+        // as its URL parser writes it.
+        const url = `http://${written}/`;
+        const verdict = decide(rules, { ...call, host: hostOfUrl(url) }).verdict;
         const refused = verdict === "denied" || verdict === "sacred";
+        const host = new URL(url).hostname;
         assertEquals(
           browserSays(compiled, host),
           refused ? "block" : "allow",
@@ -140,6 +150,7 @@ Deno.test("an open policy compiles to the sacred sites only, and default deny to
   assertEquals(closed, [
     { priority: 1, action: "block", host: null, subdomains: true },
     { priority: 9, action: "allow", host: "127.0.0.1", subdomains: false },
+    { priority: 9, action: "allow", host: "[::ffff:7f00:1]", subdomains: false },
   ]);
 });
 

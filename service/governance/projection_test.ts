@@ -1,6 +1,6 @@
 import { assert, assertEquals, assertMatch } from "../../tests/support/assert.ts";
-import { CONTRACT } from "../catalog/mod.ts";
-import type { Rules } from "./decide.ts";
+import { actionsOf, CONTRACT } from "../catalog/mod.ts";
+import { decide, type Rules } from "./decide.ts";
 import { ALL_OPEN, type PolicyLayer, readPolicyText } from "./policy_file.ts";
 import { claimMismatch, nameAsPrincipal } from "./principals.ts";
 import { withheldTools } from "./projection.ts";
@@ -88,4 +88,42 @@ Deno.test("a client calling itself by another principal's name is flagged, in wo
     }, ["zed"]) ?? "",
     /another principal's name \(zed\), but it was started as unnamed/,
   );
+});
+
+Deno.test("a withheld tool is one the gate refuses on every site, for every policy and principal tried", () => {
+  const policies = [
+    `{ "default": "deny", "grants": [{ "principals": ["Reader"], "hosts": ["127.0.0.1"], "allow": ["read"] }] }`,
+    `{ "default": "allow", "grants": [{ "principals": ["reader"], "deny": ["execute", "write"] }, { "hosts": ["*.example.com"], "deny": ["action"] }] }`,
+    `{ "default": "deny", "grants": [{ "hosts": ["*"], "allow": ["read", "action"] }, { "principals": ["cursor"], "hosts": ["example.org"], "allow": ["execute"] }], "sacred": ["bank.example"] }`,
+    `{ "default": "allow", "grants": [{ "principals": ["*"], "hosts": ["*"], "deny": ["write"] }, { "principals": ["writer"], "hosts": ["docs.example.org"], "allow": ["write"] }] }`,
+  ];
+  const hosts = [
+    "127.0.0.1",
+    "example.org",
+    "docs.example.org",
+    "www.example.com",
+    "bank.example",
+    "unrelated.test",
+  ];
+  let withheldSeen = 0;
+  for (const text of policies) {
+    const rules = rulesOf(text);
+    for (const principal of ["reader", "writer", "cursor", "unnamed"]) {
+      for (const tool of withheldTools(rules, principal, [], ALL)) {
+        withheldSeen++;
+        for (const { action, needs } of actionsOf(tool)) {
+          for (const host of hosts) {
+            const verdict =
+              decide(rules, { principal, host, capabilities: needs, restrictions: [] })
+                .verdict;
+            assert(
+              verdict === "denied" || verdict === "sacred",
+              `${text}: ${tool} is withheld from ${principal}, but ${action} on ${host} is ${verdict}`,
+            );
+          }
+        }
+      }
+    }
+  }
+  assert(withheldSeen > 10, `the policies withhold tools: ${withheldSeen}`);
 });
