@@ -7,12 +7,39 @@
  * address is the IPv4 address it reaches, and `policy explain` names a host as enforcement does.
  */
 
+import { EXTENSION_FEATURES } from "../shared/extension_features.ts";
+import { resolveInstancePaths } from "../shared/instance.ts";
+import { VERSION } from "../shared/version.ts";
 import { assert, assertEquals, assertMatch } from "./support/assert.ts";
 import { plain } from "./support/fence.ts";
 import { makeTestEnv } from "./support/env.ts";
+import { buildOlderExtension } from "./support/older_extension.ts";
 import { ghostlight } from "./support/processes.ts";
 import { type E2ESession, startSession } from "./support/session.ts";
 import { pollUntil } from "./support/wait.ts";
+
+/**
+ * A session whose extension lacks the request filter (`network_rules`). With the filter, a
+ * refused frame never loads and a redirect to a refused host is stopped before it leaves
+ * (decision 0275, `tests/request_filter_test.ts`); without it, or for what loaded before it came,
+ * the decisions per frame and per listed tab are what keep the page from the agent.
+ */
+async function unfilteredSession(policy: string): Promise<E2ESession> {
+  const work = await Deno.makeTempDir({ prefix: "ghostlight-unfiltered-" });
+  return await startSession({
+    policy,
+    async beforeLaunch(testEnv) {
+      // Where `browser launch`, running as the service, may read it: the instance's cache.
+      const paths = resolveInstancePaths(testEnv.instance, (key) => testEnv.env[key]);
+      const dir = `${paths.cacheDir}/unfiltered-extension`;
+      await Deno.mkdir(paths.cacheDir, { recursive: true, mode: 0o700 });
+      const features = EXTENSION_FEATURES.filter((feature) => feature !== "network_rules");
+      await buildOlderExtension(dir, work, { version: VERSION, features });
+      await Deno.remove(work, { recursive: true });
+      return ["--extension", dir];
+    },
+  });
+}
 
 /** The framed page's own words: none may reach the agent. */
 const FRAMED_WORDS = /Vault|48,213|Account number|Sign in to the vault/;
@@ -41,7 +68,7 @@ async function openCheckout(s: E2ESession): Promise<number> {
 }
 
 Deno.test("a sacred frame inside an allowed page is withheld: no text, no refs, no input", async () => {
-  const s = await startSession({ policy: `{ "default": "allow", "sacred": ["localhost"] }` });
+  const s = await unfilteredSession(`{ "default": "allow", "sacred": ["localhost"] }`);
   try {
     const tabId = await openCheckout(s);
     const why =
@@ -138,12 +165,10 @@ Deno.test("a sacred frame inside an allowed page is withheld: no text, no refs, 
 });
 
 Deno.test("a frame on a host the policy denies is withheld for what the call needs there", async () => {
-  const s = await startSession({
-    policy: `{
-      "default": "allow",
-      "grants": [{ "hosts": ["localhost"], "deny": ["read", "action", "write", "execute"] }]
-    }`,
-  });
+  const s = await unfilteredSession(`{
+    "default": "allow",
+    "grants": [{ "hosts": ["localhost"], "deny": ["read", "action", "write", "execute"] }]
+  }`);
   try {
     const tabId = await openCheckout(s);
     const read = s.text(await s.ok("read_page", { tabId }));
@@ -184,7 +209,7 @@ Deno.test("a frame readable but not writable: its refs are read, writing by them
 });
 
 Deno.test("a tab on a sacred site is listed as withheld, without its title or address", async () => {
-  const s = await startSession({ policy: `{ "default": "allow", "sacred": ["localhost"] }` });
+  const s = await unfilteredSession(`{ "default": "allow", "sacred": ["localhost"] }`);
   try {
     const tabId = await s.firstTab();
     const sacred = s.fixtures.url("/framed_sign_in.html").replace("127.0.0.1", "localhost");
@@ -194,7 +219,7 @@ Deno.test("a tab on a sacred site is listed as withheld, without its title or ad
         url: s.fixtures.url(`/redirect?to=${encodeURIComponent(sacred)}`),
         tabId,
       }),
-      /the tab ended on localhost/,
+      /the tab ended on a site Ghostlight never touches \("sacred" in \S*policy\.jsonc names localhost\)[\s\S]*The tab is on:\n<page-content-[^\n]*\nlocalhost\n<\/page-content-/,
     );
     const listed = await s.ok("tabs_context_mcp", {});
     const text = s.text(listed);
@@ -244,7 +269,7 @@ Deno.test("policy explain names a host as enforcement does: case, trailing dot, 
     for (const name of ["BÜCHER.Example.", "xn--bcher-kva.example."]) {
       const out = await ghostlight(testEnv, ["policy", "explain", file, "--host", name]);
       assertEquals(out.code, 0, out.stderr);
-      assertMatch(out.stdout, /On xn--bcher-kva\.example \(as .* is matched\), for any client:/);
+      assertMatch(out.stdout, /On xn--bcher-kva\.example \(as .* is matched\), for any principal:/);
       assertMatch(out.stdout, /\n {2}read +sacred +xn--bcher-kva\.example is a sacred site/);
     }
     const shop = await ghostlight(testEnv, ["policy", "explain", file, "--host", "SHOP.example."]);

@@ -102,7 +102,7 @@ Deno.test("the example policy: reading on 127.0.0.1 works, a click and localhost
     assert(landed.isError, JSON.stringify(landed));
     assertMatch(
       allText(landed),
-      /ERR_BLOCKED_BY_CLIENT[\s\S]*stopped 1 request from the tab[^\n]*\n- localhost: the read capability there is refused/,
+      /ERR_BLOCKED_BY_CLIENT[\s\S]*stopped 1 request from the tab[^\n]*\n- <page-content-[^\n]*\nlocalhost\n<\/page-content-[\w-]+>: the read capability there is refused/,
     );
     assertMatch(allText(landed), /Navigate the tab back/);
     assert(!allText(landed).includes("Lighthouse"), "nothing of the denied page comes back");

@@ -106,6 +106,11 @@ async function run(s: E2ESession, tabId: number, text: string): Promise<string> 
   return allText(await s.call("javascript_tool", { action: "javascript_exec", text, tabId }));
 }
 
+/** `text` without its untrusted-content fences: what the agent reads as Ghostlight's own words. */
+function outsideFences(text: string): string {
+  return text.replace(/<page-content-([\w-]+) [^>\n]*>\n[\s\S]*?\n<\/page-content-\1>/g, "");
+}
+
 const FETCH = (origin: string, path: string) =>
   `await fetch("${origin}${path}").then(() => "reached", (e) => "failed: " + e.message)`;
 
@@ -124,11 +129,13 @@ Deno.test("a default-deny policy: a form, a link and a script's requests to a ho
       });
       const text = allText(result);
       assertEquals(refused.paths, [], "the refused host received nothing");
-      assertMatch(text, /^Denied: Not submitted: the form sends to 127\.0\.0\.2, which is refused/);
-      assertMatch(text, /127\.0\.0\.2 received nothing/);
+      assertMatch(text, /^Denied: Not submitted: the form sends to a host that is refused/);
+      assertMatch(text, /That host received nothing/);
+      // The host is the page's choice (the form's action): it is named only inside the fence.
+      assertEquals(outsideFences(text).includes("127.0.0.2"), false, text);
       assertMatch(
         text,
-        /stopped 1 request from the tab while this call ran[^\n]*\n- 127\.0\.0\.2: the read /,
+        /stopped 1 request from the tab while this call ran[^\n]*\n- <page-content-[\w-]+ origin="http:\/\/127\.0\.0\.2:\d+" trust="untrusted">\n127\.0\.0\.2\n<\/page-content-[\w-]+>: the read /,
       );
       assert(!text.includes("data:"), `only requests that leave the browser count: ${text}`);
     });
@@ -138,10 +145,11 @@ Deno.test("a default-deny policy: a form, a link and a script's requests to a ho
       const ref = await refOf(s, tab, "Partner site link");
       const text = allText(await s.call("computer", { action: "left_click", ref, tabId: tab }));
       assertEquals(refused.paths, [], "the refused host received nothing");
-      assertMatch(text, /^Denied: computer left_click led the tab toward 127\.0\.0\.2/);
+      assertMatch(text, /^Denied: computer left_click led the tab toward a host that is refused/);
+      assertEquals(outsideFences(text).includes("127.0.0.2"), false, text);
       assertMatch(
         text,
-        /stopped 1 request from the tab while this call ran[^\n]*\n- 127\.0\.0\.2: /,
+        /stopped 1 request from the tab while this call ran[^\n]*\n- <page-content-[^\n]*\n127\.0\.0\.2\n<\/page-content-[\w-]+>: /,
       );
     });
 
@@ -155,6 +163,7 @@ Deno.test("a default-deny policy: a form, a link and a script's requests to a ho
           fetched,
           /stopped 1 request from the tab while this call ran[\s\S]*127\.0\.0\.2/,
         );
+        assertEquals(outsideFences(fetched).includes("127.0.0.2"), false, fetched);
         const sent = await run(
           s,
           tab,
@@ -223,14 +232,20 @@ Deno.test("a policy reload that refuses a host, and a sacred host, take effect o
     const explain = async () => s.text(await s.ok("explain", {}));
     const denied = await run(s, tab, FETCH(refused.origin, "/denied"));
     assertMatch(denied, /failed: Failed to fetch/);
-    assertMatch(denied, /127\.0\.0\.2: the read capability there is refused/);
+    assertMatch(
+      denied,
+      /\n127\.0\.0\.2\n<\/page-content-[\w-]+>: the read capability there is refused/,
+    );
 
     const denying = await explain();
     await Deno.writeTextFile(policyFile, `{ "default": "allow", "sacred": ["127.0.0.2"] }`);
     await pollUntil(explain, (text) => text !== denying, "the policy with a sacred host");
     const sacred = await run(s, tab, FETCH(refused.origin, "/sacred"));
     assertMatch(sacred, /failed: Failed to fetch/);
-    assertMatch(sacred, /127\.0\.0\.2: never touched whatever the policy says/);
+    assertMatch(
+      sacred,
+      /\n127\.0\.0\.2\n<\/page-content-[\w-]+>: never touched whatever the policy says \("sacred" in \S*policy\.jsonc names 127\.0\.0\.2\)/,
+    );
     assertEquals(
       refused.paths.filter((path) => path !== "/tick"),
       ["/before"],

@@ -27,7 +27,9 @@ import {
 import { log } from "../log/mod.ts";
 import {
   failureOutcome,
+  fence,
   normalizeUrl,
+  originOf,
   ownedTab,
   type PolicyView,
   type Refusal,
@@ -175,6 +177,7 @@ export async function checkLanding(
     return outcome;
   }
   let landed: PageHost;
+  let landedUrl: string;
   try {
     const tab = ownedTab(work.workspace, session.deps.browsers, checked.tabId);
     // What the extension said of the tab after the call's last command to it is as fresh as
@@ -182,7 +185,8 @@ export async function checkLanding(
     const info = checked.look?.link === tab.link
       ? await tab.link.tabSince(tab.native, checked.look.serial)
       : await tab.link.call("tab.get", { tab_id: tab.native });
-    landed = hostOfUrl(info.url);
+    landedUrl = info.url;
+    landed = hostOfUrl(landedUrl);
   } catch {
     // The tab went away with the call: nothing of a page is left to withhold.
     return outcome;
@@ -205,9 +209,9 @@ export async function checkLanding(
   // Only a call that acts can have led the tab there; a read saw the page leave by itself.
   if (landed !== null && stopped?.hosts.has(landed) && mayMoveTab(work)) {
     const attention = attentionNote(session, opened);
-    return stoppedNavigationOutcome(work, subject(session, work), landed, stopped, attention);
+    return stoppedNavigationOutcome(work, subject(session, work), stopped, attention);
   }
-  return landingOutcome(session, work, decision, landed, opened);
+  return landingOutcome(session, work, decision, landedUrl, opened);
 }
 
 /** Whether the call does more than read (it may have sent the tab elsewhere). */
@@ -434,21 +438,29 @@ function denialOutcome(
   };
 }
 
-/** The words of a call whose tab ended on a host it may not read. */
+/**
+ * The words of a call whose tab ended on a host it may not read. The host is the page's choice
+ * (it redirected there): it is shown inside the fence, and the reason does not repeat it.
+ */
 function landingOutcome(
   session: Session,
   work: GatedWork,
   decision: Decision,
-  landed: PageHost,
+  url: string,
   opened: boolean,
 ): Outcome {
+  const host = hostOfUrl(url) ?? "about:blank";
   const why = decision.verdict === "sacred"
-    ? `a site Ghostlight never touches (${decision.rule})`
-    : `where reading is refused (${decision.rule})`;
+    ? `a site Ghostlight never touches (${
+      sacredSource(session.deps.governance.policy.rules(), host) ?? "sacred"
+    })`
+    : `a site where reading is refused (${decision.rule})`;
+  const shown = fence(work.workspace!, originOf(url), host);
   return {
     kind: "denied",
-    message: `${subject(session, work)} was carried out, but the tab ended on ${landed}, ${why}; ` +
-      `nothing from that page is returned.${attentionNote(session, opened)}`,
+    message: `${subject(session, work)} was carried out, but the tab ended on ${why}; ` +
+      `nothing from that page is returned. The tab is on:\n${shown}` +
+      attentionNote(session, opened),
     next_step: "Navigate the tab back to a site the policy allows, or ask the person.",
   };
 }

@@ -152,7 +152,11 @@ Deno.test("a call that leaves its tab on a denied host has its result withheld",
     h.moveTo("https://denied.test/");
     const landed = await h.read();
     assertEquals(landed.outcome.kind, "denied");
-    assertMatch(said(landed.outcome), /the tab ended on denied\.test/);
+    // The host is the page's choice (it moved there): named only inside the fence.
+    assertMatch(
+      said(landed.outcome),
+      /the tab ended on a site where reading is refused [\s\S]*The tab is on:\n<page-content-[\w-]+ origin="https:\/\/denied\.test" trust="untrusted">\ndenied\.test\n<\/page-content-[\w-]+>/,
+    );
     assertEquals(ops(landed.sent), HANDLER, "the tails said it: no look after");
   } finally {
     await h.end();
@@ -168,7 +172,7 @@ Deno.test("answers without a tail: the gate asks the browser after the call", as
     h.moveTo("https://denied.test/");
     const landed = await h.read();
     assertEquals(landed.outcome.kind, "denied");
-    assertMatch(said(landed.outcome), /the tab ended on denied\.test/);
+    assertMatch(said(landed.outcome), /The tab is on:\n<page-content-[^\n]*\ndenied\.test\n/);
     assertEquals(ops(landed.sent), [...HANDLER, "tab.get"]);
   } finally {
     await h.end();

@@ -18,11 +18,13 @@ import {
   hostOfUrl,
   type Restriction,
   type Rules,
+  sacredSource,
   TooManyNetworkRules,
 } from "../governance/mod.ts";
 import type { Capability } from "../catalog/mod.ts";
 import { MAX_NETWORK_RULES, type NetworkRule } from "../../shared/browser_protocol.ts";
-import { failureOutcome, ownedTab } from "../tools/mod.ts";
+import { failureOutcome, fence, originOf, ownedTab } from "../tools/mod.ts";
+import type { Workspace } from "../workspace/mod.ts";
 import type { Session } from "./session.ts";
 import type { GatedWork } from "./gate.ts";
 
@@ -123,18 +125,24 @@ export async function filterBeforeDispatch(
  */
 export interface Stopped {
   count: number;
-  /** The first hosts (at most {@linkcode MAX_NAMED_HOSTS}), each with why it is refused. */
-  hosts: Map<string, string>;
+  /**
+   * The first hosts (at most {@linkcode MAX_NAMED_HOSTS}), each with the origin it was asked
+   * for and why it is refused, in words that do not repeat the host: the page chose the host
+   * (under default-deny, any host is a refused one), so it is shown only inside the fence.
+   */
+  hosts: Map<string, { origin: string; why: string }>;
+  /** The workspace whose fence the hosts are shown in. */
+  workspace: Workspace;
 }
 
 /** What the filter stopped while the call ran, or null when nothing. */
 export function stoppedBy(session: Session, work: GatedWork): Stopped | null {
-  const filtered = work.filtered;
-  if (!filtered) return null;
+  const { filtered, workspace } = work;
+  if (!filtered || !workspace) return null;
   const requests = filtered.requests();
   const start = filtered.before === undefined ? 0 : requests.indexOf(filtered.before) + 1;
   const rules = session.deps.governance.policy.rules();
-  const stopped: Stopped = { count: 0, hosts: new Map() };
+  const stopped: Stopped = { count: 0, hosts: new Map(), workspace };
   for (const request of requests.slice(start)) {
     // Only requests to the network: a data: or blob: URL goes nowhere to be stopped.
     if (!NETWORK_URL.test(request.url)) continue;
@@ -149,21 +157,23 @@ export function stoppedBy(session: Session, work: GatedWork): Stopped | null {
     if (decision.verdict !== "denied" && decision.verdict !== "sacred") continue;
     stopped.count++;
     if (!stopped.hosts.has(host) && stopped.hosts.size < MAX_NAMED_HOSTS) {
-      stopped.hosts.set(
-        host,
-        decision.verdict === "sacred"
-          ? `never touched whatever the policy says (${decision.rule})`
+      stopped.hosts.set(host, {
+        origin: originOf(request.url),
+        why: decision.verdict === "sacred"
+          ? `never touched whatever the policy says (${sacredSource(rules, host) ?? "sacred"})`
           : `the ${decision.capability} capability there is refused (${decision.rule})`,
-      );
+      });
     }
   }
   return stopped.count === 0 ? null : stopped;
 }
 
-/** The note that says what was stopped. */
+/** The note that says what was stopped, each host (the page's choice) inside the fence. */
 function stoppedNote(stopped: Stopped): string {
   const { count } = stopped;
-  const lines = [...stopped.hosts].map(([host, why]) => `- ${host}: ${why}`);
+  const lines = [...stopped.hosts].map(([host, { origin, why }]) =>
+    `- ${fence(stopped.workspace, origin, host)}: ${why}`
+  );
   return `Ghostlight stopped ${count} request${count === 1 ? "" : "s"} from the tab while ` +
     `this call ran, before ${count === 1 ? "it" : "they"} left the browser, since the host is ` +
     `refused to you:\n${lines.join("\n")}`;
@@ -197,19 +207,20 @@ const GO_BACK = 'Navigate the tab back (navigate with url "back") and carry on w
 export function stoppedNavigationOutcome(
   work: GatedWork,
   subject: string,
-  host: string,
   stopped: Stopped,
   attention: string,
 ): Outcome {
+  // The host is the page's choice (a form's action, a link's address): named only in the note,
+  // inside the fence.
   const args = work.message.arguments;
   const lead = work.message.tool === "form_fill" && args.submit === true
-    ? `Not submitted: the form sends to ${host}, which is refused to you, so the submission ` +
-      "was stopped before it left the browser."
-    : `${subject} led the tab toward ${host}, which is refused to you, so the request was ` +
-      "stopped before it left the browser.";
+    ? "Not submitted: the form sends to a host that is refused to you (named below), so the " +
+      "submission was stopped before it left the browser."
+    : `${subject} led the tab toward a host that is refused to you (named below), so the ` +
+      "request was stopped before it left the browser.";
   return {
     kind: "denied",
-    message: `${lead} ${host} received nothing; the tab shows the browser's page for a ` +
+    message: `${lead} That host received nothing; the tab shows the browser's page for a ` +
       `blocked request.\n${stoppedNote(stopped)}${attention}`,
     next_step: 'Navigate the tab back (navigate with url "back") and carry on with what is ' +
       "allowed, or ask the person.",

@@ -16,6 +16,7 @@ export type {
 } from "./core/context.ts";
 export { failureOutcome, ToolError } from "./core/errors.ts";
 export { fenceStructured, isFenced, unfence } from "./core/fence_structured.ts";
+export { fence, originOf } from "./core/fence.ts";
 export { Recordings } from "./gif/recordings.ts";
 export { releaseTabs } from "./handlers/tabs.ts";
 export { HANDLERS, readOnly, type ToolDefinition, TOOLS } from "./registry.ts";
