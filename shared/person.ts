@@ -73,7 +73,13 @@ export const PersonState = z.object({
     /** What in the policies in force still works but is deprecated, one line each. */
     warnings: z.array(z.string().max(2_000)).max(8).optional(),
   }),
-  audit: z.object({ file: z.string(), ok: z.boolean(), error: z.string().nullable() }),
+  audit: z.object({
+    file: z.string(),
+    ok: z.boolean(),
+    error: z.string().nullable(),
+    /** Records this service found missing at its start (recorded as a gap), in words. */
+    gap: z.string().max(2_000).optional(),
+  }),
   workspaces: z.array(PersonWorkspace),
 });
 export type PersonState = z.infer<typeof PersonState>;

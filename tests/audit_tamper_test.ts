@@ -189,6 +189,12 @@ Deno.test("one call cannot brick the audit, tampering is caught, and caller stri
     assertEquals(deleted.code, 1, deleted.stdout);
     assertMatch(deleted.stdout, /there are no records: the audit was deleted/);
     service = await serviceUp(testEnv, paths);
+    // status says so too: a person who never runs verify is not told all is well.
+    const told = await ghostlight(testEnv, ["status"]);
+    assertMatch(
+      told.stdout,
+      /\n {2}Warning: when this service started, records were missing: the audit was deleted: its anchor names record \d+/,
+    );
     const afterDeletion = await connect(testEnv, "after-deletion");
     await firstTab(afterDeletion);
     await afterDeletion.close();

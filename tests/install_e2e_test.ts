@@ -188,6 +188,13 @@ Deno.test("installed into a HOME, Chromium's default profile and a client's entr
     // The client above is the one live connector.
     assertMatch(healthy.stdout, /1 MCP connector connected now/);
     assertMatch(healthy.stdout, /Healthy: every hop answered\./);
+    // Each key by whose it is, and no policy file is not "everything allowed": sacred sites stay.
+    assertMatch(
+      healthy.stdout,
+      /ok +instance +the service's public key \(connectors check its signature with it\) \S+service\.pub \(600\)/,
+    );
+    assertMatch(healthy.stdout, /ok +instance +the MCP connectors' key \S+mcp\.key \(600\)/);
+    assertMatch(healthy.stdout, /no policy file \(.*\): everything is allowed except sacred sites/);
 
     // A client entry pointing at an executable that is not there.
     const claudePath = `${testEnv.home}/.claude.json`;

@@ -45,6 +45,8 @@ export interface AuditState {
   /** Records written since the service started. */
   written: number;
   error?: string;
+  /** Records found missing when this service started (recorded as a gap), in words. */
+  gap?: string;
 }
 
 /** A record the audit writes about itself. */
@@ -74,6 +76,8 @@ export class AuditLog {
   #size: number;
   #broken: string | null;
   #written = 0;
+  /** What this service found missing at its start, or null. */
+  #gap: string | null = null;
   /** The file ends in the middle of a line: the next record starts with a newline. */
   #newlineFirst = false;
   /** Appends run one after another: the chain needs each record's predecessor. */
@@ -143,6 +147,7 @@ export class AuditLog {
         !(await endsWithNewline(options.file, size));
       if (gap !== null) {
         log("error", `the audit has a gap: ${gap.reason}; recorded as the next record`);
+        audit.#gap = gap.reason;
         // A record that cannot be written leaves the audit refusing, with the reason.
         await audit.append(auditEvent("gap", gap.reason)).catch(() => {});
       } else {
@@ -177,6 +182,7 @@ export class AuditLog {
       ok: this.#broken === null,
       written: this.#written,
       ...(this.#broken === null ? {} : { error: this.#broken }),
+      ...(this.#gap === null ? {} : { gap: this.#gap }),
     };
   }
 

@@ -106,5 +106,11 @@ export async function runStatus(paths: InstancePaths, args: string[]): Promise<n
       ? `Audit: ${person.audit.file}`
       : `Audit: NOT WRITING, every call is refused: ${person.audit.error}`,
   ));
+  if (person.audit.gap !== undefined) {
+    console.log(
+      `  Warning: when this service started, records were missing: ${shown(person.audit.gap)}. ` +
+        "The gap is recorded in the audit; 'ghostlight audit verify' names it.",
+    );
+  }
   return 0;
 }

@@ -38,7 +38,12 @@ export function personState(desk: PersonDesk): PersonState {
       problem: policyProblem(machine, user),
       warnings: desk.policy.warnings(),
     },
-    audit: { file: audit.file, ok: audit.ok, error: audit.error ?? null },
+    audit: {
+      file: audit.file,
+      ok: audit.ok,
+      error: audit.error ?? null,
+      ...(audit.gap === undefined ? {} : { gap: audit.gap }),
+    },
     workspaces: desk.person.workspaces(),
   };
 }

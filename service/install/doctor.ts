@@ -12,7 +12,7 @@ import { BRIDGE_MAX_FRAME, ServiceMessage } from "../../shared/bridge.ts";
 import { type Executable, EXECUTABLES } from "../../shared/executables.ts";
 import { encodeFrame } from "../../shared/framing.ts";
 import { connectAndVerify } from "../../shared/handshake.ts";
-import type { InstancePaths } from "../../shared/instance.ts";
+import type { InstancePaths, KeyFiles } from "../../shared/instance.ts";
 import { VERSION } from "../../shared/version.ts";
 import { fetchProbe, fetchStatus, type Status } from "../control/mod.ts";
 import { controlKey } from "../endpoint/mod.ts";
@@ -225,22 +225,37 @@ async function checkInstanceDirs(context: Context): Promise<Finding[]> {
       );
     } else findings.push(ok("instance", `${what} folder ${dir} (700, yours)`));
   }
-  for (const [role, file] of Object.entries(paths.keys)) {
+  for (const [role, file] of Object.entries(paths.keys) as [keyof KeyFiles, string][]) {
     try {
       const mode = ((await Deno.stat(file)).mode ?? 0o600) & 0o777;
       findings.push(
-        mode === 0o600 ? ok("instance", `${role} key ${file} (600)`) : problem(
+        mode === 0o600 ? ok("instance", `${KEY_NAMES[role]} ${file} (600)`) : problem(
           "instance",
           `${file} has mode ${mode.toString(8)}, not 600`,
           `chmod 600 ${file}`,
         ),
       );
     } catch {
-      // Made at the service's first start, like the state folder.
+      // Made at the service's first start, like the state folder: said, so a new instance's
+      // list is not silently short of its keys.
+      findings.push(
+        note(
+          "instance",
+          `${KEY_NAMES[role]} is not made yet: the service makes it at its first start`,
+        ),
+      );
     }
   }
   return findings;
 }
+
+/** Each key file as a person reads its line: whose it is and what it is for. */
+const KEY_NAMES: Record<keyof KeyFiles, string> = {
+  service: "the service's own key (its signature, the control proof, the audit's chain)",
+  servicePublic: "the service's public key (connectors check its signature with it)",
+  mcp: "the MCP connectors' key",
+  browser: "the browser connector's key",
+};
 
 /** A client entry that runs our launcher: with its principal, or unnamed (before principals). */
 function principalFinding(
@@ -691,7 +706,12 @@ async function checkPolicy(paths: InstancePaths): Promise<Finding[]> {
   const file = `${paths.configDir}/policy.jsonc`;
   const text = await readText(file);
   if (text === null) {
-    return [note("policy", `no policy file (${file}): everything is allowed (the default)`)];
+    return [
+      note(
+        "policy",
+        `no policy file (${file}): everything is allowed except sacred sites (the default)`,
+      ),
+    ];
   }
   const parsed = parseJsonc(text);
   return [
