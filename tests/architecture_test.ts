@@ -551,3 +551,29 @@ Deno.test("no MCP SDK is imported by production code", async () => {
     1,
   );
 });
+
+/**
+ * Where the service may read what a client calls itself (`context.client_name`, a session's
+ * `clientName`): for the audit, the person's labels and the mismatch flag. Policy is decided by
+ * the principal alone (decision 0255); a new reader here is a new place to check.
+ */
+const CLIENT_NAME_MAY_APPEAR = new Set([
+  "service/bridge/gate.ts",
+  "service/bridge/admission.ts",
+  "service/bridge/session.ts",
+  "service/daemon/start_daemon.ts",
+  "service/governance/principals.ts",
+]);
+const CLIENT_NAME = /\bclient_?[nN]ame\b/;
+
+Deno.test("the service reads a client's own name only for the audit, labels and the mismatch", async () => {
+  const found = await violations((folder, file, text) => {
+    const name = file.slice(ROOT.length + 1);
+    return folder === "service" && !name.endsWith("_test.ts") &&
+        !CLIENT_NAME_MAY_APPEAR.has(name) && CLIENT_NAME.test(text)
+      ? [`${name}: ${text.match(CLIENT_NAME)![0]}`]
+      : [];
+  });
+  assertEquals(found, []);
+  assert(CLIENT_NAME.test("decide(rules, { principal: context.client_name })"));
+});
