@@ -11,7 +11,9 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { assert, assertEquals, assertMatch } from "./support/assert.ts";
 import { executable, makeTestEnv } from "./support/env.ts";
-import { within } from "./support/wait.ts";
+import { type CallResult, startSession } from "./support/session.ts";
+import { allText } from "./support/results.ts";
+import { pollUntil, within } from "./support/wait.ts";
 
 /** Pings in the client's burst: over the connector's 1,024 waiting answers. */
 const BURST = 2_000;
@@ -92,5 +94,62 @@ Deno.test("a client that stops reading is let go after the stall bound", async (
     await connector.stdout.cancel().catch(() => {});
     await connector.status;
     await testEnv.dispose();
+  }
+});
+
+/** How long a call on a calm tab may take while another workspace's tab floods its console. */
+const CALM_MS = 10_000;
+
+Deno.test("a tab flooding its console starves no other workspace, and can be read and closed", async () => {
+  const s = await startSession();
+  const stormer = await s.connectClient("stormer");
+  const call = async (name: string, args: Record<string, unknown>) =>
+    await stormer.callTool({ name, arguments: args }) as CallResult;
+  try {
+    const calm = await s.firstTab();
+    await s.ok("navigate", { url: s.fixtures.url("/article.html"), tabId: calm });
+    const opened = await call("tabs_context_mcp", { createIfEmpty: true });
+    const storm = (opened.structuredContent as { tabs: { tabId: number }[] }).tabs[0].tabId;
+    // Two thousand lines every ten milliseconds, for as long as the page is open.
+    const there = await call("navigate", {
+      url: s.fixtures.url("/console_storm.html"),
+      tabId: storm,
+    });
+    assert(!there.isError, allText(there));
+
+    // The flooding tab's own console read answers, and says what it could not record.
+    const read = await pollUntil(
+      () => within(call("read_console_messages", { tabId: storm, limit: 2 }), 20_000, "a read"),
+      (result) => /not listened to/.test(allText(result)),
+      "the console read to say the page logged too fast",
+    );
+    assert(!read.isError, allText(read));
+    assertMatch(allText(read), /what it logged then was not recorded/);
+
+    // Meanwhile another workspace's calls on its calm tab answer within the bound, each time.
+    for (let round = 0; round < 3; round++) {
+      const started = performance.now();
+      const text = await within(
+        s.call("get_page_text", { tabId: calm }),
+        CALM_MS,
+        `the calm tab's text, round ${round}`,
+      );
+      assert(!text.isError, allText(text));
+      assertMatch(allText(text), /Skerry Point/);
+      console.log(`calm get_page_text: ${Math.round(performance.now() - started)} ms`);
+    }
+
+    // The flooding tab can be closed.
+    const closed = await within(
+      call("tab_control", { action: "close", tabId: storm }),
+      20_000,
+      "closing the flooding tab",
+    );
+    assert(!closed.isError, allText(closed));
+    const left = await call("tabs_context_mcp", {});
+    assert(!JSON.stringify(left.structuredContent).includes(String(storm)), "the tab is gone");
+  } finally {
+    await stormer.close().catch(() => {});
+    await s.close();
   }
 });
