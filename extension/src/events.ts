@@ -191,14 +191,7 @@ chrome.debugger.onEvent.addListener((source, method, params) => {
  * stop the events at the page; the service is told when listening stopped and started again.
  */
 function pauseConsole(tabId: number, observer: Observer): void {
-  const now = Date.now();
-  startPause(observer.console, now);
-  sink({
-    type: "cdp_event",
-    tab_id: tabId,
-    method: CONSOLE_PAUSED_EVENT,
-    params: { paused: true, at: now },
-  });
+  startPause(observer.console, tellPaused(tabId, true));
   for (const method of ["Runtime.disable", "Log.disable"]) {
     chrome.debugger.sendCommand({ tabId }, method).catch(() => {});
   }
@@ -222,12 +215,12 @@ async function resumeConsole(tabId: number, observer: Observer): Promise<void> {
 
 /** Ends a pause of `tabId`'s console, and tells the service. */
 function heardAgain(tabId: number, observer: Observer): void {
-  const now = Date.now();
-  endPause(observer.console, now);
-  sink({
-    type: "cdp_event",
-    tab_id: tabId,
-    method: CONSOLE_PAUSED_EVENT,
-    params: { paused: false, at: now },
-  });
+  endPause(observer.console, tellPaused(tabId, false));
+}
+
+/** Tells the service that `tabId`'s console is (`paused`) or is again listened to; returns when. */
+function tellPaused(tabId: number, paused: boolean): number {
+  const at = Date.now();
+  sink({ type: "cdp_event", tab_id: tabId, method: CONSOLE_PAUSED_EVENT, params: { paused, at } });
+  return at;
 }
