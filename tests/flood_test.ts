@@ -153,3 +153,42 @@ Deno.test("a tab flooding its console starves no other workspace, and can be rea
     await s.close();
   }
 });
+
+Deno.test("an endless alert loop: a forced navigate answers truthfully in time, and the tab closes", async () => {
+  const s = await startSession();
+  try {
+    const tabId = await s.firstTab();
+    const loop = await within(
+      s.call("navigate", { url: s.fixtures.url("/alert_loop.html"), tabId }),
+      30_000,
+      "the navigate to the alert loop",
+    );
+    assertMatch(allText(loop), /alert dialog/);
+    const target = s.fixtures.url("/index.html");
+    const started = performance.now();
+    const forced = await within(
+      s.call("navigate", { url: target, tabId, force: true }),
+      30_000,
+      "the forced navigate",
+    );
+    const said = allText(forced);
+    console.log(`forced navigate: ${Math.round(performance.now() - started)} ms: ${said}`);
+    if (forced.isError) {
+      // It says what happened: the page it was on holds the tab, and how to get out.
+      assertMatch(said, /did not leave the page it was on/);
+      assertMatch(said, /tab_control/);
+      assert(!/outcome_unknown|Outcome unknown/i.test(said), said);
+    } else {
+      // Or it did leave, and the answer is the new page, never the old one "redirected from" it.
+      assertEquals((forced.structuredContent as { url: string }).url, target, said);
+    }
+    const closed = await within(
+      s.call("tab_control", { action: "close", tabId }),
+      20_000,
+      "closing the looping tab",
+    );
+    assert(!closed.isError, allText(closed));
+  } finally {
+    await s.close();
+  }
+});
