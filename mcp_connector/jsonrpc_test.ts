@@ -1,4 +1,5 @@
 import { assert, assertEquals } from "../tests/support/assert.ts";
+import { waitFor, within } from "../tests/support/wait.ts";
 import { base64Length, MAX_UPLOAD_BYTES } from "../shared/transfer.ts";
 import { classify, ErrorCode, idOfCutLine, MAX_LINE_BYTES, StdioPeer } from "./jsonrpc.ts";
 
@@ -60,12 +61,14 @@ Deno.test("the reader is held off while half the bounds wait, and let go as they
   peer.result(4, {});
   let freed = false;
   const room = peer.room().then(() => freed = true);
-  await new Promise((resolve) => setTimeout(resolve, 20));
+  // Nothing is written while the client takes nothing: the reader stays held off.
+  await waitFor(() => Promise.resolve(release.length === 1), "the first write to wait");
   assert(!freed, "four of eight waiting hold the reader off");
-  while (!freed) {
+  // Each answer the client takes brings the reader nearer; one below half lets it go.
+  await waitFor(() => {
     release.shift()?.();
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
+    return Promise.resolve(freed);
+  }, "the reader to be let go");
   await room;
   reading = true;
   for (const resolve of release) resolve();
@@ -80,9 +83,7 @@ Deno.test("a client that leaves an answer unread past the stall bound is stuck",
   peer.result(1, {});
   peer.result(2, {});
   // The stall check's timer does not keep a process alive; this test's own wait does.
-  const alive = setTimeout(() => {}, 10_000);
-  const reason = await peer.stuck;
-  clearTimeout(alive);
+  const reason = await within(peer.stuck, 10_000, "the client to be found stuck");
   assert(reason.includes("has not read its answers"), reason);
   await peer.close();
 });

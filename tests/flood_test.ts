@@ -56,8 +56,7 @@ Deno.test("a client that stops reading is let go after the stall bound", async (
   }).spawn();
   const writer = connector.stdin.getWriter();
   try {
-    // Pings in small groups, their answers never read: the pipe fills and answers wait, fewer
-    // than the bound that ends a connection at once.
+    // The client initializes, then sends a burst of pings and never reads an answer.
     const encoder = new TextEncoder();
     const initialize = {
       jsonrpc: "2.0",
@@ -69,15 +68,12 @@ Deno.test("a client that stops reading is let go after the stall bound", async (
         clientInfo: { name: "stalled", version: "1.0.0" },
       },
     };
-    await writer.write(encoder.encode(JSON.stringify(initialize) + "\n"));
-    for (let group = 0; group < 20; group++) {
-      let lines = "";
-      for (let i = 0; i < 100; i++) {
-        lines += JSON.stringify({ jsonrpc: "2.0", id: group * 100 + i, method: "ping" }) + "\n";
-      }
-      await writer.write(encoder.encode(lines));
-      await new Promise((resolve) => setTimeout(resolve, 10));
+    let lines = JSON.stringify(initialize) + "\n";
+    for (let id = 0; id < BURST; id++) {
+      lines += JSON.stringify({ jsonrpc: "2.0", id, method: "ping" }) + "\n";
     }
+    // Not awaited: the connector stops reading once half its bounds wait, so the pipe may fill.
+    writer.write(encoder.encode(lines)).catch(() => {});
     const status = await within(connector.status, 30_000, "the connector to let go of the client");
     assertEquals(status.code, 0);
     const stderr = new TextDecoder().decode(
@@ -98,7 +94,7 @@ Deno.test("a client that stops reading is let go after the stall bound", async (
 });
 
 /** How long a call on a calm tab may take while another workspace's tab floods its console. */
-const CALM_MS = 10_000;
+const CALM_MS = 15_000;
 
 Deno.test("a tab flooding its console starves no other workspace, and can be read and closed", async () => {
   const s = await startSession();
@@ -118,10 +114,12 @@ Deno.test("a tab flooding its console starves no other workspace, and can be rea
     assert(!there.isError, allText(there));
 
     // The flooding tab's own console read answers, and says what it could not record.
+    // (Before, it did not answer within 60 s.) Generous bounds: the machine may be loaded.
     const read = await pollUntil(
-      () => within(call("read_console_messages", { tabId: storm, limit: 2 }), 20_000, "a read"),
+      () => within(call("read_console_messages", { tabId: storm, limit: 2 }), 40_000, "a read"),
       (result) => /not listened to/.test(allText(result)),
       "the console read to say the page logged too fast",
+      90_000,
     );
     assert(!read.isError, allText(read));
     assertMatch(allText(read), /what it logged then was not recorded/);

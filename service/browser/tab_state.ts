@@ -344,21 +344,24 @@ export class TabState {
       case "Page.javascriptDialogClosed":
         this.dialog = null;
         break;
-      case CONSOLE_PAUSED_EVENT: {
-        const at = num(p.at) ?? Date.now();
-        const unheard = this.consoleUnheard;
-        if (p.paused === true && unheard.since === null) {
-          unheard.since = at;
-          unheard.pauses++;
-        } else if (p.paused === false && unheard.since !== null) {
-          unheard.ms += Math.max(0, at - unheard.since);
-          unheard.since = null;
-        }
+      case CONSOLE_PAUSED_EVENT:
+        this.#consolePaused(p.paused === true, num(p.at) ?? Date.now());
         break;
-      }
     }
     for (const waiter of [...this.#waiters]) {
       if (waiter.match(event)) this.#finish(waiter, event);
+    }
+  }
+
+  /** Notes that the extension stopped (`paused`) or started again listening to the console. */
+  #consolePaused(paused: boolean, at: number): void {
+    const unheard = this.consoleUnheard;
+    if (paused && unheard.since === null) {
+      unheard.since = at;
+      unheard.pauses++;
+    } else if (!paused && unheard.since !== null) {
+      unheard.ms += Math.max(0, at - unheard.since);
+      unheard.since = null;
     }
   }
 
