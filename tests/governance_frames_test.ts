@@ -5,41 +5,22 @@
  * frame is read, none of its elements gets a ref, input that would land in it is refused before
  * it is sent, and a tab showing a sacred site is listed as withheld. Also: an IPv4-mapped IPv6
  * address is the IPv4 address it reaches, and `policy explain` names a host as enforcement does.
+ *
+ * The tab's request filter (decision 0275) stops a refused frame from loading at all, so where a
+ * frame must be withheld the tests load it while the policy allows its host and then refuse the
+ * host, the page staying open: the policy reloads, the filter stops only new requests, and what
+ * has already loaded is withheld by the per-frame decisions alone.
  */
 
-import { EXTENSION_FEATURES } from "../shared/extension_features.ts";
-import { resolveInstancePaths } from "../shared/instance.ts";
-import { VERSION } from "../shared/version.ts";
 import { assert, assertEquals, assertMatch } from "./support/assert.ts";
 import { plain } from "./support/fence.ts";
 import { makeTestEnv } from "./support/env.ts";
-import { buildOlderExtension } from "./support/older_extension.ts";
 import { ghostlight } from "./support/processes.ts";
 import { type E2ESession, startSession } from "./support/session.ts";
 import { pollUntil } from "./support/wait.ts";
 
-/**
- * A session whose extension lacks the request filter (`network_rules`). With the filter, a
- * refused frame never loads and a redirect to a refused host is stopped before it leaves
- * (decision 0275, `tests/request_filter_test.ts`); without it, or for what loaded before it came,
- * the decisions per frame and per listed tab are what keep the page from the agent.
- */
-async function unfilteredSession(policy: string): Promise<E2ESession> {
-  const work = await Deno.makeTempDir({ prefix: "ghostlight-unfiltered-" });
-  return await startSession({
-    policy,
-    async beforeLaunch(testEnv) {
-      // Where `browser launch`, running as the service, may read it: the instance's cache.
-      const paths = resolveInstancePaths(testEnv.instance, (key) => testEnv.env[key]);
-      const dir = `${paths.cacheDir}/unfiltered-extension`;
-      await Deno.mkdir(paths.cacheDir, { recursive: true, mode: 0o700 });
-      const features = EXTENSION_FEATURES.filter((feature) => feature !== "network_rules");
-      await buildOlderExtension(dir, work, { version: VERSION, features });
-      await Deno.remove(work, { recursive: true });
-      return ["--extension", dir];
-    },
-  });
-}
+/** The service rereads its policy file often, so a test waits little for a change to apply. */
+const QUICK_RELOAD = { GHOSTLIGHT_POLICY_RELOAD_MS: "100" };
 
 /** The framed page's own words: none may reach the agent. */
 const FRAMED_WORDS = /Vault|48,213|Account number|Sign in to the vault/;
@@ -48,6 +29,57 @@ const FRAMED_WORDS = /Vault|48,213|Account number|Sign in to the vault/;
 function checkoutUrl(s: E2ESession): string {
   const framed = s.fixtures.origin.replace("127.0.0.1", "localhost");
   return s.fixtures.url(`/framed_checkout.html?frame=${encodeURIComponent(framed)}`);
+}
+
+/** The policy file's path. */
+async function policyFile(s: E2ESession): Promise<string> {
+  return JSON.parse((await ghostlight(s.testEnv, ["paths", "--json"])).stdout).policyFile;
+}
+
+/** Writes the person's policy and waits until the service has it in force, as explain tells. */
+async function usePolicy(s: E2ESession, policy: string): Promise<void> {
+  const file = await policyFile(s);
+  const explained = async () => s.text(await s.ok("explain", {}));
+  const before = await explained();
+  await Deno.writeTextFile(file, policy);
+  await pollUntil(explained, (now) => now !== before, "the service to take the new policy");
+}
+
+/** Runs `text` in the tab's page and returns what it answers. */
+async function run(s: E2ESession, tabId: number, text: string): Promise<string> {
+  return s.text(await s.ok("javascript_tool", { action: "javascript_exec", text, tabId }));
+}
+
+/**
+ * Once the policy refuses the frame's host, the tab's filter stops a new load of the frame: the
+ * frame's server receives no further request for it. Waits first until the filter stops a probe
+ * to that host (the filter follows the reload on its own time).
+ */
+async function assertNewLoadStopped(s: E2ESession, tabId: number): Promise<void> {
+  const probe = `${s.fixtures.origin.replace("127.0.0.1", "localhost")}/probe`;
+  await pollUntil(
+    () =>
+      run(
+        s,
+        tabId,
+        `await fetch("${probe}", { mode: "no-cors" }).then(() => "reached", () => "blocked")`,
+      ),
+    (answer) => /blocked/.test(answer),
+    "the tab's filter to stop requests to the refused host",
+  );
+  const loads = s.fixtures.requests("/framed_sign_in.html");
+  assertEquals(loads, 1, "the frame loaded once, while its host was allowed");
+  assertMatch(
+    await run(
+      s,
+      tabId,
+      `await new Promise((done) => { const frame = document.getElementById("pay");
+         frame.addEventListener("load", () => done("reloaded"), { once: true });
+         frame.src = frame.src + "?again"; })`,
+    ),
+    /reloaded/,
+  );
+  assertEquals(s.fixtures.requests("/framed_sign_in.html"), loads, "the new load never left");
 }
 
 /** Opens the checkout page and waits until its frame has loaded. */
@@ -68,9 +100,10 @@ async function openCheckout(s: E2ESession): Promise<number> {
 }
 
 Deno.test("a sacred frame inside an allowed page is withheld: no text, no refs, no input", async () => {
-  const s = await unfilteredSession(`{ "default": "allow", "sacred": ["localhost"] }`);
+  const s = await startSession({ policy: `{ "default": "allow" }`, env: QUICK_RELOAD });
   try {
     const tabId = await openCheckout(s);
+    await usePolicy(s, `{ "default": "allow", "sacred": ["localhost"] }`);
     const why =
       /shows a site Ghostlight never touches whatever the policy says \("sacred" in \S*policy\.jsonc names localhost\)/;
 
@@ -159,18 +192,22 @@ Deno.test("a sacred frame inside an allowed page is withheld: no text, no refs, 
       );
     }
     assertEquals(s.fixtures.submissions().length, before, "nothing was posted");
+
+    await assertNewLoadStopped(s, tabId);
   } finally {
     await s.close();
   }
 });
 
 Deno.test("a frame on a host the policy denies is withheld for what the call needs there", async () => {
-  const s = await unfilteredSession(`{
-    "default": "allow",
-    "grants": [{ "hosts": ["localhost"], "deny": ["read", "action", "write", "execute"] }]
-  }`);
+  const s = await startSession({ policy: `{ "default": "allow" }`, env: QUICK_RELOAD });
   try {
     const tabId = await openCheckout(s);
+    await usePolicy(
+      s,
+      `{ "default": "allow",
+         "grants": [{ "hosts": ["localhost"], "deny": ["read", "action", "write", "execute"] }] }`,
+    );
     const read = s.text(await s.ok("read_page", { tabId }));
     assertMatch(
       read,
@@ -179,6 +216,8 @@ Deno.test("a frame on a host the policy denies is withheld for what the call nee
     assert(!FRAMED_WORDS.test(read), read);
     const text = s.text(await s.ok("get_page_text", { tabId }));
     assert(!FRAMED_WORDS.test(text), text);
+
+    await assertNewLoadStopped(s, tabId);
   } finally {
     await s.close();
   }
@@ -209,18 +248,15 @@ Deno.test("a frame readable but not writable: its refs are read, writing by them
 });
 
 Deno.test("a tab on a sacred site is listed as withheld, without its title or address", async () => {
-  const s = await unfilteredSession(`{ "default": "allow", "sacred": ["localhost"] }`);
+  const s = await startSession({ policy: `{ "default": "allow" }`, env: QUICK_RELOAD });
   try {
     const tabId = await s.firstTab();
-    const sacred = s.fixtures.url("/framed_sign_in.html").replace("127.0.0.1", "localhost");
-    // The redirect is allowed to start on 127.0.0.1 and ends on the sacred site.
-    assertMatch(
-      await s.fail("navigate", {
-        url: s.fixtures.url(`/redirect?to=${encodeURIComponent(sacred)}`),
-        tabId,
-      }),
-      /the tab ended on a site Ghostlight never touches \("sacred" in \S*policy\.jsonc names localhost\)[\s\S]*The tab is on:\n<page-content-[^\n]*\nlocalhost\n<\/page-content-/,
-    );
+    // The tab goes to the site while the policy allows it, and is listed as it is.
+    const site = s.fixtures.url("/framed_sign_in.html").replace("127.0.0.1", "localhost");
+    await s.ok("navigate", { url: site, tabId });
+    assertMatch(s.text(await s.ok("tabs_context_mcp", {})), /framed_sign_in/);
+    // Then the person makes the site sacred; the page stays open.
+    await usePolicy(s, `{ "default": "allow", "sacred": ["localhost"] }`);
     const listed = await s.ok("tabs_context_mcp", {});
     const text = s.text(listed);
     assertMatch(
