@@ -85,7 +85,7 @@ Deno.test("one call cannot brick the audit, tampering is caught, and caller stri
   const testEnv = await makeTestEnv();
   const paths = resolveInstancePaths(testEnv.instance, (key) => testEnv.env[key]);
   const fixtures = serveFixtures();
-  let service = await serviceUp(testEnv, paths, 1);
+  let service = await serviceUp(testEnv, paths);
   const browser = await launchBrowser(testEnv);
   await waitFor(
     async () => (await fetchStatus(paths.controlSocket)).browsers.length === 1,
