@@ -12,7 +12,7 @@ import { plain } from "./support/fence.ts";
 import { makeTestEnv } from "./support/env.ts";
 import { ghostlight } from "./support/processes.ts";
 import { type E2ESession, startSession } from "./support/session.ts";
-import { pollUntil } from "./support/wait.ts";
+import { openFramed } from "./support/framed.ts";
 
 /** The framed page's own words: none may reach the agent. */
 const FRAMED_WORDS = /Vault|48,213|Account number|Sign in to the vault/;
@@ -24,20 +24,8 @@ function checkoutUrl(s: E2ESession): string {
 }
 
 /** Opens the checkout page and waits until its frame has loaded. */
-async function openCheckout(s: E2ESession): Promise<number> {
-  const tabId = await s.firstTab();
-  await s.ok("navigate", { url: checkoutUrl(s), tabId });
-  await pollUntil(
-    () =>
-      s.ok("javascript_tool", {
-        action: "javascript_exec",
-        text: "document.body.dataset.framed ?? ''",
-        tabId,
-      }),
-    (result) => /loaded/.test(s.text(result)),
-    "the framed page to load",
-  );
-  return tabId;
+function openCheckout(s: E2ESession): Promise<number> {
+  return openFramed(s, checkoutUrl(s));
 }
 
 Deno.test("a sacred frame inside an allowed page is withheld: no text, no refs, no input", async () => {

@@ -27,6 +27,7 @@ import {
 import { deliverFiles } from "../input/deliver_files.ts";
 import type { FileTarget } from "../page/files.ts";
 import { capture } from "../page/screenshot.ts";
+import { pixelGuard } from "../page/withheld_pixels.ts";
 import { toViewport } from "./computer.ts";
 
 type Args = Record<string, unknown>;
@@ -77,7 +78,7 @@ function tabCapture(context: ToolContext, target: TabTarget, maxSide: number): C
       throw new TabGone();
     }
     try {
-      const shot = await capture(target, {
+      const shot = await capture(target, pixelGuard(context, target), {
         maxSide,
         quality: FRAME_QUALITY,
         background: true,
