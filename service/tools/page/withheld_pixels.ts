@@ -71,12 +71,12 @@ const MAX_NESTING = 4;
 const UNCHECKED = "a site Ghostlight could not check";
 
 /** The image cannot be shown: where the withheld frames are is not known. */
-function unknownBoxes(why: string): ToolError {
+function unknownBoxes(): ToolError {
   return new ToolError(
     "tool_failure",
-    `No image was taken: Ghostlight could not tell where the page's frames are (${why}), and a ` +
-      "frame it withholds must not show in an image.",
-    "Wait a moment for the page to settle and try again; read the page with read_page instead.",
+    "No image was taken: the page has more frames or elements than Ghostlight looks through " +
+      "for the frames it withholds, and such a frame must not show in an image.",
+    "Read the page with read_page instead.",
   );
 }
 
@@ -86,17 +86,13 @@ function unknownBoxes(why: string): ToolError {
  * cannot be looked at (fail closed).
  */
 export async function coversOf(target: TabTarget, pixels: PixelGuard): Promise<Cover[]> {
-  let main;
-  try {
-    main = await readVouched<FrameShown[] | null>(
-      target,
-      pixels.pages,
-      runtimeCall("framesShown"),
-    );
-  } catch (error) {
-    if (error instanceof ToolError) throw error;
-    throw unknownBoxes((error as Error).message);
-  }
+  // A main frame that cannot be looked at (an open dialog, a document going away) fails the
+  // image as any read of the page fails: no image is taken.
+  const main = await readVouched<FrameShown[] | null>(
+    target,
+    pixels.pages,
+    runtimeCall("framesShown"),
+  );
   const covers: Cover[] = [];
   const run = { target, pixels, covers, checked: 0 };
   await coverIn(run, main.frame, main.value, { dx: 0, dy: 0, scale: 1, clip: null }, 0);
@@ -117,7 +113,7 @@ async function coverIn(
   place: Place,
   nesting: number,
 ): Promise<void> {
-  if (shown === null) throw unknownBoxes("the page has more frames or elements than it looks at");
+  if (shown === null) throw unknownBoxes();
   for (const each of shown) {
     const box = clipTo({
       x: place.dx + each.x * place.scale,
