@@ -5,7 +5,8 @@
  * the frame loading under that policy; a frame loaded before it, or in a tab the agent was given,
  * is what shows). No screenshot, zoom, scroll's
  * screenshot or recorded GIF frame shows a magenta pixel, while the green around the frame shows;
- * the answer says a region was withheld and why, without the frame's host.
+ * the answer says a region was withheld and why, without the frame's host. A refused frame's
+ * console messages are withheld too.
  */
 
 import { GifReader } from "omggif";
@@ -32,13 +33,13 @@ function colourFrame(s: E2ESession, src: string, place = ""): string {
   return s.fixtures.url(`/colour_frame.html?src=${encodeURIComponent(src)}${place}`);
 }
 
-/** Opens `url`, waits until its frames have loaded, then makes `localhost` sacred. */
-async function openThenRefuse(s: E2ESession, url: string): Promise<number> {
+/** Opens `url`, waits until its frames have loaded, then puts `policy` in force. */
+async function openThenRefuse(s: E2ESession, url: string, policy = SACRED): Promise<number> {
   const tabId = await openFramed(s, url);
   const explain = async () => s.text(await s.ok("explain", {}));
   const before = await explain();
   const out = await ghostlight(s.testEnv, ["paths", "--json"]);
-  await Deno.writeTextFile(JSON.parse(out.stdout).policyFile, SACRED);
+  await Deno.writeTextFile(JSON.parse(out.stdout).policyFile, policy);
   await pollUntil(explain, (text) => text !== before, "the policy with a sacred host");
   return tabId;
 }
@@ -147,6 +148,40 @@ Deno.test("a page without withheld frames is shown as it is", async () => {
     const shot = await s.ok("computer", { action: "screenshot", tabId });
     assert(jpegColours(shot).magenta > 10_000, "the allowed frame shows");
     assert(!/Withheld/.test(s.text(shot)), s.text(shot));
+  } finally {
+    await s.close();
+  }
+});
+
+Deno.test("console messages of a refused frame in the page's own process are withheld", async () => {
+  const s = await startSession({ policy: ALLOW });
+  try {
+    // Two hosts of one site: Chromium runs the frame in the page's own process, and its messages
+    // come with the page's.
+    const port = new URL(s.fixtures.origin).port;
+    const page = `http://a.site.localhost:${port}`;
+    const framed = `http://b.site.localhost:${port}/magenta.html`;
+    const tabId = await openThenRefuse(
+      s,
+      `${page}/colour_frame.html?src=${encodeURIComponent(framed)}`,
+      `{ "default": "allow", "sacred": ["b.site.localhost"] }`,
+    );
+    await s.ok("javascript_tool", {
+      action: "javascript_exec",
+      text: "console.log('the page says hello'); 'logged'",
+      tabId,
+    });
+    const read = await s.ok("read_console_messages", { tabId });
+    const text = s.text(read);
+    assertMatch(text, /the page says hello/);
+    assert(!/magenta|48,213/.test(text), text);
+    assertMatch(
+      text,
+      /1 console message was withheld, neither shown nor matched: it comes from a frame showing a site Ghostlight never touches/,
+    );
+    assertEquals(plain(read)?.withheldMessages, 1);
+    const probed = s.text(await s.ok("read_console_messages", { tabId, pattern: "magenta" }));
+    assertMatch(probed, /^0 console messages matching, of \d+,/);
   } finally {
     await s.close();
   }
