@@ -186,3 +186,34 @@ Deno.test("console messages of a refused frame in the page's own process are wit
     await s.close();
   }
 });
+
+Deno.test("input refused because of a frame is in the audit with the frame's rule", async () => {
+  const s = await startSession({ policy: ALLOW });
+  try {
+    const tabId = await openThenRefuse(s, colourFrame(s, magentaUrl(s)));
+    // The frame's box is at (100, 120) to (400, 320) in viewport CSS pixels.
+    assertMatch(
+      await s.fail("computer", { action: "left_click", coordinate: [250, 220], tabId }),
+      /That point is inside a frame Ghostlight withholds/,
+    );
+    const out = await ghostlight(s.testEnv, ["audit", "tail", "-n", "30", "--json"]);
+    assertEquals(out.code, 0, out.stderr);
+    const records = out.stdout.trim().split("\n").map((line) => JSON.parse(line));
+    const click = records.findLast((r) => r.tool === "computer" && r.action === "left_click");
+    const ofClick = records.filter((r) => r.work === click.work);
+    const inner = ofClick.find((r) => r.kind === "decision" && r.host === "localhost");
+    assert(inner, JSON.stringify(ofClick));
+    assertEquals(inner.result, "sacred");
+    assertMatch(inner.rule, /^withheld inside the call's page: localhost is a sacred site/);
+    assertEquals(ofClick.at(-1).kind, "outcome");
+    assertEquals(ofClick.at(-1).result, "denied");
+    // People read it in `audit tail` too.
+    const tail = await ghostlight(s.testEnv, ["audit", "tail", "-n", "30"]);
+    assertMatch(
+      tail.stdout,
+      /decision sacred: \S+ computer left_click \[[^\]]*\] on localhost — withheld inside the call's page/,
+    );
+  } finally {
+    await s.close();
+  }
+});

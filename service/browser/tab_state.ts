@@ -25,7 +25,7 @@ export interface Press {
 /** Event waiters allowed per tab at once. */
 const MAX_WAITERS = 32;
 /** Execution contexts whose origin a tab keeps (each frame has one or two). */
-const MAX_CONTEXTS = 512;
+export const MAX_CONTEXTS = 512;
 /** Longest console text kept. */
 const CONSOLE_TEXT_MAX = 2000;
 
