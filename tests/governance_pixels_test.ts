@@ -217,3 +217,16 @@ Deno.test("input refused because of a frame is in the audit with the frame's rul
     await s.close();
   }
 });
+
+Deno.test("a withheld frame that keeps moving: no image is returned", async () => {
+  const s = await startSession({ policy: ALLOW });
+  try {
+    const tabId = await openThenRefuse(s, colourFrame(s, magentaUrl(s), "&move=1"));
+    assertMatch(
+      await s.fail("computer", { action: "screenshot", tabId }),
+      /^No image was taken: a frame Ghostlight withholds moved or changed while the image was taken/,
+    );
+  } finally {
+    await s.close();
+  }
+});
