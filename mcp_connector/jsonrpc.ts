@@ -107,32 +107,85 @@ export class RpcError extends Error {
   }
 }
 
+/** How long answers may wait unread before the connector treats the client as stuck. */
+export const DEFAULT_STALL_MS = 60_000;
+
+/** The connector's outbound bounds, with the stall bound its settings give. */
+export function peerBounds(stallMs = DEFAULT_STALL_MS): PeerBounds {
+  return { maxWaiting: MAX_QUEUED_OUT, maxBytes: MAX_QUEUED_OUT_BYTES, stallMs };
+}
+
+/** What may wait for a client, and how long it may leave it unread. */
+export interface PeerBounds {
+  /** Messages that may wait; the reader holds off at half of it. */
+  maxWaiting: number;
+  /** Bytes that may wait; the reader holds off at half of it. */
+  maxBytes: number;
+  /** How long waiting answers may go without one being taken before the client is stuck. */
+  stallMs: number;
+}
+
 /**
- * Writes protocol messages to the client, one per line, in order. A client that stops reading
- * until the outbound bounds overflow is stuck: {@linkcode stuck} resolves and the connection
- * ends, rather than a response going missing silently.
+ * Writes protocol messages to the client, one per line, in order. Reading pushes back: while half
+ * the outbound bounds wait for the client, {@linkcode room} holds the reader off, so a burst of
+ * requests is answered at the pace the client reads (decision 0290). A client that leaves its
+ * answers unread for `stallMs`, or lets the outbound bounds overflow all the same, is stuck:
+ * {@linkcode stuck} resolves and the connection ends, rather than a response going missing
+ * silently.
  */
 export class StdioPeer {
   #writer: BoundedWriter;
+  #bounds: PeerBounds;
   #stuck = Promise.withResolvers<string>();
   #isStuck = false;
+  #room: PromiseWithResolvers<void> | null = null;
+  /** When a write last completed, or something began to wait while nothing else did. */
+  #progressAt = Date.now();
+  #stallTimer: ReturnType<typeof setInterval>;
 
-  constructor(writable: WritableStream<Uint8Array>, bounds = {
-    maxWaiting: MAX_QUEUED_OUT,
-    maxBytes: MAX_QUEUED_OUT_BYTES,
-  }) {
+  constructor(writable: WritableStream<Uint8Array>, bounds: PeerBounds = peerBounds()) {
+    this.#bounds = bounds;
     this.#writer = new BoundedWriter(writable, {
-      ...bounds,
-      onOverflow: (error) => {
-        this.#isStuck = true;
-        this.#stuck.resolve(error.message);
-      },
+      maxWaiting: bounds.maxWaiting,
+      maxBytes: bounds.maxBytes,
+      onOverflow: (error) => this.#giveUp(error.message),
     });
+    this.#stallTimer = setInterval(() => {
+      const idle = Date.now() - this.#progressAt;
+      if (this.#writer.waiting === 0 || idle < bounds.stallMs) return;
+      this.#giveUp(
+        `the client has not read its answers for ${Math.round(idle / 1000)} s ` +
+          `(${this.#writer.waiting} waiting; the bound is ${bounds.stallMs} ms)`,
+      );
+    }, Math.max(10, Math.min(1_000, bounds.stallMs / 4)));
+    Deno.unrefTimer(this.#stallTimer);
   }
 
   /** Resolves, with the reason, once the client stopped reading and output overflowed. */
   get stuck(): Promise<string> {
     return this.#stuck.promise;
+  }
+
+  /**
+   * Resolves once less than half the outbound bounds wait for the client, so that reading its
+   * next request cannot pile up answers it is not taking.
+   */
+  room(): Promise<void> {
+    if (!this.#full()) return Promise.resolve();
+    this.#room ??= Promise.withResolvers<void>();
+    return this.#room.promise;
+  }
+
+  #full(): boolean {
+    return this.#writer.waiting >= this.#bounds.maxWaiting / 2 ||
+      this.#writer.waitingBytes >= this.#bounds.maxBytes / 2;
+  }
+
+  #giveUp(reason: string): void {
+    if (this.#isStuck) return;
+    this.#isStuck = true;
+    clearInterval(this.#stallTimer);
+    this.#stuck.resolve(reason);
   }
 
   /** Sends a result. */
@@ -161,12 +214,25 @@ export class StdioPeer {
   }
 
   #send(message: unknown): Promise<void> {
-    return this.#writer.write(encodeLine(message)).catch(() => {});
+    if (this.#writer.waiting === 0) this.#progressAt = Date.now();
+    const written = this.#writer.write(encodeLine(message)).then(() => {
+      this.#progressAt = Date.now();
+      if (this.#room && !this.#full()) {
+        this.#room.resolve();
+        this.#room = null;
+      }
+    }, () => {});
+    // A sender waits for its message to be written, or for the client to be given up on.
+    return Promise.race([written, this.#stuck.promise.then(() => {})]);
   }
 
-  /** Flushes queued messages; a stuck client's are abandoned, since it is not reading. */
+  /**
+   * Flushes queued messages; a stuck client's are abandoned, since it is not reading, and so are
+   * those of a client that becomes stuck while they are flushed.
+   */
   async close(): Promise<void> {
-    if (!this.#isStuck) await this.#writer.close();
+    if (!this.#isStuck) await Promise.race([this.#writer.close(), this.#stuck.promise]);
+    clearInterval(this.#stallTimer);
   }
 }
 

@@ -1,4 +1,5 @@
 import { assert, assertEquals } from "../tests/support/assert.ts";
+import { waitFor, within } from "../tests/support/wait.ts";
 import { base64Length, MAX_UPLOAD_BYTES } from "../shared/transfer.ts";
 import { classify, ErrorCode, idOfCutLine, MAX_LINE_BYTES, StdioPeer } from "./jsonrpc.ts";
 
@@ -37,13 +38,54 @@ Deno.test("a client that stops reading ends the connection instead of losing ans
       return new Promise(() => {}); // the client never reads again
     },
   }, { highWaterMark: 1 });
-  const peer = new StdioPeer(writable, { maxWaiting: 4, maxBytes: 1 << 20 });
+  const peer = new StdioPeer(writable, { maxWaiting: 4, maxBytes: 1 << 20, stallMs: 60_000 });
   for (let id = 1; id <= 6; id++) peer.result(id, {});
   const reason = await peer.stuck;
   assert(reason.includes("not keeping up"), reason);
   // Closing does not wait for a reader that is never coming back.
   await peer.close();
   assertEquals(lines.length, 1);
+});
+
+Deno.test("the reader is held off while half the bounds wait, and let go as they drain", async () => {
+  const release: (() => void)[] = [];
+  let reading = false;
+  const writable = new WritableStream<Uint8Array>({
+    write: () => reading ? undefined : new Promise<void>((resolve) => release.push(resolve)),
+  }, { highWaterMark: 1 });
+  const peer = new StdioPeer(writable, { maxWaiting: 8, maxBytes: 1 << 20, stallMs: 60_000 });
+  for (let id = 1; id <= 3; id++) peer.result(id, {});
+  let roomy = false;
+  await Promise.race([peer.room().then(() => roomy = true), Promise.resolve()]);
+  assert(roomy, "three of eight waiting leave room");
+  peer.result(4, {});
+  let freed = false;
+  const room = peer.room().then(() => freed = true);
+  // Nothing is written while the client takes nothing: the reader stays held off.
+  await waitFor(() => Promise.resolve(release.length === 1), "the first write to wait");
+  assert(!freed, "four of eight waiting hold the reader off");
+  // Each answer the client takes brings the reader nearer; one below half lets it go.
+  await waitFor(() => {
+    release.shift()?.();
+    return Promise.resolve(freed);
+  }, "the reader to be let go");
+  await room;
+  reading = true;
+  for (const resolve of release) resolve();
+  await peer.close();
+});
+
+Deno.test("a client that leaves an answer unread past the stall bound is stuck", async () => {
+  const writable = new WritableStream<Uint8Array>({ write: () => new Promise(() => {}) }, {
+    highWaterMark: 1,
+  });
+  const peer = new StdioPeer(writable, { maxWaiting: 1024, maxBytes: 1 << 20, stallMs: 50 });
+  peer.result(1, {});
+  peer.result(2, {});
+  // The stall check's timer does not keep a process alive; this test's own wait does.
+  const reason = await within(peer.stuck, 10_000, "the client to be found stuck");
+  assert(reason.includes("has not read its answers"), reason);
+  await peer.close();
 });
 
 Deno.test("the line bound admits the largest upload a tool accepts, with its request", () => {

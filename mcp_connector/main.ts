@@ -21,6 +21,7 @@ import {
   ErrorCode,
   type Incoming,
   MAX_LINE_BYTES,
+  peerBounds,
   readMessages,
   RpcError,
   StdioPeer,
@@ -211,7 +212,7 @@ export async function serve(
     inputLost?: () => Promise<boolean>;
   },
 ): Promise<void> {
-  const peer = new StdioPeer(io.output);
+  const peer = new StdioPeer(io.output, peerBounds(settings.clientStallMs));
   const restriction = connectorRestriction(settings);
   // The link connects (and starts the service) only when a bound session first needs it.
   const link = new ServiceLink(paths, { name: "unknown client", version: "" }, {
@@ -235,6 +236,8 @@ export async function serve(
   });
   let ended: "stopped" | "input" = "stopped";
   while (true) {
+    // Back-pressure: no next request while the client's answers pile up unread (decision 0290).
+    if (await Promise.race([peer.room(), stopped]) === null) break;
     const next = await Promise.race([messages.next(), stopped]);
     if (next === null) break;
     if (next.done) {

@@ -23,6 +23,12 @@ export const ConnectorSettings = z.object({
     description: "how often a call whose caller sent a progress token reports that it is " +
       "still running",
   }),
+  clientStallMs: durationMs("GHOSTLIGHT_CLIENT_STALL_MS", {
+    default: 60_000,
+    description: "how long answers may wait unread by the client before the connector ends " +
+      "the connection; until then a client that reads slowly only slows the reading of its " +
+      "requests",
+  }),
   restrictCapabilities: listSetting("GHOSTLIGHT_RESTRICT_CAPABILITIES", {
     description: "restricts every call of this connector to these capabilities (comma-separated: " +
       "`read`, `action`, `write`, `execute`), on top of the person's policy, which it can only " +

@@ -10,6 +10,7 @@ Deno.test("the connector's timings come from their variables; anything unparseab
     instance: undefined,
     callDeadlineMs: 60_000,
     progressIntervalMs: 5_000,
+    clientStallMs: 60_000,
     restrictCapabilities: undefined,
     restrictHosts: undefined,
   });
@@ -22,6 +23,7 @@ Deno.test("the connector's timings come from their variables; anything unparseab
       instance: undefined,
       callDeadlineMs: 1500,
       progressIntervalMs: 400,
+      clientStallMs: 60_000,
       restrictCapabilities: undefined,
       restrictHosts: undefined,
     },

@@ -64,6 +64,21 @@ export const NEVER_DROPPED_EVENTS: readonly string[] = [
   "Page.javascriptDialogOpening",
   "Page.javascriptDialogClosed",
 ];
+/**
+ * The events of a tab's console: a page that logs faster than the extension can drop them has its
+ * console no longer listened to for a while (decision 0291).
+ */
+export const CONSOLE_EVENTS: readonly string[] = [
+  "Runtime.consoleAPICalled",
+  "Runtime.exceptionThrown",
+  "Log.entryAdded",
+];
+/**
+ * Not a CDP event: the extension's word that it stopped (`paused: true`) or started again
+ * listening to a tab's console, with when (`at`, ms since the epoch), sent as an event of the tab
+ * so that a service that does not know it passes it by (decision 0291).
+ */
+export const CONSOLE_PAUSED_EVENT = "Ghostlight.consolePaused";
 /** Longest string inside a forwarded event; longer ones are cut. */
 export const EVENT_STRING_MAX = 2000;
 

@@ -446,6 +446,11 @@ export class BoundedWriter {
     return this.#waitingBytes;
   }
 
+  /** Writes queued and not yet written. */
+  get waiting(): number {
+    return this.#waiting;
+  }
+
   /** Queues bytes for writing. Rejects when a bound is passed or the stream has failed. */
   write(bytes: Uint8Array): Promise<void> {
     if (this.#broken) return Promise.reject(this.#broken);

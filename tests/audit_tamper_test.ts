@@ -57,9 +57,19 @@ async function lines(file: string): Promise<string[]> {
 }
 
 /** The service, started and answering, and a way to stop it. */
-async function serviceUp(testEnv: TestEnv, paths: InstancePaths) {
+/**
+ * Starts the service and waits for it, and for the browser when `browsers` is 1: a browser that
+ * was attached to the service before comes back by itself, some time after the service is up.
+ */
+async function serviceUp(testEnv: TestEnv, paths: InstancePaths, browsers = 0) {
   const process = startService(testEnv);
-  await waitFor(async () => (await fetchStatus(paths.controlSocket)).service !== null, "service");
+  await waitFor(
+    async () => {
+      const status = await fetchStatus(paths.controlSocket);
+      return status.service !== null && status.browsers.length >= browsers;
+    },
+    browsers > 0 ? "the service and its browser" : "the service",
+  );
   let stopped = false;
   return {
     async stop() {
@@ -75,7 +85,7 @@ Deno.test("one call cannot brick the audit, tampering is caught, and caller stri
   const testEnv = await makeTestEnv();
   const paths = resolveInstancePaths(testEnv.instance, (key) => testEnv.env[key]);
   const fixtures = serveFixtures();
-  let service = await serviceUp(testEnv, paths);
+  let service = await serviceUp(testEnv, paths, 1);
   const browser = await launchBrowser(testEnv);
   await waitFor(
     async () => (await fetchStatus(paths.controlSocket)).browsers.length === 1,
@@ -127,7 +137,7 @@ Deno.test("one call cannot brick the audit, tampering is caught, and caller stri
 
     // After a restart the service still serves: the records it wrote continue the chain.
     await service.stop();
-    service = await serviceUp(testEnv, paths);
+    service = await serviceUp(testEnv, paths, 1);
     const after = await connect(testEnv, "after-restart");
     const again = await firstTab(after);
     const navigated = await call(after, "navigate", {
@@ -188,7 +198,7 @@ Deno.test("one call cannot brick the audit, tampering is caught, and caller stri
     const deleted = await verify();
     assertEquals(deleted.code, 1, deleted.stdout);
     assertMatch(deleted.stdout, /there are no records: the audit was deleted/);
-    service = await serviceUp(testEnv, paths);
+    service = await serviceUp(testEnv, paths, 1);
     const afterDeletion = await connect(testEnv, "after-deletion");
     await firstTab(afterDeletion);
     await afterDeletion.close();
@@ -207,7 +217,7 @@ Deno.test("one call cannot brick the audit, tampering is caught, and caller stri
     const both = await verify();
     assertEquals(both.code, 1, both.stdout);
     assertMatch(both.stdout, /no anchor, but this instance has run/);
-    service = await serviceUp(testEnv, paths);
+    service = await serviceUp(testEnv, paths, 1);
     await service.stop();
     const bothGap = await verify();
     assertEquals(bothGap.code, 1, bothGap.stdout);
@@ -223,7 +233,7 @@ Deno.test("one call cannot brick the audit, tampering is caught, and caller stri
     const fresh = await verify();
     assertEquals(fresh.code, 0, fresh.stdout);
     assertMatch(fresh.stdout, /Record 1 \(.*\): the person reset the audit: 2 earlier file\(s\)/);
-    service = await serviceUp(testEnv, paths);
+    service = await serviceUp(testEnv, paths, 1);
   } finally {
     await browser.stop();
     await service.stop();

@@ -5,6 +5,11 @@
  * frame is read, none of its elements gets a ref, input that would land in it is refused before
  * it is sent, and a tab showing a sacred site is listed as withheld. Also: an IPv4-mapped IPv6
  * address is the IPv4 address it reaches, and `policy explain` names a host as enforcement does.
+ *
+ * The tab's request filter (decision 0275) stops a refused frame from loading at all, so where a
+ * frame must be withheld the tests load it while the policy allows its host and then refuse the
+ * host, the page staying open: the policy reloads, the filter stops only new requests, and what
+ * has already loaded is withheld by the per-frame decisions alone.
  */
 
 import { assert, assertEquals, assertMatch } from "./support/assert.ts";
@@ -12,7 +17,11 @@ import { plain } from "./support/fence.ts";
 import { makeTestEnv } from "./support/env.ts";
 import { ghostlight } from "./support/processes.ts";
 import { type E2ESession, startSession } from "./support/session.ts";
-import { openFramed } from "./support/framed.ts";
+import { openFramed, usePolicy } from "./support/framed.ts";
+import { pollUntil } from "./support/wait.ts";
+
+/** The service rereads its policy file often, so a test waits little for a change to apply. */
+const QUICK_RELOAD = { GHOSTLIGHT_POLICY_RELOAD_MS: "100" };
 
 /** The framed page's own words: none may reach the agent. */
 const FRAMED_WORDS = /Vault|48,213|Account number|Sign in to the vault/;
@@ -23,15 +32,53 @@ function checkoutUrl(s: E2ESession): string {
   return s.fixtures.url(`/framed_checkout.html?frame=${encodeURIComponent(framed)}`);
 }
 
+/** Runs `text` in the tab's page and returns what it answers. */
+async function run(s: E2ESession, tabId: number, text: string): Promise<string> {
+  return s.text(await s.ok("javascript_tool", { action: "javascript_exec", text, tabId }));
+}
+
+/**
+ * Once the policy refuses the frame's host, the tab's filter stops a new load of the frame: the
+ * frame's server receives no further request for it. Waits first until the filter stops a probe
+ * to that host (the filter follows the reload on its own time).
+ */
+async function assertNewLoadStopped(s: E2ESession, tabId: number): Promise<void> {
+  const probe = `${s.fixtures.origin.replace("127.0.0.1", "localhost")}/probe`;
+  await pollUntil(
+    () =>
+      run(
+        s,
+        tabId,
+        `await fetch("${probe}", { mode: "no-cors" }).then(() => "reached", () => "blocked")`,
+      ),
+    (answer) => /blocked/.test(answer),
+    "the tab's filter to stop requests to the refused host",
+  );
+  const loads = s.fixtures.requests("/framed_sign_in.html");
+  assertEquals(loads, 1, "the frame loaded once, while its host was allowed");
+  assertMatch(
+    await run(
+      s,
+      tabId,
+      `await new Promise((done) => { const frame = document.getElementById("pay");
+         frame.addEventListener("load", () => done("reloaded"), { once: true });
+         frame.src = frame.src + "?again"; })`,
+    ),
+    /reloaded/,
+  );
+  assertEquals(s.fixtures.requests("/framed_sign_in.html"), loads, "the new load never left");
+}
+
 /** Opens the checkout page and waits until its frame has loaded. */
 function openCheckout(s: E2ESession): Promise<number> {
   return openFramed(s, checkoutUrl(s));
 }
 
 Deno.test("a sacred frame inside an allowed page is withheld: no text, no refs, no input", async () => {
-  const s = await startSession({ policy: `{ "default": "allow", "sacred": ["localhost"] }` });
+  const s = await startSession({ policy: `{ "default": "allow" }`, env: QUICK_RELOAD });
   try {
     const tabId = await openCheckout(s);
+    await usePolicy(s, `{ "default": "allow", "sacred": ["localhost"] }`);
     const why =
       /shows a site Ghostlight never touches whatever the policy says \("sacred" in \S*policy\.jsonc names localhost\)/;
 
@@ -120,20 +167,22 @@ Deno.test("a sacred frame inside an allowed page is withheld: no text, no refs, 
       );
     }
     assertEquals(s.fixtures.submissions().length, before, "nothing was posted");
+
+    await assertNewLoadStopped(s, tabId);
   } finally {
     await s.close();
   }
 });
 
 Deno.test("a frame on a host the policy denies is withheld for what the call needs there", async () => {
-  const s = await startSession({
-    policy: `{
-      "default": "allow",
-      "grants": [{ "hosts": ["localhost"], "deny": ["read", "action", "write", "execute"] }]
-    }`,
-  });
+  const s = await startSession({ policy: `{ "default": "allow" }`, env: QUICK_RELOAD });
   try {
     const tabId = await openCheckout(s);
+    await usePolicy(
+      s,
+      `{ "default": "allow",
+         "grants": [{ "hosts": ["localhost"], "deny": ["read", "action", "write", "execute"] }] }`,
+    );
     const read = s.text(await s.ok("read_page", { tabId }));
     assertMatch(
       read,
@@ -142,6 +191,8 @@ Deno.test("a frame on a host the policy denies is withheld for what the call nee
     assert(!FRAMED_WORDS.test(read), read);
     const text = s.text(await s.ok("get_page_text", { tabId }));
     assert(!FRAMED_WORDS.test(text), text);
+
+    await assertNewLoadStopped(s, tabId);
   } finally {
     await s.close();
   }
@@ -172,18 +223,15 @@ Deno.test("a frame readable but not writable: its refs are read, writing by them
 });
 
 Deno.test("a tab on a sacred site is listed as withheld, without its title or address", async () => {
-  const s = await startSession({ policy: `{ "default": "allow", "sacred": ["localhost"] }` });
+  const s = await startSession({ policy: `{ "default": "allow" }`, env: QUICK_RELOAD });
   try {
     const tabId = await s.firstTab();
-    const sacred = s.fixtures.url("/framed_sign_in.html").replace("127.0.0.1", "localhost");
-    // The redirect is allowed to start on 127.0.0.1 and ends on the sacred site.
-    assertMatch(
-      await s.fail("navigate", {
-        url: s.fixtures.url(`/redirect?to=${encodeURIComponent(sacred)}`),
-        tabId,
-      }),
-      /the tab ended on localhost/,
-    );
+    // The tab goes to the site while the policy allows it, and is listed as it is.
+    const site = s.fixtures.url("/framed_sign_in.html").replace("127.0.0.1", "localhost");
+    await s.ok("navigate", { url: site, tabId });
+    assertMatch(s.text(await s.ok("tabs_context_mcp", {})), /framed_sign_in/);
+    // Then the person makes the site sacred; the page stays open.
+    await usePolicy(s, `{ "default": "allow", "sacred": ["localhost"] }`);
     const listed = await s.ok("tabs_context_mcp", {});
     const text = s.text(listed);
     assertMatch(
@@ -232,7 +280,7 @@ Deno.test("policy explain names a host as enforcement does: case, trailing dot, 
     for (const name of ["BÜCHER.Example.", "xn--bcher-kva.example."]) {
       const out = await ghostlight(testEnv, ["policy", "explain", file, "--host", name]);
       assertEquals(out.code, 0, out.stderr);
-      assertMatch(out.stdout, /On xn--bcher-kva\.example \(as .* is matched\), for any client:/);
+      assertMatch(out.stdout, /On xn--bcher-kva\.example \(as .* is matched\), for any principal:/);
       assertMatch(out.stdout, /\n {2}read +sacred +xn--bcher-kva\.example is a sacred site/);
     }
     const shop = await ghostlight(testEnv, ["policy", "explain", file, "--host", "SHOP.example."]);

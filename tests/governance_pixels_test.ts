@@ -17,9 +17,11 @@ import { plain } from "./support/fence.ts";
 import { type E2ESession, startSession } from "./support/session.ts";
 import { pollUntil } from "./support/wait.ts";
 import { ghostlight } from "./support/processes.ts";
-import { openFramed } from "./support/framed.ts";
+import { openFramed, usePolicy } from "./support/framed.ts";
 
 const ALLOW = `{ "default": "allow" }`;
+/** The service rereads its policy file often, so a test waits little for a change to apply. */
+const QUICK_RELOAD = { GHOSTLIGHT_POLICY_RELOAD_MS: "100" };
 const SACRED = `{ "default": "allow", "sacred": ["localhost"] }`;
 const WHY =
   /Withheld in this image: 1 frame is painted over in grey: it shows a site Ghostlight never touches whatever the policy says \("sacred" in \S*policy\.jsonc names localhost\)/;
@@ -36,11 +38,7 @@ function colourFrame(s: E2ESession, src: string, place = ""): string {
 /** Opens `url`, waits until its frames have loaded, then puts `policy` in force. */
 async function openThenRefuse(s: E2ESession, url: string, policy = SACRED): Promise<number> {
   const tabId = await openFramed(s, url);
-  const explain = async () => s.text(await s.ok("explain", {}));
-  const before = await explain();
-  const out = await ghostlight(s.testEnv, ["paths", "--json"]);
-  await Deno.writeTextFile(JSON.parse(out.stdout).policyFile, policy);
-  await pollUntil(explain, (text) => text !== before, "the policy with a sacred host");
+  await usePolicy(s, policy);
   return tabId;
 }
 
@@ -67,7 +65,7 @@ function jpegColours(result: { content: { type: string; data?: string }[] }) {
 }
 
 Deno.test("no image of the page shows a sacred frame: screenshot, zoom, scroll, GIF", async () => {
-  const s = await startSession({ policy: ALLOW });
+  const s = await startSession({ policy: ALLOW, env: QUICK_RELOAD });
   try {
     const tabId = await openThenRefuse(s, colourFrame(s, magentaUrl(s)));
 
@@ -122,7 +120,7 @@ Deno.test("no image of the page shows a sacred frame: screenshot, zoom, scroll, 
 });
 
 Deno.test("a sacred frame nested in a same-origin frame, partly off-screen, is painted over", async () => {
-  const s = await startSession({ policy: ALLOW });
+  const s = await startSession({ policy: ALLOW, env: QUICK_RELOAD });
   try {
     // The outer frame (same origin, walked in place) starts left of the viewport; the sacred
     // frame inside it is cut by the viewport's left edge.
@@ -142,7 +140,7 @@ Deno.test("a sacred frame nested in a same-origin frame, partly off-screen, is p
 });
 
 Deno.test("a page without withheld frames is shown as it is", async () => {
-  const s = await startSession({ policy: ALLOW });
+  const s = await startSession({ policy: ALLOW, env: QUICK_RELOAD });
   try {
     const tabId = await openFramed(s, colourFrame(s, magentaUrl(s)));
     const shot = await s.ok("computer", { action: "screenshot", tabId });
@@ -154,7 +152,7 @@ Deno.test("a page without withheld frames is shown as it is", async () => {
 });
 
 Deno.test("console messages of a refused frame in the page's own process are withheld", async () => {
-  const s = await startSession({ policy: ALLOW });
+  const s = await startSession({ policy: ALLOW, env: QUICK_RELOAD });
   try {
     // Two hosts of one site: Chromium runs the frame in the page's own process, and its messages
     // come with the page's.
@@ -188,7 +186,7 @@ Deno.test("console messages of a refused frame in the page's own process are wit
 });
 
 Deno.test("input refused because of a frame is in the audit with the frame's rule", async () => {
-  const s = await startSession({ policy: ALLOW });
+  const s = await startSession({ policy: ALLOW, env: QUICK_RELOAD });
   try {
     const tabId = await openThenRefuse(s, colourFrame(s, magentaUrl(s)));
     // The frame's box is at (100, 120) to (400, 320) in viewport CSS pixels.
@@ -219,7 +217,7 @@ Deno.test("input refused because of a frame is in the audit with the frame's rul
 });
 
 Deno.test("a withheld frame that keeps moving: no image is returned", async () => {
-  const s = await startSession({ policy: ALLOW });
+  const s = await startSession({ policy: ALLOW, env: QUICK_RELOAD });
   try {
     const tabId = await openThenRefuse(s, colourFrame(s, magentaUrl(s), "&move=1"));
     assertMatch(

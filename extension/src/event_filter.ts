@@ -6,6 +6,7 @@
  */
 
 import {
+  CONSOLE_EVENTS,
   EVENT_STRING_MAX,
   EVENTS_PER_SECOND,
   NEVER_DROPPED_EVENTS,
@@ -80,4 +81,74 @@ export function takeToken(
 /** Whether an event of `method` is forwarded now: a dialog's always, others for a token. */
 export function admit(observer: Bucket, method: string, now: number): boolean {
   return NEVER_DROPPED_EVENTS.includes(method) || takeToken(observer, now);
+}
+
+/** Console events a tab may have dropped within one second before its console is paused. */
+export const FLOOD_DROPS = 500;
+
+/** Where a tab's console listening stands (decision 0291). */
+export interface ConsoleMeter {
+  /** When the current one-second window of drops began, and the drops in it. */
+  windowAt: number;
+  windowDrops: number;
+  /** While paused: since when. */
+  pausedAt: number | null;
+  /** When listening last started again, 0 when it never stopped. */
+  resumedAt: number;
+}
+
+/** A meter for a tab that has not flooded. */
+export function freshMeter(now: number): ConsoleMeter {
+  return { windowAt: now, windowDrops: 0, pausedAt: null, resumedAt: 0 };
+}
+
+/**
+ * Counts one dropped console event; true when the tab has now dropped {@linkcode FLOOD_DROPS}
+ * within a second, and its console should be paused.
+ */
+export function floods(meter: ConsoleMeter, now: number): boolean {
+  if (now - meter.windowAt >= 1_000) {
+    meter.windowAt = now;
+    meter.windowDrops = 0;
+  }
+  return ++meter.windowDrops >= FLOOD_DROPS;
+}
+
+/** Starts a pause. */
+export function startPause(meter: ConsoleMeter, now: number): void {
+  meter.pausedAt = now;
+  meter.windowDrops = 0;
+}
+
+/** Ends a pause. */
+export function endPause(meter: ConsoleMeter, now: number): void {
+  meter.pausedAt = null;
+  meter.resumedAt = now;
+  meter.windowAt = now;
+  meter.windowDrops = 0;
+}
+
+/**
+ * Whether an event shows the tab's main frame on a new document: the document that flooded is
+ * gone, and its console is listened to again.
+ */
+export function newDocument(method: string, params: Record<string, unknown>): boolean {
+  const frame = params.frame as Record<string, unknown> | undefined;
+  return method === "Page.frameNavigated" && frame !== undefined && frame.parentId === undefined;
+}
+
+/**
+ * Whether a console event is one the browser replays as its console is listened to again: the
+ * messages it kept from before (its own timestamp is older than the listening), already recorded
+ * or logged while nobody listened.
+ */
+export function replayed(
+  meter: ConsoleMeter,
+  method: string,
+  params: Record<string, unknown>,
+): boolean {
+  if (!CONSOLE_EVENTS.includes(method) || meter.resumedAt === 0) return false;
+  const entry = method === "Log.entryAdded" ? params.entry as Record<string, unknown> : params;
+  const at = entry?.timestamp;
+  return typeof at === "number" && at < meter.resumedAt;
 }

@@ -1,6 +1,18 @@
 import { assertEquals } from "../../tests/support/assert.ts";
 import { EVENT_STRING_MAX, EVENTS_PER_SECOND } from "../../shared/browser_protocol.ts";
-import { admit, clip, project, takeToken } from "./event_filter.ts";
+import {
+  admit,
+  clip,
+  endPause,
+  FLOOD_DROPS,
+  floods,
+  freshMeter,
+  newDocument,
+  project,
+  replayed,
+  startPause,
+  takeToken,
+} from "./event_filter.ts";
 
 Deno.test("projection keeps only the named dotted paths", () => {
   const params = {
@@ -43,4 +55,31 @@ Deno.test("a dialog's events pass a spent rate bound; others wait for a token", 
   assertEquals(admit(bucket, "Page.javascriptDialogOpening", 0), true);
   assertEquals(admit(bucket, "Page.javascriptDialogClosed", 0), true);
   assertEquals(bucket.tokens, 0, "and take none of the tokens");
+});
+
+Deno.test("a tab that drops a second's worth of console events is paused, and heard again", () => {
+  const meter = freshMeter(1_000);
+  for (let i = 1; i < FLOOD_DROPS; i++) assertEquals(floods(meter, 1_000 + i / 10), false);
+  assertEquals(floods(meter, 1_100), true, "the last drop within the second");
+  // Drops spread over more than a second never add up to a flood.
+  const calm = freshMeter(0);
+  for (let i = 0; i < FLOOD_DROPS * 3; i++) {
+    assertEquals(floods(calm, i * (1_000 / (FLOOD_DROPS - 2))), false);
+  }
+  startPause(meter, 1_200);
+  assertEquals(meter.pausedAt, 1_200);
+  endPause(meter, 5_000);
+  assertEquals(meter.pausedAt, null);
+  // What the browser replays on listening again is older than the listening; new lines are not.
+  assertEquals(replayed(meter, "Runtime.consoleAPICalled", { timestamp: 4_999 }), true);
+  assertEquals(replayed(meter, "Runtime.consoleAPICalled", { timestamp: 5_001 }), false);
+  assertEquals(replayed(meter, "Log.entryAdded", { entry: { timestamp: 10 } }), true);
+  assertEquals(replayed(meter, "Network.loadingFinished", { timestamp: 10 }), false);
+  assertEquals(replayed(freshMeter(0), "Runtime.consoleAPICalled", { timestamp: 1 }), false);
+});
+
+Deno.test("only the main frame's new document ends a pause", () => {
+  assertEquals(newDocument("Page.frameNavigated", { frame: { id: "A" } }), true);
+  assertEquals(newDocument("Page.frameNavigated", { frame: { id: "B", parentId: "A" } }), false);
+  assertEquals(newDocument("Page.navigatedWithinDocument", { frameId: "A" }), false);
 });

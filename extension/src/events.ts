@@ -9,13 +9,28 @@
 /// <reference types="@types/chrome" />
 
 import {
+  CONSOLE_EVENTS,
+  CONSOLE_PAUSED_EVENT,
   type EnableCommand,
   EVENTS_PER_SECOND,
   type FromExtension,
   type ObservedEvent,
 } from "../../shared/browser_protocol.ts";
 import { EnableBook } from "./enable_book.ts";
-import { admit, type Bucket, clip, MAX_EVENT_CHARS, project } from "./event_filter.ts";
+import {
+  admit,
+  type Bucket,
+  clip,
+  type ConsoleMeter,
+  endPause,
+  floods,
+  freshMeter,
+  MAX_EVENT_CHARS,
+  newDocument,
+  project,
+  replayed,
+  startPause,
+} from "./event_filter.ts";
 import { track, untrack } from "./locations.ts";
 
 interface Observer extends Bucket {
@@ -24,6 +39,8 @@ interface Observer extends Bucket {
   /** Event method → kept fields (undefined keeps all). */
   events: Map<string, string[] | undefined>;
   dropped: number;
+  /** Whether the tab's console floods, and whether it is listened to now (decision 0291). */
+  console: ConsoleMeter;
 }
 
 const observers = new Map<number, Observer>();
@@ -65,6 +82,7 @@ export function observe(
     tokens: previous?.tokens ?? EVENTS_PER_SECOND,
     refilledAt: previous?.refilledAt ?? Date.now(),
     dropped: previous?.dropped ?? 0,
+    console: previous?.console ?? freshMeter(Date.now()),
   });
 }
 
@@ -82,6 +100,7 @@ export function observeLike(openerTabId: number, tabId: number): boolean {
     tokens: EVENTS_PER_SECOND,
     refilledAt: Date.now(),
     dropped: 0,
+    console: freshMeter(Date.now()),
   });
   return true;
 }
@@ -96,8 +115,13 @@ export function enableCommands(tabId: number): readonly EnableCommand[] {
   return enables.commands(tabId);
 }
 
-/** The enable commands for a fresh attachment to `tabId`: all of them, noted as sent. */
+/**
+ * The enable commands for a fresh attachment to `tabId`: all of them, noted as sent. They turn
+ * its console on again, so a pause of it ends here (and starts again if the page still floods).
+ */
 export function enableOnAttach(tabId: number): EnableCommand[] {
+  const observer = observers.get(tabId);
+  if (observer && observer.console.pausedAt !== null) heardAgain(tabId, observer);
   return enables.attached(tabId);
 }
 
@@ -120,12 +144,24 @@ chrome.debugger.onEvent.addListener((source, method, params) => {
   if (tabId === undefined || (source as { sessionId?: string }).sessionId) return;
   const observer = observers.get(tabId);
   if (!observer || !observer.events.has(method)) return;
-  if (!admit(observer, method, Date.now())) {
+  const raw = (params ?? {}) as Record<string, unknown>;
+  const now = Date.now();
+  const ofConsole = CONSOLE_EVENTS.includes(method);
+  if (ofConsole && observer.console.pausedAt !== null) {
+    // Sent before the pause took effect: not recorded, and counted.
     observer.dropped++;
     return;
   }
+  if (replayed(observer.console, method, raw)) return;
+  if (observer.console.pausedAt !== null && newDocument(method, raw)) {
+    void resumeConsole(tabId, observer);
+  }
+  if (!admit(observer, method, now)) {
+    observer.dropped++;
+    if (ofConsole && floods(observer.console, now)) pauseConsole(tabId, observer);
+    return;
+  }
   const fields = observer.events.get(method);
-  const raw = (params ?? {}) as Record<string, unknown>;
   const kept = clip(fields ? project(raw, fields) : raw, 0) as Record<string, unknown>;
   if (JSON.stringify(kept).length > MAX_EVENT_CHARS) {
     observer.dropped++;
@@ -146,3 +182,45 @@ chrome.debugger.onEvent.addListener((source, method, params) => {
     ...(dropped > 0 ? { dropped } : {}),
   });
 });
+
+/**
+ * Stops listening to a flooding tab's console until its main frame shows a new document (decision
+ * 0291): the browser sends every console event to the extension whether it is forwarded or not,
+ * and a page logging thousands of lines every few milliseconds left other tabs' commands waiting
+ * behind them and grew the browser's memory without bound. `Runtime.disable` and `Log.disable`
+ * stop the events at the page; the service is told when listening stopped and started again.
+ */
+function pauseConsole(tabId: number, observer: Observer): void {
+  startPause(observer.console, tellPaused(tabId, true));
+  for (const method of ["Runtime.disable", "Log.disable"]) {
+    chrome.debugger.sendCommand({ tabId }, method).catch(() => {});
+  }
+}
+
+/**
+ * Listens to a paused tab's console again. The binding registrations go again after
+ * `Runtime.enable`: turning the domain off forgets them. What the browser replays of its kept
+ * messages is passed by ({@linkcode replayed}).
+ */
+async function resumeConsole(tabId: number, observer: Observer): Promise<void> {
+  heardAgain(tabId, observer);
+  const again = enableCommands(tabId).filter((command) =>
+    command.method.startsWith("Runtime.") || command.method === "Log.enable"
+  );
+  for (const command of again) {
+    if (observers.get(tabId) !== observer) return;
+    await chrome.debugger.sendCommand({ tabId }, command.method, command.params).catch(() => {});
+  }
+}
+
+/** Ends a pause of `tabId`'s console, and tells the service. */
+function heardAgain(tabId: number, observer: Observer): void {
+  endPause(observer.console, tellPaused(tabId, false));
+}
+
+/** Tells the service that `tabId`'s console is (`paused`) or is again listened to; returns when. */
+function tellPaused(tabId: number, paused: boolean): number {
+  const at = Date.now();
+  sink({ type: "cdp_event", tab_id: tabId, method: CONSOLE_PAUSED_EVENT, params: { paused, at } });
+  return at;
+}

@@ -7,7 +7,11 @@
  * @module
  */
 
-import type { EnableCommand, ObservedEvent } from "../../shared/browser_protocol.ts";
+import {
+  CONSOLE_PAUSED_EVENT,
+  type EnableCommand,
+  type ObservedEvent,
+} from "../../shared/browser_protocol.ts";
 
 /** Console messages kept per tab. */
 export const CONSOLE_CAPACITY = 500;
@@ -255,6 +259,11 @@ export class TabState {
   dialog: OpenDialog | null = null;
   /** Events the extension dropped under its rate bound. */
   droppedEvents = 0;
+  /**
+   * The times the extension stopped listening to the tab's console because the page logged too
+   * fast (decision 0291): since when, while it is not listened to now, and how long in all before.
+   */
+  consoleUnheard = { since: null as number | null, pauses: 0, ms: 0 };
   /** The main frame's document since its last commit the tab reported, if one was seen. */
   mainDocument: MainDocument | null = null;
   #waiters = new Set<Waiter>();
@@ -368,9 +377,24 @@ export class TabState {
       case "Page.javascriptDialogClosed":
         this.dialog = null;
         break;
+      case CONSOLE_PAUSED_EVENT:
+        this.#consolePaused(p.paused === true, num(p.at) ?? Date.now());
+        break;
     }
     for (const waiter of [...this.#waiters]) {
       if (waiter.match(event)) this.#finish(waiter, event);
+    }
+  }
+
+  /** Notes that the extension stopped (`paused`) or started again listening to the console. */
+  #consolePaused(paused: boolean, at: number): void {
+    const unheard = this.consoleUnheard;
+    if (paused && unheard.since === null) {
+      unheard.since = at;
+      unheard.pauses++;
+    } else if (!paused && unheard.since !== null) {
+      unheard.ms += Math.max(0, at - unheard.since);
+      unheard.since = null;
     }
   }
 

@@ -1,5 +1,6 @@
 import { assert, assertEquals } from "../../tests/support/assert.ts";
 import { MAX_CONTEXTS, Ring, TabState } from "./tab_state.ts";
+import { CONSOLE_PAUSED_EVENT } from "../../shared/browser_protocol.ts";
 
 Deno.test("a ring keeps the newest items and counts evictions", () => {
   const ring = new Ring<number>(3);
@@ -150,4 +151,17 @@ Deno.test("a console message carries its context's origin; the contexts kept are
     null,
     null,
   ]);
+});
+
+Deno.test("the extension's word that a tab's console went unheard is kept, pause by pause", () => {
+  const state = new TabState();
+  state.apply({ method: CONSOLE_PAUSED_EVENT, params: { paused: true, at: 1_000 } });
+  assertEquals(state.consoleUnheard, { since: 1_000, pauses: 1, ms: 0 });
+  state.apply({ method: CONSOLE_PAUSED_EVENT, params: { paused: false, at: 4_000 } });
+  state.apply({ method: CONSOLE_PAUSED_EVENT, params: { paused: false, at: 9_000 } });
+  assertEquals(state.consoleUnheard, { since: null, pauses: 1, ms: 3_000 });
+  state.apply({ method: CONSOLE_PAUSED_EVENT, params: { paused: true, at: 10_000 } });
+  state.apply({ method: CONSOLE_PAUSED_EVENT, params: { paused: true, at: 11_000 } });
+  assertEquals(state.consoleUnheard, { since: 10_000, pauses: 2, ms: 3_000 });
+  assertEquals(state.console.items().length, 0, "no console line is made of it");
 });

@@ -381,17 +381,60 @@ async function acceptBrowsers(
   });
 }
 
-/** Starts the service for an instance. Throws `AlreadyRunning` when one serves it already. */
-export async function startDaemon(paths: InstancePaths, options: DaemonOptions): Promise<Daemon> {
-  const { settings } = options;
-  await ensureOwnedDir(paths.stateDir);
-  configureLog({ file: paths.logFile, stderr: options.logToStderr });
+/**
+ * The service's keys, made where missing, and whether the instance has run before: its key, or
+ * an older install's shared secret, was there.
+ */
+async function serviceKeys(paths: InstancePaths): Promise<{ keys: ServiceKeys; hadRun: boolean }> {
   const exists = (path: string) => Deno.lstat(path).then(() => true, () => false);
   const hadRun = await exists(paths.keys.service) || await exists(paths.legacySecretFile);
   const keys = await ensureKeys(paths, {
     onRemovedLegacy: () =>
       log("info", "removed the shared secret of an older install: each role has its own key now"),
   });
+  return { keys, hadRun };
+}
+
+/** How each socket is served, and each one's release (used again when a socket is rebound). */
+function socketServers(
+  acceptor: Acceptor,
+  guard: SocketGuard,
+  app: { fetch(request: Request): Response | Promise<Response> },
+): {
+  serve: Record<SocketName, (listener: Deno.UnixListener) => void>;
+  releases: Record<SocketName, () => Promise<void>>;
+} {
+  /** Each socket's release: closes its listener and resolves once its accept loop has ended. */
+  const releases = {} as Record<SocketName, () => Promise<void>>;
+  const acceptLoop = (name: SocketName, listener: Deno.UnixListener, loop: Promise<void>) => {
+    releases[name] = async () => {
+      try {
+        listener.close();
+      } catch {
+        // Closed already.
+      }
+      await loop.catch(() => {});
+    };
+  };
+  const serve: Record<SocketName, (listener: Deno.UnixListener) => void> = {
+    bridge: (listener) =>
+      acceptLoop("bridge", listener, acceptConnectors(listener, acceptor, guard.intact("bridge"))),
+    browser: (listener) =>
+      acceptLoop("browser", listener, acceptBrowsers(listener, acceptor, guard.intact("browser"))),
+    control: (listener) => {
+      const server = serveControl(listener, (request) => app.fetch(request));
+      releases.control = () => server.shutdown();
+    },
+  };
+  return { serve, releases };
+}
+
+/** Starts the service for an instance. Throws `AlreadyRunning` when one serves it already. */
+export async function startDaemon(paths: InstancePaths, options: DaemonOptions): Promise<Daemon> {
+  const { settings } = options;
+  await ensureOwnedDir(paths.stateDir);
+  configureLog({ file: paths.logFile, stderr: options.logToStderr });
+  const { keys, hadRun } = await serviceKeys(paths);
   const listeners = await bindSockets(paths);
   const guard = await SocketGuard.of(paths);
   const state = await buildState({
@@ -450,32 +493,7 @@ export async function startDaemon(paths: InstancePaths, options: DaemonOptions):
     budget: new FrameBudget(MAX_PARTIAL_FRAME_BYTES),
     stopping: () => stopping,
   };
-  /** Each socket's release: closes its listener and resolves once its accept loop has ended. */
-  const releases = {} as Record<SocketName, () => Promise<void>>;
-  const acceptLoop = (name: SocketName, listener: Deno.UnixListener, loop: Promise<void>) => {
-    releases[name] = async () => {
-      try {
-        listener.close();
-      } catch {
-        // Closed already.
-      }
-      await loop.catch(() => {});
-    };
-  };
-  const serve: Record<SocketName, (listener: Deno.UnixListener) => void> = {
-    bridge: (listener) =>
-      acceptLoop(
-        "bridge",
-        listener,
-        acceptConnectors(listener, acceptor, guard.intact("bridge")),
-      ),
-    browser: (listener) =>
-      acceptLoop("browser", listener, acceptBrowsers(listener, acceptor, guard.intact("browser"))),
-    control: (listener) => {
-      const server = serveControl(listener, (request) => app.fetch(request));
-      releases.control = () => server.shutdown();
-    },
-  };
+  const { serve, releases } = socketServers(acceptor, guard, app);
   serve.bridge(listeners.bridge);
   serve.browser(listeners.browser);
   serve.control(listeners.control);

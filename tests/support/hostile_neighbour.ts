@@ -25,6 +25,7 @@ import { writeAll } from "../../shared/handshake.ts";
 import type { InstancePaths } from "../../shared/instance.ts";
 import { computePeerProof, freshNonce } from "../../shared/proof.ts";
 import { requestControl } from "../../service/control/client.ts";
+import { pollUntil, WAIT_MS, within } from "./wait.ts";
 
 const paths: InstancePaths = JSON.parse(Deno.args[0]);
 const mcpKey = await Deno.readFile(paths.keys.mcp);
@@ -105,15 +106,13 @@ async function identity(path: string): Promise<string | null> {
 }
 
 /** A connection to whatever serves the bridge path, tried again while the path is rebound. */
-async function connectWithin(deadline: number): Promise<Deno.UnixConn> {
-  while (true) {
-    try {
-      return await Deno.connect({ transport: "unix", path: paths.bridgeSocket });
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-  }
+function connectWithin(ms: number): Promise<Deno.UnixConn> {
+  return pollUntil(
+    () => Deno.connect({ transport: "unix", path: paths.bridgeSocket }),
+    () => true,
+    "a connection to the bridge socket",
+    ms,
+  );
 }
 
 /** The socket this process last put at the bridge path. */
@@ -125,33 +124,26 @@ let squatted: string | null = null;
  */
 async function squat(mode: "relay" | "forge", ready: () => void): Promise<unknown> {
   // The service binds its socket again once it notices; only then is the real one there.
-  const deadline = Date.now() + 30_000;
-  for (let now = await identity(paths.bridgeSocket); now === null || now === squatted;) {
-    if (Date.now() > deadline) throw new Error("the service never bound its socket again");
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    now = await identity(paths.bridgeSocket);
-  }
-  const upstream = mode === "relay" ? await connectWithin(deadline) : null;
+  await pollUntil(
+    () => identity(paths.bridgeSocket),
+    (now) => now !== null && now !== squatted,
+    "the service to bind its socket again",
+  );
+  const upstream = mode === "relay" ? await connectWithin(WAIT_MS) : null;
   await Deno.remove(paths.bridgeSocket).catch(() => {});
   const listener = Deno.listen({ transport: "unix", path: paths.bridgeSocket });
   squatted = await identity(paths.bridgeSocket);
   ready();
   // Once the service binds its socket again, no connector comes here any more.
-  const timer = setTimeout(() => listener.close(), 5_000);
   let victim: Deno.UnixConn;
   try {
-    victim = await listener.accept();
+    victim = await within(listener.accept(), 5_000, "a connector at the squatted socket");
   } catch {
+    listener.close();
     upstream?.close();
     return { missed: true };
-  } finally {
-    clearTimeout(timer);
   }
-  try {
-    listener.close();
-  } catch {
-    // Closed by the timer just as the connector came.
-  }
+  listener.close();
   const fromVictim = new FrameReader(victim.readable, FRAME);
   const hello = await fromVictim.next() as Record<string, unknown>;
   const seen: unknown[] = [hello];

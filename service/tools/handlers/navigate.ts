@@ -24,6 +24,11 @@ import { cdp, evaluate, ownedTab, type TabTarget } from "../core/target.ts";
 
 /** How long navigate waits for a page to finish loading. */
 const LOAD_TIMEOUT_MS = 20_000;
+/**
+ * Dialogs a forced navigation answers before it ends the page's running script: a page that opens
+ * one again as each is answered (issue 26, decision 0292).
+ */
+const DIALOGS_BEFORE_TERMINATING = 3;
 /** How often the fallback poll looks at document.readyState. */
 const POLL_MS = 150;
 /** How long a ready document waits for its load event before navigate returns anyway. */
@@ -150,6 +155,7 @@ async function throughPrompts<T>(
 ): Promise<T> {
   const stop = new AbortController();
   let refused = false;
+  let answered = 0;
   const watch = (async () => {
     while (!stop.signal.aborted) {
       const event = await state.waitFor(
@@ -160,6 +166,11 @@ async function throughPrompts<T>(
       if (!event) return;
       onPrompt();
       refused = !force;
+      // A page that opens a dialog again as each is answered never lets the navigation through:
+      // with force, its running script is ended as the dialog closes (decision 0292).
+      if (force && ++answered >= DIALOGS_BEFORE_TERMINATING) {
+        await cdp(target, "Runtime.terminateExecution").catch(() => {});
+      }
       await cdp(target, "Page.handleJavaScriptDialog", { accept: force }).catch(() => {});
     }
   })();
@@ -516,6 +527,30 @@ async function landingReport(
   );
 }
 
+/**
+ * A navigation that loads a document but never saw the main frame commit one, with a dialog open
+ * now, did not leave the page it was on: the page holds its renderer with the dialog (a page that
+ * opens one again as each is answered, issue 26), so the new document could not replace it.
+ * Answered as that, never as a landing on the old page's URL "redirected from" the requested one.
+ */
+function stayedBehindDialog(
+  target: TabTarget,
+  state: TabState,
+  navigation: { moved: boolean; sent: string | null | undefined; committed: boolean },
+): void {
+  const dialog = state.dialog;
+  if (!dialog || navigation.moved || typeof navigation.sent !== "string") return;
+  if (navigation.committed) return;
+  throw new ToolError(
+    "tool_failure",
+    `The tab did not leave the page it was on: a JavaScript ${dialog.type} dialog of that page ` +
+      "is open and holds it, so the new page could not replace it when this answer was given " +
+      "(a page that opens a dialog again as each is answered keeps doing so).",
+    `${howToAnswer(dialog.type, target.tabId)} A page that will not let go can always be closed: ` +
+      `tab_control {"action": "close", "tabId": ${target.tabId}}.`,
+  );
+}
+
 /** `navigate`. */
 export const navigate: Handler = async (args, context) => {
   const target = ownedTab(context.workspace, context.browsers, args.tabId as number);
@@ -558,6 +593,11 @@ export const navigate: Handler = async (args, context) => {
   } finally {
     watch.stop.abort();
   }
+  stayedBehindDialog(target, state, {
+    moved: moves,
+    sent: watch.expected,
+    committed: watch.committed,
+  });
   return await landingReport(context, target, state, {
     raw,
     requested,
