@@ -105,6 +105,10 @@ Deno.test("no image of the page shows a sacred frame: screenshot, zoom, scroll, 
     );
     await s.ok("gif_creator", { action: "stop_recording", tabId });
     const exported = await s.ok("gif_creator", { action: "export", tabId });
+    assertMatch(
+      s.text(exported),
+      /Withheld in this GIF: in \d+ of its frames, frames of the page are painted over in grey: they show a site Ghostlight never touches/,
+    );
     const gif = new GifReader(imageOf(exported));
     assert(gif.numFrames() >= 1);
     for (let i = 0; i < gif.numFrames(); i++) {
