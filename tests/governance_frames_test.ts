@@ -17,6 +17,7 @@ import { plain } from "./support/fence.ts";
 import { makeTestEnv } from "./support/env.ts";
 import { ghostlight } from "./support/processes.ts";
 import { type E2ESession, startSession } from "./support/session.ts";
+import { openFramed, usePolicy } from "./support/framed.ts";
 import { pollUntil } from "./support/wait.ts";
 
 /** The service rereads its policy file often, so a test waits little for a change to apply. */
@@ -29,20 +30,6 @@ const FRAMED_WORDS = /Vault|48,213|Account number|Sign in to the vault/;
 function checkoutUrl(s: E2ESession): string {
   const framed = s.fixtures.origin.replace("127.0.0.1", "localhost");
   return s.fixtures.url(`/framed_checkout.html?frame=${encodeURIComponent(framed)}`);
-}
-
-/** The policy file's path. */
-async function policyFile(s: E2ESession): Promise<string> {
-  return JSON.parse((await ghostlight(s.testEnv, ["paths", "--json"])).stdout).policyFile;
-}
-
-/** Writes the person's policy and waits until the service has it in force, as explain tells. */
-async function usePolicy(s: E2ESession, policy: string): Promise<void> {
-  const file = await policyFile(s);
-  const explained = async () => s.text(await s.ok("explain", {}));
-  const before = await explained();
-  await Deno.writeTextFile(file, policy);
-  await pollUntil(explained, (now) => now !== before, "the service to take the new policy");
 }
 
 /** Runs `text` in the tab's page and returns what it answers. */
@@ -83,20 +70,8 @@ async function assertNewLoadStopped(s: E2ESession, tabId: number): Promise<void>
 }
 
 /** Opens the checkout page and waits until its frame has loaded. */
-async function openCheckout(s: E2ESession): Promise<number> {
-  const tabId = await s.firstTab();
-  await s.ok("navigate", { url: checkoutUrl(s), tabId });
-  await pollUntil(
-    () =>
-      s.ok("javascript_tool", {
-        action: "javascript_exec",
-        text: "document.body.dataset.framed ?? ''",
-        tabId,
-      }),
-    (result) => /loaded/.test(s.text(result)),
-    "the framed page to load",
-  );
-  return tabId;
+function openCheckout(s: E2ESession): Promise<number> {
+  return openFramed(s, checkoutUrl(s));
 }
 
 Deno.test("a sacred frame inside an allowed page is withheld: no text, no refs, no input", async () => {

@@ -57,7 +57,25 @@ export interface GatedWork {
   checked?: Checked;
   /** The request filter set on the call's tab before dispatch (decision 0275). */
   filtered?: Filtered;
+  /**
+   * What the call was refused inside its page (a frame, a listed tab, a request's address), by
+   * host, capabilities and rule, for the audit (decision 0302); at most `MAX_INNER_RECORDS`.
+   */
+  innerRefusals?: Map<string, InnerRefusal>;
+  /** Refusals inside the page beyond those kept. */
+  innerOmitted?: number;
 }
+
+/** A refusal inside a call's page, as its audit record says it. */
+export interface InnerRefusal {
+  result: string;
+  host: PageHost;
+  capabilities: string[];
+  rule: string;
+}
+
+/** Most refusals inside its page one call records in the audit; more are counted in the last. */
+export const MAX_INNER_RECORDS = 8;
 
 /** The fields every audit record of one work shares. */
 type AuditBase = Omit<AuditEntry, "kind" | "result" | "host" | "rule">;
@@ -237,6 +255,13 @@ export async function recordOutcome(
     );
   }
   try {
+    for (const refusal of innerRecords(work)) {
+      await session.deps.governance.audit.append({
+        ...auditBaseOf(session, work),
+        kind: "decision",
+        ...refusal,
+      });
+    }
     await session.deps.governance.audit.append({
       ...auditBaseOf(session, work),
       kind: "outcome",
@@ -519,6 +544,34 @@ export function policyView(session: Session, work: GatedWork): PolicyView {
   };
 }
 
+/** Notes a refusal inside the call's page for its audit records, once per host and ask. */
+export function noteInnerRefusal(
+  work: Pick<GatedWork, "innerRefusals" | "innerOmitted">,
+  refusal: InnerRefusal,
+): void {
+  const refusals = work.innerRefusals ??= new Map();
+  const key = JSON.stringify([refusal.result, refusal.host, refusal.capabilities]);
+  if (refusals.has(key)) return;
+  if (refusals.size < MAX_INNER_RECORDS) refusals.set(key, refusal);
+  else work.innerOmitted = (work.innerOmitted ?? 0) + 1;
+}
+
+/**
+ * The audit records of the refusals inside a work's page: one per host and ask, at most
+ * `MAX_INNER_RECORDS`, the last saying how many more there were.
+ */
+export function innerRecords(work: Pick<GatedWork, "innerRefusals" | "innerOmitted">) {
+  const kept = [...work.innerRefusals?.values() ?? []];
+  return kept.map((refusal, i) =>
+    i === kept.length - 1 && work.innerOmitted
+      ? {
+        ...refusal,
+        rule: `${refusal.rule} (and ${work.innerOmitted} more refused asks inside the page)`,
+      }
+      : refusal
+  );
+}
+
 /**
  * Whether a work may touch a document at `url` with `capabilities`: the same `decide()` as the
  * check before dispatch, with the session's principal and the work's restrictions, on that document's host. One
@@ -540,6 +593,12 @@ export function documentRefusal(
     restrictions: readRestrictionsOrNone(work.message),
   });
   if (!refuses(decision)) return null;
+  noteInnerRefusal(work, {
+    result: decision.verdict,
+    host,
+    capabilities: [...capabilities],
+    rule: `withheld inside the call's page: ${decision.rule}`,
+  });
   if (decision.verdict === "sacred" && host !== null) {
     return {
       sacred: true,

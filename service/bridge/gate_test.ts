@@ -11,6 +11,7 @@ import {
   harnessDeps,
 } from "../../tests/support/bridge_harness.ts";
 import { waitFor } from "../../tests/support/wait.ts";
+import { innerRecords, MAX_INNER_RECORDS, noteInnerRefusal } from "./gate.ts";
 import { BrowserHub } from "../browser/mod.ts";
 import { DEFAULT_SCHEDULER_OPTIONS, Scheduler } from "../scheduler/mod.ts";
 
@@ -189,4 +190,27 @@ Deno.test("an extension without the feature: the gate asks before and after, as 
   } finally {
     await h.end();
   }
+});
+
+Deno.test("refusals inside a call's page are recorded once each, at most a bound, then counted", () => {
+  const work: Parameters<typeof noteInnerRefusal>[0] = {};
+  const refusal = (n: number) => ({
+    result: "sacred",
+    host: `h${n}.example`,
+    capabilities: ["read"],
+    rule: `withheld inside the call's page: rule ${n}`,
+  });
+  for (let n = 0; n < MAX_INNER_RECORDS + 4; n++) {
+    noteInnerRefusal(work, refusal(n));
+    noteInnerRefusal(work, refusal(n));
+  }
+  const records = innerRecords(work);
+  assertEquals(records.length, MAX_INNER_RECORDS);
+  assertEquals(records[0], refusal(0));
+  assertEquals(
+    records.at(-1)!.rule,
+    `withheld inside the call's page: rule ${
+      MAX_INNER_RECORDS - 1
+    } (and 8 more refused asks inside the page)`,
+  );
 });

@@ -28,6 +28,8 @@ export interface Press {
 }
 /** Event waiters allowed per tab at once. */
 const MAX_WAITERS = 32;
+/** Execution contexts whose origin a tab keeps (each frame has one or two). */
+export const MAX_CONTEXTS = 512;
 /** Longest console text kept. */
 const CONSOLE_TEXT_MAX = 2000;
 
@@ -35,8 +37,11 @@ const CONSOLE_TEXT_MAX = 2000;
 export const OBSERVED_EVENTS: ObservedEvent[] = [
   {
     method: "Runtime.consoleAPICalled",
-    fields: ["type", "args", "timestamp", "stackTrace.callFrames"],
+    fields: ["type", "args", "timestamp", "stackTrace.callFrames", "executionContextId"],
   },
+  // Which document each context (and so each console message) belongs to (decision 0301).
+  { method: "Runtime.executionContextCreated", fields: ["context.id", "context.origin"] },
+  { method: "Runtime.executionContextsCleared", fields: [] },
   { method: "Runtime.exceptionThrown", fields: ["timestamp", "exceptionDetails"] },
   // The page runtime's report of a loaded document's facts (decision 0222), from its world's
   // context (decision 0244).
@@ -122,6 +127,11 @@ export interface ConsoleEntry {
   source: string;
   url?: string;
   line?: number;
+  /**
+   * For a message of a script (console, exception): the origin of the document it ran in, or
+   * null when the tab did not say which (decision 0301).
+   */
+  origin?: string | null;
   /** Milliseconds since the epoch. */
   at: number;
 }
@@ -239,6 +249,8 @@ function renderArg(arg: unknown): string {
 /** The state of one observed tab. */
 export class TabState {
   readonly console = new Ring<ConsoleEntry>(CONSOLE_CAPACITY);
+  /** The origin of each execution context the tab reported, newest kept. */
+  #contexts = new Map<number, string>();
   readonly network = new Ring<NetworkEntry>(NETWORK_CAPACITY);
   /** Pointer presses sent to the tab, oldest first. */
   readonly presses = new Ring<Press>(PRESS_CAPACITY);
@@ -257,6 +269,11 @@ export class TabState {
   #waiters = new Set<Waiter>();
   /** When observation started (ms since the epoch): the buffers hold nothing older. */
   readonly since = Date.now();
+
+  /** The origin of a context the tab reported, or null. */
+  #originOf(id: unknown): string | null {
+    return typeof id === "number" ? this.#contexts.get(id) ?? null : null;
+  }
 
   /** Applies one event from the browser. */
   apply(event: TabEvent, dropped = 0): void {
@@ -277,10 +294,25 @@ export class TabState {
           source: "console",
           url: str(frame.url) || undefined,
           line: lineOf(frame.lineNumber),
+          origin: this.#originOf(p.executionContextId),
           at: num(p.timestamp) ?? Date.now(),
         });
         break;
       }
+      case "Runtime.executionContextCreated": {
+        const context = obj(p.context);
+        const id = num(context.id);
+        if (id === undefined) break;
+        this.#contexts.delete(id);
+        this.#contexts.set(id, str(context.origin) ?? "");
+        if (this.#contexts.size > MAX_CONTEXTS) {
+          this.#contexts.delete(this.#contexts.keys().next().value!);
+        }
+        break;
+      }
+      case "Runtime.executionContextsCleared":
+        this.#contexts.clear();
+        break;
       case "Runtime.exceptionThrown": {
         const details = obj(p.exceptionDetails);
         const description = str(obj(details.exception).description);
@@ -290,6 +322,7 @@ export class TabState {
           source: "exception",
           url: str(details.url) || undefined,
           line: lineOf(details.lineNumber),
+          origin: this.#originOf(details.executionContextId),
           at: num(p.timestamp) ?? Date.now(),
         });
         break;

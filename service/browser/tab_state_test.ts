@@ -1,5 +1,5 @@
 import { assert, assertEquals } from "../../tests/support/assert.ts";
-import { Ring, TabState } from "./tab_state.ts";
+import { MAX_CONTEXTS, Ring, TabState } from "./tab_state.ts";
 import { CONSOLE_PAUSED_EVENT } from "../../shared/browser_protocol.ts";
 
 Deno.test("a ring keeps the newest items and counts evictions", () => {
@@ -128,6 +128,29 @@ Deno.test("a watch resolves with the first matching event, or null once stopped"
   tab.apply({ method: "Page.javascriptDialogOpening", params: { type: "alert", message: "hi" } });
   stopped.stop();
   assertEquals(await stopped.event, null);
+});
+
+Deno.test("a console message carries its context's origin; the contexts kept are bounded", () => {
+  const tab = new TabState();
+  const created = (id: number, origin: string) =>
+    tab.apply({ method: "Runtime.executionContextCreated", params: { context: { id, origin } } });
+  const logged = (executionContextId: number) =>
+    tab.apply({
+      method: "Runtime.consoleAPICalled",
+      params: { type: "log", timestamp: 1, args: [], executionContextId },
+    });
+  for (let id = 1; id <= MAX_CONTEXTS + 1; id++) created(id, `http://h${id}.example`);
+  logged(MAX_CONTEXTS + 1);
+  logged(2);
+  logged(1); // the oldest context was let go: its origin is not known
+  tab.apply({ method: "Runtime.executionContextsCleared", params: {} });
+  logged(2);
+  assertEquals(tab.console.items().map((entry) => entry.origin), [
+    `http://h${MAX_CONTEXTS + 1}.example`,
+    "http://h2.example",
+    null,
+    null,
+  ]);
 });
 
 Deno.test("the extension's word that a tab's console went unheard is kept, pause by pause", () => {

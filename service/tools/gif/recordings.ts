@@ -84,6 +84,8 @@ export interface Frame {
   height: number;
   at: number;
   clicks?: Point[];
+  /** Why regions of this frame were painted over (decision 0300), each reason once. */
+  withheld?: string[];
 }
 
 /** What a capture returns: a frame, or null when the tab cannot be shown now. */

@@ -45,6 +45,7 @@ import {
   screenshot,
   viewport,
 } from "../page/screenshot.ts";
+import { type Cover, coveredNote, pixelGuard } from "../page/withheld_pixels.ts";
 import { cdp, ownedTab, type TabTarget } from "../core/target.ts";
 
 /** CSS pixels one scroll_amount step moves. */
@@ -617,9 +618,35 @@ function describeWhere(where: { ref?: string; coordinate?: number[] }): string {
 }
 
 async function shotContent(context: ToolContext, target: TabTarget) {
-  const image = await screenshot(context.workspace, target);
+  const { image, covers } = await screenshot(
+    context.workspace,
+    target,
+    pixelGuard(context, target),
+  );
   const block: ContentBlock = { type: "image", data: image.data, mimeType: "image/jpeg" };
-  return { image, block };
+  return { image, block, ...withheldParts(covers, image.scale, { x: 0, y: 0 }) };
+}
+
+/**
+ * The note (with a leading space) and the structured field on the regions an image leaves out,
+ * in that image's pixels.
+ */
+function withheldParts(covers: Cover[], cssPerPixel: number, from: { x: number; y: number }) {
+  const note = coveredNote(covers);
+  if (note === null) return { note: "", withheld: {} };
+  const px = (css: number, origin: number) => Math.round((css - origin) / cssPerPixel);
+  return {
+    note: ` ${note}`,
+    withheld: {
+      withheldRegions: covers.map((cover) => ({
+        x: px(cover.x, from.x),
+        y: px(cover.y, from.y),
+        width: Math.round(cover.width / cssPerPixel),
+        height: Math.round(cover.height / cssPerPixel),
+        why: cover.why,
+      })),
+    },
+  };
 }
 
 /** Where the page and the inner scroller under a point stand (`scrollProbe` in the page). */
@@ -651,7 +678,7 @@ async function scroll(args: Args, context: ToolContext, target: TabTarget) {
   await dispatch(target, [mouse("mouseWheel", point, { deltaX, deltaY })]);
   await pageValue(target, mainWorldCall("scrollSettled"));
   const to = await pageValue<ScrollProbe>(target, mainWorldCall("scrollProbe", point));
-  const { image, block } = await shotContent(context, target);
+  const { image, block, note, withheld } = await shotContent(context, target);
   const same = (a?: number[], b?: number[]) => a?.[0] === b?.[0] && a?.[1] === b?.[1];
   const pageMoved = from && to && !same(from.page, to.page);
   const innerMoved = from?.inner && to?.inner && from.inner.name === to.inner.name &&
@@ -665,7 +692,7 @@ async function scroll(args: Args, context: ToolContext, target: TabTarget) {
     : `Scrolled ${direction} ${amount}, but nothing moved: the page or the area under that ` +
       "point is already at its end, or does not scroll that way.";
   return success(
-    `${text} Screenshot ${image.id} (${image.width}×${image.height}) follows.`,
+    `${text} Screenshot ${image.id} (${image.width}×${image.height}) follows.${note}`,
     {
       tabId: target.tabId,
       imageId: image.id,
@@ -673,6 +700,7 @@ async function scroll(args: Args, context: ToolContext, target: TabTarget) {
       height: image.height,
       scroll: to?.page,
       ...(innerMoved ? { innerScroll: to!.inner } : {}),
+      ...withheld,
     },
     [block],
   );
@@ -706,7 +734,12 @@ async function zoom(args: Args, context: ToolContext, target: TabTarget) {
     width: bottomRight.x - topLeft.x,
     height: bottomRight.y - topLeft.y,
   };
-  const shot = await capture(target, { region: cssRegion, quality: 90, upscale: true });
+  const shot = await capture(target, pixelGuard(context, target), {
+    region: cssRegion,
+    quality: 90,
+    upscale: true,
+  });
+  const { note, withheld } = withheldParts(shot.covers, shot.cssPerPixel, cssRegion);
   const image = keepImage(context.workspace, {
     tabId: target.tabId,
     data: shot.data,
@@ -717,8 +750,14 @@ async function zoom(args: Args, context: ToolContext, target: TabTarget) {
   });
   return success(
     `Zoom ${image.id} of [${region.join(", ")}] at ${image.width}×${image.height}. Coordinates ` +
-      `for clicks still refer to your latest full screenshot, not to this zoom.`,
-    { tabId: target.tabId, imageId: image.id, width: image.width, height: image.height },
+      `for clicks still refer to your latest full screenshot, not to this zoom.${note}`,
+    {
+      tabId: target.tabId,
+      imageId: image.id,
+      width: image.width,
+      height: image.height,
+      ...withheld,
+    },
     [{ type: "image", data: image.data, mimeType: "image/jpeg" }],
   );
 }
@@ -795,7 +834,7 @@ async function answerByKeyboard(
 export type Action = (args: Args, context: ToolContext, target: TabTarget) => Promise<Outcome>;
 
 async function screenshotAction(_args: Args, context: ToolContext, target: TabTarget) {
-  const { image, block } = await shotContent(context, target);
+  const { image, block, note, withheld } = await shotContent(context, target);
   // When the viewport was larger than the image, say by how much: find and read_page give
   // boxes in page (CSS) pixels.
   const scaled = Math.abs(image.scale - 1) > 0.001
@@ -805,13 +844,14 @@ async function screenshotAction(_args: Args, context: ToolContext, target: TabTa
     : "";
   return success(
     `Screenshot ${image.id} of tab ${target.tabId}: ${image.width}×${image.height} px${scaled}. ` +
-      `Coordinates you pass to computer refer to this image's pixels.`,
+      `Coordinates you pass to computer refer to this image's pixels.${note}`,
     {
       tabId: target.tabId,
       imageId: image.id,
       width: image.width,
       height: image.height,
       cssPerPixel: image.scale,
+      ...withheld,
     },
     [block],
   );

@@ -17,6 +17,7 @@ import { ownedTab, type TabTarget } from "../core/target.ts";
 import { encodeGif } from "../gif/encode.ts";
 import {
   type Capture,
+  type Frame,
   type Recording,
   RECORDING_OPTIONS,
   type RecordingOptions,
@@ -27,6 +28,7 @@ import {
 import { deliverFiles } from "../input/deliver_files.ts";
 import type { FileTarget } from "../page/files.ts";
 import { capture } from "../page/screenshot.ts";
+import { pixelGuard } from "../page/withheld_pixels.ts";
 import { toViewport } from "./computer.ts";
 
 type Args = Record<string, unknown>;
@@ -77,7 +79,7 @@ function tabCapture(context: ToolContext, target: TabTarget, maxSide: number): C
       throw new TabGone();
     }
     try {
-      const shot = await capture(target, {
+      const shot = await capture(target, pixelGuard(context, target), {
         maxSide,
         quality: FRAME_QUALITY,
         background: true,
@@ -91,6 +93,7 @@ function tabCapture(context: ToolContext, target: TabTarget, maxSide: number): C
         width: shot.width,
         height: shot.height,
         ...(clicks.length ? { clicks } : {}),
+        ...(shot.covers.length ? { withheld: [...new Set(shot.covers.map((c) => c.why))] } : {}),
       };
     } catch (error) {
       if (error instanceof BrowserError && error.kind === "no_such_tab") throw new TabGone();
@@ -226,10 +229,19 @@ async function exportGif(args: Args, context: ToolContext, target: TabTarget) {
   return success(
     `GIF of ${recording.frames.length} frames, ${width}×${height}, ${
       Math.round(gif.length / 1024)
-    } KiB. ${statusText(recording)}`,
+    } KiB. ${statusText(recording)}${withheldInGif(recording.frames)}`,
     facts,
     [block],
   );
+}
+
+/** The note (with a leading space) on regions painted over in a recording's frames, or "". */
+function withheldInGif(frames: Frame[]): string {
+  const covered = frames.filter((frame) => frame.withheld?.length);
+  if (covered.length === 0) return "";
+  const whys = [...new Set(covered.flatMap((frame) => frame.withheld!))];
+  return ` Withheld in this GIF: in ${covered.length} of its frames, frames of the page are ` +
+    `painted over in grey: they show ${whys.slice(0, 3).join("; ")}. Nothing inside them is shown.`;
 }
 
 /** One action: what it does with the call's arguments on an owned tab. */

@@ -16,6 +16,7 @@ import { ownedTab, type TabTarget } from "../core/target.ts";
 import { runtimeCall } from "../page/in_page.ts";
 import { inMainFrame } from "../page/main_frame_read.ts";
 import { tabPages } from "../page/refs.ts";
+import { READ } from "../page/collect.ts";
 import {
   keepDigests,
   MODULI,
@@ -251,7 +252,14 @@ export const readConsoleMessages: Handler = async (args, context) => {
   const looked = await observed(target);
   const state = looked.state;
   const hide = await pageSecrets(context.workspace, target, state);
-  const all = state.console.items();
+  // A message of a frame the call may not read is not shown, matched or counted (decision 0301).
+  const frameWhy = withheldMessages(context);
+  const withheld = new Map<string, number>();
+  const all = state.console.items().filter((entry) => {
+    const why = frameWhy(entry);
+    if (why !== null) withheld.set(why, (withheld.get(why) ?? 0) + 1);
+    return why === null;
+  });
   // The pattern sees what the answer would show (redacted, cut), so match counts say nothing
   // about a redacted secret, and the regex runs on bounded text.
   const matching = all.filter((entry) =>
@@ -276,9 +284,13 @@ export const readConsoleMessages: Handler = async (args, context) => {
     cleared: args.clear === true,
     buffer: "console",
   });
-  return success(text, {
+  const note = withheldConsoleNote(withheld);
+  return success(note === null ? text : `${text}\n${note}`, {
     tabId: target.tabId,
     total: matching.length,
+    ...(withheld.size > 0
+      ? { withheldMessages: [...withheld.values()].reduce((a, b) => a + b) }
+      : {}),
     messages: shown.map((entry) => ({
       level: entry.level,
       source: entry.source,
@@ -290,6 +302,40 @@ export const readConsoleMessages: Handler = async (args, context) => {
     provenance: { pageSourced: true, untrusted: true, sessionNonce: context.workspace.fenceNonce },
   });
 };
+
+/** Why a message whose document is not known is withheld. */
+const UNKNOWN_DOCUMENT = "a document the tab did not name";
+
+/**
+ * Why each console message is withheld, or null when it is shown: a script's message is decided
+ * on the origin of the document it ran in, a browser's message (a failed load) on its address,
+ * each asked once. A script's message whose document the tab did not name is withheld (fail
+ * closed).
+ */
+function withheldMessages(context: ToolContext): (entry: ConsoleEntry) => string | null {
+  const known = new Map<string, string | null>();
+  return (entry) => {
+    const script = entry.source === "console" || entry.source === "exception";
+    const where = script ? entry.origin : entry.url;
+    if (where === undefined) return null;
+    if (where === null || where === "") return UNKNOWN_DOCUMENT;
+    let why = known.get(where);
+    if (why === undefined) {
+      why = context.policy.refusal(where, READ)?.why ?? null;
+      known.set(where, why);
+    }
+    return why;
+  };
+}
+
+/** The note, outside the fence, on console messages withheld by where they came from. */
+function withheldConsoleNote(withheld: Map<string, number>): string | null {
+  if (withheld.size === 0) return null;
+  const count = [...withheld.values()].reduce((a, b) => a + b);
+  const whys = [...withheld.keys()].slice(0, 3).join("; ");
+  return `${count} console message${count === 1 ? " was" : "s were"} withheld, neither shown ` +
+    `nor matched: ${count === 1 ? "it comes" : "they come"} from a frame showing ${whys}.`;
+}
 
 function networkLine(entry: NetworkEntry, hide: Hider, withheld: boolean): string {
   const status = entry.failed ? `failed (${entry.failed})` : entry.status ?? "pending";

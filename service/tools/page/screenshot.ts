@@ -11,6 +11,14 @@ import { ToolError } from "../core/errors.ts";
 import { jpegSize } from "./jpeg.ts";
 import { mainWorldCall } from "./in_page.ts";
 import { cdp, type TabTarget } from "../core/target.ts";
+import {
+  type Cover,
+  coversIn,
+  coversOf,
+  paintCovers,
+  type PixelGuard,
+  sameCovers,
+} from "./withheld_pixels.ts";
 
 /** No side of an image sent to the model exceeds this many pixels. */
 export const MAX_IMAGE_SIDE = 1568;
@@ -49,20 +57,78 @@ function metricsFrom(metrics: Record<string, unknown>): { view: Viewport; ratio:
 
 /**
  * Captures a region of the viewport (CSS pixels, default all of it) as JPEG, with at most
- * `maxSide` pixels a side.
+ * `maxSide` pixels a side, and every frame `pixels` withholds painted over (decision 0300): the
+ * frames are looked for before and after the capture, and the image is taken again (a few times,
+ * then refused) when they moved in between.
  */
 export async function capture(
   target: TabTarget,
-  options: {
-    region?: { x: number; y: number; width: number; height: number };
-    maxSide?: number;
-    quality?: number;
-    /** Render small regions larger (up to 4×), for zoom. */
-    upscale?: boolean;
-    /** Leave the tab where it is (a recording samples; it must not pull the tab forward). */
-    background?: boolean;
-  } = {},
-): Promise<{ data: string; width: number; height: number; cssPerPixel: number }> {
+  pixels: PixelGuard,
+  options: CaptureOptions = {},
+): Promise<Captured> {
+  for (let tries = 1;; tries++) {
+    const before = await coversOf(target, pixels);
+    const shot = await captureAsIs(target, options);
+    const after = await coversOf(target, pixels);
+    if (sameCovers(before, after)) {
+      const covers = coversIn(after, shot.region);
+      const data = paintCovers(shot.data, shot, shot.region, covers);
+      return {
+        data,
+        width: shot.width,
+        height: shot.height,
+        cssPerPixel: shot.cssPerPixel,
+        covers,
+      };
+    }
+    if (tries >= MOVING_TRIES) {
+      throw new ToolError(
+        "tool_failure",
+        "No image was taken: a frame Ghostlight withholds moved or changed while the image was " +
+          "taken, so where to paint it over was not known.",
+        "Wait for the page to settle and try again.",
+      );
+    }
+  }
+}
+
+/** How many times an image is taken again while a withheld frame moves under it. */
+const MOVING_TRIES = 3;
+
+/** What a capture may be asked. */
+interface CaptureOptions {
+  region?: { x: number; y: number; width: number; height: number };
+  maxSide?: number;
+  quality?: number;
+  /** Render small regions larger (up to 4×), for zoom. */
+  upscale?: boolean;
+  /** Leave the tab where it is (a recording samples; it must not pull the tab forward). */
+  background?: boolean;
+}
+
+/** An image of the page, with the regions painted over in it and why. */
+export interface Captured {
+  data: string;
+  width: number;
+  height: number;
+  cssPerPixel: number;
+  covers: Cover[];
+}
+
+/** The capture itself, before anything is painted over. */
+async function captureAsIs(
+  target: TabTarget,
+  options: CaptureOptions,
+): Promise<
+  {
+    data: string;
+    width: number;
+    height: number;
+    cssPerPixel: number;
+    quality: number;
+    region: { x: number; y: number; width: number; height: number };
+  }
+> {
   const maxSide = options.maxSide ?? MAX_IMAGE_SIDE;
   const quality = options.quality ?? 80;
   const viewportShot = !options.region && !options.background && !options.upscale;
@@ -101,7 +167,7 @@ export async function capture(
       "Try again; if it repeats, resize_window to a smaller size first.",
     );
   }
-  return { data, ...size, cssPerPixel: region.width / size.width };
+  return { data, ...size, cssPerPixel: region.width / size.width, quality, region };
 }
 
 /**
@@ -226,15 +292,20 @@ async function metricsInFront(target: TabTarget): Promise<{ view: Viewport; rati
 }
 
 /** Takes a screenshot of the tab's viewport and keeps it in the workspace. */
-export async function screenshot(workspace: Workspace, target: TabTarget): Promise<KeptImage> {
-  const shot = await capture(target);
-  return keepImage(workspace, {
+export async function screenshot(
+  workspace: Workspace,
+  target: TabTarget,
+  pixels: PixelGuard,
+): Promise<{ image: KeptImage; covers: Cover[] }> {
+  const shot = await capture(target, pixels);
+  const image = keepImage(workspace, {
     tabId: target.tabId,
     data: shot.data,
     width: shot.width,
     height: shot.height,
     scale: shot.cssPerPixel,
   });
+  return { image, covers: shot.covers };
 }
 
 /** The newest full screenshot of a tab in the workspace: coordinates refer to it. */

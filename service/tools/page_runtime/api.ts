@@ -14,6 +14,7 @@ import {
   coveredBy,
   focusedFrame,
   frameAt,
+  framesShown,
   scrollTo,
 } from "./geometry.ts";
 import { observeBefore, prepareAction, settle } from "./observe.ts";
@@ -42,6 +43,7 @@ export const runtime = {
   findNodes,
   focusedFrame,
   frameAt,
+  framesShown,
   element: byId,
   observeBefore,
   pageInfo,

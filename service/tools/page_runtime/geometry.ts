@@ -184,3 +184,84 @@ export function focusedFrame(): FrameUnder | null {
   }
   return null;
 }
+
+/** A frame this world cannot enter, and where it shows in this world's viewport. */
+export interface FrameShown {
+  /** The frame's element's id in this world's registry. */
+  id: number;
+  /** Its border box in this world's viewport CSS pixels. */
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+  /** Where its content's (0, 0) is in this world's viewport, and its CSS pixels' size there. */
+  originX: number;
+  originY: number;
+  scale: number;
+}
+
+/** Most frames one look lists; a page with more is not listed at all (the service fails closed). */
+const MAX_FRAMES_SHOWN = 64;
+/** Most elements one look visits. */
+const MAX_ELEMENTS_LOOKED_AT = 200_000;
+
+const FRAME_TAGS = new Set(["IFRAME", "FRAME", "OBJECT", "EMBED"]);
+
+/**
+ * Every frame this world cannot enter (another origin or host) with a box in the page, through
+ * shadow trees and the same-origin frames this world walks in place: the service decides each on
+ * its own host and paints over a refused one in any image of the page (decision 0300). Null when
+ * the page has more than the bound of frames or elements, so the service refuses the image.
+ */
+export function framesShown(): FrameShown[] | null {
+  const found: FrameShown[] = [];
+  let visited = 0;
+  const visit = (doc: Document, dx: number, dy: number, scale: number, depth: number): boolean => {
+    const stack: Node[] = [doc];
+    while (stack.length > 0) {
+      const node = stack.pop()!;
+      if (++visited > MAX_ELEMENTS_LOOKED_AT) return false;
+      const el = node as Element;
+      if (node.nodeType === 1 && FRAME_TAGS.has(el.tagName)) {
+        const rect = el.getBoundingClientRect();
+        if (rect.width > 0 && rect.height > 0) {
+          const style = viewOf(el).getComputedStyle(el);
+          const own = (el as HTMLElement).offsetWidth > 0
+            ? rect.width / (el as HTMLElement).offsetWidth
+            : 1;
+          const originX = rect.left + (el.clientLeft + parseFloat(style.paddingLeft || "0")) * own;
+          const originY = rect.top + (el.clientTop + parseFloat(style.paddingTop || "0")) * own;
+          const inner = el.tagName === "IFRAME" || el.tagName === "FRAME"
+            ? frameDocument(el)
+            : null;
+          if (inner) {
+            if (depth >= MAX_POINT_NESTING) return false;
+            if (!visit(inner, dx + originX * scale, dy + originY * scale, scale * own, depth + 1)) {
+              return false;
+            }
+          } else {
+            if (found.length >= MAX_FRAMES_SHOWN) return false;
+            found.push({
+              id: idOf(el),
+              x: dx + rect.left * scale,
+              y: dy + rect.top * scale,
+              width: rect.width * scale,
+              height: rect.height * scale,
+              originX: dx + originX * scale,
+              originY: dy + originY * scale,
+              scale: scale * own,
+            });
+          }
+        }
+      }
+      if (el.shadowRoot) stack.push(el.shadowRoot);
+      for (let child = node.lastChild; child; child = child.previousSibling) {
+        if (child.nodeType === 1 || child.nodeType === 9 || child.nodeType === 11) {
+          stack.push(child);
+        }
+      }
+    }
+    return true;
+  };
+  return visit(document, 0, 0, 1, 0) ? found : null;
+}
