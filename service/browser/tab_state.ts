@@ -281,6 +281,64 @@ export class TabState {
     this.#followMainDocument(event, dropped);
     const p = event.params;
     switch (event.method) {
+      case "Runtime.consoleAPICalled":
+      case "Runtime.executionContextCreated":
+      case "Runtime.executionContextsCleared":
+      case "Runtime.exceptionThrown":
+      case "Log.entryAdded":
+        this.#applyConsole(event.method, p);
+        break;
+      case "Network.requestWillBeSent":
+        this.#requestStarted(p);
+        break;
+      case "Network.responseReceived": {
+        const entry = this.#requests.get(String(p.requestId));
+        const response = obj(p.response);
+        if (entry) {
+          entry.status = num(response.status);
+          entry.statusText = str(response.statusText) || undefined;
+          entry.mimeType = str(response.mimeType) || undefined;
+          entry.type = str(p.type) ?? entry.type;
+        }
+        break;
+      }
+      case "Network.loadingFinished":
+      case "Network.loadingFailed": {
+        const entry = this.#requests.get(String(p.requestId));
+        if (!entry) break;
+        const end = num(p.timestamp);
+        if (end !== undefined && entry.started !== undefined) {
+          entry.durationMs = Math.round((end - entry.started) * 1000);
+        }
+        if (event.method === "Network.loadingFailed") {
+          entry.failed = p.canceled === true ? "canceled" : str(p.errorText) ?? "failed";
+        } else {
+          entry.bytes = num(p.encodedDataLength);
+        }
+        break;
+      }
+      case "Page.javascriptDialogOpening":
+        this.dialog = {
+          type: str(p.type) ?? "alert",
+          message: clipText(str(p.message) ?? ""),
+          url: str(p.url) ?? "",
+        };
+        break;
+      case "Page.javascriptDialogClosed":
+        this.dialog = null;
+        break;
+      case CONSOLE_PAUSED_EVENT:
+        this.#consolePaused(p.paused === true, num(p.at) ?? Date.now());
+        break;
+    }
+    for (const waiter of [...this.#waiters]) {
+      if (waiter.match(event)) this.#finish(waiter, event);
+    }
+  }
+
+  /** Applies one console event: a message, an exception, a context made or cleared. */
+  #applyConsole(method: string, p: Record<string, unknown>): void {
+    switch (method) {
       case "Runtime.consoleAPICalled": {
         const args = Array.isArray(p.args) ? p.args : [];
         const frame = obj(
@@ -338,51 +396,6 @@ export class TabState {
         });
         break;
       }
-      case "Network.requestWillBeSent":
-        this.#requestStarted(p);
-        break;
-      case "Network.responseReceived": {
-        const entry = this.#requests.get(String(p.requestId));
-        const response = obj(p.response);
-        if (entry) {
-          entry.status = num(response.status);
-          entry.statusText = str(response.statusText) || undefined;
-          entry.mimeType = str(response.mimeType) || undefined;
-          entry.type = str(p.type) ?? entry.type;
-        }
-        break;
-      }
-      case "Network.loadingFinished":
-      case "Network.loadingFailed": {
-        const entry = this.#requests.get(String(p.requestId));
-        if (!entry) break;
-        const end = num(p.timestamp);
-        if (end !== undefined && entry.started !== undefined) {
-          entry.durationMs = Math.round((end - entry.started) * 1000);
-        }
-        if (event.method === "Network.loadingFailed") {
-          entry.failed = p.canceled === true ? "canceled" : str(p.errorText) ?? "failed";
-        } else {
-          entry.bytes = num(p.encodedDataLength);
-        }
-        break;
-      }
-      case "Page.javascriptDialogOpening":
-        this.dialog = {
-          type: str(p.type) ?? "alert",
-          message: clipText(str(p.message) ?? ""),
-          url: str(p.url) ?? "",
-        };
-        break;
-      case "Page.javascriptDialogClosed":
-        this.dialog = null;
-        break;
-      case CONSOLE_PAUSED_EVENT:
-        this.#consolePaused(p.paused === true, num(p.at) ?? Date.now());
-        break;
-    }
-    for (const waiter of [...this.#waiters]) {
-      if (waiter.match(event)) this.#finish(waiter, event);
     }
   }
 
