@@ -213,7 +213,7 @@ Deno.test("input refused because of a frame is in the audit with the frame's rul
     const tail = await ghostlight(s.testEnv, ["audit", "tail", "-n", "30"]);
     assertMatch(
       tail.stdout,
-      /decision sacred: \S+ computer left_click \[[^\]]*\] on localhost — withheld inside the call's page/,
+      /decision sacred: unnamed \(client ghostlight-test\) computer left_click \[[^\]]*\] on localhost — withheld inside the call's page/,
     );
   } finally {
     await s.close();
