@@ -13,6 +13,7 @@ import { assert, assertEquals, assertMatch } from "./support/assert.ts";
 import { executable, makeTestEnv } from "./support/env.ts";
 import { type CallResult, startSession } from "./support/session.ts";
 import { allText } from "./support/results.ts";
+import { plain } from "./support/fence.ts";
 import { pollUntil, within } from "./support/wait.ts";
 
 /** Pings in the client's burst: over the connector's 1,024 waiting answers. */
@@ -178,7 +179,8 @@ Deno.test("an endless alert loop: a forced navigate answers truthfully in time, 
       assert(!/outcome_unknown|Outcome unknown/i.test(said), said);
     } else {
       // Or it did leave, and the answer is the new page, never the old one "redirected from" it.
-      assertEquals((forced.structuredContent as { url: string }).url, target, said);
+      // The URL is the page's own words, fenced in structured content too (decision 0281).
+      assertEquals(plain(forced)?.url, target, said);
     }
     const closed = await within(
       s.call("tab_control", { action: "close", tabId }),
