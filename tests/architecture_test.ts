@@ -7,6 +7,7 @@
 
 import { assert, assertEquals } from "./support/assert.ts";
 import { ROOT } from "./support/env.ts";
+import { SERVICE_LAYERS } from "./support/layers.ts";
 
 const FOLDERS = ["mcp_connector", "service", "browser_connector", "extension", "shared"] as const;
 type Folder = typeof FOLDERS[number];
@@ -120,51 +121,6 @@ Deno.test("each service folder is entered only through its mod.ts", async () => 
   });
   assertEquals(found, []);
 });
-
-/**
- * Which service folders each service folder may import (through their mod.ts): lower layers
- * never reach up. Tools work on pages and workspaces and know nothing of connectors or the
- * bridge; the bridge runs tools; the daemon assembles everything; the CLI drives the daemon.
- */
-const SERVICE_LAYERS: Record<string, string[]> = {
-  log: [],
-  endpoint: [],
-  catalog: [],
-  scheduler: [],
-  control: [],
-  browser: ["log"],
-  workspace: ["log"],
-  audit: ["log"],
-  governance: ["catalog", "log", "workspace"],
-  tools: ["browser", "catalog", "log", "workspace"],
-  bridge: ["audit", "browser", "catalog", "governance", "log", "scheduler", "tools", "workspace"],
-  daemon: [
-    "audit",
-    "bridge",
-    "browser",
-    "catalog",
-    "control",
-    "endpoint",
-    "governance",
-    "log",
-    "scheduler",
-    "tools",
-    "workspace",
-  ],
-  privilege: ["governance"],
-  install: ["control", "endpoint", "log", "privilege"],
-  cli: [
-    "audit",
-    "browser",
-    "control",
-    "daemon",
-    "endpoint",
-    "governance",
-    "install",
-    "log",
-    "privilege",
-  ],
-};
 
 /** Where a service file imports a service folder its layer may not use. */
 export function layerBreaches(file: string, text: string): string[] {
