@@ -195,7 +195,7 @@ async function pointOf(
       element = await resolveRef(context.workspace, target, args.ref, { scroll: true });
     }
     if (!element.visible) throw notVisible(args.ref, element.role, element.name, action);
-    const cover = await element.call<string | null>("coveredBy").catch(() => null);
+    const cover = await element.call("coveredBy").catch(() => null);
     return {
       point: element.centre,
       assurance: "ref",

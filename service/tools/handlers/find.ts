@@ -17,6 +17,7 @@ import {
   READ,
   withheldNote,
 } from "../page/collect.ts";
+import type { Box as Measured } from "../page_runtime/contract.ts";
 import { runtimeCall } from "../page/in_page.ts";
 import { provenance } from "../page/provenance.ts";
 import { rank, roleWords } from "../page/rank.ts";
@@ -39,15 +40,6 @@ import { displayUrl } from "../core/redact_url.ts";
 export const MAX_MATCHES = 20;
 /** Candidates measured before the visible ones are preferred. */
 const CANDIDATES = 40;
-
-interface Measured {
-  x: number;
-  y: number;
-  width: number;
-  height: number;
-  visible: boolean;
-  inViewport: boolean;
-}
 
 /** A ranked element, one per element: a text run stands for the element that holds it. */
 export interface Candidate {
@@ -91,7 +83,7 @@ async function measure(
     ? await topViewport(target)
     : undefined;
   for (const [frame, ids] of byFrame) {
-    const measured = await inFrame<(Measured | null)[]>(
+    const measured = await inFrame(
       target,
       pages,
       frame,

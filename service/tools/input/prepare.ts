@@ -9,7 +9,7 @@
 
 import type { Workspace } from "../../workspace/mod.ts";
 import type { TabTarget } from "../core/target.ts";
-import { runtimeCall } from "../page/in_page.ts";
+import { type RuntimeAnswer, type RuntimeCall, runtimeCall } from "../page/in_page.ts";
 import {
   aimedRead,
   type Command,
@@ -21,7 +21,6 @@ import {
 import { lookupRef, refGone, tabPages } from "../page/refs.ts";
 import {
   type Before,
-  type BeforeState,
   carriesOneMessage,
   CHANGED_KEPT,
   counterKey,
@@ -30,20 +29,7 @@ import {
 } from "./receipt.ts";
 
 /** What the page runtime's `prepareAction` reports. */
-interface PreparedState {
-  described: {
-    role: string;
-    name: string;
-    enabled: boolean;
-    box: { x: number; y: number; width: number; height: number; visible: boolean } | null;
-  } | null;
-  /** The box's centre, rounded (absent from a runtime older than decision 0239). */
-  point?: { x: number; y: number } | null;
-  /** Whether the centre lands in a frame the world cannot enter (decision 0270). */
-  framed?: boolean;
-  cover: string | null;
-  before: BeforeState;
-}
+type PreparedState = RuntimeAnswer<"prepareAction">;
 
 /** A ref's target ready for a pointer action. */
 export interface Prepared {
@@ -62,7 +48,7 @@ export interface Prepared {
 }
 
 /** The page runtime's preparation of element `localId` for a pointer action. */
-function prepareCall(workspace: Workspace, localId: number): string {
+function prepareCall(workspace: Workspace, localId: number): RuntimeCall<PreparedState> {
   return runtimeCall("prepareAction", counterKey(workspace), localId, { keep: CHANGED_KEPT });
 }
 
