@@ -14,7 +14,15 @@ import type { PutResult } from "../page_runtime/contract.ts";
 import { runtimeArguments, runtimeFunction, valueOf } from "./in_page.ts";
 
 export type { HeldFile, PutResult } from "../page_runtime/contract.ts";
-import { type Frame, lookupRef, mainFrame, refGone, resolveRef, tabPages } from "./refs.ts";
+import {
+  type Frame,
+  isLostContext,
+  lookupRef,
+  mainFrame,
+  refGone,
+  resolveRef,
+  tabPages,
+} from "./refs.ts";
 
 /** A file to put into the page. */
 export interface PageFile {
@@ -87,11 +95,8 @@ export async function putFilesInPage(
 /** A failure of the call that puts the files, in the model's words. */
 function putFailure(error: unknown, where: FileTarget): unknown {
   if (!(error instanceof BrowserError)) return error;
-  if (
-    /context with specified id|cannot find context|execution context was destroyed/i.test(
-      error.message,
-    )
-  ) {
+  // The browser's own words for a world that went with its document, read in one place.
+  if (isLostContext(error)) {
     return "ref" in where ? refGone(where.ref) : new ToolError(
       "tool_failure",
       "The page navigated while the files were on their way; nothing was put into it.",

@@ -82,6 +82,24 @@ function argumentList(args: unknown[]): string {
 }
 
 /**
+ * The expression calling `method` with `args` (already written out), which answers undefined
+ * when the world holds no runtime, or one without that method (decision 0320): no method of the
+ * contract answers undefined, so {@linkcode noRuntime} tells that case by the reply's type, not by
+ * the words of a ReferenceError.
+ */
+function methodCall(method: RuntimeMethod, args: string): string {
+  return `globalThis.__ghostlight?.${method}?.(${args})`;
+}
+
+/**
+ * Whether an evaluation's reply (its `result`, a remote object) is undefined: the world it ran in
+ * held no runtime to call (see {@linkcode methodCall}).
+ */
+export function noRuntime(reply: { result?: unknown }): boolean {
+  return (reply.result as { type?: unknown } | undefined)?.type === "undefined";
+}
+
+/**
  * The expression that calls a runtime method with `args` (as JSON), for evaluation in a world
  * where {@linkcode INSTALL} ran.
  */
@@ -89,7 +107,7 @@ export function runtimeCall<M extends RuntimeMethod>(
   method: M,
   ...args: Parameters<PageMethods[M]>
 ): RuntimeCall<RuntimeAnswer<M>> {
-  return `__ghostlight.${method}(${argumentList(args)})` as RuntimeCall<RuntimeAnswer<M>>;
+  return methodCall(method, argumentList(args)) as RuntimeCall<RuntimeAnswer<M>>;
 }
 
 /** The runtime methods that take an element's number first. */
@@ -107,7 +125,7 @@ export function elementCall<M extends ElementMethod>(
   localId: number,
   ...args: ElementArgs<M>
 ): RuntimeCall<RuntimeAnswer<M>> {
-  return `__ghostlight.${method}(${argumentList([localId, ...args])})` as RuntimeCall<
+  return methodCall(method, argumentList([localId, ...args])) as RuntimeCall<
     RuntimeAnswer<M>
   >;
 }
@@ -131,7 +149,7 @@ export function parseJson<T>(text: JsonText<T>): T {
  */
 export function vouchedCall<T>(expression: RuntimeCall<T>): RuntimeCall<Vouched<T>> {
   const method: RuntimeMethod = "vouch";
-  return `__ghostlight.${method}(${expression})` as RuntimeCall<Vouched<T>>;
+  return methodCall(method, expression) as RuntimeCall<Vouched<T>>;
 }
 
 /** The expression that calls a main-world function with `args` (as JSON). */

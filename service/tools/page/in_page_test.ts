@@ -11,11 +11,13 @@ import type { PageMethods, Readable, Snapshot } from "../page_runtime/contract.t
 import {
   asJsonText,
   elementCall,
+  noRuntime,
   parseJson,
   type RuntimeAnswer,
   runtimeArguments,
   type RuntimeCall,
   runtimeCall,
+  type RuntimeMethod,
   valueOf,
   vouchedCall,
 } from "./in_page.ts";
@@ -32,7 +34,7 @@ Deno.test("a runtime call is checked for its method, its arguments and its answe
   const read = runtimeCall("readable", true, 100);
   holds<Same<typeof read, RuntimeCall<Readable>>>();
   holds<Same<RuntimeAnswer<"fill">, Awaited<ReturnType<PageMethods["fill"]>>>>();
-  assertEquals(read, "__ghostlight.readable(true, 100)");
+  assertEquals(read, "globalThis.__ghostlight?.readable?.(true, 100)");
 
   // @ts-expect-error a method the runtime does not have
   runtimeCall("readText", true, 100);
@@ -54,8 +56,8 @@ Deno.test("a runtime call is checked for its method, its arguments and its answe
 });
 
 Deno.test("element calls, vouched calls and JSON text keep the runtime's types", () => {
-  assertEquals(elementCall("describe", 7), "__ghostlight.describe(7)");
-  assertEquals(elementCall("describe", 7, false), "__ghostlight.describe(7, false)");
+  assertEquals(elementCall("describe", 7), "globalThis.__ghostlight?.describe?.(7)");
+  assertEquals(elementCall("describe", 7, false), "globalThis.__ghostlight?.describe?.(7, false)");
   // @ts-expect-error `box` takes the element's number alone
   elementCall("box", 7, true);
   // @ts-expect-error `framesShown` takes no element
@@ -68,10 +70,13 @@ Deno.test("element calls, vouched calls and JSON text keep the runtime's types",
       RuntimeCall<{ current: boolean; value: ReturnType<PageMethods["framesShown"]> }>
     >
   >();
-  assertEquals(vouched, "__ghostlight.vouch(__ghostlight.framesShown())");
+  assertEquals(
+    vouched,
+    "globalThis.__ghostlight?.vouch?.(globalThis.__ghostlight?.framesShown?.())",
+  );
 
   const walk = asJsonText(runtimeCall("snapshot", { filter: "all" }));
-  assertEquals(walk, 'JSON.stringify(__ghostlight.snapshot({"filter":"all"}))');
+  assertEquals(walk, 'JSON.stringify(globalThis.__ghostlight?.snapshot?.({"filter":"all"}))');
   const parsed: Snapshot = parseJson(valueOf(walk, { result: { value: '{"gone":true}' } }));
   assertEquals(parsed, { gone: true });
 
@@ -83,4 +88,13 @@ Deno.test("element calls, vouched calls and JSON text keep the runtime's types",
   ]);
   // @ts-expect-error a mode `putFiles` does not know
   runtimeArguments("putFiles", null, null, [], "paste");
+});
+
+Deno.test("a world without the runtime is told by its reply's type, not by an error's words", () => {
+  // What CDP answers for `globalThis.__ghostlight?.readable?.(...)` where no runtime is installed.
+  assertEquals(noRuntime({ result: { type: "undefined" } }), true);
+  assertEquals(noRuntime({ result: { type: "object", subtype: "null", value: null } }), false);
+  assertEquals(noRuntime({ result: { type: "string", value: "" } }), false);
+  // No method of the contract answers undefined, so the reply's type cannot be mistaken.
+  holds<Same<Extract<RuntimeAnswer<RuntimeMethod>, undefined>, never>>();
 });

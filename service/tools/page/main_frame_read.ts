@@ -17,7 +17,7 @@ import type { SequenceCommand } from "../../../shared/browser_protocol.ts";
 import { BrowserError } from "../../browser/mod.ts";
 import type { Workspace } from "../../workspace/mod.ts";
 import type { TabTarget } from "../core/target.ts";
-import { type RuntimeCall, runtimeCall, vouchedCall } from "./in_page.ts";
+import { noRuntime, type RuntimeCall, runtimeCall, vouchedCall } from "./in_page.ts";
 import { reportedWorld } from "./landed_facts.ts";
 import type { MainDocument } from "../../browser/mod.ts";
 import { MAX_TITLE_CHARS } from "./landing.ts";
@@ -267,9 +267,11 @@ function answerOf<T>(
     const failure = evaluationFailure(reply.exceptionDetails);
     // Without a look nothing says the world's document is still shown (one kept in the
     // back/forward cache still answers): the slow path reads again, and fails if it fails there.
-    if (quietly || !look || failure instanceof FrameGone) return { missed: true, top: after };
+    if (quietly || !look) return { missed: true, top: after };
     throw failure;
   }
+  // The world holds no runtime (it answered undefined): read again where one is made.
+  if (noRuntime(reply)) return { missed: true, top: after };
   const value = reply.result?.value ?? null;
   if (!look && (value as { current?: unknown } | null)?.current !== true) return { missed: true };
   return {

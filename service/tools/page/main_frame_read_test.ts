@@ -2,7 +2,13 @@ import { assert, assertEquals } from "../../../tests/support/assert.ts";
 import { type BrowserLink, TabState } from "../../browser/mod.ts";
 import type { TabTarget } from "../core/target.ts";
 import { INSTALLED_TOKEN, LANDED_BINDING, type RuntimeCall, vouchedCall } from "./in_page.ts";
-import { type Command, readMainFrame, readVouched, trailingRead } from "./main_frame_read.ts";
+import {
+  type Command,
+  leadingRead,
+  readMainFrame,
+  readVouched,
+  trailingRead,
+} from "./main_frame_read.ts";
 import type { TabPages } from "./refs.ts";
 
 /** A stand-in expression the fake browser below recognises by its text. */
@@ -309,4 +315,15 @@ Deno.test("the settle read after input is one evaluation, used only when it vouc
     trailingRead({ ...world, parent: { frameKey: "/main", localId: 2 } }, fake("x")),
     null,
   );
+});
+
+Deno.test("a read in a world that holds no runtime is a miss, read again where one is made", () => {
+  const world = { key: "/main", frameId: "main", contextId: 4, token: "t", loaderId: "A" };
+  const read = leadingRead(world, fake<{ n: number }>("before"))!;
+  const look = { frameTree: { frame: { id: "main", loaderId: "A" } } };
+  assertEquals(read.answer([{ result: { type: "object", value: { n: 1 } } }, look])?.value, {
+    n: 1,
+  });
+  // The call answered undefined: there was no runtime in the world to call.
+  assertEquals(read.answer([{ result: { type: "undefined" } }, look]), null);
 });

@@ -21,6 +21,7 @@ import {
   type ElementMethod,
   INSTALL,
   INSTALLED_TOKEN,
+  noRuntime,
   type RuntimeAnswer,
   type RuntimeCall,
   runtimeCall,
@@ -435,22 +436,21 @@ export async function inFrame<T>(
     pages.frames.delete(frame.key);
     throw new FrameGone();
   }
-  if (reply.exceptionDetails) {
-    const failure = evaluationFailure(reply.exceptionDetails);
-    if (failure instanceof FrameGone) pages.frames.delete(frame.key);
-    throw failure;
+  if (reply.exceptionDetails) throw evaluationFailure(reply.exceptionDetails);
+  if (noRuntime(reply)) {
+    pages.frames.delete(frame.key);
+    throw new FrameGone();
   }
   return valueOf(expression, reply);
 }
 
 /**
- * What an evaluation that threw means: {@linkcode FrameGone} when the world lost its runtime,
- * else the model-facing failure with the exception's first line.
+ * What an evaluation that threw means: the model-facing failure with the exception's first line.
+ * (A world without the runtime does not throw: its calls answer undefined, see `noRuntime`.)
  */
-export function evaluationFailure(exceptionDetails: unknown): FrameGone | ToolError {
+export function evaluationFailure(exceptionDetails: unknown): ToolError {
   const details = exceptionDetails as { text?: string; exception?: { description?: string } };
   const why = details.exception?.description ?? details.text ?? "unknown exception";
-  if (/__ghostlight/.test(why)) return new FrameGone();
   return new ToolError(
     "tool_failure",
     `Reading the page failed: ${why.split("\n")[0]}`,
