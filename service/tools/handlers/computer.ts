@@ -13,7 +13,7 @@ import { type BrowserError, dialogOpenError, type OpenDialog } from "../../brows
 import { keepImage, type Workspace } from "../../workspace/mod.ts";
 import { type Handler, success, type ToolContext } from "../core/context.ts";
 import { ToolError } from "../core/errors.ts";
-import { mainWorldCall } from "../page/in_page.ts";
+import { mainWorldCall, type RuntimeCall } from "../page/in_page.ts";
 import { howToAnswer } from "../core/dialog_help.ts";
 import { answerDialog, untilDialog } from "../input/dialogs.ts";
 import { chordEvents, parseChords, parseModifiers, typeEvents } from "../input/input.ts";
@@ -649,14 +649,6 @@ function withheldParts(covers: Cover[], cssPerPixel: number, from: { x: number; 
   };
 }
 
-/** Where the page and the inner scroller under a point stand (`scrollProbe` in the page). */
-interface ScrollProbe {
-  page: [number, number];
-  hidden: boolean;
-  centre: [number, number];
-  inner: { name: string; at: [number, number] } | null;
-}
-
 async function scroll(args: Args, context: ToolContext, target: TabTarget) {
   const direction = args.scroll_direction as string | undefined;
   if (!direction) {
@@ -667,7 +659,7 @@ async function scroll(args: Args, context: ToolContext, target: TabTarget) {
   const given = coordinate
     ? await toViewport(context.workspace, target, coordinate, "coordinate")
     : null;
-  const from = await pageValue<ScrollProbe>(target, mainWorldCall("scrollProbe", given));
+  const from = await pageValue(target, mainWorldCall("scrollProbe", given));
   // A background tab renders no frames: bring it to the front, as a user scrolling would.
   if (from?.hidden) await cdp(target, "Page.bringToFront");
   const point = given ?? (from ? { x: from.centre[0], y: from.centre[1] } : { x: 100, y: 100 });
@@ -677,7 +669,7 @@ async function scroll(args: Args, context: ToolContext, target: TabTarget) {
   const deltaY = direction === "up" ? -distance : direction === "down" ? distance : 0;
   await dispatch(target, [mouse("mouseWheel", point, { deltaX, deltaY })]);
   await pageValue(target, mainWorldCall("scrollSettled"));
-  const to = await pageValue<ScrollProbe>(target, mainWorldCall("scrollProbe", point));
+  const to = await pageValue(target, mainWorldCall("scrollProbe", point));
   const { image, block, note, withheld } = await shotContent(context, target);
   const same = (a?: number[], b?: number[]) => a?.[0] === b?.[0] && a?.[1] === b?.[1];
   const pageMoved = from && to && !same(from.page, to.page);
@@ -706,7 +698,7 @@ async function scroll(args: Args, context: ToolContext, target: TabTarget) {
   );
 }
 
-async function pageValue<T>(target: TabTarget, expression: string): Promise<T | null> {
+async function pageValue<T>(target: TabTarget, expression: RuntimeCall<T>): Promise<T | null> {
   const reply = await target.link.call("cdp", {
     tab_id: target.native,
     method: "Runtime.evaluate",

@@ -129,7 +129,7 @@ export async function waitForLoad(
     if (!progress.committed() && Date.now() - started < COMMIT_GRACE_MS) continue;
     // A busy page answers late: the load event is not kept waiting behind this look.
     const ready = await Promise.race([
-      evaluate<string>(target, mainWorldCall("readyState")).catch(() => null),
+      evaluate(target, mainWorldCall("readyState")).catch(() => null),
       pending.then(() => null),
     ]);
     if (settled || progress.done()) return "complete";

@@ -9,7 +9,12 @@
 
 import type { EnableCommand } from "../../../shared/browser_protocol.ts";
 import { LANDED_BINDING_PREFIX } from "./landing.ts";
-import type { PageMethod, PageMethods, Vouched } from "../page_runtime/contract.ts";
+import type {
+  MainWorldFunctions,
+  PageMethod,
+  PageMethods,
+  Vouched,
+} from "../page_runtime/contract.ts";
 import { INSTALL, MAIN_WORLD, RUNTIME_BUILD } from "./runtime_bundle.ts";
 
 export { INSTALL };
@@ -51,8 +56,8 @@ export const WORLD_NAME = `ghostlight-${RUNTIME_BUILD}`;
  */
 export const LANDED_BINDING = `${LANDED_BINDING_PREFIX}_${RUNTIME_BUILD}`;
 
-/** A function that runs in the page's main world. */
-export type MainWorldFunction = keyof typeof MAIN_WORLD;
+/** A function that runs in the page's main world, as the contract names it. */
+export type MainWorldFunction = keyof MainWorldFunctions;
 
 /**
  * Registered on every attach to an observed tab: each new document of the tab's own renderer
@@ -153,8 +158,13 @@ export function vouchedCall<T>(expression: RuntimeCall<T>): RuntimeCall<Vouched<
 }
 
 /** The expression that calls a main-world function with `args` (as JSON). */
-export function mainWorldCall(name: MainWorldFunction, ...args: unknown[]): string {
-  return `(${MAIN_WORLD[name]})(${argumentList(args)})`;
+export function mainWorldCall<N extends MainWorldFunction>(
+  name: N,
+  ...args: Parameters<MainWorldFunctions[N]>
+): RuntimeCall<Awaited<ReturnType<MainWorldFunctions[N]>>> {
+  return `(${MAIN_WORLD[name]})(${argumentList(args)})` as RuntimeCall<
+    Awaited<ReturnType<MainWorldFunctions[N]>>
+  >;
 }
 
 /**

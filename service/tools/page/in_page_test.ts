@@ -6,11 +6,12 @@
  * this test.
  */
 
-import { assertEquals } from "../../../tests/support/assert.ts";
-import type { PageMethods, Readable, Snapshot } from "../page_runtime/contract.ts";
+import { assert, assertEquals } from "../../../tests/support/assert.ts";
+import type { PageMethods, Readable, ScrollProbe, Snapshot } from "../page_runtime/contract.ts";
 import {
   asJsonText,
   elementCall,
+  mainWorldCall,
   noRuntime,
   parseJson,
   type RuntimeAnswer,
@@ -97,4 +98,14 @@ Deno.test("a world without the runtime is told by its reply's type, not by an er
   assertEquals(noRuntime({ result: { type: "string", value: "" } }), false);
   // No method of the contract answers undefined, so the reply's type cannot be mistaken.
   holds<Same<Extract<RuntimeAnswer<RuntimeMethod>, undefined>, never>>();
+});
+
+Deno.test("a main-world call is checked against the contract too", () => {
+  const probe = mainWorldCall("scrollProbe", { x: 1, y: 2 });
+  holds<Same<typeof probe, RuntimeCall<ScrollProbe>>>();
+  assert(probe.endsWith(')({"x":1,"y":2})'));
+  // @ts-expect-error a function the main world does not have
+  mainWorldCall("scrollTo", null);
+  // @ts-expect-error `windowSizeOnceMoved` takes where the window was and a bound
+  mainWorldCall("windowSizeOnceMoved", 5);
 });

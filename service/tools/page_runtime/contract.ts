@@ -410,6 +410,14 @@ export interface Vouched<T> {
   value: T;
 }
 
+/** Where the page and the inner scroller under a point stand (`scrollProbe`, main world). */
+export interface ScrollProbe {
+  page: [number, number];
+  hidden: boolean;
+  centre: [number, number];
+  inner: { name: string; at: [number, number] } | null;
+}
+
 // ---- The methods -------------------------------------------------------------------------------
 
 /**
@@ -465,3 +473,24 @@ export interface PageMethods {
 
 /** The names of the runtime's methods (every member but its token). */
 export type PageMethod = Exclude<keyof PageMethods, "token">;
+
+/**
+ * The self-contained functions that run in the page's main world (`main_world.ts`), with their
+ * arguments and answers; those read by reference (an object to call into) answer `unknown`.
+ * `main_world.ts` is checked against it, and the service's `mainWorldCall` takes names, argument
+ * lists and answers from it.
+ */
+export interface MainWorldFunctions {
+  serialize: (this: unknown) => unknown;
+  scrollProbe: (point: Point | null) => ScrollProbe;
+  scrollSettled: () => Promise<[number, number]>;
+  pageHidden: () => boolean;
+  readyState: () => "loading" | "interactive" | "complete";
+  windowSize: () => [number, number, number, number];
+  windowSizeOnceMoved: (
+    from: [number, number],
+    maxMs: number,
+  ) => Promise<[number, number, number, number]>;
+  textTarget: () => unknown;
+  pageWindow: () => unknown;
+}
