@@ -306,6 +306,20 @@ export function leadingRead<T>(world: Frame, expression: RuntimeCall<T>): {
 /** Where in a leading evaluation's reply its value is. */
 export const VALUE_PATH = ["result", "value"];
 
+/**
+ * A path of property names into a value of type `T` (at most three deep, not into lists): a
+ * test that names a field of a runtime answer is checked against the contract, so a field renamed
+ * there is a type error here too.
+ */
+export type ValuePath<T, Depth extends unknown[] = []> = Depth["length"] extends 3 ? never
+  : T extends readonly unknown[] ? never
+  : T extends object ? {
+      [K in keyof T & string]-?:
+        | [K]
+        | [K, ...ValuePath<NonNullable<T[K]>, [...Depth, unknown]>];
+    }[keyof T & string]
+  : never;
+
 /** A read that opens a message whose later commands are aimed by its replies (decision 0239). */
 export interface AimedRead<T> {
   /** The evaluation and the look at the frame tree, which open the message. */
@@ -327,7 +341,7 @@ export interface AimedRead<T> {
 export function aimedRead<T>(
   world: Frame,
   expression: RuntimeCall<T>,
-  ready: { path: string[]; equals: boolean }[],
+  ready: { path: ValuePath<T>; equals: boolean }[],
 ): AimedRead<T> | null {
   const read = leadingRead<T>(world, expression);
   if (!read || !world.loaderId) return null;

@@ -1,8 +1,15 @@
 import { assert, assertEquals } from "../../../tests/support/assert.ts";
 import { type BrowserLink, TabState } from "../../browser/mod.ts";
 import type { TabTarget } from "../core/target.ts";
-import { INSTALLED_TOKEN, LANDED_BINDING, type RuntimeCall, vouchedCall } from "./in_page.ts";
 import {
+  INSTALLED_TOKEN,
+  LANDED_BINDING,
+  type RuntimeCall,
+  runtimeCall,
+  vouchedCall,
+} from "./in_page.ts";
+import {
+  aimedRead,
   type Command,
   leadingRead,
   readMainFrame,
@@ -326,4 +333,21 @@ Deno.test("a read in a world that holds no runtime is a miss, read again where o
   });
   // The call answered undefined: there was no runtime in the world to call.
   assertEquals(read.answer([{ result: { type: "undefined" } }, look]), null);
+});
+
+Deno.test("an aimed read's tests name fields of the answer its call has by the contract", () => {
+  const world = { key: "/main", frameId: "main", contextId: 4, token: "t", loaderId: "A" };
+  const prepared = runtimeCall("prepareAction", "key", 7, { keep: 5 });
+  const read = aimedRead(world, prepared, [
+    { path: ["described", "box", "visible"], equals: true },
+    { path: ["before", "hidden"], equals: false },
+  ])!;
+  const aimed = read.aim({ method: "Input.dispatchMouseEvent", params: {} }, 3);
+  assertEquals(aimed.sendIf?.[1], {
+    reply: 3,
+    path: ["result", "value", "before", "hidden"],
+    equals: false,
+  });
+  // @ts-expect-error a field the runtime's `prepareAction` does not answer
+  aimedRead(world, prepared, [{ path: ["before", "hiddenNow"], equals: false }]);
 });
