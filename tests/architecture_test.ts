@@ -389,9 +389,9 @@ async function decisionDocs(): Promise<DecisionDocs> {
   };
 }
 
-/** Every markdown page of the project: the README and `docs/`. */
+/** Every markdown page of the project: the README, CONTRIBUTING and `docs/`. */
 async function* markdownPages(dir = `${ROOT}/docs`): AsyncGenerator<string> {
-  if (dir === `${ROOT}/docs`) yield `${ROOT}/README.md`;
+  if (dir === `${ROOT}/docs`) yield* [`${ROOT}/README.md`, `${ROOT}/CONTRIBUTING.md`];
   for await (const entry of Deno.readDir(dir)) {
     const path = `${dir}/${entry.name}`;
     if (entry.isDirectory) yield* markdownPages(path);
@@ -419,6 +419,59 @@ Deno.test("every decision number cited in code or docs is a record or a journal 
     }
   }
   assertEquals(found, []);
+});
+
+/**
+ * Where a page's relative links lead nowhere: a file that does not exist, or a journal number
+ * (`performance.md#0218`) the journal does not hold. `exists` answers for a path from the root.
+ */
+export function brokenLinks(
+  page: string,
+  text: string,
+  exists: (path: string) => string | null,
+): string[] {
+  const out: string[] = [];
+  for (const [, link] of text.matchAll(/\]\(([^)\s]+)\)/g)) {
+    if (/^[a-z]+:/.test(link)) continue;
+    const [path, anchor] = link.split("#");
+    const target = path === "" ? page : new URL(path, `file:///${page}`).pathname.slice(1);
+    const content = exists(target.replace(/\/$/, ""));
+    if (content === null) out.push(`${page}: ${link}`);
+    else if (/^\d{4}$/.test(anchor ?? "") && !content.includes(`<a id="${anchor}"></a>`)) {
+      out.push(`${page}: ${link}`);
+    }
+  }
+  return out;
+}
+
+Deno.test("every relative link in the README, CONTRIBUTING and docs/ leads somewhere", async () => {
+  const exists = (path: string) => {
+    try {
+      const info = Deno.statSync(`${ROOT}/${path}`);
+      return info.isFile ? Deno.readTextFileSync(`${ROOT}/${path}`) : "";
+    } catch {
+      return null;
+    }
+  };
+  const found: string[] = [];
+  for await (const file of markdownPages()) {
+    found.push(...brokenLinks(file.slice(ROOT.length + 1), await Deno.readTextFile(file), exists));
+  }
+  assertEquals(found, []);
+  const pages: Record<string, string> = {
+    "docs/performance.md": '<a id="0218"></a>',
+    "docs/design": "",
+  };
+  const fixture = (path: string) => pages[path] ?? null;
+  assertEquals(
+    brokenLinks(
+      "docs/x.md",
+      "[a](performance.md#0218) [b](design/) [c](https://e.invalid/) [d](gone.md) " +
+        "[e](performance.md#0219)",
+      fixture,
+    ),
+    ["docs/x.md: gone.md", "docs/x.md: performance.md#0219"],
+  );
 });
 
 Deno.test("the decision check catches a missing line, a missing status and a lost number", () => {
