@@ -328,6 +328,21 @@ const JOURNAL_ENTRY = /<a id="(\d{4})"><\/a>/g;
 /** "decision 0239", "decisions 0244–0246", "decisions 0270, 0272 and 0301": numbers cited. */
 const CITATION = /\bdecisions?\s+(0\d{3}(?:(?:,\s*|,?\s+and\s+|\s*[–-]\s*)0\d{3})*)/gi;
 
+/** What the index shows of a status: nothing when accepted, else "amended by 0100, 0101". */
+function statusTag(status: string): string {
+  const match = status.match(/^Status: ((?:amended|superseded) by)/);
+  if (!match) return "";
+  return `${match[1]} ${[...status.matchAll(/\[(\d{4})\]/g)].map((m) => m[1]).join(", ")}`;
+}
+
+/** The status tag of a record's index line (`_(amended by 0100)_`), "" without one, null unlisted. */
+function indexTag(index: string, name: string): string | null {
+  const start = index.indexOf(`(${name})`);
+  if (start < 0) return null;
+  const head = index.slice(start, index.indexOf("—", start)).replace(/\s+/g, " ");
+  return head.match(/_\((.*)\)_/)?.[1] ?? "";
+}
+
 /** The decision records and the journal, as the index check reads them. */
 export interface DecisionDocs {
   /** `docs/decisions/README.md`. */
@@ -355,6 +370,11 @@ export function decisionIndexBreaches(docs: DecisionDocs): string[] {
     if (!STATUS_LINE.test(status)) out.push(`${name}: no status line after the title`);
     for (const cited of status.match(/\[(\d{4})\]/g) ?? []) {
       if (!known.has(cited.slice(1, 5))) out.push(`${name}: its status names ${cited}`);
+    }
+    const tag = indexTag(docs.index, name);
+    const said = statusTag(status);
+    if (tag !== null && tag !== said) {
+      out.push(`${name}: the index says "${tag}", the record "${said}"`);
     }
   }
   for (const number of journal) {
@@ -485,17 +505,32 @@ Deno.test("the decision check catches a missing line, a missing status and a los
   assertEquals(decisionIndexBreaches(docs(listed, "# 0001 — a\n\nStatus: accepted\n")), []);
   assertEquals(
     decisionIndexBreaches(docs(listed, "# 0001 — a\n\nStatus: amended by [0002](0002-b.md)\n")),
-    ["0001-a.md: its status names [0002]"],
+    [
+      "0001-a.md: its status names [0002]",
+      '0001-a.md: the index says "", the record "amended by 0002"',
+    ],
   );
   assertEquals(
     decisionIndexBreaches(
       docs(
-        `${listed}- [0002](../performance.md#0002) — b\n`,
+        "- [0001](0001-a.md) _(superseded by 0002)_ — a\n- [0002](../performance.md#0002) — b\n",
         "# 0001 — a\n\nStatus: superseded by [0002](../performance.md#0002) (why)\n",
         '<a id="0002"></a>\n\n### 0002 — b\n',
       ),
     ),
     [],
+  );
+  assertEquals(
+    decisionIndexBreaches(
+      docs(listed, "# 0001 — a\n\nStatus: superseded by [0001](0001-a.md) (itself)\n"),
+    ),
+    ['0001-a.md: the index says "", the record "superseded by 0001"'],
+  );
+  assertEquals(
+    decisionIndexBreaches(
+      docs("- [0001](0001-a.md) _(amended by 0001)_ — a\n", "# 0001 — a\n\nStatus: accepted\n"),
+    ),
+    ['0001-a.md: the index says "amended by 0001", the record ""'],
   );
   assertEquals(decisionIndexBreaches(docs("", "# 0001 — a\n\nStatus: accepted\n")), [
     "0001-a.md: no line in the index",
