@@ -5,11 +5,11 @@
  * settings schemas.
  */
 
+import { documentedRows } from "../shared/settings_doc.ts";
+import { ARCHITECTURE_DOC, LAYERS_KIND, layerTables } from "./support/layers_doc.ts";
 import { assert, assertEquals } from "./support/assert.ts";
 import { ROOT } from "./support/env.ts";
 import { SERVICE_LAYERS } from "./support/layers.ts";
-import { ARCHITECTURE_DOC, LAYERS_KIND, layerTables } from "./support/layers_doc.ts";
-import { documentedRows } from "../shared/settings_doc.ts";
 
 const FOLDERS = ["mcp_connector", "service", "browser_connector", "extension", "shared"] as const;
 type Folder = typeof FOLDERS[number];
@@ -148,46 +148,6 @@ Deno.test("the layer check catches tools reaching into the bridge", () => {
   const file = `${ROOT}/service/tools/handlers/navigate.ts`;
   assertEquals(layerBreaches(file, 'import { x } from "../../bridge/mod.ts";').length, 1);
   assertEquals(layerBreaches(file, 'import { x } from "../../browser/mod.ts";').length, 0);
-});
-
-Deno.test("docs/architecture.md's layer tables are the layers the test enforces", async () => {
-  const page = await Deno.readTextFile(ARCHITECTURE_DOC);
-  for (const table of layerTables()) {
-    assertEquals(
-      documentedRows(page, table.section, LAYERS_KIND),
-      table.rows,
-      `docs/architecture.md disagrees with tests/support/layers.ts (${table.section}); run ` +
-        "deno run -A scripts/architecture_doc.ts",
-    );
-  }
-});
-
-Deno.test("the layer tables show a tools table's imports once declared, and refuse a gap", () => {
-  const source = {
-    SERVICE_LAYERS: { log: [], tools: ["log"] },
-    SERVICE_OWNS: { log: "the log", tools: "the tools" },
-    TOOL_OWNS: { input: "input", handlers: "handlers" },
-  };
-  const [service, tools] = layerTables(source);
-  assertEquals(service.rows, [["`log/`", "the log", "—"], ["`tools/`", "the tools", "`log`"]]);
-  assertEquals(tools.rows, [["`input/`", "input"], ["`handlers/`", "handlers"]]);
-  const declared = layerTables({ ...source, TOOL_LAYERS: { input: [], handlers: ["input"] } })[1];
-  assertEquals(declared.rows, [["`input/`", "input", "—"], [
-    "`handlers/`",
-    "handlers",
-    "`input`",
-  ]]);
-  const refused = (changed: Record<string, unknown>) => {
-    try {
-      layerTables({ ...source, ...changed });
-      return "";
-    } catch (error) {
-      return String(error);
-    }
-  };
-  assert(refused({ TOOL_LAYERS: { input: [], page: [] } }).includes("page has no prose"));
-  assert(refused({ TOOL_LAYERS: { input: [] } }).includes("handlers is not a layer"));
-  assert(refused({ SERVICE_OWNS: { log: "the log" } }).includes("tools has no prose"));
 });
 
 /** The longest a production function may be, in lines: longer ones become named steps. */
@@ -559,6 +519,46 @@ Deno.test("the decision check catches a missing line, a missing status and a los
     "0003",
   ]);
   assertEquals(unknownCitations(cite(" 0002 (0600 mode)"), known), []);
+});
+
+Deno.test("docs/architecture.md's layer tables are the layers the test enforces", async () => {
+  const page = await Deno.readTextFile(ARCHITECTURE_DOC);
+  for (const table of layerTables()) {
+    assertEquals(
+      documentedRows(page, table.section, LAYERS_KIND),
+      table.rows,
+      `docs/architecture.md disagrees with tests/support/layers.ts (${table.section}); run ` +
+        "deno run -A scripts/architecture_doc.ts",
+    );
+  }
+});
+
+Deno.test("the layer tables show a tools table's imports once declared, and refuse a gap", () => {
+  const source = {
+    SERVICE_LAYERS: { log: [], tools: ["log"] },
+    SERVICE_OWNS: { log: "the log", tools: "the tools" },
+    TOOL_OWNS: { input: "input", handlers: "handlers" },
+  };
+  const [service, tools] = layerTables(source);
+  assertEquals(service.rows, [["`log/`", "the log", "—"], ["`tools/`", "the tools", "`log`"]]);
+  assertEquals(tools.rows, [["`input/`", "input"], ["`handlers/`", "handlers"]]);
+  const declared = layerTables({ ...source, TOOL_LAYERS: { input: [], handlers: ["input"] } })[1];
+  assertEquals(declared.rows, [["`input/`", "input", "—"], [
+    "`handlers/`",
+    "handlers",
+    "`input`",
+  ]]);
+  const refused = (changed: Record<string, unknown>) => {
+    try {
+      layerTables({ ...source, ...changed });
+      return "";
+    } catch (error) {
+      return String(error);
+    }
+  };
+  assert(refused({ TOOL_LAYERS: { input: [], page: [] } }).includes("page has no prose"));
+  assert(refused({ TOOL_LAYERS: { input: [] } }).includes("handlers is not a layer"));
+  assert(refused({ SERVICE_OWNS: { log: "the log" } }).includes("tools has no prose"));
 });
 
 /** Where test code may start a timer: the one module tests wait through. */
