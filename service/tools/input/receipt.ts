@@ -20,7 +20,7 @@ import {
   readMainFrame,
   trailingRead,
 } from "../page/main_frame_read.ts";
-import { redactSecrets } from "../page/redact.ts";
+import { redactSecrets } from "../core/redact.ts";
 import { tabPages } from "../page/refs.ts";
 import { cdp, type TabTarget } from "../core/target.ts";
 import { displayUrl } from "../core/redact_url.ts";
