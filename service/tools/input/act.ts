@@ -15,34 +15,43 @@ import { success, type ToolContext } from "../core/context.ts";
 import { ToolError } from "../core/errors.ts";
 import type { TabTarget } from "../core/target.ts";
 import { checkInputFrames, frameGuard } from "../page/collect.ts";
-import type { Command } from "../page/main_frame_read.ts";
+import { type Command, VALUE_PATH } from "../page/main_frame_read.ts";
 import { resolveRef, tabPages } from "../page/refs.ts";
 import { type Point, toViewport } from "./coordinates.ts";
 import { chordEvents, parseChords, parseModifiers, typeEvents } from "./input.ts";
-import { aimByRef, prepareByRef } from "./prepare.ts";
+import { AIM_POINT, AIM_READY, lookupByRef, prepareByRef, type RefLookup } from "./prepare.ts";
+import { type At as Named, compile, program } from "./program.ts";
 import {
-  aimBefore,
   type Assurance,
   type Before,
   type Blocker,
   type Described,
+  leadBefore,
   observeAfter,
   observeBefore,
   type Receipt,
   renderReceipt,
   type SettleRead,
+  settleStep,
   watchNavigation,
 } from "./receipt.ts";
 import type { NavigationWatch } from "./navigation_watch.ts";
 import {
-  clickEvents,
+  type Aim,
+  type AimedProgram,
   dispatchSettling,
+  execute,
   mayPipeline,
   mouse,
-  sendAimed,
   unlessClosed,
 } from "./send.ts";
-import { typeModeChoice, typeModeFrom, typeModeQuestion } from "./type_mode.ts";
+import {
+  KEYS_UNHEARD,
+  type TypeMode,
+  typeModeCommands,
+  typeModeFrom,
+  typeModeQuestion,
+} from "./type_mode.ts";
 
 /** Intermediate mouse positions of a drag, so pages that track movement see one. */
 const DRAG_STEPS = 8;
@@ -123,7 +132,17 @@ function click(
   const modifiers = parseModifiers(intent.modifiers);
   return pointerAction(intent.at, context, target, {
     action,
-    input: (point) => clickEvents(point, button, clicks, modifiers),
+    // At the point found, or (in a page program) at the lookup's centre, named there.
+    input: (point) => {
+      const events = [mouse("mouseMoved", point, { modifiers })];
+      for (let count = 1; count <= clicks; count++) {
+        const common = { button, clickCount: count, modifiers };
+        const buttons = button === "left" ? 1 : 2;
+        events.push(mouse("mousePressed", point, { ...common, buttons }));
+        events.push(mouse("mouseReleased", point, { ...common, buttons: 0 }));
+      }
+      return events;
+    },
     lead: (where) =>
       `${action} at ${describeWhere(where)}${modifiers ? ` with ${intent.modifiers}` : ""}.`,
   });
@@ -168,22 +187,38 @@ async function typeText(context: ToolContext, target: TabTarget, text: string): 
   const lead = `Typed ${[...text].length} characters.`;
   // Text goes in at once where nothing listens for keys; Return and Tab do more than insert.
   const ask = !/[\r\n\t]/.test(text);
-  if (ask) {
-    const aimed = await typeAimed(context, target, text, lead);
-    if (aimed) return aimed;
-  }
-  const before = await observeBefore(context.workspace, target, {
-    beside: ask ? typeModeQuestion() : [],
+  const ordinary = async () => {
+    const before = await observeBefore(context.workspace, target, {
+      beside: ask ? typeModeCommands() : [],
+    });
+    const mode = ask ? typeModeFrom(before.beside) : "keys";
+    return await act(
+      context,
+      target,
+      "type",
+      { assurance: "none", before },
+      mode === "insert" ? [{ method: "Input.insertText", params: { text } }] : typeEvents(text),
+      lead,
+    );
+  };
+  if (!ask) return await ordinary();
+  return await execute(context, target, aimedTyping(context, target, text), {
+    acted: ({ before }, sent) =>
+      answer(context, target, "type", { assurance: "none", before }, sent, lead),
+    // Nothing of the text went out: one key press per character, in a message of their own.
+    async withheld({ before }, done) {
+      await done;
+      return await act(
+        context,
+        target,
+        "type",
+        { assurance: "none", before },
+        typeEvents(text),
+        lead,
+      );
+    },
+    ordinary,
   });
-  const mode = ask ? typeModeFrom(before.beside) : "keys";
-  return await act(
-    context,
-    target,
-    "type",
-    { assurance: "none", before },
-    mode === "insert" ? [{ method: "Input.insertText", params: { text } }] : typeEvents(text),
-    lead,
-  );
 }
 
 async function pressKey(
@@ -337,103 +372,116 @@ async function act(
   return await answer(context, target, action, { ...where, before }, { watch, first }, lead);
 }
 
+/** What a ref's lookup found, as its page program's lead answered. */
+type Looked = NonNullable<Awaited<ReturnType<RefLookup["found"]>>>;
+
 /**
- * A pointer action by ref in one message to the page (decision 0239): the lookup that finds,
- * scrolls to and notes the target, the input aimed at the centre it found, and the receipt's
- * settle read, each sent by the extension only when the lookup's replies say the target is
- * visible in the document the frame still shows, on a page in front. The lookup's replies come
- * ahead of the rest (the input may be held by a dialog it opened, or by the page it leaves).
- * Null when it cannot go this way (an older extension, a ref outside the main frame's known
- * world, a world no longer current, a page in the background): nothing of the action was sent,
- * and the caller takes the ordinary path.
+ * A pointer action by ref as one page program (decision 0239): the lookup that finds, scrolls
+ * to and notes the target and the look at the frame tree (the lead), the input aimed at the
+ * centre the lookup found, and the receipt's settle read, the last two sent only when the
+ * condition "ready" holds: the target visible, the page in front, the centre in no frame of
+ * another origin, and the frame still showing the lookup's document. Null when it cannot go
+ * this way (a ref outside the main frame's known world): the ordinary path then.
  */
-async function actAimed(
+function aimedPointer(
   context: ToolContext,
   target: TabTarget,
   ref: string,
-  pointing: Pointing,
-): Promise<Acted | null> {
-  const { workspace } = context;
-  const { action, input, lead } = pointing;
-  const aimed = aimByRef(workspace, target, ref);
-  if (!aimed) return null;
-  const events = input({ x: 0, y: 0 });
-  const start = aimed.commands.length;
-  const message = sendAimed(context, target, {
-    lead: aimed.commands,
-    input: events.map((command, index) => aimed.aim(command, start + index, true)),
-    aim: (command, index) => aimed.aim(command, index, false),
-    pipeline: mayPipeline(events),
-  });
-  if (!message) return null;
-  const found = await message.found((lookup) => aimed.found(lookup, message.tabSerial));
-  if (!found?.fired) {
-    message.watch.stop();
-    const missed = found?.found;
-    if (missed && !missed.visible) {
-      throw notVisible(ref, missed.element.role, missed.element.name, action);
-    }
-    return null;
-  }
-  const { prepared } = found;
-  const where: Where & { before: Before } = {
-    point: prepared.centre,
-    assurance: "ref",
-    ref,
-    element: prepared.element,
-    blockers: overlay(prepared.cover, ref, action),
-    before: prepared.before,
+  input: Pointing["input"],
+): AimedProgram<Looked> | null {
+  const lookup = lookupByRef(context.workspace, target, ref);
+  const settle = settleStep(context.workspace, target);
+  if (!lookup || !settle) return null;
+  const { read } = lookup;
+  const declared = program()
+    .step("lookup", () => read.evaluate)
+    .step("look", () => read.look)
+    .lead()
+    .condition("ready", (at) => [
+      ...AIM_READY.map(({ path, equals }) => ({ value: at("lookup", ...path), equals })),
+      ...frameShown(at, read.frame),
+    ])
+    .each("input", (at) => {
+      const centre = { x: at("lookup", ...AIM_POINT, "x"), y: at("lookup", ...AIM_POINT, "y") };
+      return input(centre).map((event) => ({ ...event, when: ["ready"] }));
+    })
+    .step("settle", () => ({ ...settle.command, when: ["ready"] }));
+  const compiled = compile(declared);
+  return {
+    program: compiled,
+    // The input alone decides it: the lead is a read, the settle step waits for every reply.
+    pipeline: mayPipeline(compiled.commands.slice(compiled.lead, compiled.indexOf("settle"))),
+    decide: (lead, tabSerial) =>
+      lookup.found(compiled.reply("lookup", lead), compiled.reply("look", lead), tabSerial),
+    fired: (looked) => looked.fired ? looked.prepared.before : null,
+    settle: settle.read,
   };
-  const first = await message.settled(prepared.before);
-  return await answer(context, target, action, where, { watch: message.watch, first }, lead(where));
+}
+
+/** The tests that the look at the frame tree shows the document `frame` (a lead's read's). */
+function frameShown(at: Named<"look">, frame: { id: string; loaderId: string }) {
+  return [
+    { value: at("look", "frameTree", "frame", "id"), equals: frame.id },
+    { value: at("look", "frameTree", "frame", "loaderId"), equals: frame.loaderId },
+  ];
 }
 
 /**
- * `type` in one message where the text can go in at once (decision 0241): the page before it,
- * the question whether the page listens for keys, the insertion and the receipt's read, the last
- * two sent only when the question's replies say nothing listens. Otherwise, or when it cannot go
- * this way (an older extension, no known main-frame world, a world no longer current, a page in
- * the background), nothing of the text was sent: the key presses follow in a message of their
- * own once the page before them is known, or (null) the caller takes the ordinary path.
+ * `type` as one page program where the text can go in at once (decision 0241): the page before
+ * it and the look at the frame tree (the lead), the question whether the page listens for keys,
+ * and the insertion and the receipt's read, the last two sent only when the page is in front,
+ * the frame shows the lead's document ("ready") and the question's replies say nothing listens
+ * ("quiet"). Null when no main-frame world is known: the ordinary path then.
  */
-async function typeAimed(
+function aimedTyping(
   context: ToolContext,
   target: TabTarget,
   text: string,
-  lead: string,
-): Promise<Acted | null> {
-  const aimed = aimBefore(context.workspace, target);
-  if (!aimed) return null;
-  const { read } = aimed;
+): AimedProgram<{ before: Before; mode: TypeMode }> | null {
+  const lead = leadBefore(context.workspace, target);
+  const settle = settleStep(context.workspace, target);
+  if (!lead || !settle) return null;
+  const { read } = lead;
   const question = typeModeQuestion();
-  const choice = typeModeChoice(read.commands.length);
-  const atOnce = (command: Command, index: number): Command => {
-    const aimedCommand = read.aim(command, index);
-    return { ...aimedCommand, sendIf: [...aimedCommand.sendIf!, ...choice(index)] };
-  };
-  const start = read.commands.length + question.length;
-  const message = sendAimed(context, target, {
-    lead: [...read.commands, ...question],
-    input: [atOnce({ method: "Input.insertText", params: { text } }, start)],
-    aim: atOnce,
+  const declared = program()
+    .step("lookup", () => read.evaluate)
+    .step("look", () => read.look)
+    .step("text target", () => question.textTarget)
+    .step("window", () => question.window)
+    .step("target listeners", () => ({ ...question.targetListeners, objectOf: "text target" }))
+    .step("window listeners", () => ({ ...question.windowListeners, objectOf: "window" }))
+    .step("release", () => question.release)
+    .lead()
+    .condition("ready", (at) => [
+      { value: at("lookup", ...VALUE_PATH, "hidden"), equals: false },
+      ...frameShown(at, read.frame),
+    ])
+    .condition("quiet", (at) => [
+      { value: at("target listeners", "listeners"), lacks: KEYS_UNHEARD },
+      { value: at("window listeners", "listeners"), lacks: KEYS_UNHEARD },
+    ])
+    .step("insert", () => ({
+      method: "Input.insertText",
+      params: { text },
+      when: ["ready", "quiet"],
+    }))
+    .step("settle", () => ({ ...settle.command, when: ["ready", "quiet"] }));
+  const compiled = compile(declared);
+  return {
+    program: compiled,
     pipeline: true,
-  });
-  if (!message) return null;
-  const found = await message.found(async (lookup) => {
-    const before = await aimed.found(lookup, message.tabSerial);
-    return before && { before, mode: typeModeFrom(lookup.slice(read.commands.length)) };
-  });
-  if (!found) return null;
-  const { before } = found;
-  const where = { assurance: "none" as const, before };
-  if (found.mode === "keys") {
-    // Nothing of the text went out: one key press per character, in a message of their own.
-    message.watch.stop();
-    await message.done;
-    return await act(context, target, "type", where, typeEvents(text), lead);
-  }
-  const first = await message.settled(before);
-  return await answer(context, target, "type", where, { watch: message.watch, first }, lead);
+    async decide(replies, tabSerial) {
+      const before = await lead.found(
+        compiled.reply("lookup", replies),
+        compiled.reply("look", replies),
+        tabSerial,
+      );
+      const answers = replies.slice(compiled.indexOf("text target"));
+      return before && { before, mode: typeModeFrom(answers) };
+    },
+    fired: ({ before, mode }) => mode === "insert" ? before : null,
+    settle: settle.read,
+  };
 }
 
 /** The action's receipt, once what its input caused is over. */
@@ -469,18 +517,40 @@ async function pointerAction(
   target: TabTarget,
   pointing: Pointing,
 ): Promise<Acted> {
-  if ("ref" in at) {
-    const aimed = await actAimed(context, target, at.ref, pointing);
-    if (aimed) return aimed;
-  }
   const { action, input, lead } = pointing;
-  const where = await pointFor(at, context, target, action);
-  return await act(context, target, action, where, input(where.point), lead(where));
+  const ordinary = async () => {
+    const where = await pointFor(at, context, target, action);
+    return await act(context, target, action, where, input(where.point), lead(where));
+  };
+  if (!("ref" in at)) return await ordinary();
+  const { ref } = at;
+  return await execute(context, target, aimedPointer(context, target, ref, input), {
+    async acted({ prepared }: Extract<Looked, { fired: true }>, sent) {
+      const where: Where & { before: Before } = {
+        point: prepared.centre,
+        assurance: "ref",
+        ref,
+        element: prepared.element,
+        blockers: overlay(prepared.cover, ref, action),
+        before: prepared.before,
+      };
+      return await answer(context, target, action, where, sent, lead(where));
+    },
+    withheld(looked) {
+      const missed = "found" in looked ? looked.found : null;
+      if (missed && !missed.visible) {
+        throw notVisible(ref, missed.element.role, missed.element.name, action);
+      }
+      return ordinary();
+    },
+    ordinary,
+  });
 }
 
 /** A pointer action: its name, its input at a point, and its receipt's first line. */
 interface Pointing {
   action: string;
-  input: (point: Point) => Command[];
+  /** The input at `point`: a point found, or (in a page program) the lookup's named centre. */
+  input: <P extends Aim>(point: P) => Command[];
   lead: (where: Where) => string;
 }

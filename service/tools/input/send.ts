@@ -12,38 +12,28 @@ import type { ToolContext } from "../core/context.ts";
 import type { TabTarget } from "../core/target.ts";
 import { type Command, knownMain } from "../page/main_frame_read.ts";
 import { tabPages } from "../page/refs.ts";
-import type { Point } from "./coordinates.ts";
 import { untilDialog } from "./dialogs.ts";
 import { NavigationWatch } from "./navigation_watch.ts";
-import { type Before, NAVIGATION_WAIT_MS, settleAfterInput, type SettleRead } from "./receipt.ts";
+import type { Compiled, Ref } from "./program.ts";
+import { type Before, NAVIGATION_WAIT_MS, type SettleRead, settleStep } from "./receipt.ts";
 
 /** Input events per `cdp.sequence` message. */
 const SEQUENCE_CHUNK = 500;
 /** Longest wait for the browser's report that an action closed its own tab. */
 const CLOSE_REPORT_MS = 500;
 
-/** One mouse event at a point (viewport CSS pixels). */
-export function mouse(type: string, point: Point, extra: Record<string, unknown> = {}) {
+/**
+ * Where a mouse event lands: a point in viewport CSS pixels, or (in a page program) a value an
+ * earlier step found, by name.
+ */
+export type Aim = { x: number | Ref; y: number | Ref };
+
+/** One mouse event at `point`. */
+export function mouse(type: string, point: Aim, extra: Record<string, unknown> = {}) {
   return {
     method: "Input.dispatchMouseEvent",
     params: { type, x: point.x, y: point.y, ...extra },
   };
-}
-
-/** A click's events: the move there, then a press and release per click. */
-export function clickEvents(
-  point: Point,
-  button: "left" | "right",
-  clicks: number,
-  modifiers: number,
-) {
-  const events = [mouse("mouseMoved", point, { modifiers })];
-  for (let count = 1; count <= clicks; count++) {
-    const common = { button, clickCount: count, modifiers };
-    events.push(mouse("mousePressed", point, { ...common, buttons: button === "left" ? 1 : 2 }));
-    events.push(mouse("mouseReleased", point, { ...common, buttons: 0 }));
-  }
-  return events;
 }
 
 /**
@@ -100,11 +90,11 @@ export async function dispatch(
 }
 
 /**
- * Sends the input with the receipt's settle read at the end of its message when the extension
- * can carry it there ({@linkcode settleAfterInput}); answers that read, or "leaving" when the
- * page was being left before the message was answered (a page being left may not answer until it
- * is gone, and the new page is read instead). Without it the input goes alone and the receipt
- * reads in a trip of its own.
+ * Sends the input with the receipt's settle read at the end of its message
+ * ({@linkcode settleStep}); answers that read, or "leaving" when the page was being left before
+ * the message was answered (a page being left may not answer until it is gone, and the new page
+ * is read instead). With no main-frame world known the input goes alone and the receipt reads in
+ * a trip of its own.
  */
 export async function dispatchSettling(
   context: ToolContext,
@@ -112,12 +102,12 @@ export async function dispatchSettling(
   commands: { method: string; params: Record<string, unknown> }[],
   watch: NavigationWatch,
 ): Promise<SettleRead | "leaving" | undefined> {
-  const settle = settleAfterInput(context.workspace, target);
+  const settle = settleStep(context.workspace, target);
   if (!settle) {
     await dispatch(target, commands);
     return undefined;
   }
-  const sent = dispatch(target, commands, settle.commands);
+  const sent = dispatch(target, commands, [settle.command]);
   const first = await Promise.race([sent, watch.leaving.then(() => "leaving" as const)]);
   if (first === "leaving") {
     // The input's answer is no longer awaited: the navigation it started is what follows.
@@ -125,7 +115,7 @@ export async function dispatchSettling(
     return "leaving";
   }
   // A dialog held the message (null): the receipt reports the dialog and reads nothing.
-  return first === null ? null : settle.read(first);
+  return first === null ? null : settle.read(first[0]);
 }
 
 /**
@@ -144,66 +134,91 @@ export async function unlessClosed(
   }
 }
 
-/** An action's one message to the page, sent (decisions 0239, 0241). */
-export interface AimedMessage {
-  /** The tab's change serial when it was sent: the receipt's tab delta counts from it. */
-  tabSerial: number;
-  /** The navigation the input may start, watched from before it was sent. */
-  watch: NavigationWatch;
+/**
+ * An action's page program (decisions 0239, 0241): a lead read whose replies come back ahead of
+ * the rest, the input aimed by them, and the receipt's settle read (the step named "settle").
+ */
+export interface AimedProgram<T> {
+  program: Compiled<"settle">;
+  /** Whether the program's commands may go out pipelined ({@linkcode mayPipeline}). */
+  pipeline: boolean;
   /**
-   * What `decide` makes of the replies of the read that opens the message (ahead of the rest);
-   * null, the watch stopped, when that read failed or `decide` answers null. The watch stops too
-   * when `decide` throws.
+   * What the lead's replies say (`tabSerial`: the tab's change serial when the message was sent);
+   * null when the lead missed (nothing aimed was sent).
    */
-  found<T>(decide: (lookup: Record<string, unknown>[]) => Promise<T | null>): Promise<T | null>;
-  /** Resolves once the whole message was answered (or failed). */
-  done: Promise<unknown>;
-  /**
-   * The receipt's settle read from the rest of the message, once the input went out: null when
-   * a dialog holds the input, "leaving" when the page was being left first. `before` is the
-   * page before, for an input that closed its own tab.
-   */
-  settled(before: Before): Promise<SettleRead | "leaving" | undefined>;
+  decide(lead: readonly Record<string, unknown>[], tabSerial: number): Promise<T | null>;
+  /** Whether, as decided, the input went out (the program's conditions held). */
+  fired(decided: T): Before | null;
+  /** The settle step's answer. */
+  settle(reply: Record<string, unknown>): SettleRead;
+}
+
+/** How an action goes on once its program's lead answered. */
+export interface AimedPaths<T, R> {
+  /** The input went out: `first` is the settle read, or how the message ended. */
+  acted(
+    decided: T,
+    sent: { watch: NavigationWatch; first: SettleRead | "leaving" | undefined },
+  ): Promise<R>;
+  /** The lead answered but the input was withheld; `done` resolves once the message is over. */
+  withheld(decided: T, done: Promise<unknown>): Promise<R>;
+  /** Nothing of the action was sent: the target is found first and the input follows. */
+  ordinary(): Promise<R>;
 }
 
 /**
- * Sends an action as one message: `lead` (a read whose replies come back ahead of the rest),
- * `input` (already aimed by it), and the receipt's settle read aimed by `aim`. Null when the
- * extension cannot carry the settle read there or no main-frame world is known: nothing is sent.
+ * The one executor of an action's page program: sends it with its lead, decides from the lead's
+ * replies, races the dialog the input may open and the page it may leave, and takes the ordinary
+ * path when the program cannot go (no program, no main-frame world known, a lead that missed).
  */
-export function sendAimed(
+export async function execute<T, R>(
   context: ToolContext,
   target: TabTarget,
-  parts: {
-    lead: Command[];
-    input: Command[];
-    aim: (command: Command, index: number) => Command;
-    pipeline: boolean;
-  },
-): AimedMessage | null {
-  const settle = settleAfterInput(context.workspace, target);
-  const main = knownMain(target, tabPages(context.workspace, target.tabId));
-  if (!settle || !main?.loaderId) return null;
-  const start = parts.lead.length;
-  const end = start + parts.input.length;
-  const commands = [
-    ...parts.lead,
-    ...parts.input,
-    ...settle.commands.map((command, index) => parts.aim(command, end + index)),
-  ];
+  aimed: AimedProgram<T> | null,
+  paths: AimedPaths<T, R>,
+): Promise<R> {
+  const main = aimed && knownMain(target, tabPages(context.workspace, target.tabId));
+  if (!aimed || !main?.loaderId) return await paths.ordinary();
+  const message = sendProgram(target, aimed, { frameId: main.frameId, loaderId: main.loaderId });
+  const decided = await message.found((lead) => aimed.decide(lead, message.tabSerial));
+  if (decided === null) return await paths.ordinary();
+  const before = aimed.fired(decided);
+  if (!before) {
+    message.watch.stop();
+    return await paths.withheld(decided, message.done);
+  }
+  const first = await message.settled(before, aimed.program, aimed.settle);
+  return await paths.acted(decided, { watch: message.watch, first });
+}
+
+/** A page program, sent. */
+interface SentProgram {
+  tabSerial: number;
+  watch: NavigationWatch;
+  found<T>(decide: (lead: Record<string, unknown>[]) => Promise<T | null>): Promise<T | null>;
+  done: Promise<unknown>;
+  settled(
+    before: Before,
+    program: Compiled<"settle">,
+    settle: (reply: Record<string, unknown>) => SettleRead,
+  ): Promise<SettleRead | "leaving" | undefined>;
+}
+
+/** Sends `program` as one message, its lead's replies ahead, watching the main frame `main`. */
+function sendProgram(
+  target: TabTarget,
+  { program, pipeline }: { program: Compiled<"settle">; pipeline: boolean },
+  main: { frameId: string; loaderId: string },
+): SentProgram {
   const tabSerial = target.link.tabChangeSerial;
-  const watch = new NavigationWatch(
-    target.link.tab(target.native),
-    { frameId: main.frameId, loaderId: main.loaderId },
-    NAVIGATION_WAIT_MS,
-  );
+  const watch = new NavigationWatch(target.link.tab(target.native), main, NAVIGATION_WAIT_MS);
   let ahead!: (results: Record<string, unknown>[]) => void;
   const leading = new Promise<Record<string, unknown>[]>((resolve) => ahead = resolve);
   const sent = target.link.call("cdp.sequence", {
     tab_id: target.native,
-    commands,
-    pipeline: parts.pipeline,
-    lead: start,
+    commands: program.commands,
+    pipeline,
+    lead: program.lead,
   }, { ahead });
   sent.catch(() => {});
   // Watched from the send, not from when the lookup's replies are in: the event of a dialog the
@@ -242,12 +257,12 @@ export function sendAimed(
       }
     },
     done: sent.catch(() => {}),
-    async settled(before) {
+    async settled(before, program, settle) {
       try {
         // A dialog holds the input (the receipt reports it); a page being left may not answer
         // until it is gone, and the new page is read instead.
         const first = await held;
-        if (first === "done") return settle.read((await sent).results.slice(end));
+        if (first === "done") return settle(program.reply("settle", (await sent).results));
         return first === "dialog" ? null : first;
       } catch (error) {
         await unlessClosed(target, before, watch, error);
