@@ -9,7 +9,7 @@ import { documentedRows } from "../shared/settings_doc.ts";
 import { ARCHITECTURE_DOC, LAYERS_KIND, layerTables } from "./support/layers_doc.ts";
 import { assert, assertEquals } from "./support/assert.ts";
 import { ROOT } from "./support/env.ts";
-import { SERVICE_LAYERS } from "./support/layers.ts";
+import { SERVICE_LAYERS, TOOL_LAYERS } from "./support/layers.ts";
 
 const FOLDERS = ["mcp_connector", "service", "browser_connector", "extension", "shared"] as const;
 type Folder = typeof FOLDERS[number];
@@ -148,6 +148,63 @@ Deno.test("the layer check catches tools reaching into the bridge", () => {
   const file = `${ROOT}/service/tools/handlers/navigate.ts`;
   assertEquals(layerBreaches(file, 'import { x } from "../../bridge/mod.ts";').length, 1);
   assertEquals(layerBreaches(file, 'import { x } from "../../browser/mod.ts";').length, 0);
+});
+
+/** The sub-folder of `service/tools/` a path is in, or null outside them (or at their root). */
+function toolFolderOf(path: string): string | null {
+  const parts = path.slice(ROOT.length + 1).split("/");
+  return parts[0] === "service" && parts[1] === "tools" && parts.length > 3 ? parts[2] : null;
+}
+
+/**
+ * Where a file in `service/tools/` imports a sub-folder its layer may not use, or (in
+ * `handlers/`) another handler.
+ */
+export function toolLayerBreaches(file: string, text: string): string[] {
+  const from = toolFolderOf(file);
+  if (from === null) return [];
+  const allowed = TOOL_LAYERS[from];
+  if (!allowed) return [`service/tools/${from}/ has no row in TOOL_LAYERS: add one`];
+  const name = file.slice(ROOT.length + 1);
+  return importsOf(text)
+    .filter((specifier) => specifier.startsWith("."))
+    .map((specifier) => new URL(specifier, `file://${file}`).pathname)
+    .flatMap((target) => {
+      const to = toolFolderOf(target);
+      if (to === null) return [];
+      if (to === from) {
+        return from === "handlers" && target !== file
+          ? [`${name} imports another handler, ${target.slice(ROOT.length + 1)}`]
+          : [];
+      }
+      return allowed.includes(to) ? [] : [`${name} imports service/tools/${to}/`];
+    });
+}
+
+Deno.test("the tools' folders import only the layers below them, and no handler another", async () => {
+  const found = await violations((folder, file, text) =>
+    folder === "service" ? toolLayerBreaches(file, text) : []
+  );
+  assertEquals([...new Set(found)], []);
+});
+
+Deno.test("the tool layer check catches a handler importing a handler, and input reaching up", () => {
+  const handler = `${ROOT}/service/tools/handlers/act_on.ts`;
+  assertEquals(toolLayerBreaches(handler, 'import { ACTIONS } from "./computer.ts";'), [
+    "service/tools/handlers/act_on.ts imports another handler, service/tools/handlers/computer.ts",
+  ]);
+  assertEquals(toolLayerBreaches(handler, 'import { perform } from "../input/act.ts";'), []);
+  const input = `${ROOT}/service/tools/input/act.ts`;
+  assertEquals(toolLayerBreaches(input, 'import { find } from "../handlers/find.ts";'), [
+    "service/tools/input/act.ts imports service/tools/handlers/",
+  ]);
+  assertEquals(toolLayerBreaches(input, 'import { x } from "./send.ts";'), []);
+  const core = `${ROOT}/service/tools/core/errors.ts`;
+  assertEquals(toolLayerBreaches(core, 'import { x } from "../page/refs.ts";').length, 1);
+  const fresh = `${ROOT}/service/tools/newfolder/x.ts`;
+  assertEquals(toolLayerBreaches(fresh, ""), [
+    "service/tools/newfolder/ has no row in TOOL_LAYERS: add one",
+  ]);
 });
 
 /** The longest a production function may be, in lines: longer ones become named steps. */

@@ -84,12 +84,32 @@ export const SERVICE_OWNS: Record<string, string> = {
 /** What each folder inside `service/tools/` owns, shown beside its layer when one is declared. */
 export const TOOL_OWNS: Record<string, string> = {
   core:
-    "the call context, errors, fences, budgets, URL redaction, tab targets, dialog wording, multi-step runs and their references",
+    "the call context, errors, fences, budgets, URL and secret redaction, normalising a URL, tab targets, releasing tabs, dialog wording, multi-step runs and their references",
   page:
-    "refs and frames, reading the page (the walk, the outline, main-frame reads), screenshots, waiting on the page, matching form labels, the landing report, the page runtime's bundle",
-  input: "input events, receipts, fills, answering dialogs, navigation watches, delivering files",
+    "refs and frames, reading the page (the walk, the outline, main-frame reads), locating an element by a description, screenshots, waiting on the page, matching form labels, the landing report, the page runtime's bundle",
+  input:
+    "acting on a page from typed intents: the page program (`program.ts`) and its one executor (`send.ts`), pointing, keys, scrolling, coordinates, setting values, delivering files, load and navigation watches, answering dialogs, and the receipts of what changed",
   gif: "recordings and the GIF encoder",
   page_runtime:
     "TypeScript that runs in the page's isolated world, checked against the DOM, bundled by `deno task build:page`",
   handlers: "one file per tool: its argument checks, its work, its answer",
+};
+
+/**
+ * Which sub-folders of `service/tools/` each may import: the recordings (`gif`) at the bottom,
+ * the plumbing every call shares (`core`), reading a page (`page`), acting on it (`input`:
+ * pointing, keys, scrolling, dropping files, load watching, coordinates, and the receipt of
+ * what changed), and the tool handlers on top, each of which checks its arguments, asks the
+ * layers below and renders the answer. The page runtime (`page_runtime`) is bundled into the
+ * page and takes only the pure helpers it shares with the service. No handler imports another
+ * handler: what two handlers share lives in a layer below them. The files at the folder's root
+ * (`mod.ts`, `registry.ts`) assemble the handlers and may import any of them.
+ */
+export const TOOL_LAYERS: Record<string, string[]> = {
+  gif: [],
+  core: ["gif"],
+  page: ["core"],
+  page_runtime: ["core", "page"],
+  input: ["core", "page"],
+  handlers: ["core", "gif", "input", "page"],
 };
