@@ -1,0 +1,167 @@
+// A call's stages as one list (decision 0325): the list's order is the one the decision record
+// gives, a stage that ends the call stops the rest, and a step of a multi-step call goes through
+// the same list as a call made alone.
+
+import type { Outcome } from "../../shared/bridge.ts";
+import { assert, assertEquals, assertMatch } from "../../tests/support/assert.ts";
+import { deniedTestWorkspace, tabAt } from "../../tests/support/bridge_harness.ts";
+import { waitFor } from "../../tests/support/wait.ts";
+import { CALL_STAGES } from "./call_stages.ts";
+import { after, before, type CallRecord, compose, last } from "./stages.ts";
+
+const RECORD = new URL("../../docs/decisions/0325-a-call-s-stages-in-one-list.md", import.meta.url);
+
+Deno.test("the call's stages run in the order the decision record gives", async () => {
+  const text = await Deno.readTextFile(RECORD);
+  const listed = [...text.matchAll(/^\d+\. `([a-z]+)`/gm)].map((match) => match[1]);
+  assert(listed.length > 0, "the record lists the stages");
+  assertEquals(CALL_STAGES.map((stage) => stage.name), listed);
+});
+
+const SUCCESS: Outcome = { kind: "success", content: [] };
+const REFUSED: Outcome = { kind: "denied", message: "no", next_step: "stop" };
+
+Deno.test("a stage that ends the call stops the rest; the stages above it see its outcome", async () => {
+  const seen: string[] = [];
+  const pass = (name: string) =>
+    before(name, (record) => {
+      seen.push(name);
+      return { record };
+    });
+  const run = compose([
+    after("outer", (_record, ended) => {
+      seen.push("outer saw " + ended.outcome.kind);
+      return ended.outcome;
+    }),
+    pass("one"),
+    before("refuse", () => {
+      seen.push("refuse");
+      return { outcome: REFUSED };
+    }),
+    pass("two"),
+    last("handler", () => {
+      seen.push("handler");
+      return Promise.resolve(SUCCESS);
+    }),
+  ]);
+  const record = { step: false } as unknown as CallRecord;
+  const ended = await run(record);
+  assertEquals(ended.outcome, REFUSED);
+  assertEquals(seen, ["one", "refuse", "outer saw denied"]);
+});
+
+Deno.test("a stage hands the next one a new record and cannot change its own", async () => {
+  const records: CallRecord[] = [];
+  const run = compose([
+    before("add", (record) => ({ record: { ...record, restrictions: [] } })),
+    last("handler", (record) => {
+      records.push(record);
+      assert(Object.isFrozen(record), "the record a stage gets is frozen");
+      return Promise.resolve(SUCCESS);
+    }),
+  ]);
+  const first = { step: false } as unknown as CallRecord;
+  const ended = await run(first);
+  assertEquals(records[0].restrictions, []);
+  assertEquals(first.restrictions, undefined, "the first record is as it was");
+  assertEquals(ended.record, records[0], "the end names the furthest record");
+});
+
+/**
+ * A session on a fake browser whose workspace owns native tab 5 on `url`; `onCommand` runs
+ * before each command is answered.
+ */
+async function stepHarness(url: string, onCommand: (op: string) => void = () => {}) {
+  const { deps, browser, session, workspace, close } = await deniedTestWorkspace(["tab_locations"]);
+  let answered = 0;
+  let stop = false;
+  const answering = (async () => {
+    while (!stop) {
+      await waitFor(() => Promise.resolve(stop || browser.commands.length > answered), "a cmd");
+      for (const command of browser.commands.slice(answered)) {
+        answered++;
+        onCommand(command.op);
+        const value = command.op === "tab.get" ? tabAt(url) : {};
+        browser.say({ type: "result", id: command.id, ok: true, value, tab: tabAt(url) });
+      }
+    }
+  })();
+  let seq = 1;
+  const call = async (tool: string, args: Record<string, unknown>) => {
+    const context = session.context;
+    session.send({
+      type: "start",
+      seq: ++seq,
+      tool,
+      arguments: args,
+      workspace,
+      context,
+    });
+    const completed = await session.next();
+    assert(completed.type === "completed", JSON.stringify(completed));
+    return completed.outcome;
+  };
+  const audit = async () =>
+    (await Deno.readTextFile(`${deps.governance.dir}/audit.jsonl`)).trimEnd().split("\n")
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+  return {
+    deps,
+    call,
+    audit,
+    async end() {
+      stop = true;
+      await answering;
+      await close();
+    },
+  };
+}
+
+const READ = { name: "read_console_messages", input: { tabId: 5 } };
+const text = (outcome: Outcome) =>
+  outcome.kind === "success"
+    ? outcome.content.map((block) => block.type === "text" ? block.text : "").join("\n")
+    : outcome.message;
+
+Deno.test("a step is refused by the policy as the same call alone is, and audited as one", async () => {
+  const h = await stepHarness("https://denied.test/");
+  try {
+    const alone = await h.call("read_console_messages", { tabId: 5 });
+    assertEquals(alone.kind, "denied");
+    const batch = await h.call("browser_batch", { actions: [READ] });
+    assertEquals(batch.kind, "denied");
+    assertMatch(
+      text(batch),
+      /^action 1 \(read_console_messages\) failed, so nothing ran after it: /,
+    );
+    assert(text(batch).endsWith(text(alone)), text(batch));
+    const records = await h.audit();
+    const step = records.filter((record) => /^w\d+\.1$/.test(String(record.work)));
+    assertEquals(
+      step.map((record) => [record.kind, record.result, record.host]),
+      [["decision", "denied", "denied.test"], ["outcome", "denied", "denied.test"]],
+    );
+  } finally {
+    await h.end();
+  }
+});
+
+Deno.test("a hold the person sets while a batch runs stops its next step at the hold stage", async () => {
+  let holding: (() => void) | null = null;
+  const h = await stepHarness("https://allowed.test/", () => holding?.());
+  try {
+    assertEquals((await h.call("read_console_messages", { tabId: 5 })).kind, "success");
+    // Once the first step is in the browser, the person holds every agent.
+    holding = () => void h.deps.governance.person.hold();
+    const batch = await h.call("browser_batch", { actions: [READ, READ] });
+    assertMatch(text(batch), /Stopped at action 2 of 2 \(read_console_messages\), which failed/);
+    assertMatch(text(batch), /action 2: read_console_messages, [\d.]+ s\] FAILED \(held\)/);
+    const records = await h.audit();
+    const second = records.filter((record) => /^w\d+\.2$/.test(String(record.work)));
+    assertEquals(second.map((record) => [record.kind, record.result]), [
+      ["decision", "held"],
+      ["outcome", "held"],
+    ]);
+  } finally {
+    await h.end();
+  }
+});
