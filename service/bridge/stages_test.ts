@@ -68,11 +68,15 @@ Deno.test("a stage hands the next one a new record and cannot change its own", a
 });
 
 /**
- * A session on a fake browser whose workspace owns native tab 5 on `url`; `onCommand` runs
- * before each command is answered.
+ * A session on a fake browser (declaring `features`) whose workspace owns native tab 5 on `url`;
+ * `onCommand` runs before each command is answered.
  */
-async function stepHarness(url: string, onCommand: (op: string) => void = () => {}) {
-  const { deps, browser, session, workspace, close } = await deniedTestWorkspace(["tab_locations"]);
+async function stepHarness(
+  url: string,
+  onCommand: (op: string) => void = () => {},
+  features = ["tab_locations"],
+) {
+  const { deps, browser, session, workspace, close } = await deniedTestWorkspace(features);
   let answered = 0;
   let stop = false;
   const answering = (async () => {
@@ -106,6 +110,7 @@ async function stepHarness(url: string, onCommand: (op: string) => void = () => 
       .map((line) => JSON.parse(line) as Record<string, unknown>);
   return {
     deps,
+    browser,
     call,
     audit,
     async end() {
@@ -161,6 +166,40 @@ Deno.test("a hold the person sets while a batch runs stops its next step at the 
       ["decision", "held"],
       ["outcome", "held"],
     ]);
+  } finally {
+    await h.end();
+  }
+});
+
+Deno.test("the stop note counts the requests the browser reported blocked, not what the policy refuses", async () => {
+  let onCdp: (() => void) | null = null;
+  const h = await stepHarness("https://allowed.test/", (op) => {
+    if (op === "cdp") onCdp?.();
+  }, ["tab_locations", "network_rules"]);
+  try {
+    assertEquals((await h.call("read_console_messages", { tabId: 5 })).kind, "success");
+    const event = (method: string, params: Record<string, unknown>) =>
+      h.browser.say({ type: "cdp_event", tab_id: 5, method, params });
+    const request = (id: string, url: string, ended: Record<string, unknown>) => {
+      const at = { requestId: id, timestamp: 1 };
+      event("Network.requestWillBeSent", { ...at, request: { url, method: "GET" }, type: "Fetch" });
+      event(ended.errorText ? "Network.loadingFailed" : "Network.loadingFinished", {
+        ...at,
+        ...ended,
+      });
+    };
+    onCdp = () => {
+      onCdp = null;
+      // While the call runs, the page sends three requests: one to the refused host that the
+      // browser blocked, one to it that went through (a gap in the filter), and one to an allowed
+      // host that another extension blocked.
+      request("r1", "https://denied.test/blocked", { errorText: "net::ERR_BLOCKED_BY_CLIENT" });
+      request("r2", "https://denied.test/through", { encodedDataLength: 10 });
+      request("r3", "https://allowed.test/ad", { errorText: "net::ERR_BLOCKED_BY_CLIENT" });
+    };
+    const read = await h.call("read_console_messages", { tabId: 5 });
+    assertEquals(read.kind, "success");
+    assertMatch(text(read), /Ghostlight stopped 1 request from the tab while this call ran/);
   } finally {
     await h.end();
   }
