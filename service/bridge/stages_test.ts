@@ -204,3 +204,22 @@ Deno.test("the stop note counts the requests the browser reported blocked, not w
     await h.end();
   }
 });
+
+Deno.test("a step on a quarantined tab is refused at the quarantine stage, as a call is", async () => {
+  const h = await stepHarness("https://allowed.test/");
+  try {
+    h.deps.scheduler.quarantine.enter("tab:5", { executor: "e1", command: "c1" });
+    const alone = await h.call("read_console_messages", { tabId: 5 });
+    assertEquals(alone.kind, "not_dispatched");
+    const batch = await h.call("browser_batch", { actions: [READ] });
+    assertEquals(batch.kind, "not_dispatched");
+    assert(text(batch).endsWith(text(alone)), text(batch));
+    // Closing the tab, the way out of a quarantine, binds no tab: it is not held back.
+    const closing = await h.call("browser_batch", {
+      actions: [{ name: "tab_control", input: { action: "close", tabId: 5 } }],
+    });
+    assert(!/quarantined/.test(text(closing)), text(closing));
+  } finally {
+    await h.end();
+  }
+});
