@@ -544,7 +544,7 @@ function denialOutcome(
   const shown = paged ? ` The tab is on:\n${fence(work.workspace!, originOf(tabUrl), host)}` : "";
   return {
     kind: "denied",
-    message: message + shown + attentionNote(session, opened),
+    message: message + attentionNote(session, opened) + shown,
     next_step: decision.verdict === "sacred"
       ? "Ask the person to do this part themselves."
       : "Nothing was done. Only the person can change this: do it with what is allowed here, " +
