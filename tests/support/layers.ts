@@ -70,7 +70,7 @@ export const SERVICE_OWNS: Record<string, string> = {
     "the person's side: the policy file (one loader, hot reload, layers), sacred sites, principals, host normalisation, the pure decision function, the per-tab network rules, hold / resume / stop and the attention circuit",
   tools: "every tool: `registry.ts` (one row per built tool) and the folders of the table below",
   bridge:
-    "one connector's session: the protocol switch (`serve_session.ts`), admission of a workspace, a work's life (`work.ts`), the quarantine fed by the browser's reports, the one door every call and step goes through (`run_tool.ts`), the governance gate around it (`gate.ts`), the request filter",
+    "one connector's session: the protocol switch (`serve_session.ts`), admission of a workspace, a work's life (`work.ts`), and a call's stages in one list (`call_stages.ts`, composed by `stages.ts`) that every call and every step of a multi-step tool goes through: the tool's own (`run_tool.ts`), governance's (`gate.ts`: the decision, the landing check, the audit records), the quarantine fed by the browser's reports (`quarantine.ts`), the request filter",
   daemon:
     "assembling the service: builds every service-wide object once, accepts connectors and browsers after the proof, the person's requests, idle exit",
   privilege:
