@@ -7,7 +7,6 @@
 
 import { type BrowserHub, type BrowserLink, decomposeTabId } from "../../browser/mod.ts";
 import type { Workspace } from "../../workspace/mod.ts";
-import type { RuntimeCall } from "../page/in_page.ts";
 import { ToolError } from "./errors.ts";
 
 /** An owned tab in a connected browser. */
@@ -125,7 +124,7 @@ export function cdp(
  * Evaluates an expression in the page's main world and returns its JSON value. Evaluation goes
  * through CDP, so a page's Content-Security-Policy does not block it.
  */
-export async function evaluate<T>(target: TabTarget, expression: RuntimeCall<T>): Promise<T> {
+export async function evaluate<T>(target: TabTarget, expression: string): Promise<T> {
   const reply = await cdp(target, "Runtime.evaluate", {
     expression,
     returnByValue: true,

@@ -28,7 +28,7 @@ function side(value: unknown, field: string, tabId: number): number {
 
 /** The window's outer size and the page's viewport, or null when the page cannot be asked. */
 async function viewportNow(target: TabTarget): Promise<number[] | null> {
-  return await evaluate(target, mainWorldCall("windowSize")).catch(() => null);
+  return await evaluate<number[]>(target, mainWorldCall("windowSize")).catch(() => null);
 }
 
 /** How long resize_window waits for the page to see its new size. */
@@ -47,7 +47,7 @@ async function settledViewport(
 ): Promise<number[] | null> {
   const moving = before !== null && (before[0] !== size.width || before[1] !== size.height);
   const now = moving
-    ? await evaluate(
+    ? await evaluate<number[]>(
       target,
       mainWorldCall("windowSizeOnceMoved", [before[2], before[3]], SETTLE_MS),
     ).catch(() => null)

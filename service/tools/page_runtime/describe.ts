@@ -14,7 +14,7 @@ import { byId } from "./registry.ts";
 import { roleOf } from "./roles.ts";
 import { isSecretField } from "./secrets.ts";
 import { clean, clip, textOf } from "./text.ts";
-import { REDACTED } from "../page/redact.ts";
+import { REDACTED } from "../core/redact.ts";
 
 /** Properties only some kinds of element have; undefined on the rest. */
 type Probe = Element & {

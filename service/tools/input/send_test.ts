@@ -1,6 +1,6 @@
 import { assert } from "../../../tests/support/assert.ts";
-import { chordEvents, parseChords } from "../input/input.ts";
-import { mayPipeline } from "./computer.ts";
+import { chordEvents, parseChords } from "./input.ts";
+import { mayPipeline } from "./send.ts";
 
 function mouse(type: string, extra: Record<string, unknown> = {}) {
   return { method: "Input.dispatchMouseEvent", params: { type, x: 10, y: 20, ...extra } };
