@@ -9,14 +9,13 @@
 
 import type { Workspace } from "../../workspace/mod.ts";
 import type { TabTarget } from "../core/target.ts";
-import { type RuntimeAnswer, type RuntimeCall, runtimeCall } from "../page/in_page.ts";
+import { answerPath, type RuntimeAnswer, type RuntimeCall, runtimeCall } from "../page/in_page.ts";
 import {
   knownMain,
   type LeadingRead,
   leadingRead,
   type MainFrameRead,
   readWorld,
-  VALUE_PATH,
 } from "../page/main_frame_read.ts";
 import { lookupRef, refGone, tabPages } from "../page/refs.ts";
 import { type Before, CHANGED_KEPT, counterKey, type Described, noteBefore } from "./receipt.ts";
@@ -113,16 +112,16 @@ export interface RefLookup {
 }
 
 /** Where the lookup's value holds the centre the input is aimed at. */
-export const AIM_POINT = [...VALUE_PATH, "point"];
+export const AIM_POINT = answerPath("prepareAction", "point");
 
 /**
  * The tests of the lookup's value under which the input goes out: the element is visible, the
  * page in front, and the centre in no frame of another origin (that frame waits for the policy).
  */
 export const AIM_READY: { path: string[]; equals: boolean }[] = [
-  { path: [...VALUE_PATH, "described", "box", "visible"], equals: true },
-  { path: [...VALUE_PATH, "before", "hidden"], equals: false },
-  { path: [...VALUE_PATH, "framed"], equals: false },
+  { path: answerPath("prepareAction", "described", "box", "visible"), equals: true },
+  { path: answerPath("prepareAction", "before", "hidden"), equals: false },
+  { path: answerPath("prepareAction", "framed"), equals: false },
 ];
 
 /**

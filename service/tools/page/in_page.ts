@@ -136,6 +136,31 @@ export function elementCall<M extends ElementMethod>(
 }
 
 /**
+ * A path of property names into a value of type `T` (at most three deep, not into lists), as a
+ * step of a page program tests a field of an earlier reply.
+ */
+export type ValuePath<T, Depth extends unknown[] = []> = Depth["length"] extends 3 ? never
+  : T extends readonly unknown[] ? never
+  : T extends object ? {
+      [K in keyof T & string]-?:
+        | [K]
+        | [K, ...ValuePath<NonNullable<T[K]>, [...Depth, unknown]>];
+    }[keyof T & string]
+  : never;
+
+/**
+ * Where a field of `method`'s answer is in the reply to its evaluation (`result.value`, then
+ * `path`): the path is checked against the contract, so a field renamed in the runtime is a type
+ * error where a page program tests it.
+ */
+export function answerPath<M extends RuntimeMethod>(
+  _method: M,
+  ...path: ValuePath<RuntimeAnswer<M>>
+): string[] {
+  return ["result", "value", ...path];
+}
+
+/**
  * `call`'s answer as JSON text, made in the page (one string crosses CDP, not an object tree
  * the protocol copies value by value); {@linkcode parseJson} reads it back as the same type.
  */

@@ -9,6 +9,7 @@
 import { assert, assertEquals } from "../../../tests/support/assert.ts";
 import type { PageMethods, Readable, ScrollProbe, Snapshot } from "../page_runtime/contract.ts";
 import {
+  answerPath,
   asJsonText,
   elementCall,
   mainWorldCall,
@@ -108,4 +109,18 @@ Deno.test("a main-world call is checked against the contract too", () => {
   mainWorldCall("scrollTo", null);
   // @ts-expect-error `windowSizeOnceMoved` takes where the window was and a bound
   mainWorldCall("windowSizeOnceMoved", 5);
+});
+
+Deno.test("a page program's test of a runtime answer names a field the contract has", () => {
+  assertEquals(answerPath("prepareAction", "before", "hidden"), [
+    "result",
+    "value",
+    "before",
+    "hidden",
+  ]);
+  assertEquals(answerPath("prepareAction", "point"), ["result", "value", "point"]);
+  // @ts-expect-error `prepareAction` answers no `hiddenNow`
+  answerPath("prepareAction", "before", "hiddenNow");
+  // @ts-expect-error `observeBefore` answers `hidden` at its top, not under `before`
+  answerPath("observeBefore", "before", "hidden");
 });
