@@ -19,7 +19,7 @@ import { explainPolicy, readPolicyText } from "../service/governance/mod.ts";
 import { BUILT_IN_SACRED } from "../service/governance/sacred.ts";
 import { assert } from "./support/assert.ts";
 import { usePolicy } from "./support/framed.ts";
-import { fuzzRuns } from "./support/fuzz.ts";
+import { endToEndRuns } from "./support/fuzz.ts";
 import { allText } from "./support/results.ts";
 import { startSession } from "./support/session.ts";
 import { pollUntil } from "./support/wait.ts";
@@ -275,7 +275,7 @@ Deno.test("fuzz: no word of a refused frame is returned, and frames are read as 
           if (readable && !frame.opaque) assert(shown, `readable ${where}, yet not returned`);
         }
       }),
-      { numRuns: fuzzRuns(4), endOnFailure: true },
+      { numRuns: endToEndRuns(4, 200), endOnFailure: true },
     );
   } finally {
     await first.shutdown();
