@@ -249,8 +249,9 @@ Deno.test("fuzz: no word of a refused frame is returned, and frames are read as 
         });
         await pollUntil(
           async () => allText(await s.call("get_page_text", { tabId })),
-          // Opaque frames and those inside them are not waited for: a read may leave some of
-          // them out even when all is allowed (what is asserted of them is that nothing leaks).
+          // Opaque frames and those inside them are not waited for: a sandboxed document's
+          // script may not write into its own blank frame, which then stays empty (what is
+          // asserted of them is only that nothing leaks).
           (text) => frames.every((frame) => frame.opaque || text.includes(frame.words)),
           `every frame of case ${run} to load`,
         );
