@@ -14,6 +14,7 @@
  */
 
 import { VERSION } from "../shared/version.ts";
+import { pathOfFileUrl } from "../shared/file_url.ts";
 import { Catalog } from "../service/catalog/mod.ts";
 import { EXTENSION_FILES, installedConfig, sourceFiles } from "../service/install/mod.ts";
 import { TOOLS } from "../service/tools/mod.ts";
@@ -22,7 +23,7 @@ import { ENTRY_POINT, mcpbManifest } from "./manifest.ts";
 /** The MCPB command line, pinned. */
 export const MCPB_CLI = "@anthropic-ai/mcpb@2.1.2";
 
-const ROOT = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
+const ROOT = pathOfFileUrl(new URL("..", import.meta.url)).replace(/\/$/, "");
 
 async function copy(from: string, to: string, mode = 0o644): Promise<void> {
   await Deno.mkdir(to.replace(/\/[^/]*$/, ""), { recursive: true });
