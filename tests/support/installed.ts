@@ -69,7 +69,7 @@ export async function toolsOnlyPath(testEnv: TestEnv, tools: string[]): Promise<
     await Deno.symlink(path, `${dir}/${tool}`);
   }
   for (const absent of ["deno", "npm", "npx"]) {
-    const probe = await new Deno.Command("sh", {
+    const probe = await new Deno.Command("/bin/sh", {
       args: ["-c", `command -v ${absent}`],
       env: { PATH: dir },
       clearEnv: true,
