@@ -51,6 +51,7 @@ export async function assembleBundle(
   await Deno.writeTextFile(`${out}/manifest.json`, `${JSON.stringify(manifest, null, 2)}\n`);
   await Deno.copyFile(`${ROOT}/mcpb/server/ghostlight.mjs`, `${out}/${ENTRY_POINT}`);
   await Deno.chmod(`${out}/${ENTRY_POINT}`, 0o755);
+  await Deno.copyFile(`${ROOT}/mcpb/server/starter.mjs`, `${out}/server/starter.mjs`);
   await writeApp(ROOT, `${out}/app`);
   return await writeDeno(platform, cacheDir, `${out}/runtime/${PLATFORMS[platform].binary}`);
 }

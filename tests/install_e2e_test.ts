@@ -14,10 +14,8 @@ import { assert, assertEquals, assertMatch } from "./support/assert.ts";
 import { makeTestEnv, type TestEnv } from "./support/env.ts";
 import { serveFixtures } from "./support/fixtures.ts";
 import { ghostlight, runCommand } from "./support/processes.ts";
-import { startChromium, stopService } from "./support/installed.ts";
+import { readArticle, startChromium, stopService } from "./support/installed.ts";
 import { pollUntil } from "./support/wait.ts";
-
-type TextBlock = { type: "text"; text: string };
 
 /** Runs an installed launcher (not the checkout) with the test's environment. */
 function launcher(
@@ -106,20 +104,7 @@ Deno.test("installed into a HOME, Chromium's default profile and a client's entr
     );
     assertEquals(status.browsers![0].extensionVersion, "0.1.0");
 
-    const context = await client.callTool({
-      name: "tabs_context_mcp",
-      arguments: { createIfEmpty: true },
-    });
-    assert(!context.isError, JSON.stringify(context));
-    const tabId = (context.structuredContent as { tabs: { tabId: number }[] }).tabs[0].tabId;
-    const navigated = await client.callTool({
-      name: "navigate",
-      arguments: { url: fixtures.url("/article.html"), tabId },
-    });
-    assert(!navigated.isError, JSON.stringify(navigated));
-    const text = await client.callTool({ name: "get_page_text", arguments: { tabId } });
-    assert(!text.isError, JSON.stringify(text));
-    assertMatch((text.content as TextBlock[])[0].text, /The Skerry Point light/);
+    await readArticle(client, fixtures);
 
     const healthy = await launcher(testEnv, cli, ["doctor"]);
     assertEquals(healthy.code, 0, healthy.stdout + healthy.stderr);

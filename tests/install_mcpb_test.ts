@@ -19,15 +19,17 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { assert, assertEquals, assertMatch, assertRejects } from "./support/assert.ts";
 import { makeTestEnv, ROOT, type TestEnv } from "./support/env.ts";
 import { serveFixtures } from "./support/fixtures.ts";
-import { startChromium, stopService, toolsOnlyPath } from "./support/installed.ts";
-import { runCommand } from "./support/processes.ts";
-import { pollUntil } from "./support/wait.ts";
+import {
+  readArticle,
+  startChromium,
+  stopService,
+  toolsOnlyPath,
+  waitForBrowser,
+} from "./support/installed.ts";
 import { assembleBundle, bundleName, MCPB_CLI, packBundle } from "../mcpb/build.ts";
 import { denoTarball, type Platform, PLATFORMS, sha256Hex } from "../scripts/deno_platforms.ts";
 
 const CACHE = `${ROOT}/dist/cache`;
-
-type TextBlock = { type: "text"; text: string };
 
 /** Runs the pinned MCPB CLI with this process's own environment (its npm cache). */
 async function mcpb(args: string[]): Promise<{ code: number; out: string }> {
@@ -125,25 +127,8 @@ Deno.test("the linux-x64 bundle, in a folder with spaces and no Deno on PATH, se
     );
 
     chromium = startChromium(base, `${prefix}/extension`);
-    await pollUntil(
-      async () => JSON.parse((await runCommand(testEnv, cli, ["status", "--json"])).stdout),
-      (status: { browsers?: unknown[] }) => (status.browsers?.length ?? 0) > 0,
-      "the extension to reach the service through the native host the first launch registered",
-      60_000,
-    );
-    const context = await client.callTool({
-      name: "tabs_context_mcp",
-      arguments: { createIfEmpty: true },
-    });
-    assert(!context.isError, JSON.stringify(context));
-    const tabId = (context.structuredContent as { tabs: { tabId: number }[] }).tabs[0].tabId;
-    const navigated = await client.callTool({
-      name: "navigate",
-      arguments: { url: fixtures.url("/article.html"), tabId },
-    });
-    assert(!navigated.isError, JSON.stringify(navigated));
-    const text = await client.callTool({ name: "get_page_text", arguments: { tabId } });
-    assertMatch((text.content as TextBlock[])[0].text, /The Skerry Point light/);
+    await waitForBrowser(testEnv, cli);
+    await readArticle(client, fixtures);
     await client.close();
     client = null;
 

@@ -14,9 +14,14 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { assert, assertEquals, assertMatch } from "./support/assert.ts";
 import { makeTestEnv, ROOT, type TestEnv } from "./support/env.ts";
-import { SHELL_TOOLS, startChromium, stopService, toolsOnlyPath } from "./support/installed.ts";
+import {
+  SHELL_TOOLS,
+  startChromium,
+  stopService,
+  toolsOnlyPath,
+  waitForBrowser,
+} from "./support/installed.ts";
 import { runCommand } from "./support/processes.ts";
-import { pollUntil } from "./support/wait.ts";
 import { archiveName, buildArchive, writeSums } from "../scripts/release.ts";
 import { PLATFORMS } from "../scripts/deno_platforms.ts";
 
@@ -147,12 +152,7 @@ Deno.test("install.sh takes the release archive by its sum, with no Deno and no 
     );
     const { tools } = await client.listTools();
     assert(tools.some((tool: { name: string }) => tool.name === "navigate"), "tools are listed");
-    await pollUntil(
-      async () => JSON.parse((await runCommand(testEnv, cli, ["status", "--json"])).stdout),
-      (status: { browsers?: unknown[] }) => (status.browsers?.length ?? 0) > 0,
-      "the installed extension to reach the installed service",
-      60_000,
-    );
+    await waitForBrowser(testEnv, cli);
     const doctor = await runCommand(testEnv, cli, ["doctor"]);
     assertEquals(doctor.code, 0, doctor.stdout + doctor.stderr);
     assertMatch(doctor.stdout, /Healthy: every hop answered\./);

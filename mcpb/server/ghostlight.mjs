@@ -8,25 +8,22 @@
 // changes nothing. Then it starts the MCP connector from the bundle's sources with stdio passed
 // straight through, the way `deno task connector` does: start.ts writes the instance's service
 // entry and starts the connector under its permission set plus the instance's own folders, secret
-// and socket (decisions 0100, 0084), and ends it at once when this process is killed.
+// and socket (decisions 0100, 0084), and ends it at once when this process is killed
+// (starter.mjs).
 // The Deno is the bundle's own; else GHOSTLIGHT_DENO, PATH, ~/.deno/bin or an install's.
 // deno-lint-ignore-file no-process-global
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { accessSync, chmodSync, constants, existsSync, readFileSync, realpathSync } from "node:fs";
 import { homedir } from "node:os";
 import { delimiter, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { dataHome, exe, prefixOf, runStarter, starterArgs, windows } from "./starter.mjs";
 
 // fileURLToPath decodes the URL: a bundle in "Claude Extensions" is found where it is.
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
-const windows = process.platform === "win32";
-const exe = windows ? ".exe" : "";
-const dataHome = windows
-  ? process.env.LOCALAPPDATA ?? join(homedir(), "AppData", "Local")
-  : process.env.XDG_DATA_HOME || join(homedir(), ".local", "share");
+const app = join(root, "app");
 const instance = process.env.GHOSTLIGHT_INSTANCE ?? "";
-// The instance's install prefix, as service/install/layout.ts places it.
-const prefix = join(dataHome, instance ? `ghostlight-${instance}` : "ghostlight");
+const prefix = prefixOf(instance);
 
 /** The bundle's own Deno, made executable if unpacking lost the bit. */
 function ownDeno() {
@@ -55,28 +52,6 @@ function findDeno() {
   return candidates.find((path) => path && existsSync(path));
 }
 
-/** start.ts's own grants: the variables it reads, its entry folder, the Deno it starts. */
-function starter(deno) {
-  const entries = join(prefix, "from-source");
-  const uid = process.getuid?.();
-  return [
-    "run",
-    "-q",
-    "--no-prompt",
-    "--config",
-    join(root, "app", "deno.json"),
-    "--allow-env=HOME,XDG_DATA_HOME,XDG_RUNTIME_DIR,XDG_STATE_HOME,XDG_CONFIG_HOME," +
-    "XDG_CACHE_HOME,TMPDIR,DENO_DIR,GHOSTLIGHT_INSTANCE",
-    "--allow-sys=uid",
-    // Its entry folder (writing an entry whole renames it into place), and the login runtime
-    // folder, which it looks at when XDG_RUNTIME_DIR is not set.
-    `--allow-read=${[entries, ...(uid === undefined ? [] : [`/run/user/${uid}`])].join(",")}`,
-    `--allow-write=${entries}`,
-    `--allow-run=${deno}`,
-    join(root, "app", "scripts", "start.ts"),
-  ];
-}
-
 /** The version the install receipt of this instance records, or null when there is none. */
 function installedVersion() {
   try {
@@ -97,7 +72,7 @@ function firstLaunch(deno) {
     "Ghostlight: first launch: setting up the browser side " +
       "(as 'ghostlight install --client none')\n",
   );
-  const args = [...starter(deno), "service", "install", "--client", "none"];
+  const args = [...starterArgs(app, deno, instance), "service", "install", "--client", "none"];
   if (instance) args.push("--instance", instance);
   const result = spawnSync(deno, args, { stdio: ["ignore", 2, 2] });
   if (result.status !== 0) {
@@ -120,12 +95,4 @@ if (!deno) {
   process.exit(1);
 }
 firstLaunch(deno);
-const child = spawn(deno, [...starter(deno), "mcp-connector", ...process.argv.slice(2)], {
-  stdio: "inherit",
-});
-child.on("error", (error) => {
-  process.stderr.write(`Ghostlight: could not start ${deno}: ${error.message}\n`);
-  process.exit(1);
-});
-child.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
-for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => child.kill(signal));
+runStarter(app, deno, instance, ["mcp-connector", ...process.argv.slice(2)]);

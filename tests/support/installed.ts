@@ -5,10 +5,12 @@
  * and stopping the instance's demand-started service.
  */
 
-import { assertEquals } from "./assert.ts";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { assert, assertEquals, assertMatch } from "./assert.ts";
 import type { TestEnv } from "./env.ts";
+import type { FixtureServer } from "./fixtures.ts";
 import { runCommand } from "./processes.ts";
-import { signalOrTimeout, waitFor } from "./wait.ts";
+import { pollUntil, signalOrTimeout, waitFor } from "./wait.ts";
 
 /** Chromium as a person starts it: the default profile of that HOME, the installed extension. */
 export function startChromium(testEnv: TestEnv, extensionDir: string): {
@@ -57,9 +59,13 @@ export function startChromium(testEnv: TestEnv, extensionDir: string): {
 
 /**
  * A folder under the test's HOME holding links to `tools` (each found on this process's PATH) and
- * nothing else: a PATH with no Deno and no npm on it.
+ * nothing else: a PATH with none of `absent` (no Deno and no npm) on it.
  */
-export async function toolsOnlyPath(testEnv: TestEnv, tools: string[]): Promise<string> {
+export async function toolsOnlyPath(
+  testEnv: TestEnv,
+  tools: string[],
+  absent = ["deno", "npm", "npx"],
+): Promise<string> {
   const dir = `${testEnv.home}/tools`;
   await Deno.mkdir(dir, { recursive: true });
   for (const tool of tools) {
@@ -68,13 +74,13 @@ export async function toolsOnlyPath(testEnv: TestEnv, tools: string[]): Promise<
     if (!found.success || !path.startsWith("/")) throw new Error(`${tool} is not on PATH`);
     await Deno.symlink(path, `${dir}/${tool}`);
   }
-  for (const absent of ["deno", "npm", "npx"]) {
+  for (const program of absent) {
     const probe = await new Deno.Command("/bin/sh", {
-      args: ["-c", `command -v ${absent}`],
+      args: ["-c", `command -v ${program}`],
       env: { PATH: dir },
       clearEnv: true,
     }).output();
-    assertEquals(probe.success, false, `${absent} must not be on the PATH`);
+    assertEquals(probe.success, false, `${program} must not be on the PATH`);
   }
   return dir;
 }
@@ -112,4 +118,32 @@ export async function stopService(testEnv: TestEnv, cli: string): Promise<void> 
       .output();
     return !probe.success;
   }, "the service to exit");
+}
+
+/** Waits until the installed `cli` says a browser's extension reached the service. */
+export async function waitForBrowser(testEnv: TestEnv, cli: string): Promise<void> {
+  await pollUntil(
+    async () => JSON.parse((await runCommand(testEnv, cli, ["status", "--json"])).stdout),
+    (status: { browsers?: unknown[] }) => (status.browsers?.length ?? 0) > 0,
+    "the installed extension to reach the service through the installed native host",
+    60_000,
+  );
+}
+
+/** The client drives Chromium: a tab, a navigation to the fixtures' article, its text read. */
+export async function readArticle(client: Client, fixtures: FixtureServer): Promise<void> {
+  const context = await client.callTool({
+    name: "tabs_context_mcp",
+    arguments: { createIfEmpty: true },
+  });
+  assert(!context.isError, JSON.stringify(context));
+  const tabId = (context.structuredContent as { tabs: { tabId: number }[] }).tabs[0].tabId;
+  const navigated = await client.callTool({
+    name: "navigate",
+    arguments: { url: fixtures.url("/article.html"), tabId },
+  });
+  assert(!navigated.isError, JSON.stringify(navigated));
+  const text = await client.callTool({ name: "get_page_text", arguments: { tabId } });
+  assert(!text.isError, JSON.stringify(text));
+  assertMatch((text.content as { type: string; text: string }[])[0].text, /The Skerry Point light/);
 }
