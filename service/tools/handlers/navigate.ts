@@ -30,10 +30,16 @@ import {
 import { cdp, ownedTab, type TabTarget } from "../core/target.ts";
 
 /**
- * Dialogs a forced navigation answers before it ends the page's running script: a page that opens
- * one again as each is answered (issue 26, decision 0292).
+ * Dialogs open before a forced navigation that it answers one after the other; a page that opens
+ * yet another after these is looping, and the navigation is not sent (decision 0345).
  */
-const DIALOGS_BEFORE_TERMINATING = 3;
+const DIALOGS_ANSWERED_BEFORE_LEAVING = 3;
+/**
+ * How long after a forced navigation answered a dialog the page may open another for its dialogs
+ * to count as still coming (a loop opens the next within milliseconds; this leaves room for a
+ * loaded machine).
+ */
+const DIALOG_QUIET_MS = 1_000;
 
 /** How often a navigation the browser stopped before it left its page is sent (decision 0210). */
 const SENDS_WHEN_STOPPED = 2;
@@ -57,7 +63,6 @@ async function throughPrompts<T>(
 ): Promise<T> {
   const stop = new AbortController();
   let refused = false;
-  let answered = 0;
   const watch = (async () => {
     while (!stop.signal.aborted) {
       const event = await state.waitFor(
@@ -68,11 +73,6 @@ async function throughPrompts<T>(
       if (!event) return;
       onPrompt();
       refused = !force;
-      // A page that opens a dialog again as each is answered never lets the navigation through:
-      // with force, its running script is ended as the dialog closes (decision 0292).
-      if (force && ++answered >= DIALOGS_BEFORE_TERMINATING) {
-        await cdp(target, "Runtime.terminateExecution").catch(() => {});
-      }
       await cdp(target, "Page.handleJavaScriptDialog", { accept: force }).catch(() => {});
     }
   })();
@@ -96,9 +96,14 @@ async function throughPrompts<T>(
   return result as T;
 }
 
-/** Answers a dialog already open before navigating, or explains why navigation cannot start. */
+/**
+ * Answers a dialog already open before navigating, or explains why navigation cannot start.
+ * With `force` it answers the dialogs the page opens one after another, up to
+ * {@linkcode DIALOGS_ANSWERED_BEFORE_LEAVING}, until none follows within
+ * {@linkcode DIALOG_QUIET_MS}; a page whose dialogs keep coming is not navigated (decision 0345).
+ */
 async function clearOpenDialog(target: TabTarget, state: TabState, force: boolean) {
-  const dialog = state.dialog;
+  let dialog = state.dialog;
   if (!dialog) return;
   if (!force) {
     throw new ToolError(
@@ -108,7 +113,43 @@ async function clearOpenDialog(target: TabTarget, state: TabState, force: boolea
         "it and go.",
     );
   }
-  await cdp(target, "Page.handleJavaScriptDialog", { accept: dialog.type === "beforeunload" });
+  for (let answered = 0; dialog; answered++) {
+    if (answered === DIALOGS_ANSWERED_BEFORE_LEAVING) throw heldByDialogs(target, dialog.type);
+    // Listening before the answer: the page's next dialog can open as this one closes.
+    const next = state.watch((event) => event.method === "Page.javascriptDialogOpening");
+    try {
+      // The dialog may be gone already (the page closed it, or the person answered it).
+      await cdp(target, "Page.handleJavaScriptDialog", { accept: dialog.type === "beforeunload" })
+        .catch(() => {});
+      // The quiet time counts from the answer's reply: on a loaded machine the round trip
+      // itself can take longer than a looping page needs to open the next dialog.
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const reopened = await Promise.race([
+        next.event,
+        new Promise<null>((resolve) => timer = setTimeout(() => resolve(null), DIALOG_QUIET_MS)),
+      ]);
+      clearTimeout(timer);
+      dialog = reopened === null ? null : state.dialog;
+    } finally {
+      next.stop();
+    }
+  }
+}
+
+/**
+ * The answer for a page that holds its tab with dialog after dialog: its script never lets go of
+ * the page's renderer, so no navigation can replace it (decision 0345); closing the tab always
+ * works.
+ */
+function heldByDialogs(target: TabTarget, type: string): ToolError {
+  return new ToolError(
+    "tool_failure",
+    `The tab did not leave the page it was on: that page opens a JavaScript ${type} dialog ` +
+      `again as each is answered (${DIALOGS_ANSWERED_BEFORE_LEAVING} were answered), and while ` +
+      "its script runs no new page can replace it, so navigate was not sent.",
+    `A page that will not let go can always be closed: tab_control {"action": "close", ` +
+      `"tabId": ${target.tabId}}, then open a new tab.`,
+  );
 }
 
 /**
