@@ -7,7 +7,6 @@
  *   `globalThis.__ghostlight` and evaluates to its registry token;
  * - `RUNTIME_BUILD`: the first 12 hex digits of the SHA-256 of `INSTALL`, which names the world
  *   the runtime lives in (decision 0237);
- * - `RuntimeMethod`: the names of the runtime's methods, read from `api.ts`;
  * - `MAIN_WORLD`: the self-contained functions of `main_world.ts`, as source.
  *
  * The output is committed, so the service starts from a clean checkout without a build step
@@ -42,8 +41,6 @@ async function load(name: string): Promise<Record<string, unknown>> {
 
 /** The text of the generated module. */
 export async function generate(): Promise<string> {
-  const runtime = (await load("api.ts")).runtime as Record<string, unknown>;
-  const methods = Object.keys(runtime).filter((key) => typeof runtime[key] === "function").sort();
   const mainWorld = Object.entries(await load("main_world.ts"))
     .filter(([, value]) => typeof value === "function")
     .sort(([a], [b]) => a.localeCompare(b));
@@ -60,9 +57,6 @@ export async function generate(): Promise<string> {
     "",
     "/** The runtime's build: the start of `INSTALL`'s SHA-256, in hex. */",
     `export const RUNTIME_BUILD = ${JSON.stringify(build)};`,
-    "",
-    "/** The runtime's methods, as `__ghostlight.<method>(...)` takes them. */",
-    `export type RuntimeMethod = ${methods.map((name) => JSON.stringify(name)).join(" | ")};`,
     "",
     "/** Self-contained functions that run in the page's main world, as source, by name. */",
     "export const MAIN_WORLD = {",

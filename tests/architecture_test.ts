@@ -864,3 +864,100 @@ Deno.test("the service reads a client's own name only for the audit, labels and 
   assertEquals(found, []);
   assert(CLIENT_NAME.test("decide(rules, { principal: context.client_name })"));
 });
+
+/** The page runtime's folder, and the one module of it the rest of the service may import. */
+const PAGE_RUNTIME = "service/tools/page_runtime/";
+const PAGE_CONTRACT = `${PAGE_RUNTIME}contract.ts`;
+
+/**
+ * Where a service file outside the page runtime imports a runtime module other than its
+ * contract (decision 0320): the runtime's types and tables reach the service only through the
+ * contract, so a copy of them has no reason to exist, and the rest of the runtime, written
+ * against the DOM, never enters the service's type check.
+ */
+export function runtimeImportBreaches(file: string, text: string): string[] {
+  const name = file.slice(ROOT.length + 1);
+  if (!name.startsWith("service/") || name.startsWith(PAGE_RUNTIME)) return [];
+  return importsOf(text)
+    .filter((specifier) => specifier.startsWith("."))
+    .map((specifier) => new URL(specifier, `file://${file}`).pathname.slice(ROOT.length + 1))
+    .filter((target) => target.startsWith(PAGE_RUNTIME) && target !== PAGE_CONTRACT)
+    .map((target) => `${name} imports ${target}`);
+}
+
+Deno.test("the service reaches the page runtime only through its contract", async () => {
+  const found = await violations((_folder, file, text) => runtimeImportBreaches(file, text));
+  assertEquals(found, []);
+  const handler = `${ROOT}/service/tools/handlers/find.ts`;
+  assertEquals(
+    runtimeImportBreaches(handler, 'import type { Box } from "../page_runtime/geometry.ts";'),
+    ["service/tools/handlers/find.ts imports service/tools/page_runtime/geometry.ts"],
+  );
+  assertEquals(
+    runtimeImportBreaches(handler, 'import type { Box } from "../page_runtime/contract.ts";'),
+    [],
+  );
+});
+
+/** Every role the contract's tables name: a list of several of them is a role table. */
+const ROLE_WORDS: ReadonlySet<string> = new Set(
+  Object.values(await import(`${ROOT}/${PAGE_CONTRACT}`))
+    .filter((value): value is ReadonlySet<unknown> => value instanceof Set)
+    .flatMap((table) => [...table].filter((role): role is string => typeof role === "string")),
+);
+/** How many role names make a list a role table. */
+const ROLE_TABLE_MIN = 3;
+
+/**
+ * A set made of several role names: a role table, which belongs in the contract alone. (Lists
+ * that map words to roles, as `rank.ts`'s query words do, or name input types, are not tables of
+ * what the runtime reports.)
+ */
+const roleTables: Deno.lint.Plugin = {
+  name: "ghostlight-roles",
+  rules: {
+    "role-table": {
+      create(context) {
+        return {
+          NewExpression(node) {
+            const [list] = node.arguments;
+            if (node.callee.type !== "Identifier" || node.callee.name !== "Set") return;
+            if (list?.type !== "ArrayExpression") return;
+            const roles = list.elements.filter((element) =>
+              element?.type === "Literal" && typeof element.value === "string" &&
+              ROLE_WORDS.has(element.value)
+            );
+            if (roles.length >= ROLE_TABLE_MIN) {
+              context.report({ node, message: `a table of ${roles.length} roles` });
+            }
+          },
+        };
+      },
+    },
+  },
+};
+
+/** Where a source defines a role table, as `path:line: message`. */
+export function roleTableBreaches(file: string, text: string): string[] {
+  return Deno.lint.runPlugin(roleTables, file, text).map((found) =>
+    `${file.slice(ROOT.length + 1)}:${text.slice(0, found.range[0]).split("\n").length}: ` +
+    found.message
+  );
+}
+
+Deno.test("role tables are defined once, in the page runtime's contract", async () => {
+  const found: string[] = [];
+  for (const file of await productionFiles()) {
+    const name = file.slice(ROOT.length + 1);
+    if (name === PAGE_CONTRACT || name === GENERATED_PAGE_SOURCE) continue;
+    found.push(...roleTableBreaches(file, await Deno.readTextFile(file)));
+  }
+  assertEquals(found, []);
+  // A second copy of the roles the user acts on, as `rank.ts` once kept beside the runtime's.
+  const copy = 'const INTERACTIVE = new Set(["link", "button", "textbox", "clickable"]);';
+  assertEquals(roleTableBreaches(`${ROOT}/service/tools/page/rank.ts`, copy).length, 1);
+  assertEquals(
+    roleTableBreaches(`${ROOT}/service/tools/page/rank.ts`, 'f(["link", "button", "tab"]);'),
+    [],
+  );
+});

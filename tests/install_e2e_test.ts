@@ -168,7 +168,7 @@ Deno.test("installed into a HOME, Chromium's default profile and a client's entr
     assertEquals(closed.problems.map((p) => p.hop), ["extension"]);
     assertMatch(
       closed.problems[0].message,
-      /no browser has the extension connected \(last hello: \S+/,
+      /no browser has the extension connected \(last hello: \d{4}-\d\d-\d\dT[\d:.]+Z \(extension \d[^)]*\)\)/,
     );
     assertMatch(
       closed.problems[0].fix,

@@ -199,7 +199,11 @@ export class BrowserHub {
       { reports: this.#reports, enable: this.#enable },
     );
     this.#links.set(id, link);
-    log("info", `browser attached in slot ${slot} (extension ${hello.extension_version})`);
+    log("info", `browser attached in slot ${slot} (extension ${hello.extension_version})`, {
+      event: "browser_attached",
+      slot,
+      extension: hello.extension_version,
+    });
     return link;
   }
 

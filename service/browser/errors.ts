@@ -30,9 +30,21 @@ export type BrowserErrorKind =
  * answered, so the command is over, though what it did before then stays done (decision 0166).
  */
 export class BrowserError extends Error {
-  constructor(readonly kind: BrowserErrorKind, message: string) {
+  /**
+   * With `dialog_open`, the dialog that holds the page, as data (decision 0321): its type and
+   * the page's own message, which is told to the model only fenced, never read back out of
+   * this error's message.
+   */
+  readonly dialog?: Pick<OpenDialog, "type" | "message">;
+
+  constructor(
+    readonly kind: BrowserErrorKind,
+    message: string,
+    facts: { dialog?: Pick<OpenDialog, "type" | "message"> } = {},
+  ) {
     super(message);
     this.name = "BrowserError";
+    if (facts.dialog) this.dialog = { type: facts.dialog.type, message: facts.dialog.message };
   }
 
   /** True when the browser may have carried the operation out. */
@@ -47,5 +59,6 @@ export function dialogOpenError(dialog: Pick<OpenDialog, "type" | "message">): B
   return new BrowserError(
     "dialog_open",
     `A JavaScript ${dialog.type} dialog${quoted} is open and freezes the page`,
+    { dialog },
   );
 }

@@ -16,6 +16,7 @@ import type { InstancePaths, KeyFiles } from "../../shared/instance.ts";
 import { VERSION } from "../../shared/version.ts";
 import { fetchProbe, fetchStatus, type Status } from "../control/mod.ts";
 import { controlKey } from "../endpoint/mod.ts";
+import { loggedEvents } from "../log/mod.ts";
 import { autostartPlan } from "./autostart.ts";
 import { BROWSERS, NativeHostManifest } from "./browsers.ts";
 import { readClientConfig } from "./client_config.ts";
@@ -445,15 +446,15 @@ async function checkExtensionFiles(context: Context): Promise<Finding[]> {
   ];
 }
 
-/** The log's last "browser attached" line: when an extension last said hello, and its version. */
+/**
+ * When an extension last said hello, and its version: the last `browser_attached` record in the
+ * log (decision 0322), read by its schema, not by the line's words.
+ */
 async function lastHello(paths: InstancePaths): Promise<string | null> {
   let last: string | null = null;
   for (const file of [`${paths.logFile}.1`, paths.logFile]) {
-    const text = await readText(file);
-    for (
-      const match of text?.matchAll(/^(\S+) info browser attached .*\(extension ([^)]+)\)$/gm) ?? []
-    ) {
-      last = `${match[1]} (extension ${match[2]})`;
+    for (const hello of loggedEvents((await readText(file)) ?? "", "browser_attached")) {
+      last = `${hello.at} (extension ${hello.extension})`;
     }
   }
   return last;

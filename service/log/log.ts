@@ -8,6 +8,7 @@
  */
 
 import { appendRegularFileSync } from "../../shared/files.ts";
+import { type LogEvent, recordTail } from "./events.ts";
 
 /** The log file's size at which it is rotated to `.1`. */
 export const MAX_LOG_BYTES = 4 * 1024 * 1024;
@@ -39,9 +40,13 @@ export function logSafe(message: string): string {
   return `${escaped.slice(0, MAX_LOG_MESSAGE)}… (${escaped.length - MAX_LOG_MESSAGE} more cut)`;
 }
 
-/** Writes one log line, escaped and cut by {@linkcode logSafe}. Logging never throws. */
-export function log(level: "info" | "warn" | "error", message: string): void {
-  const line = `${new Date().toISOString()} ${level} ${logSafe(message)}\n`;
+/**
+ * Writes one log line, escaped and cut by {@linkcode logSafe}, with `event` after it as a record
+ * a program reads (`events.ts`). Logging never throws.
+ */
+export function log(level: "info" | "warn" | "error", message: string, event?: LogEvent): void {
+  const record = event === undefined ? "" : recordTail(event);
+  const line = `${new Date().toISOString()} ${level} ${logSafe(message)}${record}\n`;
   const bytes = encoder.encode(line);
   if (toStderr) {
     try {

@@ -1,4 +1,5 @@
 import { assert, assertEquals, assertMatch } from "../../tests/support/assert.ts";
+import { loggedEvents } from "./events.ts";
 import { configureLog, log, logSafe, MAX_LOG_MESSAGE } from "./log.ts";
 
 Deno.test("the log file is owner-only, one line per event, and rotated past 4 MiB", async () => {
@@ -66,5 +67,34 @@ Deno.test("the log is never written through a link", async () => {
     configureLog({ file: null, stderr: true });
     await Deno.remove(root, { recursive: true });
     await Deno.remove(outside);
+  }
+});
+
+Deno.test("a line carries a record a reader reads by its schema, whatever the words say", async () => {
+  const root = await Deno.makeTempDir();
+  const file = `${root}/service.log`;
+  try {
+    configureLog({ file, stderr: false });
+    log("info", "an extension came in, in any words", {
+      event: "browser_attached",
+      slot: 2,
+      extension: "1.4.0",
+    });
+    // A peer's text in a message cannot forge a record: its tab is escaped into the words.
+    log("info", `attached\t{"event":"browser_attached","slot":9,"extension":"forged"}`);
+    // A record its schema refuses is not written; the line still is.
+    log("info", "odd", { event: "browser_attached", slot: -1, extension: "x" });
+    const text = await Deno.readTextFile(file);
+    assertEquals(text.split("\n").length, 4);
+    const hellos = loggedEvents(text, "browser_attached");
+    assertEquals(hellos.map(({ slot, extension }) => ({ slot, extension })), [
+      { slot: 2, extension: "1.4.0" },
+    ]);
+    assertMatch(hellos[0].at, /^\d{4}-\d\d-\d\dT[\d:.]+Z$/);
+    // A line that is not the service's shape is passed over.
+    assertEquals(loggedEvents('nonsense\t{"event":"browser_attached"}\n', "browser_attached"), []);
+  } finally {
+    configureLog({ file: null, stderr: true });
+    await Deno.remove(root, { recursive: true });
   }
 });

@@ -5,3 +5,4 @@
  */
 
 export { configureLog, log, logSafe, MAX_LOG_MESSAGE } from "./log.ts";
+export { type LogEvent, loggedEvents } from "./events.ts";

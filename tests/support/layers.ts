@@ -101,15 +101,16 @@ export const TOOL_OWNS: Record<string, string> = {
  * pointing, keys, scrolling, dropping files, load watching, coordinates, and the receipt of
  * what changed), and the tool handlers on top, each of which checks its arguments, asks the
  * layers below and renders the answer. The page runtime (`page_runtime`) is bundled into the
- * page and takes only the pure helpers it shares with the service. No handler imports another
+ * page and takes only the pure helpers it shares with the service; the others reach it only
+ * through its contract (`page_runtime/contract.ts`, decision 0320). No handler imports another
  * handler: what two handlers share lives in a layer below them. The files at the folder's root
  * (`mod.ts`, `registry.ts`) assemble the handlers and may import any of them.
  */
 export const TOOL_LAYERS: Record<string, string[]> = {
   gif: [],
   core: ["gif"],
-  page: ["core"],
+  page: ["core", "page_runtime"],
   page_runtime: ["core", "page"],
-  input: ["core", "page"],
-  handlers: ["core", "gif", "input", "page"],
+  input: ["core", "page", "page_runtime"],
+  handlers: ["core", "gif", "input", "page", "page_runtime"],
 };

@@ -37,8 +37,8 @@ export function plainCdpError(message: string): string {
   }
 }
 
-/** How the browser side words a refusal while a dialog is open (service/browser/mod.ts). */
-const DIALOG_REFUSAL = /^A JavaScript (\w+) dialog(?: \("([\s\S]*)"\))? is open/;
+/** The most of a dialog's message an outcome quotes. */
+const DIALOG_QUOTE_CHARS = 100;
 
 /**
  * Turns anything a handler threw into an outcome; nothing escapes as a bare error. Text the page
@@ -57,7 +57,8 @@ export function failureOutcome(error: unknown, workspace?: Workspace): Outcome {
       };
     }
     if (error.kind === "dialog_open") {
-      const [, type = "", said = ""] = DIALOG_REFUSAL.exec(error.message) ?? [];
+      const type = error.dialog?.type ?? "";
+      const said = error.dialog?.message.slice(0, DIALOG_QUOTE_CHARS) ?? "";
       const says = said && workspace
         ? ` It says:\n${fence(workspace, "unknown", redactSecrets(said))}`
         : "";

@@ -20,6 +20,7 @@ import { dialogAfterEffect } from "../page/after_dialog.ts";
 import { capabilitiesFor } from "../../catalog/mod.ts";
 import { collect, frameGuard, MAX_NODES, withheldNote } from "../page/collect.ts";
 import { fillableFields, matchFields } from "../page/form_match.ts";
+import type { ByLabels } from "../page_runtime/contract.ts";
 import { runtimeCall } from "../page/in_page.ts";
 import { knownMain } from "../page/main_frame_read.ts";
 import { provenance } from "../page/provenance.ts";
@@ -101,30 +102,6 @@ function refusedByForm(attempt: Record<string, unknown>): boolean {
   return receipt?.blockers?.some((blocker) => blocker.kind === "invalid_form") === true;
 }
 
-/** A field named in an ambiguous match, as the page runtime's `fillByLabels` names it. */
-interface PageCandidate {
-  id: number;
-  role: string;
-  name: string;
-}
-
-/**
- * The page runtime's `fillByLabels` answer: nothing done (`stale`, `framed`), or each label's
- * match by element number and the matched fields' fills in the labels' order.
- */
-type ByLabels =
-  | { stale: true }
-  | { framed: true }
-  | {
-    url: string;
-    matches: (
-      | { id: number }
-      | { unmatched: "none" }
-      | { unmatched: "ambiguous"; candidates: PageCandidate[] }
-    )[];
-    results: FillResult[];
-  };
-
 /** A field to set: its label, its ref and the element behind it, and the value. */
 interface Job {
   label: string;
@@ -189,7 +166,7 @@ async function setRun(
 ): Promise<boolean> {
   let results: FillResult[];
   try {
-    results = await inFrame<FillResult[]>(
+    results = await inFrame(
       target,
       pages,
       run[0].frame,
@@ -286,7 +263,7 @@ async function fillInOneTrip(
   );
   let answer: ByLabels;
   try {
-    answer = await inFrame<ByLabels>(target, pages, frame, call, {
+    answer = await inFrame(target, pages, frame, call, {
       checkedInPage: true,
       timeoutMs: FILL_BOUND_MS,
     });
@@ -349,7 +326,7 @@ async function submitRef(target: TabTarget, pages: TabPages, report: Report) {
   const first = report.filled[0];
   if (!first) return null;
   const { frame, localId } = lookupRef(pages, first.ref);
-  const id = await inFrame<number | null>(
+  const id = await inFrame(
     target,
     pages,
     frame,

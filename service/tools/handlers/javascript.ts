@@ -189,7 +189,7 @@ interface Secrets {
 
 async function secretsOf(target: TabTarget, pages: TabPages): Promise<Secrets> {
   const base = randomBase();
-  const digests = await inMainFrame<SecretDigest[]>(
+  const digests = await inMainFrame(
     target,
     pages,
     runtimeCall("secretDigests", base, MODULI),
@@ -245,7 +245,7 @@ async function readResult(
   try {
     text = asText(await valueOf(target, remote));
     // Only what can be shown is redacted and returned; a script can return any amount.
-    const read = await inMainFrame<{ text: string; url: string }>(
+    const read = await inMainFrame(
       target,
       pages,
       runtimeCall("redactResult", text.slice(0, MAX_RESULT_CHARS + READ_MARGIN)),

@@ -8,6 +8,7 @@
 
 import { type Handler, success } from "../core/context.ts";
 import { ownedTab } from "../core/target.ts";
+import type { CaptionPosition } from "../page_runtime/contract.ts";
 import { runtimeCall } from "../page/in_page.ts";
 import { inMainFrame } from "../page/main_frame_read.ts";
 import { tabPages } from "../page/refs.ts";
@@ -19,11 +20,11 @@ const DEFAULT_DURATION_MS = 5_000;
 export const narrate: Handler = async (args, context) => {
   const target = ownedTab(context.workspace, context.browsers, args.tabId as number);
   const durationMs = (args.duration_ms as number | undefined) ?? DEFAULT_DURATION_MS;
-  const shown = await inMainFrame<{ position: string }>(
+  const shown = await inMainFrame(
     target,
     tabPages(context.workspace, target.tabId),
     runtimeCall("showCaption", args.text as string, {
-      position: (args.position as string | undefined) ?? "auto",
+      position: (args.position as "auto" | CaptionPosition | undefined) ?? "auto",
       durationMs,
     }),
     { synchronous: true },

@@ -187,7 +187,7 @@ async function pageSecrets(workspace: Workspace, target: TabTarget, state: TabSt
   // A dialog freezes the page: asking it would only wait for the read's timeout.
   if (!state.dialog) {
     try {
-      const now = await inMainFrame<SecretDigest[]>(
+      const now = await inMainFrame(
         target,
         tabPages(workspace, target.tabId),
         runtimeCall("secretDigests", kept.base, MODULI),

@@ -34,18 +34,6 @@ const MIN_MAX_CHARS = 100;
 /** Text read beyond max_chars, so redaction sees a secret that straddles the cut whole. */
 const READ_MARGIN = 2_000;
 
-interface Readable {
-  url: string;
-  title: string;
-  /** Cut in the page to the characters asked for. */
-  text: string;
-  /** Characters of the text before the cut. */
-  length: number;
-  scope: string;
-  /** Characters of the whole page's text, to say when the article is only part of it. */
-  whole: number;
-}
-
 /** Where the page's text has a cross-origin iframe: `\u0000<element id>\u0000`. */
 // deno-lint-ignore no-control-regex -- NUL is the mark because no page text keeps one.
 const FRAME_MARK = /\u0000(\d+)\u0000/;
@@ -80,7 +68,7 @@ async function withFrames(
     if (nesting < MAX_FRAME_NESTING && i < MAX_FRAMES * 2) {
       try {
         const child = await childFrame(target, pages, frame, Number(parts[i]), run.guard);
-        const read = await inFrame<Readable>(
+        const read = await inFrame(
           target,
           pages,
           child,
@@ -125,7 +113,7 @@ export const getPageText: Handler = async (args, context) => {
   const read = runtimeCall("readable", false, limit);
   const pages = tabPages(context.workspace, target.tabId);
   // `readable` answers at once (no promise) and is vouched for: one evaluation.
-  const { frame, value } = await readVouched<Readable>(target, pages, read);
+  const { frame, value } = await readVouched(target, pages, read);
   const page = value!;
   const cutInPage = page.length - page.text.length;
   const frames: FramesRead = {

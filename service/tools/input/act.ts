@@ -15,7 +15,8 @@ import { success, type ToolContext } from "../core/context.ts";
 import { ToolError } from "../core/errors.ts";
 import type { TabTarget } from "../core/target.ts";
 import { checkInputFrames, frameGuard } from "../page/collect.ts";
-import { type Command, VALUE_PATH } from "../page/main_frame_read.ts";
+import { answerPath } from "../page/in_page.ts";
+import type { Command } from "../page/main_frame_read.ts";
 import { resolveRef, tabPages } from "../page/refs.ts";
 import { type Point, toViewport } from "./coordinates.ts";
 import { chordEvents, parseChords, parseModifiers, typeEvents } from "./input.ts";
@@ -330,7 +331,7 @@ async function pointOf(
       element = await resolveRef(context.workspace, target, args.ref, { scroll: true });
     }
     if (!element.visible) throw notVisible(args.ref, element.role, element.name, action);
-    const cover = await element.call<string | null>("coveredBy").catch(() => null);
+    const cover = await element.call("coveredBy").catch(() => null);
     return {
       point: element.centre,
       assurance: "ref",
@@ -453,7 +454,7 @@ function aimedTyping(
     .step("release", () => question.release)
     .lead()
     .condition("ready", (at) => [
-      { value: at("lookup", ...VALUE_PATH, "hidden"), equals: false },
+      { value: at("lookup", ...answerPath("observeBefore", "hidden")), equals: false },
       ...frameShown(at, read.frame),
     ])
     .condition("quiet", (at) => [

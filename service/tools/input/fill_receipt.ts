@@ -8,41 +8,24 @@
  * @module
  */
 
+import {
+  type Described,
+  type FieldFill,
+  type FillResult,
+  type Refusal,
+  TOGGLED_KINDS,
+} from "../page_runtime/contract.ts";
 import { FILLABLE } from "../page/form_match.ts";
 import { toBool } from "../page/on_off.ts";
 import { redactSecrets } from "../core/redact.ts";
 
 /** A field as the page runtime describes it after the fill. */
-export interface FieldAfter {
-  role: string;
-  name: string;
-  value?: string;
-  states?: string[];
-  enabled: boolean;
-  box: { x: number; y: number; width: number; height: number; visible: boolean } | null;
-}
-
-/** What filling one field did (the page runtime's `FillResult` when the value went in). */
-export interface FieldFill {
-  kind: string;
-  after: FieldAfter | null;
-  kept: boolean;
-  secret?: boolean;
-  invalid?: string;
-  chose?: number;
-  url?: string;
-}
+export type FieldAfter = Described;
 
 /** Why a field could not take its value (the page runtime's refusals). */
-export type FillRefusal =
-  | { error: "gone" | "disabled" | "readonly" | "radio_off" | "held" }
-  | { error: "no_option"; options: { value: string; label: string }[] }
-  | { error: "not_settable"; type: string }
-  | { error: "not_a_field"; role: string }
-  | { error: "not_boolean"; role: string };
+export type FillRefusal = Refusal;
 
-/** What the page runtime's `fill` answers. */
-export type FillResult = FieldFill | FillRefusal;
+export type { FieldFill, FillResult };
 
 /** One fill in words: the line of service words and the page's words, if any, to fence. */
 export interface FillWords {
@@ -72,9 +55,6 @@ export function echo(value: string | boolean | number): string {
   return `${JSON.stringify(text.slice(0, ECHO_MAX - 1) + "…")} (${text.length} characters)`;
 }
 
-/** The kinds of field the page runtime turns on or off rather than putting text in. */
-const TOGGLES: ReadonlySet<string> = new Set(["checkbox", "radio", "switch"]);
-
 /** A field's on-or-off state in words: what was asked of it, or what the page shows. */
 type Checked = "checked" | "unchecked" | "mixed";
 
@@ -85,7 +65,7 @@ type Checked = "checked" | "unchecked" | "mixed";
  */
 function asked(given: string | boolean | number, fill: FieldFill): Checked | null {
   if (fill.chose !== undefined) return "checked";
-  if (!TOGGLES.has(fill.kind)) return null;
+  if (!TOGGLED_KINDS.has(fill.kind)) return null;
   const on = toBool(given);
   return on === null ? null : on ? "checked" : "unchecked";
 }

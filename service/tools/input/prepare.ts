@@ -9,40 +9,19 @@
 
 import type { Workspace } from "../../workspace/mod.ts";
 import type { TabTarget } from "../core/target.ts";
-import { runtimeCall } from "../page/in_page.ts";
+import { answerPath, type RuntimeAnswer, type RuntimeCall, runtimeCall } from "../page/in_page.ts";
 import {
   knownMain,
   type LeadingRead,
   leadingRead,
   type MainFrameRead,
   readWorld,
-  VALUE_PATH,
 } from "../page/main_frame_read.ts";
 import { lookupRef, refGone, tabPages } from "../page/refs.ts";
-import {
-  type Before,
-  type BeforeState,
-  CHANGED_KEPT,
-  counterKey,
-  type Described,
-  noteBefore,
-} from "./receipt.ts";
+import { type Before, CHANGED_KEPT, counterKey, type Described, noteBefore } from "./receipt.ts";
 
 /** What the page runtime's `prepareAction` reports. */
-interface PreparedState {
-  described: {
-    role: string;
-    name: string;
-    enabled: boolean;
-    box: { x: number; y: number; width: number; height: number; visible: boolean } | null;
-  } | null;
-  /** The box's centre, rounded (absent from a runtime older than decision 0239). */
-  point?: { x: number; y: number } | null;
-  /** Whether the centre lands in a frame the world cannot enter (decision 0270). */
-  framed?: boolean;
-  cover: string | null;
-  before: BeforeState;
-}
+type PreparedState = RuntimeAnswer<"prepareAction">;
 
 /** A ref's target ready for a pointer action. */
 export interface Prepared {
@@ -61,7 +40,7 @@ export interface Prepared {
 }
 
 /** The page runtime's preparation of element `localId` for a pointer action. */
-function prepareCall(workspace: Workspace, localId: number): string {
+function prepareCall(workspace: Workspace, localId: number): RuntimeCall<PreparedState> {
   return runtimeCall("prepareAction", counterKey(workspace), localId, { keep: CHANGED_KEPT });
 }
 
@@ -133,16 +112,16 @@ export interface RefLookup {
 }
 
 /** Where the lookup's value holds the centre the input is aimed at. */
-export const AIM_POINT = [...VALUE_PATH, "point"];
+export const AIM_POINT = answerPath("prepareAction", "point");
 
 /**
  * The tests of the lookup's value under which the input goes out: the element is visible, the
  * page in front, and the centre in no frame of another origin (that frame waits for the policy).
  */
 export const AIM_READY: { path: string[]; equals: boolean }[] = [
-  { path: [...VALUE_PATH, "described", "box", "visible"], equals: true },
-  { path: [...VALUE_PATH, "before", "hidden"], equals: false },
-  { path: [...VALUE_PATH, "framed"], equals: false },
+  { path: answerPath("prepareAction", "described", "box", "visible"), equals: true },
+  { path: answerPath("prepareAction", "before", "hidden"), equals: false },
+  { path: answerPath("prepareAction", "framed"), equals: false },
 ];
 
 /**

@@ -10,7 +10,8 @@
 import type { Workspace } from "../../workspace/mod.ts";
 import { howToAnswer } from "../core/dialog_help.ts";
 import { fence, fencedUrl, originOf } from "../core/fence.ts";
-import { runtimeCall } from "../page/in_page.ts";
+import type { ReceiptElement } from "../page_runtime/contract.ts";
+import { type RuntimeAnswer, type RuntimeCall, runtimeCall } from "../page/in_page.ts";
 import {
   type Command,
   knownMain,
@@ -43,13 +44,7 @@ const TAB_REPORT_MS = 1_000;
 export const NAVIGATION_WAIT_MS = 5_000;
 
 /** An element as a receipt names it (the page runtime's `receiptElement`). */
-export interface Described {
-  role: string;
-  name: string;
-  tag: string;
-  disabled?: boolean;
-  value?: string;
-}
+export type Described = ReceiptElement;
 
 /** What was true before the action. */
 export interface Before {
@@ -67,14 +62,7 @@ export interface Before {
 }
 
 /** The page before an action as the page runtime reports it (`observeBefore`). */
-export interface BeforeState {
-  url: string;
-  title: string;
-  n: number;
-  el?: Described;
-  hidden: boolean;
-  focus?: Described;
-}
+export type BeforeState = RuntimeAnswer<"observeBefore">;
 
 /** How the action found its target. */
 export type Assurance = "semantic" | "ref" | "coordinate" | "none";
@@ -193,7 +181,10 @@ export async function observeBefore(
 }
 
 /** The page runtime's note of the page before an action (the element at `point`, if any). */
-function beforeCall(workspace: Workspace, point: { x: number; y: number } | null): string {
+function beforeCall(
+  workspace: Workspace,
+  point: { x: number; y: number } | null,
+): RuntimeCall<BeforeState> {
   return runtimeCall("observeBefore", counterKey(workspace), { point, keep: MAX_CHANGED_KEPT });
 }
 
@@ -228,27 +219,16 @@ export function leadBefore(workspace: Workspace, target: TabTarget): {
   };
 }
 
-/** The page after an action as the page runtime reports it (`settle`). */
-interface AfterState {
-  url: string;
-  title: string;
-  n: number | null;
-  rendered: boolean;
-  settled: boolean;
-  ready: string;
-  focus?: Described;
-  changed: Described[];
-  hidden: boolean;
-  navigating?: string;
-  busy?: true;
-  /** The control for which the browser refused to submit a form, and its message. */
-  refused?: Described & { message: string };
-}
+/**
+ * The page after an action as the page runtime reports it (`settle`); whether its document is
+ * still shown is the read's to check, and a new document's own report has no say in it.
+ */
+type AfterState = Omit<RuntimeAnswer<"settle">, "current">;
 
 /** The page's state after an action as read, and the document it was read in. */
 export type SettleRead = { state: AfterState | null; loaderId: string } | null;
 
-function settleExpression(workspace: Workspace, maxMs: number): string {
+function settleExpression(workspace: Workspace, maxMs: number): RuntimeCall<AfterState> {
   return runtimeCall("settle", counterKey(workspace), { quietMs: QUIET_MS, maxMs });
 }
 

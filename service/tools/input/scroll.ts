@@ -9,7 +9,8 @@
 import type { Outcome } from "../../../shared/bridge.ts";
 import { success, type ToolContext } from "../core/context.ts";
 import { cdp, type TabTarget } from "../core/target.ts";
-import { mainWorldCall } from "../page/in_page.ts";
+import type { ScrollProbe } from "../page_runtime/contract.ts";
+import { mainWorldCall, type RuntimeCall } from "../page/in_page.ts";
 import { resolveRef } from "../page/refs.ts";
 import { checkFrames } from "./act.ts";
 import { toViewport } from "./coordinates.ts";
@@ -17,14 +18,6 @@ import { dispatch, mouse } from "./send.ts";
 
 /** CSS pixels one scroll_amount step moves. */
 const SCROLL_STEP_PX = 100;
-
-/** Where the page and the inner scroller under a point stand (`scrollProbe` in the page). */
-export interface ScrollProbe {
-  page: [number, number];
-  hidden: boolean;
-  centre: [number, number];
-  inner: { name: string; at: [number, number] } | null;
-}
 
 /** A scroll asked for: which way, how many steps, and at which screenshot pixel (if given). */
 export interface ScrollIntent {
@@ -43,7 +36,7 @@ export async function scrollBy(
   const given = coordinate
     ? await toViewport(context.workspace, target, coordinate, "coordinate")
     : null;
-  const from = await pageValue<ScrollProbe>(target, mainWorldCall("scrollProbe", given));
+  const from = await pageValue(target, mainWorldCall("scrollProbe", given));
   // A background tab renders no frames: bring it to the front, as a user scrolling would.
   if (from?.hidden) await cdp(target, "Page.bringToFront");
   const point = given ?? (from ? { x: from.centre[0], y: from.centre[1] } : { x: 100, y: 100 });
@@ -53,11 +46,11 @@ export async function scrollBy(
   const deltaY = direction === "up" ? -distance : direction === "down" ? distance : 0;
   await dispatch(target, [mouse("mouseWheel", point, { deltaX, deltaY })]);
   await pageValue(target, mainWorldCall("scrollSettled"));
-  const to = await pageValue<ScrollProbe>(target, mainWorldCall("scrollProbe", point));
+  const to = await pageValue(target, mainWorldCall("scrollProbe", point));
   return { from, to };
 }
 
-async function pageValue<T>(target: TabTarget, expression: string): Promise<T | null> {
+async function pageValue<T>(target: TabTarget, expression: RuntimeCall<T>): Promise<T | null> {
   const reply = await target.link.call("cdp", {
     tab_id: target.native,
     method: "Runtime.evaluate",

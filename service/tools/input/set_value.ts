@@ -16,6 +16,7 @@ import { success, type ToolContext } from "../core/context.ts";
 import { ToolError } from "../core/errors.ts";
 import { howToAnswer } from "../core/dialog_help.ts";
 import { fence, originOf } from "../core/fence.ts";
+import { NAMEABLE_ROLES } from "../page_runtime/contract.ts";
 import { runtimeCall } from "../page/in_page.ts";
 import { provenance } from "../page/provenance.ts";
 import { redactSecrets } from "../core/redact.ts";
@@ -106,34 +107,6 @@ function refusal(
   }
 }
 
-/** Roles a message may name; a page can write any word into `role`, so others are not echoed. */
-const NAMEABLE_ROLES = new Set([
-  "button",
-  "link",
-  "heading",
-  "img",
-  "checkbox",
-  "radio",
-  "switch",
-  "option",
-  "textbox",
-  "searchbox",
-  "combobox",
-  "listbox",
-  "slider",
-  "spinbutton",
-  "tab",
-  "menuitem",
-  "cell",
-  "row",
-  "list",
-  "listitem",
-  "table",
-  "dialog",
-  "iframe",
-  "generic-clickable",
-]);
-
 function knownRole(role: string): string {
   return NAMEABLE_ROLES.has(role) ? role : "page element";
 }
@@ -184,7 +157,7 @@ async function fillInPage(
   const { frame, localId } = lookupRef(pages, ref, { tabId: target.tabId });
   checkRefFrame(pages, frame, ref, frameGuard(context, capabilitiesFor("form_input", {})));
   try {
-    const result = await inFrame<FillResult>(
+    const result = await inFrame(
       target,
       pages,
       frame,

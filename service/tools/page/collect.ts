@@ -23,7 +23,8 @@ import {
   type TabPages,
 } from "./refs.ts";
 import type { TabTarget } from "../core/target.ts";
-import { runtimeCall } from "./in_page.ts";
+import type { FrameUnder, Snapshot } from "../page_runtime/contract.ts";
+import { asJsonText, type JsonText, parseJson, type RuntimeCall, runtimeCall } from "./in_page.ts";
 import { readVouched } from "./main_frame_read.ts";
 import type { OutlineNode } from "./outline.ts";
 import type { FindSpec } from "./rank.ts";
@@ -33,24 +34,8 @@ export const MAX_NODES = 20_000;
 /** How deeply iframes inside iframes are followed. */
 const MAX_NESTING = 4;
 
-/** A node as the in-page walker returns it: a frame-local id instead of a ref. */
-type WalkedNode = Omit<OutlineNode, "ref"> & {
-  /** The element's id in its frame's registry; 0 for text runs outside hint mode. */
-  id: number;
-  /** Set on an iframe the walker could not enter (cross-origin). */
-  frame?: boolean;
-};
-
-interface Walk {
-  gone?: boolean;
-  token: string;
-  url: string;
-  title: string;
-  nodes: WalkedNode[];
-  frames: number[];
-  omitted: number;
-  cutByDepth: number;
-}
+/** A frame's walk as the runtime answers it, its root still there. */
+type Walk = Extract<Snapshot, { token: string }>;
 
 /** A collected node, with where its element lives (for boxes). */
 export interface CollectedNode extends OutlineNode {
@@ -96,7 +81,9 @@ export interface WalkOptions {
  * renderer (about 800 kB on the 3,000-row page: 330–1,200 ms as an object, 170–250 as text,
  * measured side by side; decision 0235).
  */
-function snapshotCall(options: WalkOptions & { localRoot?: number }): string {
+function snapshotCall(
+  options: WalkOptions & { localRoot?: number },
+): RuntimeCall<JsonText<Snapshot>> {
   const call = options.find && options.localRoot === undefined
     ? runtimeCall("findNodes", { ...options.find, limit: MAX_NODES })
     : runtimeCall("snapshot", {
@@ -106,16 +93,18 @@ function snapshotCall(options: WalkOptions & { localRoot?: number }): string {
       hints: options.hints ?? false,
       limit: MAX_NODES,
     });
-  return `JSON.stringify(${call})`;
+  return asJsonText(call);
 }
 
 /**
  * A walk's world must be the frame's: a registry with another token is another document's. `text`
- * is the walk as {@linkcode snapshotCall} answers it.
+ * is the walk as {@linkcode snapshotCall} answers it. A walk whose root element is gone (or that
+ * did not answer) throws {@linkcode FrameGone}, which a walk from a ref reports as the ref gone.
  */
-function checkedWalk(pages: TabPages, frame: Frame, text: string | null): Walk {
-  const walk = JSON.parse(text ?? "null") as Walk;
-  if (walk.token !== undefined && walk.token !== frame.token) {
+function checkedWalk(pages: TabPages, frame: Frame, text: JsonText<Snapshot> | null): Walk {
+  const walk = text === null ? null : parseJson(text);
+  if (walk === null || "gone" in walk) throw new FrameGone();
+  if (walk.token !== frame.token) {
     pages.frames.delete(frame.key);
     throw new FrameGone();
   }
@@ -128,7 +117,7 @@ async function walkFrame(
   frame: Frame,
   options: WalkOptions & { localRoot?: number },
 ): Promise<Walk> {
-  const text = await inFrame<string>(target, pages, frame, snapshotCall(options));
+  const text = await inFrame(target, pages, frame, snapshotCall(options));
   return checkedWalk(pages, frame, text);
 }
 
@@ -140,7 +129,7 @@ async function walkMainFrame(
 ): Promise<{ frame: Frame; walk: Walk }> {
   for (let tries = 0;; tries++) {
     // The walk answers at once (no promise) and is vouched for: one evaluation.
-    const read = await readVouched<string>(target, pages, snapshotCall(options));
+    const read = await readVouched(target, pages, snapshotCall(options));
     try {
       return { frame: read.frame, walk: checkedWalk(pages, read.frame, read.value) };
     } catch (error) {
@@ -217,7 +206,6 @@ export async function collect(
       if (error instanceof FrameGone) throw refGone(options.root);
       throw error;
     }
-    if (walk.gone) throw refGone(options.root);
   } else {
     ({ frame: start, walk } = await walkMainFrame(target, pages, options));
   }
@@ -339,13 +327,6 @@ export function withheldNote(withheld: { ref: string; why: string }[]): string |
     `${their} elements can be clicked, typed into or filled.`;
 }
 
-/** A frame the world could not enter under a point or holding the focus (`frameAt`). */
-interface FrameUnder {
-  id: number;
-  x: number;
-  y: number;
-}
-
 /**
  * Refuses input that would go into a frame the guard refuses, before any is sent: pointer input
  * at `point` (top-level viewport CSS pixels), or keys (`point` null) where the focus is. Each
@@ -366,10 +347,10 @@ export async function checkInputFrames(
     try {
       if (frame === undefined) {
         // The main frame's look answers at once: one round trip where its world is known.
-        const read = await readVouched<FrameUnder | null>(target, pages, call);
+        const read = await readVouched(target, pages, call);
         frame = read.frame;
         under = read.value;
-      } else under = await inFrame<FrameUnder | null>(target, pages, frame, call);
+      } else under = await inFrame(target, pages, frame, call);
     } catch (error) {
       if (error instanceof ToolError) throw error;
       throw uncheckedFrame(point, (error as Error).message);

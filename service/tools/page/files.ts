@@ -10,30 +10,19 @@ import { BrowserError, withTransfers } from "../../browser/mod.ts";
 import type { Workspace } from "../../workspace/mod.ts";
 import { ToolError } from "../core/errors.ts";
 import type { TabTarget } from "../core/target.ts";
-import { runtimeFunction } from "./in_page.ts";
-import { type Frame, lookupRef, mainFrame, refGone, resolveRef, tabPages } from "./refs.ts";
+import type { PutResult } from "../page_runtime/contract.ts";
+import { runtimeArguments, runtimeFunction, valueOf } from "./in_page.ts";
 
-/** A file as the page holds it afterwards. */
-export interface HeldFile {
-  name: string;
-  size: number;
-  type: string;
-}
-
-/** An element as the page runtime names it in receipts. */
-interface NamedElement {
-  role: string;
-  name: string;
-  tag: string;
-  disabled?: boolean;
-}
-
-/** What the page runtime's `putFiles` did, or why it could not (page_runtime/files.ts). */
-export type PutResult =
-  | { kind: "input"; target: NamedElement | null; files: HeldFile[]; accept: string }
-  | { kind: "drop"; target: NamedElement | null; accepted: boolean; files: HeldFile[] }
-  | { error: "gone" | "disabled" | "nothing_there" }
-  | { error: "not_multiple"; target: NamedElement | null };
+export type { HeldFile, PutResult } from "../page_runtime/contract.ts";
+import {
+  type Frame,
+  isLostContext,
+  lookupRef,
+  mainFrame,
+  refGone,
+  resolveRef,
+  tabPages,
+} from "./refs.ts";
 
 /** A file to put into the page. */
 export interface PageFile {
@@ -79,18 +68,13 @@ export async function putFilesInPage(
       params: {
         functionDeclaration: runtimeFunction("putFiles"),
         executionContextId: frame.contextId,
-        arguments: [
-          { value: localId },
-          { value: point },
-          {
-            value: files.map((file, i) => ({
-              name: file.name,
-              type: file.type,
-              data: placeholders[i],
-            })),
-          },
-          { value: options.mode },
-        ],
+        arguments: runtimeArguments(
+          "putFiles",
+          localId,
+          point,
+          files.map((file, i) => ({ name: file.name, type: file.type, data: placeholders[i] })),
+          options.mode,
+        ),
         returnByValue: true,
         awaitPromise: true,
       },
@@ -105,17 +89,14 @@ export async function putFilesInPage(
       "Read the page (read_page) to see its state, then try again.",
     );
   }
-  return (reply.result as { value: PutResult }).value;
+  return valueOf(runtimeFunction("putFiles"), reply);
 }
 
 /** A failure of the call that puts the files, in the model's words. */
 function putFailure(error: unknown, where: FileTarget): unknown {
   if (!(error instanceof BrowserError)) return error;
-  if (
-    /context with specified id|cannot find context|execution context was destroyed/i.test(
-      error.message,
-    )
-  ) {
+  // The browser's own words for a world that went with its document, read in one place.
+  if (isLostContext(error)) {
     return "ref" in where ? refGone(where.ref) : new ToolError(
       "tool_failure",
       "The page navigated while the files were on their way; nothing was put into it.",

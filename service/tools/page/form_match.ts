@@ -8,22 +8,12 @@
  * @module
  */
 
+import { FILLABLE } from "../page_runtime/contract.ts";
 import type { OutlineNode } from "./outline.ts";
 import { ranker } from "./rank.ts";
 
-/** Roles a value can be put into. */
-export const FILLABLE: ReadonlySet<string> = new Set([
-  "textbox",
-  "searchbox",
-  "combobox",
-  "spinbutton",
-  "listbox",
-  "checkbox",
-  "radio",
-  "switch",
-  "slider",
-  "radiogroup",
-]);
+export { FILLABLE };
+
 /** How many outline lines back a field's nearby text may be. */
 const NEARBY_LINES = 3;
 /** Fields scoring within this of the best are as likely to be the one meant. */

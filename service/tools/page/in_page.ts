@@ -9,9 +9,35 @@
 
 import type { EnableCommand } from "../../../shared/browser_protocol.ts";
 import { LANDED_BINDING_PREFIX } from "./landing.ts";
-import { INSTALL, MAIN_WORLD, RUNTIME_BUILD, type RuntimeMethod } from "./runtime_bundle.ts";
+import type {
+  MainWorldFunctions,
+  PageMethod,
+  PageMethods,
+  Vouched,
+} from "../page_runtime/contract.ts";
+import { INSTALL, MAIN_WORLD, RUNTIME_BUILD } from "./runtime_bundle.ts";
 
-export { INSTALL, type RuntimeMethod };
+export { INSTALL };
+
+/** A method of the page runtime, as the contract names it. */
+export type RuntimeMethod = PageMethod;
+
+/** What a runtime method answers once awaited, by the contract. */
+export type RuntimeAnswer<M extends RuntimeMethod> = Awaited<ReturnType<PageMethods[M]>>;
+
+declare const answers: unique symbol;
+
+/**
+ * An expression that calls into the page runtime, typed with what it answers (decision 0320):
+ * the readers (`inFrame`, `readMainFrame`, ...) take their result type from it, so no caller
+ * names or casts a runtime result itself. It is the expression's text at run time.
+ */
+export type RuntimeCall<T> = string & { readonly [answers]: T };
+
+declare const holds: unique symbol;
+
+/** The text of JSON holding a `T`, as a runtime call wrapped in `JSON.stringify` answers. */
+export type JsonText<T> = string & { readonly [holds]: T };
 
 /**
  * Name of the isolated world the runtime lives in, one per build of the runtime (decision 0237):
@@ -30,8 +56,8 @@ export const WORLD_NAME = `ghostlight-${RUNTIME_BUILD}`;
  */
 export const LANDED_BINDING = `${LANDED_BINDING_PREFIX}_${RUNTIME_BUILD}`;
 
-/** A function that runs in the page's main world. */
-export type MainWorldFunction = keyof typeof MAIN_WORLD;
+/** A function that runs in the page's main world, as the contract names it. */
+export type MainWorldFunction = keyof MainWorldFunctions;
 
 /**
  * Registered on every attach to an observed tab: each new document of the tab's own renderer
@@ -61,25 +87,109 @@ function argumentList(args: unknown[]): string {
 }
 
 /**
+ * The expression calling `method` with `args` (already written out), which answers undefined
+ * when the world holds no runtime, or one without that method (decision 0320): no method of the
+ * contract answers undefined, so {@linkcode noRuntime} tells that case by the reply's type, not by
+ * the words of a ReferenceError.
+ */
+function methodCall(method: RuntimeMethod, args: string): string {
+  return `globalThis.__ghostlight?.${method}?.(${args})`;
+}
+
+/**
+ * Whether an evaluation's reply (its `result`, a remote object) is undefined: the world it ran in
+ * held no runtime to call (see {@linkcode methodCall}).
+ */
+export function noRuntime(reply: { result?: unknown }): boolean {
+  return (reply.result as { type?: unknown } | undefined)?.type === "undefined";
+}
+
+/**
  * The expression that calls a runtime method with `args` (as JSON), for evaluation in a world
  * where {@linkcode INSTALL} ran.
  */
-export function runtimeCall(method: RuntimeMethod, ...args: unknown[]): string {
-  return `__ghostlight.${method}(${argumentList(args)})`;
+export function runtimeCall<M extends RuntimeMethod>(
+  method: M,
+  ...args: Parameters<PageMethods[M]>
+): RuntimeCall<RuntimeAnswer<M>> {
+  return methodCall(method, argumentList(args)) as RuntimeCall<RuntimeAnswer<M>>;
+}
+
+/** The runtime methods that take an element's number first. */
+export type ElementMethod = {
+  [M in RuntimeMethod]: Parameters<PageMethods[M]> extends [number, ...unknown[]] ? M : never;
+}[RuntimeMethod];
+
+/** What an {@linkcode ElementMethod} takes after the element's number. */
+export type ElementArgs<M extends ElementMethod> = Parameters<PageMethods[M]> extends
+  [number, ...infer Rest] ? Rest : never;
+
+/** {@linkcode runtimeCall} of a method that takes an element's number (`localId`) first. */
+export function elementCall<M extends ElementMethod>(
+  method: M,
+  localId: number,
+  ...args: ElementArgs<M>
+): RuntimeCall<RuntimeAnswer<M>> {
+  return methodCall(method, argumentList([localId, ...args])) as RuntimeCall<
+    RuntimeAnswer<M>
+  >;
+}
+
+/**
+ * A path of property names into a value of type `T` (at most three deep, not into lists), as a
+ * step of a page program tests a field of an earlier reply.
+ */
+export type ValuePath<T, Depth extends unknown[] = []> = Depth["length"] extends 3 ? never
+  : T extends readonly unknown[] ? never
+  : T extends object ? {
+      [K in keyof T & string]-?:
+        | [K]
+        | [K, ...ValuePath<NonNullable<T[K]>, [...Depth, unknown]>];
+    }[keyof T & string]
+  : never;
+
+/**
+ * Where a field of `method`'s answer is in the reply to its evaluation (`result.value`, then
+ * `path`): the path is checked against the contract, so a field renamed in the runtime is a type
+ * error where a page program tests it.
+ */
+export function answerPath<M extends RuntimeMethod>(
+  _method: M,
+  ...path: ValuePath<RuntimeAnswer<M>>
+): string[] {
+  return ["result", "value", ...path];
+}
+
+/**
+ * `call`'s answer as JSON text, made in the page (one string crosses CDP, not an object tree
+ * the protocol copies value by value); {@linkcode parseJson} reads it back as the same type.
+ */
+export function asJsonText<T>(call: RuntimeCall<T>): RuntimeCall<JsonText<T>> {
+  return `JSON.stringify(${call})` as RuntimeCall<JsonText<T>>;
+}
+
+/** The value of JSON text made by {@linkcode asJsonText}, typed as the call it came from. */
+export function parseJson<T>(text: JsonText<T>): T {
+  return JSON.parse(text) as T;
 }
 
 /**
  * `expression` (evaluated in the world first) wrapped in the runtime's `vouch`: its value beside
  * whether the frame still shows the world's document (decision 0246).
  */
-export function vouchedCall(expression: string): string {
+export function vouchedCall<T>(expression: RuntimeCall<T>): RuntimeCall<Vouched<T>> {
   const method: RuntimeMethod = "vouch";
-  return `__ghostlight.${method}(${expression})`;
+  return methodCall(method, expression) as RuntimeCall<Vouched<T>>;
 }
 
 /** The expression that calls a main-world function with `args` (as JSON). */
-export function mainWorldCall(name: MainWorldFunction, ...args: unknown[]): string {
-  return `(${MAIN_WORLD[name]})(${argumentList(args)})`;
+export function mainWorldCall<N extends MainWorldFunction>(
+  name: N,
+  ...args: Parameters<MainWorldFunctions[N]>
+): RuntimeCall<Awaited<ReturnType<MainWorldFunctions[N]>>> {
+  return `(${MAIN_WORLD[name]})(${argumentList(args)})` as RuntimeCall<
+    Awaited<ReturnType<MainWorldFunctions[N]>>
+  >;
 }
 
 /**
@@ -93,6 +203,24 @@ export const SERIALIZE: string = MAIN_WORLD.serialize;
  * `Runtime.callFunctionOn` in a world where {@linkcode INSTALL} ran: for arguments too large to
  * write into an expression, or filled in on the way (transfers).
  */
-export function runtimeFunction(method: RuntimeMethod): string {
-  return `function (...args) { return __ghostlight.${method}(...args); }`;
+export function runtimeFunction<M extends RuntimeMethod>(method: M): RuntimeCall<RuntimeAnswer<M>> {
+  return `function (...args) { return __ghostlight.${method}(...args); }` as RuntimeCall<
+    RuntimeAnswer<M>
+  >;
+}
+
+/** The `arguments` of a `Runtime.callFunctionOn` of {@linkcode runtimeFunction}`(method)`. */
+export function runtimeArguments<M extends RuntimeMethod>(
+  _method: M,
+  ...args: Parameters<PageMethods[M]>
+): { value: unknown }[] {
+  return args.map((value) => ({ value }));
+}
+
+/**
+ * The value a `Runtime.evaluate` or `Runtime.callFunctionOn` of `call` answered by value (the
+ * reply's `result.value`), typed as the call says: the one place a reply becomes a typed answer.
+ */
+export function valueOf<T>(_call: RuntimeCall<T>, reply: Record<string, unknown>): T {
+  return (reply.result as { value?: T } | undefined)?.value as T;
 }

@@ -8,6 +8,7 @@
 
 import type { ToolContext } from "../core/context.ts";
 import { collect, type Collected, type CollectedNode, frameGuard, READ } from "./collect.ts";
+import type { Box as Measured } from "../page_runtime/contract.ts";
 import { runtimeCall } from "./in_page.ts";
 import { rank, roleWords } from "./rank.ts";
 import { redactSecrets } from "../core/redact.ts";
@@ -28,15 +29,6 @@ import type { TabTarget } from "../core/target.ts";
 export const MAX_MATCHES = 20;
 /** Candidates measured before the visible ones are preferred. */
 const CANDIDATES = 40;
-
-interface Measured {
-  x: number;
-  y: number;
-  width: number;
-  height: number;
-  visible: boolean;
-  inViewport: boolean;
-}
 
 /** A ranked element, one per element: a text run stands for the element that holds it. */
 export interface Candidate {
@@ -80,7 +72,7 @@ async function measure(
     ? await topViewport(target)
     : undefined;
   for (const [frame, ids] of byFrame) {
-    const measured = await inFrame<(Measured | null)[]>(
+    const measured = await inFrame(
       target,
       pages,
       frame,

@@ -17,7 +17,7 @@ import type { SequenceCommand } from "../../../shared/browser_protocol.ts";
 import { BrowserError } from "../../browser/mod.ts";
 import type { Workspace } from "../../workspace/mod.ts";
 import type { TabTarget } from "../core/target.ts";
-import { runtimeCall, vouchedCall } from "./in_page.ts";
+import { noRuntime, type RuntimeCall, runtimeCall, vouchedCall } from "./in_page.ts";
 import { reportedWorld } from "./landed_facts.ts";
 import type { MainDocument } from "../../browser/mod.ts";
 import { MAX_TITLE_CHARS } from "./landing.ts";
@@ -140,7 +140,7 @@ interface Missed {
 export async function readMainFrame<T>(
   target: TabTarget,
   pages: TabPages,
-  expression: string,
+  expression: RuntimeCall<T>,
   beside: Command[] = [],
   options: ReadOptions = {},
 ): Promise<MainFrameRead<T>> {
@@ -165,9 +165,9 @@ export async function readMainFrame<T>(
 export async function readVouched<T>(
   target: TabTarget,
   pages: TabPages,
-  expression: string,
+  expression: RuntimeCall<T>,
 ): Promise<MainFrameRead<T>> {
-  const read = await readMainFrame<{ current: boolean; value: T }>(
+  const read = await readMainFrame(
     target,
     pages,
     vouchedCall(expression),
@@ -185,7 +185,7 @@ export async function readVouched<T>(
 export async function readKnownWorld<T>(
   target: TabTarget,
   pages: TabPages,
-  expression: string,
+  expression: RuntimeCall<T>,
 ): Promise<MainFrameRead<T> | null> {
   const known = knownMain(target, pages);
   return known
@@ -201,7 +201,7 @@ export async function readKnownWorld<T>(
 export async function readWorld<T>(
   target: TabTarget,
   world: Frame,
-  expression: string,
+  expression: RuntimeCall<T>,
   beside: Command[] = [],
   options: ReadOptions = {},
 ): Promise<MainFrameRead<T> | null> {
@@ -215,7 +215,7 @@ export async function readWorld<T>(
 async function readCurrent<T>(
   target: TabTarget,
   world: Frame,
-  expression: string,
+  expression: RuntimeCall<T>,
   beside: Command[],
   options: ReadOptions & { quietly?: boolean } = {},
 ): Promise<MainFrameRead<T> | Missed> {
@@ -267,9 +267,11 @@ function answerOf<T>(
     const failure = evaluationFailure(reply.exceptionDetails);
     // Without a look nothing says the world's document is still shown (one kept in the
     // back/forward cache still answers): the slow path reads again, and fails if it fails there.
-    if (quietly || !look || failure instanceof FrameGone) return { missed: true, top: after };
+    if (quietly || !look) return { missed: true, top: after };
     throw failure;
   }
+  // The world holds no runtime (it answered undefined): read again where one is made.
+  if (noRuntime(reply)) return { missed: true, top: after };
   const value = reply.result?.value ?? null;
   if (!look && (value as { current?: unknown } | null)?.current !== true) return { missed: true };
   return {
@@ -287,7 +289,7 @@ function answerOf<T>(
  * steps after them may be aimed by their replies (the program names them `lookup` and `look`).
  * Null for a world outside the main frame, or one whose document is not known.
  */
-export function leadingRead<T>(world: Frame, expression: string): LeadingRead<T> | null {
+export function leadingRead<T>(world: Frame, expression: RuntimeCall<T>): LeadingRead<T> | null {
   if (world.sessionId || world.parent || !world.loaderId) return null;
   return {
     evaluate: evaluation(expression, world.contextId, { synchronous: true }),
@@ -329,7 +331,10 @@ export interface TrailingRead<T> {
  * (decision 0243). A failure, which the extension answers as a reply, and a value that does not
  * say `current: true` are misses.
  */
-export function trailingRead<T>(world: Frame, expression: string): TrailingRead<T> | null {
+export function trailingRead<T>(
+  world: Frame,
+  expression: RuntimeCall<T>,
+): TrailingRead<T> | null {
   if (world.sessionId || world.parent) return null;
   return {
     command: { ...evaluation(expression, world.contextId), afterReplies: true as const },
@@ -345,7 +350,7 @@ export function trailingRead<T>(world: Frame, expression: string): TrailingRead<
 async function slowRead<T>(
   target: TabTarget,
   pages: TabPages,
-  read: { expression: string; beside: Command[]; top?: TopFrame },
+  read: { expression: RuntimeCall<T>; beside: Command[]; top?: TopFrame },
 ): Promise<MainFrameRead<T>> {
   // The frame tree was just read, by the sequence or by mainFrame: inFrame need not look again.
   const once = { loaderJustRead: true };
@@ -377,7 +382,7 @@ async function slowRead<T>(
 export async function inMainFrame<T>(
   target: TabTarget,
   pages: TabPages,
-  expression: string,
+  expression: RuntimeCall<T>,
   options: ReadOptions = {},
 ): Promise<T> {
   return (await readMainFrame<T>(target, pages, expression, [], options)).value as T;
@@ -392,9 +397,7 @@ export async function pageInfo(
   workspace: Workspace,
   target: TabTarget,
 ): Promise<{ url: string; title: string; status: number }> {
-  const { url, title, status } = await inMainFrame<
-    { url: string; title: string; status: number; current?: boolean }
-  >(
+  const { url, title, status } = await inMainFrame(
     target,
     tabPages(workspace, target.tabId),
     runtimeCall("pageInfo", MAX_TITLE_CHARS),

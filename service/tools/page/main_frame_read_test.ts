@@ -1,9 +1,20 @@
 import { assert, assertEquals } from "../../../tests/support/assert.ts";
 import { type BrowserLink, TabState } from "../../browser/mod.ts";
 import type { TabTarget } from "../core/target.ts";
-import { INSTALLED_TOKEN, LANDED_BINDING, vouchedCall } from "./in_page.ts";
-import { type Command, readMainFrame, readVouched, trailingRead } from "./main_frame_read.ts";
+import { INSTALLED_TOKEN, LANDED_BINDING, type RuntimeCall, vouchedCall } from "./in_page.ts";
+import {
+  type Command,
+  leadingRead,
+  readMainFrame,
+  readVouched,
+  trailingRead,
+} from "./main_frame_read.ts";
 import type { TabPages } from "./refs.ts";
+
+/** A stand-in expression the fake browser below recognises by its text. */
+function fake<T>(text: string): RuntimeCall<T> {
+  return text as RuntimeCall<T>;
+}
 
 /**
  * One tab's main frame as Chrome keeps it, enough for the read: documents by loader id, each
@@ -76,16 +87,16 @@ class FakeFrame {
           ? `token-${owner}`
           : expression === "vouch"
           ? { doc: owner, current: owner === this.shown }
-          : expression === vouchedCall("read")
+          : expression === vouchedCall(fake("read"))
           ? { current: owner === this.shown, value: owner }
           : owner;
         // A read that fails in a document the frame no longer shows (one kept in the cache).
-        if (expression === vouchedCall("fragile") && owner !== this.shown) {
+        if (expression === vouchedCall(fake("fragile")) && owner !== this.shown) {
           return {
             exceptionDetails: { text: "Uncaught", exception: { description: "TypeError" } },
           };
         }
-        if (expression === vouchedCall("fragile")) {
+        if (expression === vouchedCall(fake("fragile"))) {
           return { result: { value: { current: true, value } } };
         }
         return { result: { value } };
@@ -131,14 +142,14 @@ async function knownWorldOfA(): Promise<{ frame: FakeFrame; target: TabTarget; p
   const frame = new FakeFrame("A");
   const target = frame.target();
   const pages = freshPages();
-  assertEquals((await readMainFrame<string>(target, pages, "read")).value, "A");
+  assertEquals((await readMainFrame<string>(target, pages, fake("read"))).value, "A");
   frame.sequences = [];
   return { frame, target, pages };
 }
 
 Deno.test("a read of a current world is one evaluation and one look after it, pipelined when synchronous", async () => {
   const { frame, target, pages } = await knownWorldOfA();
-  const read = await readMainFrame<string>(target, pages, "read", [], { synchronous: true });
+  const read = await readMainFrame<string>(target, pages, fake("read"), [], { synchronous: true });
   assertEquals([read.value, read.loaderId], ["A", "A"]);
   assertEquals(frame.sequences.length, 1);
   assertEquals(frame.sequences[0].commands.map((c) => c.method), [
@@ -161,7 +172,7 @@ Deno.test("a read across a navigation never answers for a document the frame doe
         // Back to A (restored from the cache) just before the look: A was hidden meanwhile.
         if (how === "left and came back") frame.before.set(1, () => frame.shown = "A");
       });
-      const read = await readMainFrame<string>(target, pages, "read", [], {
+      const read = await readMainFrame<string>(target, pages, fake("read"), [], {
         synchronous: true,
       });
       const where = `navigation before command ${at}, old document ${how}`;
@@ -207,13 +218,13 @@ async function checkVouched(read: Vouched): Promise<void> {
 Deno.test("a read whose value vouches for its document is the evaluation alone, and read again when it cannot", async () => {
   const vouched = { synchronous: true, vouched: true };
   await checkVouched(async (target, pages) => {
-    const read = await readMainFrame<{ doc: string }>(target, pages, "vouch", [], vouched);
+    const read = await readMainFrame<{ doc: string }>(target, pages, fake("vouch"), [], vouched);
     return { ...read, doc: read.value?.doc };
   });
   // Commands beside a read still go after a look: they are sent only with it.
   const { frame, target, pages } = await knownWorldOfA();
   const beside = [{ method: "Runtime.evaluate", params: { expression: "read", contextId: 1 } }];
-  await readMainFrame<{ doc: string }>(target, pages, "vouch", beside, vouched);
+  await readMainFrame<{ doc: string }>(target, pages, fake("vouch"), beside, vouched);
   assertEquals(frame.sequences[0].commands.map((c) => c.method), [
     "Runtime.evaluate",
     "Page.getFrameTree",
@@ -223,7 +234,7 @@ Deno.test("a read whose value vouches for its document is the evaluation alone, 
 
 Deno.test("a walk or text read the runtime vouches for is one evaluation, and read again when hidden", async () => {
   await checkVouched(async (target, pages) => {
-    const read = await readVouched<string>(target, pages, "read");
+    const read = await readVouched<string>(target, pages, fake("read"));
     return { ...read, doc: read.value ?? undefined };
   });
   // Without a look, a read that fails is read again: the failing world may be a document kept in
@@ -233,14 +244,14 @@ Deno.test("a walk or text read the runtime vouches for is one evaluation, and re
     frame.before.clear();
     frame.commit("B", true);
   });
-  const read = await readVouched<string>(target, pages, "fragile");
+  const read = await readVouched<string>(target, pages, fake("fragile"));
   assertEquals([read.value, read.loaderId], ["B", "B"]);
 });
 
 Deno.test("a new document's first read is one trip in the world its runtime named", async () => {
   const { frame, target, pages } = await knownWorldOfA();
   const context = frame.commitWithNote("B");
-  const read = await readMainFrame<string>(target, pages, "read");
+  const read = await readMainFrame<string>(target, pages, fake("read"));
   assertEquals([read.value, read.loaderId, read.frame.token], ["B", "B", "token-B"]);
   assertEquals(frame.sequences.map((s) => s.commands.map((c) => c.method)), [[
     "Runtime.evaluate",
@@ -254,10 +265,10 @@ Deno.test("a new document's first read is one trip in the world its runtime name
     method: "Page.frameNavigated",
     params: { frame: { id: "main", loaderId: "A" }, type: "BackForwardCacheRestore" },
   });
-  const back = await readMainFrame<string>(target, pages, "read");
+  const back = await readMainFrame<string>(target, pages, fake("read"));
   assertEquals([back.value, back.loaderId], ["A", "A"]);
   frame.sequences = [];
-  assertEquals((await readMainFrame<string>(target, pages, "read")).value, "A");
+  assertEquals((await readMainFrame<string>(target, pages, fake("read"))).value, "A");
   assertEquals(evaluatedIn(frame), [back.frame.contextId]);
 });
 
@@ -273,19 +284,19 @@ Deno.test("a note the tab moved on from is taken once: the world the read found 
   const stale = frame.commitWithNote("B");
   // The main frame shows C, and the tab's events never said so (a detach, a lost session).
   frame.commit("C", false);
-  const read = await readMainFrame<string>(target, pages, "read");
+  const read = await readMainFrame<string>(target, pages, fake("read"));
   assertEquals([read.value, read.loaderId], ["C", "C"]);
   assert(read.frame.contextId !== stale);
   frame.sequences = [];
   for (let i = 0; i < 2; i++) {
-    assertEquals((await readMainFrame<string>(target, pages, "read")).value, "C");
+    assertEquals((await readMainFrame<string>(target, pages, fake("read"))).value, "C");
   }
   assertEquals(evaluatedIn(frame), [read.frame.contextId, read.frame.contextId]);
 });
 
 Deno.test("the settle read after input is one evaluation, used only when it vouches for its document", () => {
   const world = { key: "/main", frameId: "main", contextId: 4, token: "t", loaderId: "A" };
-  const read = trailingRead<{ current?: boolean; n: number }>(world, "settle")!;
+  const read = trailingRead<{ current?: boolean; n: number }>(world, fake("settle"))!;
   const c = read.command;
   assertEquals([c.method, c.afterReplies, c.params.contextId], ["Runtime.evaluate", true, 4]);
   const reply = (value: unknown) => ({ result: { value } });
@@ -299,5 +310,19 @@ Deno.test("the settle read after input is one evaluation, used only when it vouc
   assertEquals(read.answer({ exceptionDetails: { text: "gone" } }), null);
   assertEquals(read.answer(undefined as unknown as Record<string, unknown>), null);
   // A world in a frame of its own is not read this way.
-  assertEquals(trailingRead({ ...world, parent: { frameKey: "/main", localId: 2 } }, "x"), null);
+  assertEquals(
+    trailingRead({ ...world, parent: { frameKey: "/main", localId: 2 } }, fake("x")),
+    null,
+  );
+});
+
+Deno.test("a read in a world that holds no runtime is a miss, read again where one is made", () => {
+  const world = { key: "/main", frameId: "main", contextId: 4, token: "t", loaderId: "A" };
+  const read = leadingRead(world, fake<{ n: number }>("before"))!;
+  const look = { frameTree: { frame: { id: "main", loaderId: "A" } } };
+  assertEquals(read.answer({ result: { type: "object", value: { n: 1 } } }, look)?.value, {
+    n: 1,
+  });
+  // The call answered undefined: there was no runtime in the world to call.
+  assertEquals(read.answer({ result: { type: "undefined" } }, look), null);
 });

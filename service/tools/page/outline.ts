@@ -6,19 +6,15 @@
  * @module
  */
 
-/** One line of the outline. */
-export interface OutlineNode {
+import { CELL_ROLES, type SnapshotNode } from "../page_runtime/contract.ts";
+
+/**
+ * One line of the outline: a node as the page runtime's walk answers it (`SnapshotNode`), with
+ * a ref (absent for text runs) in place of its frame-local number.
+ */
+export interface OutlineNode extends Omit<SnapshotNode, "id" | "frame"> {
   /** Absent for text runs. */
   ref?: string;
-  depth: number;
-  role: string;
-  name: string;
-  value?: string;
-  states?: string[];
-  placeholder?: string;
-  href?: string;
-  /** Extra words find matches on (title, name/id attributes, descriptions). */
-  hints?: string;
 }
 
 function quote(text: string): string {
@@ -41,8 +37,6 @@ export function lineOf(node: OutlineNode): string {
 function indent(depth: number, flat: boolean): string {
   return flat ? "" : "  ".repeat(Math.min(depth, 40));
 }
-
-const CELL_ROLES = new Set(["cell", "gridcell", "columnheader", "rowheader"]);
 
 /** The end (exclusive) of the subtree that starts at `index`. */
 function subtreeEnd(nodes: OutlineNode[], index: number): number {

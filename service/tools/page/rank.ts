@@ -8,6 +8,7 @@
  */
 
 import { ownEntry } from "../../../shared/own.ts";
+import { INTERACTIVE_SHOWN } from "../page_runtime/contract.ts";
 import type { OutlineNode } from "./outline.ts";
 
 /** Query words that name roles, and the roles they mean. */
@@ -84,24 +85,6 @@ const STOP_WORDS = new Set([
   "which",
   "i",
   "can",
-]);
-
-const INTERACTIVE = new Set([
-  "link",
-  "button",
-  "textbox",
-  "searchbox",
-  "checkbox",
-  "radio",
-  "combobox",
-  "listbox",
-  "option",
-  "slider",
-  "spinbutton",
-  "switch",
-  "tab",
-  "menuitem",
-  "clickable",
 ]);
 
 function words(text: string): string[] {
@@ -207,7 +190,7 @@ function scoreOf<T extends OutlineNode>({ node, name, other }: Prepared<T>, quer
   if (phrase && nameText === phrase) score += 3;
   else if (phrase.length > 2 && nameText.includes(phrase)) score += 1.5;
   if (wanted.has(node.role)) score += 2;
-  if (INTERACTIVE.has(node.role)) score += 0.5;
+  if (INTERACTIVE_SHOWN.has(node.role)) score += 0.5;
   if (node.role === "text") score -= 0.3;
   // Shorter names that match are more likely the element meant than long paragraphs.
   score -= Math.min(1, name.words.length / 60);

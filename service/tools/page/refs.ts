@@ -14,11 +14,18 @@ import { dialogOpenError, type TabEvent } from "../../browser/mod.ts";
 import type { Workspace } from "../../workspace/mod.ts";
 import type { Refusal } from "../core/context.ts";
 import { ToolError } from "../core/errors.ts";
+import type { Described } from "../page_runtime/contract.ts";
 import {
+  type ElementArgs,
+  elementCall,
+  type ElementMethod,
   INSTALL,
   INSTALLED_TOKEN,
+  noRuntime,
+  type RuntimeAnswer,
+  type RuntimeCall,
   runtimeCall,
-  type RuntimeMethod,
+  valueOf,
   WORLD_NAME,
 } from "./in_page.ts";
 import type { Remembered } from "./outline.ts";
@@ -400,7 +407,7 @@ export async function inFrame<T>(
   target: TabTarget,
   pages: TabPages,
   frame: Frame,
-  expression: string,
+  expression: RuntimeCall<T>,
   options: { loaderJustRead?: boolean; checkedInPage?: boolean; timeoutMs?: number } = {},
 ): Promise<T> {
   let reply: Record<string, unknown>;
@@ -429,22 +436,21 @@ export async function inFrame<T>(
     pages.frames.delete(frame.key);
     throw new FrameGone();
   }
-  if (reply.exceptionDetails) {
-    const failure = evaluationFailure(reply.exceptionDetails);
-    if (failure instanceof FrameGone) pages.frames.delete(frame.key);
-    throw failure;
+  if (reply.exceptionDetails) throw evaluationFailure(reply.exceptionDetails);
+  if (noRuntime(reply)) {
+    pages.frames.delete(frame.key);
+    throw new FrameGone();
   }
-  return (reply.result as { value?: T } | undefined)?.value as T;
+  return valueOf(expression, reply);
 }
 
 /**
- * What an evaluation that threw means: {@linkcode FrameGone} when the world lost its runtime,
- * else the model-facing failure with the exception's first line.
+ * What an evaluation that threw means: the model-facing failure with the exception's first line.
+ * (A world without the runtime does not throw: its calls answer undefined, see `noRuntime`.)
  */
-export function evaluationFailure(exceptionDetails: unknown): FrameGone | ToolError {
+export function evaluationFailure(exceptionDetails: unknown): ToolError {
   const details = exceptionDetails as { text?: string; exception?: { description?: string } };
   const why = details.exception?.description ?? details.text ?? "unknown exception";
-  if (/__ghostlight/.test(why)) return new FrameGone();
   return new ToolError(
     "tool_failure",
     `Reading the page failed: ${why.split("\n")[0]}`,
@@ -554,7 +560,7 @@ export async function frameOrigin(
   for (let hops = 0; current?.parent && hops < MAX_FRAMES; hops++) {
     const parent = pages.frames.get(current.parent.frameKey);
     if (!parent) break;
-    const origin = await inFrame<{ x: number; y: number } | null>(
+    const origin = await inFrame(
       target,
       pages,
       parent,
@@ -584,7 +590,7 @@ export interface ResolvedRef {
   /** Whether any part of the box is inside the viewport now. */
   inViewport: boolean;
   /** Calls a runtime method on the element (its number first, then `args`). */
-  call<T>(method: RuntimeMethod, ...args: unknown[]): Promise<T>;
+  call<M extends ElementMethod>(method: M, ...args: ElementArgs<M>): Promise<RuntimeAnswer<M>>;
 }
 
 /**
@@ -602,22 +608,12 @@ export async function resolveRef(
 ): Promise<ResolvedRef> {
   const pages = tabPages(workspace, target.tabId);
   const { frame, localId } = lookupRef(pages, ref, { field: options.field, tabId: target.tabId });
-  type Described =
-    & Omit<ResolvedRef, "ref" | "centre" | "call" | "box" | "visible" | "inViewport">
-    & {
-      box: (Box & { visible: boolean; inViewport: boolean }) | null;
-    };
   let described: Described | null;
   try {
     if (options.scroll) {
       await inFrame(target, pages, frame, runtimeCall("scrollTo", localId));
     }
-    described = await inFrame<Described | null>(
-      target,
-      pages,
-      frame,
-      runtimeCall("describe", localId),
-    );
+    described = await inFrame(target, pages, frame, runtimeCall("describe", localId));
   } catch (error) {
     if (error instanceof FrameGone) throw refGone(ref);
     throw error;
@@ -644,9 +640,14 @@ export async function resolveRef(
     centre: { x: Math.round(box.x + box.width / 2), y: Math.round(box.y + box.height / 2) },
     visible: described.box.visible,
     inViewport,
-    call: async <T>(method: RuntimeMethod, ...args: unknown[]) => {
+    call: async <M extends ElementMethod>(method: M, ...args: ElementArgs<M>) => {
       try {
-        return await inFrame<T>(target, pages, frame, runtimeCall(method, localId, ...args));
+        return await inFrame<RuntimeAnswer<M>>(
+          target,
+          pages,
+          frame,
+          elementCall(method, localId, ...args),
+        );
       } catch (error) {
         if (error instanceof FrameGone) throw refGone(ref);
         throw error;

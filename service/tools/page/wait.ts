@@ -11,6 +11,7 @@ import type { TabState } from "../../browser/mod.ts";
 import type { Workspace } from "../../workspace/mod.ts";
 import type { ToolContext } from "../core/context.ts";
 import type { TabTarget } from "../core/target.ts";
+import type { ReceiptElement } from "../page_runtime/contract.ts";
 import { runtimeCall } from "./in_page.ts";
 import { inMainFrame } from "./main_frame_read.ts";
 import { tabPages } from "./refs.ts";
@@ -32,11 +33,7 @@ export interface Condition {
 }
 
 /** An element the page matched, as a receipt names it. */
-export interface Matched {
-  role: string;
-  name: string;
-  tag: string;
-}
+export type Matched = Pick<ReceiptElement, "role" | "name" | "tag">;
 
 /** One answer of the page to a condition. */
 export interface Look {
@@ -121,7 +118,7 @@ export function lookAt(
   const pages = tabPages(workspace, target.tabId);
   if (condition.state === "settled") {
     return async (sliceMs) => {
-      const dom = await inMainFrame<{ quiet: boolean; mutations: number }>(
+      const dom = await inMainFrame(
         target,
         pages,
         runtimeCall("quietCheck", QUIET_MS, Math.max(sliceMs, QUIET_MS)),
@@ -135,8 +132,10 @@ export function lookAt(
     ...(condition.text !== undefined ? { text: condition.text } : {}),
     state: condition.state,
   };
-  return async (sliceMs) =>
-    await inMainFrame<Look>(target, pages, runtimeCall("waitCheck", spec, sliceMs));
+  return async (sliceMs) => {
+    const check = await inMainFrame(target, pages, runtimeCall("waitCheck", spec, sliceMs));
+    return "error" in check ? { met: false, error: check.error } : check;
+  };
 }
 
 /** The condition in words: `text "Saved" visible`, `the page settled`. */

@@ -13,6 +13,7 @@ import { ToolError } from "../core/errors.ts";
 import type { TabTarget } from "../core/target.ts";
 import type { ToolContext } from "../core/context.ts";
 import { childFrame, frameGuard, READ } from "./collect.ts";
+import type { FrameShown } from "../page_runtime/contract.ts";
 import { runtimeCall } from "./in_page.ts";
 import { readVouched } from "./main_frame_read.ts";
 import {
@@ -43,18 +44,6 @@ export interface Cover {
   width: number;
   height: number;
   why: string;
-}
-
-/** A frame as the runtime's `framesShown` lists it, in its own document's viewport. */
-interface FrameShown {
-  id: number;
-  x: number;
-  y: number;
-  width: number;
-  height: number;
-  originX: number;
-  originY: number;
-  scale: number;
 }
 
 /** Where a frame's viewport lies in the tab's viewport, and what of it shows. */
@@ -88,7 +77,7 @@ function unknownBoxes(): ToolError {
 export async function coversOf(target: TabTarget, pixels: PixelGuard): Promise<Cover[]> {
   // A main frame that cannot be looked at (an open dialog, a document going away) fails the
   // image as any read of the page fails: no image is taken.
-  const main = await readVouched<FrameShown[] | null>(
+  const main = await readVouched(
     target,
     pixels.pages,
     runtimeCall("framesShown"),
@@ -130,7 +119,7 @@ async function coverIn(
     let inner: FrameShown[] | null;
     try {
       child = await childFrame(run.target, run.pixels.pages, parent, each.id, run.pixels.guard);
-      inner = await inFrame<FrameShown[] | null>(
+      inner = await inFrame(
         run.target,
         run.pixels.pages,
         child,

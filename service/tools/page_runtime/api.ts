@@ -1,11 +1,12 @@
 /**
  * The runtime's surface: what the service calls as `__ghostlight.<method>(...)` in a frame's
- * isolated world. `deno task build:page` reads the method names from here for the service's
- * `RuntimeMethod` type.
+ * isolated world, declared as the contract with the service (`contract.ts`) says: a method
+ * missing, extra or of another shape here fails the type check.
  *
  * @module
  */
 
+import type { PageMethods } from "./contract.ts";
 import { describe } from "./describe.ts";
 import {
   box,
@@ -29,8 +30,8 @@ import { snapshot } from "./snapshot.ts";
 import { putFiles } from "./files.ts";
 import { quietCheck, waitCheck } from "./wait.ts";
 
-/** The runtime object one world holds. */
-export const runtime = {
+/** The runtime object one world holds, as the contract with the service declares it. */
+export const runtime: PageMethods = {
   token,
   box,
   boxes,
@@ -63,4 +64,4 @@ export const runtime = {
 };
 
 /** The runtime's type, as the page sees it. */
-export type Runtime = typeof runtime;
+export type Runtime = PageMethods;

@@ -6,37 +6,15 @@
  * @module
  */
 
-import { type Box, box } from "./geometry.ts";
+import type { Described, ReceiptElement } from "./contract.ts";
+import { shownRole } from "./contract.ts";
+import { box } from "./geometry.ts";
 import { nameOf } from "./names.ts";
 import { byId } from "./registry.ts";
 import { roleOf } from "./roles.ts";
 import { isSecretField } from "./secrets.ts";
 import { clean, clip, textOf } from "./text.ts";
 import { REDACTED } from "../core/redact.ts";
-
-/** A ref's element as the service sees it. */
-export interface Described {
-  role: string;
-  name: string;
-  value?: string;
-  states?: string[];
-  enabled: boolean;
-  box: Box | null;
-}
-
-/** An element as a receipt names it. */
-export interface ReceiptElement {
-  role: string;
-  name: string;
-  tag: string;
-  disabled?: boolean;
-  value?: string;
-}
-
-/** The role as shown to the model: script-made controls are simply `clickable`. */
-export function shownRole(role: string): string {
-  return role === "generic-clickable" ? "clickable" : role;
-}
 
 /** Properties only some kinds of element have; undefined on the rest. */
 type Probe = Element & {

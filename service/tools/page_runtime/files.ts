@@ -7,36 +7,10 @@
  * @module
  */
 
-import { isDisabled, type ReceiptElement, receiptElement } from "./describe.ts";
+import type { FilePayload, HeldFile, PutResult } from "./contract.ts";
+import { isDisabled, receiptElement } from "./describe.ts";
 import { viewOf } from "./dom.ts";
 import { byId } from "./registry.ts";
-
-/** A file as the service sends it. */
-export interface FilePayload {
-  name: string;
-  type: string;
-  /** The bytes, base64. */
-  data: string;
-}
-
-/** A file as the page holds it afterwards. */
-export interface HeldFile {
-  name: string;
-  size: number;
-  type: string;
-}
-
-/** What putting the files did, or why it could not. */
-export type PutResult =
-  | {
-    kind: "input";
-    target: ReceiptElement | null;
-    files: HeldFile[];
-    accept: string;
-  }
-  | { kind: "drop"; target: ReceiptElement | null; accepted: boolean; files: HeldFile[] }
-  | { error: "gone" | "disabled" | "nothing_there" }
-  | { error: "not_multiple"; target: ReceiptElement | null };
 
 type Win = typeof globalThis;
 

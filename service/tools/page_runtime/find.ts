@@ -8,7 +8,8 @@
  */
 
 import { type FindSpec, rank, roleWords } from "../page/rank.ts";
-import { type Snapshot, snapshot, type SnapshotNode } from "./snapshot.ts";
+import type { Snapshot, SnapshotNode } from "./contract.ts";
+import { snapshot } from "./snapshot.ts";
 
 /**
  * The walk, keeping in document order only the nodes that are among the best `keep` for the

@@ -6,7 +6,8 @@
  * @module
  */
 
-import { checkedState, describe, type Described, isDisabled } from "./describe.ts";
+import type { ByLabels, FieldFill, FillResult, LabelMatch, Refusal } from "./contract.ts";
+import { checkedState, describe, isDisabled } from "./describe.ts";
 import { viewOf } from "./dom.ts";
 import { nameOf } from "./names.ts";
 import { fillableFields, matchFields } from "../page/form_match.ts";
@@ -17,14 +18,6 @@ import { fieldRedactor, isSecretField, secretValues } from "./secrets.ts";
 import { snapshot } from "./snapshot.ts";
 import { clean, clip, textOf } from "./text.ts";
 
-/** Why a field could not take a value. */
-export type Refusal =
-  | { error: "gone" | "disabled" | "readonly" | "radio_off" | "held" }
-  | { error: "no_option"; options: { value: string; label: string }[] }
-  | { error: "not_settable"; type: string }
-  | { error: "not_a_field"; role: string }
-  | { error: "not_boolean"; role: string };
-
 /** A value put into a field: its kind, the element that took it, and whether it still holds it. */
 interface Applied {
   kind: string;
@@ -34,26 +27,6 @@ interface Applied {
   /** Set when a radio group was given the label of the radio to choose. */
   chose?: boolean;
 }
-
-/** What filling one field did, read back after the page's own handlers ran. */
-export interface FieldFill {
-  kind: string;
-  /** The field now; null when the page took it out of the document in its handlers. */
-  after: Described | null;
-  /** Whether the field holds the value asked for. */
-  kept: boolean;
-  /** The field is secret: its value is not shown, not even the one given. */
-  secret?: boolean;
-  /** The page marks the field invalid now, with its message ("" when it gives none). */
-  invalid?: string;
-  /** The number of the radio chosen when a group was given a radio's label. */
-  chose?: number;
-  /** The page's URL, when the field was filled alone in the tab's top frame. */
-  url?: string;
-}
-
-/** What filling one field did, or why it could not take the value. */
-export type FillResult = Refusal | FieldFill;
 
 /**
  * The secret values a batch's messages are redacted with at its end, besides those of that
@@ -396,22 +369,6 @@ export async function fillMany(
   }
   return redactMessages(results, seen);
 }
-
-/** Where one label went, by element number. */
-export type LabelMatch =
-  | { id: number }
-  | { unmatched: "none" }
-  | { unmatched: "ambiguous"; candidates: { id: number; role: string; name: string }[] };
-
-/**
- * What {@linkcode fillByLabels} did: nothing when this world is not the one the service knows
- * (`stale`) or the page has frames of its own to read (`framed`), else each label's match and the
- * matched fields' fills in the labels' order.
- */
-export type ByLabels =
-  | { stale: true }
-  | { framed: true }
-  | { url: string; matches: LabelMatch[]; results: FillResult[] };
 
 /**
  * `form_fill` in one evaluation for a page without frames of its own (decision 0220): walks the

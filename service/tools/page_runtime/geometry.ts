@@ -5,18 +5,9 @@
  * @module
  */
 
+import type { Box, FrameShown, FrameUnder } from "./contract.ts";
 import { frameDocument, isHidden, viewOf } from "./dom.ts";
 import { byId, idOf } from "./registry.ts";
-
-/** An element's border box in viewport CSS pixels, and whether the user can see it. */
-export interface Box {
-  x: number;
-  y: number;
-  width: number;
-  height: number;
-  visible: boolean;
-  inViewport: boolean;
-}
 
 /** The offset of a window's viewport inside the outermost window this world can reach. */
 function frameOffset(win: Window): { x: number; y: number } {
@@ -129,15 +120,6 @@ export function coveredBy(id: number): string | null {
   return hit.tagName.toLowerCase() + (label ? ' "' + label + '"' : "");
 }
 
-/** A frame Ghostlight's world cannot enter, under a point: its element, and the point inside it. */
-export interface FrameUnder {
-  /** The iframe element's id in this world's registry. */
-  id: number;
-  /** The point in the frame's own viewport CSS pixels. */
-  x: number;
-  y: number;
-}
-
 /** Most same-origin frames followed down from a point. */
 const MAX_POINT_NESTING = 8;
 
@@ -183,21 +165,6 @@ export function focusedFrame(): FrameUnder | null {
     doc = inner;
   }
   return null;
-}
-
-/** A frame this world cannot enter, and where it shows in this world's viewport. */
-export interface FrameShown {
-  /** The frame's element's id in this world's registry. */
-  id: number;
-  /** Its border box in this world's viewport CSS pixels. */
-  x: number;
-  y: number;
-  width: number;
-  height: number;
-  /** Where its content's (0, 0) is in this world's viewport, and its CSS pixels' size there. */
-  originX: number;
-  originY: number;
-  scale: number;
 }
 
 /** Most frames one look lists; a page with more is not listed at all (the service fails closed). */

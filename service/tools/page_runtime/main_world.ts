@@ -8,13 +8,7 @@
  * @module
  */
 
-/** Where the page and the inner scroller under a point stand. */
-export interface ScrollProbe {
-  page: [number, number];
-  hidden: boolean;
-  centre: [number, number];
-  inner: { name: string; at: [number, number] } | null;
-}
+import type { MainWorldFunctions, ScrollProbe } from "./contract.ts";
 
 /**
  * Runs on the value of the agent's script (`this`): a bounded, cycle-safe copy that JSON can
@@ -198,3 +192,16 @@ export function textTarget(): Document | null {
 export function pageWindow(): Window {
   return window;
 }
+
+/** The functions above, held to the contract's `MainWorldFunctions` (never sent: not a function). */
+export const CHECKED: MainWorldFunctions = {
+  serialize,
+  scrollProbe,
+  scrollSettled,
+  pageHidden,
+  readyState,
+  windowSize,
+  windowSizeOnceMoved,
+  textTarget,
+  pageWindow,
+};

@@ -6,7 +6,8 @@
  */
 
 import { isElement, isText, rootOf } from "./dom.ts";
-import { ACTIONABLE, CONTAINER_ROLES, NAME_FROM_CONTENT } from "./roles.ts";
+import { CONTAINER_ROLES, NAME_FROM_CONTENT, SCRIPT_CONTROL } from "./contract.ts";
+import { ACTIONABLE } from "./roles.ts";
 import { clean, SKIP, textOf } from "./text.ts";
 
 /** The text of a label without the control inside it. */
@@ -93,7 +94,7 @@ export function nameOf(el: Element, role: string | null): string {
   if (role !== null && CONTAINER_ROLES.has(role) && el.querySelector(ACTIONABLE)) {
     return clean(el.getAttribute("title"));
   }
-  if (role !== null && (NAME_FROM_CONTENT.has(role) || role === "generic-clickable")) {
+  if (role !== null && (NAME_FROM_CONTENT.has(role) || role === SCRIPT_CONTROL)) {
     const text = textOf(el, 400);
     if (text) return text;
   }

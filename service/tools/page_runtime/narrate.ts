@@ -8,8 +8,7 @@
  * @module
  */
 
-/** Where the caption sits. */
-export type CaptionPosition = "top" | "bottom";
+import type { CaptionPosition } from "./contract.ts";
 
 const TAG = "ghostlight-caption";
 

@@ -10,7 +10,8 @@
 import { redactedTitle, redactFields } from "./secrets.ts";
 import { clip } from "./text.ts";
 import { invalidity, MAX_INVALID_CHARS } from "./form.ts";
-import { describe, type Described, type ReceiptElement, receiptElement } from "./describe.ts";
+import type { After, Before, Prepared, ReceiptElement } from "./contract.ts";
+import { describe, receiptElement } from "./describe.ts";
 import { coveredBy, frameAt, scrollTo } from "./geometry.ts";
 import { current } from "./registry.ts";
 
@@ -75,57 +76,6 @@ function noteInput(counter: Counter, event: Event): void {
       handled.framed = true;
     }, 0);
   });
-}
-
-/** The page before an action. */
-export interface Before {
-  url: string;
-  title: string;
-  n: number;
-  el?: ReceiptElement;
-  hidden: boolean;
-  focus?: ReceiptElement;
-}
-
-/** The page once an action's effects settled, or the wait for that ran out. */
-export interface After {
-  url: string;
-  title: string;
-  n: number | null;
-  rendered: boolean;
-  settled: boolean;
-  ready: string;
-  focus?: ReceiptElement;
-  changed: ReceiptElement[];
-  hidden: boolean;
-  /** The destination of a navigation to another document the action started. */
-  navigating?: string;
-  /** The wait ran out while the page was still mutating (or rendered no frame). */
-  busy?: true;
-  /**
-   * The control for which the browser refused to submit a form during the action, with its
-   * validation message (redacted like a fill's).
-   */
-  refused?: ReceiptElement & { message: string };
-  /**
-   * Whether the frame still shows this world's document when the report is made (`current()`):
-   * the settle read after an action's input needs no look at the frame tree (decision 0243).
-   */
-  current: boolean;
-}
-
-/** A ref's element made ready for a pointer action, and the page before it. */
-export interface Prepared {
-  described: Described | null;
-  /** The centre of its box, rounded: where a pointer action lands (none without a box). */
-  point: { x: number; y: number } | null;
-  /**
-   * Whether the point lands in a frame this world cannot enter: then the service decides that
-   * frame before any input goes there, so the action does not go in the one message.
-   */
-  framed: boolean;
-  cover: string | null;
-  before: Before;
 }
 
 function counterAt(key: string): Counter | undefined {

@@ -12,6 +12,7 @@ import {
   MAX_TITLE_CHARS,
   type WorldNote,
 } from "../page/landing.ts";
+import type { PageInfo } from "./contract.ts";
 import { redactedTitle } from "./secrets.ts";
 import { receiptElement } from "./describe.ts";
 import { focused } from "./observe.ts";
@@ -24,9 +25,7 @@ import { focused } from "./observe.ts";
  * still shows this world's document (not another, not hidden in the back/forward cache), so a
  * title read needs no look at the frame tree after it (decision 0218).
  */
-export function pageInfo(
-  maxTitle: number,
-): { url: string; title: string; status: number; current: boolean } {
+export function pageInfo(maxTitle: number): PageInfo {
   return {
     url: location.href,
     title: redactedTitle().slice(0, maxTitle),

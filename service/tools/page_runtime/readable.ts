@@ -6,6 +6,7 @@
  * @module
  */
 
+import type { Readable } from "./contract.ts";
 import { redactedTitle } from "./secrets.ts";
 import { frameDocument, isElement, isHidden, isText, shownChildren, viewOf } from "./dom.ts";
 import { idOf } from "./registry.ts";
@@ -43,18 +44,6 @@ const PHRASING: ReadonlySet<string> = new Set([
 ]);
 const PARAGRAPH =
   /^(P|H[1-6]|UL|OL|DL|TABLE|BLOCKQUOTE|PRE|FIGURE|SECTION|ARTICLE|HEADER|FOOTER|NAV|ASIDE|FORM|FIELDSET)$/;
-
-/** The readable text of a page, cut to the characters asked for. */
-export interface Readable {
-  url: string;
-  title: string;
-  text: string;
-  /** Characters of the text before the cut. */
-  length: number;
-  scope: string;
-  /** Characters of the whole page's text. */
-  whole: number;
-}
 
 /**
  * The text of the flat tree (open shadow roots, slots, same-origin iframes), which innerText

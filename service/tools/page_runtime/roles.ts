@@ -5,65 +5,8 @@
  * @module
  */
 
+import { SCRIPT_CONTROL } from "./contract.ts";
 import { clean } from "./text.ts";
-
-/** Roles the user acts on. */
-export const INTERACTIVE: ReadonlySet<string> = new Set([
-  "link",
-  "button",
-  "textbox",
-  "searchbox",
-  "checkbox",
-  "radio",
-  "combobox",
-  "listbox",
-  "option",
-  "slider",
-  "spinbutton",
-  "switch",
-  "tab",
-  "menuitem",
-  "menuitemcheckbox",
-  "menuitemradio",
-  "treeitem",
-  "gridcell",
-]);
-
-/** Roles named by the text inside them. */
-export const NAME_FROM_CONTENT: ReadonlySet<string> = new Set([
-  "button",
-  "link",
-  "heading",
-  "option",
-  "cell",
-  "listitem",
-  "gridcell",
-  "columnheader",
-  "rowheader",
-  "tab",
-  "menuitem",
-  "menuitemcheckbox",
-  "menuitemradio",
-  "treeitem",
-  "checkbox",
-  "radio",
-  "switch",
-  "tooltip",
-  "summary",
-  "legend",
-  "caption",
-  "label",
-]);
-
-/** Roles that may hold controls; holding one, they are not named by their content. */
-export const CONTAINER_ROLES: ReadonlySet<string> = new Set([
-  "cell",
-  "gridcell",
-  "columnheader",
-  "rowheader",
-  "listitem",
-  "generic-clickable",
-]);
 
 /** Elements that can be acted on. */
 export const ACTIONABLE =
@@ -187,7 +130,7 @@ export function roleOf(el: Element): string | null {
     return "textbox";
   }
   if (el.hasAttribute("onclick") || (el.hasAttribute("tabindex") && html.tabIndex >= 0)) {
-    return "generic-clickable";
+    return SCRIPT_CONTROL;
   }
   return null;
 }

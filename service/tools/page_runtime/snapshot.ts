@@ -7,7 +7,7 @@
  */
 
 import { redactedTitle } from "./secrets.ts";
-import { shownRole, stateOf, valueOf } from "./describe.ts";
+import { stateOf, valueOf } from "./describe.ts";
 import {
   frameDocument,
   isElement,
@@ -19,51 +19,10 @@ import {
 } from "./dom.ts";
 import { nameOf } from "./names.ts";
 import { byId, idOf, token } from "./registry.ts";
-import { INTERACTIVE, NAME_FROM_CONTENT, roleOf } from "./roles.ts";
+import type { Snapshot, SnapshotNode, SnapshotOptions } from "./contract.ts";
+import { INTERACTIVE, NAME_FROM_CONTENT, SCRIPT_CONTROL, shownRole } from "./contract.ts";
+import { roleOf } from "./roles.ts";
 import { clean, clip, INLINE, SKIP, textOf } from "./text.ts";
-
-/** What to walk and how much of it. */
-export interface SnapshotOptions {
-  /** `interactive` keeps only controls. */
-  filter?: string;
-  depth?: number;
-  limit?: number;
-  /** Adds the words find matches on (title, name and id attributes, descriptions). */
-  hints?: boolean;
-  /** The number of the element to start at, instead of the body. */
-  root?: number;
-}
-
-/** One line of the outline; `id` 0 for text runs with no element to point at. */
-export interface SnapshotNode {
-  id: number;
-  depth: number;
-  role: string;
-  name: string;
-  value?: string;
-  states?: string[];
-  placeholder?: string;
-  href?: string;
-  hints?: string;
-  /** A cross-origin frame, to be read in its own world. */
-  frame?: boolean;
-}
-
-/** The outline of a document, or `gone` when the root element is no longer there. */
-export type Snapshot =
-  | {
-    token: string;
-    url: string;
-    title: string;
-    nodes: SnapshotNode[];
-    /** Numbers of the cross-origin frames met. */
-    frames: number[];
-    /** Nodes left out beyond the limit. */
-    omitted: number;
-    /** Nodes left out beyond the depth. */
-    cutByDepth: number;
-  }
-  | { gone: true };
 
 /** A placeholder and a link's target, when they add to the name. */
 function extrasOf(
@@ -223,7 +182,7 @@ class Walker {
     if (
       !role && !this.#underPointer && n.tagName !== "BR" &&
       viewOf(n).getComputedStyle(n).cursor === "pointer"
-    ) role = "generic-clickable";
+    ) role = SCRIPT_CONTROL;
     return role;
   }
 
@@ -242,7 +201,7 @@ class Walker {
       return;
     }
     const role = this.#roleOf(n);
-    if (role && (INTERACTIVE.has(role) || role === "generic-clickable")) {
+    if (role && (INTERACTIVE.has(role) || role === SCRIPT_CONTROL)) {
       this.#underPointer = true;
     }
     if (!role) {
@@ -254,7 +213,7 @@ class Walker {
       this.flushText();
       return;
     }
-    const actionable = INTERACTIVE.has(role) || role === "generic-clickable" || role === "iframe";
+    const actionable = INTERACTIVE.has(role) || role === SCRIPT_CONTROL || role === "iframe";
     // Inside an element named by its content, only controls add lines: the rest is its name.
     const interesting = actionable || (this.#filter !== "interactive" && !suppressText);
     const node = interesting ? this.#emit(n, role, depth) : (this.flushText(), null);
@@ -263,7 +222,7 @@ class Walker {
     if (n.tagName === "TEXTAREA" || n.tagName === "INPUT") return;
     const childDepth = node ? depth + 1 : depth;
     const nameFromContent = node &&
-      (NAME_FROM_CONTENT.has(role) || role === "generic-clickable") &&
+      (NAME_FROM_CONTENT.has(role) || role === SCRIPT_CONTROL) &&
       node.name && !n.getAttribute("aria-label");
     this.#walkChildren(n, childDepth, suppressText || !!nameFromContent || role === "textbox");
     this.flushText();

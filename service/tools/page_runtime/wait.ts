@@ -7,22 +7,11 @@
  * @module
  */
 
-import { type ReceiptElement, receiptElement } from "./describe.ts";
+import type { WaitCheck, WaitSpec } from "./contract.ts";
+import { receiptElement } from "./describe.ts";
 import { isElement, isText, shownChildren } from "./dom.ts";
 import { isVisible } from "./geometry.ts";
 import { clean, SKIP } from "./text.ts";
-
-/** What to wait for. */
-export interface WaitSpec {
-  selector?: string;
-  text?: string;
-  state: "visible" | "present" | "gone";
-}
-
-/** How the page stands against a wait. */
-export type WaitCheck =
-  | { met: boolean; present: number; visible: number; first?: ReceiptElement }
-  | { error: "bad_selector" };
 
 /** How often a slice looks again. */
 const LOOK_EVERY_MS = 50;
