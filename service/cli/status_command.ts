@@ -7,7 +7,7 @@
 
 import type { InstancePaths } from "../../shared/instance.ts";
 import { fetchStatus } from "../control/mod.ts";
-import { describeInstance } from "../endpoint/mod.ts";
+import { controlKey, describeInstance } from "../endpoint/mod.ts";
 import { noMore, takeFlag } from "./args.ts";
 import { shown } from "./shown.ts";
 
@@ -20,7 +20,7 @@ export async function runStatus(paths: InstancePaths, args: string[]): Promise<n
   noMore(args);
   let status;
   try {
-    status = await fetchStatus(paths.controlSocket);
+    status = await fetchStatus(paths.controlSocket, await readableControlKey(paths));
   } catch (error) {
     // Out of this launcher's reach is not "not running": the command line says which it is.
     if (error instanceof Deno.errors.NotCapable) throw error;
@@ -50,11 +50,12 @@ export async function runStatus(paths: InstancePaths, args: string[]): Promise<n
   }
   console.log(`MCP connectors: ${status.connectors.length}`);
   for (const connector of status.connectors) {
-    const principal = connector.principal ?? "unnamed";
-    console.log(
-      `  principal ${principal} (its client says: ${shown(connector.client)}), ` +
-        `${connector.activeWorks} calls running`,
-    );
+    // Withheld from an unproven read: then neither name is known here.
+    const who = connector.client === undefined
+      ? "a connector"
+      : `principal ${connector.principal ?? "unnamed"} (its client says: ` +
+        `${shown(connector.client)})`;
+    console.log(`  ${who}, ${connector.activeWorks} calls running`);
     if (connector.mismatch) console.log(`    principal mismatch: ${shown(connector.mismatch)}`);
   }
   console.log(`Workspaces: ${status.workspaces}`);
@@ -70,6 +71,7 @@ export async function runStatus(paths: InstancePaths, args: string[]): Promise<n
         "not yet proven over (closing the tab or restarting the browser ends it)",
     );
   }
+  if (status.withheld) console.log(`Not shown: ${shown(status.withheld)}`);
   const person = status.person;
   if (!person) return 0;
   for (const workspace of person.workspaces) {
@@ -113,4 +115,18 @@ export async function runStatus(paths: InstancePaths, args: string[]): Promise<n
     );
   }
   return 0;
+}
+
+/**
+ * The control key when this command can read it, so the status comes whole (decision 0335);
+ * without it (no service ever ran here, or the key cannot be read) the status is read unproven
+ * and says what it leaves out.
+ */
+async function readableControlKey(paths: InstancePaths): Promise<Uint8Array | undefined> {
+  try {
+    return await controlKey(paths.keys);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotCapable) throw error;
+    return undefined;
+  }
 }
