@@ -60,7 +60,10 @@ function allowedPage(refused: string): string {
     `<form method="post" action="${refused}/submit"><label>Full name ` +
     `<input name="fullName"></label> <button type="submit">Send order</button></form>` +
     `<p><a id="away" href="${refused}/link">Partner site</a></p>` +
-    `<p><a href="/ticking.html" target="_blank">Open ticker</a></p></main></body></html>`;
+    `<p><a href="/ticking.html" target="_blank">Open ticker</a></p>` +
+    `<p><a href="${refused}/catalogue" target="_blank">Catalogue</a> ` +
+    `<button type="button" onclick="window.open('${refused}/brochure')">Brochure</button> ` +
+    `<a href="/after" target="_blank">Afterword</a></p></main></body></html>`;
 }
 
 /** Both servers, and the session whose policy `policy(refusedOrigin)` gives. */
@@ -186,12 +189,48 @@ Deno.test("a default-deny policy: a form, a link and a script's requests to a ho
       await s.ok("computer", { action: "left_click", ref, tabId: tab });
       const blocked = () =>
         Promise.resolve(env.allowed.paths.filter((path) => path === "/tick?blocked").length);
-      await pollUntil(blocked, (n) => n >= 1, "the opened tab's ticks to be stopped");
-      // A tick sent before the filter came is the known gap of decision 0275; none after it.
-      const arrived = refused.paths.length;
-      await pollUntil(blocked, (n) => n >= 4, "more of its ticks to be stopped");
-      assertEquals(refused.paths.length, arrived, "no tick reached the host once filtered");
+      await pollUntil(blocked, (n) => n >= 4, "the opened tab's ticks to be stopped");
+      // Not even its first: the request guard holds it until it has its filter (decision 0336).
+      assertEquals(refused.paths, [], "no tick reached the host");
     });
+  } finally {
+    await env.close();
+  }
+});
+
+Deno.test("the first request of a tab the agent's page opens toward a refused host never leaves the browser", async () => {
+  const env = await setUp(`{ "default": "allow", "sacred": ["127.0.0.2"] }`);
+  const { s, allowed, refused, tab } = env;
+  try {
+    // A target=_blank link and window.open, each the first request of its new tab.
+    await s.call("computer", {
+      action: "left_click",
+      ref: await refOf(s, tab, "Catalogue link"),
+      tabId: tab,
+    });
+    await s.call("computer", {
+      action: "left_click",
+      ref: await refOf(s, tab, "Brochure button"),
+      tabId: tab,
+    });
+    // Opened after both, on the allowed host: once it arrives, theirs would have too.
+    await s.call("computer", {
+      action: "left_click",
+      ref: await refOf(s, tab, "Afterword link"),
+      tabId: tab,
+    });
+    await pollUntil(
+      () => Promise.resolve(allowed.paths.filter((path) => path === "/after").length),
+      (n) => n >= 1,
+      "the allowed tab opened last to load",
+    );
+    const opened = await pollUntil(
+      async () => (await s.ok("tabs_context_mcp", {})).structuredContent as { tabs: unknown[] },
+      (listed) => listed.tabs.length >= 4,
+      "the three opened tabs to be the agent's",
+    );
+    assertEquals(opened.tabs.length, 4);
+    assertEquals(refused.paths, [], "the sacred host received nothing");
   } finally {
     await env.close();
   }

@@ -8,6 +8,13 @@
  * Each tab's list is kept in session storage (it outlives this worker, not the browser, like the
  * session rules themselves), so a restarted worker replacing one tab's rules keeps the others'.
  *
+ * A tab an agent's page opens (a `target=_blank` link, `window.open`) starts its first request
+ * before this worker hears of the tab, so no rule keyed by its id can be in place in time. While
+ * any tab is filtered, one more rule blocks every request of a tab this worker has not yet placed
+ * (decision 0336): placing a tab opened by a filtered tab gives it its opener's rules; any other
+ * new tab is the person's and is let through. A first navigation the guard stopped is made again
+ * once the tab is placed, when its own rules allow it.
+ *
  * @module
  */
 
@@ -30,6 +37,103 @@ function loaded(): Promise<Map<number, NetworkRule[]>> {
     return new Map(entries.map(([tab, rules]) => [Number(tab), rules]));
   });
   return byTab;
+}
+
+/**
+ * Tabs placed: there when this worker started, or seen created since. The guard spares them (and
+ * requests from no tab, `TAB_ID_NONE`).
+ */
+let placed: Promise<Set<number>> | null = null;
+
+function placedTabs(): Promise<Set<number>> {
+  placed ??= chrome.tabs.query({}).then((tabs) =>
+    new Set(tabs.flatMap((tab) => tab.id === undefined ? [] : [tab.id]))
+  );
+  return placed;
+}
+
+/**
+ * Places a new tab before anything else is done with it: one opened by a filtered tab takes its
+ * opener's rules, any other is spared by the guard. Settles once the browser applies it.
+ */
+export function placeTab(tabId: number, openerTabId: number | undefined): Promise<void> {
+  const change = queue.then(async () => {
+    const tabs = await placedTabs();
+    const current = await loaded();
+    const inherited = openerTabId === undefined ? undefined : current.get(openerTabId);
+    const known = tabs.has(tabId);
+    tabs.add(tabId);
+    markFresh(tabId);
+    if (known && !inherited) return;
+    // Nothing filtered: no guard to spare it from.
+    if (current.size === 0) return;
+    const next = new Map(current);
+    if (inherited && !current.has(tabId)) next.set(tabId, [...inherited]);
+    await apply(next);
+    byTab = Promise.resolve(next);
+  });
+  queue = change.catch(() => {});
+  return change;
+}
+
+/** Forgets a closed tab's place (its id is not used again in this browser session). */
+export function forgetPlace(tabId: number): void {
+  placed?.then((tabs) => tabs.delete(tabId));
+  fresh.delete(tabId);
+}
+
+/** How long after it is placed a tab's stopped first navigation is made again. */
+const FRESH_MS = 30_000;
+/** Tabs placed within {@linkcode FRESH_MS} whose first navigation may be made again, by when. */
+const fresh = new Map<number, number>();
+/** The most such tabs remembered at once (the oldest is forgotten first). */
+const MAX_FRESH = 64;
+
+/** Remembers a just-placed tab as one whose first stopped navigation may be made again. */
+export function markFresh(tabId: number): void {
+  fresh.delete(tabId);
+  fresh.set(tabId, Date.now() + FRESH_MS);
+  if (fresh.size > MAX_FRESH) fresh.delete(fresh.keys().next().value!);
+}
+
+/**
+ * A main-frame navigation the browser stopped (`net::ERR_BLOCKED_BY_CLIENT`) in a fresh tab: the
+ * guard may have stopped it before the tab was placed. Made again once, when the tab's own
+ * rules (or its being the person's) allow its address now.
+ */
+export async function retryStopped(
+  details: { tabId: number; frameId: number; url: string; error: string },
+): Promise<void> {
+  if (details.frameId !== 0 || details.error !== "net::ERR_BLOCKED_BY_CLIENT") return;
+  const until = fresh.get(details.tabId);
+  fresh.delete(details.tabId);
+  if (until === undefined || until < Date.now()) return;
+  if (!(await allowedNow(details.tabId, details.url))) return;
+  await chrome.tabs.update(details.tabId, { url: details.url });
+}
+
+/**
+ * Whether `url` may be loaded in `tabId` by the rules it has now (none: the person's tab), read
+ * as the browser reads them: the highest priority that matches decides, an allow before a block
+ * of the same priority.
+ */
+export async function allowedNow(tabId: number, url: string): Promise<boolean> {
+  await queue;
+  const rules = (await loaded()).get(tabId) ?? [];
+  let decided: { priority: number; allow: boolean } | null = null;
+  for (const rule of rules) {
+    if (rule.host !== null && !new RegExp(hostFilter(rule.host, rule.subdomains), "i").test(url)) {
+      continue;
+    }
+    const allow = rule.action !== "block";
+    if (
+      decided === null || rule.priority > decided.priority ||
+      (rule.priority === decided.priority && allow)
+    ) {
+      decided = { priority: rule.priority, allow };
+    }
+  }
+  return decided?.allow ?? true;
 }
 
 /** Sets a tab's rules (an empty list removes them); settles once the browser applies them. */
@@ -72,6 +176,7 @@ async function apply(map: Map<number, NetworkRule[]>): Promise<void> {
   const addRules = [...shared.values()].map(({ rule, tabIds }, index) =>
     browserRule(index + 1, rule, tabIds)
   );
+  if (map.size > 0) addRules.push(guardRule(addRules.length + 1, await placedTabs()));
   const removeRuleIds = (await chrome.declarativeNetRequest.getSessionRules()).map((r) => r.id);
   await chrome.declarativeNetRequest.updateSessionRules({ removeRuleIds, addRules });
   await chrome.storage.session.set({ [STORAGE_KEY]: Object.fromEntries(map) });
@@ -108,4 +213,20 @@ function browserRule(
     ? chrome.declarativeNetRequest.RuleActionType.BLOCK
     : chrome.declarativeNetRequest.RuleActionType.ALLOW;
   return { id, priority: rule.priority, action: { type }, condition };
+}
+
+/**
+ * The rule that blocks every request of a tab not placed yet (decision 0336). Its priority is the
+ * lowest: it matches no placed tab, so no tab's own rule ever meets it.
+ */
+function guardRule(id: number, placedTabs: Set<number>): chrome.declarativeNetRequest.Rule {
+  return {
+    id,
+    priority: 1,
+    action: { type: chrome.declarativeNetRequest.RuleActionType.BLOCK },
+    condition: {
+      excludedTabIds: [chrome.tabs.TAB_ID_NONE, ...placedTabs],
+      resourceTypes: allTypes(),
+    },
+  };
 }
