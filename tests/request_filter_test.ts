@@ -30,6 +30,14 @@ function record(
   const server = Deno.serve({ hostname, port: 0, onListen: () => {} }, (request) => {
     const { pathname: path, search } = new URL(request.url);
     if (paths.length < 1000) paths.push(path + search);
+    if (path === "/worker.js") {
+      return new Response(workerScript(refusedOrigin), {
+        headers: { "content-type": "text/javascript" },
+      });
+    }
+    if (path === "/worker.html") {
+      return new Response(WORKER_PAGE, { headers: { "content-type": "text/html" } });
+    }
     if (path === "/page.html" || path === "/ticking.html") {
       const html = path === "/page.html" ? page(origin) : tickingPage(refusedOrigin);
       return new Response(html, { headers: { "content-type": "text/html" } });
@@ -52,6 +60,23 @@ function tickingPage(refused: string): string {
     `fetch("${refused}/tick").then(() => fetch("/tick?reached"), () => fetch("/tick?blocked")), ` +
     `100)</script></body></html>`;
 }
+
+/**
+ * A service worker that, each time its page asks, fetches from the refused host and tells its own
+ * server how that went (`/worker?reached`, `/worker?blocked`). It runs outside any tab.
+ */
+function workerScript(refused: string): string {
+  return `self.addEventListener("activate", (event) => event.waitUntil(self.clients.claim()));
+self.addEventListener("message", (event) => event.waitUntil(
+  fetch("${refused}/from-worker?" + event.data).then(
+    () => fetch("/worker?reached"), () => fetch("/worker?blocked"))));`;
+}
+
+/** A page that registers the worker and asks it to fetch, once it is active. */
+const WORKER_PAGE = `<!doctype html><html lang="en"><head><meta charset="utf-8">` +
+  `<title>Worker</title><link rel="icon" href="data:,"></head><body><p>Worker</p><script>` +
+  `navigator.serviceWorker.register("/worker.js").then(() => navigator.serviceWorker.ready)` +
+  `.then((registration) => registration.active.postMessage("first"))</script></body></html>`;
 
 /** The allowed page: a form posting to, and a link leading to, the refused host. */
 function allowedPage(refused: string): string {
@@ -231,6 +256,29 @@ Deno.test("the first request of a tab the agent's page opens toward a refused ho
     );
     assertEquals(opened.tabs.length, 4);
     assertEquals(refused.paths, [], "the sacred host received nothing");
+  } finally {
+    await env.close();
+  }
+});
+
+Deno.test("a service worker of the agent's page cannot reach a refused host", async () => {
+  const env = await setUp(`{ "default": "allow", "sacred": ["127.0.0.2"] }`);
+  const { s, allowed, refused, tab } = env;
+  const told = (what: string) => () =>
+    Promise.resolve(allowed.paths.filter((path) => path.startsWith(`/worker?${what}`)).length);
+  try {
+    await s.ok("navigate", { url: `${allowed.origin}/worker.html`, tabId: tab });
+    await pollUntil(told(""), (n) => n >= 1, "the worker to say how its fetch went");
+    assertEquals(refused.paths, [], "the sacred host received nothing from the worker");
+    // Asked again by a script of the agent's, after the page settled.
+    await run(
+      s,
+      tab,
+      `(await navigator.serviceWorker.ready).active.postMessage("again"); "asked"`,
+    );
+    await pollUntil(told(""), (n) => n >= 2, "the worker to say how its second fetch went");
+    assertEquals(refused.paths, [], "the sacred host received nothing from the worker");
+    assertEquals(await told("reached")(), 0);
   } finally {
     await env.close();
   }

@@ -13,7 +13,7 @@ import { EXTENSION_FEATURES } from "../../shared/extension_features.ts";
 import { PersonRequest } from "../../shared/person.ts";
 import { setEventSink } from "./events.ts";
 import { setLocationSink, tailOf } from "./locations.ts";
-import { forgetPlace, placeTab, retryStopped } from "./network_rules.ts";
+import { forgetPlace, noteTabUrl, placeTab, retryStopped } from "./network_rules.ts";
 import { followOpened, MechanismError, perform, releaseAll } from "./operations.ts";
 import { abandonAll, askService, settle, SHORTCUTS } from "./person.ts";
 
@@ -212,6 +212,14 @@ chrome.tabs.onRemoved.addListener((tabId) => {
 // A new tab's first navigation the request guard stopped before the tab was placed.
 chrome.webNavigation.onErrorOccurred.addListener((details) => {
   retryStopped(details).catch(() => {});
+});
+// A filtered tab's frame begins to load, or lands on, a host: its workers' requests are filtered
+// from then on (decision 0337), before the new page's scripts can start one.
+chrome.webNavigation.onBeforeNavigate.addListener((details) => {
+  noteTabUrl(details.tabId, details.url).catch(() => {});
+});
+chrome.webNavigation.onCommitted.addListener((details) => {
+  noteTabUrl(details.tabId, details.url).catch(() => {});
 });
 // A tab discarded, or swapped for its prerendered page, comes back under a new id, and Chrome says
 // only this (no onCreated, no onRemoved). To the service the new tab opened from the old one, which

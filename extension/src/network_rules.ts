@@ -15,6 +15,11 @@
  * new tab is the person's and is let through. A first navigation the guard stopped is made again
  * once the tab is placed, when its own rules allow it.
  *
+ * A service worker's requests belong to no tab (`TAB_ID_NONE`), so no tab's rules reach them.
+ * Each filtered tab's rules are therefore given, a second time, to requests from no tab whose
+ * initiator is a host that tab has shown (decision 0337); a host two different filters share has
+ * every such request blocked.
+ *
  * @module
  */
 
@@ -136,6 +141,91 @@ export async function allowedNow(tabId: number, url: string): Promise<boolean> {
   return decided?.allow ?? true;
 }
 
+/** The most hosts remembered per filtered tab for its workers' rules (the oldest goes first). */
+const MAX_HOSTS_PER_TAB = 64;
+/** Hosts each filtered tab's frames have shown or begun to load, newest last. */
+const shownHosts = new Map<number, string[]>();
+/** A priority above any the service gives (at most 1,000): a shared host's block wins. */
+const SHARED_HOST_PRIORITY = 1001;
+
+function hostOf(url: string): string | null {
+  try {
+    const parsed = new URL(url);
+    return /^(https?|wss?):$/.test(parsed.protocol) ? parsed.hostname : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Notes that a filtered tab's frame loads `url`: a worker of that host may then act for the page,
+ * and its requests get the tab's rules (decision 0337). Settles once the browser applies them.
+ */
+export function noteTabUrl(tabId: number, url: string): Promise<void> {
+  const host = hostOf(url);
+  if (host === null) return Promise.resolve();
+  const change = queue.then(async () => {
+    const current = await loaded();
+    if (!current.has(tabId) || !remember(tabId, host)) return;
+    await apply(current);
+  });
+  queue = change.catch(() => {});
+  return change;
+}
+
+/** Adds `host` to the tab's shown hosts; false when it was there already. */
+function remember(tabId: number, host: string): boolean {
+  const hosts = shownHosts.get(tabId) ?? [];
+  if (hosts.includes(host)) return false;
+  hosts.push(host);
+  if (hosts.length > MAX_HOSTS_PER_TAB) hosts.shift();
+  shownHosts.set(tabId, hosts);
+  return true;
+}
+
+/** Each filtered tab's shown hosts, its current page's host included. */
+async function hostsOf(map: Map<number, NetworkRule[]>): Promise<Map<number, string[]>> {
+  for (const tabId of [...shownHosts.keys()]) if (!map.has(tabId)) shownHosts.delete(tabId);
+  for (const tabId of map.keys()) {
+    const tab = await chrome.tabs.get(tabId).catch(() => null);
+    const host = hostOf(tab?.pendingUrl ?? tab?.url ?? "");
+    if (host !== null) remember(tabId, host);
+  }
+  return new Map([...map.keys()].map((tabId) => [tabId, shownHosts.get(tabId) ?? []]));
+}
+
+/**
+ * The rules for requests from no tab (a service worker's), by the host that started them: a host
+ * one filter covers gets that filter's rules; a host two different filters cover has every such
+ * request blocked, since neither filter may be loosened by the other's allows.
+ */
+function workerRules(
+  map: Map<number, NetworkRule[]>,
+  hosts: Map<number, string[]>,
+): { rule: NetworkRule; initiators: string[] }[] {
+  const filtersOf = new Map<string, Map<string, NetworkRule[]>>();
+  for (const [tabId, rules] of map) {
+    for (const host of hosts.get(tabId) ?? []) {
+      const filters = filtersOf.get(host) ?? new Map<string, NetworkRule[]>();
+      filters.set(JSON.stringify(rules), rules);
+      filtersOf.set(host, filters);
+    }
+  }
+  const byRule = new Map<string, { rule: NetworkRule; initiators: string[] }>();
+  for (const [host, filters] of filtersOf) {
+    const rules: NetworkRule[] = filters.size === 1
+      ? [...filters.values()][0]
+      : [{ priority: SHARED_HOST_PRIORITY, action: "block", host: null, subdomains: true }];
+    for (const rule of rules) {
+      const key = JSON.stringify([rule.priority, rule.action, rule.host, rule.subdomains]);
+      const entry = byRule.get(key) ?? { rule, initiators: [] };
+      entry.initiators.push(host);
+      byRule.set(key, entry);
+    }
+  }
+  return [...byRule.values()];
+}
+
 /** Sets a tab's rules (an empty list removes them); settles once the browser applies them. */
 export function setTabRules(tabId: number, rules: readonly NetworkRule[]): Promise<void> {
   const change = queue.then(async () => {
@@ -177,6 +267,11 @@ async function apply(map: Map<number, NetworkRule[]>): Promise<void> {
     browserRule(index + 1, rule, tabIds)
   );
   if (map.size > 0) addRules.push(guardRule(addRules.length + 1, await placedTabs()));
+  for (const { rule, initiators } of workerRules(map, await hostsOf(map))) {
+    const browser = browserRule(addRules.length + 1, rule, [chrome.tabs.TAB_ID_NONE]);
+    browser.condition.initiatorDomains = initiators;
+    addRules.push(browser);
+  }
   const removeRuleIds = (await chrome.declarativeNetRequest.getSessionRules()).map((r) => r.id);
   await chrome.declarativeNetRequest.updateSessionRules({ removeRuleIds, addRules });
   await chrome.storage.session.set({ [STORAGE_KEY]: Object.fromEntries(map) });
