@@ -6,6 +6,7 @@
  */
 
 import type { InstancePaths } from "../../shared/instance.ts";
+import type { PersonWorkspace } from "../../shared/person.ts";
 import { fetchStatus } from "../control/mod.ts";
 import { controlKey, describeInstance } from "../endpoint/mod.ts";
 import { noMore, takeFlag } from "./args.ts";
@@ -74,30 +75,7 @@ export async function runStatus(paths: InstancePaths, args: string[]): Promise<n
   if (status.withheld) console.log(`Not shown: ${shown(status.withheld)}`);
   const person = status.person;
   if (!person) return 0;
-  for (const workspace of person.workspaces) {
-    const doing = workspace.current
-      ? `now ${workspace.current.tool}${
-        workspace.current.action ? ` ${workspace.current.action}` : ""
-      }`
-      : workspace.last
-      ? `last ${workspace.last.tool} (${workspace.last.result})`
-      : "no call yet";
-    console.log(shown(
-      `  ${workspace.number}. ${workspace.client} (${workspace.color} group): ${workspace.state}, ` +
-        `${workspace.tabs} tab(s), ${doing}` +
-        (workspace.denials > 0 ? `, ${workspace.denials} refused in a row` : ""),
-    ));
-    if (workspace.plan) {
-      console.log(
-        shown(
-          `     plan (${workspace.plan.at}): ${workspace.plan.domains.join(", ") || "no domain"}`,
-        ),
-      );
-      workspace.plan.approach.forEach((step, index) =>
-        console.log(`       ${index + 1}. ${shown(step)}`)
-      );
-    }
-  }
+  for (const workspace of person.workspaces) printWorkspace(workspace);
   if (person.paused) console.log("Every agent is paused ('ghostlight resume' lets them carry on).");
   if (person.stopped > 0) console.log(`Stopped agents not yet reconnected: ${person.stopped}`);
   console.log(`Policy: ${shown(person.policy.summary)}`);
@@ -128,5 +106,35 @@ async function readableControlKey(paths: InstancePaths): Promise<Uint8Array | un
   } catch (error) {
     if (error instanceof Deno.errors.NotCapable) throw error;
     return undefined;
+  }
+}
+
+/**
+ * One workspace as `status` prints it: by its principal, its client's name as the client's claim
+ * (decision 0338), escaped.
+ */
+function printWorkspace(workspace: PersonWorkspace): void {
+  const doing = workspace.current
+    ? `now ${workspace.current.tool}${
+      workspace.current.action ? ` ${workspace.current.action}` : ""
+    }`
+    : workspace.last
+    ? `last ${workspace.last.tool} (${workspace.last.result})`
+    : "no call yet";
+  console.log(shown(
+    `  ${workspace.number}. ${workspace.principal ?? "unnamed"} (its client says: ` +
+      `${workspace.client}; ${workspace.color} group): ${workspace.state}, ` +
+      `${workspace.tabs} tab(s), ${doing}` +
+      (workspace.denials > 0 ? `, ${workspace.denials} refused in a row` : ""),
+  ));
+  if (workspace.plan) {
+    console.log(
+      shown(
+        `     plan (${workspace.plan.at}): ${workspace.plan.domains.join(", ") || "no domain"}`,
+      ),
+    );
+    workspace.plan.approach.forEach((step, index) =>
+      console.log(`       ${index + 1}. ${shown(step)}`)
+    );
   }
 }
