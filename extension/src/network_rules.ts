@@ -110,6 +110,8 @@ export async function retryStopped(
   details: { tabId: number; frameId: number; url: string; error: string },
 ): Promise<void> {
   if (details.frameId !== 0 || details.error !== "net::ERR_BLOCKED_BY_CLIENT") return;
+  // The tab's placing may still be queued: its answer decides.
+  await queue;
   const until = fresh.get(details.tabId);
   fresh.delete(details.tabId);
   if (until === undefined || until < Date.now()) return;
