@@ -129,7 +129,8 @@ if (import.meta.main) {
     const paths = instancePathsFromEnv(takeOption(args, "--instance") ?? settings.instance);
     const supplies: InstallerSupplies = Deno.build.os === "windows" ? { registry: regExe } : {};
     if (removing) Deno.exit(await runUninstall(paths, args, supplies));
-    await bundleExtension();
+    // A release archive carries the extension built, without its sources; a checkout bundles it.
+    if (await Deno.stat(`${SOURCE_ROOT}/extension/src`).catch(() => null)) await bundleExtension();
     // Compiled for this user: never left in dist/, where builds for everyone go.
     const work = await Deno.makeTempDir({ prefix: "ghostlight-compile-" });
     let code: number;

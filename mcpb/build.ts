@@ -1,53 +1,59 @@
 /**
- * `deno task mcpb`: assembles Ghostlight's MCPB bundle for Claude Desktop in `dist/mcpb/` and
- * packs it into `dist/ghostlight.mcpb` with the pinned `@anthropic-ai/mcpb` CLI.
+ * `deno task mcpb`: one MCPB bundle per platform for Claude Desktop, assembled in
+ * `dist/mcpb/<platform>/` and packed into `dist/ghostlight-<version>-<platform>.mcpb` with the
+ * pinned `@anthropic-ai/mcpb` CLI.
  *
- * The bundle holds the manifest, the Node entry (`server/ghostlight.mjs`), and the sources with
- * their deno.json and the starter `scripts/start.ts` (`app/`). The entry runs the connector from
- * the sources with a Deno found on the machine, through the starter, which gives it its
- * instance's flags (decisions 0100, 0084). It carries no compiled connector: a compiled program
- * carries the flags it was compiled with, and a bundle for everyone cannot name a user's folders.
+ * A bundle holds the manifest (for its platform's OS), the Node entry (`server/ghostlight.mjs`),
+ * the app (sources, deno.json, starter, built extension: scripts/app_payload.ts) and that
+ * platform's Deno in `runtime/`, from the npm registry's platform package checked against its
+ * recorded integrity (scripts/deno_platforms.ts). The entry runs the connector from the sources
+ * with the bundle's own Deno through the starter, which gives it its instance's flags (decisions
+ * 0100, 0084); its first launch sets up the browser side (decision 0352). It carries no compiled
+ * connector: a compiled program carries the flags it was compiled with, and a bundle for everyone
+ * cannot name a user's folders.
  *
- * Usage: `deno run -A mcpb/build.ts [--out DIR] [--pack FILE]`
+ * Usage: `deno run -A mcpb/build.ts [--platform NAME|all] [--out DIR] [--cache DIR]`
  *
  * @module
  */
 
 import { VERSION } from "../shared/version.ts";
+import { pathOfFileUrl } from "../shared/file_url.ts";
 import { Catalog } from "../service/catalog/mod.ts";
-import { EXTENSION_FILES, installedConfig, sourceFiles } from "../service/install/mod.ts";
 import { TOOLS } from "../service/tools/mod.ts";
+import { writeApp } from "../scripts/app_payload.ts";
+import { choosePlatforms, type Platform, PLATFORMS, writeDeno } from "../scripts/deno_platforms.ts";
 import { ENTRY_POINT, mcpbManifest } from "./manifest.ts";
 
 /** The MCPB command line, pinned. */
 export const MCPB_CLI = "@anthropic-ai/mcpb@2.1.2";
 
-const ROOT = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
+const ROOT = pathOfFileUrl(new URL("..", import.meta.url)).replace(/\/$/, "");
 
-async function copy(from: string, to: string, mode = 0o644): Promise<void> {
-  await Deno.mkdir(to.replace(/\/[^/]*$/, ""), { recursive: true });
-  await Deno.copyFile(from, to);
-  await Deno.chmod(to, mode);
+/** The packed bundle's file name for `platform`. */
+export function bundleName(platform: Platform): string {
+  return `ghostlight-${VERSION}-${platform}.mcpb`;
 }
 
-/** Assembles the bundle's folder at `out`. */
-export async function assembleBundle(out: string): Promise<void> {
+/**
+ * Assembles `platform`'s bundle folder at `out`, its Deno taken from `cacheDir`; returns the
+ * SHA-256 of the Deno it carries.
+ */
+export async function assembleBundle(
+  platform: Platform,
+  out: string,
+  cacheDir: string,
+): Promise<string> {
   await Deno.remove(out, { recursive: true }).catch(() => {});
-  await Deno.mkdir(out, { recursive: true });
+  await Deno.mkdir(`${out}/server`, { recursive: true });
   const tools = new Catalog(TOOLS).descriptors();
-  const manifest = mcpbManifest(VERSION, tools);
+  const manifest = mcpbManifest(VERSION, tools, PLATFORMS[platform].os);
   await Deno.writeTextFile(`${out}/manifest.json`, `${JSON.stringify(manifest, null, 2)}\n`);
-  await copy(`${ROOT}/mcpb/server/ghostlight.mjs`, `${out}/${ENTRY_POINT}`, 0o755);
-  for (const file of await sourceFiles(ROOT)) await copy(`${ROOT}/${file}`, `${out}/app/${file}`);
-  await copy(`${ROOT}/scripts/start.ts`, `${out}/app/scripts/start.ts`);
-  await Deno.writeTextFile(
-    `${out}/app/deno.json`,
-    installedConfig(await Deno.readTextFile(`${ROOT}/deno.json`)),
-  );
-  await copy(`${ROOT}/deno.lock`, `${out}/app/deno.lock`);
-  for (const file of EXTENSION_FILES) {
-    await copy(`${ROOT}/extension/${file}`, `${out}/app/extension/${file}`);
-  }
+  await Deno.copyFile(`${ROOT}/mcpb/server/ghostlight.mjs`, `${out}/${ENTRY_POINT}`);
+  await Deno.chmod(`${out}/${ENTRY_POINT}`, 0o755);
+  await Deno.copyFile(`${ROOT}/mcpb/server/starter.mjs`, `${out}/server/starter.mjs`);
+  await writeApp(ROOT, `${out}/app`);
+  return await writeDeno(platform, cacheDir, `${out}/runtime/${PLATFORMS[platform].binary}`);
 }
 
 /** Packs the folder `dir` into `file` with the pinned MCPB CLI; throws with its output. */
@@ -64,18 +70,20 @@ export async function packBundle(dir: string, file: string): Promise<void> {
   }
 }
 
-function option(name: string, fallback: string): string {
+function option(name: string): string | undefined {
   const index = Deno.args.indexOf(name);
-  return index >= 0 ? Deno.args[index + 1] : fallback;
+  return index >= 0 ? Deno.args[index + 1] : undefined;
 }
 
 if (import.meta.main) {
-  const out = option("--out", `${ROOT}/dist/mcpb`);
-  const file = option("--pack", `${ROOT}/dist/ghostlight.mcpb`);
+  const out = option("--out") ?? `${ROOT}/dist`;
+  const cache = option("--cache") ?? `${ROOT}/dist/cache`;
   try {
-    await assembleBundle(out);
-    await packBundle(out, file);
-    console.error(`Packed ${file}.`);
+    for (const platform of choosePlatforms(option("--platform"))) {
+      const deno = await assembleBundle(platform, `${out}/mcpb/${platform}`, cache);
+      await packBundle(`${out}/mcpb/${platform}`, `${out}/${bundleName(platform)}`);
+      console.error(`Packed ${out}/${bundleName(platform)} (its Deno: sha256 ${deno}).`);
+    }
   } catch (error) {
     console.error(`mcpb: ${(error as Error).message}`);
     Deno.exit(1);

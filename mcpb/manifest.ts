@@ -1,6 +1,7 @@
 /**
  * The MCPB manifest of Ghostlight for Claude Desktop, built from the project's own facts: its
- * version, its tools as the catalog lists them, and the Node entry that starts the connector.
+ * version, its tools as the catalog lists them, the Node entry that starts the connector, and
+ * the one platform whose Deno the bundle carries.
  * The schema is the subset of MCPB 0.3 this bundle uses; `mcpb validate` checks the whole.
  *
  * @module
@@ -58,10 +59,11 @@ function firstSentence(text: string): string {
   return sentence.length > 200 ? `${sentence.slice(0, 199)}…` : sentence;
 }
 
-/** The manifest for `version` and the catalog's `tools`. */
+/** The manifest for `version`, the catalog's `tools`, and the one OS the bundle's Deno runs on. */
 export function mcpbManifest(
   version: string,
   tools: { name: string; description: string }[],
+  os: "darwin" | "linux" | "win32",
 ): McpbManifest {
   return McpbManifest.parse({
     manifest_version: MANIFEST_VERSION,
@@ -72,8 +74,9 @@ export function mcpbManifest(
     long_description:
       "Ghostlight gives Claude browser tools that act in your own Chromium, Chrome, " +
       "Edge or Brave: your profile and signed-in sessions, in a visible tab group you can pause, " +
-      "take over or stop. Nothing leaves the machine. The browser side (the extension and its " +
-      "native host) is set up by `ghostlight install`; `ghostlight doctor` checks every hop.",
+      "take over or stop. Nothing leaves the machine. The bundle carries its own Deno; its " +
+      "first launch sets up the browser side (the extension folder and its native host) as " +
+      "`ghostlight install --client none` does, and `ghostlight doctor` checks every hop.",
     author: { name: "Ghostlight" },
     server: {
       type: "node",
@@ -89,7 +92,7 @@ export function mcpbManifest(
     keywords: ["browser", "chromium", "automation", "tabs"],
     license: "UNLICENSED",
     compatibility: {
-      platforms: ["darwin", "linux", "win32"],
+      platforms: [os],
       runtimes: { node: ">=18.0.0" },
     },
     user_config: {

@@ -6,6 +6,8 @@
  * @module
  */
 
+import { pathOfFileUrl } from "./file_url.ts";
+
 /** The three executables. */
 export type Executable = "service" | "mcp-connector" | "browser-connector";
 
@@ -55,7 +57,7 @@ export const DOCTOR: ExecutableRow = {
 };
 
 /** The folder that holds `deno.json` when running from source. */
-export const SOURCE_ROOT: string = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
+export const SOURCE_ROOT: string = pathOfFileUrl(new URL("..", import.meta.url)).replace(/\/$/, "");
 
 /** True when this process runs from a source checkout under `deno run`. */
 export function runningFromSource(): boolean {

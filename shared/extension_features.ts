@@ -39,15 +39,19 @@ export const FEATURE_OPERATIONS: Record<ExtensionFeature, readonly OperationName
   network_rules: ["tab.network_rules"],
 };
 
+/** The tools that act on a page with pointer and keys: they need a page program's features. */
+const ACTING_TOOLS: readonly string[] = ["computer", "act_on", "form_fill"];
+
 /** The tools that cannot work without each feature. */
 export const FEATURE_TOOLS: Record<ExtensionFeature, readonly string[]> = {
   transfers: ["file_upload", "upload_image"],
   // Without it every tool still works: the gate asks the browser where a tab is instead.
   tab_locations: [],
-  // Without it `type` reads its receipt in a round trip of its own after the input.
-  after_replies: [],
-  // Without it a click by ref finds its element in a round trip before the input.
-  reply_values: [],
+  // Every action's receipt reads in the action's own message, after its input (decision 0212);
+  // the paths kept for an extension without it are gone (decision 0311).
+  after_replies: ACTING_TOOLS,
+  // An action by ref, and `type`, is one page program aimed by its lead's replies (0239, 0311).
+  reply_values: ACTING_TOOLS,
   // Without it every tool still works, but a request to a refused host is not stopped in the
   // browser (the gate still refuses calls aimed at one).
   network_rules: [],
@@ -104,7 +108,7 @@ export function extensionMismatch(
   const missing = ExtensionFeature.options.filter((feature) => !features.includes(feature));
   const old = compareVersions(extensionVersion, MIN_EXTENSION_VERSION) < 0;
   if (!old && missing.length === 0) return null;
-  const tools = missing.flatMap((feature) => FEATURE_TOOLS[feature]);
+  const tools = [...new Set(missing.flatMap((feature) => FEATURE_TOOLS[feature]))];
   const lacking = missing.length === 0
     ? ""
     : ` lacks ${missing.join(", ")}${

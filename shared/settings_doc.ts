@@ -57,8 +57,9 @@ export function settingsTable(schema: z.ZodObject): string {
     .join("\n");
 }
 
-function markers(section: string): { open: string; close: string } {
-  return { open: `<!-- settings:${section} -->`, close: `<!-- /settings:${section} -->` };
+/** The comments around a generated table; `kind` keeps other generated pages' tables apart. */
+function markers(section: string, kind: string): { open: string; close: string } {
+  return { open: `<!-- ${kind}:${section} -->`, close: `<!-- /${kind}:${section} -->` };
 }
 
 /**
@@ -66,8 +67,12 @@ function markers(section: string): { open: string; close: string } {
  * trimmed; null when the page has no such section. Cells are compared, not bytes, so `deno fmt`
  * may align the table as it likes.
  */
-export function documentedRows(markdown: string, section: string): string[][] | null {
-  const { open, close } = markers(section);
+export function documentedRows(
+  markdown: string,
+  section: string,
+  kind = "settings",
+): string[][] | null {
+  const { open, close } = markers(section, kind);
   const start = markdown.indexOf(open);
   const end = markdown.indexOf(close);
   if (start < 0 || end < start) return null;
@@ -81,12 +86,17 @@ export function documentedRows(markdown: string, section: string): string[][] | 
 }
 
 /** `markdown` with the table of `section` replaced by `table`; throws when the markers are missing. */
-export function withSection(markdown: string, section: string, table: string): string {
-  const { open, close } = markers(section);
+export function withSection(
+  markdown: string,
+  section: string,
+  table: string,
+  kind = "settings",
+): string {
+  const { open, close } = markers(section, kind);
   const start = markdown.indexOf(open);
   const end = markdown.indexOf(close);
   if (start < 0 || end < start) {
-    throw new Error(`docs/settings.md has no ${open} … ${close} section; add the two markers`);
+    throw new Error(`the page has no ${open} … ${close} section; add the two markers`);
   }
   return `${markdown.slice(0, start + open.length)}\n\n${table}\n\n${markdown.slice(end)}`;
 }

@@ -5,9 +5,11 @@
  * settings schemas.
  */
 
+import { documentedRows } from "../shared/settings_doc.ts";
+import { ARCHITECTURE_DOC, LAYERS_KIND, layerTables } from "./support/layers_doc.ts";
 import { assert, assertEquals } from "./support/assert.ts";
 import { ROOT } from "./support/env.ts";
-import { SERVICE_LAYERS } from "./support/layers.ts";
+import { SERVICE_LAYERS, TOOL_LAYERS } from "./support/layers.ts";
 
 const FOLDERS = ["mcp_connector", "service", "browser_connector", "extension", "shared"] as const;
 type Folder = typeof FOLDERS[number];
@@ -148,6 +150,63 @@ Deno.test("the layer check catches tools reaching into the bridge", () => {
   assertEquals(layerBreaches(file, 'import { x } from "../../browser/mod.ts";').length, 0);
 });
 
+/** The sub-folder of `service/tools/` a path is in, or null outside them (or at their root). */
+function toolFolderOf(path: string): string | null {
+  const parts = path.slice(ROOT.length + 1).split("/");
+  return parts[0] === "service" && parts[1] === "tools" && parts.length > 3 ? parts[2] : null;
+}
+
+/**
+ * Where a file in `service/tools/` imports a sub-folder its layer may not use, or (in
+ * `handlers/`) another handler.
+ */
+export function toolLayerBreaches(file: string, text: string): string[] {
+  const from = toolFolderOf(file);
+  if (from === null) return [];
+  const allowed = TOOL_LAYERS[from];
+  if (!allowed) return [`service/tools/${from}/ has no row in TOOL_LAYERS: add one`];
+  const name = file.slice(ROOT.length + 1);
+  return importsOf(text)
+    .filter((specifier) => specifier.startsWith("."))
+    .map((specifier) => new URL(specifier, `file://${file}`).pathname)
+    .flatMap((target) => {
+      const to = toolFolderOf(target);
+      if (to === null) return [];
+      if (to === from) {
+        return from === "handlers" && target !== file
+          ? [`${name} imports another handler, ${target.slice(ROOT.length + 1)}`]
+          : [];
+      }
+      return allowed.includes(to) ? [] : [`${name} imports service/tools/${to}/`];
+    });
+}
+
+Deno.test("the tools' folders import only the layers below them, and no handler another", async () => {
+  const found = await violations((folder, file, text) =>
+    folder === "service" ? toolLayerBreaches(file, text) : []
+  );
+  assertEquals([...new Set(found)], []);
+});
+
+Deno.test("the tool layer check catches a handler importing a handler, and input reaching up", () => {
+  const handler = `${ROOT}/service/tools/handlers/act_on.ts`;
+  assertEquals(toolLayerBreaches(handler, 'import { ACTIONS } from "./computer.ts";'), [
+    "service/tools/handlers/act_on.ts imports another handler, service/tools/handlers/computer.ts",
+  ]);
+  assertEquals(toolLayerBreaches(handler, 'import { perform } from "../input/act.ts";'), []);
+  const input = `${ROOT}/service/tools/input/act.ts`;
+  assertEquals(toolLayerBreaches(input, 'import { find } from "../handlers/find.ts";'), [
+    "service/tools/input/act.ts imports service/tools/handlers/",
+  ]);
+  assertEquals(toolLayerBreaches(input, 'import { x } from "./send.ts";'), []);
+  const core = `${ROOT}/service/tools/core/errors.ts`;
+  assertEquals(toolLayerBreaches(core, 'import { x } from "../page/refs.ts";').length, 1);
+  const fresh = `${ROOT}/service/tools/newfolder/x.ts`;
+  assertEquals(toolLayerBreaches(fresh, ""), [
+    "service/tools/newfolder/ has no row in TOOL_LAYERS: add one",
+  ]);
+});
+
 /** The longest a production function may be, in lines: longer ones become named steps. */
 const MAX_FUNCTION_LINES = 100;
 
@@ -276,15 +335,287 @@ Deno.test("the MCP connector loads no browser or service code", async () => {
   assertEquals(loaded, []);
 });
 
-Deno.test("every decision record has its line in docs/decisions/README.md", async () => {
-  const index = await Deno.readTextFile(`${ROOT}/docs/decisions/README.md`);
-  const missing: string[] = [];
-  for await (const entry of Deno.readDir(`${ROOT}/docs/decisions`)) {
-    if (/^\d{4}-.*\.md$/.test(entry.name) && !index.includes(`(${entry.name})`)) {
-      missing.push(entry.name);
+/** A record's status, its third line: accepted, or amended or superseded by later records. */
+const STATUS_LINE =
+  /^Status: (?:accepted|(?:amended|superseded) by \[\d{4}\]\([^)]+\)(?:(?:, | and )\[\d{4}\]\([^)]+\))*(?: \([^)]*\))?)$/;
+
+/** A journal entry of `docs/performance.md`: a former record, kept under its number. */
+const JOURNAL_ENTRY = /<a id="(\d{4})"><\/a>/g;
+
+/** "decision 0239", "decisions 0244–0246", "decisions 0270, 0272 and 0301": numbers cited. */
+const CITATION = /\bdecisions?\s+(0\d{3}(?:(?:,\s*|,?\s+and\s+|\s*[–-]\s*)0\d{3})*)/gi;
+
+/** What the index shows of a status: nothing when accepted, else "amended by 0100, 0101". */
+function statusTag(status: string): string {
+  const match = status.match(/^Status: ((?:amended|superseded) by)/);
+  if (!match) return "";
+  return `${match[1]} ${[...status.matchAll(/\[(\d{4})\]/g)].map((m) => m[1]).join(", ")}`;
+}
+
+/** The status tag of a record's index line (`_(amended by 0100)_`), "" without one, null unlisted. */
+function indexTag(index: string, name: string): string | null {
+  const start = index.indexOf(`(${name})`);
+  if (start < 0) return null;
+  const head = index.slice(start, index.indexOf("—", start)).replace(/\s+/g, " ");
+  return head.match(/_\((.*)\)_/)?.[1] ?? "";
+}
+
+/** The decision records and the journal, as the index check reads them. */
+export interface DecisionDocs {
+  /** `docs/decisions/README.md`. */
+  index: string;
+  /** Each record's file name and text. */
+  records: Map<string, string>;
+  /** `docs/performance.md`. */
+  performance: string;
+}
+
+/**
+ * Where the records, their index and the journal disagree: a record without its index line or its
+ * status line, a status naming a number that is neither a record nor a journal entry, a journal
+ * entry missing from the index or also still a record.
+ */
+export function decisionIndexBreaches(docs: DecisionDocs): string[] {
+  const numbers = new Set([...docs.records.keys()].map((name) => name.slice(0, 4)));
+  const journal = [...docs.performance.matchAll(JOURNAL_ENTRY)].map((match) => match[1]);
+  const known = new Set([...numbers, ...journal]);
+  const out: string[] = [];
+  for (const [name, text] of docs.records) {
+    if (!docs.index.includes(`(${name})`)) out.push(`${name}: no line in the index`);
+    // The status is the paragraph after the title: `deno fmt` may wrap it.
+    const status = (text.split("\n\n")[1] ?? "").replaceAll("\n", " ").trim();
+    if (!STATUS_LINE.test(status)) out.push(`${name}: no status line after the title`);
+    for (const cited of status.match(/\[(\d{4})\]/g) ?? []) {
+      if (!known.has(cited.slice(1, 5))) out.push(`${name}: its status names ${cited}`);
+    }
+    const tag = indexTag(docs.index, name);
+    const said = statusTag(status);
+    if (tag !== null && tag !== said) {
+      out.push(`${name}: the index says "${tag}", the record "${said}"`);
     }
   }
-  assertEquals(missing, []);
+  for (const number of journal) {
+    if (numbers.has(number)) out.push(`${number}: both a record and a journal entry`);
+    if (!docs.index.includes(`(../performance.md#${number})`)) {
+      out.push(`${number}: journal entry with no line in the index`);
+    }
+  }
+  return out;
+}
+
+/** The decision numbers `text` cites that are neither a record nor a journal entry. */
+export function unknownCitations(text: string, known: Set<string>): string[] {
+  const out: string[] = [];
+  for (const match of text.matchAll(CITATION)) {
+    for (const number of match[1].match(/0\d{3}/g)!) if (!known.has(number)) out.push(number);
+  }
+  return out;
+}
+
+async function decisionDocs(): Promise<DecisionDocs> {
+  const records = new Map<string, string>();
+  for await (const entry of Deno.readDir(`${ROOT}/docs/decisions`)) {
+    if (/^\d{4}-.*\.md$/.test(entry.name)) {
+      records.set(entry.name, await Deno.readTextFile(`${ROOT}/docs/decisions/${entry.name}`));
+    }
+  }
+  return {
+    index: await Deno.readTextFile(`${ROOT}/docs/decisions/README.md`),
+    records,
+    performance: await Deno.readTextFile(`${ROOT}/docs/performance.md`),
+  };
+}
+
+/** Every markdown page of the project: the README, CONTRIBUTING and `docs/`. */
+async function* markdownPages(dir = `${ROOT}/docs`): AsyncGenerator<string> {
+  if (dir === `${ROOT}/docs`) yield* [`${ROOT}/README.md`, `${ROOT}/CONTRIBUTING.md`];
+  for await (const entry of Deno.readDir(dir)) {
+    const path = `${dir}/${entry.name}`;
+    if (entry.isDirectory) yield* markdownPages(path);
+    else if (path.endsWith(".md")) yield path;
+  }
+}
+
+Deno.test("every decision record has its index line and a status; moved ones are in the journal", async () => {
+  assertEquals(decisionIndexBreaches(await decisionDocs()), []);
+});
+
+Deno.test("every decision number cited in code or docs is a record or a journal entry", async () => {
+  const docs = await decisionDocs();
+  const known = new Set([
+    ...[...docs.records.keys()].map((name) => name.slice(0, 4)),
+    ...[...docs.performance.matchAll(JOURNAL_ENTRY)].map((match) => match[1]),
+  ]);
+  const found: string[] = [];
+  const files = [...await productionFiles()];
+  for await (const file of testModules(ROOT)) files.push(file);
+  for await (const file of markdownPages()) files.push(file);
+  for (const file of files) {
+    for (const number of unknownCitations(await Deno.readTextFile(file), known)) {
+      found.push(`${file.slice(ROOT.length + 1)} cites decision ${number}`);
+    }
+  }
+  assertEquals(found, []);
+});
+
+/**
+ * Where a page's relative links lead nowhere: a file that does not exist, or a journal number
+ * (`performance.md#0218`) the journal does not hold. `exists` answers for a path from the root.
+ */
+export function brokenLinks(
+  page: string,
+  text: string,
+  exists: (path: string) => string | null,
+): string[] {
+  const out: string[] = [];
+  for (const [, link] of text.matchAll(/\]\(([^)\s]+)\)/g)) {
+    if (/^[a-z]+:/.test(link)) continue;
+    const [path, anchor] = link.split("#");
+    const target = path === "" ? page : new URL(path, `file:///${page}`).pathname.slice(1);
+    const content = exists(target.replace(/\/$/, ""));
+    if (content === null) out.push(`${page}: ${link}`);
+    else if (/^\d{4}$/.test(anchor ?? "") && !content.includes(`<a id="${anchor}"></a>`)) {
+      out.push(`${page}: ${link}`);
+    }
+  }
+  return out;
+}
+
+Deno.test("every relative link in the README, CONTRIBUTING and docs/ leads somewhere", async () => {
+  const exists = (path: string) => {
+    try {
+      const info = Deno.statSync(`${ROOT}/${path}`);
+      return info.isFile ? Deno.readTextFileSync(`${ROOT}/${path}`) : "";
+    } catch {
+      return null;
+    }
+  };
+  const found: string[] = [];
+  for await (const file of markdownPages()) {
+    found.push(...brokenLinks(file.slice(ROOT.length + 1), await Deno.readTextFile(file), exists));
+  }
+  assertEquals(found, []);
+  const pages: Record<string, string> = {
+    "docs/performance.md": '<a id="0218"></a>',
+    "docs/design": "",
+  };
+  const fixture = (path: string) => pages[path] ?? null;
+  assertEquals(
+    brokenLinks(
+      "docs/x.md",
+      "[a](performance.md#0218) [b](design/) [c](https://e.invalid/) [d](gone.md) " +
+        "[e](performance.md#0219)",
+      fixture,
+    ),
+    ["docs/x.md: gone.md", "docs/x.md: performance.md#0219"],
+  );
+});
+
+Deno.test("the decision check catches a missing line, a missing status and a lost number", () => {
+  const record = "0001-a.md";
+  const docs = (index: string, text: string, performance = ""): DecisionDocs => ({
+    index,
+    records: new Map([[record, text]]),
+    performance,
+  });
+  const listed = "- [0001](0001-a.md) — a\n";
+  assertEquals(decisionIndexBreaches(docs(listed, "# 0001 — a\n\nStatus: accepted\n")), []);
+  assertEquals(
+    decisionIndexBreaches(docs(listed, "# 0001 — a\n\nStatus: amended by [0002](0002-b.md)\n")),
+    [
+      "0001-a.md: its status names [0002]",
+      '0001-a.md: the index says "", the record "amended by 0002"',
+    ],
+  );
+  assertEquals(
+    decisionIndexBreaches(
+      docs(
+        "- [0001](0001-a.md) _(superseded by 0002)_ — a\n- [0002](../performance.md#0002) — b\n",
+        "# 0001 — a\n\nStatus: superseded by [0002](../performance.md#0002) (why)\n",
+        '<a id="0002"></a>\n\n### 0002 — b\n',
+      ),
+    ),
+    [],
+  );
+  assertEquals(
+    decisionIndexBreaches(
+      docs(listed, "# 0001 — a\n\nStatus: superseded by [0001](0001-a.md) (itself)\n"),
+    ),
+    ['0001-a.md: the index says "", the record "superseded by 0001"'],
+  );
+  assertEquals(
+    decisionIndexBreaches(
+      docs("- [0001](0001-a.md) _(amended by 0001)_ — a\n", "# 0001 — a\n\nStatus: accepted\n"),
+    ),
+    ['0001-a.md: the index says "amended by 0001", the record ""'],
+  );
+  assertEquals(decisionIndexBreaches(docs("", "# 0001 — a\n\nStatus: accepted\n")), [
+    "0001-a.md: no line in the index",
+  ]);
+  assertEquals(decisionIndexBreaches(docs(listed, "# 0001 — a\n\n## Decision\n")), [
+    "0001-a.md: no status line after the title",
+  ]);
+  assertEquals(decisionIndexBreaches(docs(listed, "# 0001 — a\n\nStatus: maybe\n")), [
+    "0001-a.md: no status line after the title",
+  ]);
+  assertEquals(
+    decisionIndexBreaches(
+      docs(listed, "# 0001 — a\n\nStatus: accepted\n", '<a id="0001"></a>\n<a id="0003"></a>'),
+    ),
+    [
+      "0001: both a record and a journal entry",
+      "0001: journal entry with no line in the index",
+      "0003: journal entry with no line in the index",
+    ],
+  );
+  const known = new Set(["0001", "0002"]);
+  // Written through `cite` so that this test's own source cites no number.
+  const cite = (words: string) => `decision${words}`;
+  assertEquals(unknownCitations(cite(" 0001; ") + cite("s 0002 and 0009, 0001–0003"), known), [
+    "0009",
+    "0003",
+  ]);
+  assertEquals(unknownCitations(cite(" 0002 (0600 mode)"), known), []);
+});
+
+Deno.test("docs/architecture.md's layer tables are the layers the test enforces", async () => {
+  const page = await Deno.readTextFile(ARCHITECTURE_DOC);
+  for (const table of layerTables()) {
+    assertEquals(
+      documentedRows(page, table.section, LAYERS_KIND),
+      table.rows,
+      `docs/architecture.md disagrees with tests/support/layers.ts (${table.section}); run ` +
+        "deno run -A scripts/architecture_doc.ts",
+    );
+  }
+});
+
+Deno.test("the layer tables show a tools table's imports once declared, and refuse a gap", () => {
+  const source = {
+    SERVICE_LAYERS: { log: [], tools: ["log"] },
+    SERVICE_OWNS: { log: "the log", tools: "the tools" },
+    TOOL_OWNS: { input: "input", handlers: "handlers" },
+  };
+  const [service, tools] = layerTables(source);
+  assertEquals(service.rows, [["`log/`", "the log", "—"], ["`tools/`", "the tools", "`log`"]]);
+  assertEquals(tools.rows, [["`input/`", "input"], ["`handlers/`", "handlers"]]);
+  const declared = layerTables({ ...source, TOOL_LAYERS: { input: [], handlers: ["input"] } })[1];
+  assertEquals(declared.rows, [["`input/`", "input", "—"], [
+    "`handlers/`",
+    "handlers",
+    "`input`",
+  ]]);
+  const refused = (changed: Record<string, unknown>) => {
+    try {
+      layerTables({ ...source, ...changed });
+      return "";
+    } catch (error) {
+      return String(error);
+    }
+  };
+  assert(refused({ TOOL_LAYERS: { input: [], page: [] } }).includes("page has no prose"));
+  assert(refused({ TOOL_LAYERS: { input: [] } }).includes("handlers is not a layer"));
+  assert(refused({ SERVICE_OWNS: { log: "the log" } }).includes("tools has no prose"));
 });
 
 /** Where test code may start a timer: the one module tests wait through. */

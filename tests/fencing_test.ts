@@ -141,3 +141,29 @@ Deno.test("a URL the page rewrote is inside a fence past its origin, in text and
     await s.close();
   }
 });
+
+/** A policy under which a page may be read anywhere, and acted on nowhere under `.localhost`. */
+const NO_ACTION_ON_LOCALHOST = `{ "default": "allow",
+  "grants": [{ "hosts": ["*.localhost"], "deny": ["action"] }] }`;
+
+Deno.test("a refusal on a host the page chose names that host only inside the fence", async () => {
+  const s = await startSession({ policy: NO_ACTION_ON_LOCALHOST });
+  try {
+    const tabId = await s.firstTab();
+    // The site sends the tab on to a host of its own choosing: its name is words the page chose.
+    const chosen = "planted-obey-this-page.localhost";
+    const there = s.fixtures.url("/article.html").replace("127.0.0.1", chosen);
+    const to = s.fixtures.url(`/redirect?to=${encodeURIComponent(there)}`);
+    await s.ok("navigate", { url: to, tabId });
+    const refused = await s.fail("computer", { action: "left_click", coordinate: [5, 5], tabId });
+    assert(
+      /needs the action capability on the page in its tab, which is refused/.test(refused),
+      refused,
+    );
+    const outside = refused.replace(/<page-content-[\s\S]*?<\/page-content-[\w-]+>/g, "");
+    assert(refused.includes(chosen), `the refusal says where the tab is: ${refused}`);
+    assert(!outside.includes(chosen), `the page-chosen host outside the fence: ${refused}`);
+  } finally {
+    await s.close();
+  }
+});

@@ -42,7 +42,9 @@ Deno.test("under a read-only grant, hover and scroll are refused and the page se
       assertMatch(
         await s.fail(tool, args),
         new RegExp(
-          `^Denied: ${tool} ${args.action} needs the action capability on 127\\.0\\.0\\.1`,
+          // The tab's host is the page's to choose: inside the fence (decision 0326).
+          `^Denied: ${tool} ${args.action} needs the action capability on the page in its tab, ` +
+            `which is refused [^\\n]*The tab is on:\\n<page-content-[^\\n]*>\\n127\\.0\\.0\\.1\\n`,
         ),
       );
       // Reading still works, and shows the page saw neither a hover nor a scroll.
@@ -85,17 +87,20 @@ Deno.test("navigate's force answers the leaving page's prompt only where a dialo
     );
     assertMatch(
       await s.fail("navigate", away),
-      /^Denied: navigate needs the action capability on localhost, which is refused/,
+      /^Denied: navigate needs the action capability on the page in its tab, which is refused [^\n]*The tab is on:\n<page-content-[^\n]*>\nlocalhost\n/,
     );
     assertMatch(
       await s.fail("dialog", { action: "accept", tabId }),
-      /^Denied: dialog accept needs the action capability on localhost/,
+      /^Denied: dialog accept needs the action capability on the page in its tab[^\n]*The tab is on:\n<page-content-[^\n]*>\nlocalhost\n/,
     );
     await stays();
 
     // A sacred page's prompt is never answered.
     await usePolicy(s, `{ "default": "allow", "sacred": ["localhost"] }`);
-    assertMatch(await s.fail("navigate", away), /^Denied: navigate would touch localhost, which/);
+    assertMatch(
+      await s.fail("navigate", away),
+      /^Denied: navigate would touch the page in its tab, which Ghostlight never touches[^\n]*The tab is on:\n<page-content-[^\n]*>\nlocalhost\n/,
+    );
     // Without force nothing is answered for the page: it asks to stay, and stays.
     assertMatch(await s.fail("navigate", { ...away, force: false }), /asked to stay/);
 

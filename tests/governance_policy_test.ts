@@ -58,6 +58,11 @@ async function personStatus(s: E2ESession) {
   };
 }
 
+/** The workspace's fence nonce, as the first fence in `text` carries it. */
+function nonceOf(text: string): string {
+  return /<page-content-([\w-]+) /.exec(text)?.[1] ?? "(no fence)";
+}
+
 function localhostUrl(s: E2ESession, path: string): string {
   return s.fixtures.url(path).replace("127.0.0.1", "localhost");
 }
@@ -83,8 +88,10 @@ Deno.test("the example policy: reading on 127.0.0.1 works, a click and localhost
     });
     assertEquals(
       click,
-      "Denied: computer left_click needs the action capability on 127.0.0.1, which is refused " +
-        `("default": "deny" of ${paths.policyFile}).\nNothing was done. Only the person can ` +
+      "Denied: computer left_click needs the action capability on the page in its tab, which is " +
+        `refused ("default": "deny" of ${paths.policyFile}). The tab is on:\n` +
+        `<page-content-${nonceOf(click)} origin="${s.fixtures.origin}" trust="untrusted">\n` +
+        `127.0.0.1\n</page-content-${nonceOf(click)}>\nNothing was done. Only the person can ` +
         "change this: do it with what is allowed here, or ask them.",
     );
 
@@ -146,7 +153,7 @@ Deno.test("the example policy: reading on 127.0.0.1 works, a click and localhost
     await s.ok("navigate", { url: s.fixtures.url("/article.html"), tabId: tab });
     assertMatch(
       await s.fail("computer", { action: "left_click", coordinate: [5, 5], tabId: tab }),
-      /action capability on 127\.0\.0\.1/,
+      /action capability on the page in its tab[^\n]*The tab is on:\n<page-content-[^\n]*>\n127\.0\.0\.1\n/,
     );
 
     // A good one replaces it.
@@ -162,7 +169,7 @@ Deno.test("the example policy: reading on 127.0.0.1 works, a click and localhost
     await s.ok("computer", { action: "left_click", coordinate: [5, 5], tabId: tab });
     assertMatch(
       await s.fail("javascript_tool", { action: "javascript_exec", text: "1", tabId: tab }),
-      /execute capability on 127\.0\.0\.1, which is refused \(grant 1 of .*\(\*\) denies execute\)/,
+      /execute capability on the page in its tab, which is refused \(grant 1 of .*\(\*\) denies execute\)/,
     );
 
     // A connector's own restriction only tightens: this one may touch example.org only.

@@ -14,9 +14,8 @@ import { assert, assertEquals, assertMatch } from "./support/assert.ts";
 import { makeTestEnv, type TestEnv } from "./support/env.ts";
 import { serveFixtures } from "./support/fixtures.ts";
 import { ghostlight, runCommand } from "./support/processes.ts";
-import { pollUntil, signalOrTimeout, waitFor } from "./support/wait.ts";
-
-type TextBlock = { type: "text"; text: string };
+import { readArticle, startChromium, stopService } from "./support/installed.ts";
+import { pollUntil } from "./support/wait.ts";
 
 /** Runs an installed launcher (not the checkout) with the test's environment. */
 function launcher(
@@ -25,51 +24,6 @@ function launcher(
   args: string[],
 ): Promise<{ code: number; stdout: string; stderr: string }> {
   return runCommand(testEnv, path, args);
-}
-
-/** Chromium as a person starts it: the default profile of that HOME, the installed extension. */
-function startChromium(testEnv: TestEnv, extensionDir: string): {
-  child: Deno.ChildProcess;
-  stop(): Promise<void>;
-} {
-  const config = testEnv.env.XDG_CONFIG_HOME;
-  const child = new Deno.Command("chromium", {
-    args: [
-      // Headless Chromium would otherwise make a throwaway profile; this is the default one.
-      `--user-data-dir=${config}/chromium`,
-      `--load-extension=${extensionDir}`,
-      `--disable-extensions-except=${extensionDir}`,
-      "--headless",
-      "--disable-gpu",
-      "--disable-quic",
-      "--no-first-run",
-      "--no-default-browser-check",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-      ...(Deno.uid() === 0 ? ["--no-sandbox"] : []),
-      "about:blank",
-    ],
-    env: testEnv.env,
-    clearEnv: true,
-    stdin: "null",
-    stdout: "null",
-    stderr: "null",
-  }).spawn();
-  return {
-    child,
-    async stop() {
-      try {
-        child.kill("SIGTERM");
-      } catch {
-        return;
-      }
-      const exited = new AbortController();
-      child.status.then(() => exited.abort());
-      if (!(await signalOrTimeout(exited.signal, 10_000))) child.kill("SIGKILL");
-      await child.status;
-    },
-  };
 }
 
 interface Problem {
@@ -95,23 +49,6 @@ async function doctor(
 interface Status {
   service: { pid: number } | null;
   browsers?: { extensionVersion: string }[];
-}
-
-/** Stops the demand-started service of the instance, if any, and waits until it is gone. */
-async function stopService(testEnv: TestEnv, cli: string): Promise<void> {
-  const status = JSON.parse((await launcher(testEnv, cli, ["status", "--json"])).stdout) as Status;
-  if (!status.service) return;
-  const pid = status.service.pid;
-  try {
-    Deno.kill(pid, "SIGTERM");
-  } catch {
-    return;
-  }
-  await waitFor(async () => {
-    const probe = await new Deno.Command("kill", { args: ["-0", String(pid)], stderr: "null" })
-      .output();
-    return !probe.success;
-  }, "the service to exit");
 }
 
 Deno.test("installed into a HOME, Chromium's default profile and a client's entry work end to end", async () => {
@@ -167,20 +104,7 @@ Deno.test("installed into a HOME, Chromium's default profile and a client's entr
     );
     assertEquals(status.browsers![0].extensionVersion, "0.1.0");
 
-    const context = await client.callTool({
-      name: "tabs_context_mcp",
-      arguments: { createIfEmpty: true },
-    });
-    assert(!context.isError, JSON.stringify(context));
-    const tabId = (context.structuredContent as { tabs: { tabId: number }[] }).tabs[0].tabId;
-    const navigated = await client.callTool({
-      name: "navigate",
-      arguments: { url: fixtures.url("/article.html"), tabId },
-    });
-    assert(!navigated.isError, JSON.stringify(navigated));
-    const text = await client.callTool({ name: "get_page_text", arguments: { tabId } });
-    assert(!text.isError, JSON.stringify(text));
-    assertMatch((text.content as TextBlock[])[0].text, /The Skerry Point light/);
+    await readArticle(client, fixtures);
 
     const healthy = await launcher(testEnv, cli, ["doctor"]);
     assertEquals(healthy.code, 0, healthy.stdout + healthy.stderr);

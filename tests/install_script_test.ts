@@ -1,6 +1,7 @@
 /**
  * The one-line installer: `install.sh` finds Deno and runs `install.ts`, from a checkout or from
- * a tarball of one it fetches, and `install.sh uninstall` takes it all away again.
+ * a tarball of one it fetches (the release archive: install_release_test.ts), and
+ * `install.sh uninstall` takes it all away again.
  */
 
 import { assert, assertEquals, assertMatch } from "./support/assert.ts";
@@ -65,7 +66,7 @@ Deno.test("install.sh from a checkout installs, and install.sh uninstall removes
   }
 });
 
-Deno.test("install.sh outside a checkout fetches GHOSTLIGHT_SOURCE, or says it needs one", async () => {
+Deno.test("install.sh outside a checkout fetches GHOSTLIGHT_SOURCE, or the release it names", async () => {
   const testEnv = await makeTestEnv("inst");
   try {
     const alone = `${testEnv.home}/fetched/install.sh`;
@@ -73,7 +74,9 @@ Deno.test("install.sh outside a checkout fetches GHOSTLIGHT_SOURCE, or says it n
     await Deno.copyFile(`${ROOT}/install.sh`, alone);
     const refused = await sh(testEnv, alone, ["--dry-run"]);
     assertEquals(refused.code, 1);
-    assertMatch(refused.out, /run it from a Ghostlight checkout, or set GHOSTLIGHT_SOURCE/);
+    // Without a source it takes the release from GHOSTLIGHT_RELEASE_URL, whose default names
+    // no real host.
+    assertMatch(refused.out, /install\.sh: could not fetch https:\/\/ghostlight\.invalid\//);
 
     // A tarball of this checkout, as a release would publish it, fetched by URL.
     const tarball = `${testEnv.home}/ghostlight.tar.gz`;

@@ -57,7 +57,7 @@ Deno.test("a grant binds the principal a connector was started with, not a clien
   try {
     const url = s.fixtures.url("/article.html");
     const refused =
-      /^Denied: javascript_tool needs the execute capability on 127\.0\.0\.1, which is refused \(grant 1 of .*policy\.jsonc \(127\.0\.0\.1\) denies execute\)/;
+      /^Denied: javascript_tool needs the execute capability on the page in its tab, which is refused \(grant 1 of .*policy\.jsonc \(127\.0\.0\.1\) denies execute\)\. The tab is on:\n<page-content-[^\n]*>\n127\.0\.0\.1\n/;
     const ran = await runScript(reader, url);
     assert(ran.isError, "the principal's grant applies to it");
     assertMatch(allText(ran), refused);

@@ -16,10 +16,13 @@ import { refOf, startSession } from "./support/session.ts";
 
 const OLDER = "0.0.9";
 
-Deno.test("an older real extension without features: uploads give the upgrade step, the rest works and stays governed", async () => {
-  const work = await Deno.makeTempDir({ prefix: "ghostlight-older-" });
-  const s = await startSession({
-    instancePrefix: "skw",
+/** The features acting on a page needs: the minimum an extension declares (decision 0311). */
+const MINIMUM = ["after_replies", "reply_values"];
+
+/** A session whose browser runs this tree's extension built as `OLDER` declaring `features`. */
+function olderSession(work: string, features: string[], prefix: string) {
+  return startSession({
+    instancePrefix: prefix,
     policy: MOVED_TABS_POLICY,
     launchArgs: ["--remote-debugging"],
     async beforeLaunch(testEnv) {
@@ -27,15 +30,20 @@ Deno.test("an older real extension without features: uploads give the upgrade st
       const paths = resolveInstancePaths(testEnv.instance, (key) => testEnv.env[key]);
       const dir = `${paths.cacheDir}/older-extension`;
       await Deno.mkdir(paths.cacheDir, { recursive: true, mode: 0o700 });
-      await buildOlderExtension(dir, work, { version: OLDER, features: [] });
+      await buildOlderExtension(dir, work, { version: OLDER, features });
       return ["--extension", dir];
     },
   });
+}
+
+Deno.test("an older real extension with only the minimum features: uploads give the upgrade step, the rest works and stays governed", async () => {
+  const work = await Deno.makeTempDir({ prefix: "ghostlight-older-" });
+  const s = await olderSession(work, MINIMUM, "skw");
   try {
     const paths = resolveInstancePaths(s.testEnv.instance, (key) => s.testEnv.env[key]);
     const [browser] = (await fetchStatus(paths.controlSocket)).browsers;
     assertEquals(browser.extensionVersion, OLDER);
-    assertEquals(browser.features, []);
+    assertEquals(browser.features, MINIMUM);
     assertMatch(
       browser.mismatch ?? "",
       new RegExp(`^extension ${OLDER} is older than .* lacks transfers`),
@@ -46,7 +54,6 @@ Deno.test("an older real extension without features: uploads give the upgrade st
 
     // The tools that need no missing feature work: open, load, look, read, run.
     const tabId = await s.firstTab();
-    // Without after_replies, type's receipt reads in a round trip of its own after the input.
     await s.ok("navigate", { url: s.fixtures.url("/bench_form.html?run=skew"), tabId });
     await s.ok("computer", {
       action: "left_click",
@@ -85,6 +92,45 @@ Deno.test("an older real extension without features: uploads give the upgrade st
     // stays governed just the same.
     assertMatch(browser.mismatch ?? "", /lacks transfers, tab_locations/);
     await movedTabsStayGoverned(s, tabId, { filters: false });
+  } finally {
+    await s.close();
+    await Deno.remove(work, { recursive: true });
+  }
+});
+
+Deno.test("an extension below the minimum features: acting answers with the upgrade step and nothing reaches the page", async () => {
+  const work = await Deno.makeTempDir({ prefix: "ghostlight-older-" });
+  const s = await olderSession(work, [], "skm");
+  try {
+    const paths = resolveInstancePaths(s.testEnv.instance, (key) => s.testEnv.env[key]);
+    const [browser] = (await fetchStatus(paths.controlSocket)).browsers;
+    assertMatch(
+      browser.mismatch ?? "",
+      /lacks .*after_replies, reply_values.*\(.*computer, act_on, form_fill/,
+    );
+    const tabId = await s.firstTab();
+    await s.ok("navigate", { url: s.fixtures.url("/bench_form.html?run=minimum"), tabId });
+    const field = await refOf(s, tabId, /Full name/);
+    for (
+      const [tool, args] of [
+        ["computer", { action: "left_click", ref: field, tabId }],
+        ["computer", { action: "type", text: "Ada", tabId }],
+        ["act_on", { target: { ref: field }, action: "left_click", tabId }],
+        ["form_fill", { fields: { "Full name": "Ada" }, tabId }],
+      ] as const
+    ) {
+      const refused = await s.fail(tool, args);
+      assertMatch(refused, /does not support after_replies/);
+      assert(refused.includes(UPGRADE_STEP), refused);
+    }
+    // Nothing was clicked, focused or typed.
+    const page = await s.ok("javascript_tool", {
+      action: "javascript_exec",
+      text: "'focus=' + document.activeElement?.tagName + ';values=' + " +
+        "document.getElementById('full-name').value + ';'",
+      tabId,
+    });
+    assertMatch(s.text(page), /focus=BODY;values=;/);
   } finally {
     await s.close();
     await Deno.remove(work, { recursive: true });

@@ -1,7 +1,8 @@
 /**
- * The governance step of a work: what the person's controls and the policy say before anything
- * is sent to the browser, the landing check after a call that may have moved its tab, and the
- * audit record of each decision and each outcome. The decision is `decide()`'s and the person's
+ * The governance stages of a call (decision 0325; their order is `call_stages.ts`): what the
+ * person's controls and the policy say before anything is sent to the browser, the landing check
+ * after a call that may have moved its tab, and the audit record of each decision and each
+ * outcome. The decision is `decide()`'s and the person's
  * controls are `PersonControls`'; this step gathers the facts (the tab's host, the capability of
  * the action, the call's restrictions), words the answer, and writes the audit, failing closed.
  *
@@ -34,7 +35,6 @@ import {
   type PolicyView,
   type Refusal,
 } from "../tools/mod.ts";
-import type { Workspace } from "../workspace/mod.ts";
 import {
   filterBeforeDispatch,
   type Filtered,
@@ -43,27 +43,42 @@ import {
   withStoppedNote,
 } from "./request_filter.ts";
 import type { Session } from "./session.ts";
+import type { CallRecord, Ended, GatedWork, Verdict } from "./stages.ts";
+
+/** A call refused before dispatch: the outcome it gets. */
+type Refused = { outcome: Outcome };
 
 type StartMessage = Extract<ConnectorMessage, { type: "start" }>;
 
-/** What the gate needs of a work. */
-export interface GatedWork {
-  readonly id: string;
-  readonly message: StartMessage;
-  readonly workspace: Workspace | undefined;
-  /** The audit fields every record of this work shares, once computed. */
-  auditBase?: AuditBase;
-  /** What the check before dispatch found, for the landing check and the outcome record. */
-  checked?: Checked;
-  /** The request filter set on the call's tab before dispatch (decision 0275). */
-  filtered?: Filtered;
-  /**
-   * What the call was refused inside its page (a frame, a listed tab, a request's address), by
-   * host, capabilities and rule, for the audit (decision 0302); at most `MAX_INNER_RECORDS`.
-   */
-  innerRefusals?: Map<string, InnerRefusal>;
-  /** Refusals inside the page beyond those kept. */
-  innerOmitted?: number;
+/**
+ * The refusals inside one work's page (a frame, a listed tab, a request's address), by host,
+ * capabilities and rule, for its audit (decision 0302): at most `MAX_INNER_RECORDS`, the rest
+ * counted. Noted while the handler runs, read when the outcome is recorded.
+ */
+export class InnerRefusals {
+  readonly #kept = new Map<string, InnerRefusal>();
+  #omitted = 0;
+
+  /** Notes a refusal, once per host and ask. */
+  note(refusal: InnerRefusal): void {
+    const key = JSON.stringify([refusal.result, refusal.host, refusal.capabilities]);
+    if (this.#kept.has(key)) return;
+    if (this.#kept.size < MAX_INNER_RECORDS) this.#kept.set(key, refusal);
+    else this.#omitted++;
+  }
+
+  /** The audit records: one per host and ask, the last saying how many more there were. */
+  records(): InnerRefusal[] {
+    const kept = [...this.#kept.values()];
+    return kept.map((refusal, i) =>
+      i === kept.length - 1 && this.#omitted
+        ? {
+          ...refusal,
+          rule: `${refusal.rule} (and ${this.#omitted} more refused asks inside the page)`,
+        }
+        : refusal
+    );
+  }
 }
 
 /** A refusal inside a call's page, as its audit record says it. */
@@ -80,23 +95,26 @@ export const MAX_INNER_RECORDS = 8;
 /** The fields every audit record of one work shares. */
 type AuditBase = Omit<AuditEntry, "kind" | "result" | "host" | "rule">;
 
-/** What the check before dispatch found: the host it decided on and the tab it read it from. */
-interface Checked {
-  host: PageHost;
-  tabId: number | undefined;
+/** What the `locate` stage found: the host the call touches and the tab it read it from. */
+export interface Located {
+  readonly host: PageHost;
+  readonly tabId: number | undefined;
   /** Where the tab was navigating to when it was read, when that is another host. */
-  pending?: PageHost;
+  readonly pending?: PageHost;
   /**
    * The page a `navigate` with `force` leaves, whose leave-page prompt or open dialog the force
    * answers: it needs what answering that dialog needs (decision 0280).
    */
-  leaving?: PageHost;
+  readonly leaving?: PageHost;
+  /**
+   * The hosts read from the tab, with the URL each was read from: the page's choice (it can
+   * move itself anywhere), so an answer shows them only inside the fence. The target of the
+   * agent's own navigation is not among them.
+   */
+  readonly fromTab: ReadonlyMap<string, string>;
   /** The tab's browser and its location serial at the look, to tell what was learnt since. */
-  look?: { link: BrowserLink; serial: number };
+  readonly look?: { link: BrowserLink; serial: number };
 }
-
-/** A call refused before dispatch: the outcome it gets. */
-type Refused = { outcome: Outcome };
 
 /**
  * Answers a call the person's controls stop (held, attention, stopped), recording the
@@ -116,34 +134,43 @@ export async function barredOutcome(
   return recorded ?? outcome;
 }
 
-/**
- * Checks a call whose lane is free, before anything is sent to the browser: the person's
- * controls, the call's restrictions, sacred sites and the policy for the host the call touches
- * (the target of a navigation). The decision is recorded first; a decision that cannot be
- * recorded refuses the call. Returns null when the call may run.
- */
-export async function checkBeforeDispatch(
-  session: Session,
-  work: GatedWork,
-): Promise<Refused | null> {
-  const { person } = session.deps.governance;
-  const barrier = person.barrier(session.holder, work.workspace?.id);
-  if (barrier !== null) return { outcome: await barredOutcome(session, work, barrier) };
+/** The `hold` stage: the person's controls (stopped, held, attention), recorded when they stop. */
+export async function holdOrPass(record: CallRecord): Promise<Verdict> {
+  const { session, work } = record;
+  const barrier = session.deps.governance.person.barrier(session.holder, work.workspace?.id);
+  if (barrier === null) return { record };
+  return { outcome: await barredOutcome(session, work, barrier) };
+}
+
+/** The `restrictions` stage: the call's restrictions, read; one it cannot read refuses it. */
+export async function readRestrictionsStage(record: CallRecord): Promise<Verdict> {
+  const { session, work } = record;
   const restrictions = readRestrictions(work.message);
-  if ("outcome" in restrictions) {
-    const recorded = await recordDecision(session, work, {
-      result: "denied",
-      host: null,
-      rule: restrictions.rule,
-    });
-    return { outcome: recorded ?? restrictions.outcome };
-  }
-  const located = await locate(session, work);
-  if ("outcome" in located) return located;
-  work.checked = located;
-  // While a navigation is pending, what the call touches may be either page: both must do. A
-  // forced navigation also answers the prompt of the page it leaves (decision 0280): its target
-  // needs what the move needs, the page it leaves what answering a dialog needs.
+  if ("list" in restrictions) return { record: { ...record, restrictions: restrictions.list } };
+  const recorded = await recordDecision(session, work, {
+    result: "denied",
+    host: null,
+    rule: restrictions.rule,
+  });
+  return { outcome: recorded ?? restrictions.outcome };
+}
+
+/** The `locate` stage: the host the call touches, before anything that reaches a page. */
+export async function locateHost(record: CallRecord): Promise<Verdict> {
+  const located = await locate(record.session, record.work);
+  return "outcome" in located ? located : { record: { ...record, located } };
+}
+
+/**
+ * The `decision` stage: the policy (sacred sites, grants, the call's restrictions) for every
+ * host the call touches (the target of a navigation; while a navigation is pending, both pages;
+ * for a forced one, the page it leaves, which needs what answering a dialog needs, decision
+ * 0280). The decision is recorded first; a decision that cannot be recorded refuses the call.
+ */
+export async function decideAndRecord(record: CallRecord): Promise<Verdict> {
+  const { session, work } = record;
+  const located = need(record.located, "locate");
+  const restrictions = need(record.restrictions, "restrictions");
   const { tool, arguments: args } = work.message;
   const forced = located.leaving !== undefined;
   const needs = session.deps.catalog.capabilities(tool, forced ? { ...args, force: false } : args);
@@ -152,7 +179,7 @@ export async function checkBeforeDispatch(
   if (located.leaving !== undefined) hosts.push({ host: located.leaving, needs: ANSWER_DIALOG });
   const decisions = hosts.map(({ host, needs }) => ({
     host,
-    decision: decideFor(session, host, needs, restrictions.list),
+    decision: decideFor(session, host, needs, [...restrictions]),
   }));
   const { host, decision } = decisions.find(({ decision }) => refuses(decision)) ??
     decisions[0];
@@ -162,20 +189,53 @@ export async function checkBeforeDispatch(
     rule: decision.rule,
   });
   if (recorded) return { outcome: recorded };
-  const workspace = work.workspace;
-  if (refuses(decision)) {
-    const opened = workspace !== undefined && person.denied(workspace);
-    return { outcome: denialOutcome(session, work, decision, host, opened) };
+  if (!refuses(decision)) return { record };
+  const opened = work.workspace !== undefined && session.deps.governance.person.denied(
+    work.workspace,
+  );
+  const tabUrl = host === null ? undefined : located.fromTab.get(host);
+  return { outcome: denialOutcome(session, work, decision, { host, tabUrl }, opened) };
+}
+
+/** The `filter` stage: the call's tab gets the request filter for this agent and call. */
+export async function filterRequests(record: CallRecord): Promise<Verdict> {
+  const tabId = need(record.located, "locate").tabId;
+  if (tabId === undefined) return { record };
+  const restrictions = [...need(record.restrictions, "restrictions")];
+  const filtered = await filterBeforeDispatch(record.session, record.work, restrictions, tabId);
+  if (filtered === null) return { record };
+  return "kind" in filtered ? { outcome: filtered } : { record: { ...record, filtered } };
+}
+
+/** The `begin` stage: the person's view of the workspace shows the call as begun. */
+export function markBegun(record: CallRecord): Verdict {
+  const { session, work } = record;
+  const located = need(record.located, "locate");
+  if (work.workspace) {
+    const { person } = session.deps.governance;
+    person.allowed(work.workspace);
+    person.began(work.workspace, callNote(session, work, located.host), located.tabId);
   }
-  if (located.tabId !== undefined) {
-    const unfiltered = await filterBeforeDispatch(session, work, restrictions.list, located.tabId);
-    if (unfiltered) return { outcome: unfiltered };
+  return { record };
+}
+
+/** What an earlier stage put in the record; a list out of order is a fault of the service. */
+function need<T>(value: T | undefined, stage: string): T {
+  if (value === undefined) throw new Error(`the ${stage} stage has not run before this one`);
+  return value;
+}
+
+/** The `landing` stage, on the way out: see {@linkcode checkLanding}. */
+export function withLanding(record: CallRecord, { outcome }: Ended): Promise<Outcome> {
+  return checkLanding(record, outcome);
+}
+
+/** The `outcome` stage, on the way out: a step's outcome record (a call's waits its settling). */
+export async function stepAudit(record: CallRecord, ended: Ended): Promise<Outcome> {
+  if (record.step) {
+    await recordOutcome(record.session, record.work, ended.record.located, ended.outcome);
   }
-  if (workspace) {
-    person.allowed(workspace);
-    person.began(workspace, callNote(session, work, located.host), located.tabId);
-  }
-  return null;
+  return ended.outcome;
 }
 
 /**
@@ -183,14 +243,10 @@ export async function checkBeforeDispatch(
  * redirect, a click on a link), that host must allow reading, since the result describes the
  * page. When it does not, the result is withheld and the call says where it stopped.
  */
-export async function checkLanding(
-  session: Session,
-  work: GatedWork,
-  called: Outcome,
-): Promise<Outcome> {
-  const stopped = stoppedBy(session, work);
+export async function checkLanding(record: CallRecord, called: Outcome): Promise<Outcome> {
+  const { session, work, located: checked } = record;
+  const stopped = stoppedBy(session, work.workspace, record.filtered);
   const outcome = withStoppedNote(called, stopped);
-  const checked = work.checked;
   if (outcome.kind !== "success" || checked?.tabId === undefined || !work.workspace) {
     return outcome;
   }
@@ -214,7 +270,7 @@ export async function checkLanding(
     principal: session.info.principal,
     host: landed,
     capabilities: ["read"],
-    restrictions: readRestrictionsOrNone(work.message),
+    restrictions: [...record.restrictions ?? []],
   });
   const recorded = await recordDecision(session, work, {
     result: decision.verdict,
@@ -225,7 +281,7 @@ export async function checkLanding(
   if (!refuses(decision)) return outcome;
   const opened = session.deps.governance.person.denied(work.workspace);
   // Only a call that acts can have led the tab there; a read saw the page leave by itself.
-  if (landed !== null && stopped?.hosts.has(landed) && mayMoveTab(work)) {
+  if (landed !== null && stopped?.hosts.has(landed) && mayMoveTab(record.filtered)) {
     const attention = attentionNote(session, opened);
     return stoppedNavigationOutcome(work, subject(session, work), stopped, attention);
   }
@@ -233,29 +289,30 @@ export async function checkLanding(
 }
 
 /** Whether the call does more than read (it may have sent the tab elsewhere). */
-function mayMoveTab(work: GatedWork): boolean {
-  return work.filtered?.capabilities.some((capability) => capability !== "read") ?? false;
+function mayMoveTab(filtered: Filtered | undefined): boolean {
+  return filtered?.capabilities.some((capability) => capability !== "read") ?? false;
 }
 
 /**
- * Records a work's outcome (with `note`, e.g. a cancellation that came after the effect) and notes
- * it for the person; never throws.
+ * Records a work's outcome (with `note`, e.g. a cancellation that came after the effect) on the
+ * host the call was located on, and notes it for the person; never throws.
  */
 export async function recordOutcome(
   session: Session,
   work: GatedWork,
+  located: Located | undefined,
   outcome: Outcome,
   note: string | null = null,
 ): Promise<void> {
-  if (work.workspace && work.checked) {
+  if (work.workspace && located) {
     session.deps.governance.person.ended(
       work.workspace,
-      callNote(session, work, work.checked.host),
+      callNote(session, work, located.host),
       outcome.kind,
     );
   }
   try {
-    for (const refusal of innerRecords(work)) {
+    for (const refusal of work.inner.records()) {
       await session.deps.governance.audit.append({
         ...auditBaseOf(session, work),
         kind: "decision",
@@ -266,7 +323,7 @@ export async function recordOutcome(
       ...auditBaseOf(session, work),
       kind: "outcome",
       result: outcome.kind,
-      host: work.checked?.host ?? null,
+      host: located?.host ?? null,
       rule: note,
     });
   } catch (error) {
@@ -274,6 +331,20 @@ export async function recordOutcome(
     // refused, since the audit now fails closed.
     log("error", `an outcome could not be audited: ${(error as Error).message}`);
   }
+}
+
+/**
+ * What a dry run can say of a call without touching a page: the person's controls now, and that
+ * the policy is decided for the page the call touches when it runs.
+ */
+export function previewFor(session: Session, work: GatedWork): { allowed: boolean; why: string } {
+  const barrier = session.deps.governance.person.barrier(session.holder, work.workspace?.id);
+  if (barrier !== null) return { allowed: false, why: barrier.rule };
+  return {
+    allowed: true,
+    why: "the person's controls allow it now; the policy decides each step for the page it " +
+      "touches when it runs",
+  };
 }
 
 /**
@@ -304,12 +375,16 @@ async function recordDecision(
   }
 }
 
+/** Each work's shared audit fields, made once: the keyed hashes are not free. */
+const auditBases = new WeakMap<GatedWork, AuditBase>();
+
 /** The audit fields every record of a work shares; the keyed hashes are made once. */
 function auditBaseOf(session: Session, work: GatedWork): AuditBase {
-  if (work.auditBase) return work.auditBase;
+  const known = auditBases.get(work);
+  if (known) return known;
   const { catalog, governance: { auditKey } } = session.deps;
   const { tool, arguments: args, context } = work.message;
-  work.auditBase = {
+  const base: AuditBase = {
     principal: session.info.principal,
     client: context.client_name,
     workspace: work.workspace ? auditKey.workspace(work.workspace.id) : null,
@@ -319,7 +394,8 @@ function auditBaseOf(session: Session, work: GatedWork): AuditBase {
     capabilities: catalog.capabilities(tool, args),
     args: auditKey.arguments(args),
   };
-  return work.auditBase;
+  auditBases.set(work, base);
+  return base;
 }
 
 /** The call's restrictions, checked; an invalid one refuses the call with the reason. */
@@ -362,10 +438,12 @@ function readRestrictionsOrNone(message: StartMessage): Restriction[] {
  * the tab stands), else none. A tab that is not the
  * workspace's, or cannot be read, ends the call here as its handler would have.
  */
-async function locate(session: Session, work: GatedWork): Promise<Checked | Refused> {
+async function locate(session: Session, work: GatedWork): Promise<Located | Refused> {
   const { arguments: args, tool } = work.message;
   const tabId = typeof args.tabId === "number" ? args.tabId : undefined;
-  if (tabId === undefined || !work.workspace) return { host: null, tabId: undefined };
+  if (tabId === undefined || !work.workspace) {
+    return { host: null, tabId: undefined, fromTab: new Map() };
+  }
   try {
     const tab = ownedTab(work.workspace, session.deps.browsers, tabId);
     const url = typeof args.url === "string" ? args.url.trim() : "";
@@ -373,21 +451,24 @@ async function locate(session: Session, work: GatedWork): Promise<Checked | Refu
       ? hostOfUrl(normalizeUrl(url))
       : undefined;
     if (target !== undefined && args.force !== true) {
-      return { host: target, tabId, look: lookAt(tab.link) };
+      return { host: target, tabId, fromTab: new Map(), look: lookAt(tab.link) };
     }
     // A tab that reports where it stands is not asked (decision 0190).
     const info = tab.link.knownLocation(tab.native)?.tab ??
       await tab.link.call("tab.get", { tab_id: tab.native });
+    const host = hostOfUrl(info.url);
+    const fromTab = new Map<string, string>(host === null ? [] : [[host, info.url]]);
     // A forced navigation answers the prompt of the page it leaves (decision 0280).
     if (target !== undefined) {
-      return { host: target, tabId, leaving: hostOfUrl(info.url), look: lookAt(tab.link) };
+      return { host: target, tabId, leaving: host, fromTab, look: lookAt(tab.link) };
     }
     // Taken after the look: only what the browser says from here on can tell where the call
     // left the tab.
     const look = lookAt(tab.link);
-    const host = hostOfUrl(info.url);
     const pending = info.pending_url === undefined ? host : hostOfUrl(info.pending_url);
-    return pending === host ? { host, tabId, look } : { host, tabId, pending, look };
+    if (pending === host) return { host, tabId, fromTab, look };
+    if (pending !== null) fromTab.set(pending, info.pending_url!);
+    return { host, tabId, pending, fromTab, look };
   } catch (error) {
     if (error instanceof BrowserError && error.kind === "not_sent") {
       return {
@@ -439,23 +520,31 @@ function subject(session: Session, work: GatedWork): string {
   return action === null ? tool : `${tool} ${action}`;
 }
 
-/** The words of a refusal by policy or for a sacred site, naming capability, host and rule. */
+/**
+ * The words of a refusal by policy or for a sacred site, naming capability, host and rule. A
+ * host read from the tab (`tabUrl`) is the page's choice: it is shown inside the fence, and the
+ * reason does not repeat it; the target of the agent's own navigation is named as it is.
+ */
 function denialOutcome(
   session: Session,
   work: GatedWork,
   decision: Decision,
-  host: PageHost,
+  where: { host: PageHost; tabUrl: string | undefined },
   opened: boolean,
 ): Outcome {
   const what = subject(session, work);
+  const { host, tabUrl } = where;
+  const paged = tabUrl !== undefined && host !== null;
+  const named = paged ? "the page in its tab" : host;
   const message = decision.verdict === "sacred"
-    ? `${what} would touch ${host}, which Ghostlight never touches whatever the policy says: ` +
-      `${decision.rule}.`
-    : `${what} needs the ${decision.capability} capability${host === null ? "" : ` on ${host}`}, ` +
-      `which is refused (${decision.rule}).`;
+    ? `${what} would touch ${named}, which Ghostlight never touches whatever the policy says: ` +
+      `${paged ? sacredSource(session.deps.governance.policy.rules(), host) : decision.rule}.`
+    : `${what} needs the ${decision.capability} capability${named === null ? "" : ` on ${named}`}` +
+      `, which is refused (${decision.rule}).`;
+  const shown = paged ? ` The tab is on:\n${fence(work.workspace!, originOf(tabUrl), host)}` : "";
   return {
     kind: "denied",
-    message: message + attentionNote(session, opened),
+    message: message + attentionNote(session, opened) + shown,
     next_step: decision.verdict === "sacred"
       ? "Ask the person to do this part themselves."
       : "Nothing was done. Only the person can change this: do it with what is allowed here, " +
@@ -544,34 +633,6 @@ export function policyView(session: Session, work: GatedWork): PolicyView {
   };
 }
 
-/** Notes a refusal inside the call's page for its audit records, once per host and ask. */
-export function noteInnerRefusal(
-  work: Pick<GatedWork, "innerRefusals" | "innerOmitted">,
-  refusal: InnerRefusal,
-): void {
-  const refusals = work.innerRefusals ??= new Map();
-  const key = JSON.stringify([refusal.result, refusal.host, refusal.capabilities]);
-  if (refusals.has(key)) return;
-  if (refusals.size < MAX_INNER_RECORDS) refusals.set(key, refusal);
-  else work.innerOmitted = (work.innerOmitted ?? 0) + 1;
-}
-
-/**
- * The audit records of the refusals inside a work's page: one per host and ask, at most
- * `MAX_INNER_RECORDS`, the last saying how many more there were.
- */
-export function innerRecords(work: Pick<GatedWork, "innerRefusals" | "innerOmitted">) {
-  const kept = [...work.innerRefusals?.values() ?? []];
-  return kept.map((refusal, i) =>
-    i === kept.length - 1 && work.innerOmitted
-      ? {
-        ...refusal,
-        rule: `${refusal.rule} (and ${work.innerOmitted} more refused asks inside the page)`,
-      }
-      : refusal
-  );
-}
-
 /**
  * Whether a work may touch a document at `url` with `capabilities`: the same `decide()` as the
  * check before dispatch, with the session's principal and the work's restrictions, on that document's host. One
@@ -593,7 +654,7 @@ export function documentRefusal(
     restrictions: readRestrictionsOrNone(work.message),
   });
   if (!refuses(decision)) return null;
-  noteInnerRefusal(work, {
+  work.inner.note({
     result: decision.verdict,
     host,
     capabilities: [...capabilities],

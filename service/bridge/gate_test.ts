@@ -2,49 +2,18 @@
 // call and the landing check after it come from the link's table when it is fresh, from the
 // browser (`tab.get`) when it is not, and the policy holds either way.
 
-import type { TabInfo } from "../../shared/browser_protocol.ts";
 import { assert, assertEquals, assertMatch } from "../../tests/support/assert.ts";
-import {
-  bridgeSession,
-  type Command,
-  fakeBrowser,
-  harnessDeps,
-} from "../../tests/support/bridge_harness.ts";
+import { type Command, deniedTestWorkspace, tabAt } from "../../tests/support/bridge_harness.ts";
 import { waitFor } from "../../tests/support/wait.ts";
-import { innerRecords, MAX_INNER_RECORDS, noteInnerRefusal } from "./gate.ts";
-import { BrowserHub } from "../browser/mod.ts";
-import { DEFAULT_SCHEDULER_OPTIONS, Scheduler } from "../scheduler/mod.ts";
-
-const POLICY = `{ "default": "allow", "grants": [{ "hosts": ["denied.test"], "deny": ["read"] }] }`;
-
-const at = (url: string): TabInfo => ({
-  tab_id: 5,
-  window_id: 1,
-  group_id: -1,
-  url,
-  title: "",
-  status: "complete",
-  active: true,
-});
+import { InnerRefusals, MAX_INNER_RECORDS } from "./gate.ts";
 
 /**
  * A session on a fake browser (declaring `features`) whose workspace owns native tab 5; the
  * browser answers every command at once, with the tab at `where()` as its tail when `tails`.
  */
 async function gateHarness(features: string[]) {
-  const browsers = new BrowserHub();
-  const scheduler = new Scheduler(DEFAULT_SCHEDULER_OPTIONS);
-  const deps = await harnessDeps(browsers, scheduler);
-  await Deno.writeTextFile(`${deps.governance.dir}/policy.jsonc`, POLICY);
-  await deps.governance.policy.reload();
-  const browser = fakeBrowser(browsers, { features });
-  await waitFor(() => Promise.resolve(browsers.list().length === 1), "the browser");
-  const session = bridgeSession(deps);
-  session.send({ type: "open_workspace", seq: 1, label: "test" });
-  const opened = await session.next();
-  assert(opened.type === "workspace_opened");
-  deps.workspaces.get(opened.workspace)!.tabs.add(5);
-  let where = at("https://allowed.test/");
+  const { browser, session, workspace, close } = await deniedTestWorkspace(features);
+  let where = tabAt("https://allowed.test/");
   let tails = features.includes("tab_locations");
   let answered = 0;
   let stop = false;
@@ -83,7 +52,7 @@ async function gateHarness(features: string[]) {
       seq: ++seq,
       tool: "read_console_messages",
       arguments: { tabId: 5 },
-      workspace: opened.workspace,
+      workspace,
       context: session.context,
     });
     const completed = await session.next();
@@ -94,7 +63,7 @@ async function gateHarness(features: string[]) {
     browser,
     read,
     moveTo(url: string) {
-      where = at(url);
+      where = tabAt(url);
     },
     tails(on: boolean) {
       tails = on;
@@ -102,9 +71,7 @@ async function gateHarness(features: string[]) {
     async end() {
       stop = true;
       await answering;
-      await browser.end();
-      await session.end();
-      deps.holds.close();
+      await close();
     },
   };
 }
@@ -135,10 +102,14 @@ Deno.test("a tab reported on a denied host is refused before anything is sent", 
   try {
     assertEquals((await h.read()).outcome.kind, "success");
     h.moveTo("https://denied.test/");
-    h.browser.say({ type: "tab_location", tab_id: 5, tab: at("https://denied.test/") });
+    h.browser.say({ type: "tab_location", tab_id: 5, tab: tabAt("https://denied.test/") });
     const refused = await h.read();
     assertEquals(refused.outcome.kind, "denied");
-    assertMatch(said(refused.outcome), /read capability on denied\.test/);
+    // The page chose where its tab is: its host is named only inside the fence.
+    assertMatch(
+      said(refused.outcome),
+      /read capability on the page in its tab, which is refused \(grant 1 of [^\n]*\)\. The tab is on:\n<page-content-\w+ origin="https:\/\/denied\.test" trust="untrusted">\ndenied\.test\n</,
+    );
     assertEquals(refused.sent, []);
   } finally {
     await h.end();
@@ -193,7 +164,7 @@ Deno.test("an extension without the feature: the gate asks before and after, as 
 });
 
 Deno.test("refusals inside a call's page are recorded once each, at most a bound, then counted", () => {
-  const work: Parameters<typeof noteInnerRefusal>[0] = {};
+  const inner = new InnerRefusals();
   const refusal = (n: number) => ({
     result: "sacred",
     host: `h${n}.example`,
@@ -201,10 +172,10 @@ Deno.test("refusals inside a call's page are recorded once each, at most a bound
     rule: `withheld inside the call's page: rule ${n}`,
   });
   for (let n = 0; n < MAX_INNER_RECORDS + 4; n++) {
-    noteInnerRefusal(work, refusal(n));
-    noteInnerRefusal(work, refusal(n));
+    inner.note(refusal(n));
+    inner.note(refusal(n));
   }
-  const records = innerRecords(work);
+  const records = inner.records();
   assertEquals(records.length, MAX_INNER_RECORDS);
   assertEquals(records[0], refusal(0));
   assertEquals(

@@ -11,6 +11,7 @@ import type { Outcome } from "../../shared/bridge.ts";
 import type { BrowserEvents } from "../browser/mod.ts";
 import { log } from "../log/mod.ts";
 import type { Resource, Scheduler } from "../scheduler/mod.ts";
+import type { CallRecord, Verdict } from "./stages.ts";
 
 /** The scheduler's surface for a model-facing tab id. */
 export function tabSurface(tabId: number): string {
@@ -77,4 +78,18 @@ export function quarantinedOutcome(tabId: unknown): Outcome {
       "that command ended, when the tab is closed (tab_control close), or when the browser " +
       "restarts; waiting alone does not end it. 'ghostlight status' lists quarantined tabs.",
   };
+}
+
+/**
+ * The `quarantine` stage: a call on a quarantined tab is refused, nothing sent. A call was
+ * already held back by its queue (the scheduler takes no work for such a tab); this stage is
+ * what holds a step of a multi-step call back the same way, by what the step binds.
+ */
+export function refuseQuarantined(record: CallRecord): Verdict {
+  const { session, work: { message: { tool, arguments: args } } } = record;
+  const resource = resourceOf(session.deps.catalog.traits(tool).binds, args);
+  if (resource.kind !== "surface" || !session.deps.scheduler.quarantine.has(resource.id)) {
+    return { record };
+  }
+  return { outcome: quarantinedOutcome(args.tabId) };
 }

@@ -26,7 +26,7 @@ import { MAX_NETWORK_RULES, type NetworkRule } from "../../shared/browser_protoc
 import { failureOutcome, fence, originOf, ownedTab } from "../tools/mod.ts";
 import type { Workspace } from "../workspace/mod.ts";
 import type { Session } from "./session.ts";
-import type { GatedWork } from "./gate.ts";
+import type { GatedWork } from "./stages.ts";
 
 /** What the filter set before a call, to find the requests the call caused. */
 export interface Filtered {
@@ -72,16 +72,17 @@ function compiled(rules: Rules, call: Omit<CallFacts, "host">): NetworkRule[] {
 const MAX_NAMED_HOSTS = 5;
 
 /**
- * Gives the call's tab the request filter for this agent and call, unless it has it already.
- * Returns the refusal when it cannot be set (the browser refused the rules, or the policy names
- * more hosts than the browser can filter): a call whose requests cannot be held back is not sent.
+ * Gives the call's tab the request filter for this agent and call, unless it has it already,
+ * and returns what was set (null when the extension cannot filter). Returns the refusal when it
+ * cannot be set (the browser refused the rules, or the policy names more hosts than the browser
+ * can filter): a call whose requests cannot be held back is not sent.
  */
 export async function filterBeforeDispatch(
   session: Session,
   work: GatedWork,
   restrictions: Restriction[],
   tabId: number,
-): Promise<Outcome | null> {
+): Promise<Filtered | Outcome | null> {
   const workspace = work.workspace;
   if (!workspace) return null;
   const { tool, arguments: args } = work.message;
@@ -99,13 +100,12 @@ export async function filterBeforeDispatch(
     // An extension that cannot filter stops nothing: no answer may say it did.
     if (!filtering) return null;
     const network = tab.link.tab(tab.native).network;
-    work.filtered = {
+    return {
       capabilities,
       restrictions,
       before: network.items().at(-1),
       requests: () => network.items(),
     };
-    return null;
   } catch (error) {
     if (error instanceof TooManyNetworkRules) {
       return {
@@ -135,9 +135,20 @@ export interface Stopped {
   workspace: Workspace;
 }
 
-/** What the filter stopped while the call ran, or null when nothing. */
-export function stoppedBy(session: Session, work: GatedWork): Stopped | null {
-  const { filtered, workspace } = work;
+/** How the browser reports a request an extension's rules blocked. */
+const BLOCKED = "net::ERR_BLOCKED_BY_CLIENT";
+
+/**
+ * What the filter stopped while the call ran, or null when nothing: the requests the browser
+ * reported blocked, to a host this filter refuses (another extension blocks with the same
+ * words). A request the policy refuses that the browser did not report blocked was not stopped,
+ * and no answer may say it was.
+ */
+export function stoppedBy(
+  session: Session,
+  workspace: Workspace | undefined,
+  filtered: Filtered | undefined,
+): Stopped | null {
   if (!filtered || !workspace) return null;
   const requests = filtered.requests();
   const start = filtered.before === undefined ? 0 : requests.indexOf(filtered.before) + 1;
@@ -145,7 +156,7 @@ export function stoppedBy(session: Session, work: GatedWork): Stopped | null {
   const stopped: Stopped = { count: 0, hosts: new Map(), workspace };
   for (const request of requests.slice(start)) {
     // Only requests to the network: a data: or blob: URL goes nowhere to be stopped.
-    if (!NETWORK_URL.test(request.url)) continue;
+    if (request.failed !== BLOCKED || !NETWORK_URL.test(request.url)) continue;
     const host = hostOfUrl(request.url);
     if (host === null) continue;
     const decision = decide(rules, {

@@ -1,9 +1,10 @@
 /**
  * A work's life in the service, in named steps: admitted (the tool exists, the connector has
  * room, the person's controls let it in, the workspace is admitted, the workspace's queue has
- * room), started, checked by governance once its lane is free (nothing reaches the browser before
- * the decision is recorded), run within the settlement window, checked again where its tab
- * landed, and completed with exactly one outcome, which is recorded too.
+ * room), started, run through the call's stages once its lane is free (`call_stages.ts`: nothing
+ * reaches the browser before the decision is recorded, and where its tab landed is checked
+ * after) within the settlement window, and completed with exactly one outcome, which is recorded
+ * too.
  *
  * @module
  */
@@ -14,16 +15,10 @@ import type { Barrier } from "../governance/mod.ts";
 import type { Admission, FullQueue, Scheduler } from "../scheduler/mod.ts";
 import type { ToolContext } from "../tools/mod.ts";
 import { admitWorkspace } from "./admission.ts";
-import {
-  barredOutcome,
-  checkBeforeDispatch,
-  checkLanding,
-  type GatedWork,
-  policyView,
-  recordOutcome,
-} from "./gate.ts";
-import { quarantinedOutcome, resourceOf, tabSurface } from "./quarantine.ts";
-import { type CallGate, runTool, stepRunner, type ToolCall } from "./run_tool.ts";
+import { runCall, stepRunner } from "./call_stages.ts";
+import { barredOutcome, InnerRefusals, type Located, policyView, recordOutcome } from "./gate.ts";
+import { quarantinedOutcome, resourceOf } from "./quarantine.ts";
+import type { CallRecord, GatedWork } from "./stages.ts";
 import { type Refusal, type Session, type SessionDeps, STOPPED_BY_PERSON } from "./session.ts";
 
 /** How many works one connector may have running at once. */
@@ -73,11 +68,13 @@ async function runWork(session: Session, message: StartMessage): Promise<void> {
   const work = admitWork(session, message);
   if (work === null) return;
   track(session, work);
-  const { outcome, release, happened } = await settle(session, work);
+  const settled = await settle(session, work);
+  const { outcome, release, happened } = settled;
   try {
     // What the work bound is held through its audit record (decision 0160). The record tells
     // what happened, which the caller's answer may not (a call cancelled after its effect).
-    await recordOutcome(session, work, happened?.outcome ?? outcome, happened?.note);
+    const { located } = settled;
+    await recordOutcome(session, work, located, happened?.outcome ?? outcome, happened?.note);
     complete(session, work, outcome);
   } finally {
     release();
@@ -95,6 +92,8 @@ interface Settled {
    * happened.
    */
   happened?: { outcome: Outcome; note: string };
+  /** Where the call's stages located it, once they had. */
+  located?: Located;
 }
 
 /** How a started work ends: answered by the person's controls, retired in its queue, or run. */
@@ -164,7 +163,8 @@ function admitWork(session: Session, message: StartMessage): AdmittedWork | null
       ? undefined
       : session.deps.workspaces.get(message.workspace);
     const controller = new AbortController();
-    return { id: workIds.next(), message, workspace, controller, next: { barrier } };
+    const id = workIds.next();
+    return { id, message, workspace, inner: new InnerRefusals(), controller, next: { barrier } };
   }
   const resource = resourceOf(catalog.traits(message.tool).binds, message.arguments);
   // Checked before the workspace is held or minted, so a busy refusal leaves nothing behind. A
@@ -186,7 +186,8 @@ function admitWork(session: Session, message: StartMessage): AdmittedWork | null
   // Room was checked a moment ago, with nothing awaited since: this queues.
   const queued = scheduler.enqueue(lane, controller.signal, resource);
   if (queued === null) return refuse(queueCheck(lane)!);
-  return { id, message, workspace: admitted.workspace, controller, next: { queued } };
+  const { workspace } = admitted;
+  return { id, message, workspace, inner: new InnerRefusals(), controller, next: { queued } };
 }
 
 /** Which queue is full, in the refusal's words. */
@@ -244,20 +245,18 @@ async function dispatch(
     recordings: deps.recordings,
     policy: policyView(session, work),
   };
-  let steps = 0;
-  context.steps = stepRunner(
-    deps.catalog,
-    context,
-    (call) => stepGate(session, work, call, ++steps),
-  );
-  const handling = runTool(
-    deps.catalog,
-    { tool: work.message.tool, args: work.message.arguments },
-    context,
-    workGate(session, work),
-  ).catch((error) => faultOutcome(error));
-  const outcome = await Promise.race([handling, unsettled(settling.signal, deps.settlementMs)]);
+  const first: CallRecord = { session, work, context, step: false };
+  context.steps = stepRunner(first);
+  // The furthest record reached, for the audit of a call that has not ended by the window.
+  let reached = first;
+  const handling = runCall(first, (record) => reached = record)
+    .catch((error) => ({ outcome: faultOutcome(error), record: reached }));
+  const ended = await Promise.race([
+    handling,
+    unsettled(settling.signal, deps.settlementMs).then((outcome) => ({ outcome, record: reached })),
+  ]);
   clearTimeout(settlementTimer);
+  const { outcome } = ended;
   const told = callerOutcome(deps, work, outcome);
   const note = told.kind !== outcome.kind
     ? stoppedNote(work)
@@ -268,6 +267,7 @@ async function dispatch(
     outcome: told,
     // Held until the handler really returns as well, even past the settlement window.
     release: () => void handling.finally(release),
+    located: ended.record.located,
     ...note === null ? {} : { happened: { outcome, note } },
   };
 }
@@ -283,64 +283,6 @@ function faultOutcome(error: unknown): Outcome {
     kind: "outcome_unknown",
     message: `The call failed inside the Ghostlight service (${why}).`,
     next_step: "It may or may not have happened: inspect the page before retrying.",
-  };
-}
-
-/** Governance around the work's own call: its decision and landing, recorded under its id. */
-function workGate(session: Session, work: AdmittedWork): CallGate {
-  return {
-    before: async () => (await checkBeforeDispatch(session, work))?.outcome ?? null,
-    after: (_call, outcome) => checkLanding(session, work, outcome),
-    preview: () => previewFor(session, work),
-  };
-}
-
-/**
- * Governance around one step of a multi-step call: the step is checked, landed and audited as
- * the same call made alone, under its own id beside the work's.
- */
-function stepGate(
-  session: Session,
-  work: AdmittedWork,
-  call: ToolCall,
-  number: number,
-): CallGate {
-  const step: GatedWork = {
-    id: `${work.id}.${number}`,
-    message: { ...work.message, tool: call.tool, arguments: call.args },
-    workspace: work.workspace,
-  };
-  return {
-    before: async () => {
-      // A step on a quarantined tab is refused like a call of its own on that tab.
-      const tabId = call.args.tabId;
-      if (typeof tabId === "number" && session.deps.scheduler.quarantine.has(tabSurface(tabId))) {
-        const refused = quarantinedOutcome(tabId);
-        await recordOutcome(session, step, refused);
-        return refused;
-      }
-      return (await checkBeforeDispatch(session, step))?.outcome ?? null;
-    },
-    after: async (_call, outcome) => {
-      const landed = await checkLanding(session, step, outcome);
-      await recordOutcome(session, step, landed);
-      return landed;
-    },
-    preview: () => previewFor(session, step),
-  };
-}
-
-/**
- * What a dry run can say of a call without touching a page: the person's controls now, and that
- * the policy is decided for the page the call touches when it runs.
- */
-function previewFor(session: Session, work: GatedWork): { allowed: boolean; why: string } {
-  const barrier = session.deps.governance.person.barrier(session.holder, work.workspace?.id);
-  if (barrier !== null) return { allowed: false, why: barrier.rule };
-  return {
-    allowed: true,
-    why: "the person's controls allow it now; the policy decides each step for the page it " +
-      "touches when it runs",
   };
 }
 

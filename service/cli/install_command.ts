@@ -31,6 +31,8 @@ function takeAll(args: string[], name: string): string[] {
 
 function ids<T extends string>(values: string[], known: readonly T[], option: string): T[] | null {
   if (values.length === 0) return null;
+  // `--client none`: register with no client (the Claude Desktop bundle's first launch).
+  if (values.length === 1 && values[0] === "none") return [];
   for (const value of values) {
     if (!known.includes(value as T)) {
       throw new UsageError(`${option} takes one of ${known.join(", ")}; not ${value}`);
@@ -81,7 +83,7 @@ export interface InstallerSupplies {
 }
 
 /**
- * `ghostlight install [--dry-run] [--client ID]... [--browser ID]... [--no-autostart] [--json]`.
+ * `ghostlight install [--dry-run] [--client ID|none]... [--browser ID]... [--no-autostart] [--json]`.
  * Exit code 0, or 1 when a client or browser could not be registered.
  */
 export async function runInstall(

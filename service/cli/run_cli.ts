@@ -54,7 +54,7 @@ Commands:
                                  which calls of an audit FILE would have refused
   policy init [--template NAME]  write a commented policy file (read-only, allowlist, observe,
                                  open); never overwrites one
-  install [--dry-run] [--client ID]... [--browser ID]... [--no-autostart] [--json]
+  install [--dry-run] [--client ID|none]... [--browser ID]... [--no-autostart] [--json]
                                  install into your own browsers and MCP clients
   uninstall [--dry-run] [--json] remove exactly what install added
   doctor [--json]                check every hop and name the next action for each problem

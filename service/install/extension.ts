@@ -7,6 +7,7 @@
 
 import { decodeBase64 } from "../../shared/base64.ts";
 import { runningFromSource, SOURCE_ROOT } from "../../shared/executables.ts";
+import { pathOfFileUrl } from "../../shared/file_url.ts";
 import { FileRefused, readRegularText } from "../../shared/files.ts";
 
 /** The files of the built extension, relative to its folder. */
@@ -21,7 +22,7 @@ export const EXTENSION_FILES: readonly string[] = [
 export function extensionSourceDir(): string {
   return runningFromSource()
     ? `${SOURCE_ROOT}/extension`
-    : new URL("../../extension", import.meta.url).pathname;
+    : pathOfFileUrl(new URL("../../extension", import.meta.url));
 }
 
 /** The extension id Chrome derives from the manifest's public key. */

@@ -18,10 +18,10 @@ export { failureOutcome, ToolError } from "./core/errors.ts";
 export { fenceStructured, isFenced, unfence } from "./core/fence_structured.ts";
 export { fence, originOf } from "./core/fence.ts";
 export { Recordings } from "./gif/recordings.ts";
-export { releaseTabs } from "./handlers/tabs.ts";
+export { releaseTabs } from "./core/release.ts";
 export { HANDLERS, readOnly, type ToolDefinition, TOOLS } from "./registry.ts";
 // For the governance check before dispatch: the tab a call names, and where navigate would go,
 // resolved exactly as the handlers resolve them.
-export { normalizeUrl } from "./handlers/navigate.ts";
+export { normalizeUrl } from "./core/url.ts";
 export { ownedTab } from "./core/target.ts";
 export { PAGE_ENABLE_COMMANDS } from "./page/in_page.ts";

@@ -6,15 +6,20 @@
  */
 
 import { BRIDGE_MAX_FRAME, ServiceMessage } from "../../shared/bridge.ts";
-import { FROM_EXTENSION_MAX_FRAME, TO_EXTENSION_MAX_FRAME } from "../../shared/browser_protocol.ts";
+import {
+  FROM_EXTENSION_MAX_FRAME,
+  type TabInfo,
+  TO_EXTENSION_MAX_FRAME,
+} from "../../shared/browser_protocol.ts";
 import { BoundedWriter, encodeFrame, FrameReader } from "../../shared/framing.ts";
 import { serveSession, type SessionDeps, WorkIds } from "../../service/bridge/mod.ts";
-import type { BrowserHub } from "../../service/browser/mod.ts";
+import { BrowserHub } from "../../service/browser/mod.ts";
 import { Catalog } from "../../service/catalog/mod.ts";
-import type { Scheduler } from "../../service/scheduler/mod.ts";
+import { DEFAULT_SCHEDULER_OPTIONS, Scheduler } from "../../service/scheduler/mod.ts";
 import { Recordings, TOOLS } from "../../service/tools/mod.ts";
 import { type Workspace, WorkspaceHolds, WorkspaceRegistry } from "../../service/workspace/mod.ts";
 import { testGovernance } from "./governance.ts";
+import { waitFor } from "./wait.ts";
 
 /** A command the service sent the fake browser. */
 export interface Command {
@@ -106,4 +111,45 @@ export function bridgeSession(deps: SessionDeps) {
       await served;
     },
   };
+}
+
+/** A policy that refuses reading on `denied.test` and allows the rest. */
+export const DENIED_TEST_POLICY =
+  `{ "default": "allow", "grants": [{ "hosts": ["denied.test"], "deny": ["read"] }] }`;
+
+/** Native tab 5, active and loaded, at `url`, as the fake browser reports it. */
+export function tabAt(url: string): TabInfo {
+  return {
+    tab_id: 5,
+    window_id: 1,
+    group_id: -1,
+    url,
+    title: "",
+    status: "complete",
+    active: true,
+  };
+}
+
+/**
+ * A session under {@linkcode DENIED_TEST_POLICY} on a fake browser that declares `features`,
+ * with a workspace that owns native tab 5.
+ */
+export async function deniedTestWorkspace(features: string[]) {
+  const browsers = new BrowserHub();
+  const deps = await harnessDeps(browsers, new Scheduler(DEFAULT_SCHEDULER_OPTIONS));
+  await Deno.writeTextFile(`${deps.governance.dir}/policy.jsonc`, DENIED_TEST_POLICY);
+  await deps.governance.policy.reload();
+  const browser = fakeBrowser(browsers, { features });
+  await waitFor(() => Promise.resolve(browsers.list().length === 1), "the browser");
+  const session = bridgeSession(deps);
+  session.send({ type: "open_workspace", seq: 1, label: "test" });
+  const opened = await session.next();
+  if (opened.type !== "workspace_opened") throw new Error(JSON.stringify(opened));
+  deps.workspaces.get(opened.workspace)!.tabs.add(5);
+  const close = async () => {
+    await browser.end();
+    await session.end();
+    deps.holds.close();
+  };
+  return { deps, browser, session, workspace: opened.workspace, close };
 }

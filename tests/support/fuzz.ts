@@ -14,6 +14,14 @@ export function fuzzRuns(ci: number): number {
   return SOAK ? ci * 1_000 : ci;
 }
 
+/**
+ * How many cases an end-to-end target runs (each drives a browser, so a soak cannot run a
+ * thousand times as many): `ci` in the test suite, `soak` in a soak.
+ */
+export function endToEndRuns(ci: number, soak: number): number {
+  return SOAK ? soak : ci;
+}
+
 /** The longest one property run may take before it counts as a hang. */
 export const RUN_TIMEOUT_MS = 10_000;
 

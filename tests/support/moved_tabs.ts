@@ -79,11 +79,11 @@ export async function movedTabsStayGoverned(
   );
   assertMatch(
     allText(refused),
-    /^Denied: read_console_messages (needs the read capability on localhost, which is refused|was carried out, but the tab ended on a site where reading is refused)/,
+    /^Denied: read_console_messages (needs the read capability on the page in its tab, which is refused|was carried out, but the tab ended on a site where reading is refused)/,
   );
   assertMatch(
     await s.fail("get_page_text", { tabId }),
-    /^Denied: get_page_text needs the read capability on localhost, which is refused/,
+    /^Denied: get_page_text needs the read capability on the page in its tab, which is refused [^\n]*The tab is on:\n<page-content-[^\n]*>\nlocalhost\n/,
   );
 
   // The page leaves by itself, no call involved; once the service has heard from the browser
@@ -99,10 +99,10 @@ export async function movedTabsStayGoverned(
   );
   assertMatch(
     await s.fail("get_page_text", { tabId }),
-    /^Denied: get_page_text needs the read capability on localhost, which is refused/,
+    /^Denied: get_page_text needs the read capability on the page in its tab, which is refused [^\n]*The tab is on:\n<page-content-[^\n]*>\nlocalhost\n/,
   );
   assertMatch(
     await s.fail("computer", { action: "left_click", coordinate: [5, 5], tabId }),
-    /^Denied: computer left_click needs the action capability on localhost, which is refused/,
+    /^Denied: computer left_click needs the action capability on the page in its tab, which is refused/,
   );
 }

@@ -71,7 +71,8 @@ export interface StepCheck {
 
 /**
  * Runs other tools for a multi-step tool. The bridge provides it: every step goes through the
- * same door as a call from the client (arguments checked, then the handler).
+ * same list of stages as a call from the client (decision 0325: arguments, the person's
+ * controls, the policy, the handler, the landing check, the fence, the audit).
  */
 export interface StepRunner {
   /** Checks a step without running it (a dry run, or before the first step runs). */

@@ -9,7 +9,7 @@ import { BrowserError } from "../../browser/mod.ts";
 import type { Workspace } from "../../workspace/mod.ts";
 import { howToAnswer } from "./dialog_help.ts";
 import { fence } from "./fence.ts";
-import { redactSecrets } from "../page/redact.ts";
+import { redactSecrets } from "./redact.ts";
 
 /** Non-success outcome kinds a handler can end with. */
 export type FailureKind = Exclude<Outcome["kind"], "success">;

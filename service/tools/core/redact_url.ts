@@ -6,7 +6,7 @@
  * @module
  */
 
-import { REDACTED, redactSecrets } from "../page/redact.ts";
+import { REDACTED, redactSecrets } from "./redact.ts";
 import { rememberLast } from "./last_value.ts";
 
 /** Query parameters whose values are credentials, whatever they look like. */

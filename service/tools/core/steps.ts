@@ -1,7 +1,7 @@
 /**
  * Running a list of tool calls for `script` and `browser_batch`: every step is checked before
  * any runs (as if called alone, through the bridge's {@linkcode StepRunner}), then run in
- * order; a failure stops the run (or, for a script with `onError: "continue"`, is recorded and
+ * order, each through the same stages as a call made alone (decision 0325); a failure stops the run (or, for a script with `onError: "continue"`, is recorded and
  * passed); a cancellation, a caller gone or a spent time budget stops it after the current
  * step. The answer
  * flattens the steps' results, images kept, and says which ran.

@@ -13,11 +13,11 @@ import { type Handler, success, type ToolContext } from "../core/context.ts";
 import { ToolError } from "../core/errors.ts";
 import { fence, originOf } from "../core/fence.ts";
 import { ownedTab, type TabTarget } from "../core/target.ts";
-import { type Condition, describeCondition } from "../page/wait.ts";
-import { ACTIONS } from "./computer.ts";
-import { asMatch, locate, type Located, screenshotScale } from "./find.ts";
-import { formInput } from "./form_input.ts";
-import { waitForCondition } from "./wait_for.ts";
+import { actedOutcome, perform } from "../input/act.ts";
+import { scrollToRef } from "../input/scroll.ts";
+import { setFieldValue } from "../input/set_value.ts";
+import { asMatch, locate, type Located, screenshotScale } from "../page/locate.ts";
+import { type Condition, describeCondition, waitForCondition } from "../page/wait.ts";
 
 /** Most candidates shown for an ambiguous target. */
 const MAX_CANDIDATES = 5;
@@ -102,14 +102,21 @@ async function resolveTarget(
   return { ...found, assurance: "semantic" };
 }
 
-/** Does the action on the resolved ref, through computer's actions or form_input. */
-async function perform(
+/** The clicks act_on takes, as the input layer's click intents take them. */
+const CLICKS: Record<string, { button: "left" | "right"; clicks: number }> = {
+  left_click: { button: "left", clicks: 1 },
+  right_click: { button: "right", clicks: 1 },
+  double_click: { button: "left", clicks: 2 },
+};
+
+/** Does the action on the resolved ref, through the input layer, as computer and form_input do. */
+async function act(
   context: ToolContext,
   target: TabTarget,
   call: { action: string; ref: string; value?: unknown },
 ): Promise<Outcome> {
-  const args = { ref: call.ref, tabId: target.tabId };
-  if (call.action === "set_value") {
+  const { action, ref } = call;
+  if (action === "set_value") {
     if (call.value === undefined) {
       throw new ToolError(
         "tool_failure",
@@ -118,9 +125,15 @@ async function perform(
           '"set_value", "value": "hello"}.',
       );
     }
-    return await formInput({ ...args, value: call.value }, context);
+    const value = call.value as string | boolean | number;
+    return await setFieldValue({ tabId: target.tabId, ref, value }, context);
   }
-  return await ACTIONS[call.action](args, context, target);
+  if (action === "scroll_to") return await scrollToRef(context, target, ref);
+  const at = { ref };
+  const intent = Object.hasOwn(CLICKS, action)
+    ? { kind: "click" as const, action, at, ...CLICKS[action] }
+    : { kind: "hover" as const, at };
+  return actedOutcome(context, await perform(context, target, intent));
 }
 
 /** The expected condition of a call, if it has one. */
@@ -196,7 +209,7 @@ function annotate(
 export const actOn: Handler = async (args, context) => {
   const target = ownedTab(context.workspace, context.browsers, args.tabId as number);
   const resolved = await resolveTarget(context, target, args.target as TargetSpec);
-  const outcome = await perform(context, target, {
+  const outcome = await act(context, target, {
     action: args.action as string,
     ref: resolved.ref,
     value: args.value,

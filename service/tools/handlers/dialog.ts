@@ -14,7 +14,7 @@ import { ToolError } from "../core/errors.ts";
 import { fence, originOf } from "../core/fence.ts";
 import { ownedTab, type TabTarget } from "../core/target.ts";
 import { answerDialog } from "../input/dialogs.ts";
-import { redactSecrets } from "../page/redact.ts";
+import { redactSecrets } from "../core/redact.ts";
 
 function status(context: ToolContext, target: TabTarget, dialog: OpenDialog | null) {
   if (!dialog) {

@@ -23,7 +23,7 @@ import { fillableFields, matchFields } from "../page/form_match.ts";
 import { runtimeCall } from "../page/in_page.ts";
 import { knownMain } from "../page/main_frame_read.ts";
 import { provenance } from "../page/provenance.ts";
-import { redactSecrets } from "../page/redact.ts";
+import { redactSecrets } from "../core/redact.ts";
 import {
   type Frame,
   FrameGone,
@@ -42,8 +42,8 @@ import {
   type Skipped,
   type Unmatched,
 } from "../input/fill_receipt.ts";
-import { ACTIONS } from "./computer.ts";
-import { FILL_BOUND_MS } from "./form_input.ts";
+import { actedOutcome, perform } from "../input/act.ts";
+import { FILL_BOUND_MS } from "../input/set_value.ts";
 
 type Value = string | boolean | number;
 
@@ -378,7 +378,14 @@ async function submit(
   if (!ref) {
     return { notSubmitted: "the form has no submit button; click the button that sends it" };
   }
-  return { outcome: await ACTIONS.left_click({ ref, tabId: target.tabId }, context, target), ref };
+  const clicked = await perform(context, target, {
+    kind: "click",
+    action: "left_click",
+    at: { ref },
+    button: "left",
+    clicks: 1,
+  });
+  return { outcome: actedOutcome(context, clicked), ref };
 }
 
 function pages(context: ToolContext, target: TabTarget): TabPages {

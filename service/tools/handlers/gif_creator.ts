@@ -29,7 +29,7 @@ import { deliverFiles } from "../input/deliver_files.ts";
 import type { FileTarget } from "../page/files.ts";
 import { capture } from "../page/screenshot.ts";
 import { pixelGuard } from "../page/withheld_pixels.ts";
-import { toViewport } from "./computer.ts";
+import { toViewport } from "../input/coordinates.ts";
 
 type Args = Record<string, unknown>;
 const MIB = 1024 * 1024;

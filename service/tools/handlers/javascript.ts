@@ -16,7 +16,7 @@ import { ToolError } from "../core/errors.ts";
 import { fence, fencedUrl, originOf } from "../core/fence.ts";
 import { runtimeCall, SERIALIZE } from "../page/in_page.ts";
 import { provenance } from "../page/provenance.ts";
-import { redactSecrets } from "../page/redact.ts";
+import { redactSecrets } from "../core/redact.ts";
 import { displayUrl } from "../core/redact_url.ts";
 import { inMainFrame, pageInfo } from "../page/main_frame_read.ts";
 import { DialogOpened, send, sendRacingDialogs, type TabPages, tabPages } from "../page/refs.ts";

@@ -1,14 +1,8 @@
 import { assert, assertEquals, assertMatch } from "../../../tests/support/assert.ts";
 import type { TabTarget } from "../core/target.ts";
 import { type TabEvent, TabState } from "../../browser/mod.ts";
-import {
-  goThroughHistory,
-  goToUrl,
-  type History,
-  LoadWatch,
-  stoppedBeforeLeaving,
-  waitForLoad,
-} from "./navigate.ts";
+import { goThroughHistory, goToUrl, type History, stoppedBeforeLeaving } from "./navigate.ts";
+import { LoadWatch, waitForLoad } from "../input/load_watch.ts";
 import { ToolError } from "../core/errors.ts";
 import { LANDED_BINDING } from "../page/in_page.ts";
 import { waitFor } from "../../../tests/support/wait.ts";

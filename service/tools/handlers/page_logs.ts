@@ -10,7 +10,7 @@ import type { ConsoleEntry, NetworkEntry, TabState } from "../../browser/mod.ts"
 import { type Handler, success, type ToolContext } from "../core/context.ts";
 import { ToolError } from "../core/errors.ts";
 import { fence, originOf } from "../core/fence.ts";
-import { redactSecrets } from "../page/redact.ts";
+import { redactSecrets } from "../core/redact.ts";
 import { displayUrl, redactUrl } from "../core/redact_url.ts";
 import { ownedTab, type TabTarget } from "../core/target.ts";
 import { runtimeCall } from "../page/in_page.ts";

@@ -12,7 +12,7 @@ import { type Handler, success } from "../core/context.ts";
 import { fence, fencedUrl, originOf } from "../core/fence.ts";
 import { runtimeCall } from "../page/in_page.ts";
 import { provenance } from "../page/provenance.ts";
-import { redactSecrets } from "../page/redact.ts";
+import { redactSecrets } from "../core/redact.ts";
 import { ToolError } from "../core/errors.ts";
 import { childFrame, frameGuard, READ } from "../page/collect.ts";
 import { readVouched } from "../page/main_frame_read.ts";

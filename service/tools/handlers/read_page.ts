@@ -20,7 +20,7 @@ import {
   render,
 } from "../page/outline.ts";
 import { provenance } from "../page/provenance.ts";
-import { redactSecrets } from "../page/redact.ts";
+import { redactSecrets } from "../core/redact.ts";
 import { type TabPages, tabPages } from "../page/refs.ts";
 import { ToolError } from "../core/errors.ts";
 import { ownedTab } from "../core/target.ts";

@@ -15,8 +15,8 @@ import { displayUrl } from "../core/redact_url.ts";
 import { cdp, ownedTab, type TabTarget } from "../core/target.ts";
 import { untilDialog } from "../input/dialogs.ts";
 import { pageAfterEffect } from "../page/after_dialog.ts";
-import { redactSecrets } from "../page/redact.ts";
-import { LOAD_NOTES, LoadWatch, waitForLoad } from "./navigate.ts";
+import { redactSecrets } from "../core/redact.ts";
+import { LOAD_NOTES, LoadWatch, waitForLoad } from "../input/load_watch.ts";
 
 /** The tabs an action opened or closed, and the one in front (the team's tab delta shape). */
 function tabDelta(delta: { closed?: number[]; activeTabId?: number }) {

@@ -5,11 +5,10 @@
  */
 
 import type { TabInfo } from "../../../shared/browser_protocol.ts";
-import { BrowserError, type BrowserHub, decomposeTabId } from "../../browser/mod.ts";
-import { log } from "../../log/mod.ts";
+import { BrowserError, decomposeTabId } from "../../browser/mod.ts";
 import { type Handler, success, type ToolContext } from "../core/context.ts";
 import { fence, originOf } from "../core/fence.ts";
-import { redactSecrets } from "../page/redact.ts";
+import { redactSecrets } from "../core/redact.ts";
 import { displayUrl } from "../core/redact_url.ts";
 import { rememberTabs, type TabTarget, workspaceBrowser } from "../core/target.ts";
 import { pageInfo } from "../page/main_frame_read.ts";
@@ -187,22 +186,3 @@ export const tabsCreate: Handler = async (_args, context) => {
   const created = await createTab(context);
   return render(context, await listTabs(context), `Opened tab ${created.tabId}.\n`);
 };
-
-/**
- * Gives a released workspace's tabs back to the user: each is detached from the debugger and no
- * longer observed. Best effort and in the background (a tab may be gone, a browser may be
- * disconnected); the log gets counts.
- */
-export function releaseTabs(workspace: Workspace, hub: BrowserHub): void {
-  const calls = [...workspace.tabs].map(async (tabId) => {
-    const parts = decomposeTabId(tabId);
-    const link = parts && hub.bySlot(parts.slot);
-    if (!parts || !link) return false;
-    const released = await link.call("tab.release", { tab_id: parts.native });
-    return released.detached;
-  });
-  Promise.allSettled(calls).then((results) => {
-    const detached = results.filter((r) => r.status === "fulfilled" && r.value).length;
-    log("info", `released a workspace's ${results.length} tab(s); ${detached} detached`);
-  });
-}

@@ -12,7 +12,7 @@ import { ToolError } from "../core/errors.ts";
 import { ownedTab } from "../core/target.ts";
 import { deliverFiles } from "../input/deliver_files.ts";
 import type { FileTarget } from "../page/files.ts";
-import { toViewport } from "./computer.ts";
+import { toViewport } from "../input/coordinates.ts";
 
 /** `upload_image`. */
 export const uploadImage: Handler = async (args, context) => {

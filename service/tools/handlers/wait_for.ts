@@ -15,11 +15,10 @@ import { pageInfo } from "../page/main_frame_read.ts";
 import {
   type Condition,
   describeCondition,
-  lookAt,
   MAX_WAIT_MS,
   pause,
   type Waited,
-  waitInSlices,
+  waitForCondition,
 } from "../page/wait.ts";
 
 /** How long a wait lasts when the call names no timeout. */
@@ -68,32 +67,6 @@ async function lastSeen(context: ToolContext, target: TabTarget, waited: Waited)
     originOf(url),
     `first match: ${look.first.role || look.first.tag} "${look.first.name}"`,
   );
-}
-
-/**
- * Waits for `condition` and then, with `settle`, for the page to settle too, within the one
- * timeout. Exported for act_on's `expect`.
- */
-export async function waitForCondition(
-  context: ToolContext,
-  target: TabTarget,
-  condition: Condition,
-  options: { timeoutMs: number; settle?: boolean; startedAt?: number },
-): Promise<Waited & { settled?: boolean }> {
-  const startedAt = options.startedAt ?? Date.now();
-  const waited = await waitInSlices(lookAt(context.workspace, target, condition), {
-    timeoutMs: options.timeoutMs,
-    signal: context.signal,
-    startedAt,
-  });
-  const settleToo = options.settle || (condition.state === "settled" &&
-    (condition.selector !== undefined || condition.text !== undefined));
-  if (waited.ended !== "met" || waited.last?.error || !settleToo) return waited;
-  const settled = await waitInSlices(
-    lookAt(context.workspace, target, { state: "settled" }),
-    { timeoutMs: options.timeoutMs, signal: context.signal, startedAt },
-  );
-  return { ...waited, elapsedMs: settled.elapsedMs, settled: settled.ended === "met" };
 }
 
 function refusals(condition: Condition, waited: Waited, timeoutMs: number, tabId: number) {

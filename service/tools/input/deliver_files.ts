@@ -22,7 +22,7 @@ import {
   type PutResult,
 } from "../page/files.ts";
 import { provenance } from "../page/provenance.ts";
-import { redactSecrets } from "../page/redact.ts";
+import { redactSecrets } from "../core/redact.ts";
 import { lookupRef, refGone, tabPages } from "../page/refs.ts";
 import { checkRefFrame, frameGuard } from "../page/collect.ts";
 import { capabilitiesFor } from "../../catalog/mod.ts";

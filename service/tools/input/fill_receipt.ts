@@ -10,7 +10,7 @@
 
 import { FILLABLE } from "../page/form_match.ts";
 import { toBool } from "../page/on_off.ts";
-import { redactSecrets } from "../page/redact.ts";
+import { redactSecrets } from "../core/redact.ts";
 
 /** A field as the page runtime describes it after the fill. */
 export interface FieldAfter {

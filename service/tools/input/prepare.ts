@@ -11,9 +11,9 @@ import type { Workspace } from "../../workspace/mod.ts";
 import type { TabTarget } from "../core/target.ts";
 import { runtimeCall } from "../page/in_page.ts";
 import {
-  aimedRead,
-  type Command,
   knownMain,
+  type LeadingRead,
+  leadingRead,
   type MainFrameRead,
   readWorld,
   VALUE_PATH,
@@ -22,7 +22,6 @@ import { lookupRef, refGone, tabPages } from "../page/refs.ts";
 import {
   type Before,
   type BeforeState,
-  carriesOneMessage,
   CHANGED_KEPT,
   counterKey,
   type Described,
@@ -113,76 +112,58 @@ function foundIn(read: MainFrameRead<PreparedState>, ref: string): Omit<Prepared
 
 /**
  * A pointer action by ref in one message (decision 0239): the lookup {@linkcode prepareByRef}
- * makes first, then the input, each of its commands aimed by the lookup's replies. The
- * extension sends an aimed command only when the lookup found the element visible, on a page in
- * front, in the document the frame tree still shows, and gives it the element's centre as its x
- * and y; otherwise nothing of the action is sent.
+ * makes, as the read that opens the action's page program, and what it found from its replies.
  */
-export interface AimedLookup {
-  /** The lookup's two commands, which open the message. */
-  commands: Command[];
+export interface RefLookup {
+  /** The lookup's two commands (the evaluation and the look at the frame tree). */
+  read: LeadingRead<PreparedState>;
   /**
-   * `command`, at `index` in the message, sent only when the lookup found its target ready;
-   * with `point`, at the target's centre.
-   */
-  aim(command: Command, index: number, point: boolean): Command;
-  /**
-   * What the lookup found, from the message's replies: with `fired`, whether the aimed commands
-   * went out (decided on the same replies by the same rule as the extension's), and the page
-   * before them, noted as of `tabSerial` (when the message was sent). Null when the world was not
-   * current (nothing was sent: the caller prepares the ordinary way). Throws when the element is
-   * gone.
+   * What the lookup found: with `fired`, whether the aimed commands went out (decided on the same
+   * replies by the same rule as the program's condition), and the page before them, noted as of
+   * `tabSerial` (when the message was sent). Null when the world was not current (nothing was
+   * sent: the caller prepares the ordinary way). Throws when the element is gone.
    */
   found(
-    replies: Record<string, unknown>[],
+    lookup: Record<string, unknown>,
+    look: Record<string, unknown>,
     tabSerial: number,
   ): Promise<
     { fired: true; prepared: Prepared } | { fired: false; found: Omit<Prepared, "before"> } | null
   >;
 }
 
+/** Where the lookup's value holds the centre the input is aimed at. */
+export const AIM_POINT = [...VALUE_PATH, "point"];
+
 /**
- * The aimed lookup for `ref`, or null when the extension cannot carry it (`reply_values`, and
- * `after_replies` for the receipt's read after the input) or the ref is not in the main frame's
- * known world: the caller then prepares in a round trip of its own.
+ * The tests of the lookup's value under which the input goes out: the element is visible, the
+ * page in front, and the centre in no frame of another origin (that frame waits for the policy).
  */
-export function aimByRef(
+export const AIM_READY: { path: string[]; equals: boolean }[] = [
+  { path: [...VALUE_PATH, "described", "box", "visible"], equals: true },
+  { path: [...VALUE_PATH, "before", "hidden"], equals: false },
+  { path: [...VALUE_PATH, "framed"], equals: false },
+];
+
+/**
+ * The lookup for `ref` as the read opening a page program, or null when the ref is not in the
+ * main frame's known world: the caller then prepares in a round trip of its own.
+ */
+export function lookupByRef(
   workspace: Workspace,
   target: TabTarget,
   ref: string,
-): AimedLookup | null {
-  if (!carriesOneMessage(target)) return null;
+): RefLookup | null {
   const pages = tabPages(workspace, target.tabId);
   const { frame, localId } = lookupRef(pages, ref, { tabId: target.tabId });
   if (knownMain(target, pages) !== frame) return null;
-  const read = aimedRead<PreparedState>(
-    frame,
-    prepareCall(workspace, localId),
-    [
-      { path: ["described", "box", "visible"], equals: true },
-      { path: ["before", "hidden"], equals: false },
-      // Input that would land in a frame of another origin waits for the policy's word on it.
-      { path: ["framed"], equals: false },
-    ],
-  );
+  const read = leadingRead<PreparedState>(frame, prepareCall(workspace, localId));
   if (!read) return null;
   const owned = new Set(workspace.tabs);
   return {
-    commands: read.commands,
-    aim(command, index, point) {
-      const aimed = read.aim(command, index);
-      if (!point) return aimed;
-      // The evaluation is the message's first command: `index` back from this one.
-      return {
-        ...aimed,
-        paramsFrom: [
-          { reply: index, path: [...VALUE_PATH, "point", "x"], param: "x" },
-          { reply: index, path: [...VALUE_PATH, "point", "y"], param: "y" },
-        ],
-      };
-    },
-    async found(replies, tabSerial) {
-      const answer = read.answer(replies);
+    read,
+    async found(lookup, look, tabSerial) {
+      const answer = read.answer(lookup, look);
       if (!answer) return null;
       const found = foundIn(answer, ref);
       const value = answer.value!;

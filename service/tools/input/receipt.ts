@@ -12,15 +12,15 @@ import { howToAnswer } from "../core/dialog_help.ts";
 import { fence, fencedUrl, originOf } from "../core/fence.ts";
 import { runtimeCall } from "../page/in_page.ts";
 import {
-  type AimedRead,
-  aimedRead,
   type Command,
   knownMain,
+  type LeadingRead,
+  leadingRead,
   readKnownWorld,
   readMainFrame,
   trailingRead,
 } from "../page/main_frame_read.ts";
-import { redactSecrets } from "../page/redact.ts";
+import { redactSecrets } from "../core/redact.ts";
 import { tabPages } from "../page/refs.ts";
 import { cdp, type TabTarget } from "../core/target.ts";
 import { displayUrl } from "../core/redact_url.ts";
@@ -198,37 +198,28 @@ function beforeCall(workspace: Workspace, point: { x: number; y: number } | null
 }
 
 /**
- * Whether the tab's extension can carry an action in one message: commands aimed by earlier
- * replies (`reply_values`, decision 0239) and the receipt's read after the input (`after_replies`,
- * 0212).
+ * {@linkcode observeBefore} as the read that opens an action's page program (decision 0241):
+ * the program's steps after it go out only when the page is in front and the frame still shows
+ * the known world's document. Null when no main-frame world is known: the caller observes in a
+ * round trip of its own.
  */
-export function carriesOneMessage(target: TabTarget): boolean {
-  const features = target.link.details.features;
-  return features.includes("reply_values") && features.includes("after_replies");
-}
-
-/**
- * {@linkcode observeBefore} as the read that opens an action's own message (decision 0241): the
- * commands after it are sent only when the page is in front and the frame still shows the known
- * world's document. Null when the extension cannot carry it or no main-frame world is known: the
- * caller observes in a round trip of its own.
- */
-export function aimBefore(workspace: Workspace, target: TabTarget): {
-  read: AimedRead<BeforeState>;
-  /** The page before the action from the message's first replies; null when nothing was sent. */
-  found(replies: Record<string, unknown>[], tabSerial: number): Promise<Before | null>;
+export function leadBefore(workspace: Workspace, target: TabTarget): {
+  read: LeadingRead<BeforeState>;
+  /** The page before the action from the lead's replies; null when nothing was sent. */
+  found(
+    lookup: Record<string, unknown>,
+    look: Record<string, unknown>,
+    tabSerial: number,
+  ): Promise<Before | null>;
 } | null {
-  if (!carriesOneMessage(target)) return null;
   const world = knownMain(target, tabPages(workspace, target.tabId));
-  const read = world && aimedRead<BeforeState>(world, beforeCall(workspace, null), [
-    { path: ["hidden"], equals: false },
-  ]);
+  const read = world && leadingRead<BeforeState>(world, beforeCall(workspace, null));
   if (!read) return null;
   const owned = new Set(workspace.tabs);
   return {
     read,
-    async found(replies, tabSerial) {
-      const answer = read.answer(replies);
+    async found(lookup, look, tabSerial) {
+      const answer = read.answer(lookup, look);
       // The same rule as the extension's: a page in the background was not acted on.
       if (!answer || answer.value?.hidden !== false) return null;
       const before = await noteBefore(workspace, target, answer.value, answer);
@@ -262,23 +253,22 @@ function settleExpression(workspace: Workspace, maxMs: number): string {
 }
 
 /**
- * The settle read as commands for the end of the input's own message (decision 0212): sent only
+ * The settle read as the step at the end of the input's own message (decision 0212): sent only
  * after every input command replied, so it sees what the input did, and one round trip fewer.
- * Null, and the settle read is a trip of its own after the input as before, when the extension
- * did not declare `after_replies` or no main-frame world is known to read in.
+ * Null, and the settle read is a trip of its own after the input, when no main-frame world is
+ * known to read in.
  */
-export function settleAfterInput(
+export function settleStep(
   workspace: Workspace,
   target: TabTarget,
-): { commands: Command[]; read(replies: Record<string, unknown>[]): SettleRead } | null {
-  if (!target.link.details.features.includes("after_replies")) return null;
+): { command: Command; read(reply: Record<string, unknown>): SettleRead } | null {
   const world = knownMain(target, tabPages(workspace, target.tabId));
   const read = world && trailingRead<AfterState>(world, settleExpression(workspace, SETTLE_MAX_MS));
   if (!read) return null;
   return {
-    commands: read.commands,
-    read(replies) {
-      const answer = read.answer(replies);
+    command: read.command,
+    read(reply) {
+      const answer = read.answer(reply);
       return answer && { state: answer.value, loaderId: answer.loaderId };
     },
   };
@@ -506,7 +496,7 @@ async function tabDeltaAfter(
 
 /**
  * Observes the page after an action (its navigation watched by `watch`) and builds its receipt.
- * `first` is the settle read when it travelled with the input ({@linkcode settleAfterInput}), or
+ * `first` is the settle read when it travelled with the input ({@linkcode settleStep}), or
  * "leaving" when the page was being left before it answered.
  */
 export async function observeAfter(

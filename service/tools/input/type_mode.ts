@@ -11,8 +11,8 @@
  */
 
 import { mainWorldCall } from "../page/in_page.ts";
-import type { ReplyTest } from "../../../shared/browser_protocol.ts";
 import type { Command } from "../page/main_frame_read.ts";
+import { compile, program } from "./program.ts";
 
 /** The object group the listener question holds its objects in, released after. */
 const GROUP = "ghostlight-type-mode";
@@ -30,23 +30,44 @@ function mainWorldObject(expression: string): Command {
 }
 
 /**
- * The commands that go to the page before typing, in the same round trip as the receipt's first
- * read: the main world's document (when the focused element takes text) and window, then the
- * browser's list of their listeners, each asking about the object found two commands before, and
- * the objects released. No text target: the listener questions are not sent.
+ * The steps that ask the page before typing, in the same round trip as the receipt's first read:
+ * the main world's document (when the focused element takes text) and window, then the
+ * browser's list of their listeners (each step asks about one of those two objects, named where
+ * the steps are placed in a program), and the objects released. No text target: the listener
+ * questions are not sent.
  */
-export function typeModeQuestion(): Command[] {
-  return [
-    mainWorldObject(mainWorldCall("textTarget")),
-    mainWorldObject(mainWorldCall("pageWindow")),
-    {
+export function typeModeQuestion(): {
+  textTarget: Command;
+  window: Command;
+  /** Each asks about the object its step names (`objectOf`): the text target's document, ... */
+  targetListeners: Command;
+  /** ... and the window. */
+  windowListeners: Command;
+  release: Command;
+} {
+  return {
+    textTarget: mainWorldObject(mainWorldCall("textTarget")),
+    window: mainWorldObject(mainWorldCall("pageWindow")),
+    targetListeners: {
       method: "DOMDebugger.getEventListeners",
       params: { depth: -1, pierce: true },
-      objectIdFrom: 2,
     },
-    { method: "DOMDebugger.getEventListeners", params: {}, objectIdFrom: 2 },
-    { method: "Runtime.releaseObjectGroup", params: { objectGroup: GROUP } },
-  ];
+    windowListeners: { method: "DOMDebugger.getEventListeners", params: {} },
+    release: { method: "Runtime.releaseObjectGroup", params: { objectGroup: GROUP } },
+  };
+}
+
+/** The question as commands of their own, in {@linkcode typeModeFrom}'s order. */
+export function typeModeCommands(): Command[] {
+  const question = typeModeQuestion();
+  return compile(
+    program()
+      .step("text target", () => question.textTarget)
+      .step("window", () => question.window)
+      .step("target listeners", () => ({ ...question.targetListeners, objectOf: "text target" }))
+      .step("window listeners", () => ({ ...question.windowListeners, objectOf: "window" }))
+      .step("release", () => question.release),
+  ).commands;
 }
 
 /**
@@ -62,18 +83,5 @@ export function typeModeFrom(replies: Record<string, unknown>[]): TypeMode {
     : "insert";
 }
 
-/**
- * For `type` in one message (decision 0241), with {@linkcode typeModeQuestion} at `questionAt`:
- * the tests, for the command at a given index, that hold when the text goes in at once, by the
- * rule of {@linkcode typeModeFrom} (both listener lists came back, neither holds a key event).
- * The insertion and the receipt's read after it are sent only when they all hold.
- */
-export function typeModeChoice(questionAt: number): (index: number) => ReplyTest[] {
-  const lists = [questionAt + 2, questionAt + 3];
-  return (index) =>
-    lists.map((at) => ({
-      reply: index - at,
-      path: ["listeners"],
-      lacks: { field: "type", values: [...KEY_EVENTS] },
-    }));
-}
+/** The test of a listener list that holds when nothing in it hears keys. */
+export const KEYS_UNHEARD = { field: "type", values: [...KEY_EVENTS] };

@@ -1,6 +1,6 @@
 import { assert, assertEquals } from "../../../tests/support/assert.ts";
 import { Operations, type SequenceCommand } from "../../../shared/browser_protocol.ts";
-import { typeModeFrom, typeModeQuestion } from "./type_mode.ts";
+import { typeModeCommands, typeModeFrom } from "./type_mode.ts";
 
 const READ: SequenceCommand[] = [
   { method: "Page.getFrameTree", params: {} },
@@ -9,7 +9,7 @@ const READ: SequenceCommand[] = [
 ];
 
 Deno.test("the listener question travels beside a read, each list asking about an evaluation's object", () => {
-  const commands = [...READ, ...typeModeQuestion()];
+  const commands = [...READ, ...typeModeCommands()];
   const sequence = Operations["cdp.sequence"].params.safeParse({ tab_id: 1, commands });
   assert(sequence.success, JSON.stringify(sequence.error?.issues));
   commands.forEach((command, index) => {

@@ -10,7 +10,7 @@
 import type { Workspace } from "../../workspace/mod.ts";
 import { howToAnswer } from "../core/dialog_help.ts";
 import { fence, originOf } from "../core/fence.ts";
-import { redactSecrets } from "./redact.ts";
+import { redactSecrets } from "../core/redact.ts";
 import { pageInfo } from "./main_frame_read.ts";
 import type { TabTarget } from "../core/target.ts";
 

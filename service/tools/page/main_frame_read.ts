@@ -282,83 +282,43 @@ function answerOf<T>(
 }
 
 /**
- * {@linkcode readWorld} as the first two commands of a longer sequence (decision 0239): the
+ * {@linkcode readWorld} as the two steps that open a page program (decision 0239): the
  * evaluation, which must answer at once, and the look at the frame tree go out together, and the
- * commands after them may be aimed by their replies. Null for a world outside the main frame.
+ * steps after them may be aimed by their replies (the program names them `lookup` and `look`).
+ * Null for a world outside the main frame, or one whose document is not known.
  */
-export function leadingRead<T>(world: Frame, expression: string): {
-  commands: Command[];
-  /** The answer from the sequence's replies, as {@linkcode readWorld}'s: null on a miss. */
-  answer(replies: Record<string, unknown>[]): MainFrameRead<T> | null;
-} | null {
+export function leadingRead<T>(world: Frame, expression: string): LeadingRead<T> | null {
   if (world.sessionId || world.parent || !world.loaderId) return null;
   return {
-    commands: [evaluation(expression, world.contextId, { synchronous: true }), FRAME_TREE],
-    answer(replies) {
-      const read = answerOf<T>(world, replies.slice(0, 2), { quietly: true, look: true });
+    evaluate: evaluation(expression, world.contextId, { synchronous: true }),
+    look: FRAME_TREE,
+    frame: { id: world.frameId, loaderId: world.loaderId },
+    answer(lookup, look) {
+      const read = answerOf<T>(world, [lookup, look], { quietly: true, look: true });
       return "missed" in read ? null : { ...read, beside: [] };
     },
   };
 }
 
+/** A read that opens a page program: its two commands, and its answer from their replies. */
+export interface LeadingRead<T> {
+  evaluate: Command;
+  look: Command;
+  /** The document the world belongs to: later steps go out only while the look shows it. */
+  frame: { id: string; loaderId: string };
+  /** The read's answer: null when the world was not current. */
+  answer(lookup: Record<string, unknown>, look: Record<string, unknown>): MainFrameRead<T> | null;
+}
+
 /** Where in a leading evaluation's reply its value is. */
 export const VALUE_PATH = ["result", "value"];
 
-/** A read that opens a message whose later commands are aimed by its replies (decision 0239). */
-export interface AimedRead<T> {
-  /** The evaluation and the look at the frame tree, which open the message. */
-  commands: Command[];
-  /**
-   * `command`, at `index` in the message, sent only when the read's value holds each of `ready`
-   * and the look shows the document the world belongs to (its own `sendIf` tests kept after).
-   */
-  aim(command: Command, index: number): Command;
-  /** The read's answer from the message's first replies: null when the world was not current. */
-  answer(replies: Record<string, unknown>[]): MainFrameRead<T> | null;
-}
-
-/**
- * {@linkcode leadingRead} with the test every later command of its message takes (decision
- * 0239): the evaluation's value holds each of `ready` (paths in it, and the value each must
- * equal), and the frame tree shows the world's document. Null where `leadingRead` is.
- */
-export function aimedRead<T>(
-  world: Frame,
-  expression: string,
-  ready: { path: string[]; equals: boolean }[],
-): AimedRead<T> | null {
-  const read = leadingRead<T>(world, expression);
-  if (!read || !world.loaderId) return null;
-  const { frameId, loaderId } = world;
-  return {
-    commands: read.commands,
-    aim(command, index) {
-      // Counted back from the command: the evaluation is the message's first, the look second.
-      const [evaluated, look] = [index, index - 1];
-      return {
-        ...command,
-        sendIf: [
-          ...ready.map((test) => ({
-            reply: evaluated,
-            path: [...VALUE_PATH, ...test.path],
-            equals: test.equals,
-          })),
-          { reply: look, path: ["frameTree", "frame", "id"], equals: frameId },
-          { reply: look, path: ["frameTree", "frame", "loaderId"], equals: loaderId },
-          ...command.sendIf ?? [],
-        ],
-      };
-    },
-    answer: read.answer,
-  };
-}
-
 /** A read that travels at the end of another sequence (decision 0212). */
 export interface TrailingRead<T> {
-  /** The commands to append: each goes out only after every earlier command replied. */
-  commands: Command[];
-  /** The answer from the appended commands' replies, as {@linkcode readWorld}'s: null on a miss. */
-  answer(replies: Record<string, unknown>[]): MainFrameRead<T> | null;
+  /** The command to append: it goes out only after every earlier command replied. */
+  command: Command;
+  /** The answer from the command's reply, as {@linkcode readWorld}'s: null on a miss. */
+  answer(reply: Record<string, unknown>): MainFrameRead<T> | null;
 }
 
 /**
@@ -366,16 +326,16 @@ export interface TrailingRead<T> {
  * so the read costs no round trip of its own: the evaluation goes out once every earlier command
  * replied (it sees their effects). Its value must say whether its document is still the one shown
  * (`current`, as a vouched read's, decision 0218), so no look at the frame tree waits behind it
- * (decision 0243). Only for an extension that declared `after_replies`; a failure, which the
- * extension answers as a reply, and a value that does not say `current: true` are misses.
+ * (decision 0243). A failure, which the extension answers as a reply, and a value that does not
+ * say `current: true` are misses.
  */
 export function trailingRead<T>(world: Frame, expression: string): TrailingRead<T> | null {
   if (world.sessionId || world.parent) return null;
   return {
-    commands: [{ ...evaluation(expression, world.contextId), afterReplies: true as const }],
-    answer(replies) {
-      if (replies.length !== 1 || "failed" in replies[0]) return null;
-      const read = answerOf<T>(world, replies, { quietly: true, look: false });
+    command: { ...evaluation(expression, world.contextId), afterReplies: true as const },
+    answer(reply) {
+      if (!reply || "failed" in reply) return null;
+      const read = answerOf<T>(world, [reply], { quietly: true, look: false });
       return "missed" in read ? null : read;
     },
   };

@@ -9,6 +9,7 @@
 
 import type { TabState } from "../../browser/mod.ts";
 import type { Workspace } from "../../workspace/mod.ts";
+import type { ToolContext } from "../core/context.ts";
 import type { TabTarget } from "../core/target.ts";
 import { runtimeCall } from "./in_page.ts";
 import { inMainFrame } from "./main_frame_read.ts";
@@ -148,4 +149,30 @@ export function describeCondition(condition: Condition): string {
     condition.text !== undefined ? `text ${JSON.stringify(condition.text)}` : "",
   ].filter(Boolean).join(" with ");
   return `${parts} ${condition.state === "settled" ? "visible" : condition.state}`;
+}
+
+/**
+ * Waits for `condition` and then, with `settle`, for the page to settle too, within the one
+ * timeout. Below the handlers: `wait_for` and act_on's `expect` wait through it.
+ */
+export async function waitForCondition(
+  context: ToolContext,
+  target: TabTarget,
+  condition: Condition,
+  options: { timeoutMs: number; settle?: boolean; startedAt?: number },
+): Promise<Waited & { settled?: boolean }> {
+  const startedAt = options.startedAt ?? Date.now();
+  const waited = await waitInSlices(lookAt(context.workspace, target, condition), {
+    timeoutMs: options.timeoutMs,
+    signal: context.signal,
+    startedAt,
+  });
+  const settleToo = options.settle || (condition.state === "settled" &&
+    (condition.selector !== undefined || condition.text !== undefined));
+  if (waited.ended !== "met" || waited.last?.error || !settleToo) return waited;
+  const settled = await waitInSlices(
+    lookAt(context.workspace, target, { state: "settled" }),
+    { timeoutMs: options.timeoutMs, signal: context.signal, startedAt },
+  );
+  return { ...waited, elapsedMs: settled.elapsedMs, settled: settled.ended === "met" };
 }

@@ -12,7 +12,7 @@ import { byId } from "./registry.ts";
 import { roleOf } from "./roles.ts";
 import { isSecretField } from "./secrets.ts";
 import { clean, clip, textOf } from "./text.ts";
-import { REDACTED } from "../page/redact.ts";
+import { REDACTED } from "../core/redact.ts";
 
 /** A ref's element as the service sees it. */
 export interface Described {

@@ -1,0 +1,556 @@
+/**
+ * Acting on a tab with pointer and keys: a handler states what it wants as an {@linkcode Intent}
+ * (a click at a ref or a coordinate, a hover, a drag, typing, a key chord) and gets back the
+ * receipt of what changed ({@linkcode Acted}), which {@linkcode actedOutcome} renders as the
+ * call's answer. Where a ref can be, the target is found, aimed at and acted on in one message
+ * to the page (decisions 0239, 0241); otherwise the target is found first and the input follows.
+ * Input into a frame the policy refuses is refused before any is sent.
+ *
+ * @module
+ */
+
+import type { Outcome } from "../../../shared/bridge.ts";
+import { capabilitiesFor } from "../../catalog/mod.ts";
+import { success, type ToolContext } from "../core/context.ts";
+import { ToolError } from "../core/errors.ts";
+import type { TabTarget } from "../core/target.ts";
+import { checkInputFrames, frameGuard } from "../page/collect.ts";
+import { type Command, VALUE_PATH } from "../page/main_frame_read.ts";
+import { resolveRef, tabPages } from "../page/refs.ts";
+import { type Point, toViewport } from "./coordinates.ts";
+import { chordEvents, parseChords, parseModifiers, typeEvents } from "./input.ts";
+import { AIM_POINT, AIM_READY, lookupByRef, prepareByRef, type RefLookup } from "./prepare.ts";
+import { type At as Named, compile, program } from "./program.ts";
+import {
+  type Assurance,
+  type Before,
+  type Blocker,
+  type Described,
+  leadBefore,
+  observeAfter,
+  observeBefore,
+  type Receipt,
+  renderReceipt,
+  type SettleRead,
+  settleStep,
+  watchNavigation,
+} from "./receipt.ts";
+import type { NavigationWatch } from "./navigation_watch.ts";
+import {
+  type Aim,
+  type AimedProgram,
+  dispatchSettling,
+  execute,
+  mayPipeline,
+  mouse,
+  unlessClosed,
+} from "./send.ts";
+import {
+  KEYS_UNHEARD,
+  type TypeMode,
+  typeModeCommands,
+  typeModeFrom,
+  typeModeQuestion,
+} from "./type_mode.ts";
+
+/** Intermediate mouse positions of a drag, so pages that track movement see one. */
+const DRAG_STEPS = 8;
+
+/** Where a pointer action lands: a ref's centre (scrolled into view), or a screenshot pixel. */
+export type At = { ref: string } | { coordinate: number[] };
+
+/** What a handler asks the input layer to do on an owned tab. */
+export type Intent =
+  | {
+    kind: "click";
+    /** The action's name, as the receipt reports it (left_click, double_click, ...). */
+    action: string;
+    at: At;
+    button: "left" | "right";
+    clicks: number;
+    /** The keys held during the click, as named in the contract ("ctrl+shift"). */
+    modifiers?: string;
+  }
+  | { kind: "hover"; at: At }
+  | { kind: "drag"; from: number[]; to: number[] }
+  | { kind: "type"; text: string }
+  | { kind: "key"; keys: string; repeat: number };
+
+/** What an action did: the receipt of what changed, and the line its answer leads with. */
+export interface Acted {
+  tabId: number;
+  receipt: Receipt;
+  lead: string;
+}
+
+/** Carries out `intent` on `target`; answers its receipt once what the input caused is over. */
+export function perform(context: ToolContext, target: TabTarget, intent: Intent): Promise<Acted> {
+  switch (intent.kind) {
+    case "click":
+      return click(context, target, intent);
+    case "hover":
+      return pointerAction(intent.at, context, target, {
+        action: "hover",
+        input: (point) => [mouse("mouseMoved", point)],
+        lead: (where) => `Hovering at ${describeWhere(where)}.`,
+      });
+    case "drag":
+      return drag(context, target, intent.from, intent.to);
+    case "type":
+      return typeText(context, target, intent.text);
+    case "key":
+      return pressKey(context, target, intent.keys, intent.repeat);
+  }
+}
+
+/** An action's receipt as the call's answer: its lead, what changed, fenced page words. */
+export function actedOutcome(context: ToolContext, acted: Acted): Outcome {
+  const { receipt } = acted;
+  return success(renderReceipt(context.workspace, receipt, acted.lead), {
+    tabId: acted.tabId,
+    receipt,
+    provenance: {
+      pageSourced: true,
+      untrusted: true,
+      topOrigin: receipt.page.origin,
+      sessionNonce: context.workspace.fenceNonce,
+    },
+  });
+}
+
+function describeWhere(where: { ref?: string; coordinate?: number[] }): string {
+  return where.ref ? where.ref : `(${where.coordinate![0]}, ${where.coordinate![1]})`;
+}
+
+/** A click: left, right, double or triple, with optional modifiers. */
+function click(
+  context: ToolContext,
+  target: TabTarget,
+  intent: Extract<Intent, { kind: "click" }>,
+): Promise<Acted> {
+  const { action, button, clicks } = intent;
+  const modifiers = parseModifiers(intent.modifiers);
+  return pointerAction(intent.at, context, target, {
+    action,
+    // At the point found, or (in a page program) at the lookup's centre, named there.
+    input: (point) => {
+      const events = [mouse("mouseMoved", point, { modifiers })];
+      for (let count = 1; count <= clicks; count++) {
+        const common = { button, clickCount: count, modifiers };
+        const buttons = button === "left" ? 1 : 2;
+        events.push(mouse("mousePressed", point, { ...common, buttons }));
+        events.push(mouse("mouseReleased", point, { ...common, buttons: 0 }));
+      }
+      return events;
+    },
+    lead: (where) =>
+      `${action} at ${describeWhere(where)}${modifiers ? ` with ${intent.modifiers}` : ""}.`,
+  });
+}
+
+async function drag(
+  context: ToolContext,
+  target: TabTarget,
+  start: number[],
+  end: number[],
+): Promise<Acted> {
+  const from = await toViewport(context.workspace, target, start, "start_coordinate");
+  const to = await toViewport(context.workspace, target, end, "coordinate");
+  await checkFrames(context, target, "left_click_drag", from);
+  await checkFrames(context, target, "left_click_drag", to);
+  const events = [
+    mouse("mouseMoved", from),
+    mouse("mousePressed", from, { button: "left", buttons: 1, clickCount: 1 }),
+  ];
+  for (let step = 1; step <= DRAG_STEPS; step++) {
+    const point = {
+      x: from.x + (to.x - from.x) * step / DRAG_STEPS,
+      y: from.y + (to.y - from.y) * step / DRAG_STEPS,
+    };
+    events.push(mouse("mouseMoved", point, { button: "left", buttons: 1 }));
+  }
+  events.push(mouse("mouseReleased", to, { button: "left", buttons: 0, clickCount: 1 }));
+  return await act(
+    context,
+    target,
+    "left_click_drag",
+    { point: from, assurance: "coordinate", coordinate: start },
+    events,
+    `Dragged from (${start.join(", ")}) to (${end.join(", ")}).`,
+  );
+}
+
+/** Types `text` (checked by the caller: not empty, not too long) where the focus is. */
+async function typeText(context: ToolContext, target: TabTarget, text: string): Promise<Acted> {
+  await checkFrames(context, target, "type", null);
+  // Where the text went is the receipt's to say: the focused field, or nowhere (a blocker).
+  const lead = `Typed ${[...text].length} characters.`;
+  // Text goes in at once where nothing listens for keys; Return and Tab do more than insert.
+  const ask = !/[\r\n\t]/.test(text);
+  const ordinary = async () => {
+    const before = await observeBefore(context.workspace, target, {
+      beside: ask ? typeModeCommands() : [],
+    });
+    const mode = ask ? typeModeFrom(before.beside) : "keys";
+    return await act(
+      context,
+      target,
+      "type",
+      { assurance: "none", before },
+      mode === "insert" ? [{ method: "Input.insertText", params: { text } }] : typeEvents(text),
+      lead,
+    );
+  };
+  if (!ask) return await ordinary();
+  return await execute(context, target, aimedTyping(context, target, text), {
+    acted: ({ before }, sent) =>
+      answer(context, target, "type", { assurance: "none", before }, sent, lead),
+    // Nothing of the text went out: one key press per character, in a message of their own.
+    async withheld({ before }, done) {
+      await done;
+      return await act(
+        context,
+        target,
+        "type",
+        { assurance: "none", before },
+        typeEvents(text),
+        lead,
+      );
+    },
+    ordinary,
+  });
+}
+
+async function pressKey(
+  context: ToolContext,
+  target: TabTarget,
+  text: string,
+  repeat: number,
+): Promise<Acted> {
+  const mac = /Macintosh|Mac OS X/.test(target.link.details.userAgent);
+  const once = chordEvents(parseChords(text), { mac });
+  const events = Array.from({ length: repeat }, () => once).flat();
+  await checkFrames(context, target, "key", null);
+  return await act(
+    context,
+    target,
+    "key",
+    { assurance: "none" },
+    events,
+    `Pressed ${text.trim()}${repeat > 1 ? ` ×${repeat}` : ""}.`,
+  );
+}
+
+/** Where an action lands and what is known about its target beforehand. */
+interface Where {
+  point?: Point;
+  assurance: Assurance;
+  ref?: string;
+  coordinate?: number[];
+  element?: Described;
+  blockers?: Blocker[];
+  /** The page before the action, when finding the target already noted it. */
+  before?: Before;
+}
+
+function overlay(cover: string | null, ref: string, action: string): Blocker[] {
+  return cover
+    ? [{
+      kind: "overlay",
+      summary: `${cover} lies on top of ${ref}, so the ${action} reached it instead.`,
+      nextStep: "Close or dismiss what covers it (Escape, its close button), then retry.",
+    }]
+    : [];
+}
+
+function notVisible(ref: string, role: string, name: string, action: string): ToolError {
+  return new ToolError(
+    "tool_failure",
+    `${ref} (${role} "${name}") is not visible, so it cannot be ${action}ed.`,
+    "Open whatever hides it (a menu, a tab), or find a visible element instead.",
+  );
+}
+
+/** Where a pointer action lands: on a ref's centre (scrolled into view) or at a coordinate. */
+async function pointFor(
+  at: At,
+  context: ToolContext,
+  target: TabTarget,
+  action: string,
+): Promise<Where & { point: Point }> {
+  const where = await pointOf(at, context, target, action);
+  // Input that would land in a frame of another origin is decided on that frame's own host.
+  if (where.framed !== false) await checkFrames(context, target, action, where.point);
+  return where;
+}
+
+/**
+ * Input into a frame the policy refuses for `action` is refused before any is sent: at `point`,
+ * or where the focus is (null).
+ */
+export function checkFrames(
+  context: ToolContext,
+  target: TabTarget,
+  action: string,
+  point: Point | null,
+): Promise<void> {
+  const guard = frameGuard(context, capabilitiesFor("computer", { action }));
+  return checkInputFrames(target, tabPages(context.workspace, target.tabId), point, guard);
+}
+
+/** Where a pointer action lands, with whether it is known to stay out of other origins' frames. */
+async function pointOf(
+  at: At,
+  context: ToolContext,
+  target: TabTarget,
+  action: string,
+): Promise<Where & { point: Point; framed?: boolean }> {
+  if ("ref" in at) {
+    const args = at;
+    // One visit to the page finds, scrolls, checks and notes, for a ref in the main frame.
+    const prepared = await prepareByRef(context.workspace, target, args.ref);
+    if (prepared) {
+      if (!prepared.visible) {
+        throw notVisible(args.ref, prepared.element.role, prepared.element.name, action);
+      }
+      return {
+        point: prepared.centre,
+        assurance: "ref",
+        ref: args.ref,
+        element: prepared.element,
+        blockers: overlay(prepared.cover, args.ref, action),
+        before: prepared.before,
+        framed: prepared.framed,
+      };
+    }
+    // Scroll only when needed: a page that moves under a visible target invalidates the
+    // coordinates of the screenshot the model holds.
+    let element = await resolveRef(context.workspace, target, args.ref);
+    if (element.visible && !element.inViewport) {
+      element = await resolveRef(context.workspace, target, args.ref, { scroll: true });
+    }
+    if (!element.visible) throw notVisible(args.ref, element.role, element.name, action);
+    const cover = await element.call<string | null>("coveredBy").catch(() => null);
+    return {
+      point: element.centre,
+      assurance: "ref",
+      ref: args.ref,
+      element: {
+        role: element.role,
+        name: element.name,
+        tag: "",
+        ...(element.enabled ? {} : { disabled: true }),
+      },
+      blockers: overlay(cover, args.ref, action),
+    };
+  }
+  const { coordinate } = at;
+  return {
+    point: await toViewport(context.workspace, target, coordinate, "coordinate"),
+    assurance: "coordinate",
+    coordinate,
+  };
+}
+
+async function act(
+  context: ToolContext,
+  target: TabTarget,
+  action: string,
+  where: Where,
+  commands: { method: string; params: Record<string, unknown> }[],
+  lead: string,
+): Promise<Acted> {
+  const before = where.before ??
+    await observeBefore(context.workspace, target, { point: where.point });
+  const watch = watchNavigation(target, before);
+  let first: SettleRead | "leaving" | undefined;
+  try {
+    first = await dispatchSettling(context, target, commands, watch);
+  } catch (error) {
+    await unlessClosed(target, before, watch, error);
+  }
+  return await answer(context, target, action, { ...where, before }, { watch, first }, lead);
+}
+
+/** What a ref's lookup found, as its page program's lead answered. */
+type Looked = NonNullable<Awaited<ReturnType<RefLookup["found"]>>>;
+
+/**
+ * A pointer action by ref as one page program (decision 0239): the lookup that finds, scrolls
+ * to and notes the target and the look at the frame tree (the lead), the input aimed at the
+ * centre the lookup found, and the receipt's settle read, the last two sent only when the
+ * condition "ready" holds: the target visible, the page in front, the centre in no frame of
+ * another origin, and the frame still showing the lookup's document. Null when it cannot go
+ * this way (a ref outside the main frame's known world): the ordinary path then.
+ */
+function aimedPointer(
+  context: ToolContext,
+  target: TabTarget,
+  ref: string,
+  input: Pointing["input"],
+): AimedProgram<Looked> | null {
+  const lookup = lookupByRef(context.workspace, target, ref);
+  const settle = settleStep(context.workspace, target);
+  if (!lookup || !settle) return null;
+  const { read } = lookup;
+  const declared = program()
+    .step("lookup", () => read.evaluate)
+    .step("look", () => read.look)
+    .lead()
+    .condition("ready", (at) => [
+      ...AIM_READY.map(({ path, equals }) => ({ value: at("lookup", ...path), equals })),
+      ...frameShown(at, read.frame),
+    ])
+    .each("input", (at) => {
+      const centre = { x: at("lookup", ...AIM_POINT, "x"), y: at("lookup", ...AIM_POINT, "y") };
+      return input(centre).map((event) => ({ ...event, when: ["ready"] }));
+    })
+    .step("settle", () => ({ ...settle.command, when: ["ready"] }));
+  const compiled = compile(declared);
+  return {
+    program: compiled,
+    // The input alone decides it: the lead is a read, the settle step waits for every reply.
+    pipeline: mayPipeline(compiled.commands.slice(compiled.lead, compiled.indexOf("settle"))),
+    decide: (lead, tabSerial) =>
+      lookup.found(compiled.reply("lookup", lead), compiled.reply("look", lead), tabSerial),
+    fired: (looked) => looked.fired ? looked.prepared.before : null,
+    settle: settle.read,
+  };
+}
+
+/** The tests that the look at the frame tree shows the document `frame` (a lead's read's). */
+function frameShown(at: Named<"look">, frame: { id: string; loaderId: string }) {
+  return [
+    { value: at("look", "frameTree", "frame", "id"), equals: frame.id },
+    { value: at("look", "frameTree", "frame", "loaderId"), equals: frame.loaderId },
+  ];
+}
+
+/**
+ * `type` as one page program where the text can go in at once (decision 0241): the page before
+ * it and the look at the frame tree (the lead), the question whether the page listens for keys,
+ * and the insertion and the receipt's read, the last two sent only when the page is in front,
+ * the frame shows the lead's document ("ready") and the question's replies say nothing listens
+ * ("quiet"). Null when no main-frame world is known: the ordinary path then.
+ */
+function aimedTyping(
+  context: ToolContext,
+  target: TabTarget,
+  text: string,
+): AimedProgram<{ before: Before; mode: TypeMode }> | null {
+  const lead = leadBefore(context.workspace, target);
+  const settle = settleStep(context.workspace, target);
+  if (!lead || !settle) return null;
+  const { read } = lead;
+  const question = typeModeQuestion();
+  const declared = program()
+    .step("lookup", () => read.evaluate)
+    .step("look", () => read.look)
+    .step("text target", () => question.textTarget)
+    .step("window", () => question.window)
+    .step("target listeners", () => ({ ...question.targetListeners, objectOf: "text target" }))
+    .step("window listeners", () => ({ ...question.windowListeners, objectOf: "window" }))
+    .step("release", () => question.release)
+    .lead()
+    .condition("ready", (at) => [
+      { value: at("lookup", ...VALUE_PATH, "hidden"), equals: false },
+      ...frameShown(at, read.frame),
+    ])
+    .condition("quiet", (at) => [
+      { value: at("target listeners", "listeners"), lacks: KEYS_UNHEARD },
+      { value: at("window listeners", "listeners"), lacks: KEYS_UNHEARD },
+    ])
+    .step("insert", () => ({
+      method: "Input.insertText",
+      params: { text },
+      when: ["ready", "quiet"],
+    }))
+    .step("settle", () => ({ ...settle.command, when: ["ready", "quiet"] }));
+  const compiled = compile(declared);
+  return {
+    program: compiled,
+    pipeline: true,
+    async decide(replies, tabSerial) {
+      const before = await lead.found(
+        compiled.reply("lookup", replies),
+        compiled.reply("look", replies),
+        tabSerial,
+      );
+      const answers = replies.slice(compiled.indexOf("text target"));
+      return before && { before, mode: typeModeFrom(answers) };
+    },
+    fired: ({ before, mode }) => mode === "insert" ? before : null,
+    settle: settle.read,
+  };
+}
+
+/** The action's receipt, once what its input caused is over. */
+async function answer(
+  context: ToolContext,
+  target: TabTarget,
+  action: string,
+  where: Where & { before: Before },
+  sent: { watch: NavigationWatch; first: SettleRead | "leaving" | undefined },
+  lead: string,
+): Promise<Acted> {
+  const { before } = where;
+  const { watch, first } = sent;
+  const receipt = await observeAfter(context.workspace, target, before, {
+    watch,
+    first,
+    action,
+    assurance: where.assurance,
+    ref: where.ref,
+    element: where.element,
+    blockers: where.blockers,
+    ...(where.coordinate ? { x: where.coordinate[0], y: where.coordinate[1] } : {}),
+  });
+  return { tabId: target.tabId, receipt, lead };
+}
+/**
+ * A pointer action at a ref or a coordinate: by ref in one message where it can be (decision
+ * 0239), otherwise the target is found first and the input follows.
+ */
+async function pointerAction(
+  at: At,
+  context: ToolContext,
+  target: TabTarget,
+  pointing: Pointing,
+): Promise<Acted> {
+  const { action, input, lead } = pointing;
+  const ordinary = async () => {
+    const where = await pointFor(at, context, target, action);
+    return await act(context, target, action, where, input(where.point), lead(where));
+  };
+  if (!("ref" in at)) return await ordinary();
+  const { ref } = at;
+  return await execute(context, target, aimedPointer(context, target, ref, input), {
+    async acted({ prepared }: Extract<Looked, { fired: true }>, sent) {
+      const where: Where & { before: Before } = {
+        point: prepared.centre,
+        assurance: "ref",
+        ref,
+        element: prepared.element,
+        blockers: overlay(prepared.cover, ref, action),
+        before: prepared.before,
+      };
+      return await answer(context, target, action, where, sent, lead(where));
+    },
+    withheld(looked) {
+      const missed = "found" in looked ? looked.found : null;
+      if (missed && !missed.visible) {
+        throw notVisible(ref, missed.element.role, missed.element.name, action);
+      }
+      return ordinary();
+    },
+    ordinary,
+  });
+}
+
+/** A pointer action: its name, its input at a point, and its receipt's first line. */
+interface Pointing {
+  action: string;
+  /** The input at `point`: a point found, or (in a page program) the lookup's named centre. */
+  input: <P extends Aim>(point: P) => Command[];
+  lead: (where: Where) => string;
+}

@@ -1,0 +1,194 @@
+/**
+ * Locating elements by a plain-language description: find's ranking (our own scoring, no model,
+ * no network) over the tab's documents, measured so what the user can see wins a close call.
+ * Below the handlers: `find` lists the matches and `act_on` acts on the best one.
+ *
+ * @module
+ */
+
+import type { ToolContext } from "../core/context.ts";
+import { collect, type Collected, type CollectedNode, frameGuard, READ } from "./collect.ts";
+import { runtimeCall } from "./in_page.ts";
+import { rank, roleWords } from "./rank.ts";
+import { redactSecrets } from "../core/redact.ts";
+import {
+  type Frame,
+  frameOrigin,
+  inFrame,
+  intersects,
+  refFor,
+  type TabPages,
+  tabPages,
+  topViewport,
+} from "./refs.ts";
+import { currentScale, latestScreenshot } from "./screenshot.ts";
+import type { TabTarget } from "../core/target.ts";
+
+/** Most matches returned. */
+export const MAX_MATCHES = 20;
+/** Candidates measured before the visible ones are preferred. */
+const CANDIDATES = 40;
+
+interface Measured {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+  visible: boolean;
+  inViewport: boolean;
+}
+
+/** A ranked element, one per element: a text run stands for the element that holds it. */
+export interface Candidate {
+  node: CollectedNode;
+  ref: string;
+  score: number;
+}
+
+/** The best-ranked elements, at most {@linkcode CANDIDATES}, one per element. */
+function pickCandidates(
+  pages: TabPages,
+  ranked: { node: CollectedNode; score: number }[],
+): Candidate[] {
+  const picked: Candidate[] = [];
+  const seen = new Set<string>();
+  for (const { node, score } of ranked) {
+    if (!node.at) continue;
+    const ref = node.ref ?? refFor(pages, node.at.frame, node.at.localId);
+    if (seen.has(ref)) continue;
+    seen.add(ref);
+    picked.push({ node, ref, score });
+    if (picked.length >= CANDIDATES) break;
+  }
+  return picked;
+}
+
+/** The box of each candidate in top-level viewport CSS pixels, by `frame key#local id`. */
+async function measure(
+  target: TabTarget,
+  pages: TabPages,
+  picked: Candidate[],
+): Promise<Map<string, Measured | null>> {
+  const byFrame = new Map<Frame, number[]>();
+  for (const { node } of picked) {
+    const list = byFrame.get(node.at!.frame) ?? [];
+    list.push(node.at!.localId);
+    byFrame.set(node.at!.frame, list);
+  }
+  const boxes = new Map<string, Measured | null>();
+  const viewport = [...byFrame.keys()].some((frame) => frame.parent)
+    ? await topViewport(target)
+    : undefined;
+  for (const [frame, ids] of byFrame) {
+    const measured = await inFrame<(Measured | null)[]>(
+      target,
+      pages,
+      frame,
+      runtimeCall("boxes", ids),
+    );
+    const origin = await frameOrigin(target, pages, frame);
+    ids.forEach((id, i) => {
+      const box = measured[i];
+      if (!box) {
+        boxes.set(`${frame.key}#${id}`, null);
+        return;
+      }
+      const moved = { ...box, x: box.x + origin.x, y: box.y + origin.y };
+      // A frame in another origin only knows its own viewport: check the tab's too.
+      if (viewport) moved.inViewport &&= intersects(moved, viewport);
+      boxes.set(`${frame.key}#${id}`, moved);
+    });
+  }
+  return boxes;
+}
+
+/**
+ * The candidates that have a box, best first. What the user can see wins a close call: a hidden
+ * duplicate (an off-canvas mobile menu) loses to the visible control, and on-screen beats
+ * scrolled away.
+ */
+function byVisibility(picked: Candidate[], boxes: Map<string, Measured | null>) {
+  const measured = picked.flatMap((candidate) => {
+    const box = boxes.get(`${candidate.node.at!.frame.key}#${candidate.node.at!.localId}`);
+    if (!box) return [];
+    const seenBonus = !box.visible || box.width * box.height === 0
+      ? -1.5
+      : box.inViewport
+      ? 0.3
+      : 0;
+    return [{ ...candidate, box, score: candidate.score + seenBonus }];
+  });
+  return measured.sort((a, b) => b.score - a.score);
+}
+
+/** A match as the agent gets it: boxes and centre in screenshot pixels. */
+export function asMatch(
+  { node, ref, box }: Candidate & { box: Measured },
+  index: number,
+  scale: number,
+) {
+  const inShot = (css: number) => Math.round(css / scale);
+  return {
+    ref,
+    role: node.role,
+    name: redactSecrets(node.name.length > 150 ? `${node.name.slice(0, 149)}…` : node.name),
+    ...(node.value !== undefined ? { value: redactSecrets(node.value) } : {}),
+    box: {
+      x: inShot(box.x),
+      y: inShot(box.y),
+      width: inShot(box.width),
+      height: inShot(box.height),
+    },
+    x: inShot(box.x + box.width / 2),
+    y: inShot(box.y + box.height / 2),
+    visible: box.visible,
+    inViewport: box.inViewport,
+    matchRank: index + 1,
+  };
+}
+
+/** A found element, measured, with its score after visibility. */
+export type Located = Candidate & { box: Measured };
+
+/** What {@linkcode locate} found on a tab. */
+export interface Location {
+  outline: Collected;
+  /** Every measured candidate, best first. */
+  located: Located[];
+  /** Set when no element had the query's words and its role words were used instead. */
+  roles: string;
+}
+
+/**
+ * The elements of the tab that match `query` (and `role`, when given), ranked as find ranks
+ * them and measured, best first: what the user can see wins a close call.
+ */
+export async function locate(
+  context: ToolContext,
+  target: TabTarget,
+  wanted: { query: string; role?: string },
+): Promise<Location> {
+  const pages = tabPages(context.workspace, target.tabId);
+  const role = wanted.role?.trim().toLowerCase();
+  // Each document ranks its own nodes and sends only its best (decision 0234).
+  const outline = await collect(target, pages, {
+    filter: "all",
+    hints: true,
+    find: { query: wanted.query, ...(role ? { role } : {}), keep: CANDIDATES * 2 },
+    guard: frameGuard(context, READ),
+  });
+  const nodes = role ? outline.nodes.filter((node) => node.role === role) : outline.nodes;
+  let ranked = wanted.query === ""
+    ? nodes.map((node) => ({ node, score: 1 }))
+    : rank(nodes, wanted.query, CANDIDATES * 2);
+  // No element has the query's words: offer the elements of the roles it named instead.
+  const roles = ranked.length === 0 && !role ? roleWords(wanted.query) : "";
+  if (roles) ranked = rank(nodes, roles, CANDIDATES * 2);
+  const picked = pickCandidates(pages, ranked);
+  return { outline, located: byVisibility(picked, await measure(target, pages, picked)), roles };
+}
+
+/** Viewport CSS pixels per screenshot pixel: 1 unless the viewport is wider than a screenshot. */
+export async function screenshotScale(context: ToolContext, target: TabTarget): Promise<number> {
+  return latestScreenshot(context.workspace, target.tabId)?.scale ?? await currentScale(target);
+}
