@@ -79,6 +79,12 @@ export const CONSOLE_EVENTS: readonly string[] = [
  * so that a service that does not know it passes it by (decision 0291).
  */
 export const CONSOLE_PAUSED_EVENT = "Ghostlight.consolePaused";
+/**
+ * Not a CDP event: the same word for a tab's network events (`Network.*`), which a page sending
+ * requests faster than the extension can drop their events has paused the same way (decision
+ * 0340).
+ */
+export const NETWORK_PAUSED_EVENT = "Ghostlight.networkPaused";
 /** Longest string inside a forwarded event; longer ones are cut. */
 export const EVENT_STRING_MAX = 2000;
 

@@ -40,7 +40,9 @@ const CallView = z.object({
 export const PersonWorkspace = z.object({
   /** The person's handle for it (`ghostlight hold 2`), numbered from 1 as workspaces open. */
   number: z.number().int().positive(),
-  /** The MCP client's name. */
+  /** The principal its connector proved: what the person's surfaces name it by (decision 0338). */
+  principal: z.string().optional(),
+  /** What the MCP client calls itself: its claim, shown only as a marked detail. */
   client: z.string(),
   color: GroupColor,
   state: WorkspaceState,

@@ -14,6 +14,7 @@
 
 import { decodeBase64, encodeBase64 } from "./base64.ts";
 import { canonicalJson } from "./canonical_json.ts";
+import { readRegularFile } from "./files.ts";
 
 /** The size of a role's key, of the service's secret, and of the service's public key. */
 export const KEY_BYTES = 32;
@@ -116,7 +117,10 @@ export async function readKeyFile(path: string): Promise<Uint8Array> {
     throw new Error(`${path} is owned by another user; remove it and restart the service`);
   }
   if (info.size !== KEY_BYTES) throw new Error(`${path} is not a Ghostlight key`);
-  const key = await Deno.readFile(path);
+  // Opened as the file just checked, or not at all: a name swapped for a link, a FIFO or another
+  // file since is refused (decision 0339).
+  const key = await readRegularFile(path, { maxBytes: KEY_BYTES });
+  if (key === null) throw new Deno.errors.NotFound(`${path} was removed while it was read`);
   if (key.length !== KEY_BYTES) throw new Error(`${path} is not a Ghostlight key`);
   return key;
 }

@@ -11,9 +11,10 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { assert, assertEquals, assertMatch } from "./support/assert.ts";
 import { executable, makeTestEnv } from "./support/env.ts";
-import { type CallResult, startSession } from "./support/session.ts";
+import { startSession } from "./support/session.ts";
 import { allText } from "./support/results.ts";
 import { plain } from "./support/fence.ts";
+import { startStorm } from "./support/storm.ts";
 import { pollUntil, within } from "./support/wait.ts";
 
 /** Pings in the client's burst: over the connector's 1,024 waiting answers. */
@@ -98,22 +99,9 @@ Deno.test("a client that stops reading is let go after the stall bound", async (
 const CALM_MS = 15_000;
 
 Deno.test("a tab flooding its console starves no other workspace, and can be read and closed", async () => {
-  const s = await startSession();
-  const stormer = await s.connectClient("stormer");
-  const call = async (name: string, args: Record<string, unknown>) =>
-    await stormer.callTool({ name, arguments: args }) as CallResult;
+  // Two thousand lines every ten milliseconds, for as long as the page is open.
+  const { s, calm, storm, call, close } = await startStorm("/console_storm.html");
   try {
-    const calm = await s.firstTab();
-    await s.ok("navigate", { url: s.fixtures.url("/article.html"), tabId: calm });
-    const opened = await call("tabs_context_mcp", { createIfEmpty: true });
-    const storm = (opened.structuredContent as { tabs: { tabId: number }[] }).tabs[0].tabId;
-    // Two thousand lines every ten milliseconds, for as long as the page is open.
-    const there = await call("navigate", {
-      url: s.fixtures.url("/console_storm.html"),
-      tabId: storm,
-    });
-    assert(!there.isError, allText(there));
-
     // The flooding tab's own console read answers, and says what it could not record.
     // (Before, it did not answer within 60 s.) Generous bounds: the machine may be loaded.
     const read = await pollUntil(
@@ -148,8 +136,7 @@ Deno.test("a tab flooding its console starves no other workspace, and can be rea
     const left = await call("tabs_context_mcp", {});
     assert(!JSON.stringify(left.structuredContent).includes(String(storm)), "the tab is gone");
   } finally {
-    await stormer.close().catch(() => {});
-    await s.close();
+    await close();
   }
 });
 

@@ -49,7 +49,8 @@ Deno.test("hold answers 'paused' with nothing reaching the page; resume lets cal
     // One workspace, by the number status shows.
     const [mine] = (await person(s)).workspaces;
     assertEquals([mine.number, mine.client, mine.state], [1, "ghostlight-test", "idle"]);
-    assertMatch(await run(s, ["hold", "1"]), /Workspace 1 \(ghostlight-test\) is paused/);
+    // Named by its principal (decision 0338); the client calls itself ghostlight-test.
+    assertMatch(await run(s, ["hold", "1"]), /Workspace 1 \(unnamed\) is paused/);
     assertEquals((await person(s)).workspaces[0].state, "held");
     assertMatch(await s.fail("get_page_text", { tabId: tab }), /^Paused by the person/);
     await run(s, ["resume", "1"]);

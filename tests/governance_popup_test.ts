@@ -45,7 +45,8 @@ Deno.test("the popup shows the agents and its buttons pause, resume and stop the
   const endpoint = s.browser.ready.devtools;
   assert(endpoint, "browser launch --remote-debugging names its DevTools endpoint");
   const cdp = await connectCdp(endpoint);
-  const second = await s.connectClient("research-agent");
+  // Its client calls itself by a name of its own choosing; it was started as "research".
+  const second = await s.connectClient("research-agent", {}, ["--principal", "research"]);
   try {
     const tab = await s.firstTab();
     await s.ok("update_plan", {
@@ -77,16 +78,25 @@ Deno.test("the popup shows the agents and its buttons pause, resume and stop the
     assert(held.isError);
     assertMatch(allText(held), /^Paused by the person/);
     await waitFor(
-      async () => (await groups(popup)).some((g) => g.title === "⏸ Paused — research-agent"),
-      "the paused agent's tab group to say so",
+      async () => (await groups(popup)).some((g) => g.title === "⏸ Paused — research"),
+      "the paused agent's tab group to say so, by its principal",
     );
     assertEquals(
-      (await groups(popup)).find((g) => g.title.endsWith("research-agent"))?.color,
+      (await groups(popup)).find((g) => g.title.endsWith("— research"))?.color,
       "grey",
     );
+    // A client's own name labels no tab group (decision 0338).
+    for (const group of await groups(popup)) {
+      assert(!/research-agent|ghostlight-test/.test(group.title), group.title);
+    }
 
     const card = await popup.evaluate<string>(`document.querySelector(".workspace").innerText`);
-    assertMatch(card, /ghostlight-test/);
+    // Named by its principal; its client's name only as the client's claim, below.
+    assertEquals(
+      await popup.evaluate<string>(`document.querySelector(".workspace .principal").innerText`),
+      "unnamed",
+    );
+    assertMatch(card, /its client says: ghostlight-test/);
     assertMatch(card, /Read the keepers' almanac/);
     assertMatch(card, /Last: get_page_text on 127\.0\.0\.1/);
     const shot = await popup.screenshot("body");
@@ -102,8 +112,8 @@ Deno.test("the popup shows the agents and its buttons pause, resume and stop the
     await press(popup, "resume", 1, "idle");
     await s.ok("get_page_text", { tabId: tab });
     await waitFor(
-      async () => (await groups(popup)).some((g) => g.title === "Ghostlight — ghostlight-test"),
-      "the resumed agent's tab group to show its name again",
+      async () => (await groups(popup)).some((g) => g.title === "Ghostlight — unnamed"),
+      "the resumed agent's tab group to show its principal again",
     );
 
     // Take over: the agent is paused and its tab is brought to the front of its window.

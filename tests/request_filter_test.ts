@@ -30,6 +30,14 @@ function record(
   const server = Deno.serve({ hostname, port: 0, onListen: () => {} }, (request) => {
     const { pathname: path, search } = new URL(request.url);
     if (paths.length < 1000) paths.push(path + search);
+    if (path === "/worker.js") {
+      return new Response(workerScript(refusedOrigin), {
+        headers: { "content-type": "text/javascript" },
+      });
+    }
+    if (path === "/worker.html") {
+      return new Response(WORKER_PAGE, { headers: { "content-type": "text/html" } });
+    }
     if (path === "/page.html" || path === "/ticking.html") {
       const html = path === "/page.html" ? page(origin) : tickingPage(refusedOrigin);
       return new Response(html, { headers: { "content-type": "text/html" } });
@@ -53,6 +61,23 @@ function tickingPage(refused: string): string {
     `100)</script></body></html>`;
 }
 
+/**
+ * A service worker that, each time its page asks, fetches from the refused host and tells its own
+ * server how that went (`/worker?reached`, `/worker?blocked`). It runs outside any tab.
+ */
+function workerScript(refused: string): string {
+  return `self.addEventListener("activate", (event) => event.waitUntil(self.clients.claim()));
+self.addEventListener("message", (event) => event.waitUntil(
+  fetch("${refused}/from-worker?" + event.data).then(
+    () => fetch("/worker?reached"), () => fetch("/worker?blocked"))));`;
+}
+
+/** A page that registers the worker and asks it to fetch, once it is active. */
+const WORKER_PAGE = `<!doctype html><html lang="en"><head><meta charset="utf-8">` +
+  `<title>Worker</title><link rel="icon" href="data:,"></head><body><p>Worker</p><script>` +
+  `navigator.serviceWorker.register("/worker.js").then(() => navigator.serviceWorker.ready)` +
+  `.then((registration) => registration.active.postMessage("first"))</script></body></html>`;
+
 /** The allowed page: a form posting to, and a link leading to, the refused host. */
 function allowedPage(refused: string): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Shop</title>` +
@@ -60,7 +85,10 @@ function allowedPage(refused: string): string {
     `<form method="post" action="${refused}/submit"><label>Full name ` +
     `<input name="fullName"></label> <button type="submit">Send order</button></form>` +
     `<p><a id="away" href="${refused}/link">Partner site</a></p>` +
-    `<p><a href="/ticking.html" target="_blank">Open ticker</a></p></main></body></html>`;
+    `<p><a href="/ticking.html" target="_blank">Open ticker</a></p>` +
+    `<p><a href="${refused}/catalogue" target="_blank">Catalogue</a> ` +
+    `<button type="button" onclick="window.open('${refused}/brochure')">Brochure</button> ` +
+    `<a href="/after" target="_blank">Afterword</a></p></main></body></html>`;
 }
 
 /** Both servers, and the session whose policy `policy(refusedOrigin)` gives. */
@@ -186,12 +214,71 @@ Deno.test("a default-deny policy: a form, a link and a script's requests to a ho
       await s.ok("computer", { action: "left_click", ref, tabId: tab });
       const blocked = () =>
         Promise.resolve(env.allowed.paths.filter((path) => path === "/tick?blocked").length);
-      await pollUntil(blocked, (n) => n >= 1, "the opened tab's ticks to be stopped");
-      // A tick sent before the filter came is the known gap of decision 0275; none after it.
-      const arrived = refused.paths.length;
-      await pollUntil(blocked, (n) => n >= 4, "more of its ticks to be stopped");
-      assertEquals(refused.paths.length, arrived, "no tick reached the host once filtered");
+      await pollUntil(blocked, (n) => n >= 4, "the opened tab's ticks to be stopped");
+      // Not even its first: the request guard holds it until it has its filter (decision 0336).
+      assertEquals(refused.paths, [], "no tick reached the host");
     });
+  } finally {
+    await env.close();
+  }
+});
+
+Deno.test("the first request of a tab the agent's page opens toward a refused host never leaves the browser", async () => {
+  const env = await setUp(`{ "default": "allow", "sacred": ["127.0.0.2"] }`);
+  const { s, allowed, refused, tab } = env;
+  try {
+    // A target=_blank link and window.open, each the first request of its new tab.
+    await s.call("computer", {
+      action: "left_click",
+      ref: await refOf(s, tab, "Catalogue link"),
+      tabId: tab,
+    });
+    await s.call("computer", {
+      action: "left_click",
+      ref: await refOf(s, tab, "Brochure button"),
+      tabId: tab,
+    });
+    // Opened after both, on the allowed host: once it arrives, theirs would have too.
+    await s.call("computer", {
+      action: "left_click",
+      ref: await refOf(s, tab, "Afterword link"),
+      tabId: tab,
+    });
+    await pollUntil(
+      () => Promise.resolve(allowed.paths.filter((path) => path === "/after").length),
+      (n) => n >= 1,
+      "the allowed tab opened last to load",
+    );
+    const opened = await pollUntil(
+      async () => (await s.ok("tabs_context_mcp", {})).structuredContent as { tabs: unknown[] },
+      (listed) => listed.tabs.length >= 4,
+      "the three opened tabs to be the agent's",
+    );
+    assertEquals(opened.tabs.length, 4);
+    assertEquals(refused.paths, [], "the sacred host received nothing");
+  } finally {
+    await env.close();
+  }
+});
+
+Deno.test("a service worker of the agent's page cannot reach a refused host", async () => {
+  const env = await setUp(`{ "default": "allow", "sacred": ["127.0.0.2"] }`);
+  const { s, allowed, refused, tab } = env;
+  const told = (what: string) => () =>
+    Promise.resolve(allowed.paths.filter((path) => path.startsWith(`/worker?${what}`)).length);
+  try {
+    await s.ok("navigate", { url: `${allowed.origin}/worker.html`, tabId: tab });
+    await pollUntil(told(""), (n) => n >= 1, "the worker to say how its fetch went");
+    assertEquals(refused.paths, [], "the sacred host received nothing from the worker");
+    // Asked again by a script of the agent's, after the page settled.
+    await run(
+      s,
+      tab,
+      `(await navigator.serviceWorker.ready).active.postMessage("again"); "asked"`,
+    );
+    await pollUntil(told(""), (n) => n >= 2, "the worker to say how its second fetch went");
+    assertEquals(refused.paths, [], "the sacred host received nothing from the worker");
+    assertEquals(await told("reached")(), 0);
   } finally {
     await env.close();
   }

@@ -2,7 +2,8 @@
  * A key per role (issues 25 and 26, decision 0250), against a real service with, where a
  * browser is involved, a real Chromium and real connectors: a process that holds the MCP
  * connector's key cannot attach as a browser, is sent no work, and cannot resume an agent the
- * person held; the control socket refuses an unproven change; and a process with only the MCP
+ * person held; the control socket refuses an unproven change and shows an unproven reader no
+ * agent, plan or site; and a process with only the MCP
  * connector's permissions that replaces `bridge.sock` cannot prove itself to the next connector,
  * whether it forges a proof or relays the real service's, and the service notices and binds its
  * socket again. An upgraded instance loses its old shared secret, and an older connector is told
@@ -214,17 +215,42 @@ Deno.test("an unproven POST /person is refused and a held agent stays held", asy
       assertEquals(answer.status, 401, op);
       assertMatch(JSON.parse(answer.body).message, /carries no proof/);
     }
-    // Reading needs no proof; the answers are bounded as before.
-    assertEquals(
-      (await requestControl(paths.controlSocket, { method: "GET", path: "/person" }))
-        .status,
-      200,
-    );
     assertEquals((await personOf(s)).paused, true);
     assertMatch(await s.fail("get_page_text", { tabId: tab }), /^Paused by the person/);
     // The person's own command proves itself, and is obeyed.
     assertEquals((await ghostlight(s.testEnv, ["resume"])).code, 0);
     await s.ok("get_page_text", { tabId: tab });
+  } finally {
+    await s.close();
+  }
+});
+
+Deno.test("a raw read of the control socket without the proof learns no agent, plan or site", async () => {
+  const s = await startSession({ instancePrefix: "keys" });
+  const paths = s.testEnv.plan.paths;
+  try {
+    const tab = await s.firstTab();
+    await s.ok("update_plan", { domains: ["plan-secret.example"], approach: ["approach-secret"] });
+    const page = s.fixtures.url("/article.html");
+    await s.ok("navigate", { url: page, tabId: tab });
+    const host = new URL(page).hostname;
+    const revealing = [host, "plan-secret", "approach-secret", "ghostlight-test"];
+    // The person's own command proves itself and sees them all.
+    const whole = (await ghostlight(s.testEnv, ["status", "--json"])).stdout;
+    for (const word of revealing) assert(whole.includes(word), `status --json shows ${word}`);
+
+    const status = await requestControl(paths.controlSocket, { method: "GET", path: "/status" });
+    assertEquals(status.status, 200);
+    for (const word of revealing) assert(!status.body.includes(word), `${word}: ${status.body}`);
+    const shown = JSON.parse(status.body);
+    assertEquals(shown.browsers.length, 1, "that the service runs, and its browser, are shown");
+    assertMatch(shown.withheld, /control proof/);
+    for (const path of ["/person", "/person?op=state"]) {
+      const person = await requestControl(paths.controlSocket, { method: "GET", path });
+      assertEquals(person.status, 401, path);
+      for (const word of revealing) assert(!person.body.includes(word), `${path}: ${word}`);
+      assertMatch(JSON.parse(person.body).message, /carries no proof/);
+    }
   } finally {
     await s.close();
   }

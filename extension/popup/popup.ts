@@ -93,12 +93,14 @@ function renderWorkspace(workspace: PersonWorkspace): HTMLElement {
   card.dataset.state = workspace.state;
   card.style.setProperty("--group", GROUP_COLORS[workspace.color]);
   const head = element("div", "row");
+  // Named by the principal its connector proved; the client's own name is its claim, set as
+  // text (never markup) and marked so (decision 0338).
   head.append(
-    element("span", "client", workspace.client),
+    element("span", "principal", workspace.principal ?? "unnamed"),
     element("span", "number", `#${workspace.number}`),
     element("span", `state ${workspace.state}`, STATE_LABELS[workspace.state]),
   );
-  card.append(head);
+  card.append(head, element("div", "claimed", `its client says: ${workspace.client}`));
 
   const now = element("div", "detail");
   if (workspace.current) {

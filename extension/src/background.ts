@@ -13,6 +13,7 @@ import { EXTENSION_FEATURES } from "../../shared/extension_features.ts";
 import { PersonRequest } from "../../shared/person.ts";
 import { setEventSink } from "./events.ts";
 import { setLocationSink, tailOf } from "./locations.ts";
+import { forgetPlace, noteTabUrl, placeTab, retryStopped } from "./network_rules.ts";
 import { followOpened, MechanismError, perform, releaseAll } from "./operations.ts";
 import { abandonAll, askService, settle, SHORTCUTS } from "./person.ts";
 
@@ -204,12 +205,29 @@ async function connect(): Promise<void> {
   });
 }
 
-chrome.tabs.onRemoved.addListener((tabId) => send({ type: "tab_removed", tab_id: tabId }));
+chrome.tabs.onRemoved.addListener((tabId) => {
+  forgetPlace(tabId);
+  send({ type: "tab_removed", tab_id: tabId });
+});
+// A new tab's first navigation the request guard stopped before the tab was placed.
+chrome.webNavigation.onErrorOccurred.addListener((details) => {
+  retryStopped(details).catch(() => {});
+});
+// A filtered tab's frame begins to load, or lands on, a host: its workers' requests are filtered
+// from then on (decision 0337), before the new page's scripts can start one.
+chrome.webNavigation.onBeforeNavigate.addListener((details) => {
+  noteTabUrl(details.tabId, details.url).catch(() => {});
+});
+chrome.webNavigation.onCommitted.addListener((details) => {
+  noteTabUrl(details.tabId, details.url).catch(() => {});
+});
 // A tab discarded, or swapped for its prerendered page, comes back under a new id, and Chrome says
 // only this (no onCreated, no onRemoved). To the service the new tab opened from the old one, which
 // is gone: a workspace adopts the tab the person still sees instead of keeping a dead id (decision
 // 0219). The messages are those a popup and a close send, so a service of any version follows.
 chrome.tabs.onReplaced.addListener((addedTabId, removedTabId) => {
+  // The new id keeps what the old one had, past the request guard too.
+  placeTab(addedTabId, removedTabId).catch(() => {});
   chrome.tabs.get(addedTabId)
     .then((tab) =>
       send({
@@ -225,6 +243,8 @@ chrome.tabs.onReplaced.addListener((addedTabId, removedTabId) => {
 });
 chrome.tabs.onCreated.addListener((tab) => {
   if (tab.id === undefined) return;
+  // First: until it is placed, the request guard stops every request of the tab (decision 0336).
+  placeTab(tab.id, tab.openerTabId).catch(() => {});
   send({
     type: "tab_created",
     tab_id: tab.id,

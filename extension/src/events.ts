@@ -14,6 +14,7 @@ import {
   type EnableCommand,
   EVENTS_PER_SECOND,
   type FromExtension,
+  NETWORK_PAUSED_EVENT,
   type ObservedEvent,
 } from "../../shared/browser_protocol.ts";
 import { EnableBook } from "./enable_book.ts";
@@ -41,6 +42,8 @@ interface Observer extends Bucket {
   dropped: number;
   /** Whether the tab's console floods, and whether it is listened to now (decision 0291). */
   console: ConsoleMeter;
+  /** The same for its network events (decision 0340). */
+  network: ConsoleMeter;
 }
 
 const observers = new Map<number, Observer>();
@@ -83,6 +86,7 @@ export function observe(
     refilledAt: previous?.refilledAt ?? Date.now(),
     dropped: previous?.dropped ?? 0,
     console: previous?.console ?? freshMeter(Date.now()),
+    network: previous?.network ?? freshMeter(Date.now()),
   });
 }
 
@@ -101,6 +105,7 @@ export function observeLike(openerTabId: number, tabId: number): boolean {
     refilledAt: Date.now(),
     dropped: 0,
     console: freshMeter(Date.now()),
+    network: freshMeter(Date.now()),
   });
   return true;
 }
@@ -122,6 +127,9 @@ export function enableCommands(tabId: number): readonly EnableCommand[] {
 export function enableOnAttach(tabId: number): EnableCommand[] {
   const observer = observers.get(tabId);
   if (observer && observer.console.pausedAt !== null) heardAgain(tabId, observer);
+  if (observer && observer.network.pausedAt !== null) {
+    endPause(observer.network, tellPaused(tabId, false, NETWORK_PAUSED_EVENT));
+  }
   return enables.attached(tabId);
 }
 
@@ -147,7 +155,11 @@ chrome.debugger.onEvent.addListener((source, method, params) => {
   const raw = (params ?? {}) as Record<string, unknown>;
   const now = Date.now();
   const ofConsole = CONSOLE_EVENTS.includes(method);
-  if (ofConsole && observer.console.pausedAt !== null) {
+  const ofNetwork = method.startsWith("Network.");
+  if (
+    (ofConsole && observer.console.pausedAt !== null) ||
+    (ofNetwork && observer.network.pausedAt !== null)
+  ) {
     // Sent before the pause took effect: not recorded, and counted.
     observer.dropped++;
     return;
@@ -156,9 +168,18 @@ chrome.debugger.onEvent.addListener((source, method, params) => {
   if (observer.console.pausedAt !== null && newDocument(method, raw)) {
     void resumeConsole(tabId, observer);
   }
+  if (observer.network.pausedAt !== null && newDocument(method, raw)) {
+    void resumeNetwork(tabId, observer);
+  }
   if (!admit(observer, method, now)) {
     observer.dropped++;
     if (ofConsole && floods(observer.console, now)) pauseConsole(tabId, observer);
+    // Counted by the requests the page starts. Counting every dropped Network.* event also paused
+    // the network of a tab that only floods its console (which other events came was not traced),
+    // and its console read was then cut off: tests/flood_test.ts.
+    if (method === "Network.requestWillBeSent" && floods(observer.network, now)) {
+      pauseNetwork(tabId, observer);
+    }
     return;
   }
   const fields = observer.events.get(method);
@@ -218,9 +239,32 @@ function heardAgain(tabId: number, observer: Observer): void {
   endPause(observer.console, tellPaused(tabId, false));
 }
 
-/** Tells the service that `tabId`'s console is (`paused`) or is again listened to; returns when. */
-function tellPaused(tabId: number, paused: boolean): number {
+/**
+ * Stops listening to a tab whose page sends requests faster than their events can be dropped
+ * (decision 0340), as {@linkcode pauseConsole} does for its console: `Network.disable` stops them
+ * at the page until its main frame shows a new document.
+ */
+function pauseNetwork(tabId: number, observer: Observer): void {
+  startPause(observer.network, tellPaused(tabId, true, NETWORK_PAUSED_EVENT));
+  chrome.debugger.sendCommand({ tabId }, "Network.disable").catch(() => {});
+}
+
+/** Listens to a paused tab's network events again: its `Network.*` enable commands go again. */
+async function resumeNetwork(tabId: number, observer: Observer): Promise<void> {
+  endPause(observer.network, tellPaused(tabId, false, NETWORK_PAUSED_EVENT));
+  const again = enableCommands(tabId).filter((command) => command.method.startsWith("Network."));
+  for (const command of again) {
+    if (observers.get(tabId) !== observer) return;
+    await chrome.debugger.sendCommand({ tabId }, command.method, command.params).catch(() => {});
+  }
+}
+
+/**
+ * Tells the service that `tabId`'s console (or, by `event`, its network) is (`paused`) or is
+ * again listened to; returns when.
+ */
+function tellPaused(tabId: number, paused: boolean, event = CONSOLE_PAUSED_EVENT): number {
   const at = Date.now();
-  sink({ type: "cdp_event", tab_id: tabId, method: CONSOLE_PAUSED_EVENT, params: { paused, at } });
+  sink({ type: "cdp_event", tab_id: tabId, method: event, params: { paused, at } });
   return at;
 }

@@ -120,7 +120,7 @@ export function openSession(
   deps: SessionDeps,
 ): Session {
   let open = true;
-  const holder = deps.holds.connect();
+  const holder = deps.holds.connect(info.principal);
   const works = new Map<number, AbortController>();
   const queued = new Set<number>();
   const gone = new AbortController();

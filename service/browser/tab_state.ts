@@ -10,6 +10,7 @@
 import {
   CONSOLE_PAUSED_EVENT,
   type EnableCommand,
+  NETWORK_PAUSED_EVENT,
   type ObservedEvent,
 } from "../../shared/browser_protocol.ts";
 
@@ -264,6 +265,8 @@ export class TabState {
    * fast (decision 0291): since when, while it is not listened to now, and how long in all before.
    */
   consoleUnheard = { since: null as number | null, pauses: 0, ms: 0 };
+  /** The same for its network events, which a page sending too fast pauses (decision 0340). */
+  networkUnheard = { since: null as number | null, pauses: 0, ms: 0 };
   /** The main frame's document since its last commit the tab reported, if one was seen. */
   mainDocument: MainDocument | null = null;
   #waiters = new Set<Waiter>();
@@ -328,7 +331,10 @@ export class TabState {
         this.dialog = null;
         break;
       case CONSOLE_PAUSED_EVENT:
-        this.#consolePaused(p.paused === true, num(p.at) ?? Date.now());
+        unheard(this.consoleUnheard, p.paused === true, num(p.at) ?? Date.now());
+        break;
+      case NETWORK_PAUSED_EVENT:
+        unheard(this.networkUnheard, p.paused === true, num(p.at) ?? Date.now());
         break;
     }
     for (const waiter of [...this.#waiters]) {
@@ -396,18 +402,6 @@ export class TabState {
         });
         break;
       }
-    }
-  }
-
-  /** Notes that the extension stopped (`paused`) or started again listening to the console. */
-  #consolePaused(paused: boolean, at: number): void {
-    const unheard = this.consoleUnheard;
-    if (paused && unheard.since === null) {
-      unheard.since = at;
-      unheard.pauses++;
-    } else if (!paused && unheard.since !== null) {
-      unheard.ms += Math.max(0, at - unheard.since);
-      unheard.since = null;
     }
   }
 
@@ -514,5 +508,23 @@ export class TabState {
   /** Ends every waiter: the tab or its browser is gone. */
   close(): void {
     for (const waiter of [...this.#waiters]) this.#finish(waiter, null);
+  }
+}
+
+/**
+ * Notes in `unheard` that the extension stopped (`paused`) or started again listening to a tab's
+ * console or network events.
+ */
+function unheard(
+  unheard: { since: number | null; pauses: number; ms: number },
+  paused: boolean,
+  at: number,
+): void {
+  if (paused && unheard.since === null) {
+    unheard.since = at;
+    unheard.pauses++;
+  } else if (!paused && unheard.since !== null) {
+    unheard.ms += Math.max(0, at - unheard.since);
+    unheard.since = null;
   }
 }

@@ -12,7 +12,9 @@ import {
   extensionIdFromKey,
   extensionSourceDir,
   nativeHostManifest,
+  readManifest,
 } from "../install/mod.ts";
+import { overwriteRegularFileSync, readRegularText } from "../../shared/files.ts";
 import { fetchStatus } from "../control/mod.ts";
 import { type Daemon, startDaemon } from "../daemon/mod.ts";
 import { ensureOwnedDir, socketAlive } from "../endpoint/mod.ts";
@@ -42,7 +44,24 @@ export interface LaunchOptions {
   extensionDir?: string;
 }
 
-async function prepareExtension(
+/** The most bytes of the file Chromium writes with its DevTools port. */
+const MAX_DEVTOOLS_PORT_BYTES = 4096;
+
+const encoder = new TextEncoder();
+
+/**
+ * Writes a file of the throwaway profile whole, never through a link or into a FIFO left at its
+ * name (decision 0339), owner-only.
+ */
+function writeProfileFile(path: string, text: string): void {
+  overwriteRegularFileSync(path, encoder.encode(text), 0o600);
+}
+
+/**
+ * Copies the built extension into `target` with its `config`, and returns its id. Exported for
+ * its test.
+ */
+export async function prepareExtension(
   target: string,
   config: Record<string, string>,
   source: string | undefined,
@@ -61,8 +80,8 @@ async function prepareExtension(
       );
     }
   }
-  await Deno.writeTextFile(`${target}/config.json`, JSON.stringify(config));
-  const manifest = JSON.parse(await Deno.readTextFile(`${from}/manifest.json`));
+  writeProfileFile(`${target}/config.json`, JSON.stringify(config));
+  const manifest = JSON.parse(await readManifest(from));
   return await extensionIdFromKey(manifest.key);
 }
 
@@ -152,7 +171,7 @@ async function prepareProfile(
   await writeHostWrapper(wrapper, paths);
   const profile = `${root}/profile`;
   await Deno.mkdir(`${profile}/NativeMessagingHosts`, { recursive: true });
-  await Deno.writeTextFile(
+  writeProfileFile(
     `${profile}/NativeMessagingHosts/${paths.nativeHostName}.json`,
     JSON.stringify(nativeHostManifest({ name: paths.nativeHostName, path: wrapper, extensionId })),
   );
@@ -252,7 +271,10 @@ export async function launchBrowser(
 
 /** The browser's DevTools WebSocket, from the file Chromium writes once it listens. */
 async function devtoolsEndpoint(profile: string): Promise<string> {
-  const text = await Deno.readTextFile(`${profile}/DevToolsActivePort`);
+  const text = await readRegularText(`${profile}/DevToolsActivePort`, {
+    maxBytes: MAX_DEVTOOLS_PORT_BYTES,
+  });
+  if (text === null) throw new Deno.errors.NotFound("Chromium has not written its DevTools port");
   const [port, path] = text.split("\n");
   return `ws://127.0.0.1:${port}${path}`;
 }

@@ -6,8 +6,9 @@
  */
 
 import type { InstancePaths } from "../../shared/instance.ts";
+import type { PersonWorkspace } from "../../shared/person.ts";
 import { fetchStatus } from "../control/mod.ts";
-import { describeInstance } from "../endpoint/mod.ts";
+import { controlKey, describeInstance } from "../endpoint/mod.ts";
 import { noMore, takeFlag } from "./args.ts";
 import { shown } from "./shown.ts";
 
@@ -20,7 +21,7 @@ export async function runStatus(paths: InstancePaths, args: string[]): Promise<n
   noMore(args);
   let status;
   try {
-    status = await fetchStatus(paths.controlSocket);
+    status = await fetchStatus(paths.controlSocket, await readableControlKey(paths));
   } catch (error) {
     // Out of this launcher's reach is not "not running": the command line says which it is.
     if (error instanceof Deno.errors.NotCapable) throw error;
@@ -50,11 +51,12 @@ export async function runStatus(paths: InstancePaths, args: string[]): Promise<n
   }
   console.log(`MCP connectors: ${status.connectors.length}`);
   for (const connector of status.connectors) {
-    const principal = connector.principal ?? "unnamed";
-    console.log(
-      `  principal ${principal} (its client says: ${shown(connector.client)}), ` +
-        `${connector.activeWorks} calls running`,
-    );
+    // Withheld from an unproven read: then neither name is known here.
+    const who = connector.client === undefined
+      ? "a connector"
+      : `principal ${connector.principal ?? "unnamed"} (its client says: ` +
+        `${shown(connector.client)})`;
+    console.log(`  ${who}, ${connector.activeWorks} calls running`);
     if (connector.mismatch) console.log(`    principal mismatch: ${shown(connector.mismatch)}`);
   }
   console.log(`Workspaces: ${status.workspaces}`);
@@ -70,32 +72,10 @@ export async function runStatus(paths: InstancePaths, args: string[]): Promise<n
         "not yet proven over (closing the tab or restarting the browser ends it)",
     );
   }
+  if (status.withheld) console.log(`Not shown: ${shown(status.withheld)}`);
   const person = status.person;
   if (!person) return 0;
-  for (const workspace of person.workspaces) {
-    const doing = workspace.current
-      ? `now ${workspace.current.tool}${
-        workspace.current.action ? ` ${workspace.current.action}` : ""
-      }`
-      : workspace.last
-      ? `last ${workspace.last.tool} (${workspace.last.result})`
-      : "no call yet";
-    console.log(shown(
-      `  ${workspace.number}. ${workspace.client} (${workspace.color} group): ${workspace.state}, ` +
-        `${workspace.tabs} tab(s), ${doing}` +
-        (workspace.denials > 0 ? `, ${workspace.denials} refused in a row` : ""),
-    ));
-    if (workspace.plan) {
-      console.log(
-        shown(
-          `     plan (${workspace.plan.at}): ${workspace.plan.domains.join(", ") || "no domain"}`,
-        ),
-      );
-      workspace.plan.approach.forEach((step, index) =>
-        console.log(`       ${index + 1}. ${shown(step)}`)
-      );
-    }
-  }
+  for (const workspace of person.workspaces) printWorkspace(workspace);
   if (person.paused) console.log("Every agent is paused ('ghostlight resume' lets them carry on).");
   if (person.stopped > 0) console.log(`Stopped agents not yet reconnected: ${person.stopped}`);
   console.log(`Policy: ${shown(person.policy.summary)}`);
@@ -113,4 +93,48 @@ export async function runStatus(paths: InstancePaths, args: string[]): Promise<n
     );
   }
   return 0;
+}
+
+/**
+ * The control key when this command can read it, so the status comes whole (decision 0335);
+ * without it (no service ever ran here, or the key cannot be read) the status is read unproven
+ * and says what it leaves out.
+ */
+async function readableControlKey(paths: InstancePaths): Promise<Uint8Array | undefined> {
+  try {
+    return await controlKey(paths.keys);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotCapable) throw error;
+    return undefined;
+  }
+}
+
+/**
+ * One workspace as `status` prints it: by its principal, its client's name as the client's claim
+ * (decision 0338), escaped.
+ */
+function printWorkspace(workspace: PersonWorkspace): void {
+  const doing = workspace.current
+    ? `now ${workspace.current.tool}${
+      workspace.current.action ? ` ${workspace.current.action}` : ""
+    }`
+    : workspace.last
+    ? `last ${workspace.last.tool} (${workspace.last.result})`
+    : "no call yet";
+  console.log(shown(
+    `  ${workspace.number}. ${workspace.principal ?? "unnamed"} (its client says: ` +
+      `${workspace.client}; ${workspace.color} group): ${workspace.state}, ` +
+      `${workspace.tabs} tab(s), ${doing}` +
+      (workspace.denials > 0 ? `, ${workspace.denials} refused in a row` : ""),
+  ));
+  if (workspace.plan) {
+    console.log(
+      shown(
+        `     plan (${workspace.plan.at}): ${workspace.plan.domains.join(", ") || "no domain"}`,
+      ),
+    );
+    workspace.plan.approach.forEach((step, index) =>
+      console.log(`       ${index + 1}. ${shown(step)}`)
+    );
+  }
 }

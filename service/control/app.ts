@@ -1,7 +1,8 @@
 /**
  * The control API's routes, served by Hono on the owner-only control socket: the status, the
  * person's controls (hold, resume, stop, take over), and a probe of the attached browsers. Every
- * POST must carry the control proof (decision 0250); reading needs none. It
+ * request must carry the control proof (decision 0250), except `GET /status`, which without one
+ * shows only what reveals nothing of the agents, their plans and their sites (decision 0335). It
  * never drives a page: the person's requests go to the service's controls, which decide, and the
  * probe's one command to each browser changes nothing there.
  *
@@ -12,7 +13,7 @@ import { Hono } from "hono";
 import type { PersonAnswer } from "../../shared/person.ts";
 import { MAX_PROBE_ROUNDS, type Probe, ProbeQuery } from "./probe.ts";
 import { type ControlProofs, PROOF_HEADER } from "./proof.ts";
-import type { Status } from "./status.ts";
+import { type Status, unprovenStatus } from "./status.ts";
 
 /** What the control app serves. */
 export interface ControlSources {
@@ -24,15 +25,24 @@ export interface ControlSources {
    * `rounds` times in a row, and times each answer.
    */
   probe?: (rounds: number) => Promise<Probe>;
-  /** Checks the proof every POST must carry. */
+  /** Checks the proof every request but an unproven status read must carry. */
   proofs: ControlProofs;
 }
 
+/** Whether the request in hand carried a good proof, as the routes read it. */
+type Proven = { Variables: { proven: boolean } };
+
 /** Builds the control app. */
-export function controlApp(sources: ControlSources): Hono {
-  const app = new Hono();
+export function controlApp(sources: ControlSources): Hono<Proven> {
+  const app = new Hono<Proven>();
   app.use("*", async (c, next) => {
-    if (c.req.method === "GET" || c.req.method === "HEAD") return await next();
+    const header = c.req.header(PROOF_HEADER) ?? null;
+    // Only a status read may go unproven, and it is shown less (decision 0335).
+    const reading = c.req.method === "GET" || c.req.method === "HEAD";
+    if (header === null && reading && new URL(c.req.url).pathname === "/status") {
+      c.set("proven", false);
+      return await next();
+    }
     const url = new URL(c.req.url);
     const why = await sources.proofs.check(
       {
@@ -40,13 +50,17 @@ export function controlApp(sources: ControlSources): Hono {
         path: url.pathname + url.search,
         body: new Uint8Array(await c.req.raw.clone().arrayBuffer()),
       },
-      c.req.header(PROOF_HEADER) ?? null,
+      header,
     );
     // Shaped as a person's answer, so the person's commands read the refusal like any other.
     if (why !== null) return c.json({ ok: false, message: why }, 401);
+    c.set("proven", true);
     await next();
   });
-  app.get("/status", (c) => c.json(sources.status()));
+  app.get("/status", (c) => {
+    const status = sources.status();
+    return c.json(c.get("proven") ? status : unprovenStatus(status));
+  });
   app.get("/person", async (c) => c.json(await sources.person({ op: "state" })));
   app.post("/person", async (c) => {
     const body = await c.req.json().catch(() => null);

@@ -1,4 +1,4 @@
-import { assertEquals } from "../../tests/support/assert.ts";
+import { assert, assertEquals } from "../../tests/support/assert.ts";
 import { controlApp } from "./app.ts";
 import { Probe } from "./probe.ts";
 import { ControlProofs, PROOF_HEADER, proveRequest } from "./proof.ts";
@@ -7,13 +7,10 @@ import { Status } from "./status.ts";
 const key = crypto.getRandomValues(new Uint8Array(32));
 const proofs = () => new ControlProofs(key);
 
+type App = { request: (path: string, init?: RequestInit) => Response | Promise<Response> };
+
 /** A POST as the person's command sends it: proved with the control key. */
-async function post(
-  app: { request: (path: string, init: RequestInit) => Response | Promise<Response> },
-  path: string,
-  body = "",
-  signWith = key,
-): Promise<Response> {
+async function post(app: App, path: string, body = "", signWith = key): Promise<Response> {
   const proof = await proveRequest(signWith, {
     method: "POST",
     path,
@@ -24,6 +21,12 @@ async function post(
     body: body === "" ? undefined : body,
     headers: { [PROOF_HEADER]: proof },
   });
+}
+
+/** A GET as the person's `ghostlight status` sends it: proved with the control key. */
+async function get(app: App, path: string, signWith = key): Promise<Response> {
+  const proof = await proveRequest(signWith, { method: "GET", path, body: new Uint8Array() });
+  return await app.request(path, { headers: { [PROOF_HEADER]: proof } });
 }
 
 const status: Status = {
@@ -39,9 +42,9 @@ Deno.test("GET /status answers the current status; any other route names the one
     person: () => Promise.resolve({ ok: false, message: "no" }),
     proofs: proofs(),
   });
-  const ok = await app.request("/status");
+  const ok = await get(app, "/status");
   assertEquals(Status.parse(await ok.json()), status);
-  const missing = await app.request("/nothing");
+  const missing = await get(app, "/nothing");
   assertEquals(missing.status, 404);
   assertEquals(await missing.json(), {
     error: "no such route; try GET /status, GET /person or POST /person",
@@ -61,7 +64,7 @@ Deno.test("POST /person hands the request on and answers 400 when it was refused
   const refused = await post(app, "/person", JSON.stringify({ op: "hold", workspace: 9 }));
   assertEquals(refused.status, 400);
   assertEquals(await refused.json(), { ok: false, message: "there is no workspace 9" });
-  const state = await app.request("/person");
+  const state = await get(app, "/person");
   assertEquals(state.status, 200);
   assertEquals(asked, [{ op: "hold", workspace: 9 }, { op: "state" }]);
 });
@@ -139,6 +142,74 @@ Deno.test("a POST without the control key's proof is refused before anything is 
   assertEquals(again.status, 401);
   assertEquals((await again.json()).message, "the request's proof was used already");
   assertEquals(asked, [{ op: "resume" }]);
-  // Reading needs no proof.
-  assertEquals((await app.request("/status")).status, 200);
+});
+
+/** A busy service's status: every field that names an agent, a plan, a site or the policy. */
+const revealing: Status = {
+  ...status,
+  connectors: [{
+    principal: "secret-principal",
+    client: "secret-client 1.0",
+    mismatch: "secret-mismatch",
+    connectedAt: "2026-01-01T00:00:00.000Z",
+    activeWorks: 2,
+  }],
+  workspaces: 1,
+  plans: [{
+    client: "secret-client 1.0",
+    domains: ["secret-plan.example"],
+    approach: ["secret approach"],
+    at: "2026-01-01T00:00:00.000Z",
+  }],
+  person: {
+    service: { version: "1", instance: "t" },
+    paused: false,
+    attentionAfter: 3,
+    stopped: 0,
+    policy: { summary: "secret-policy", problem: null },
+    audit: { file: "secret-audit.jsonl", ok: true, error: null },
+    workspaces: [{
+      number: 1,
+      client: "secret-client 1.0",
+      color: "blue",
+      state: "running",
+      tabs: 1,
+      denials: 0,
+      plan: { domains: ["secret-plan.example"], approach: [], at: "2026-01-01T00:00:00.000Z" },
+      current: null,
+      last: null,
+    }],
+  },
+};
+
+Deno.test("an unproven read shows no agent, plan, site or policy; GET /person needs the proof", async () => {
+  const asked: unknown[] = [];
+  const app = controlApp({
+    status: () => revealing,
+    person: (request) => {
+      asked.push(request);
+      return Promise.resolve({ ok: true, state: revealing.person!, said: "secret-state" });
+    },
+    proofs: proofs(),
+  });
+  const unproven = await app.request("/status");
+  assertEquals(unproven.status, 200);
+  const text = await unproven.text();
+  assert(!/secret/.test(text), text);
+  const shown = Status.parse(JSON.parse(text));
+  assertEquals(shown.connectors, [{ connectedAt: "2026-01-01T00:00:00.000Z", activeWorks: 2 }]);
+  assertEquals(shown.workspaces, 1);
+  assert(shown.withheld !== undefined, "it says what it left out");
+  for (const path of ["/person", "/nothing"]) {
+    const refused = await app.request(path);
+    assertEquals(refused.status, 401, path);
+    assert(!/secret/.test(await refused.text()), path);
+  }
+  // Another key's proof reads nothing either; the person's proof reads it whole.
+  const other = crypto.getRandomValues(new Uint8Array(32));
+  assertEquals((await get(app, "/status", other)).status, 401);
+  assertEquals((await get(app, "/person", other)).status, 401);
+  assertEquals(asked, []);
+  assertEquals(Status.parse(await (await get(app, "/status")).json()), revealing);
+  assertEquals((await get(app, "/person")).status, 200);
 });

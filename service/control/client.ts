@@ -130,9 +130,13 @@ function concat(parts: Uint8Array[]): Uint8Array {
   return out;
 }
 
-/** Reads the status of a running service through its control socket. */
-export async function fetchStatus(controlSocket: string): Promise<Status> {
-  const response = await requestControl(controlSocket, { method: "GET", path: "/status" });
+/**
+ * Reads the status of a running service through its control socket. Proved with the control
+ * `key` it is whole; without one the service leaves out who the agents are, their plans and
+ * their sites (decision 0335), and says so in `withheld`.
+ */
+export async function fetchStatus(controlSocket: string, key?: Uint8Array): Promise<Status> {
+  const response = await requestControl(controlSocket, { method: "GET", path: "/status", key });
   if (response.status !== 200) {
     throw new Error(`the service answered ${response.status} for its status`);
   }

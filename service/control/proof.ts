@@ -1,6 +1,6 @@
 /**
  * The control socket's proof (decision 0250). Reaching the socket is not enough to change
- * anything: every POST carries a `Ghostlight-Proof` header, the HMAC, under a key derived from
+ * anything, or to read what the agents do: every POST and every revealing read carries a `Ghostlight-Proof` header, the HMAC, under a key derived from
  * the service's own secret, of its method, target, body, a time and a fresh nonce. Only the
  * service's permission set (the service and the person's `ghostlight` command) and the person's
  * doctor can read that secret; no connector's set can. A proof is accepted once, and only within
@@ -72,8 +72,8 @@ export class ControlProofs {
   /** Null when `header` proves `request`, else why not (for the refusal's words). */
   async check(request: ProvedRequest, header: string | null): Promise<string | null> {
     if (header === null) {
-      return "this request changes something and carries no proof; only the person's " +
-        "'ghostlight' command may send it";
+      return "this request changes or reveals something and carries no proof; only the " +
+        "person's 'ghostlight' command may send it";
     }
     const [version, atText, nonce, proof, ...rest] = header.split(" ");
     const at = Number(atText);

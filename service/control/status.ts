@@ -31,8 +31,8 @@ export const Status = z.object({
   connectors: z.array(z.object({
     /** Who it acts for, fixed at its start: what the policy's grants name. */
     principal: z.string().optional(),
-    /** What its client says it is (`clientInfo`): shown, never authority. */
-    client: z.string(),
+    /** What its client says it is (`clientInfo`): shown, never authority. Proven readers only. */
+    client: z.string().optional(),
     /** Its client calls itself by another principal's name, in words. */
     mismatch: z.string().optional(),
     connectedAt: z.string(),
@@ -64,5 +64,35 @@ export const Status = z.object({
     socket: z.enum(["bridge", "browser", "control"]),
     at: z.string(),
   })).max(16).optional(),
+  /**
+   * Set when the request carried no control proof: what was left out, and why (decision 0335).
+   */
+  withheld: z.string().optional(),
 });
 export type Status = z.infer<typeof Status>;
+
+/** Why an unproven reader sees less, as the answer says it. */
+export const WITHHELD_UNPROVEN = "who the agents are, their plans, and each workspace's sites " +
+  "and policy are shown only to a request that carries the control proof (the person's " +
+  "'ghostlight status')";
+
+/**
+ * What a request without the control proof is shown of `status` (decision 0335): that the
+ * service runs, its browsers, how many connectors, calls and workspaces there are, and which
+ * sockets were replaced; never a principal, a client's name, a plan, a host or the policy.
+ */
+export function unprovenStatus(status: Status): Status {
+  return {
+    service: status.service,
+    browsers: status.browsers,
+    connectors: status.connectors.map(({ connectedAt, activeWorks }) => ({
+      connectedAt,
+      activeWorks,
+    })),
+    workspaces: status.workspaces,
+    ...(status.works ? { works: status.works } : {}),
+    ...(status.quarantined ? { quarantined: status.quarantined } : {}),
+    ...(status.replacedSockets ? { replacedSockets: status.replacedSockets } : {}),
+    withheld: WITHHELD_UNPROVEN,
+  };
+}

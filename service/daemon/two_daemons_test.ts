@@ -5,6 +5,7 @@ import { assert, assertEquals } from "../../tests/support/assert.ts";
 import { connector, startInstance } from "../../tests/support/daemon.ts";
 import { waitFor } from "../../tests/support/wait.ts";
 import { fetchStatus } from "../control/mod.ts";
+import { controlKey } from "../endpoint/mod.ts";
 import { DEFAULT_SCHEDULER_OPTIONS } from "../scheduler/mod.ts";
 
 /** Arguments for update_plan, a tool that needs no browser. */
@@ -26,8 +27,11 @@ Deno.test("a workspace minted through one daemon's bridge is unknown to another'
 
     await first.start("update_plan", PLAN, opened.workspace);
     assertEquals((await first.next()).type, "completed");
-    assertEquals((await fetchStatus(one.paths.controlSocket)).plans?.length, 1);
-    assertEquals((await fetchStatus(other.paths.controlSocket)).plans?.length ?? 0, 0);
+    // Plans are shown only to a proven read (decision 0335).
+    const plans = async (paths: typeof one.paths) =>
+      (await fetchStatus(paths.controlSocket, await controlKey(paths.keys))).plans;
+    assertEquals((await plans(one.paths))?.length, 1);
+    assertEquals((await plans(other.paths))?.length ?? 0, 0);
 
     // Each daemon counts its own works: the first work of each has the same id in its audit.
     await second.start("update_plan", PLAN);

@@ -155,7 +155,7 @@ export class PersonControls {
     const workspace = this.#workspace(number);
     this.#mark(workspace.id).held = true;
     this.#options.effects.show(workspace, "held");
-    return `Workspace ${number} (${workspace.label}) is paused.`;
+    return `Workspace ${number} (${workspace.principal}) is paused.`;
   }
 
   /** Resumes one workspace (and closes its attention circuit), or everything. */
@@ -171,7 +171,7 @@ export class PersonControls {
     }
     return number === undefined
       ? "Every agent may carry on."
-      : `Workspace ${number} (${targets[0].label}) may carry on${
+      : `Workspace ${number} (${targets[0].principal}) may carry on${
         this.#paused ? ", once you resume everything (every agent is paused)" : ""
       }.`;
   }
@@ -224,6 +224,7 @@ export class PersonControls {
       const mark = this.#marks.get(workspace.id);
       return {
         number: workspace.number,
+        principal: workspace.principal,
         client: workspace.label,
         color: workspace.color,
         state: this.#stateOf(mark),

@@ -8,6 +8,7 @@
 import { decodeBase64 } from "../../shared/base64.ts";
 import { runningFromSource, SOURCE_ROOT } from "../../shared/executables.ts";
 import { pathOfFileUrl } from "../../shared/file_url.ts";
+import { FileRefused, readRegularText } from "../../shared/files.ts";
 
 /** The files of the built extension, relative to its folder. */
 export const EXTENSION_FILES: readonly string[] = [
@@ -34,13 +35,28 @@ export async function extensionIdFromKey(keyBase64: string): Promise<string> {
     .join("");
 }
 
+/** The most bytes an extension's manifest may be. */
+export const MAX_MANIFEST_BYTES = 64 * 1024;
+
+/**
+ * The text of the extension manifest in `dir`: a regular file of at most
+ * {@linkcode MAX_MANIFEST_BYTES}, never read through a link (decision 0339); NotFound when absent.
+ */
+export async function readManifest(dir: string): Promise<string> {
+  const path = `${dir}/manifest.json`;
+  const text = await readRegularText(path, { maxBytes: MAX_MANIFEST_BYTES });
+  if (text === null) throw new Deno.errors.NotFound(`${path} is missing`);
+  return text;
+}
+
 /** The id and version of the built extension in `dir`; says how to build it when it is missing. */
 export async function readExtension(dir: string): Promise<{ id: string; version: string }> {
   let manifest: { key?: unknown; version?: unknown };
   try {
     for (const file of EXTENSION_FILES) await Deno.stat(`${dir}/${file}`);
-    manifest = JSON.parse(await Deno.readTextFile(`${dir}/manifest.json`));
-  } catch {
+    manifest = JSON.parse(await readManifest(dir));
+  } catch (error) {
+    if (error instanceof FileRefused) throw error;
     throw new Error(
       `the extension is not built (${dir} lacks ${EXTENSION_FILES.join(" or ")}); ` +
         "run 'deno task build:extension'",

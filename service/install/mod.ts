@@ -8,7 +8,12 @@
 export { BrowserId, nativeHostManifest, type RegistryValue } from "./browsers.ts";
 export { ClientId } from "./clients.ts";
 export { doctor, DoctorReport, Finding } from "./doctor.ts";
-export { EXTENSION_FILES, extensionIdFromKey, extensionSourceDir } from "./extension.ts";
+export {
+  EXTENSION_FILES,
+  extensionIdFromKey,
+  extensionSourceDir,
+  readManifest,
+} from "./extension.ts";
 export type { Change } from "./file_changes.ts";
 export { currentHost, type Host } from "./host.ts";
 export {

@@ -9,6 +9,7 @@
 import { z } from "zod";
 import { BrowserId, RegistryValue } from "./browsers.ts";
 import { ClientId } from "./clients.ts";
+import { FileRefused, readRegularText } from "../../shared/files.ts";
 
 /** One client entry install added. */
 export const ClientRecord = z.object({
@@ -46,15 +47,23 @@ export const Receipt = z.object({
 });
 export type Receipt = z.infer<typeof Receipt>;
 
-/** The receipt at `path`: null when there is none, an error message when it is unreadable. */
+/** The most bytes a receipt may be: one lists a few dozen paths. */
+export const MAX_RECEIPT_BYTES = 1024 * 1024;
+
+/**
+ * The receipt at `path`: null when there is none, an error message when it is unreadable or is
+ * not a regular file of at most {@linkcode MAX_RECEIPT_BYTES} (a link, a FIFO: decision 0339).
+ */
 export async function readReceipt(path: string): Promise<Receipt | null | string> {
-  let text: string;
+  let text: string | null;
   try {
-    text = await Deno.readTextFile(path);
+    text = await readRegularText(path, { maxBytes: MAX_RECEIPT_BYTES });
   } catch (error) {
     if (error instanceof Deno.errors.NotFound) return null;
+    if (error instanceof FileRefused) return error.message;
     return `${path} cannot be read: ${(error as Error).message}`;
   }
+  if (text === null) return null;
   try {
     const parsed = Receipt.safeParse(JSON.parse(text));
     return parsed.success ? parsed.data : `${path} is not an install receipt`;

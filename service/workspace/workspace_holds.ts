@@ -21,6 +21,8 @@ export const MAX_WORKSPACES_PER_CONNECTION = 8;
 export interface Holder {
   /** Which connection of this service it is, counted from 1. */
   readonly connection: number;
+  /** The principal its connector proved: the workspaces it opens are labelled by it. */
+  readonly principal: string;
 }
 
 /** What the holds need beyond the registry. */
@@ -56,9 +58,9 @@ export class WorkspaceHolds {
     this.#options = options;
   }
 
-  /** A new connection, holding nothing yet. */
-  connect(): Holder {
-    const holder = { connection: ++this.#connections };
+  /** A new connection of `principal`, holding nothing yet. */
+  connect(principal = "unnamed"): Holder {
+    const holder = { connection: ++this.#connections, principal };
     this.#held.set(holder, new Set());
     return holder;
   }
@@ -99,7 +101,7 @@ export class WorkspaceHolds {
    * `WorkspaceLimit` when the service holds all the workspaces it may.
    */
   open(holder: Holder, label: string): Workspace {
-    const workspace = this.#workspaces.open(label);
+    const workspace = this.#workspaces.open(label, holder.principal);
     this.hold(holder, workspace.id);
     return workspace;
   }

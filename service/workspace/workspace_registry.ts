@@ -52,6 +52,12 @@ export interface Workspace {
    * popup). Not a capability: it names, it opens nothing.
    */
   readonly number: number;
+  /**
+   * The principal its connector proved (decision 0255): what its tab group and the popup name it
+   * by (decision 0338).
+   */
+  readonly principal: string;
+  /** What its client calls itself (`clientInfo`): shown only as a marked, escaped detail. */
   readonly label: string;
   readonly color: GroupColor;
   /** Key the extension uses to find this workspace's tab group. */
@@ -81,8 +87,11 @@ export class WorkspaceRegistry {
   #workspaces = new Map<string, Workspace>();
   #opened = 0;
 
-  /** Mints a new workspace labelled for the user (e.g. the client's name). */
-  open(label: string): Workspace {
+  /**
+   * Mints a new workspace for `principal`, whose client calls itself `label` (shown to the
+   * person only as the client's claim).
+   */
+  open(label: string, principal = "unnamed"): Workspace {
     if (this.#workspaces.size >= MAX_WORKSPACES) {
       throw new WorkspaceLimit(
         `the service already holds ${MAX_WORKSPACES} workspaces; close an MCP client first`,
@@ -91,6 +100,7 @@ export class WorkspaceRegistry {
     const workspace: Workspace = {
       id: `ws_${randomToken(24)}`,
       number: this.#opened + 1,
+      principal,
       label,
       color: COLORS[this.#opened++ % COLORS.length],
       groupKey: randomToken(12),
@@ -164,16 +174,19 @@ export class WorkspaceRegistry {
   }
 }
 
-/** What a workspace's tab group shows: whose it is and, when it is stopped, why. */
+/**
+ * What a workspace's tab group shows: whose it is, by the principal its connector proved (never
+ * the name its client chose, decision 0338), and, when it is stopped, why.
+ */
 export function groupTitle(
-  workspace: Pick<Workspace, "label">,
+  workspace: Pick<Workspace, "principal">,
   state: "running" | "held" | "attention" = "running",
 ): string {
   const title = state === "held"
-    ? `⏸ Paused — ${workspace.label}`
+    ? `⏸ Paused — ${workspace.principal}`
     : state === "attention"
-    ? `⚠ Needs you — ${workspace.label}`
-    : `Ghostlight — ${workspace.label}`;
+    ? `⚠ Needs you — ${workspace.principal}`
+    : `Ghostlight — ${workspace.principal}`;
   return title.slice(0, 80);
 }
 

@@ -104,16 +104,19 @@ function emptyHint(state: TabState, buffer: "console" | "network"): string {
  * What the answer says of the times the console was not listened to because the page logged too
  * fast (decision 0291): what the page logged then was never recorded, and nobody knows how much.
  */
-function unheardNote(state: TabState): string {
-  const { since, pauses, ms } = state.consoleUnheard;
+function unheardNote(state: TabState, buffer: "console" | "network"): string {
+  const { since, pauses, ms } = buffer === "console" ? state.consoleUnheard : state.networkUnheard;
   if (pauses === 0) return "";
   const now = since === null
     ? ""
     : ", and is not listened to now: loading another page or reloading this one listens again";
   const seconds = ((ms + (since === null ? 0 : Date.now() - since)) / 1000).toFixed(1);
-  return ` (the page logged too fast: its console was not listened to ${pauses} ` +
-    `time${pauses === 1 ? "" : "s"}, ${seconds} s in all${now}; what it logged then was not ` +
-    "recorded)";
+  const [did, what, done] = buffer === "console"
+    ? ["logged", "its console", "what it logged"]
+    : ["sent requests", "its network", "the requests it sent"];
+  return ` (the page ${did} too fast: ${what} was not listened to ${pauses} ` +
+    `time${pauses === 1 ? "" : "s"}, ${seconds} s in all${now}; ${done} then ` +
+    `${buffer === "console" ? "was" : "were"} not recorded)`;
 }
 
 /** The answer's text: a count line, then the entries inside the untrusted fence. */
@@ -139,7 +142,7 @@ async function listing(
     (state.droppedEvents > 0
       ? ` (the page sent events too fast: ${state.droppedEvents} were not recorded)`
       : "") +
-    (part.buffer === "console" ? unheardNote(state) : "") +
+    unheardNote(state, part.buffer) +
     (part.cleared ? "; buffer cleared" : "") + ".";
   if (part.lines.length === 0) {
     return `${head}${part.total === 0 ? emptyHint(state, part.buffer) : ""}`;
