@@ -53,7 +53,7 @@ Deno.test("navigation, opened tabs and blockers are spelled out", () => {
   );
   assertMatch(
     text,
-    /^Clicked\. Now at https:\/\/a\.test <page-content-\w+ [^>]*>\n\/next\n<\/page-content-\w+>\. Opened tab 9 \(yours now/,
+    /^Clicked\. Now at https:\/\/a\.test <page-content-[\w-]+ [^>]*>\n\/next\n<\/page-content-[\w-]+>\. Opened tab 9 \(yours now/,
   );
   assertMatch(text, /It is disabled\. Fill the form\./);
   assertMatch(text, /focused: textbox "Email" holding "a@b\.c"/);
@@ -99,7 +99,7 @@ Deno.test("a page reached while its images still load says so", () => {
   const text = renderReceipt(workspace, receipt({ observedAfter }), "Clicked.");
   assertMatch(
     text,
-    /^Clicked\. Now at https:\/\/a\.test <page-content-\w+ [^>]*>\n\/slow\n<\/page-content-\w+>\. Its document is ready; some resources are still loading\./,
+    /^Clicked\. Now at https:\/\/a\.test <page-content-[\w-]+ [^>]*>\n\/slow\n<\/page-content-[\w-]+>\. Its document is ready; some resources are still loading\./,
   );
 });
 
