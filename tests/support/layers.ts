@@ -84,11 +84,11 @@ export const SERVICE_OWNS: Record<string, string> = {
 /** What each folder inside `service/tools/` owns, shown beside its layer when one is declared. */
 export const TOOL_OWNS: Record<string, string> = {
   core:
-    "the call context, errors, fences, budgets, URL and secret redaction, normalising a URL, tab targets, releasing tabs, dialog wording, multi-step runs and their references",
+    "the call context, errors, fences, budgets, the page program builder and its compiler (`program.ts`), URL and secret redaction, normalising a URL, tab targets, releasing tabs, dialog wording, multi-step runs and their references",
   page:
     "refs and frames, reading the page (the walk, the outline, main-frame reads), locating an element by a description, screenshots, waiting on the page, matching form labels, the landing report, the page runtime's bundle",
   input:
-    "acting on a page from typed intents: the page program (`program.ts`) and its one executor (`send.ts`), pointing, keys, scrolling, coordinates, setting values, delivering files, load and navigation watches, answering dialogs, and the receipts of what changed",
+    "acting on a page from typed intents: the page programs of actions and their one executor (`send.ts`), pointing, keys, scrolling, coordinates, setting values, delivering files, load and navigation watches, answering dialogs, and the receipts of what changed",
   gif: "recordings and the GIF encoder",
   page_runtime:
     "TypeScript that runs in the page's isolated world, checked against the DOM, bundled by `deno task build:page`",

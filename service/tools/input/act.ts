@@ -21,7 +21,7 @@ import { resolveRef, tabPages } from "../page/refs.ts";
 import { type Point, toViewport } from "./coordinates.ts";
 import { chordEvents, parseChords, parseModifiers, typeEvents } from "./input.ts";
 import { AIM_POINT, AIM_READY, lookupByRef, prepareByRef, type RefLookup } from "./prepare.ts";
-import { type At as Named, compile, program } from "./program.ts";
+import { type At as Named, compile, program } from "../core/program.ts";
 import {
   type Assurance,
   type Before,

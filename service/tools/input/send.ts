@@ -14,7 +14,7 @@ import { type Command, knownMain } from "../page/main_frame_read.ts";
 import { tabPages } from "../page/refs.ts";
 import { untilDialog } from "./dialogs.ts";
 import { NavigationWatch } from "./navigation_watch.ts";
-import type { Compiled, Ref } from "./program.ts";
+import type { Compiled, Ref } from "../core/program.ts";
 import { type Before, NAVIGATION_WAIT_MS, type SettleRead, settleStep } from "./receipt.ts";
 
 /** Input events per `cdp.sequence` message. */

@@ -12,7 +12,7 @@
 
 import { mainWorldCall } from "../page/in_page.ts";
 import type { Command } from "../page/main_frame_read.ts";
-import { compile, program } from "./program.ts";
+import { compile, program } from "../core/program.ts";
 
 /** The object group the listener question holds its objects in, released after. */
 const GROUP = "ghostlight-type-mode";

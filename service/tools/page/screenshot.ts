@@ -11,6 +11,7 @@ import { ToolError } from "../core/errors.ts";
 import { jpegSize } from "./jpeg.ts";
 import { mainWorldCall } from "./in_page.ts";
 import { cdp, type TabTarget } from "../core/target.ts";
+import { compile, program } from "../core/program.ts";
 import {
   type Cover,
   coversIn,
@@ -247,32 +248,38 @@ async function viewportInOneMessage(
 > {
   const scale = lastScales.get(target.link)?.get(target.native);
   if (scale === undefined || !target.link.details.features.includes("reply_values")) return null;
-  const viewport = (field: string, param: string) => ({
-    reply: 2,
-    path: ["cssVisualViewport", field],
-    param: `clip.${param}`,
-  });
+  const shot = compile(
+    program()
+      .step("metrics", () => METRICS_AND_HIDDEN[0])
+      .step("hidden", () => METRICS_AND_HIDDEN[1])
+      .condition("in front", (at) => [{ value: at("hidden", "result", "value"), equals: false }])
+      .step("capture", (at) => {
+        const viewport = (field: string) => at("metrics", "cssVisualViewport", field);
+        return {
+          method: "Page.captureScreenshot",
+          params: {
+            format: "jpeg",
+            quality: options.quality,
+            clip: {
+              scale,
+              x: viewport("pageX"),
+              y: viewport("pageY"),
+              width: viewport("clientWidth"),
+              height: viewport("clientHeight"),
+            },
+          },
+          when: ["in front"],
+        };
+      }),
+  );
   const { results } = await target.link.call("cdp.sequence", {
     tab_id: target.native,
-    commands: [
-      ...METRICS_AND_HIDDEN,
-      {
-        method: "Page.captureScreenshot",
-        params: { format: "jpeg", quality: options.quality, clip: { scale } },
-        sendIf: [{ reply: 1, path: ["result", "value"], equals: false }],
-        paramsFrom: [
-          viewport("pageX", "x"),
-          viewport("pageY", "y"),
-          viewport("clientWidth", "width"),
-          viewport("clientHeight", "height"),
-        ],
-      },
-    ],
+    commands: shot.commands,
     pipeline: true,
   });
-  const { view, ratio } = metricsFrom(results[0]);
+  const { view, ratio } = metricsFrom(shot.reply("metrics", results));
   const region = { x: 0, y: 0, width: view.clientWidth, height: view.clientHeight };
-  const data = results[2].data;
+  const data = shot.reply("capture", results).data;
   // A scale off in its last digits (a ratio such as 1.25 read as device ÷ CSS pixels) draws the
   // same picture: the image's own size is what its coordinates are mapped back with.
   const wanted = scaleOf(region, ratio, options.maxSide, false);
