@@ -404,8 +404,10 @@ export type ToExtension = z.infer<typeof ToExtension>;
 /**
  * Why an operation failed in the browser. `detached`: the tab's debugger session ended while the
  * command ran, for a reason on the browser's side (the tab closed, its page went away, the person
- * or another debugger took the tab); the command is over. A kind this service does not know (a
- * newer extension's) reads as `internal` rather than ending the link.
+ * or another debugger took the tab); the command is over. `transfer_refused`: the browser would
+ * not hold or hand out a transfer's bytes (a bound, a contradiction, a bad SHA-256, an unknown or
+ * incomplete transfer), so the command that was to use them was not sent. A kind this service
+ * does not know (a newer extension's) reads as `internal` rather than ending the link.
  */
 export const MechanismErrorKind = z.enum([
   "no_such_tab",
@@ -414,7 +416,9 @@ export const MechanismErrorKind = z.enum([
   "unsupported",
   "internal",
   "detached",
+  "transfer_refused",
 ]).catch("internal");
+export type MechanismErrorKind = z.infer<typeof MechanismErrorKind>;
 
 /** A browser id: the extension's random UUID, or any 8 to 64 letters, digits, `-` and `_`. */
 export const BROWSER_ID = /^[A-Za-z0-9_-]{8,64}$/;

@@ -9,6 +9,7 @@
 
 import {
   type EnableCommand,
+  type MechanismErrorKind,
   type OperationName,
   type OperationParams,
   type OperationResult,
@@ -36,13 +37,7 @@ import { placeTransfers, TransferRefused, TransferStore } from "./transfers.ts";
 /** A mechanism failure with the kind the service understands. */
 export class MechanismError extends Error {
   constructor(
-    readonly kind:
-      | "no_such_tab"
-      | "cdp_error"
-      | "invalid_params"
-      | "unsupported"
-      | "internal"
-      | "detached",
+    readonly kind: MechanismErrorKind,
     message: string,
   ) {
     super(message);
@@ -415,9 +410,12 @@ async function focusTab(params: OperationParams<"tab.focus">): Promise<Record<ne
   return {};
 }
 
-/** A transfer refused for its contents or a bound: the service's parameters were wrong. */
+/**
+ * A transfer refused for its contents or a bound: said as a kind of its own, so the service
+ * knows the command that was to use the bytes was not sent without reading this message.
+ */
 function refusedTransfer(error: unknown): never {
-  if (error instanceof TransferRefused) throw new MechanismError("invalid_params", error.message);
+  if (error instanceof TransferRefused) throw new MechanismError("transfer_refused", error.message);
   throw error;
 }
 

@@ -20,7 +20,8 @@ export type BrowserErrorKind =
   | "busy"
   | "dialog_open"
   | "needs_upgrade"
-  | "detached";
+  | "detached"
+  | "transfer_refused";
 
 /**
  * A browser operation failed; `kind` says whether it may have happened. `not_sent` means the
@@ -28,6 +29,8 @@ export type BrowserErrorKind =
  * `detached` means the tab's debugger session ended while the command ran for a reason on the
  * browser's side (the tab closed, its page went away, someone took the debugger): the extension
  * answered, so the command is over, though what it did before then stays done (decision 0166).
+ * `transfer_refused` means the extension would not hold or hand out a transfer's bytes, so the
+ * command that was to use them was never sent.
  */
 export class BrowserError extends Error {
   /**

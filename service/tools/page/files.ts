@@ -92,22 +92,25 @@ export async function putFilesInPage(
   return valueOf(runtimeFunction("putFiles"), reply);
 }
 
-/** A failure of the call that puts the files, in the model's words. */
-function putFailure(error: unknown, where: FileTarget): unknown {
+/**
+ * A failure of the call that puts the files, in the model's words. A refused transfer is known by
+ * its kind, never by its message's words (issue 27).
+ */
+export function putFailure(error: unknown, where: FileTarget): unknown {
   if (!(error instanceof BrowserError)) return error;
+  if (error.kind === "transfer_refused") {
+    return new ToolError(
+      "not_dispatched",
+      `The browser refused the upload, so nothing was put into the page: ${error.message}.`,
+      "Try again; if it repeats, upload fewer or smaller files.",
+    );
+  }
   // The browser's own words for a world that went with its document, read in one place.
   if (isLostContext(error)) {
     return "ref" in where ? refGone(where.ref) : new ToolError(
       "tool_failure",
       "The page navigated while the files were on their way; nothing was put into it.",
       "Take a new screenshot and try again.",
-    );
-  }
-  if (error.kind === "invalid_params" && /transfer/.test(error.message)) {
-    return new ToolError(
-      "not_dispatched",
-      `The browser refused the upload, so nothing was put into the page: ${error.message}.`,
-      "Try again; if it repeats, upload fewer or smaller files.",
     );
   }
   return error;
