@@ -23,8 +23,12 @@ export const TRANSFER_CHUNK_BYTES = 384 * KIB;
 export const MAX_TRANSFER_BYTES = 16 * MIB;
 /** Most chunks in one transfer (what {@linkcode MAX_TRANSFER_BYTES} needs). */
 export const MAX_TRANSFER_CHUNKS = Math.ceil(MAX_TRANSFER_BYTES / TRANSFER_CHUNK_BYTES);
-/** Transfers the extension holds at once (arriving or ready, not yet used). */
-export const MAX_TRANSFERS = 8;
+/**
+ * Transfers the extension holds at once (arriving or ready, not yet used): at least the files one
+ * upload may carry, or an upload within its own bounds would be refused (their bytes are bounded
+ * by {@linkcode MAX_TRANSFER_TOTAL_BYTES}, not by this count).
+ */
+export const MAX_TRANSFERS = 16;
 /** Bytes the extension holds across all its transfers. */
 export const MAX_TRANSFER_TOTAL_BYTES = 32 * MIB;
 /** Longest time-to-live a transfer may ask for, counted from its first chunk. */
