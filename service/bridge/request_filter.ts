@@ -133,6 +133,8 @@ export interface Stopped {
   hosts: Map<string, { origin: string; why: string }>;
   /** The workspace whose fence the hosts are shown in. */
   workspace: Workspace;
+  /** Whether a document was among them: a navigation of the tab or a frame was stopped. */
+  navigation: boolean;
 }
 
 /** How the browser reports a request an extension's rules blocked. */
@@ -153,7 +155,7 @@ export function stoppedBy(
   const requests = filtered.requests();
   const start = filtered.before === undefined ? 0 : requests.indexOf(filtered.before) + 1;
   const rules = session.deps.governance.policy.rules();
-  const stopped: Stopped = { count: 0, hosts: new Map(), workspace };
+  const stopped: Stopped = { count: 0, hosts: new Map(), workspace, navigation: false };
   for (const request of requests.slice(start)) {
     // Only requests to the network: a data: or blob: URL goes nowhere to be stopped.
     if (request.failed !== BLOCKED || !NETWORK_URL.test(request.url)) continue;
@@ -167,6 +169,7 @@ export function stoppedBy(
     });
     if (decision.verdict !== "denied" && decision.verdict !== "sacred") continue;
     stopped.count++;
+    if (request.type === "Document") stopped.navigation = true;
     if (!stopped.hosts.has(host) && stopped.hosts.size < MAX_NAMED_HOSTS) {
       stopped.hosts.set(host, {
         origin: originOf(request.url),
@@ -197,13 +200,13 @@ export function withStoppedNote(outcome: Outcome, stopped: Stopped | null): Outc
   if (outcome.kind === "success") {
     return { ...outcome, content: [...outcome.content, { type: "text", text: note }] };
   }
-  // The browser's own words for a request an extension blocked: the failure is the filter's, and
-  // the way on is not to check the address.
-  const blocked = outcome.message.includes("ERR_BLOCKED_BY_CLIENT");
+  // A document the filter stopped is why the call failed (the tab shows the browser's page for a
+  // blocked request), told by what the browser reported, never by the failure's words: the way
+  // on is not to check the address.
   return {
     ...outcome,
     message: `${outcome.message}\n${note}`,
-    ...(blocked ? { next_step: GO_BACK } : {}),
+    ...(stopped.navigation ? { next_step: GO_BACK } : {}),
   };
 }
 
@@ -233,7 +236,6 @@ export function stoppedNavigationOutcome(
     kind: "denied",
     message: `${lead} That host received nothing; the tab shows the browser's page for a ` +
       `blocked request.\n${stoppedNote(stopped)}${attention}`,
-    next_step: 'Navigate the tab back (navigate with url "back") and carry on with what is ' +
-      "allowed, or ask the person.",
+    next_step: GO_BACK,
   };
 }
