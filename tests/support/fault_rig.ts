@@ -7,6 +7,7 @@
  */
 
 import { fetchStatus, type Status } from "../../service/control/mod.ts";
+import { controlKey } from "../../service/endpoint/mod.ts";
 import { resolveInstancePaths } from "../../shared/instance.ts";
 import {
   serveSlowPages,
@@ -50,7 +51,10 @@ export async function startFaultRig(
   Object.assign(testEnv.env, options.env ?? {});
   await options.prepare?.(testEnv);
   const paths = resolveInstancePaths(testEnv.instance, (key) => testEnv.env[key]);
-  const status = () => fetchStatus(paths.controlSocket);
+  // The whole status, as the person's own `ghostlight status` reads it: an unproven read leaves
+  // out the agents (decision 0335). The key exists once the service has started.
+  const status = async () =>
+    fetchStatus(paths.controlSocket, await controlKey(paths.keys).catch(() => undefined));
   const slow = serveSlowPages();
   const service = startService(testEnv);
   const opened: Transcript[] = [];
