@@ -4,8 +4,9 @@
  * CLI into a folder whose path holds spaces as Claude Desktop's own does, in a fresh HOME with no
  * Deno and no npm on PATH, is run as Claude Desktop runs a bundle's Node server
  * (`node ${__dirname}/server/ghostlight.mjs`, `${__dirname}` replaced): its first launch sets up
- * the browser side as `ghostlight install --client none` does and says so on stderr, a real MCP
- * client drives headless Chromium through it, and a second launch changes nothing. The other
+ * the browser side as `ghostlight install --client none` does and says so on stderr and in
+ * `ghostlight status`, a real MCP client drives headless Chromium through it, and a second launch
+ * changes nothing. The other
  * platforms' bundles are assembled and checked: manifest valid for their OS, their Deno the
  * platform package's binary. A platform package that does not match its recorded integrity is
  * refused.
@@ -19,6 +20,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { assert, assertEquals, assertMatch, assertRejects } from "./support/assert.ts";
 import { makeTestEnv, ROOT, type TestEnv } from "./support/env.ts";
 import { serveFixtures } from "./support/fixtures.ts";
+import { runCommand } from "./support/processes.ts";
 import {
   readArticle,
   startChromium,
@@ -78,6 +80,15 @@ async function launch(
   return { client, stderr: () => text };
 }
 
+/** What `ghostlight status`, as the person runs it, says the first launch set up. */
+async function firstLaunchShown(testEnv: TestEnv, cli: string): Promise<string> {
+  const shown = await runCommand(testEnv, cli, ["status"]);
+  assertEquals(shown.code, 0, shown.stdout + shown.stderr);
+  const start = shown.stdout.indexOf("Set up by the Claude Desktop bundle's first launch");
+  assert(start >= 0, shown.stdout);
+  return shown.stdout.slice(start, shown.stdout.indexOf("\nBrowsers:", start));
+}
+
 Deno.test("the linux-x64 bundle, in a folder with spaces and no Deno on PATH, sets up the browser side once and drives Chromium", async () => {
   const base = await makeTestEnv("mcpb");
   const fixtures = serveFixtures();
@@ -128,6 +139,18 @@ Deno.test("the linux-x64 bundle, in a folder with spaces and no Deno on PATH, se
 
     chromium = startChromium(base, `${prefix}/extension`);
     await waitForBrowser(testEnv, cli);
+    // `ghostlight status`, under the service's own permissions, says what the first launch set up.
+    const shownStatus = await firstLaunchShown(testEnv, cli);
+    assertMatch(
+      shownStatus,
+      new RegExp(
+        `Set up by the Claude Desktop bundle's first launch at .*: Ghostlight in ${prefix},`,
+      ),
+    );
+    assertMatch(shownStatus, /\n {2}chromium: added, /);
+    assertMatch(shownStatus, /\n {2}autostart: /);
+    const record = `${testEnv.env.XDG_STATE_HOME}/${server}/first-launch.json`;
+    const recorded = await Deno.readTextFile(record);
     await readArticle(client, fixtures);
     await client.close();
     client = null;
@@ -144,6 +167,8 @@ Deno.test("the linux-x64 bundle, in a folder with spaces and no Deno on PATH, se
     assert((await client.listTools()).tools.length > 0);
     assert(!/first launch/.test(second.stderr()), second.stderr());
     assertEquals(await snapshot(watched), before);
+    assertEquals(await Deno.readTextFile(record), recorded);
+    assertEquals(await firstLaunchShown(testEnv, cli), shownStatus);
   } finally {
     await client?.close().catch(() => {});
     await chromium?.stop();

@@ -4,8 +4,9 @@
 // prefix) it sets up the browser side exactly as `ghostlight install --client none` does, through
 // app/scripts/start.ts, which runs the installer with its own least privilege (decision 0084):
 // the native host for the browsers found, the extension folder, the service entry, auto-start. It
-// says what it did on stderr (stdout is the client's), and a later launch finds the receipt and
-// changes nothing. Then it starts the MCP connector from the bundle's sources with stdio passed
+// says what it did on stderr (stdout is the client's) and in `ghostlight status` (the installer's
+// `--first-launch` record in the instance's state folder, decision 0354), and a later launch
+// finds the receipt and changes nothing. Then it starts the MCP connector from the bundle's sources with stdio passed
 // straight through, the way `deno task connector` does: start.ts writes the instance's service
 // entry and starts the connector under its permission set plus the instance's own folders, secret
 // and socket (decisions 0100, 0084), and ends it at once when this process is killed
@@ -72,7 +73,14 @@ function firstLaunch(deno) {
     "Ghostlight: first launch: setting up the browser side " +
       "(as 'ghostlight install --client none')\n",
   );
-  const args = [...starterArgs(app, deno, instance), "service", "install", "--client", "none"];
+  const args = [
+    ...starterArgs(app, deno, instance),
+    "service",
+    "install",
+    "--client",
+    "none",
+    "--first-launch",
+  ];
   if (instance) args.push("--instance", instance);
   const result = spawnSync(deno, args, { stdio: ["ignore", 2, 2] });
   if (result.status !== 0) {

@@ -7,6 +7,7 @@
 
 import { runningFromSource, SOURCE_ROOT } from "../../shared/executables.ts";
 import type { InstancePaths } from "../../shared/instance.ts";
+import { FIRST_LAUNCH_MAX_ITEMS, writeFirstLaunch } from "../../shared/first_launch.ts";
 import {
   BrowserId,
   type Change,
@@ -83,8 +84,10 @@ export interface InstallerSupplies {
 }
 
 /**
- * `ghostlight install [--dry-run] [--client ID|none]... [--browser ID]... [--no-autostart] [--json]`.
- * Exit code 0, or 1 when a client or browser could not be registered.
+ * `ghostlight install [--dry-run] [--client ID|none]... [--browser ID]... [--no-autostart] [--json]
+ * [--first-launch]`. `--first-launch` (the Claude Desktop bundle's) also records what was set up
+ * where `ghostlight status` reads it. Exit code 0, or 1 when a client or browser could not be
+ * registered.
  */
 export async function runInstall(
   paths: InstancePaths,
@@ -94,6 +97,7 @@ export async function runInstall(
   const dryRun = takeFlag(args, "--dry-run");
   const json = takeFlag(args, "--json");
   const autostart = !takeFlag(args, "--no-autostart");
+  const firstLaunch = takeFlag(args, "--first-launch");
   const clients = ids(takeAll(args, "--client"), ClientId.options, "--client");
   const browsers = ids(takeAll(args, "--browser"), BrowserId.options, "--browser");
   noMore(args);
@@ -112,6 +116,18 @@ export async function runInstall(
     registry: supplies.registry,
   });
   const refused = report.outcomes.some((outcome) => outcome.status === "refused");
+  if (firstLaunch && !dryRun) {
+    writeFirstLaunch(paths, {
+      at: new Date().toISOString(),
+      prefix: report.layout.prefix,
+      extension: report.layout.extensionDir,
+      setUp: report.outcomes.slice(0, FIRST_LAUNCH_MAX_ITEMS).map(({ target, status, detail }) => ({
+        target,
+        status,
+        detail,
+      })),
+    });
+  }
   if (json) {
     console.log(JSON.stringify(report));
     return refused ? 1 : 0;

@@ -5,6 +5,7 @@
  * @module
  */
 
+import { type FirstLaunch, readFirstLaunch } from "../../shared/first_launch.ts";
 import type { InstancePaths } from "../../shared/instance.ts";
 import type { PersonWorkspace } from "../../shared/person.ts";
 import { fetchStatus } from "../control/mod.ts";
@@ -19,29 +20,32 @@ import { shown } from "./shown.ts";
 export async function runStatus(paths: InstancePaths, args: string[]): Promise<number> {
   const json = takeFlag(args, "--json");
   noMore(args);
+  const firstLaunch = await firstLaunchOrProblem(paths);
   let status;
   try {
     status = await fetchStatus(paths.controlSocket, await readableControlKey(paths));
   } catch (error) {
     // Out of this launcher's reach is not "not running": the command line says which it is.
     if (error instanceof Deno.errors.NotCapable) throw error;
-    if (json) console.log(JSON.stringify({ service: null }));
+    if (json) console.log(JSON.stringify({ service: null, firstLaunch }));
     else {
       console.log(
         `The service for ${describeInstance(paths)} is not running. An MCP client starts it ` +
           `when it connects; 'browser launch' and 'service' start it from here.`,
       );
+      if (firstLaunch) printFirstLaunch(firstLaunch);
     }
     return 3;
   }
   if (json) {
-    console.log(JSON.stringify(status));
+    console.log(JSON.stringify({ ...status, firstLaunch }));
     return 0;
   }
   console.log(
     `Service ${status.service.version}, pid ${status.service.pid}, ` +
       `${describeInstance(paths)}, up since ${status.service.startedAt}`,
   );
+  if (firstLaunch) printFirstLaunch(firstLaunch);
   console.log(`Browsers: ${status.browsers.length}`);
   for (const browser of status.browsers) {
     console.log(
@@ -136,5 +140,32 @@ function printWorkspace(workspace: PersonWorkspace): void {
     workspace.plan.approach.forEach((step, index) =>
       console.log(`       ${index + 1}. ${shown(step)}`)
     );
+  }
+}
+
+/** The first launch's record, or why it is not read: a bad record does not hide the status. */
+async function firstLaunchOrProblem(
+  paths: InstancePaths,
+): Promise<FirstLaunch | { problem: string } | null> {
+  try {
+    return await readFirstLaunch(paths);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotCapable) throw error;
+    return { problem: error instanceof Error ? error.message : String(error) };
+  }
+}
+
+/** What the Claude Desktop bundle's first launch set up, escaped (the file is the person's). */
+function printFirstLaunch(record: FirstLaunch | { problem: string }): void {
+  if ("problem" in record) {
+    console.log(shown(`The first launch's record was not read: ${record.problem}`));
+    return;
+  }
+  console.log(shown(
+    `Set up by the Claude Desktop bundle's first launch at ${record.at}: Ghostlight in ` +
+      `${record.prefix}, its extension folder ${record.extension}`,
+  ));
+  for (const item of record.setUp) {
+    console.log(shown(`  ${item.target}: ${item.status}, ${item.detail}`));
   }
 }

@@ -222,7 +222,9 @@ function installerFlags(plan: StartPlan, options: StartOptions): string[] {
     "read",
     outermost([...roots, p.runtimeDir, p.stateDir, p.configDir, machine, ...program]),
   );
-  if (!options.doctor) return [read, flag("write", roots)];
+  // The instance's state folder too, where it lies outside them: the first launch's record
+  // goes there for `status` to read (decision 0354).
+  if (!options.doctor) return [read, flag("write", outermost([...roots, p.stateDir]))];
   const sockets = [p.bridgeSocket, p.controlSocket];
   return [
     read,
