@@ -1,10 +1,9 @@
 import type { Outcome } from "../../shared/bridge.ts";
 import { assertEquals, assertMatch } from "../../tests/support/assert.ts";
-import type { Workspace } from "../workspace/mod.ts";
+import { WorkspaceRegistry } from "../workspace/mod.ts";
 import { type Stopped, withStoppedNote } from "./request_filter.ts";
 
-// Only the fence's nonce of the workspace is read by the note.
-const workspace = { fenceNonce: "n0nce-1" } as unknown as Workspace;
+const workspace = new WorkspaceRegistry().open("agent");
 
 function stopped(navigation: boolean): Stopped {
   return {
