@@ -183,14 +183,41 @@ Deno.test("a receipt shows what the action's handlers deferred to the next frame
     const after = (result: Awaited<ReturnType<typeof s.ok>>) =>
       (plain(result)?.receipt as { observedAfter: After }).observedAfter;
 
+    // What the page itself counted, read in its own world without touching the DOM: the clicks
+    // its handlers saw.
+    const clicksSeen = async () =>
+      Number(
+        plain(
+          await s.ok("javascript_tool", {
+            action: "javascript_exec",
+            text: "String(clicks)",
+            tabId,
+          }),
+        )?.result,
+      );
     // Clicks land anywhere in the frame interval, so the frame after one may pass before the
-    // receipt's read reaches the page or after: both must show the change.
+    // receipt's read reaches the page or after: both must show the change. The receipt is held to
+    // what the page counted: a click its handler saw changed the page, and the receipt must say
+    // so. On a starved machine Chromium has been seen to let a dispatched click go unseen by the
+    // page (its focus did not move either); the receipt must then say nothing changed, and such
+    // clicks are few.
     const deferred = async (ref: string) => {
-      for (let click = 1; click <= 6; click++) {
+      let unseen = 0;
+      for (let click = 1; click <= 6;) {
+        const counted = await clicksSeen();
         const result = await s.ok("computer", { action: "left_click", ref, tabId });
         const seen = after(result);
-        assert(seen.mutations > 0, `click ${click}: ${s.text(result)}`);
-        assertEquals([seen.renderAdvanced, seen.settled], [true, true], s.text(result));
+        const landed = await clicksSeen() > counted;
+        const what = `click ${click} (${unseen} unseen so far): ${JSON.stringify(plain(result))}`;
+        if (!landed) {
+          assertEquals(seen.mutations, 0, `the page saw no click, nor a change: ${what}`);
+          unseen++;
+          assert(unseen <= 2, `most clicks reach the page: ${what}`);
+          continue;
+        }
+        assert(seen.mutations > 0, what);
+        assertEquals([seen.renderAdvanced, seen.settled], [true, true], what);
+        click++;
       }
     };
     await t.step(
