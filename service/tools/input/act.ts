@@ -34,9 +34,7 @@ import {
   renderReceipt,
   type SettleRead,
   settleStep,
-  watchNavigation,
 } from "./receipt.ts";
-import type { NavigationWatch } from "./navigation_watch.ts";
 import {
   type Aim,
   type AimedProgram,
@@ -44,7 +42,9 @@ import {
   execute,
   mayPipeline,
   mouse,
+  type NavigationWatch,
   unlessClosed,
+  watchNavigation,
 } from "./send.ts";
 import {
   KEYS_UNHEARD,
