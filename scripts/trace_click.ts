@@ -24,12 +24,12 @@ import { freshPage, startSession } from "../tests/support/session.ts";
 import { ROOT } from "../tests/support/env.ts";
 
 /** How many calls each session makes after its setup. */
-const CALLS = 5;
+const CALLS = 20;
 /**
  * How long each session's calls are given, whatever they take, so that work done on a timer (the
  * launcher asking for the status, the service's own sweeps) does not count as the click's.
  */
-const PHASE_MS = 8_000;
+const PHASE_MS = 20_000;
 
 interface FunctionCoverage {
   functionName: string;
