@@ -13,7 +13,7 @@ import { ToolError } from "../core/errors.ts";
 import { fence, fencedUrl, originOf } from "../core/fence.ts";
 import { displayUrl } from "../core/redact_url.ts";
 import { cdp, ownedTab, type TabTarget } from "../core/target.ts";
-import { untilDialog } from "../input/dialogs.ts";
+import { untilDialog } from "../input/send.ts";
 import { pageAfterEffect } from "../page/after_dialog.ts";
 import { redactSecrets } from "../core/redact.ts";
 import { LOAD_NOTES, LoadWatch, waitForLoad } from "../input/load_watch.ts";

@@ -3,48 +3,61 @@
  * (a click at a ref or a coordinate, a hover, a drag, typing, a key chord) and gets back the
  * receipt of what changed ({@linkcode Acted}), which {@linkcode actedOutcome} renders as the
  * call's answer. Where a ref can be, the target is found, aimed at and acted on in one message
- * to the page (decisions 0239, 0241); otherwise the target is found first and the input follows.
- * Input into a frame the policy refuses is refused before any is sent.
+ * to the page (decisions 0239, 0241), its whole program declared in {@linkcode aimedPointer}:
+ * the lookup (the runtime's `prepareAction`: the element described, scrolled into view when it
+ * is visible but outside the viewport, what covers its centre, the page noted for the receipt),
+ * the frame check, the mouse events at the lookup's centre, and the receipt's settle read.
+ * Otherwise the target is found first and the input follows. Input into a frame the policy
+ * refuses is refused before any is sent.
  *
  * @module
  */
 
 import type { Outcome } from "../../../shared/bridge.ts";
 import { capabilitiesFor } from "../../catalog/mod.ts";
+import type { Workspace } from "../../workspace/mod.ts";
 import { success, type ToolContext } from "../core/context.ts";
 import { ToolError } from "../core/errors.ts";
 import type { TabTarget } from "../core/target.ts";
 import { checkInputFrames, frameGuard } from "../page/collect.ts";
-import { answerPath } from "../page/in_page.ts";
-import type { Command } from "../page/main_frame_read.ts";
-import { resolveRef, tabPages } from "../page/refs.ts";
+import { answerPath, type RuntimeAnswer, type RuntimeCall, runtimeCall } from "../page/in_page.ts";
+import {
+  type Command,
+  knownMain,
+  type LeadingRead,
+  leadingRead,
+  type MainFrameRead,
+  readWorld,
+} from "../page/main_frame_read.ts";
+import { lookupRef, refGone, resolveRef, tabPages } from "../page/refs.ts";
 import { type Point, toViewport } from "./coordinates.ts";
 import { chordEvents, parseChords, parseModifiers, typeEvents } from "./input.ts";
-import { AIM_POINT, AIM_READY, lookupByRef, prepareByRef, type RefLookup } from "./prepare.ts";
 import { type At as Named, compile, program } from "../core/program.ts";
 import {
   type Assurance,
   type Before,
   type Blocker,
+  CHANGED_KEPT,
+  counterKey,
   type Described,
   leadBefore,
+  noteBefore,
   observeAfter,
   observeBefore,
   type Receipt,
   renderReceipt,
   type SettleRead,
   settleStep,
-  watchNavigation,
 } from "./receipt.ts";
-import type { NavigationWatch } from "./navigation_watch.ts";
 import {
-  type Aim,
   type AimedProgram,
   dispatchSettling,
   execute,
   mayPipeline,
   mouse,
+  type NavigationWatch,
   unlessClosed,
+  watchNavigation,
 } from "./send.ts";
 import {
   KEYS_UNHEARD,
@@ -92,7 +105,7 @@ export function perform(context: ToolContext, target: TabTarget, intent: Intent)
     case "hover":
       return pointerAction(intent.at, context, target, {
         action: "hover",
-        input: (point) => [mouse("mouseMoved", point)],
+        events: [{ type: "mouseMoved" }],
         lead: (where) => `Hovering at ${describeWhere(where)}.`,
       });
     case "drag":
@@ -131,19 +144,15 @@ function click(
 ): Promise<Acted> {
   const { action, button, clicks } = intent;
   const modifiers = parseModifiers(intent.modifiers);
+  const events: MouseEvent[] = [{ type: "mouseMoved", modifiers }];
+  for (let count = 1; count <= clicks; count++) {
+    const common = { button, clickCount: count, modifiers };
+    events.push({ type: "mousePressed", ...common, buttons: button === "left" ? 1 : 2 });
+    events.push({ type: "mouseReleased", ...common, buttons: 0 });
+  }
   return pointerAction(intent.at, context, target, {
     action,
-    // At the point found, or (in a page program) at the lookup's centre, named there.
-    input: (point) => {
-      const events = [mouse("mouseMoved", point, { modifiers })];
-      for (let count = 1; count <= clicks; count++) {
-        const common = { button, clickCount: count, modifiers };
-        const buttons = button === "left" ? 1 : 2;
-        events.push(mouse("mousePressed", point, { ...common, buttons }));
-        events.push(mouse("mouseReleased", point, { ...common, buttons: 0 }));
-      }
-      return events;
-    },
+    events,
     lead: (where) =>
       `${action} at ${describeWhere(where)}${modifiers ? ` with ${intent.modifiers}` : ""}.`,
   });
@@ -373,22 +382,150 @@ async function act(
   return await answer(context, target, action, { ...where, before }, { watch, first }, lead);
 }
 
+/** What the page runtime's `prepareAction` reports. */
+type PreparedState = RuntimeAnswer<"prepareAction">;
+
+/** A ref's target ready for a pointer action. */
+interface Prepared {
+  visible: boolean;
+  /** Where the action lands, in top-level viewport CSS pixels. */
+  centre: { x: number; y: number };
+  element: Described;
+  /** What lies on top of the element's centre, when something does. */
+  cover: string | null;
+  /**
+   * Whether the centre lands in a frame of another origin (an iframe over the element, or the
+   * element an iframe): that frame is decided before the input is sent. True when not known.
+   */
+  framed: boolean;
+  before: Before;
+}
+
+/** The page runtime's preparation of element `localId` for a pointer action. */
+function prepareCall(workspace: Workspace, localId: number): RuntimeCall<PreparedState> {
+  return runtimeCall("prepareAction", counterKey(workspace), localId, { keep: CHANGED_KEPT });
+}
+
+/**
+ * Prepares `ref` in one round trip, or null when it is not in the main frame's current world
+ * (the caller then resolves it the ordinary way, which also says when it is gone). Throws the
+ * model-facing error for a malformed ref or one whose element is gone.
+ */
+async function prepareByRef(
+  workspace: Workspace,
+  target: TabTarget,
+  ref: string,
+): Promise<Prepared | null> {
+  const pages = tabPages(workspace, target.tabId);
+  const { frame, localId } = lookupRef(pages, ref, { tabId: target.tabId });
+  const read = await readWorld<PreparedState>(
+    target,
+    frame,
+    prepareCall(workspace, localId),
+    [],
+    // It answers at once (it finds, scrolls and looks without a promise): the evaluation and the
+    // look at the frame tree go out together.
+    { synchronous: true },
+  );
+  if (!read) return null;
+  const found = foundIn(read, ref);
+  return { ...found, before: await noteBefore(workspace, target, read.value!.before, read) };
+}
+
+/** The target as the lookup found it, the page's state before it aside; throws when gone. */
+function foundIn(read: MainFrameRead<PreparedState>, ref: string): Omit<Prepared, "before"> {
+  const described = read.value?.described;
+  if (!described || !described.box) throw refGone(ref);
+  const box = described.box;
+  return {
+    visible: box.visible,
+    centre: { x: Math.round(box.x + box.width / 2), y: Math.round(box.y + box.height / 2) },
+    element: {
+      role: described.role,
+      name: described.name,
+      tag: "",
+      ...(described.enabled ? {} : { disabled: true }),
+    },
+    cover: read.value!.cover,
+    framed: read.value!.framed !== false,
+  };
+}
+
+/**
+ * A pointer action by ref in one message (decision 0239): the lookup {@linkcode prepareByRef}
+ * makes, as the read that opens the action's page program, and what it found from its replies.
+ */
+interface RefLookup {
+  /** The lookup's two commands (the evaluation and the look at the frame tree). */
+  read: LeadingRead<PreparedState>;
+  /**
+   * What the lookup found: with `fired`, whether the aimed commands went out (decided on the same
+   * replies by the same rule as the program's condition), and the page before them, noted as of
+   * `tabSerial` (when the message was sent). Null when the world was not current (nothing was
+   * sent: the caller prepares the ordinary way). Throws when the element is gone.
+   */
+  found(
+    lookup: Record<string, unknown>,
+    look: Record<string, unknown>,
+    tabSerial: number,
+  ): Promise<
+    { fired: true; prepared: Prepared } | { fired: false; found: Omit<Prepared, "before"> } | null
+  >;
+}
+
+/**
+ * The lookup for `ref` as the read opening a page program, or null when the ref is not in the
+ * main frame's known world: the caller then prepares in a round trip of its own.
+ */
+function lookupByRef(
+  workspace: Workspace,
+  target: TabTarget,
+  ref: string,
+): RefLookup | null {
+  const pages = tabPages(workspace, target.tabId);
+  const { frame, localId } = lookupRef(pages, ref, { tabId: target.tabId });
+  if (knownMain(target, pages) !== frame) return null;
+  const read = leadingRead<PreparedState>(frame, prepareCall(workspace, localId));
+  if (!read) return null;
+  const owned = new Set(workspace.tabs);
+  return {
+    read,
+    async found(lookup, look, tabSerial) {
+      const answer = read.answer(lookup, look);
+      if (!answer) return null;
+      const found = foundIn(answer, ref);
+      const value = answer.value!;
+      const point = value.point;
+      const fired = found.visible && value.before.hidden === false && value.framed === false &&
+        Number.isFinite(point?.x) && Number.isFinite(point?.y);
+      if (!fired || !point) return { fired: false, found };
+      const noted = await noteBefore(workspace, target, value.before, answer);
+      return {
+        fired: true,
+        prepared: { ...found, centre: point, before: { ...noted, tabSerial, owned } },
+      };
+    },
+  };
+}
+
 /** What a ref's lookup found, as its page program's lead answered. */
 type Looked = NonNullable<Awaited<ReturnType<RefLookup["found"]>>>;
 
 /**
- * A pointer action by ref as one page program (decision 0239): the lookup that finds, scrolls
- * to and notes the target and the look at the frame tree (the lead), the input aimed at the
- * centre the lookup found, and the receipt's settle read, the last two sent only when the
- * condition "ready" holds: the target visible, the page in front, the centre in no frame of
- * another origin, and the frame still showing the lookup's document. Null when it cannot go
- * this way (a ref outside the main frame's known world): the ordinary path then.
+ * A ref click (or hover) as one page program (decision 0239), the whole of it declared here: the
+ * lookup that finds, scrolls to and notes the target, and the look at the frame tree (the lead);
+ * the condition "ready" on their replies (the target visible, the page in front, the centre in no
+ * frame of another origin, the frame still showing the lookup's document; the same rule
+ * {@linkcode lookupByRef}'s `found` applies to the same replies); the mouse events, built here at
+ * the centre the lookup found, named; and the receipt's settle read. The events and the settle
+ * read go out only when "ready" holds. Null when it cannot go this way (a ref outside the main
+ * frame's known world): the ordinary path then.
  */
 function aimedPointer(
   context: ToolContext,
   target: TabTarget,
   ref: string,
-  input: Pointing["input"],
+  events: MouseEvent[],
 ): AimedProgram<Looked> | null {
   const lookup = lookupByRef(context.workspace, target, ref);
   const settle = settleStep(context.workspace, target);
@@ -399,12 +536,25 @@ function aimedPointer(
     .step("look", () => read.look)
     .lead()
     .condition("ready", (at) => [
-      ...AIM_READY.map(({ path, equals }) => ({ value: at("lookup", ...path), equals })),
+      {
+        value: at("lookup", ...answerPath("prepareAction", "described", "box", "visible")),
+        equals: true,
+      },
+      { value: at("lookup", ...answerPath("prepareAction", "before", "hidden")), equals: false },
+      { value: at("lookup", ...answerPath("prepareAction", "framed")), equals: false },
       ...frameShown(at, read.frame),
     ])
     .each("input", (at) => {
-      const centre = { x: at("lookup", ...AIM_POINT, "x"), y: at("lookup", ...AIM_POINT, "y") };
-      return input(centre).map((event) => ({ ...event, when: ["ready"] }));
+      // The point is the lookup's centre, named: the extension fills each event's x and y from
+      // the lookup's reply.
+      const centre = answerPath("prepareAction", "point");
+      const x = at("lookup", ...centre, "x");
+      const y = at("lookup", ...centre, "y");
+      return events.map(({ type, ...extra }) => ({
+        method: "Input.dispatchMouseEvent",
+        params: { type, x, y, ...extra },
+        when: ["ready"],
+      }));
     })
     .step("settle", () => ({ ...settle.command, when: ["ready"] }));
   const compiled = compile(declared);
@@ -518,14 +668,14 @@ async function pointerAction(
   target: TabTarget,
   pointing: Pointing,
 ): Promise<Acted> {
-  const { action, input, lead } = pointing;
+  const { action, events, lead } = pointing;
   const ordinary = async () => {
     const where = await pointFor(at, context, target, action);
-    return await act(context, target, action, where, input(where.point), lead(where));
+    return await act(context, target, action, where, eventsAt(where.point, events), lead(where));
   };
   if (!("ref" in at)) return await ordinary();
   const { ref } = at;
-  return await execute(context, target, aimedPointer(context, target, ref, input), {
+  return await execute(context, target, aimedPointer(context, target, ref, events), {
     async acted({ prepared }: Extract<Looked, { fired: true }>, sent) {
       const where: Where & { before: Before } = {
         point: prepared.centre,
@@ -548,10 +698,18 @@ async function pointerAction(
   });
 }
 
-/** A pointer action: its name, its input at a point, and its receipt's first line. */
+/** A mouse event as a pointer action declares it: everything but where it lands. */
+type MouseEvent = { type: string } & Record<string, unknown>;
+
+/** A pointer action: its name, its mouse events, and its receipt's first line. */
 interface Pointing {
   action: string;
-  /** The input at `point`: a point found, or (in a page program) the lookup's named centre. */
-  input: <P extends Aim>(point: P) => Command[];
+  /** The events in order; where they land is the ref's centre or the coordinate's point. */
+  events: MouseEvent[];
   lead: (where: Where) => string;
+}
+
+/** A pointer action's events at a point found before they are sent. */
+function eventsAt(point: Point, events: MouseEvent[]): Command[] {
+  return events.map(({ type, ...extra }) => mouse(type, point, extra));
 }

@@ -1,8 +1,8 @@
 /**
- * JavaScript dialogs (alert, confirm, prompt, beforeunload) as every tool meets them: input that
- * opens one returns at once instead of waiting on the frozen page, answering one is one
- * mechanism (the `dialog` tool and computer's Return/Escape/type both use it), and every answer
- * that names an open dialog says how to answer it in the same words.
+ * Answering JavaScript dialogs (alert, confirm, prompt, beforeunload): one mechanism (the `dialog`
+ * tool and computer's Return/Escape/type both use it), and every answer that names an open dialog
+ * says how to answer it in the same words. Input that opens one returns at once instead of
+ * waiting on the frozen page: that race is the executor's (`send.ts`'s `untilDialog`).
  *
  * @module
  */
@@ -18,32 +18,6 @@ import { redactSecrets } from "../core/redact.ts";
 
 /** How long answering a dialog waits for the page to open another one. */
 const NEXT_DIALOG_WAIT_MS = 500;
-
-/**
- * Waits for `sent` (a command that may make the page open a dialog) unless a dialog opens first:
- * the browser then holds the command until the dialog is answered, and the caller reports the
- * dialog instead of waiting.
- */
-export async function untilDialog(
-  target: TabTarget,
-  sent: Promise<unknown>,
-): Promise<"done" | "dialog"> {
-  sent.catch(() => {});
-  // No bound of its own: the command always settles (answered, cut off or timed out).
-  const dialog = target.link.tab(target.native).watch(
-    (event) => event.method === "Page.javascriptDialogOpening",
-  );
-  try {
-    const first = await Promise.race([
-      sent.then(() => "done" as const),
-      dialog.event.then((event) => event ? "dialog" as const : sent.then(() => "done" as const)),
-    ]);
-    if (first === "done") await sent;
-    return first;
-  } finally {
-    dialog.stop();
-  }
-}
 
 /** An answer to a dialog: accept or dismiss, with the text for a prompt. */
 export interface DialogAnswer {

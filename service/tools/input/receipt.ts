@@ -25,7 +25,7 @@ import { redactSecrets } from "../core/redact.ts";
 import { tabPages } from "../page/refs.ts";
 import { cdp, type TabTarget } from "../core/target.ts";
 import { displayUrl } from "../core/redact_url.ts";
-import { NavigationWatch } from "./navigation_watch.ts";
+import type { NavigationWatch } from "./send.ts";
 import type { PageFacts } from "../page/landed_facts.ts";
 import { expectScale } from "../page/screenshot.ts";
 
@@ -40,8 +40,6 @@ const QUIET_MS = 50;
 const MAX_CHANGED_KEPT = 40;
 /** Longest wait for the browser's report of a tab an action opened in front. */
 const TAB_REPORT_MS = 1_000;
-/** Longest wait, from the input, for a page an action navigated to. */
-export const NAVIGATION_WAIT_MS = 5_000;
 
 /** An element as a receipt names it (the page runtime's `receiptElement`). */
 export type Described = ReceiptElement;
@@ -310,22 +308,10 @@ export interface ActionNote {
 type Settled = AfterState | null;
 
 /**
- * Starts watching, before the input is sent, for a navigation the action may start (bounded by
- * {@linkcode NAVIGATION_WAIT_MS}); pass it to {@linkcode observeAfter}, which stops it.
- */
-export function watchNavigation(target: TabTarget, before: Before): NavigationWatch {
-  return new NavigationWatch(
-    target.link.tab(target.native),
-    before.frame,
-    before.frame.frameId ? NAVIGATION_WAIT_MS : 0,
-  );
-}
-
-/**
  * The page's state once what the action caused is over: a frame rendered and any mutation burst
  * ended (bounded by {@linkcode SETTLE_MAX_MS}); when the action started a navigation, the new
  * page's as its runtime reported it at its first frame or its load, whichever came first
- * (waited for on the browser's events, bounded by {@linkcode NAVIGATION_WAIT_MS}; decision 0245),
+ * (waited for on the browser's events, bounded by `NAVIGATION_WAIT_MS`; decision 0245),
  * or, for a document whose runtime does not report, read once it reached DOMContentLoaded. The
  * old page's answer is not awaited once the browser reports the main frame loading another
  * document: a page being left may not answer until it is gone. Null when a dialog, a closed tab

@@ -2,25 +2,34 @@
  * Sending input to a tab: events batched into `cdp.sequence` messages (pipelined where the
  * browser keeps their order), the receipt's settle read carried at the end of the input's
  * message, and an action's one message to the page whose lead read aims the input (decisions
- * 0212, 0239, 0241). A dialog the input opens answers the call instead of a hang.
+ * 0212, 0239, 0241). The executor owns what the input may start, watched on the browser's own
+ * events from before it is sent: a dialog the input opens answers the call instead of a hang
+ * ({@linkcode untilDialog}), and the navigation it starts ({@linkcode NavigationWatch}) is what
+ * the receipt waits on instead of polling the page, and only when there is one.
  *
  * @module
  */
 
-import { type BrowserError, dialogOpenError } from "../../browser/mod.ts";
+import {
+  type BrowserError,
+  dialogOpenError,
+  type TabEvent,
+  type TabState,
+} from "../../browser/mod.ts";
 import type { ToolContext } from "../core/context.ts";
 import type { TabTarget } from "../core/target.ts";
 import { type Command, knownMain } from "../page/main_frame_read.ts";
 import { tabPages } from "../page/refs.ts";
-import { untilDialog } from "./dialogs.ts";
-import { NavigationWatch } from "./navigation_watch.ts";
 import type { Compiled, Ref } from "../core/program.ts";
-import { type Before, NAVIGATION_WAIT_MS, type SettleRead, settleStep } from "./receipt.ts";
+import { type Before, type SettleRead, settleStep } from "./receipt.ts";
+import { factsOf, landingReport, type PageFacts, reportedWorld } from "../page/landed_facts.ts";
 
 /** Input events per `cdp.sequence` message. */
 const SEQUENCE_CHUNK = 500;
 /** Longest wait for the browser's report that an action closed its own tab. */
 const CLOSE_REPORT_MS = 500;
+/** Longest wait, from the input, for a page an action navigated to. */
+export const NAVIGATION_WAIT_MS = 5_000;
 
 /**
  * Where a mouse event lands: a point in viewport CSS pixels, or (in a page program) a value an
@@ -285,4 +294,144 @@ function closedSince(target: TabTarget, serial: number): Promise<boolean> {
     (change) => change.kind === "closed" && change.native === target.native,
     CLOSE_REPORT_MS,
   );
+}
+
+/**
+ * Waits for `sent` (a command that may make the page open a dialog) unless a dialog opens first:
+ * the browser then holds the command until the dialog is answered, and the caller reports the
+ * dialog instead of waiting.
+ */
+export async function untilDialog(
+  target: TabTarget,
+  sent: Promise<unknown>,
+): Promise<"done" | "dialog"> {
+  sent.catch(() => {});
+  // No bound of its own: the command always settles (answered, cut off or timed out).
+  const dialog = target.link.tab(target.native).watch(
+    (event) => event.method === "Page.javascriptDialogOpening",
+  );
+  try {
+    const first = await Promise.race([
+      sent.then(() => "done" as const),
+      dialog.event.then((event) => event ? "dialog" as const : sent.then(() => "done" as const)),
+    ]);
+    if (first === "done") await sent;
+    return first;
+  } finally {
+    dialog.stop();
+  }
+}
+
+/**
+ * Starts watching, before the input is sent, for a navigation the action may start (bounded by
+ * {@linkcode NAVIGATION_WAIT_MS}); pass it to {@linkcode observeAfter}, which stops it.
+ */
+export function watchNavigation(target: TabTarget, before: Before): NavigationWatch {
+  return new NavigationWatch(
+    target.link.tab(target.native),
+    before.frame,
+    before.frame.frameId ? NAVIGATION_WAIT_MS : 0,
+  );
+}
+
+/**
+ * A navigation of the main frame, watched from before an action (so none is missed): whether the
+ * main frame began loading another document, when that document committed, and when it reached
+ * DOMContentLoaded, came back from the back/forward cache, or the load ended without one (a
+ * download, a 204, a failure).
+ */
+export class NavigationWatch {
+  /** True once the main frame asked for another document. */
+  started = false;
+  /**
+   * Resolves when the main frame asks for another document or commits one: the old page is
+   * being left, and what it would still answer no longer matters. Never resolves otherwise.
+   */
+  readonly leaving: Promise<void>;
+  /**
+   * Resolves with what the document the main frame committed reported of itself first, at its
+   * first frame or at its load (decisions 0240, 0245), or null when the watch ends first.
+   */
+  readonly landed: Promise<PageFacts | null>;
+  #tab: TabState;
+  #frame: { frameId: string; loaderId: string };
+  #arrived: Promise<TabEvent | null>;
+  #stop = new AbortController();
+  #onLeaving!: () => void;
+
+  /**
+   * Watches `frameId`, which shows the document `loaderId` now, for at most `boundMs`; a dialog
+   * that opens (a leave-page prompt) ends the watch too, as it holds the navigation.
+   */
+  constructor(tab: TabState, frame: { frameId: string; loaderId: string }, boundMs: number) {
+    this.#tab = tab;
+    this.#frame = frame;
+    this.leaving = new Promise((resolve) => this.#onLeaving = resolve);
+    let request: string | undefined;
+    const mainFrame = (id: unknown) => id === frame.frameId;
+    const matches = (event: TabEvent): boolean => {
+      const p = event.params;
+      switch (event.method) {
+        case "Network.requestWillBeSent":
+          if (p.type === "Document" && mainFrame(p.frameId)) {
+            this.started = true;
+            request = String(p.requestId);
+            this.#onLeaving();
+          }
+          return false;
+        case "Page.lifecycleEvent":
+          return mainFrame(p.frameId) && p.name === "DOMContentLoaded" &&
+            p.loaderId !== frame.loaderId;
+        case "Page.frameNavigated": {
+          const navigated = p.frame as { id?: string } | undefined;
+          if (!mainFrame(navigated?.id)) return false;
+          this.#onLeaving();
+          return p.type === "BackForwardCacheRestore";
+        }
+        case "Page.frameStoppedLoading":
+          return this.started && mainFrame(p.frameId);
+        case "Network.loadingFailed":
+          return request !== undefined && p.requestId === request;
+        case "Page.javascriptDialogOpening":
+          return true;
+      }
+      return false;
+    };
+    this.#arrived = tab.waitFor(matches, boundMs, this.#stop.signal);
+    // Only a report after a commit is the new document's: only the main frame's runtime reports.
+    // The first report after it ends the wait, and so do events lost since it (the report may
+    // be among them): a report that is not well formed (cut on the way) or lost gives null, and
+    // the receipt reads the page instead of waiting for its bound.
+    let committed = false;
+    this.landed = tab.waitFor(
+      (event) => {
+        const navigated = event.params.frame as { id?: string } | undefined;
+        if (event.method === "Page.frameNavigated" && mainFrame(navigated?.id)) committed = true;
+        return committed && (landingReport(event) || tab.mainDocument?.lossy === true);
+      },
+      boundMs,
+      this.#stop.signal,
+    ).then((event) => event && factsOf(event));
+  }
+
+  /** Resolves true when the navigation arrived or ended, false at the bound. */
+  async arrived(): Promise<boolean> {
+    return (await this.#arrived) !== null;
+  }
+
+  /**
+   * Whether the main frame's new document will report its facts itself: its runtime named its
+   * world as the document was created (decision 0244), and such a runtime reports at the
+   * document's first frame or its load, whichever comes first (decision 0245).
+   */
+  willReport(): boolean {
+    const world = reportedWorld(this.#tab.mainDocument);
+    return world !== null && world.frameId === this.#frame.frameId &&
+      world.loaderId !== this.#frame.loaderId;
+  }
+
+  /** Stops watching (the action started no navigation). */
+  stop(): void {
+    this.#stop.abort();
+  }
 }
