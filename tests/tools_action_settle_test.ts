@@ -178,7 +178,6 @@ Deno.test("a receipt shows what the action's handlers deferred to the next frame
     const tabId = await s.firstTab();
     await s.ok("navigate", { url: s.fixtures.url("/frame_deferred.html"), tabId });
     const later = await refOf(s, tabId, "Show it next frame");
-    const quiet = await refOf(s, tabId, "Change nothing");
     type After = { mutations: number; renderAdvanced: boolean; settled: boolean };
     const after = (result: Awaited<ReturnType<typeof s.ok>>) =>
       (plain(result)?.receipt as { observedAfter: After }).observedAfter;
@@ -198,9 +197,9 @@ Deno.test("a receipt shows what the action's handlers deferred to the next frame
     // Clicks land anywhere in the frame interval, so the frame after one may pass before the
     // receipt's read reaches the page or after: both must show the change. The receipt is held to
     // what the page counted: a click its handler saw changed the page, and the receipt must say
-    // so. On a starved machine Chromium has been seen to let a dispatched click go unseen by the
-    // page (its focus did not move either); the receipt must then say nothing changed, and such
-    // clicks are few.
+    // so. On a starved machine Chromium has been seen to drop a dispatched click and answer it as
+    // delivered (the page's focus did not move either); the receipt must then say that no press
+    // reached the page, and such clicks are few.
     const deferred = async (ref: string) => {
       let unseen = 0;
       for (let click = 1; click <= 6;) {
@@ -211,6 +210,7 @@ Deno.test("a receipt shows what the action's handlers deferred to the next frame
         const what = `click ${click} (${unseen} unseen so far): ${JSON.stringify(plain(result))}`;
         if (!landed) {
           assertEquals(seen.mutations, 0, `the page saw no click, nor a change: ${what}`);
+          assertMatch(s.text(result), /No mouse press reached the page's window/, what);
           unseen++;
           assert(unseen <= 2, `most clicks reach the page: ${what}`);
           continue;
@@ -229,9 +229,31 @@ Deno.test("a receipt shows what the action's handlers deferred to the next frame
       async () => deferred(await refOf(s, tabId, "Show it after a task")),
     );
 
+    await t.step("a press that never reaches the page's window is reported, in bound", async () => {
+      // The page's own first listener on its window stops every press: from the window, that is
+      // what a press the browser dropped looks like.
+      await s.ok("navigate", { url: s.fixtures.url("/press_hidden.html"), tabId });
+      const started = Date.now();
+      const result = await s.ok("computer", {
+        action: "left_click",
+        ref: await refOf(s, tabId, "Pressed unseen"),
+        tabId,
+      });
+      const elapsed = Date.now() - started;
+      const blockers = plain(result)?.receipt as { blockers: { kind: string }[] };
+      assertEquals(blockers.blockers.map((blocker) => blocker.kind), ["press_lost"]);
+      assertMatch(s.text(result), /No mouse press reached the page's window/);
+      assert(elapsed < 10_000, `the wait for the press is bounded: ${elapsed} ms`);
+      await s.ok("navigate", { url: s.fixtures.url("/frame_deferred.html"), tabId });
+    });
+
     await t.step("a click that changes nothing says so, after a rendered frame", async () => {
       for (let click = 1; click <= 3; click++) {
-        const result = await s.ok("computer", { action: "left_click", ref: quiet, tabId });
+        const result = await s.ok("computer", {
+          action: "left_click",
+          ref: await refOf(s, tabId, "Change nothing"),
+          tabId,
+        });
         const seen = after(result);
         assertEquals(
           [seen.mutations, seen.renderAdvanced, seen.settled],

@@ -528,7 +528,8 @@ function aimedPointer(
   events: MouseEvent[],
 ): AimedProgram<Looked> | null {
   const lookup = lookupByRef(context.workspace, target, ref);
-  const settle = settleStep(context.workspace, target);
+  const press = events.some((event) => event.type === "mousePressed");
+  const settle = settleStep(context.workspace, target, { press });
   if (!lookup || !settle) return null;
   const { read } = lookup;
   const declared = program()
@@ -590,7 +591,7 @@ function aimedTyping(
   text: string,
 ): AimedProgram<{ before: Before; mode: TypeMode }> | null {
   const lead = leadBefore(context.workspace, target);
-  const settle = settleStep(context.workspace, target);
+  const settle = settleStep(context.workspace, target, { press: false });
   if (!lead || !settle) return null;
   const { read } = lead;
   const question = typeModeQuestion();

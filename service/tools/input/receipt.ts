@@ -226,22 +226,33 @@ type AfterState = Omit<RuntimeAnswer<"settle">, "current">;
 /** The page's state after an action as read, and the document it was read in. */
 export type SettleRead = { state: AfterState | null; loaderId: string } | null;
 
-function settleExpression(workspace: Workspace, maxMs: number): RuntimeCall<AfterState> {
-  return runtimeCall("settle", counterKey(workspace), { quietMs: QUIET_MS, maxMs });
+function settleExpression(
+  workspace: Workspace,
+  maxMs: number,
+  press = false,
+): RuntimeCall<AfterState> {
+  return runtimeCall("settle", counterKey(workspace), {
+    quietMs: QUIET_MS,
+    maxMs,
+    ...(press ? { press } : {}),
+  });
 }
 
 /**
  * The settle read as the step at the end of the input's own message (decision 0212): sent only
  * after every input command replied, so it sees what the input did, and one round trip fewer.
- * Null, and the settle read is a trip of its own after the input, when no main-frame world is
- * known to read in.
+ * With `press` (the input presses a mouse button) the read first waits, within its bound, for
+ * the press to reach the page, and says when it never did. Null, and the settle read is a trip of
+ * its own after the input, when no main-frame world is known to read in.
  */
 export function settleStep(
   workspace: Workspace,
   target: TabTarget,
+  input: { press: boolean },
 ): { command: Command; read(reply: Record<string, unknown>): SettleRead } | null {
   const world = knownMain(target, tabPages(workspace, target.tabId));
-  const read = world && trailingRead<AfterState>(world, settleExpression(workspace, SETTLE_MAX_MS));
+  const expression = settleExpression(workspace, SETTLE_MAX_MS, input.press);
+  const read = world && trailingRead<AfterState>(world, expression);
   if (!read) return null;
   return {
     command: read.command,
@@ -408,6 +419,14 @@ function blockersAfter(
         "screenshots do not reach it.",
       nextStep: "Choose the option with form_input (the select's ref from find, and the " +
         "option's label or value).",
+    });
+  }
+  if (after.state?.pressLost) {
+    blockers.push({
+      kind: "press_lost",
+      summary: "No mouse press reached the page's window: the browser dropped it (as it can on " +
+        "a busy machine), or the page stopped it before anything of Ghostlight's could see it.",
+      nextStep: "Look at the page (find or screenshot) before trying the action again.",
     });
   }
   // Only an action that can submit a form: a page that validates as the user types (its own

@@ -111,7 +111,8 @@ export async function dispatchSettling(
   commands: { method: string; params: Record<string, unknown> }[],
   watch: NavigationWatch,
 ): Promise<SettleRead | "leaving" | undefined> {
-  const settle = settleStep(context.workspace, target);
+  const press = commands.some((command) => command.params.type === "mousePressed");
+  const settle = settleStep(context.workspace, target, { press });
   if (!settle) {
     await dispatch(target, commands);
     return undefined;

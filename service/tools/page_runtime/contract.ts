@@ -230,6 +230,11 @@ export interface After {
   /** The wait ran out while the page was still mutating (or rendered no frame). */
   busy?: true;
   /**
+   * The action pressed a button on this document's own content and no press reached the page
+   * within the wait: the browser dropped it (it answers a dropped press as if delivered).
+   */
+  pressLost?: true;
+  /**
    * The control for which the browser refused to submit a form during the action, with its
    * validation message (redacted like a fill's).
    */
@@ -454,7 +459,10 @@ export interface PageMethods {
   redactResult: (text: string) => { text: string; url: string };
   scrollTo: (id: number) => Box | null;
   secretDigests: (base: number, moduli: readonly [number, number]) => SecretDigest[];
-  settle: (key: string, options: { quietMs: number; maxMs: number }) => Promise<After>;
+  settle: (
+    key: string,
+    options: { quietMs: number; maxMs: number; press?: boolean },
+  ) => Promise<After>;
   showCaption: (
     text: string,
     options: { position: "auto" | CaptionPosition; durationMs: number },

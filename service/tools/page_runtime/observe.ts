@@ -33,6 +33,13 @@ interface Counter {
    * event, which the browser fires when its own validation refuses a form's submission.
    */
   invalid: Element | null;
+  /**
+   * Whether the action's point (noted before it) lies on this document's own content, not on a
+   * frame showing another document: a button pressed there must reach this window.
+   */
+  pressHere: boolean;
+  /** Whether a trusted button press reached this window since the action began. */
+  pressed: boolean;
 }
 
 /** One input event after its handlers: the count then, and whether a whole frame followed. */
@@ -107,6 +114,8 @@ function install(key: string, keep: number): Counter {
     input: 0,
     handled: null,
     invalid: null,
+    pressHere: false,
+    pressed: false,
   };
   new MutationObserver((records) => {
     counter.n += records.length;
@@ -127,6 +136,13 @@ function install(key: string, keep: number): Counter {
   });
   for (const type of INPUT_EVENTS) {
     addEventListener(type, (event) => noteInput(counter, event), { passive: true });
+  }
+  // A press is noted as it reaches the window, before any handler of the page can stop it: the
+  // browser answers a dispatched press it dropped as if delivered, and only the page can tell.
+  for (const type of ["pointerdown", "mousedown"]) {
+    addEventListener(type, (event) => {
+      if (counter.armed && event.isTrusted) counter.pressed = true;
+    }, { capture: true, passive: true });
   }
   // `invalid` does not bubble: heard on the way down, before the page's handlers on the control.
   addEventListener("invalid", (event) => {
@@ -151,8 +167,10 @@ export function observeBefore(
   s.nav = null;
   s.handled = null;
   s.invalid = null;
+  s.pressed = false;
   s.armed = true;
   const at = options.point ? document.elementFromPoint(options.point.x, options.point.y) : null;
+  s.pressHere = at !== null && !/^(IFRAME|FRAME|OBJECT|EMBED)$/.test(at.tagName);
   const active = focused();
   return {
     url: location.href,
@@ -258,9 +276,54 @@ function quietSinceInput(s: Counter): boolean {
  * waits for the new page on the browser's events), as does a page sent to the background, which
  * renders no frames. `maxMs` 0 reports the page as it is now.
  */
-export function settle(key: string, options: { quietMs: number; maxMs: number }): Promise<After> {
+export function settle(
+  key: string,
+  options: { quietMs: number; maxMs: number; press?: boolean },
+): Promise<After> {
   const s = counterAt(key);
   if (options.maxMs <= 0) return Promise.resolve(report(s, false, true));
+  if (!options.press || !s || !s.armed || !s.pressHere || s.pressed) return settleFrom(s, options);
+  return pressThenSettle(s, options);
+}
+
+/**
+ * For an action that pressed a button on this document's own content, whose press has not
+ * reached the window yet: waits for it (within `maxMs`), then settles in the time left. One that
+ * never comes was dropped by the browser, which answers such a press as if delivered (or a
+ * listener the page put on its window first stopped it): the report then says so.
+ */
+function pressThenSettle(
+  s: Counter,
+  options: { quietMs: number; maxMs: number },
+): Promise<After> {
+  const started = performance.now();
+  return new Promise((resolve) => {
+    const waiting = new AbortController();
+    const bound = setTimeout(() => {
+      waiting.abort();
+      resolve({ ...report(s, false, true), pressLost: true });
+    }, options.maxMs);
+    const arrived = (event: Event): void => {
+      if (!event.isTrusted || waiting.signal.aborted) return;
+      waiting.abort();
+      clearTimeout(bound);
+      // After the press's own dispatch: its handlers run before the settle begins.
+      setTimeout(() => {
+        const left = Math.max(FRAME_MS, options.maxMs - (performance.now() - started));
+        resolve(settleFrom(s, { quietMs: options.quietMs, maxMs: left }));
+      }, 0);
+    };
+    for (const type of ["pointerdown", "mousedown"]) {
+      addEventListener(type, arrived, { capture: true, passive: true, signal: waiting.signal });
+    }
+  });
+}
+
+/** The settle wait itself, for the action's counter `s` (see {@linkcode settle}). */
+function settleFrom(
+  s: Counter | undefined,
+  options: { quietMs: number; maxMs: number },
+): Promise<After> {
   return new Promise((resolve) => {
     // Mutations the action's own handlers made are done by now; only later ones are a burst.
     const seen = s ? s.n : 0;
