@@ -77,7 +77,7 @@ function callText(call: { tool: string; action: string | null; host: string | nu
 
 function button(
   label: string,
-  op: PersonRequest["op"],
+  op: Extract<PersonRequest, { workspace?: number }>["op"],
   workspace?: number,
   style = "",
 ): HTMLElement {
@@ -234,7 +234,7 @@ async function refresh(request: PersonRequest = { op: "state" }): Promise<void> 
 document.addEventListener("click", (event) => {
   const target = (event.target as HTMLElement).closest("button");
   if (!target?.dataset.op) return;
-  const op = target.dataset.op as Exclude<PersonRequest["op"], "state">;
+  const op = target.dataset.op as Extract<PersonRequest, { workspace?: number }>["op"];
   const workspace = target.dataset.workspace ? Number(target.dataset.workspace) : undefined;
   refresh(workspace === undefined ? { op } : { op, workspace });
 });

@@ -5,6 +5,7 @@
  * @module
  */
 
+import type { Questions } from "../asks/mod.ts";
 import { BRIDGE_MAX_FRAME, type ServiceMessage } from "../../shared/bridge.ts";
 import { type BoundedWriter, encodeFrame } from "../../shared/framing.ts";
 import type { AuditKey, AuditLog } from "../audit/mod.ts";
@@ -33,6 +34,8 @@ export interface GovernanceDeps {
   audit: AuditLog;
   /** Keys the audit's hashes of arguments and workspaces. */
   auditKey: AuditKey;
+  /** The questions a policy's ask puts to the person (decision 0360). */
+  questions: Questions;
 }
 
 /** The service-wide objects every session of one service shares; the daemon builds them once. */

@@ -5,6 +5,7 @@
  * @module
  */
 
+import { Questions } from "../asks/mod.ts";
 import { BRIDGE_MAX_FRAME, UNNAMED_PRINCIPAL } from "../../shared/bridge.ts";
 import { FROM_EXTENSION_MAX_FRAME } from "../../shared/browser_protocol.ts";
 import { encodeFrame, FrameBudget } from "../../shared/framing.ts";
@@ -152,13 +153,18 @@ async function buildState(sources: StateSources): Promise<ServiceState> {
     attentionAfter: settings.attentionAfter,
     effects: personEffects(browsers),
   });
+  const questions = new Questions({
+    timeoutMs: settings.askTimeoutMs,
+    live: (id) => workspaces.get(id) !== undefined,
+  });
   const desk: PersonDesk = {
     person,
     policy,
     audit,
+    questions,
     service: { version: VERSION, instance: paths.instance },
   };
-  browsers.onPerson((request) => answerPerson(desk, request));
+  browsers.onPerson((request) => answerPerson(desk, request, "the popup"));
   const shared: SessionDeps = {
     catalog: new Catalog(TOOLS),
     workspaces,
@@ -168,7 +174,13 @@ async function buildState(sources: StateSources): Promise<ServiceState> {
     workIds: new WorkIds(),
     activity: activity.works,
     settlementMs: settings.settlementMs,
-    governance: { policy, person, audit, auditKey: AuditKey.derive(sources.keys.audit) },
+    governance: {
+      policy,
+      person,
+      audit,
+      auditKey: AuditKey.derive(sources.keys.audit),
+      questions,
+    },
     // Recordings of a released workspace go with it.
     recordings: new Recordings((workspace) => workspaces.get(workspace.id) !== workspace),
   };
@@ -449,7 +461,7 @@ export async function startDaemon(paths: InstancePaths, options: DaemonOptions):
   const replacedSockets: { socket: SocketName; at: string }[] = [];
   const app = controlApp({
     status: () => statusOf(state, { ...identity, startedAt }, replacedSockets),
-    person: (request) => answerPerson(state.desk, request),
+    person: (request) => answerPerson(state.desk, request, "the CLI"),
     probe: (rounds) => probeBrowsers(state.browsers, rounds),
     proofs: new ControlProofs(keys.control),
   });
