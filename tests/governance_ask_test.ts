@@ -7,8 +7,17 @@
  * and answer is in the audit; stopping the agent forgets its yes.
  */
 
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import {
+  type ElicitRequest,
+  ElicitRequestSchema,
+  type ElicitResult,
+  type JSONRPCMessage,
+} from "@modelcontextprotocol/sdk/types.js";
 import type { PersonGrant, PersonQuestion } from "../shared/person.ts";
 import { assert, assertEquals, assertMatch } from "./support/assert.ts";
+import { executable } from "./support/env.ts";
 import { ghostlight } from "./support/processes.ts";
 import { type CallResult, type E2ESession, refOf, startSession } from "./support/session.ts";
 import { pollUntil } from "./support/wait.ts";
@@ -240,6 +249,139 @@ Deno.test("a question nobody answers refuses the call at the bound, and nothing 
       lines.some((l) => l.result === "denied" && /did not answer question 1/.test(l.rule ?? "")),
       "the unanswered question is audited",
     );
+  } finally {
+    await s.close();
+  }
+});
+
+/** A 1.x SDK client of the session's instance, with every message it receives noted. */
+async function spiedClient(
+  s: E2ESession,
+  name: string,
+  elicit?: (request: ElicitRequest, signal: AbortSignal) => Promise<ElicitResult>,
+): Promise<{ client: Client; received: { method?: string; params?: unknown }[] }> {
+  const { command, args } = executable(s.testEnv, "mcp-connector", [
+    "--instance",
+    s.testEnv.instance,
+  ]);
+  const client = new Client(
+    { name, version: "1.0.0" },
+    elicit ? { capabilities: { elicitation: { form: {} } } } : {},
+  );
+  if (elicit) {
+    client.setRequestHandler(
+      ElicitRequestSchema,
+      (request: ElicitRequest, extra: { signal: AbortSignal }) => elicit(request, extra.signal),
+    );
+  }
+  const transport = new StdioClientTransport({ command, args, env: s.testEnv.env, stderr: "pipe" });
+  await client.connect(transport);
+  const received: { method?: string; params?: unknown }[] = [];
+  const deliver = transport.onmessage!;
+  transport.onmessage = (message: JSONRPCMessage) => {
+    received.push(message as { method?: string });
+    deliver(message);
+  };
+  return { client, received };
+}
+
+/** A client's own tab on the sign-up form, and the email field's ref. */
+async function clientForm(s: E2ESession, client: Client): Promise<{ tab: number; ref: string }> {
+  const call = async (name: string, args: Record<string, unknown>) => {
+    const result = await client.callTool({ name, arguments: args }) as CallResult;
+    assert(!result.isError, `${name}: ${JSON.stringify(result.content).slice(0, 500)}`);
+    return result;
+  };
+  const listed = await call("tabs_context_mcp", { createIfEmpty: true });
+  const tab = (listed.structuredContent as { tabs: { tabId: number }[] }).tabs[0].tabId;
+  await call("navigate", { url: s.fixtures.url("/signup.html"), tabId: tab });
+  const outline = (await call("read_page", { tabId: tab, filter: "all" })).content[0].text!;
+  const ref =
+    /textbox "Email address"[^\n]*\[(ref_\d+)\]|\[(ref_\d+)\][^\n]*textbox "Email address"/
+      .exec(outline);
+  assert(ref, "the client finds the email field");
+  return { tab, ref: ref[1] ?? ref[2] };
+}
+
+Deno.test("a client that declared elicitation is asked too; the first answer wins and the other is withdrawn; a client without it is never sent one", async () => {
+  const s = await startSession({ policy: ASK_WRITE, env: { GHOSTLIGHT_ASK_TIMEOUT_MS: "90000" } });
+  try {
+    const forms: { message: string; answer: "once" | "hold" }[] = [];
+    let withdrawn = 0;
+    const asking = await spiedClient(s, "eliciting-client", async (request, signal) => {
+      const message = String(request.params.message);
+      // The second form is left for the CLI to answer: the client's is then taken back.
+      const answer = forms.length === 0 ? "once" : "hold";
+      forms.push({ message, answer });
+      if (answer === "once") return { action: "accept", content: { answer: "once" } };
+      await new Promise<void>((resolve) => signal.addEventListener("abort", () => resolve()));
+      withdrawn++;
+      return { action: "cancel" };
+    });
+    const silent = await spiedClient(s, "plain-client");
+    try {
+      const mine = await clientForm(s, asking.client);
+      const fill = (value: string) =>
+        waiting(
+          asking.client.callTool({
+            name: "form_input",
+            arguments: { ref: mine.ref, value, tabId: mine.tab },
+          }) as Promise<CallResult>,
+        );
+      const allowed = await fill("client@example.com");
+      assert(!allowed.isError, JSON.stringify(allowed.content));
+      assertEquals(forms.length, 1);
+      assertMatch(forms[0].message, /asks to write on 127\.0\.0\.1: form_input on 127\.0\.0\.1/);
+      assert(!forms[0].message.includes("client@example.com"), "the form never shows a value");
+      assertEquals(await questions(s), [], "answered in the client, the question is gone");
+      const lines = await auditLines(s);
+      assert(
+        lines.some((l) =>
+          /allowed it once \(question 1, answered from the client\)/.test(l.rule ?? "")
+        ),
+        "the client's answer is audited as the client's",
+      );
+
+      // Answered from the CLI first: the client's form is withdrawn.
+      const second = fill("second@example.com");
+      const open = await nextQuestion(s, 1);
+      await pollUntil(
+        () => Promise.resolve(forms.length),
+        (n) => n === 2,
+        "the second form to be shown",
+      );
+      await run(s, ["deny", String(open.number)]);
+      assertMatch(
+        errorText(await second),
+        /the person said no \(question \d+, answered from the CLI\)/,
+      );
+      await pollUntil(
+        () => Promise.resolve(withdrawn),
+        (n) => n === 1,
+        "the client's form to be withdrawn",
+      );
+
+      // A client that declared no elicitation is never sent one; the CLI still answers it.
+      const theirs = await clientForm(s, silent.client);
+      const plain = waiting(
+        silent.client.callTool({
+          name: "form_input",
+          arguments: { ref: theirs.ref, value: "plain@example.com", tabId: theirs.tab },
+        }) as Promise<CallResult>,
+      );
+      const plainQuestion = await nextQuestion(s, open.number);
+      await run(s, ["deny", String(plainQuestion.number)]);
+      assertMatch(errorText(await plain), /the person said no/);
+      assertEquals(silent.received.filter((m) => m.method === "elicitation/create"), []);
+      assertEquals(
+        asking.received.filter((m) => m.method === "elicitation/create").length,
+        2,
+        "the eliciting client was sent one form per question",
+      );
+    } finally {
+      await asking.client.close();
+      await silent.client.close();
+    }
   } finally {
     await s.close();
   }

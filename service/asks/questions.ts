@@ -30,6 +30,11 @@ export interface Asking {
   host: string;
   /** What the call would do, in words: its tool and action, never an argument's value. */
   call: string;
+  /**
+   * Where else the question is put while it is open (the asking agent's client, by
+   * elicitation): told when it opens and when it closes, however it closes.
+   */
+  reach?: { opened(view: PersonQuestion): void; closed(): void };
 }
 
 /** How a question ended for the call that asked it. */
@@ -251,6 +256,7 @@ export class Questions {
         signal.removeEventListener("abort", onAbort);
         resolve(reply);
         close();
+        asking.reach?.closed();
         this.#tell({ closed: { number, reply } });
       };
       const onAbort = () => settle({ kind: "withdrawn", number });
@@ -260,6 +266,7 @@ export class Questions {
       );
       signal.addEventListener("abort", onAbort, { once: true });
       this.#open.set(id, { view, asking, settle, closed });
+      asking.reach?.opened(view);
       this.#tell({ opened: view });
     });
   }

@@ -9,7 +9,8 @@
  */
 
 import type { Outcome } from "../../shared/bridge.ts";
-import type { Reply } from "../asks/mod.ts";
+import type { PersonQuestion } from "../../shared/person.ts";
+import type { Asking, Reply } from "../asks/mod.ts";
 import type { Capability } from "../catalog/mod.ts";
 import type { Decision, PageHost } from "../governance/mod.ts";
 import type { Session } from "./session.ts";
@@ -80,6 +81,7 @@ export async function askThePerson(
     capability: decision.capability,
     host,
     call,
+    reach: work.message.context.elicitation ? inTheClient(session, work) : undefined,
   }, context.signal);
   const said = answerWords(reply);
   const recorded = await write({
@@ -124,6 +126,35 @@ export async function askThePerson(
     default:
       return { kind: "refused", rule: said, counts: true };
   }
+}
+
+/**
+ * Puts a question to the person through the asking call's client, which declared elicitation
+ * (decision 0361), and takes it back when it closes; the client's answer is taken only for it.
+ */
+function inTheClient(session: Session, work: GatedWork): NonNullable<Asking["reach"]> {
+  const seq = work.message.seq;
+  let asked: number | null = null;
+  return {
+    opened: (view) => {
+      asked = view.number;
+      session.elicited.set(view.number, seq);
+      session.send({ type: "ask", seq, question: view.number, message: questionWords(view) });
+    },
+    closed: () => {
+      if (asked === null) return;
+      session.elicited.delete(asked);
+      session.send({ type: "withdraw", seq, question: asked });
+    },
+  };
+}
+
+/** A question as the client's form says it: who wants what where; never a value. */
+function questionWords(view: PersonQuestion): string {
+  return `Ghostlight: the agent ${view.principal} (workspace ${view.workspace}) asks to ` +
+    `${view.capability} on ${view.host}: ${view.call}. Allow it once, allow ${view.capability} ` +
+    `on ${view.host} for this agent until its workspace ends, or deny? (Question ${view.number}; ` +
+    "'ghostlight asks' and the Ghostlight popup show it too.)";
 }
 
 /** A reply in the audit's and the agent's words. */

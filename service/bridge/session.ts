@@ -99,6 +99,11 @@ export interface Session {
   /** What the connector was last told of the catalog. */
   readonly view: CatalogView;
   /**
+   * The questions put to the person through this connector's client, each with the seq of the
+   * call that asked: only these may be answered from here (decision 0361).
+   */
+  readonly elicited: Map<number, number>;
+  /**
    * Aborted when the session ends: its multi-step works stop after the step in progress, since
    * no one is left to want the rest.
    */
@@ -144,6 +149,7 @@ export function openSession(
     works,
     queued,
     view: { restrictions: [], listed: null },
+    elicited: new Map(),
     gone: gone.signal,
     send,
     refuse: (seq, refusal) => send({ type: "rejected", seq, ...refusal }),
