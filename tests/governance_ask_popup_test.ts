@@ -57,6 +57,16 @@ Deno.test("the popup lists a question and the person's click answers it; a page 
     assertMatch(card, /Asks to write on 127\.0\.0\.1: form_input on 127\.0\.0\.1/);
     assertMatch(card, /Allow once[\s\S]*Allow on this site for this agent[\s\S]*Deny/);
     assert(!card.includes("popup@example.com"), "a question never shows a value");
+    // The agent's tab group says it asks, in a colour no agent has.
+    const groups = () =>
+      popup.evaluate<{ title: string; color: string }[]>(
+        "chrome.tabGroups.query({}).then((all) => all.map((g) => ({ title: g.title, color: g.color })))",
+      );
+    await waitFor(
+      async () =>
+        (await groups()).some((g) => g.title === "? Asks you — unnamed" && g.color === "yellow"),
+      "the asking agent's tab group to say so",
+    );
     const shot = await popup.screenshot("body");
     assertEquals([...shot.slice(1, 4)].map((c) => String.fromCharCode(c)).join(""), "PNG");
     if (Deno.env.get("UPDATE_SCREENSHOTS") === "1") {
@@ -111,6 +121,10 @@ Deno.test("the popup lists a question and the person's click answers it; a page 
       "the answered question to leave the popup",
     );
     assertEquals(await asked(), []);
+    await waitFor(
+      async () => (await groups()).some((g) => g.title === "Ghostlight — unnamed"),
+      "the answered agent's tab group to show it working again",
+    );
 
     // The next one asks again; Deny refuses it.
     const second = fill("again@example.com");

@@ -242,6 +242,9 @@ Deno.test("a question nobody answers refuses the call at the bound, and nothing 
       tabId: tab,
     });
     assertMatch(refused, /refused \(the person did not answer question 1 within 1\.5 s\)/);
+    // The attention circuit counts it as a refusal (an allowed call ends the run).
+    const status = JSON.parse(await run(s, ["status", "--json"]));
+    assertEquals(status.person.workspaces[0].denials, 1);
     assertEquals(await emailValue(s, tab), "", "nothing reached the page");
     assertEquals(await questions(s), [], "the question is gone");
     const lines = await auditLines(s);

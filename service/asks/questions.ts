@@ -71,6 +71,7 @@ interface Open {
 
 /** Someone who wants to hear when the open questions change (the popup's badge, a client). */
 export type QuestionListener = (event: {
+  workspace: Workspace;
   opened?: PersonQuestion;
   closed?: { number: number; reply: Reply };
 }) => void;
@@ -257,7 +258,7 @@ export class Questions {
         resolve(reply);
         close();
         asking.reach?.closed();
-        this.#tell({ closed: { number, reply } });
+        this.#tell({ workspace: asking.workspace, closed: { number, reply } });
       };
       const onAbort = () => settle({ kind: "withdrawn", number });
       const timer = setTimeout(
@@ -267,7 +268,7 @@ export class Questions {
       signal.addEventListener("abort", onAbort, { once: true });
       this.#open.set(id, { view, asking, settle, closed });
       asking.reach?.opened(view);
-      this.#tell({ opened: view });
+      this.#tell({ workspace: asking.workspace, opened: view });
     });
   }
 

@@ -157,6 +157,8 @@ async function buildState(sources: StateSources): Promise<ServiceState> {
     timeoutMs: settings.askTimeoutMs,
     live: (id) => workspaces.get(id) !== undefined,
   });
+  // The agent's tab group shows that it asks the person while its question is open.
+  questions.onChange((event) => person.showAsking(event.workspace, event.opened !== undefined));
   const desk: PersonDesk = {
     person,
     policy,
