@@ -67,6 +67,8 @@ Deno.test("the popup lists a question and the person's click answers it; a page 
         (await groups()).some((g) => g.title === "? Asks you — unnamed" && g.color === "yellow"),
       "the asking agent's tab group to say so",
     );
+    const badge = () => popup.evaluate<string>("chrome.action.getBadgeText({})");
+    await waitFor(async () => (await badge()) === "1", "the toolbar icon to count the question");
     const shot = await popup.screenshot("body");
     assertEquals([...shot.slice(1, 4)].map((c) => String.fromCharCode(c)).join(""), "PNG");
     if (Deno.env.get("UPDATE_SCREENSHOTS") === "1") {
@@ -125,6 +127,7 @@ Deno.test("the popup lists a question and the person's click answers it; a page 
       async () => (await groups()).some((g) => g.title === "Ghostlight — unnamed"),
       "the answered agent's tab group to show it working again",
     );
+    await waitFor(async () => (await badge()) === "", "the toolbar icon to clear its count");
 
     // The next one asks again; Deny refuses it.
     const second = fill("again@example.com");

@@ -42,6 +42,14 @@ export function personEffects(browsers: BrowserHub): PersonEffects {
   };
 }
 
+/** Shows on every attached browser's toolbar icon how many questions wait (decision 0360). */
+export function showQuestionCount(browsers: BrowserHub, count: number): void {
+  for (const link of browsers.list()) {
+    link.call("action.badge", { text: count === 0 ? "" : String(Math.min(count, 999)) })
+      .catch((error) => log("warn", `could not show the questions' count: ${error.message}`));
+  }
+}
+
 /** One of the workspace's tabs in an attached browser. */
 function firstTab(
   workspace: Workspace,

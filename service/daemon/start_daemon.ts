@@ -64,7 +64,7 @@ import {
  * frame is also held to its hop's own cap: 32 MiB on the bridge, 64 MiB from a browser).
  */
 export const MAX_PARTIAL_FRAME_BYTES = 256 * 1024 * 1024;
-import { personEffects } from "./person_effects.ts";
+import { personEffects, showQuestionCount } from "./person_effects.ts";
 import { answerPerson, type PersonDesk, personState } from "./person_requests.ts";
 
 /** How the service runs. */
@@ -97,6 +97,27 @@ interface ServiceState {
   activity: Activity;
   /** What the person's surfaces ask and are shown. */
   desk: PersonDesk;
+}
+
+/**
+ * The questions a policy's ask puts to the person (decision 0360): while one is open, the
+ * asking agent's tab group says so and each browser's toolbar icon counts them.
+ */
+function questionBroker(
+  timeoutMs: number,
+  workspaces: WorkspaceRegistry,
+  person: PersonControls,
+  browsers: BrowserHub,
+): Questions {
+  const questions = new Questions({
+    timeoutMs,
+    live: (id) => workspaces.get(id) !== undefined,
+  });
+  questions.onChange((event) => {
+    person.showAsking(event.workspace, event.opened !== undefined);
+    showQuestionCount(browsers, questions.questions().length);
+  });
+  return questions;
 }
 
 /** What the service's state is built from. */
@@ -153,12 +174,7 @@ async function buildState(sources: StateSources): Promise<ServiceState> {
     attentionAfter: settings.attentionAfter,
     effects: personEffects(browsers),
   });
-  const questions = new Questions({
-    timeoutMs: settings.askTimeoutMs,
-    live: (id) => workspaces.get(id) !== undefined,
-  });
-  // The agent's tab group shows that it asks the person while its question is open.
-  questions.onChange((event) => person.showAsking(event.workspace, event.opened !== undefined));
+  const questions = questionBroker(settings.askTimeoutMs, workspaces, person, browsers);
   const desk: PersonDesk = {
     person,
     policy,
