@@ -42,9 +42,8 @@ export const ServiceSettings = z.object({
   }),
   askTimeoutMs: durationMs("GHOSTLIGHT_ASK_TIMEOUT_MS", {
     default: 120_000,
-    description: "the longest a call waits for the person's answer to a policy's `ask` (and " +
-      "behind its workspace's open question) before it is refused as unanswered; a call's own " +
-      "end (GHOSTLIGHT_SETTLEMENT_MS) ends the wait sooner",
+    description: "the longest a call waits for the person's answer to a policy's `ask` before " +
+      "it is refused as unanswered; the call's own end ends the wait sooner",
   }),
   policyReloadMs: durationMs("GHOSTLIGHT_POLICY_RELOAD_MS", {
     default: 1_000,
