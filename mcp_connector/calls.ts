@@ -15,6 +15,7 @@ import {
 } from "../shared/bridge.ts";
 import { ErrorCode, type RequestId, RpcError, type StdioPeer } from "./jsonrpc.ts";
 import {
+  type AskHandler,
   type CallEnd,
   type CatalogSnapshot,
   type ServiceLink,
@@ -149,6 +150,7 @@ export class CallBook {
     id: RequestId,
     request: StartRequest,
     progressToken?: ProgressToken,
+    asked?: AskHandler,
   ): Promise<CallEnd | null> {
     const open = this.#open.get(id);
     if (open === undefined || open.call !== null) {
@@ -187,7 +189,7 @@ export class CallBook {
       };
       // The link's own promise outlives a deadline or a cancellation: the work settles
       // privately and its late end is dropped here.
-      const settled = this.#link.start(this.#restricted(request), onSent).then(
+      const settled = this.#link.start(this.#restricted(request), onSent, asked).then(
         (end) => call.finish(end),
         (error) => call.finish({ outcome: unreachableOutcome(error) }),
       ).finally(() => this.#running.delete(settled));

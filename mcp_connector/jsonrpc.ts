@@ -36,7 +36,7 @@ export type RequestId = string | number;
 export type Incoming =
   | { kind: "request"; id: RequestId; method: string; params: Record<string, unknown> }
   | { kind: "notification"; method: string; params: Record<string, unknown> }
-  | { kind: "response"; id: RequestId }
+  | { kind: "response"; id: RequestId; result?: unknown; error?: unknown }
   | { kind: "invalid"; id: RequestId | null; code: number; message: string };
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -78,7 +78,11 @@ export function classify(line: string): Incoming {
   }
   if (typeof message.method !== "string") {
     if (hasId && ("result" in message || "error" in message)) {
-      return { kind: "response", id: message.id as RequestId };
+      return {
+        kind: "response",
+        id: message.id as RequestId,
+        ...("result" in message ? { result: message.result } : { error: message.error }),
+      };
     }
     return {
       kind: "invalid",
@@ -204,6 +208,11 @@ export class StdioPeer {
     if (error instanceof RpcError) return this.error(id, error.code, error.message, error.data);
     const message = error instanceof Error ? error.message : String(error);
     return this.error(id, ErrorCode.internalError, message);
+  }
+
+  /** Sends a request to the client (a server-to-client request of `2025-11-25`). */
+  request(id: RequestId, method: string, params: Record<string, unknown>): Promise<void> {
+    return this.#send({ jsonrpc: "2.0", id, method, params });
   }
 
   /** Sends a notification. */

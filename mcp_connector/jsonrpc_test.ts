@@ -15,7 +15,17 @@ Deno.test("classify sorts lines into requests, notifications, responses and erro
     method: "n",
     params: { a: 1 },
   });
-  assertEquals(classify('{"jsonrpc":"2.0","id":"x","result":{}}'), { kind: "response", id: "x" });
+  assertEquals(classify('{"jsonrpc":"2.0","id":"x","result":{}}'), {
+    kind: "response",
+    id: "x",
+    result: {},
+  });
+  // A response carries what it says, for the request the connector sent (an elicitation).
+  assertEquals(classify('{"jsonrpc":"2.0","id":3,"error":{"code":-32601,"message":"no"}}'), {
+    kind: "response",
+    id: 3,
+    error: { code: -32601, message: "no" },
+  });
   assertEquals((classify("{") as { code: number }).code, ErrorCode.parseError);
   assertEquals((classify("[]") as { code: number }).code, ErrorCode.invalidRequest);
   assertEquals(classify('{"jsonrpc":"2.0","id":true,"method":"m"}'), {

@@ -49,6 +49,8 @@ type Notification = Extract<Incoming, { kind: "notification" }>;
 interface RevisionSession {
   handleRequest(request: Request): void;
   handleNotification(notification: Notification): void;
+  /** A response to a request this connector sent the client (none in `2026-07-28`). */
+  handleResponse?(response: Extract<Incoming, { kind: "response" }>): void;
   end(): Promise<void>;
 }
 
@@ -136,6 +138,11 @@ class RevisionSwitch {
   /** Routes a notification; before binding there is nothing to notify. */
   notification(notification: Notification): void {
     this.#session?.handleNotification(notification);
+  }
+
+  /** Routes a response from the client to the session that asked. */
+  response(response: Extract<Incoming, { kind: "response" }>): void {
+    this.#session?.handleResponse?.(response);
   }
 
   /** Ends the bound session, if any. */
@@ -257,6 +264,7 @@ export async function serve(
         await peer.error(message.id, message.code, message.message);
         continue;
       case "response":
+        revisions.response(message);
         continue;
       case "notification":
         revisions.notification(message);

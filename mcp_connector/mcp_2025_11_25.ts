@@ -18,13 +18,52 @@ import {
 import { INSTRUCTIONS } from "./instructions.ts";
 import { ErrorCode, type Incoming, type RequestId, RpcError, type StdioPeer } from "./jsonrpc.ts";
 import { renderCallEnd, type ToolResult } from "./render.ts";
-import type { CallEnd, ServiceLink } from "./service_link.ts";
+import type { AskHandler, CallEnd, ServiceLink } from "./service_link.ts";
 
 /** The revision this module implements. */
 export const REVISION = "2025-11-25";
 
 type Request = Extract<Incoming, { kind: "request" }>;
 type Notification = Extract<Incoming, { kind: "notification" }>;
+
+type Response = Extract<Incoming, { kind: "response" }>;
+
+/** Most questions put to this client at once; the service puts one per workspace. */
+const MAX_ELICITING = 8;
+
+/**
+ * The form a question is put in (decision 0361): one choice, titled in the person's words. The
+ * values are the service's answers.
+ */
+const ANSWER_SCHEMA = {
+  type: "object",
+  properties: {
+    answer: {
+      type: "string",
+      title: "Your answer",
+      oneOf: [
+        { const: "once", title: "Allow once" },
+        { const: "site", title: "Allow on this site for this agent" },
+        { const: "deny", title: "Deny" },
+      ],
+    },
+  },
+  required: ["answer"],
+} as const;
+
+/**
+ * Whether an `initialize`'s capabilities declare form elicitation: `elicitation: {}` (form, as
+ * the revision reads an empty object) or `elicitation.form`.
+ */
+export function declaresFormElicitation(params: Record<string, unknown>): boolean {
+  const capabilities = params.capabilities as Record<string, unknown> | undefined;
+  const elicitation = capabilities?.elicitation;
+  if (typeof elicitation !== "object" || elicitation === null || Array.isArray(elicitation)) {
+    return false;
+  }
+  const modes = elicitation as Record<string, unknown>;
+  return Object.keys(modes).length === 0 || (typeof modes.form === "object" && modes.form !== null);
+}
 
 /** The client identity an `initialize` carries. */
 export interface ClientIdentity {
@@ -64,6 +103,10 @@ export class Session2025 {
   #client: ClientIdentity = { name: "unknown client", version: "" };
   #workspace: Promise<string> | null = null;
   #catalog: CatalogCache;
+  /** The client declared form elicitation at initialize. */
+  #elicitation = false;
+  /** Questions put to the client, by the request id sent: the call's seq and question. */
+  #eliciting = new Map<string, { seq: number; question: number }>();
 
   constructor(
     peer: StdioPeer,
@@ -96,6 +139,54 @@ export class Session2025 {
         return;
       }
     }
+  }
+
+  /**
+   * The client's answer to a question put by elicitation: "accept" with a choice is the
+   * person's answer; "decline" is a no; "cancel", an error or anything else leaves the question
+   * to the person's other surfaces.
+   */
+  handleResponse(response: Response): void {
+    const key = String(response.id);
+    const asked = this.#eliciting.get(key);
+    if (!asked) return;
+    this.#eliciting.delete(key);
+    const result = response.result as
+      | { action?: unknown; content?: { answer?: unknown } }
+      | undefined;
+    const choice = result?.action === "decline"
+      ? "deny"
+      : result?.action === "accept"
+      ? result.content?.answer
+      : undefined;
+    if (choice === "once" || choice === "site" || choice === "deny") {
+      this.#link.answer(asked.seq, asked.question, choice);
+    }
+  }
+
+  /** What this session does with a call's questions: puts them to the client, or nothing. */
+  #asked(): AskHandler | undefined {
+    if (!this.#elicitation) return undefined;
+    return (message) => {
+      const key = `ghostlight-question-${message.question}`;
+      if (message.type === "withdraw") {
+        // Answered elsewhere, or ended: the client's form is taken back.
+        if (this.#eliciting.delete(key)) {
+          this.#peer.notify("notifications/cancelled", {
+            requestId: key,
+            reason: "answered elsewhere, or the call ended",
+          });
+        }
+        return;
+      }
+      if (this.#eliciting.size >= MAX_ELICITING || this.#eliciting.has(key)) return;
+      this.#eliciting.set(key, { seq: message.seq, question: message.question });
+      this.#peer.request(key, "elicitation/create", {
+        mode: "form",
+        message: message.message,
+        requestedSchema: ANSWER_SCHEMA,
+      });
+    };
   }
 
   /** The client closed stdin: let running calls settle briefly, then release the workspace. */
@@ -139,6 +230,7 @@ export class Session2025 {
       throw new RpcError(ErrorCode.invalidRequest, "initialize was already received");
     }
     this.#client = readInitialize(params);
+    this.#elicitation = declaresFormElicitation(params);
     this.#link.setClient(this.#client);
     // Reaches the service (starting it on demand) before answering, so a client learns at
     // initialize that it cannot be reached; the catalog then stays cached for tools/list.
@@ -208,12 +300,21 @@ export class Session2025 {
         },
       };
     }
-    const end = await this.#calls.run(id, {
-      tool,
-      arguments: args,
-      workspace,
-      context: { client_name: this.#client.name, client_version: this.#client.version },
-    }, options.progressToken);
+    const end = await this.#calls.run(
+      id,
+      {
+        tool,
+        arguments: args,
+        workspace,
+        context: {
+          client_name: this.#client.name,
+          client_version: this.#client.version,
+          ...(this.#elicitation ? { elicitation: true } : {}),
+        },
+      },
+      options.progressToken,
+      this.#asked(),
+    );
     // A restarted service no longer knows this connection's workspace; a rejection means
     // nothing started, so open a fresh one and try once more.
     if (

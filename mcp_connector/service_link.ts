@@ -50,7 +50,12 @@ export class ServiceUnavailable extends Error {}
 type Pending =
   | { kind: "catalog"; resolve: (c: CatalogSnapshot) => void; reject: (e: Error) => void }
   | { kind: "workspace"; resolve: (id: string) => void; reject: (e: Error) => void }
-  | { kind: "start"; resolve: (end: CallEnd) => void };
+  | { kind: "start"; resolve: (end: CallEnd) => void; asked?: AskHandler };
+
+/** What a call does with the service's questions for the person (decision 0361). */
+export type AskHandler = (
+  message: Extract<ServiceMessage, { type: "ask" } | { type: "withdraw" }>,
+) => void;
 
 type Connection = OpenedConnection<unknown> & { pending: Map<number, Pending> };
 
@@ -154,14 +159,23 @@ export class ServiceLink {
   async start(
     request: Omit<Extract<ConnectorMessage, { type: "start" }>, "type" | "seq">,
     onSent: (seq: number) => void = () => {},
+    asked?: AskHandler,
   ): Promise<CallEnd> {
     const connection = await this.#connect();
     return await new Promise((resolve) => {
       const seq = ++this.#seq;
-      connection.pending.set(seq, { kind: "start", resolve });
+      connection.pending.set(seq, { kind: "start", resolve, asked });
       this.#send(connection, { type: "start", seq, ...request });
       onSent(seq);
     });
+  }
+
+  /** Carries the person's answer, given in the client, to question `question` of call `seq`. */
+  answer(seq: number, question: number, answer: "once" | "site" | "deny"): void {
+    const connection = this.#connection;
+    if (connection && connection.pending.get(seq)?.kind === "start") {
+      this.#send(connection, { type: "answer", seq, question, answer });
+    }
   }
 
   /** Asks the service to cancel the call started with `seq`, while it has not ended. */
@@ -317,6 +331,10 @@ export class ServiceLink {
     const pending = connection.pending.get(message.seq);
     if (!pending) return;
     switch (message.type) {
+      case "ask":
+      case "withdraw":
+        if (pending.kind === "start") pending.asked?.(message);
+        return;
       case "catalog":
         connection.pending.delete(message.seq);
         if (pending.kind === "catalog") pending.resolve(message);

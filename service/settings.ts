@@ -40,6 +40,11 @@ export const ServiceSettings = z.object({
     description: "how many refused calls in a row open a workspace's attention circuit, which " +
       "holds that agent until the person resumes it (popup or `ghostlight resume`)",
   }),
+  askTimeoutMs: durationMs("GHOSTLIGHT_ASK_TIMEOUT_MS", {
+    default: 120_000,
+    description: "the longest a call waits for the person's answer to a policy's `ask` before " +
+      "it is refused as unanswered; the call's own end ends the wait sooner",
+  }),
   policyReloadMs: durationMs("GHOSTLIGHT_POLICY_RELOAD_MS", {
     default: 1_000,
     description: "how often the service looks at the policy files for a change (a broken " +

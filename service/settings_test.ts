@@ -24,6 +24,7 @@ Deno.test("each service setting comes from its own variable; a bad one leaves th
       GHOSTLIGHT_SETTLEMENT_MS: "3500",
       GHOSTLIGHT_ATTENTION_DENIALS: "0",
       GHOSTLIGHT_AUDIT_MAX_BYTES: "65536",
+      GHOSTLIGHT_ASK_TIMEOUT_MS: "2500",
     })),
     {
       instance: "try",
@@ -32,6 +33,7 @@ Deno.test("each service setting comes from its own variable; a bad one leaves th
       workspaceGraceMs: 60_000,
       settlementMs: 3500,
       attentionAfter: 5,
+      askTimeoutMs: 2500,
       policyReloadMs: 1000,
       auditMaxBytes: 65536,
       auditKeepFiles: 10,

@@ -16,9 +16,10 @@ import { z } from "zod";
  * name a call by its `start`'s seq (decision 0238). 6: the hello names the connector's principal,
  * a catalog request carries the connector's restrictions and its answer names the tools it
  * withholds (decisions 0255, 0256); each role proves a key of its own, the service with an
- * Ed25519 signature over both hellos (decision 0250).
+ * Ed25519 signature over both hellos (decision 0250). 7: the service may put a question to the
+ * person through a client that declared elicitation (`ask`, `withdraw`, `answer`; decision 0361).
  */
-export const BRIDGE_MAJOR = 6;
+export const BRIDGE_MAJOR = 7;
 
 /** Largest frame on the connector ↔ service hop, either way (screenshots are the big ones). */
 export const BRIDGE_MAX_FRAME = 32 * 1024 * 1024;
@@ -191,10 +192,19 @@ export const ConnectorMessage = z.discriminatedUnion("type", [
       client_name: z.string().max(200),
       client_version: z.string().max(100),
       restrictions: z.array(CallRestriction).max(4).optional(),
+      /** The client declared form elicitation: a question may be put to the person there. */
+      elicitation: z.boolean().optional(),
     }).strict(),
   }).strict(),
   /** Cancels the call the `start` of this `seq` began (decision 0238). */
   z.object({ type: z.literal("cancel"), seq: Seq }).strict(),
+  /** The person's answer, in the client, to the question `ask` put for the call of `seq`. */
+  z.object({
+    type: z.literal("answer"),
+    seq: Seq,
+    question: z.number().int().positive(),
+    answer: z.enum(["once", "site", "deny"]),
+  }).strict(),
 ]);
 export type ConnectorMessage = z.infer<typeof ConnectorMessage>;
 
@@ -222,5 +232,21 @@ export const ServiceMessage = z.discriminatedUnion("type", [
   }).strict(),
   /** The one end of the call the `start` of this `seq` began. */
   z.object({ type: z.literal("completed"), seq: Seq, outcome: Outcome }).strict(),
+  /**
+   * Put question `question` to the person through the client (its elicitation form), for the
+   * call of `seq`; `message` says who wants what where, never an argument's value.
+   */
+  z.object({
+    type: z.literal("ask"),
+    seq: Seq,
+    question: z.number().int().positive(),
+    message: z.string().max(2_000),
+  }).strict(),
+  /** The question was answered elsewhere, or ended: the client's form is taken back. */
+  z.object({
+    type: z.literal("withdraw"),
+    seq: Seq,
+    question: z.number().int().positive(),
+  }).strict(),
 ]);
 export type ServiceMessage = z.infer<typeof ServiceMessage>;

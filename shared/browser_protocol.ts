@@ -305,6 +305,14 @@ export const Operations = {
     params: z.object({ key: z.string(), title: z.string().max(80), color: GroupColor }).strict(),
     result: z.object({ updated: z.boolean() }).strict(),
   },
+  /**
+   * Shows on the toolbar icon how many questions wait for the person (decision 0360); an empty
+   * text clears the badge.
+   */
+  "action.badge": {
+    params: z.object({ text: z.string().max(4) }).strict(),
+    result: z.object({}).strict(),
+  },
   /** Makes the tab the active one of its window and brings that window to the front. */
   "tab.focus": {
     params: z.object({ tab_id: TabId }).strict(),

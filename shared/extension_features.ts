@@ -18,6 +18,7 @@ export const ExtensionFeature = z.enum([
   "after_replies",
   "reply_values",
   "network_rules",
+  "badge",
 ]);
 export type ExtensionFeature = z.infer<typeof ExtensionFeature>;
 
@@ -37,6 +38,7 @@ export const FEATURE_OPERATIONS: Record<ExtensionFeature, readonly OperationName
   // No operation of its own: a `cdp.sequence` command's `sendIf` and `paramsFrom`.
   reply_values: [],
   network_rules: ["tab.network_rules"],
+  badge: ["action.badge"],
 };
 
 /** The tools that act on a page with pointer and keys: they need a page program's features. */
@@ -55,6 +57,8 @@ export const FEATURE_TOOLS: Record<ExtensionFeature, readonly string[]> = {
   // Without it every tool still works, but a request to a refused host is not stopped in the
   // browser (the gate still refuses calls aimed at one).
   network_rules: [],
+  // Without it every tool works; the toolbar icon just does not count the questions.
+  badge: [],
 };
 
 /** The oldest extension version each feature is in. */
@@ -64,6 +68,7 @@ export const FEATURE_SINCE: Record<ExtensionFeature, string> = {
   after_replies: "0.1.0",
   reply_values: "0.1.0",
   network_rules: "0.1.0",
+  badge: "0.1.0",
 };
 
 /** The oldest extension this service works with fully; older ones lose the tools they lack. */

@@ -10,13 +10,29 @@
 import { z } from "zod";
 import { GroupColor } from "./browser_protocol.ts";
 
-/** What the person can ask. `workspace` is the workspace's number; without it, every one. */
+/**
+ * The person's answer to a question (decision 0360): allow this one call, allow the capability
+ * on the site for that agent until its workspace ends, or deny.
+ */
+export const QuestionAnswer = z.enum(["once", "site", "deny"]);
+export type QuestionAnswer = z.infer<typeof QuestionAnswer>;
+
+/**
+ * What the person can ask. `workspace` is the workspace's number; without it, every one.
+ * `answer` answers question `question`; `revoke` forgets the remembered yes `grant`.
+ */
 export const PersonRequest = z.discriminatedUnion("op", [
   z.object({ op: z.literal("state") }).strict(),
   z.object({
     op: z.enum(["hold", "resume", "stop", "take_over"]),
     workspace: z.number().int().positive().optional(),
   }).strict(),
+  z.object({
+    op: z.literal("answer"),
+    question: z.number().int().positive(),
+    answer: QuestionAnswer,
+  }).strict(),
+  z.object({ op: z.literal("revoke"), grant: z.number().int().positive() }).strict(),
 ]);
 export type PersonRequest = z.infer<typeof PersonRequest>;
 
@@ -58,6 +74,41 @@ export const PersonWorkspace = z.object({
 });
 export type PersonWorkspace = z.infer<typeof PersonWorkspace>;
 
+/**
+ * A question waiting for the person (decision 0360): which agent, which capability on which
+ * site, and what the call would do, in words; never an argument's value.
+ */
+export const PersonQuestion = z.object({
+  /** The person's handle for it (`ghostlight allow 3`), numbered from 1 per service. */
+  number: z.number().int().positive(),
+  /** The asking agent's workspace number. */
+  workspace: z.number().int().positive(),
+  principal: z.string().max(64),
+  /** What its MCP client calls itself: a claim, shown as a detail. */
+  client: z.string().max(200),
+  capability: z.string().max(16),
+  host: z.string().max(300),
+  /** What the call would do: its tool and action, in words. */
+  call: z.string().max(300),
+  /** ISO times: when it was asked, and when it is refused unanswered. */
+  asked: z.string(),
+  expires: z.string(),
+});
+export type PersonQuestion = z.infer<typeof PersonQuestion>;
+
+/** A yes remembered for the site for one agent, until its workspace ends or the person revokes it. */
+export const PersonGrant = z.object({
+  number: z.number().int().positive(),
+  workspace: z.number().int().positive(),
+  principal: z.string().max(64),
+  capability: z.string().max(16),
+  host: z.string().max(300),
+  /** Where the person said it: the CLI, the popup, the client. */
+  by: z.string().max(40),
+  at: z.string(),
+});
+export type PersonGrant = z.infer<typeof PersonGrant>;
+
 /** Everything the person's surfaces show. */
 export const PersonState = z.object({
   service: z.object({ version: z.string(), instance: z.string().nullable() }),
@@ -83,6 +134,10 @@ export const PersonState = z.object({
     gap: z.string().max(2_000).optional(),
   }),
   workspaces: z.array(PersonWorkspace),
+  /** The questions waiting for the person, oldest first. */
+  questions: z.array(PersonQuestion).max(256).default([]),
+  /** The yeses remembered for a site for one agent. */
+  granted: z.array(PersonGrant).max(4096).default([]),
 });
 export type PersonState = z.infer<typeof PersonState>;
 

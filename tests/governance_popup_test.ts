@@ -3,14 +3,13 @@
  * state, plan, last call), and its Pause, Resume and Stop buttons pause an agent (its next call
  * answers "paused", its tab group says so), let it carry on, and stop it (its tabs stay open).
  * The popup is opened as a tab of the headless browser over DevTools (launched with
- * `--remote-debugging`), and screenshotted; `UPDATE_SCREENSHOTS=1` writes the shot to
- * `docs/popup.png`.
+ * `--remote-debugging`), and screenshotted (`docs/popup.png` shows a pending question, from
+ * `governance_ask_popup_test.ts`).
  */
 
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { assert, assertEquals, assertMatch } from "./support/assert.ts";
 import { type CdpPage, connectCdp } from "./support/cdp.ts";
-import { ROOT } from "./support/env.ts";
 import { allText } from "./support/results.ts";
 import { type CallResult, startSession } from "./support/session.ts";
 import { pollUntil, waitFor } from "./support/wait.ts";
@@ -102,9 +101,6 @@ Deno.test("the popup shows the agents and its buttons pause, resume and stop the
     const shot = await popup.screenshot("body");
     assert(shot.length > 10_000, "the screenshot holds a rendered popup");
     assertEquals([...shot.slice(1, 4)].map((c) => String.fromCharCode(c)).join(""), "PNG");
-    if (Deno.env.get("UPDATE_SCREENSHOTS") === "1") {
-      await Deno.writeFile(`${ROOT}/docs/popup.png`, shot);
-    }
 
     // Pause and resume the first agent from its card.
     await press(popup, "hold", 1, "held");

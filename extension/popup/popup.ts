@@ -1,6 +1,7 @@
 /**
  * The popup: shows what the service says of the agents (each workspace with its client, colour,
- * state, plan and current call) and sends the person's hold, take over, resume and stop. It
+ * state, plan and current call) and the questions a policy's ask puts to the person, and sends
+ * the person's hold, take over, resume, stop and answers (decision 0360). It
  * decides nothing and keeps nothing; every click is a request the service answers with the new
  * state. Text from agents (names, plans) is only ever set as text, never as markup.
  *
@@ -15,9 +16,11 @@
 import type { GroupColor } from "../../shared/browser_protocol.ts";
 import {
   PersonAnswer,
+  type PersonQuestion,
   type PersonRequest,
   type PersonState,
   type PersonWorkspace,
+  QuestionAnswer,
 } from "../../shared/person.ts";
 
 /** How often the open popup refreshes what it shows. */
@@ -77,7 +80,7 @@ function callText(call: { tool: string; action: string | null; host: string | nu
 
 function button(
   label: string,
-  op: PersonRequest["op"],
+  op: Extract<PersonRequest, { workspace?: number }>["op"],
   workspace?: number,
   style = "",
 ): HTMLElement {
@@ -150,6 +153,40 @@ function renderWorkspace(workspace: PersonWorkspace): HTMLElement {
   return card;
 }
 
+/** One question: who asks for what where, and the person's three answers. */
+function renderQuestion(question: PersonQuestion): HTMLElement {
+  const card = element("section", "question");
+  card.dataset.question = String(question.number);
+  const head = element("div", "row");
+  head.append(
+    element("span", "principal", question.principal),
+    element("span", "number", `#${question.workspace}`),
+  );
+  card.append(
+    head,
+    element("div", "claimed", `its client says: ${question.client}`),
+    element(
+      "div",
+      "detail",
+      `Asks to ${question.capability} on ${question.host}: ${question.call}`,
+    ),
+  );
+  const actions = element("div", "actions");
+  const answer = (label: string, choice: QuestionAnswer, style = "") => {
+    const made = element("button", style, label);
+    made.dataset.question = String(question.number);
+    made.dataset.answer = choice;
+    return made;
+  };
+  actions.append(
+    answer("Allow once", "once", "primary"),
+    answer("Allow on this site for this agent", "site"),
+    answer("Deny", "deny", "danger"),
+  );
+  card.append(actions);
+  return card;
+}
+
 function render(state: PersonState): void {
   byId("dot").className = "dot up";
   const connection = byId("connection");
@@ -187,6 +224,8 @@ function render(state: PersonState): void {
       ),
     );
   }
+
+  byId("questions").replaceChildren(...state.questions.map(renderQuestion));
 
   const list = byId("workspaces");
   list.replaceChildren(
@@ -233,8 +272,14 @@ async function refresh(request: PersonRequest = { op: "state" }): Promise<void> 
 
 document.addEventListener("click", (event) => {
   const target = (event.target as HTMLElement).closest("button");
+  const choice = QuestionAnswer.safeParse(target?.dataset.answer);
+  // An answer is the person's click only: no script's synthetic event answers (decision 0360).
+  if (target && choice.success && event.isTrusted) {
+    refresh({ op: "answer", question: Number(target.dataset.question), answer: choice.data });
+    return;
+  }
   if (!target?.dataset.op) return;
-  const op = target.dataset.op as Exclude<PersonRequest["op"], "state">;
+  const op = target.dataset.op as Extract<PersonRequest, { workspace?: number }>["op"];
   const workspace = target.dataset.workspace ? Number(target.dataset.workspace) : undefined;
   refresh(workspace === undefined ? { op } : { op, workspace });
 });

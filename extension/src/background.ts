@@ -257,9 +257,11 @@ chrome.tabs.onCreated.addListener((tab) => {
 setEventSink(send);
 setLocationSink(send);
 
-// The popup asks through the worker, which holds the only port to the service.
+// The popup asks through the worker, which holds the only port to the service: only the
+// extension's own popup page is heard, never a page or another extension (decision 0360).
 chrome.runtime.onMessage.addListener((message, sender, sendResponse) => {
   if (sender.id !== chrome.runtime.id || message?.kind !== "ghostlight-person") return false;
+  if (sender.url !== chrome.runtime.getURL("popup.html")) return false;
   const request = PersonRequest.safeParse(message.request);
   if (!request.success) {
     sendResponse({ ok: false, message: "The popup sent a request Ghostlight does not know." });

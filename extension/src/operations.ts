@@ -451,6 +451,12 @@ const IMPLEMENTATIONS: {
   "tab.frames": listFrames,
   "group.update": updateGroup,
   "tab.focus": focusTab,
+  "action.badge": async (params) => {
+    await chrome.action.setBadgeText({ text: params.text });
+    // Yellow, as the group of an agent that asks: no agent's colour.
+    await chrome.action.setBadgeBackgroundColor({ color: "#f9ab00" });
+    return {};
+  },
   "transfer.chunk": (params) => transfers.add(params).catch(refusedTransfer),
   "transfer.discard": (params) => (transfers.discard(params.transfer_id), Promise.resolve({})),
   "cdp.with_transfers": sendWithTransfers,

@@ -43,6 +43,7 @@ import {
   withStoppedNote,
 } from "./request_filter.ts";
 import type { Session } from "./session.ts";
+import { askThePerson, behindOpenQuestion, stillAsking, yesFor } from "./ask_person.ts";
 import type { CallRecord, Ended, GatedWork, Verdict } from "./stages.ts";
 
 /** A call refused before dispatch: the outcome it gets. */
@@ -169,6 +170,53 @@ export async function locateHost(record: CallRecord): Promise<Verdict> {
  */
 export async function decideAndRecord(record: CallRecord): Promise<Verdict> {
   const { session, work } = record;
+  // One question per workspace at a time: its other calls wait behind it (decision 0360).
+  if (!(await behindOpenQuestion(record))) {
+    const outcome = stillAsking(session);
+    const recorded = await recordDecision(session, work, {
+      result: "denied",
+      host: null,
+      rule: "waited behind an open question to the person, which outlasted the bound",
+    });
+    return { outcome: recorded ?? outcome };
+  }
+  // Each yes covers one host and capability: a call asks at most once for each.
+  for (let asked = 0;; asked++) {
+    const { host, decision } = decideHosts(record);
+    if (decision.verdict === "ask" && decision.capability !== null && host !== null) {
+      if (asked >= MAX_QUESTIONS_PER_CALL) throw new Error("a yes did not answer its own ask");
+      const answer = await askThePerson(
+        record,
+        host,
+        { ...decision, capability: decision.capability },
+        (entry) => recordDecision(session, work, entry),
+        `${subject(session, work)} on ${host}`,
+      );
+      if (answer.kind === "yes") continue;
+      if (answer.kind === "ended") return { outcome: answer.outcome };
+      const refused = { ...decision, verdict: "denied" as const, rule: answer.rule };
+      return { outcome: refusedOutcome(record, host, refused, answer.counts) };
+    }
+    const recorded = await recordDecision(session, work, {
+      result: decision.verdict,
+      host,
+      rule: decision.rule,
+    });
+    if (recorded) return { outcome: recorded };
+    if (!refuses(decision)) return { record };
+    return { outcome: refusedOutcome(record, host, decision, true) };
+  }
+}
+
+/** Most questions one call may put to the person: one per host and capability it needs. */
+const MAX_QUESTIONS_PER_CALL = 12;
+
+/**
+ * The decision for each host the call touches; the one to act on: a refusal first, then an ask,
+ * else the first host's.
+ */
+function decideHosts(record: CallRecord): { host: PageHost; decision: Decision } {
+  const { session, work } = record;
   const located = need(record.located, "locate");
   const restrictions = need(record.restrictions, "restrictions");
   const { tool, arguments: args } = work.message;
@@ -177,24 +225,27 @@ export async function decideAndRecord(record: CallRecord): Promise<Verdict> {
   const touched = located.pending === undefined ? [located.host] : [located.host, located.pending];
   const hosts = touched.map((host) => ({ host, needs }));
   if (located.leaving !== undefined) hosts.push({ host: located.leaving, needs: ANSWER_DIALOG });
+  const yes = yesFor(session, work);
   const decisions = hosts.map(({ host, needs }) => ({
     host,
-    decision: decideFor(session, host, needs, [...restrictions]),
+    decision: decideFor(session, host, needs, [...restrictions], yes),
   }));
-  const { host, decision } = decisions.find(({ decision }) => refuses(decision)) ??
-    decisions[0];
-  const recorded = await recordDecision(session, work, {
-    result: decision.verdict,
-    host,
-    rule: decision.rule,
-  });
-  if (recorded) return { outcome: recorded };
-  if (!refuses(decision)) return { record };
-  const opened = work.workspace !== undefined && session.deps.governance.person.denied(
-    work.workspace,
-  );
-  const tabUrl = host === null ? undefined : located.fromTab.get(host);
-  return { outcome: denialOutcome(session, work, decision, { host, tabUrl }, opened) };
+  return decisions.find(({ decision }) => refuses(decision) && decision.verdict !== "ask") ??
+    decisions.find(({ decision }) => decision.verdict === "ask") ?? decisions[0];
+}
+
+/** The refusal of a call by the policy or the person, counted by the attention circuit. */
+function refusedOutcome(
+  record: CallRecord,
+  host: PageHost,
+  decision: Decision,
+  counts: boolean,
+): Outcome {
+  const { session, work } = record;
+  const opened = counts && work.workspace !== undefined &&
+    session.deps.governance.person.denied(work.workspace);
+  const tabUrl = host === null ? undefined : need(record.located, "locate").fromTab.get(host);
+  return denialOutcome(session, work, decision, { host, tabUrl }, opened);
 }
 
 /** The `filter` stage: the call's tab gets the request filter for this agent and call. */
@@ -271,6 +322,7 @@ export async function checkLanding(record: CallRecord, called: Outcome): Promise
     host: landed,
     capabilities: ["read"],
     restrictions: [...record.restrictions ?? []],
+    yes: yesFor(session, work),
   });
   const recorded = await recordDecision(session, work, {
     result: decision.verdict,
@@ -498,12 +550,14 @@ function decideFor(
   host: PageHost,
   capabilities: Capability[],
   restrictions: Restriction[],
+  yes: (host: string, capability: Capability) => string | null,
 ): Decision {
   return decide(session.deps.governance.policy.rules(), {
     principal: session.info.principal,
     host,
     capabilities,
     restrictions,
+    yes,
   });
 }
 
@@ -652,6 +706,7 @@ export function documentRefusal(
     host,
     capabilities,
     restrictions: readRestrictionsOrNone(work.message),
+    yes: yesFor(session, work),
   });
   if (!refuses(decision)) return null;
   work.inner.note({

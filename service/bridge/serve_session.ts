@@ -27,6 +27,7 @@ const ON_MESSAGE: MessageHandlers = {
   release_workspace: releaseWorkspace,
   start: startWork,
   cancel: cancelWork,
+  answer: answerFromClient,
 };
 
 /** Serves one MCP connector until its connection ends. */
@@ -139,4 +140,21 @@ function releaseWorkspace(session: Session, message: MessageOf<"release_workspac
 /** Cancels one of this connection's works; queued work retires, running work stops early. */
 function cancelWork(session: Session, message: MessageOf<"cancel">): void {
   session.works.get(message.seq)?.abort();
+}
+
+/**
+ * The person's answer in the client to a question put there (decision 0361): taken only for a
+ * question this connector was sent, for the call it was sent for; anything else is ignored.
+ */
+function answerFromClient(session: Session, message: MessageOf<"answer">): void {
+  if (session.elicited.get(message.question) !== message.seq) {
+    log("warn", `a connector answered question ${message.question}, which it was not asked`);
+    return;
+  }
+  try {
+    session.deps.governance.questions.answer(message.question, message.answer, "the client");
+  } catch (error) {
+    // Answered elsewhere first: the first answer wins.
+    log("info", `the client's answer came late: ${(error as Error).message}`);
+  }
 }

@@ -5,6 +5,7 @@
  * @module
  */
 
+import type { Questions } from "../asks/mod.ts";
 import { BRIDGE_MAX_FRAME, type ServiceMessage } from "../../shared/bridge.ts";
 import { type BoundedWriter, encodeFrame } from "../../shared/framing.ts";
 import type { AuditKey, AuditLog } from "../audit/mod.ts";
@@ -33,6 +34,8 @@ export interface GovernanceDeps {
   audit: AuditLog;
   /** Keys the audit's hashes of arguments and workspaces. */
   auditKey: AuditKey;
+  /** The questions a policy's ask puts to the person (decision 0360). */
+  questions: Questions;
 }
 
 /** The service-wide objects every session of one service shares; the daemon builds them once. */
@@ -96,6 +99,11 @@ export interface Session {
   /** What the connector was last told of the catalog. */
   readonly view: CatalogView;
   /**
+   * The questions put to the person through this connector's client, each with the seq of the
+   * call that asked: only these may be answered from here (decision 0361).
+   */
+  readonly elicited: Map<number, number>;
+  /**
    * Aborted when the session ends: its multi-step works stop after the step in progress, since
    * no one is left to want the rest.
    */
@@ -141,6 +149,7 @@ export function openSession(
     works,
     queued,
     view: { restrictions: [], listed: null },
+    elicited: new Map(),
     gone: gone.signal,
     send,
     refuse: (seq, refusal) => send({ type: "rejected", seq, ...refusal }),

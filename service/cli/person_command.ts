@@ -6,14 +6,14 @@
  */
 
 import type { InstancePaths } from "../../shared/instance.ts";
-import type { PersonRequest } from "../../shared/person.ts";
+import type { PersonAnswer, PersonRequest } from "../../shared/person.ts";
 import { askPerson } from "../control/mod.ts";
 import { controlKey, describeInstance } from "../endpoint/mod.ts";
 import { shown } from "./shown.ts";
 import { noMore, UsageError } from "./args.ts";
 
 /** The command names and the request each sends. */
-const OPS: Record<string, Exclude<PersonRequest["op"], "state">> = {
+const OPS: Record<string, Extract<PersonRequest, { workspace?: number }>["op"]> = {
   hold: "hold",
   resume: "resume",
   stop: "stop",
@@ -44,6 +44,35 @@ export async function runPersonCommand(
     );
   }
   const op = OPS[command];
+  return await sendPersonRequest(paths, workspace === undefined ? { op } : { op, workspace });
+}
+
+/**
+ * Sends one request and prints what the service said: exit 0 when done, 1 when refused, 3 when
+ * no service runs.
+ */
+export async function sendPersonRequest(
+  paths: InstancePaths,
+  request: PersonRequest,
+): Promise<number> {
+  const answer = await requestPerson(paths, request);
+  if (typeof answer === "number") return answer;
+  if (!answer.ok) {
+    console.error(`ghostlight: ${shown(answer.message)}`);
+    return 1;
+  }
+  console.log(shown(answer.said));
+  return 0;
+}
+
+/**
+ * Sends one request to the service's person controls, proven with the control key: its answer,
+ * or the exit code when there is none (1: the request cannot be proven; 3: no service runs).
+ */
+export async function requestPerson(
+  paths: InstancePaths,
+  request: PersonRequest,
+): Promise<PersonAnswer | number> {
   let key;
   try {
     key = await controlKey(paths.keys);
@@ -55,14 +84,9 @@ export async function runPersonCommand(
       return 1;
     }
   }
-  let answer;
   try {
     if (key === undefined) throw new Deno.errors.NotFound("no service key");
-    answer = await askPerson(
-      paths.controlSocket,
-      key,
-      workspace === undefined ? { op } : { op, workspace },
-    );
+    return await askPerson(paths.controlSocket, key, request);
   } catch (error) {
     // Out of this launcher's reach is not "not running": the command line says which it is.
     if (error instanceof Deno.errors.NotCapable) throw error;
@@ -71,10 +95,4 @@ export async function runPersonCommand(
     );
     return 3;
   }
-  if (!answer.ok) {
-    console.error(`ghostlight: ${shown(answer.message)}`);
-    return 1;
-  }
-  console.log(shown(answer.said));
-  return 0;
 }

@@ -22,6 +22,7 @@ import { launchBrowser } from "./launch.ts";
 import { runPaths } from "./paths_command.ts";
 import { isPersonCommand, runPersonCommand } from "./person_command.ts";
 import { runPolicy } from "./policy_command.ts";
+import { runAnswer, runAsks } from "./asks_command.ts";
 import { runService } from "./service_command.ts";
 import { runStatus } from "./status_command.ts";
 
@@ -44,6 +45,12 @@ Commands:
                                  (not the service: Ctrl-C where it runs in the foreground; one
                                  a client started exits by itself after 30 s with no connector,
                                  browser or work)
+  asks [--granted] [--revoke N] [--json]
+                                 the questions a policy's "ask" puts to you, waiting for your
+                                 answer (--granted: the yeses remembered; --revoke forgets one)
+  allow N [--site]               let the call of question N through (--site: this capability on
+                                 this site for this agent, until its workspace ends)
+  deny N                         refuse the call of question N
   audit verify [FILE]            check the audit's hash chain; exit 1 names the first bad line
   audit tail [-n N] [--json]     the latest audit records
   audit reset                    start a new audit (the service stopped): the old files are
@@ -53,7 +60,7 @@ Commands:
   policy simulate FILE --replay AUDIT
                                  which calls of an audit FILE would have refused
   policy init [--template NAME]  write a commented policy file (read-only, allowlist, observe,
-                                 open); never overwrites one
+                                 ask-first, open); never overwrites one
   install [--dry-run] [--client ID|none]... [--browser ID]... [--no-autostart] [--json]
                                  install into your own browsers and MCP clients
   uninstall [--dry-run] [--json] remove exactly what install added
@@ -149,6 +156,11 @@ export async function runCli(
         });
         return 0;
       }
+      case "asks":
+        return await runAsks(paths, args);
+      case "allow":
+      case "deny":
+        return await runAnswer(paths, command, args);
       case "version":
       case "--version":
         console.log(`ghostlight ${VERSION}`);

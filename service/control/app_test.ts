@@ -168,6 +168,8 @@ const revealing: Status = {
     stopped: 0,
     policy: { summary: "secret-policy", problem: null },
     audit: { file: "secret-audit.jsonl", ok: true, error: null },
+    questions: [],
+    granted: [],
     workspaces: [{
       number: 1,
       client: "secret-client 1.0",

@@ -19,8 +19,12 @@ export function personEffects(browsers: BrowserHub): PersonEffects {
       found.link.call("group.update", {
         key: workspace.groupKey,
         title: groupTitle(workspace, state),
-        // Grey and yellow are no agent's colour: a paused or waiting group stands out.
-        color: state === "held" ? "grey" : state === "attention" ? "yellow" : workspace.color,
+        // Grey and yellow are no agent's colour: a paused, waiting or asking group stands out.
+        color: state === "held"
+          ? "grey"
+          : state === "attention" || state === "asking"
+          ? "yellow"
+          : workspace.color,
       }).catch((error) => log("warn", `could not show a workspace's state: ${error.message}`));
     },
     async focus(workspace, tabId) {
@@ -36,6 +40,14 @@ export function personEffects(browsers: BrowserHub): PersonEffects {
       }
     },
   };
+}
+
+/** Shows on every attached browser's toolbar icon how many questions wait (decision 0360). */
+export function showQuestionCount(browsers: BrowserHub, count: number): void {
+  for (const link of browsers.list()) {
+    link.call("action.badge", { text: count === 0 ? "" : String(Math.min(count, 999)) })
+      .catch((error) => log("warn", `could not show the questions' count: ${error.message}`));
+  }
 }
 
 /** One of the workspace's tabs in an attached browser. */

@@ -7,6 +7,7 @@
  */
 
 import { type PersonAnswer, PersonRequest, type PersonState } from "../../shared/person.ts";
+import { NoSuchGrant, NoSuchQuestion, type Questions } from "../asks/mod.ts";
 import type { AuditLog } from "../audit/mod.ts";
 import {
   NoSuchWorkspace,
@@ -21,8 +22,13 @@ export interface PersonDesk {
   person: PersonControls;
   policy: PolicyStore;
   audit: AuditLog;
+  /** The questions waiting for the person and the yeses remembered (decision 0360). */
+  questions: Questions;
   service: PersonState["service"];
 }
+
+/** Which surface a request came from, as an answer's record names it. */
+export type Surface = "the CLI" | "the popup";
 
 /** Everything the person's surfaces show, now. */
 export function personState(desk: PersonDesk): PersonState {
@@ -45,11 +51,17 @@ export function personState(desk: PersonDesk): PersonState {
       ...(audit.gap === undefined ? {} : { gap: audit.gap }),
     },
     workspaces: desk.person.workspaces(),
+    questions: desk.questions.questions(),
+    granted: desk.questions.granted(),
   };
 }
 
-/** Checks and carries out one request; never throws. */
-export async function answerPerson(desk: PersonDesk, raw: unknown): Promise<PersonAnswer> {
+/** Checks and carries out one request from `surface`; never throws. */
+export async function answerPerson(
+  desk: PersonDesk,
+  raw: unknown,
+  surface: Surface,
+): Promise<PersonAnswer> {
   const parsed = PersonRequest.safeParse(raw);
   if (!parsed.success) {
     return {
@@ -59,25 +71,62 @@ export async function answerPerson(desk: PersonDesk, raw: unknown): Promise<Pers
   }
   const request = parsed.data;
   try {
-    const said = request.op === "state" ? "" : await carryOut(desk.person, request);
-    if (said) {
-      log(
-        "info",
-        `the person: ${request.op}${
-          "workspace" in request && request.workspace ? ` ${request.workspace}` : ""
-        }`,
-      );
-    }
+    const said = request.op === "state" ? "" : await carryOut(desk, request, surface);
+    if (said) log("info", `the person, from ${surface}: ${describeRequest(request)}`);
     return { ok: true, state: personState(desk), said };
   } catch (error) {
-    if (error instanceof NoSuchWorkspace) return { ok: false, message: error.message };
+    if (
+      error instanceof NoSuchWorkspace || error instanceof NoSuchQuestion ||
+      error instanceof NoSuchGrant
+    ) return { ok: false, message: error.message };
     throw error;
   }
 }
 
+/** A request in the log's words. */
+function describeRequest(request: PersonRequest): string {
+  switch (request.op) {
+    case "answer":
+      return `answer ${request.answer} to question ${request.question}`;
+    case "revoke":
+      return `revoke yes ${request.grant}`;
+    case "state":
+      return "state";
+    default:
+      return `${request.op}${request.workspace ? ` ${request.workspace}` : ""}`;
+  }
+}
+
 async function carryOut(
-  person: PersonControls,
+  desk: PersonDesk,
   request: Exclude<PersonRequest, { op: "state" }>,
+  surface: Surface,
+): Promise<string> {
+  const { person, questions } = desk;
+  switch (request.op) {
+    case "answer":
+      return questions.answer(request.question, request.answer, surface);
+    case "revoke":
+      return questions.revoke(request.grant);
+    case "hold":
+    case "stop":
+    case "take_over": {
+      // Hold and stop answer the agent's open questions with no (decision 0360).
+      const said = request.op === "hold"
+        ? person.hold(request.workspace)
+        : request.op === "stop"
+        ? person.stop(request.workspace)
+        : await person.takeOver(request.workspace);
+      const denied = questions.denyOpen(request.workspace, `${surface}'s ${request.op}`);
+      return denied === 0 ? said : `${said} ${denied} open question(s) answered no.`;
+    }
+  }
+  return await carryOutControl(person, request);
+}
+
+async function carryOutControl(
+  person: PersonControls,
+  request: Extract<PersonRequest, { workspace?: number }>,
 ): Promise<string> {
   switch (request.op) {
     case "hold":

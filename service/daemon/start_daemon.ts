@@ -5,6 +5,7 @@
  * @module
  */
 
+import { Questions } from "../asks/mod.ts";
 import { BRIDGE_MAX_FRAME, UNNAMED_PRINCIPAL } from "../../shared/bridge.ts";
 import { FROM_EXTENSION_MAX_FRAME } from "../../shared/browser_protocol.ts";
 import { encodeFrame, FrameBudget } from "../../shared/framing.ts";
@@ -63,7 +64,7 @@ import {
  * frame is also held to its hop's own cap: 32 MiB on the bridge, 64 MiB from a browser).
  */
 export const MAX_PARTIAL_FRAME_BYTES = 256 * 1024 * 1024;
-import { personEffects } from "./person_effects.ts";
+import { personEffects, showQuestionCount } from "./person_effects.ts";
 import { answerPerson, type PersonDesk, personState } from "./person_requests.ts";
 
 /** How the service runs. */
@@ -96,6 +97,27 @@ interface ServiceState {
   activity: Activity;
   /** What the person's surfaces ask and are shown. */
   desk: PersonDesk;
+}
+
+/**
+ * The questions a policy's ask puts to the person (decision 0360): while one is open, the
+ * asking agent's tab group says so and each browser's toolbar icon counts them.
+ */
+function questionBroker(
+  timeoutMs: number,
+  workspaces: WorkspaceRegistry,
+  person: PersonControls,
+  browsers: BrowserHub,
+): Questions {
+  const questions = new Questions({
+    timeoutMs,
+    live: (id) => workspaces.get(id) !== undefined,
+  });
+  questions.onChange((event) => {
+    person.showAsking(event.workspace, event.opened !== undefined);
+    showQuestionCount(browsers, questions.questions().length);
+  });
+  return questions;
 }
 
 /** What the service's state is built from. */
@@ -152,13 +174,15 @@ async function buildState(sources: StateSources): Promise<ServiceState> {
     attentionAfter: settings.attentionAfter,
     effects: personEffects(browsers),
   });
+  const questions = questionBroker(settings.askTimeoutMs, workspaces, person, browsers);
   const desk: PersonDesk = {
     person,
     policy,
     audit,
+    questions,
     service: { version: VERSION, instance: paths.instance },
   };
-  browsers.onPerson((request) => answerPerson(desk, request));
+  browsers.onPerson((request) => answerPerson(desk, request, "the popup"));
   const shared: SessionDeps = {
     catalog: new Catalog(TOOLS),
     workspaces,
@@ -168,7 +192,13 @@ async function buildState(sources: StateSources): Promise<ServiceState> {
     workIds: new WorkIds(),
     activity: activity.works,
     settlementMs: settings.settlementMs,
-    governance: { policy, person, audit, auditKey: AuditKey.derive(sources.keys.audit) },
+    governance: {
+      policy,
+      person,
+      audit,
+      auditKey: AuditKey.derive(sources.keys.audit),
+      questions,
+    },
     // Recordings of a released workspace go with it.
     recordings: new Recordings((workspace) => workspaces.get(workspace.id) !== workspace),
   };
@@ -449,7 +479,7 @@ export async function startDaemon(paths: InstancePaths, options: DaemonOptions):
   const replacedSockets: { socket: SocketName; at: string }[] = [];
   const app = controlApp({
     status: () => statusOf(state, { ...identity, startedAt }, replacedSockets),
-    person: (request) => answerPerson(state.desk, request),
+    person: (request) => answerPerson(state.desk, request, "the CLI"),
     probe: (rounds) => probeBrowsers(state.browsers, rounds),
     proofs: new ControlProofs(keys.control),
   });

@@ -4,7 +4,9 @@
  * the rule behind it. Sacred sites first, whatever else; then the per-call restrictions, always
  * enforced; then each policy layer, where deny overrides allow, and a layer in observe mode
  * records what it would deny instead of denying it. Every layer must allow: a machine-wide layer
- * and a per-call restriction can only tighten.
+ * and a per-call restriction can only tighten. A layer may also ask the person (decision 0360):
+ * deny wins over ask and ask over allow, so a layer can turn another's allow into an ask, never
+ * an ask into an allow; only the person's own yes for the call (`CallFacts.yes`) answers it.
  *
  * @module
  */
@@ -50,13 +52,19 @@ export interface CallFacts {
   /** What the call's action needs, from the catalog. */
   capabilities: readonly Capability[];
   restrictions: readonly Restriction[];
+  /**
+   * The person's yes that covers `capability` on `host` for this call (an answer to a question,
+   * once or for the site), as the rule words it, or null: what answers a layer's ask.
+   */
+  yes?: (host: string, capability: Capability) => string | null;
 }
 
 /**
- * `allowed`; `observed` (a layer in observe mode would have denied it: recorded, let through);
- * `denied`; `sacred` (a sacred site, refused whatever the policy).
+ * `allowed`; `observed` (a layer in observe mode would have denied or asked it: recorded, let
+ * through); `ask` (the person must say yes first); `denied`; `sacred` (a sacred site, refused
+ * whatever the policy).
  */
-export type Verdict = "allowed" | "observed" | "denied" | "sacred";
+export type Verdict = "allowed" | "observed" | "ask" | "denied" | "sacred";
 
 /** A decision: the verdict, the capability it turned on (if any) and the rule, in words. */
 export interface Decision {
@@ -81,19 +89,26 @@ export function decide(rules: Rules, call: CallFacts): Decision {
     return { verdict: "allowed", capability: null, rule: "the call needs no capability" };
   }
   let observed: Decision | null = null;
+  let asked: Decision | null = null;
   let allowedBy = "";
   for (const capability of call.capabilities) {
     for (const layer of rules.layers) {
       const said = layerSays(layer, call.principal, call.host, capability);
-      if (said.allows) {
+      if (said.says === "allow") {
         if (capability === first) allowedBy = said.rule;
         continue;
       }
-      if (layer.mode === "enforce") return { verdict: "denied", capability, rule: said.rule };
-      observed ??= { verdict: "observed", capability, rule: `observe mode: ${said.rule}` };
+      if (layer.mode === "observe") {
+        observed ??= { verdict: "observed", capability, rule: `observe mode: ${said.rule}` };
+        continue;
+      }
+      if (said.says === "deny") return { verdict: "denied", capability, rule: said.rule };
+      const yes = call.yes?.(call.host, capability) ?? null;
+      if (yes === null) asked ??= { verdict: "ask", capability, rule: said.rule };
+      else if (capability === first) allowedBy = yes;
     }
   }
-  return observed ?? { verdict: "allowed", capability: first, rule: allowedBy };
+  return asked ?? observed ?? { verdict: "allowed", capability: first, rule: allowedBy };
 }
 
 /** The rule that makes a host sacred, or null when it is not. */
@@ -125,9 +140,14 @@ export function sacredSource(rules: Rules, host: string): string | null {
   return null;
 }
 
-/** Whether a decision refuses what it decided (a policy denial or a sacred site). */
+/**
+ * Whether a decision refuses what it decided (a policy denial or a sacred site), or needs the
+ * person's yes it does not have (only the gate's decision stage can ask; anywhere else an
+ * unanswered ask refuses).
+ */
 export function refuses(decision: Decision): boolean {
-  return decision.verdict === "denied" || decision.verdict === "sacred";
+  return decision.verdict === "denied" || decision.verdict === "sacred" ||
+    decision.verdict === "ask";
 }
 
 /** The first restriction the call breaks, as a denial. */
@@ -160,30 +180,39 @@ function grantCovers(grant: PolicyLayer["grants"][number], principal: string): b
   return grant.principals.some((pattern) => pattern === "*" || pattern === principal);
 }
 
-/** What one layer says of one capability for one principal on one host, with the rule. */
+/**
+ * What one layer says of one capability for one principal on one host, with the rule: any
+ * matching grant's deny, else any matching grant's ask, else any matching grant's allow, else
+ * the layer's default.
+ */
 function layerSays(
   layer: PolicyLayer,
   principal: string,
   host: string,
   capability: Capability,
-): { allows: boolean; rule: string } {
+): { says: "allow" | "ask" | "deny"; rule: string } {
   const name = principal.toLowerCase();
   let allowedBy: string | null = null;
+  let askedBy: string | null = null;
   for (const [index, grant] of layer.grants.entries()) {
     if (!grantCovers(grant, name)) continue;
     const matched = grant.hosts.find((pattern) => hostMatches(pattern, host));
     if (matched === undefined) continue;
     const which = `grant ${index + 1} of ${layer.source} (${matched}`;
     if (grant.deny.includes(capability)) {
-      return { allows: false, rule: `${which}) denies ${capability}` };
+      return { says: "deny", rule: `${which}) denies ${capability}` };
+    }
+    if (askedBy === null && grant.ask.includes(capability)) {
+      askedBy = `${which}) asks the person before ${capability}`;
     }
     if (allowedBy === null && grant.allow.includes(capability)) {
       allowedBy = `${which}) allows ${capability}`;
     }
   }
-  if (allowedBy !== null) return { allows: true, rule: allowedBy };
+  if (askedBy !== null) return { says: "ask", rule: askedBy };
+  if (allowedBy !== null) return { says: "allow", rule: allowedBy };
   return {
-    allows: layer.default === "allow",
+    says: layer.default,
     rule: layer.grants.length === 0 && layer.default === "allow"
       ? layer.source
       : `"default": "${layer.default}" of ${layer.source}`,
@@ -207,7 +236,8 @@ export function deniedEverywhere(
     if (grants.some((grant) => grant.hosts.includes("*") && grant.deny.includes(capability))) {
       return true;
     }
-    return layer.default === "deny" && !grants.some((grant) => grant.allow.includes(capability));
+    return layer.default === "deny" &&
+      !grants.some((grant) => grant.allow.includes(capability) || grant.ask.includes(capability));
   });
 }
 

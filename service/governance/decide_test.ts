@@ -45,6 +45,21 @@ const machine = layer(
   "machine.jsonc",
 );
 
+const asking = layer(`{
+  "default": "deny",
+  "grants": [
+    { "hosts": ["*"], "allow": ["read", "action"], "ask": ["write"] },
+    { "hosts": ["shop.test"], "allow": ["write"], "ask": ["action"] },
+    { "hosts": ["bad.test"], "ask": ["write"], "deny": ["write"] },
+  ]
+}`);
+const askFirst = layer(`{ "default": "ask", "grants": [{ "hosts": ["*"], "allow": ["read"] }] }`);
+const machineAsks = layer(
+  `{ "default": "allow", "grants": [{ "hosts": ["*"], "ask": ["action"] }] }`,
+  "machine.jsonc",
+);
+const observeAsks = layer(`{ "mode": "observe", "default": "ask" }`);
+
 const builtInSacred = ["accounts.google.com", "chase.com"];
 const rules = (...layers: PolicyLayer[]): Rules => ({ layers, builtInSacred });
 
@@ -98,6 +113,18 @@ const TABLE: Row[] = [
   { why: "the machine layer denies what the user's allows", rules: rules(machine, open), host: "news.test", capabilities: ["execute"], verdict: "denied", rule: /machine\.jsonc/ },
   { why: "the user's layer denies what the machine's allows", rules: rules(machine, example), host: "localhost", capabilities: ["read"], verdict: "denied", rule: /user\.jsonc/ },
   { why: "both layers allowing allows", rules: rules(machine, example), host: "127.0.0.1", capabilities: ["read"], verdict: "allowed", rule: /grant 1 of user\.jsonc/ },
+  // Ask: deny wins over ask, ask over allow; layers only tighten.
+  { why: "a grant's ask asks", rules: rules(asking), host: "news.test", capabilities: ["write"], verdict: "ask", capability: "write", rule: /grant 1 of user\.jsonc \(\*\) asks the person before write/ },
+  { why: "ask wins over a more specific allow", rules: rules(asking), host: "shop.test", capabilities: ["write"], verdict: "ask", rule: /grant 1 .* asks the person before write/ },
+  { why: "ask wins over an allow of another grant", rules: rules(asking), host: "shop.test", capabilities: ["action"], verdict: "ask", capability: "action", rule: /grant 2 .* asks the person before action/ },
+  { why: "deny wins over ask", rules: rules(asking), host: "bad.test", capabilities: ["write"], verdict: "denied", rule: /grant 3 .* denies write/ },
+  { why: "a denied capability beside an asked one denies the call", rules: rules(asking), host: "news.test", capabilities: ["write", "execute"], verdict: "denied", capability: "execute", rule: /"default": "deny"/ },
+  { why: "a default of ask asks what no grant names", rules: rules(askFirst), host: "news.test", capabilities: ["action"], verdict: "ask", rule: /"default": "ask" of user\.jsonc/ },
+  { why: "a grant's allow answers a default of ask", rules: rules(askFirst), host: "news.test", capabilities: ["read"], verdict: "allowed", rule: /allows read/ },
+  { why: "the machine layer turns the user's allow into an ask", rules: rules(machineAsks, open), host: "news.test", capabilities: ["action"], verdict: "ask", rule: /machine\.jsonc \(\*\) asks the person before action/ },
+  { why: "the user's allow cannot turn the machine's ask into an allow", rules: rules(machineAsks, layer(`{ "default": "deny", "grants": [{ "hosts": ["*"], "allow": ["action"] }] }`)), host: "news.test", capabilities: ["action"], verdict: "ask", rule: /machine\.jsonc/ },
+  { why: "the user's deny wins over the machine's ask", rules: rules(machineAsks, example), host: "news.test", capabilities: ["action"], verdict: "denied", rule: /user\.jsonc/ },
+  { why: "observe mode records what it would have asked", rules: rules(observeAsks), host: "news.test", capabilities: ["write"], verdict: "observed", capability: "write", rule: /^observe mode: "default": "ask" of user\.jsonc/ },
   // Per-call restriction: only tightens.
   { why: "a restriction refuses a capability it does not list", rules: rules(open), host: "news.test", capabilities: ["action"], restrictions: [restriction({ capabilities: ["read"] })], verdict: "denied", capability: "action", rule: /the call's restriction allows only read/ },
   { why: "a restriction refuses a host it does not list", rules: rules(open), host: "news.test", capabilities: ["read"], restrictions: [restriction({ hosts: ["*.example.com"] })], verdict: "denied", rule: /allows only \*\.example\.com/ },
@@ -127,6 +154,39 @@ Deno.test("the decision table", () => {
     if (row.capability !== undefined) assertEquals(decision.capability, row.capability, row.why);
     assertMatch(decision.rule, row.rule, row.why);
   }
+});
+
+Deno.test("the person's yes answers an ask, for its host and capability only", () => {
+  const yes = (host: string, capability: Capability) =>
+    host === "shop.test" && capability === "action"
+      ? "the person allowed action on shop.test"
+      : null;
+  const call = (host: string, capabilities: Capability[]): CallFacts => ({
+    principal: "ghostlight-test",
+    host,
+    capabilities,
+    restrictions: [],
+    yes,
+  });
+  const allowed = decide(rules(asking), call("shop.test", ["action"]));
+  assertEquals([allowed.verdict, allowed.rule], [
+    "allowed",
+    "the person allowed action on shop.test",
+  ]);
+  assertEquals(decide(rules(asking), call("shop.test", ["write"])).verdict, "ask");
+  assertEquals(decide(rules(asking), call("news.test", ["write"])).verdict, "ask");
+  // A yes never opens what a layer denies, nor a sacred site.
+  assertEquals(decide(rules(asking), call("shop.test", ["action", "execute"])).verdict, "denied");
+  const sacred = layer(`{ "default": "ask", "sacred": ["shop.test"] }`);
+  assertEquals(decide(rules(sacred), call("shop.test", ["action"])).verdict, "sacred");
+});
+
+Deno.test("explain says ask where the person is asked", () => {
+  const explained = explainPolicy(rules(askFirst), "ghostlight-test", "news.test")!;
+  assertEquals(
+    Object.fromEntries(Object.entries(explained.capabilities).map(([k, v]) => [k, v.verdict])),
+    { read: "allowed", action: "ask", write: "ask", execute: "ask" },
+  );
 });
 
 Deno.test("explain says, capability by capability, what a client may do on a host", () => {

@@ -15,6 +15,13 @@ const VERBS: Record<Capability, string> = {
   execute: "run page JavaScript",
 };
 
+const DEFAULTS: Record<PolicyLayer["default"], string> = {
+  deny: "  By default every capability is refused; only the grants below open anything.",
+  ask: "  By default the person is asked before every capability, and may allow it once or on " +
+    "the site for that agent; the grants below say otherwise.",
+  allow: "  By default every capability is allowed; the grants below can only close some.",
+};
+
 /** Describes the policy layers in force (machine-wide first), one sentence a line. */
 export function describePolicy(
   layers: readonly PolicyLayer[],
@@ -25,14 +32,11 @@ export function describePolicy(
     lines.push(`${layer.source}:`);
     lines.push(
       layer.mode === "observe"
-        ? "  Observe mode: nothing is refused; what it would refuse is recorded in the audit."
+        ? "  Observe mode: nothing is refused or asked; what it would refuse or ask is recorded " +
+          "in the audit."
         : "  Enforced: what it refuses is refused.",
     );
-    lines.push(
-      layer.default === "deny"
-        ? "  By default every capability is refused; only the grants below open anything."
-        : "  By default every capability is allowed; the grants below can only close some.",
-    );
+    lines.push(DEFAULTS[layer.default]);
     for (const [index, grant] of layer.grants.entries()) {
       lines.push(`  ${index + 1}. ${describeGrant(grant)}`);
     }
@@ -55,6 +59,9 @@ export function describePolicy(
       "install writes it; unnamed when none), never the name its client gives itself.",
   );
   lines.push(
+    "A deny wins over an ask, and an ask over an allow, in every layer.",
+  );
+  lines.push(
     "A call can only be restricted further, per call (MCP request metadata) or per connector " +
       "(its environment).",
   );
@@ -68,6 +75,13 @@ function describeGrant(grant: Grant): string {
   const where = grant.hosts.includes("*") ? "on every site" : `on ${coverage(grant.hosts)}`;
   const parts: string[] = [];
   if (grant.allow.length > 0) parts.push(`may ${grant.allow.map((c) => VERBS[c]).join(", ")}`);
+  if (grant.ask.length > 0) {
+    parts.push(
+      `must ask the person before they ${
+        grant.ask.map((c) => VERBS[c]).join(", ")
+      } (ask wins over any allow)`,
+    );
+  }
   if (grant.deny.length > 0) {
     parts.push(
       `may never ${grant.deny.map((c) => VERBS[c]).join(", ")} (deny wins over any allow)`,

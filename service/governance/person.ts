@@ -24,7 +24,7 @@ export interface Barrier {
 /** What the person controls do to the browser: shown on the tab group, a tab brought forward. */
 export interface PersonEffects {
   /** Shows a workspace's state on its tab group (its title and colour). */
-  show(workspace: Workspace, state: "running" | "held" | "attention"): void;
+  show(workspace: Workspace, state: "running" | "held" | "attention" | "asking"): void;
   /** Brings the tab `tabId` of the workspace (or any of its tabs) to the front. */
   focus(workspace: Workspace, tabId: number | undefined): Promise<boolean>;
 }
@@ -235,6 +235,22 @@ export class PersonControls {
         last: mark?.last ?? null,
       };
     });
+  }
+
+  /**
+   * Shows on the workspace's tab group that it asks the person (decision 0360), or, when its
+   * question is closed, the state it is in again.
+   */
+  showAsking(workspace: Workspace, asking: boolean): void {
+    const mark = this.#marks.get(workspace.id);
+    const state = asking
+      ? "asking"
+      : mark?.attention
+      ? "attention"
+      : this.#paused || mark?.held
+      ? "held"
+      : "running";
+    this.#options.effects.show(workspace, state);
   }
 
   /** Whether every agent is paused. */

@@ -24,8 +24,9 @@ const PrincipalPattern = z.string().trim().toLowerCase().pipe(z.union([z.literal
 const LegacyClientPattern = z.string().trim().min(1).max(200).toLowerCase();
 
 /**
- * One grant: for these principals on these hosts, allow and/or deny these capabilities.
- * `"clients"` is the deprecated spelling of `"principals"`: read the same, and warned about.
+ * One grant: for these principals on these hosts, allow, ask the person before, and/or deny
+ * these capabilities (deny wins over ask, ask over allow). `"clients"` is the deprecated
+ * spelling of `"principals"`: read the same, and warned about.
  */
 const Grant = z.object({
   principals: z.array(PrincipalPattern).min(1).max(64).optional(),
@@ -33,8 +34,10 @@ const Grant = z.object({
   hosts: z.array(HostPattern).min(1).max(256).default(["*"]),
   allow: z.array(Capability).max(4).default([]),
   deny: z.array(Capability).max(4).default([]),
-}).strict().refine((grant) => grant.allow.length + grant.deny.length > 0, {
-  message: 'a grant needs "allow" or "deny" (or both): a list of read, action, write, execute',
+  /** Capabilities a call may use only once the person says yes (decision 0360). */
+  ask: z.array(Capability).max(4).default([]),
+}).strict().refine((grant) => grant.allow.length + grant.deny.length + grant.ask.length > 0, {
+  message: 'a grant needs "allow", "ask" or "deny": a list of read, action, write, execute',
 }).refine((grant) => grant.principals === undefined || grant.clients === undefined, {
   message: 'a grant says "principals" or the deprecated "clients", not both; keep "principals"',
 }).transform(({ principals, clients, ...rest }) => ({
@@ -47,15 +50,18 @@ export type Grant = z.infer<typeof Grant>;
 
 /** The policy file's schema: the one definition of what a policy file may say. */
 export const PolicyFile = z.object({
-  /** `enforce` refuses what the policy denies; `observe` records it and lets it through. */
+  /**
+   * `enforce` refuses what the policy denies and asks what it asks; `observe` records both and
+   * lets the call through.
+   */
   mode: z.enum(["enforce", "observe"]).default("enforce"),
   /**
    * What a capability no grant mentions gets. Required: a file of grants means something only
-   * against a stated default.
+   * against a stated default. `ask`: the person is asked (decision 0360).
    */
-  default: z.enum(["allow", "deny"], {
-    error: '"default" must be "allow" (grants narrow it with deny) or "deny" (grants open it ' +
-      "with allow)",
+  default: z.enum(["allow", "ask", "deny"], {
+    error: '"default" must be "allow" (grants narrow it with deny or ask), "ask" (the person ' +
+      'is asked unless a grant says otherwise) or "deny" (grants open it with allow or ask)',
   }),
   grants: z.array(Grant).max(256).default([]),
   /** Hosts never touched, on top of the built-in list; each covers its subdomains too. */

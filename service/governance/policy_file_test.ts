@@ -28,13 +28,21 @@ Deno.test("the README's example policy is accepted as written", () => {
     mode: "enforce",
     default: "deny",
     grants: [
-      { principals: ["*"], saidClients: false, hosts: ["127.0.0.1"], allow: ["read"], deny: [] },
+      {
+        principals: ["*"],
+        saidClients: false,
+        hosts: ["127.0.0.1"],
+        allow: ["read"],
+        deny: [],
+        ask: [],
+      },
       {
         principals: ["*"],
         saidClients: false,
         hosts: ["*.example.com"],
         allow: [],
         deny: ["execute"],
+        ask: [],
       },
     ],
     sacred: ["bank.example"],
@@ -100,7 +108,7 @@ Deno.test("a broken or invalid file is refused with where and why", () => {
   );
   assertMatch(
     errorOf(`{ "default": "deny", "grants": [{ "hosts": ["x.test"] }] }`),
-    /a grant needs "allow" or "deny"/,
+    /a grant needs "allow", "ask" or "deny"/,
   );
 });
 
@@ -169,4 +177,26 @@ Deno.test("a key given twice is refused: the later one would silently win", () =
     "policy.jsonc",
   );
   assert("policy" in read, JSON.stringify(read));
+});
+
+Deno.test("a grant may ask, and the default may be ask; a grant saying nothing is refused", () => {
+  const read = readPolicyText(
+    `{ "default": "ask", "grants": [{ "hosts": ["*"], "ask": ["write"] }] }`,
+    "p.jsonc",
+  );
+  assert("policy" in read, JSON.stringify(read));
+  assertEquals([read.policy.default, read.policy.grants[0].ask], ["ask", ["write"]]);
+  const empty = readPolicyText(`{ "default": "ask", "grants": [{ "hosts": ["*"] }] }`, "p.jsonc");
+  assert("error" in empty);
+  assertMatch(empty.error, /a grant needs "allow", "ask" or "deny"/);
+  const bad = readPolicyText(`{ "default": "maybe" }`, "p.jsonc");
+  assert("error" in bad);
+  assertMatch(bad.error, /"default" must be "allow" .* "ask" .* or "deny"/);
+});
+
+Deno.test("the ask-first template reads, asks before acting and allows reading", () => {
+  const read = readPolicyText(TEMPLATES["ask-first"].text, "ask-first");
+  assert("policy" in read, JSON.stringify(read));
+  assertEquals(read.policy.default, "ask");
+  assertEquals(read.policy.grants.map((grant) => grant.allow), [["read"]]);
 });

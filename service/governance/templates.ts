@@ -14,8 +14,9 @@ const HEADER = `// Ghostlight policy. Comments and trailing commas are allowed.
 // "action" (click, type, keys, navigate-like effects), "write" (fill forms, upload),
 // "execute" (run JavaScript in the page).
 // Hosts: "example.com" (exactly), "*.example.com" (its subdomains), "*" (any page).
-// Clients: an MCP client's name, as 'ghostlight status' shows it, or "*".
-// A deny always wins over an allow. Sacred sites (banks, sign-in pages) are never touched,
+// Principals: who a connector was started for, as 'ghostlight status' shows it, or "*".
+// "ask": the person is asked first ('ghostlight asks', the popup, or the client itself).
+// A deny always wins over an ask, and an ask over an allow. Sacred sites (banks, sign-in pages) are never touched,
 // whatever this file says; "sacred" adds your own.
 `;
 
@@ -59,6 +60,23 @@ export const TEMPLATES: Record<string, { about: string; text: string }> = {
   "default": "deny",
   "grants": [
     { "hosts": ["*"], "allow": ["read"] },
+  ],
+  "sacred": [],
+}
+`,
+  },
+  "ask-first": {
+    about: "agents may read any page; acting, filling and scripts wait for your yes on each site",
+    text: `${HEADER}{
+  "mode": "enforce",
+  // Anything no grant names is asked: the agent's call waits for your answer ('ghostlight
+  // asks', the popup, or your MCP client), and is refused if you do not answer in time.
+  // "Allow on this site for this agent" is remembered until the agent's workspace ends.
+  "default": "ask",
+  "grants": [
+    { "hosts": ["*"], "allow": ["read"] },
+    // A site you trust needs no question: name it here.
+    // { "hosts": ["*.example.com"], "allow": ["action", "write"] },
   ],
   "sacred": [],
 }

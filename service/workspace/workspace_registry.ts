@@ -180,12 +180,14 @@ export class WorkspaceRegistry {
  */
 export function groupTitle(
   workspace: Pick<Workspace, "principal">,
-  state: "running" | "held" | "attention" = "running",
+  state: "running" | "held" | "attention" | "asking" = "running",
 ): string {
   const title = state === "held"
     ? `⏸ Paused — ${workspace.principal}`
     : state === "attention"
     ? `⚠ Needs you — ${workspace.principal}`
+    : state === "asking"
+    ? `? Asks you — ${workspace.principal}`
     : `Ghostlight — ${workspace.principal}`;
   return title.slice(0, 80);
 }

@@ -6,6 +6,7 @@
  * @module
  */
 
+import { Questions } from "../../service/asks/mod.ts";
 import { AuditKey, AuditLog, ChainKey } from "../../service/audit/mod.ts";
 import type { GovernanceDeps } from "../../service/bridge/mod.ts";
 import { PersonControls, PolicyStore } from "../../service/governance/mod.ts";
@@ -38,5 +39,9 @@ export async function testGovernance(
       key: ChainKey.derive(new Uint8Array(32)),
     }),
     auditKey: AuditKey.derive(new Uint8Array(32)),
+    questions: new Questions({
+      timeoutMs: 120_000,
+      live: (id) => workspaces.get(id) !== undefined,
+    }),
   };
 }

@@ -18,9 +18,21 @@ export const SERVICE_LAYERS: Record<string, string[]> = {
   workspace: ["log"],
   audit: ["log"],
   governance: ["catalog", "log", "workspace"],
+  asks: ["catalog", "workspace"],
   tools: ["browser", "catalog", "log", "workspace"],
-  bridge: ["audit", "browser", "catalog", "governance", "log", "scheduler", "tools", "workspace"],
+  bridge: [
+    "asks",
+    "audit",
+    "browser",
+    "catalog",
+    "governance",
+    "log",
+    "scheduler",
+    "tools",
+    "workspace",
+  ],
   daemon: [
+    "asks",
     "audit",
     "bridge",
     "browser",
@@ -68,6 +80,8 @@ export const SERVICE_OWNS: Record<string, string> = {
     "the audit: a keyed chain of bounded JSON lines, its anchor, size rotation, fail-closed writes, `verify`",
   governance:
     "the person's side: the policy file (one loader, hot reload, layers), sacred sites, principals, host normalisation, the pure decision function, the per-tab network rules, hold / resume / stop and the attention circuit",
+  asks:
+    "the questions a policy's `ask` puts to the person: the bounded wait, one open question per workspace with the calls behind it, the yeses remembered for a site for an agent, hold and stop answering no",
   tools: "every tool: `registry.ts` (one row per built tool) and the folders of the table below",
   bridge:
     "one connector's session: the protocol switch (`serve_session.ts`), admission of a workspace, a work's life (`work.ts`), and a call's stages in one list (`call_stages.ts`, composed by `stages.ts`) that every call and every step of a multi-step tool goes through: the tool's own (`run_tool.ts`), governance's (`gate.ts`: the decision, the landing check, the audit records), the quarantine fed by the browser's reports (`quarantine.ts`), the request filter",

@@ -1,0 +1,356 @@
+/**
+ * The questions a policy's `ask` puts to the person (decision 0360), one service-wide broker:
+ * a call that needs the person's yes opens a question and waits, bounded, for the answer; while
+ * it is open, the other calls of the same workspace wait behind it (one question per workspace
+ * at a time); "on this site for this agent" is remembered for the workspace's life (or until
+ * revoked); hold and stop answer every open question with no. Only the person's surfaces answer:
+ * the CLI over the proven control socket, the popup through the extension's own pages, and the
+ * client's elicitation form where it has one. Nothing here touches a page or the audit: the
+ * bridge asks, waits and records.
+ *
+ * @module
+ */
+
+import type { PersonGrant, PersonQuestion, QuestionAnswer } from "../../shared/person.ts";
+import type { Capability } from "../catalog/mod.ts";
+import type { Workspace } from "../workspace/mod.ts";
+
+/** Most calls of one workspace that may wait behind its open question; more are refused. */
+export const MAX_WAITING = 16;
+
+/** Most yeses remembered for one workspace; a newer one makes the oldest forgotten. */
+export const MAX_REMEMBERED = 64;
+
+/** What a call asks. */
+export interface Asking {
+  workspace: Workspace;
+  principal: string;
+  client: string;
+  capability: Capability;
+  host: string;
+  /** What the call would do, in words: its tool and action, never an argument's value. */
+  call: string;
+  /**
+   * Where else the question is put while it is open (the asking agent's client, by
+   * elicitation): told when it opens and when it closes, however it closes.
+   */
+  reach?: { opened(view: PersonQuestion): void; closed(): void };
+}
+
+/** How a question ended for the call that asked it. */
+export type Reply =
+  /** The person said yes: this call only (`once`), or on the site for the agent. */
+  | { kind: "yes"; once: boolean; number: number; by: string }
+  /** The person said no (an answer, or hold or stop while it was open). */
+  | { kind: "no"; number: number; by: string }
+  /** Nobody answered within the bound. */
+  | { kind: "unanswered"; number: number | null; ms: number }
+  /** The call itself ended first (cancelled, stopped, its connector gone). */
+  | { kind: "withdrawn"; number: number | null }
+  /** Too many calls of the workspace wait already. */
+  | { kind: "busy" };
+
+/** A yes remembered for one site for one agent. */
+export interface Remembered {
+  number: number;
+  /** The question it answered. */
+  question: number;
+  capability: Capability;
+  host: string;
+  by: string;
+  at: string;
+}
+
+/** One open question and how it is settled. */
+interface Open {
+  view: PersonQuestion;
+  asking: Asking;
+  settle: (reply: Reply) => void;
+  closed: Promise<void>;
+}
+
+/** Someone who wants to hear when the open questions change (the popup's badge, a client). */
+export type QuestionListener = (event: {
+  workspace: Workspace;
+  opened?: PersonQuestion;
+  closed?: { number: number; reply: Reply };
+}) => void;
+
+/** The person answered a question that is not open (any more). */
+export class NoSuchQuestion extends Error {
+  constructor(readonly number: number) {
+    super(
+      `there is no open question ${number}; 'ghostlight asks' lists the questions waiting ` +
+        "for you (it may have been answered elsewhere, or timed out)",
+    );
+  }
+}
+
+/** The questions of one service. */
+export class Questions {
+  readonly #timeoutMs: number;
+  readonly #live: (workspaceId: string) => boolean;
+  readonly #open = new Map<string, Open>();
+  readonly #waiting = new Map<string, number>();
+  readonly #remembered = new Map<string, { workspace: Workspace; grants: Remembered[] }>();
+  readonly #listeners = new Set<QuestionListener>();
+  #lastQuestion = 0;
+  #lastGrant = 0;
+
+  /**
+   * `timeoutMs` bounds each call's wait (behind another question and for its own); `live` says
+   * whether a workspace still exists (a yes is forgotten with its workspace).
+   */
+  constructor(options: { timeoutMs: number; live: (workspaceId: string) => boolean }) {
+    this.#timeoutMs = options.timeoutMs;
+    this.#live = options.live;
+  }
+
+  /** How long a call waits for the person at most. */
+  get timeoutMs(): number {
+    return this.#timeoutMs;
+  }
+
+  /** Calls `listener` when a question opens or closes; returns how to stop. */
+  onChange(listener: QuestionListener): () => void {
+    this.#listeners.add(listener);
+    return () => void this.#listeners.delete(listener);
+  }
+
+  /** The remembered yes for `capability` on `host` in the workspace, or null. */
+  remembered(workspaceId: string, host: string, capability: Capability): Remembered | null {
+    const entry = this.#rememberedOf(workspaceId);
+    return entry?.grants.find((grant) => grant.host === host && grant.capability === capability) ??
+      null;
+  }
+
+  /** Whether a question of the workspace is open. */
+  isOpen(workspaceId: string): boolean {
+    return this.#open.has(workspaceId);
+  }
+
+  /**
+   * Waits, within the bound, until the workspace has no open question: true when it has none,
+   * false when the bound or `signal` ended the wait first or too many wait already.
+   */
+  async clear(workspaceId: string, signal: AbortSignal): Promise<boolean> {
+    const deadline = Date.now() + this.#timeoutMs;
+    while (this.#open.has(workspaceId)) {
+      const waited = await this.#behind(workspaceId, deadline, signal);
+      if (waited !== "closed") return false;
+    }
+    return true;
+  }
+
+  /**
+   * Asks the person, after any question the workspace has open (a yes it brings that covers
+   * this call answers it too); resolves with the reply, never later than the bound.
+   */
+  async ask(asking: Asking, signal: AbortSignal): Promise<Reply> {
+    const id = asking.workspace.id;
+    const deadline = Date.now() + this.#timeoutMs;
+    while (this.#open.has(id)) {
+      const waited = await this.#behind(id, deadline, signal);
+      if (waited === "busy") return { kind: "busy" };
+      if (waited === "timeout") return { kind: "unanswered", number: null, ms: this.#timeoutMs };
+      if (waited === "aborted") return { kind: "withdrawn", number: null };
+      const yes = this.remembered(id, asking.host, asking.capability);
+      if (yes) return { kind: "yes", once: false, number: yes.question, by: yes.by };
+    }
+    if (signal.aborted) return { kind: "withdrawn", number: null };
+    return await this.#openQuestion(asking, deadline, signal);
+  }
+
+  /**
+   * The person's answer to question `number`, from `by` (the CLI, the popup, the client);
+   * what was done, in words. Throws {@linkcode NoSuchQuestion} when it is not open.
+   */
+  answer(number: number, answer: QuestionAnswer, by: string): string {
+    const open = [...this.#open.values()].find((entry) => entry.view.number === number);
+    if (!open) throw new NoSuchQuestion(number);
+    const { view } = open;
+    if (answer === "deny") {
+      open.settle({ kind: "no", number, by });
+      return `Question ${number} denied: ${view.principal} may not ${view.capability} on ` +
+        `${view.host} for that call.`;
+    }
+    if (answer === "site") this.#remember(open.asking, number, by);
+    open.settle({ kind: "yes", once: answer === "once", number, by });
+    return answer === "once"
+      ? `Question ${number} allowed once: that call of ${view.principal} goes ahead; the next ` +
+        "one asks again."
+      : `Question ${number} allowed on ${view.host} for ${view.principal} (${view.capability}) ` +
+        "until its workspace ends ('ghostlight asks --granted' lists it, --revoke forgets it).";
+  }
+
+  /** Answers every open question (of workspace number `number`, or all) with no, by `by`. */
+  denyOpen(number: number | undefined, by: string): number {
+    let count = 0;
+    for (const open of [...this.#open.values()]) {
+      if (number !== undefined && open.asking.workspace.number !== number) continue;
+      open.settle({ kind: "no", number: open.view.number, by });
+      count++;
+    }
+    return count;
+  }
+
+  /** Forgets remembered yes `number`; what was done, in words. */
+  revoke(number: number): string {
+    for (const entry of this.#remembered.values()) {
+      const index = entry.grants.findIndex((grant) => grant.number === number);
+      if (index < 0) continue;
+      const [grant] = entry.grants.splice(index, 1);
+      return `Forgot yes ${number}: ${entry.workspace.principal} is asked again before ` +
+        `${grant.capability} on ${grant.host}.`;
+    }
+    throw new NoSuchGrant(number);
+  }
+
+  /** The open questions, oldest first. */
+  questions(): PersonQuestion[] {
+    return [...this.#open.values()].map((open) => open.view).sort((a, b) => a.number - b.number);
+  }
+
+  /** The remembered yeses of live workspaces, oldest first. */
+  granted(): PersonGrant[] {
+    const all: PersonGrant[] = [];
+    for (const id of [...this.#remembered.keys()]) {
+      const entry = this.#rememberedOf(id);
+      if (!entry) continue;
+      for (const grant of entry.grants) {
+        all.push({
+          number: grant.number,
+          workspace: entry.workspace.number,
+          principal: entry.workspace.principal,
+          capability: grant.capability,
+          host: grant.host,
+          by: grant.by,
+          at: grant.at,
+        });
+      }
+    }
+    return all.sort((a, b) => a.number - b.number);
+  }
+
+  /** Opens the workspace's question and waits for its reply. */
+  #openQuestion(asking: Asking, deadline: number, signal: AbortSignal): Promise<Reply> {
+    const number = ++this.#lastQuestion;
+    const id = asking.workspace.id;
+    const view: PersonQuestion = {
+      number,
+      workspace: asking.workspace.number,
+      principal: asking.principal.slice(0, 64),
+      client: asking.client.slice(0, 200),
+      capability: asking.capability,
+      host: asking.host.slice(0, 300),
+      call: asking.call.slice(0, 300),
+      asked: new Date().toISOString(),
+      expires: new Date(deadline).toISOString(),
+    };
+    let close!: () => void;
+    const closed = new Promise<void>((resolve) => close = resolve);
+    return new Promise<Reply>((resolve) => {
+      const settle = (reply: Reply) => {
+        if (this.#open.get(id)?.view.number !== number) return;
+        this.#open.delete(id);
+        clearTimeout(timer);
+        signal.removeEventListener("abort", onAbort);
+        resolve(reply);
+        close();
+        asking.reach?.closed();
+        this.#tell({ workspace: asking.workspace, closed: { number, reply } });
+      };
+      const onAbort = () => settle({ kind: "withdrawn", number });
+      const timer = setTimeout(
+        () => settle({ kind: "unanswered", number, ms: this.#timeoutMs }),
+        Math.max(0, deadline - Date.now()),
+      );
+      signal.addEventListener("abort", onAbort, { once: true });
+      this.#open.set(id, { view, asking, settle, closed });
+      asking.reach?.opened(view);
+      this.#tell({ workspace: asking.workspace, opened: view });
+    });
+  }
+
+  /** Waits behind the workspace's open question: until it closes, the deadline, or `signal`. */
+  async #behind(
+    id: string,
+    deadline: number,
+    signal: AbortSignal,
+  ): Promise<"closed" | "timeout" | "aborted" | "busy"> {
+    const open = this.#open.get(id);
+    if (!open) return "closed";
+    const waiting = this.#waiting.get(id) ?? 0;
+    if (waiting >= MAX_WAITING) return "busy";
+    this.#waiting.set(id, waiting + 1);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let onAbort: (() => void) | undefined;
+    try {
+      return await Promise.race([
+        open.closed.then(() => "closed" as const),
+        new Promise<"timeout">((resolve) => {
+          timer = setTimeout(() => resolve("timeout"), Math.max(0, deadline - Date.now()));
+        }),
+        new Promise<"aborted">((resolve) => {
+          onAbort = () => resolve("aborted");
+          if (signal.aborted) onAbort();
+          else signal.addEventListener("abort", onAbort, { once: true });
+        }),
+      ]);
+    } finally {
+      clearTimeout(timer);
+      if (onAbort) signal.removeEventListener("abort", onAbort);
+      const left = (this.#waiting.get(id) ?? 1) - 1;
+      if (left > 0) this.#waiting.set(id, left);
+      else this.#waiting.delete(id);
+    }
+  }
+
+  /** Remembers a yes for the asking agent's workspace, on the site, for the capability. */
+  #remember(asking: Asking, question: number, by: string): void {
+    const id = asking.workspace.id;
+    // Ended workspaces' yeses go first, so the map holds live workspaces only.
+    for (const key of [...this.#remembered.keys()]) this.#rememberedOf(key);
+    const entry = this.#rememberedOf(id) ?? { workspace: asking.workspace, grants: [] };
+    this.#remembered.set(id, entry);
+    if (this.remembered(id, asking.host, asking.capability)) return;
+    entry.grants.push({
+      number: ++this.#lastGrant,
+      question,
+      capability: asking.capability,
+      host: asking.host,
+      by,
+      at: new Date().toISOString(),
+    });
+    if (entry.grants.length > MAX_REMEMBERED) entry.grants.shift();
+  }
+
+  /** A workspace's remembered yeses, or null; those of an ended workspace are forgotten here. */
+  #rememberedOf(id: string): { workspace: Workspace; grants: Remembered[] } | null {
+    const entry = this.#remembered.get(id);
+    if (!entry) return null;
+    if (this.#live(id)) return entry;
+    this.#remembered.delete(id);
+    return null;
+  }
+
+  #tell(event: Parameters<QuestionListener>[0]): void {
+    for (const listener of [...this.#listeners]) {
+      try {
+        listener(event);
+      } catch {
+        // A listener's fault is its own: the question stands.
+      }
+    }
+  }
+}
+
+/** The person revoked a remembered yes that does not exist (any more). */
+export class NoSuchGrant extends Error {
+  constructor(readonly number: number) {
+    super(
+      `there is no remembered yes ${number}; 'ghostlight asks --granted' lists them (it goes ` +
+        "with its agent's workspace)",
+    );
+  }
+}

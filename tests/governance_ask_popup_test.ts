@@ -1,0 +1,151 @@
+/**
+ * The policy's `ask`, answered in the popup (issue 29): the popup lists the pending question
+ * (who, which capability, which site, what the call would do, never a value) with Allow once,
+ * Allow on this site for this agent and Deny; the person's click answers it, and nothing a page
+ * can do does: a page cannot reach the extension, cannot open and script the popup, and a
+ * synthetic click is not the person's. The popup is opened as a tab over DevTools (the browser
+ * launched with `--remote-debugging`), as the popup test does; `UPDATE_SCREENSHOTS=1` writes the
+ * shot of a pending question to `docs/popup.png`.
+ */
+
+import type { PersonQuestion } from "../shared/person.ts";
+import { assert, assertEquals, assertMatch } from "./support/assert.ts";
+import { connectCdp } from "./support/cdp.ts";
+import { ROOT } from "./support/env.ts";
+import { ghostlight } from "./support/processes.ts";
+import { allText } from "./support/results.ts";
+import { type CallResult, refOf, startSession } from "./support/session.ts";
+import { pollUntil, waitFor } from "./support/wait.ts";
+
+const ASK_WRITE = `{
+  "default": "allow",
+  "grants": [{ "hosts": ["127.0.0.1"], "ask": ["write"] }]
+}`;
+
+Deno.test("the popup lists a question and the person's click answers it; a page cannot", async () => {
+  const s = await startSession({
+    policy: ASK_WRITE,
+    launchArgs: ["--remote-debugging"],
+    instancePrefix: "demo",
+    env: { GHOSTLIGHT_ASK_TIMEOUT_MS: "90000" },
+  });
+  const cdp = await connectCdp(s.browser.ready.devtools!);
+  const extension = `chrome-extension://${s.browser.ready.extension_id}`;
+  try {
+    const tab = await s.firstTab();
+    await s.ok("navigate", { url: s.fixtures.url("/signup.html"), tabId: tab });
+    const email = await refOf(s, tab, /textbox "Email address"/);
+    const fill = (value: string) => {
+      const call = s.call("form_input", { ref: email, value, tabId: tab });
+      call.catch(() => {});
+      return call;
+    };
+    const asked = async () => {
+      const out = await ghostlight(s.testEnv, ["asks", "--json"]);
+      return JSON.parse(out.stdout) as PersonQuestion[];
+    };
+
+    const first: Promise<CallResult> = fill("popup@example.com");
+    const popup = await cdp.open(`${extension}/popup.html`, { width: 380, height: 640, scale: 2 });
+    await waitFor(
+      () => popup.evaluate<boolean>(`document.querySelectorAll(".question").length === 1`),
+      "the popup to list the question",
+    );
+    const card = await popup.evaluate<string>(`document.querySelector(".question").innerText`);
+    assertMatch(card, /unnamed/);
+    assertMatch(card, /its client says: ghostlight-test/);
+    assertMatch(card, /Asks to write on 127\.0\.0\.1: form_input on 127\.0\.0\.1/);
+    assertMatch(card, /Allow once[\s\S]*Allow on this site for this agent[\s\S]*Deny/);
+    assert(!card.includes("popup@example.com"), "a question never shows a value");
+    // The agent's tab group says it asks, in a colour no agent has.
+    const groups = () =>
+      popup.evaluate<{ title: string; color: string }[]>(
+        "chrome.tabGroups.query({}).then((all) => all.map((g) => ({ title: g.title, color: g.color })))",
+      );
+    await waitFor(
+      async () =>
+        (await groups()).some((g) => g.title === "? Asks you — unnamed" && g.color === "yellow"),
+      "the asking agent's tab group to say so",
+    );
+    const badge = () => popup.evaluate<string>("chrome.action.getBadgeText({})");
+    await waitFor(async () => (await badge()) === "1", "the toolbar icon to count the question");
+    const shot = await popup.screenshot("body");
+    assertEquals([...shot.slice(1, 4)].map((c) => String.fromCharCode(c)).join(""), "PNG");
+    if (Deno.env.get("UPDATE_SCREENSHOTS") === "1") {
+      // The policy line names the test's temporary folder: the picture for the docs leaves it out.
+      await popup.evaluate(`document.getElementById("policy").hidden = true`);
+      await Deno.writeFile(`${ROOT}/docs/popup.png`, await popup.screenshot("body"));
+      await popup.evaluate(`document.getElementById("policy").hidden = false`);
+    }
+
+    // A page tries: it cannot reach the extension, nor open the popup and press its buttons.
+    const page = await cdp.open(s.fixtures.url("/article.html"), {
+      width: 800,
+      height: 600,
+      scale: 1,
+    });
+    const tried = await page.evaluate<string[]>(`(async () => {
+      const said = [];
+      try {
+        await chrome.runtime.sendMessage(${JSON.stringify(s.browser.ready.extension_id)}, {
+          kind: "ghostlight-person",
+          request: { op: "answer", question: 1, answer: "site" },
+        });
+        said.push("sent");
+      } catch (error) {
+        said.push("no extension");
+      }
+      const opened = window.open(${JSON.stringify(`${extension}/popup.html`)});
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      try {
+        opened.document.querySelector('button[data-answer="site"]').click();
+        said.push("pressed");
+      } catch (error) {
+        said.push("no popup");
+      }
+      return said;
+    })()`);
+    assertEquals(tried, ["no extension", "no popup"]);
+    // A script's synthetic click, even in the popup itself, is not the person's.
+    await popup.evaluate(`document.querySelector('button[data-answer="site"]').click()`);
+    await popup.evaluate(`document.querySelector('button[data-answer="site"]')
+      .dispatchEvent(new MouseEvent("click", { bubbles: true }))`);
+    const still = await asked();
+    assertEquals(still.map((q) => q.number), [1], "the question is still open");
+    await page.close();
+
+    // The person's click answers: exactly that call goes through.
+    await popup.click('button[data-answer="once"]');
+    const allowed = await first;
+    assert(!allowed.isError, JSON.stringify(allowed.content));
+    await waitFor(
+      () => popup.evaluate<boolean>(`document.querySelectorAll(".question").length === 0`),
+      "the answered question to leave the popup",
+    );
+    assertEquals(await asked(), []);
+    await waitFor(
+      async () => (await groups()).some((g) => g.title === "Ghostlight — unnamed"),
+      "the answered agent's tab group to show it working again",
+    );
+    await waitFor(async () => (await badge()) === "", "the toolbar icon to clear its count");
+
+    // The next one asks again; Deny refuses it.
+    const second = fill("again@example.com");
+    await waitFor(
+      () =>
+        popup.evaluate<boolean>(
+          `document.querySelector(".question")?.dataset.question === "2"`,
+        ),
+      "the next question in the popup",
+    );
+    await popup.click('button[data-answer="deny"]');
+    const denied = await second;
+    assert(denied.isError);
+    assertMatch(allText(denied), /the person said no \(question 2, answered from the popup\)/);
+    await pollUntil(() => asked(), (list) => list.length === 0, "no question left");
+    await popup.close();
+  } finally {
+    cdp.close();
+    await s.close();
+  }
+});

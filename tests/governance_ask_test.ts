@@ -1,0 +1,391 @@
+/**
+ * The policy's `ask`, end to end through real MCP clients, the three processes and headless
+ * Chromium, answered from the CLI (issue 29): a form_input on an ask grant waits for the
+ * person; `allow N` lets exactly that call through and the next asks again; `allow N --site`
+ * lets this agent's later calls through while another agent is still asked; `deny`, `hold` and
+ * no answer within the bound refuse with the reason and nothing reaches the page; every question
+ * and answer is in the audit; stopping the agent forgets its yes.
+ */
+
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import {
+  type ElicitRequest,
+  ElicitRequestSchema,
+  type ElicitResult,
+  type JSONRPCMessage,
+} from "@modelcontextprotocol/sdk/types.js";
+import type { PersonGrant, PersonQuestion } from "../shared/person.ts";
+import { assert, assertEquals, assertMatch } from "./support/assert.ts";
+import { executable } from "./support/env.ts";
+import { ghostlight } from "./support/processes.ts";
+import { type CallResult, type E2ESession, refOf, startSession } from "./support/session.ts";
+import { pollUntil } from "./support/wait.ts";
+
+/** Filling forms on the fixture site asks the person; everything else is allowed. */
+const ASK_WRITE = `{
+  "default": "allow",
+  "grants": [{ "hosts": ["127.0.0.1"], "ask": ["write"] }]
+}`;
+
+async function run(s: E2ESession, args: string[]): Promise<string> {
+  const out = await ghostlight(s.testEnv, args);
+  assertEquals(out.code, 0, `ghostlight ${args.join(" ")}: ${out.stderr}`);
+  return out.stdout;
+}
+
+async function questions(s: E2ESession): Promise<PersonQuestion[]> {
+  return JSON.parse(await run(s, ["asks", "--json"]));
+}
+
+/** The question that opens once a call is waiting, after `after` (a question's number). */
+async function nextQuestion(s: E2ESession, after = 0): Promise<PersonQuestion> {
+  const open = await pollUntil(
+    () => questions(s),
+    (list) => list.some((q) => q.number > after),
+    "a question to be open",
+  );
+  return open.find((q) => q.number > after)!;
+}
+
+/** A tab on the sign-up form, and the ref of its email field. */
+async function signUpForm(s: E2ESession): Promise<{ tab: number; email: string }> {
+  const tab = await s.firstTab();
+  await s.ok("navigate", { url: s.fixtures.url("/signup.html"), tabId: tab });
+  return { tab, email: await refOf(s, tab, /textbox "Email address"/) };
+}
+
+/** The value of the email field, as the page's own script sees it. */
+async function emailValue(s: E2ESession, tabId: number): Promise<string> {
+  const result = await s.ok("javascript_tool", {
+    action: "javascript_exec",
+    text: "document.getElementById('email').value",
+    tabId,
+  });
+  // The value is the last fenced block of the answer.
+  const blocks = [...s.text(result).matchAll(/trust="untrusted">\n([^]*?)\n?<\/page-content-/g)];
+  return blocks.at(-1)?.[1] ?? "(no value)";
+}
+
+/** A call left waiting while the test answers: a failure before it is awaited is not lost. */
+function waiting<T>(call: Promise<T>): Promise<T> {
+  call.catch(() => {});
+  return call;
+}
+
+function errorText(result: CallResult): string {
+  assert(result.isError, `expected a refusal: ${JSON.stringify(result.content).slice(0, 500)}`);
+  return result.content.map((block) => block.text ?? "").join("\n");
+}
+
+interface Line {
+  kind: string;
+  result: string;
+  tool: string;
+  principal: string;
+  host: string | null;
+  rule: string | null;
+}
+
+async function auditLines(s: E2ESession): Promise<Line[]> {
+  const paths = JSON.parse(await run(s, ["paths", "--json"]));
+  const text = await Deno.readTextFile(paths.auditFile);
+  return text.trimEnd().split("\n").map((line) => JSON.parse(line));
+}
+
+Deno.test("an ask holds form_input until the person answers from the CLI: once, on the site, no, hold", async () => {
+  const s = await startSession({ policy: ASK_WRITE, env: { GHOSTLIGHT_ASK_TIMEOUT_MS: "90000" } });
+  try {
+    const { tab, email } = await signUpForm(s);
+    const fill = (value: string) =>
+      waiting(s.call("form_input", { ref: email, value, tabId: tab }));
+
+    // Allow once: exactly that call goes through.
+    const first = fill("once@example.com");
+    const asked = await nextQuestion(s);
+    assertEquals(
+      [asked.workspace, asked.principal, asked.capability, asked.host, asked.call],
+      [1, "unnamed", "write", "127.0.0.1", "form_input on 127.0.0.1"],
+    );
+    assertEquals(asked.client, "ghostlight-test");
+    const listed = await run(s, ["asks"]);
+    assertMatch(
+      listed,
+      new RegExp(`${asked.number}\\. unnamed .* asks to write on 127\\.0\\.0\\.1`),
+    );
+    assert(!listed.includes("once@example.com"), "a question never shows a value");
+    assertMatch(await run(s, ["allow", String(asked.number)]), /allowed once/);
+    const allowed = await first;
+    assert(!allowed.isError, JSON.stringify(allowed.content));
+    assertEquals(await emailValue(s, tab), "once@example.com");
+    assertEquals(await questions(s), []);
+
+    // The next one asks again; no refuses it with the reason, and nothing reaches the page.
+    const second = fill("denied@example.com");
+    const again = await nextQuestion(s, asked.number);
+    const unknown = await ghostlight(s.testEnv, ["allow", "999"]);
+    assertEquals(unknown.code, 1);
+    assertMatch(unknown.stderr, /there is no open question 999/);
+    assertMatch(await run(s, ["deny", String(again.number)]), /denied/);
+    assertMatch(
+      errorText(await second),
+      new RegExp(
+        `form_input needs the write capability on the page in its tab, which is refused \\(the ` +
+          `person said no \\(question ${again.number}, answered from the CLI\\)\\)`,
+      ),
+    );
+    assertEquals(await emailValue(s, tab), "once@example.com", "nothing reached the page");
+
+    // Hold answers the open question with no.
+    const third = fill("held@example.com");
+    await nextQuestion(s, again.number);
+    await run(s, ["hold"]);
+    assertMatch(
+      errorText(await third),
+      /the person said no \(question \d+, answered from the CLI's hold\)/,
+    );
+    await run(s, ["resume"]);
+    assertEquals(await emailValue(s, tab), "once@example.com");
+
+    // On this site for this agent: the later calls go through without a question.
+    const fourth = fill("site@example.com");
+    const site = await nextQuestion(s, again.number + 1);
+    assertMatch(await run(s, ["allow", "--site", String(site.number)]), /until its workspace ends/);
+    assert(!(await fourth).isError);
+    await s.ok("form_input", { ref: email, value: "later@example.com", tabId: tab });
+    assertEquals(await emailValue(s, tab), "later@example.com");
+    const granted: PersonGrant[] = JSON.parse(await run(s, ["asks", "--granted", "--json"]));
+    assertEquals(
+      granted.map((g) => [g.workspace, g.principal, g.capability, g.host, g.by]),
+      [[1, "unnamed", "write", "127.0.0.1", "the CLI"]],
+    );
+
+    // Another agent on the same site is still asked.
+    const other = await s.connectClient("other-client", {}, ["--principal", "other-agent"]);
+    try {
+      const listedTabs = await other.callTool({
+        name: "tabs_context_mcp",
+        arguments: { createIfEmpty: true },
+      }) as CallResult;
+      const own = (listedTabs.structuredContent as { tabs: { tabId: number }[] }).tabs[0].tabId;
+      const navigated = await other.callTool({
+        name: "navigate",
+        arguments: { url: s.fixtures.url("/signup.html"), tabId: own },
+      }) as CallResult;
+      assert(!navigated.isError, JSON.stringify(navigated.content));
+      const read = await other.callTool({
+        name: "read_page",
+        arguments: { tabId: own, filter: "all" },
+      }) as CallResult;
+      const line = read.content[0].text!.split("\n").find((l) => /textbox "Email address"/.test(l));
+      const otherRef = /\[(ref_\d+)\]/.exec(line ?? "")?.[1];
+      assert(otherRef, "the other agent finds the field");
+      const theirs = waiting(
+        other.callTool({
+          name: "form_input",
+          arguments: { ref: otherRef, value: "other@example.com", tabId: own },
+        }) as Promise<CallResult>,
+      );
+      const theirQuestion = await nextQuestion(s, site.number);
+      assertEquals(theirQuestion.principal, "other-agent");
+      await run(s, ["deny", String(theirQuestion.number)]);
+      assertMatch(errorText(await theirs), /the person said no/);
+    } finally {
+      await other.close();
+    }
+
+    // Every question and answer is in the audit, with where it was answered.
+    const lines = await auditLines(s);
+    const decisions = lines.filter((l) => l.kind === "decision" && l.tool === "form_input");
+    assertEquals(
+      decisions.map((l) => l.result),
+      [
+        "ask",
+        "allowed",
+        "allowed",
+        "ask",
+        "denied",
+        "ask",
+        "denied",
+        "ask",
+        "allowed",
+        "allowed",
+        "allowed",
+        "ask",
+        "denied",
+      ],
+    );
+    assertMatch(
+      decisions[0].rule!,
+      /^the person is asked: grant 1 of .* asks the person before write/,
+    );
+    assertMatch(decisions[1].rule!, /allowed it once \(question \d+, answered from the CLI\)/);
+    assertMatch(decisions[2].rule!, /allowed write for this call/);
+    assertMatch(decisions[10].rule!, /allowed write on this site for this agent/);
+    assertEquals(decisions[12].principal, "other-agent");
+
+    // Stopping the agent forgets its yes.
+    await run(s, ["stop", "1"]);
+    assertEquals(JSON.parse(await run(s, ["asks", "--granted", "--json"])), []);
+  } finally {
+    await s.close();
+  }
+});
+
+Deno.test("a question nobody answers refuses the call at the bound, and nothing reaches the page", async () => {
+  const s = await startSession({ policy: ASK_WRITE, env: { GHOSTLIGHT_ASK_TIMEOUT_MS: "1500" } });
+  try {
+    const { tab, email } = await signUpForm(s);
+    const refused = await s.fail("form_input", {
+      ref: email,
+      value: "late@example.com",
+      tabId: tab,
+    });
+    assertMatch(refused, /refused \(the person did not answer question 1 within 1\.5 s\)/);
+    // The attention circuit counts it as a refusal (an allowed call ends the run).
+    const status = JSON.parse(await run(s, ["status", "--json"]));
+    assertEquals(status.person.workspaces[0].denials, 1);
+    assertEquals(await emailValue(s, tab), "", "nothing reached the page");
+    assertEquals(await questions(s), [], "the question is gone");
+    const lines = await auditLines(s);
+    assert(
+      lines.some((l) => l.result === "denied" && /did not answer question 1/.test(l.rule ?? "")),
+      "the unanswered question is audited",
+    );
+  } finally {
+    await s.close();
+  }
+});
+
+/** A 1.x SDK client of the session's instance, with every message it receives noted. */
+async function spiedClient(
+  s: E2ESession,
+  name: string,
+  elicit?: (request: ElicitRequest, signal: AbortSignal) => Promise<ElicitResult>,
+): Promise<{ client: Client; received: { method?: string; params?: unknown }[] }> {
+  const { command, args } = executable(s.testEnv, "mcp-connector", [
+    "--instance",
+    s.testEnv.instance,
+  ]);
+  const client = new Client(
+    { name, version: "1.0.0" },
+    elicit ? { capabilities: { elicitation: { form: {} } } } : {},
+  );
+  if (elicit) {
+    client.setRequestHandler(
+      ElicitRequestSchema,
+      (request: ElicitRequest, extra: { signal: AbortSignal }) => elicit(request, extra.signal),
+    );
+  }
+  const transport = new StdioClientTransport({ command, args, env: s.testEnv.env, stderr: "pipe" });
+  await client.connect(transport);
+  const received: { method?: string; params?: unknown }[] = [];
+  const deliver = transport.onmessage!;
+  transport.onmessage = (message: JSONRPCMessage) => {
+    received.push(message as { method?: string });
+    deliver(message);
+  };
+  return { client, received };
+}
+
+/** A client's own tab on the sign-up form, and the email field's ref. */
+async function clientForm(s: E2ESession, client: Client): Promise<{ tab: number; ref: string }> {
+  const call = async (name: string, args: Record<string, unknown>) => {
+    const result = await client.callTool({ name, arguments: args }) as CallResult;
+    assert(!result.isError, `${name}: ${JSON.stringify(result.content).slice(0, 500)}`);
+    return result;
+  };
+  const listed = await call("tabs_context_mcp", { createIfEmpty: true });
+  const tab = (listed.structuredContent as { tabs: { tabId: number }[] }).tabs[0].tabId;
+  await call("navigate", { url: s.fixtures.url("/signup.html"), tabId: tab });
+  const outline = (await call("read_page", { tabId: tab, filter: "all" })).content[0].text!;
+  const ref =
+    /textbox "Email address"[^\n]*\[(ref_\d+)\]|\[(ref_\d+)\][^\n]*textbox "Email address"/
+      .exec(outline);
+  assert(ref, "the client finds the email field");
+  return { tab, ref: ref[1] ?? ref[2] };
+}
+
+Deno.test("a client that declared elicitation is asked too; the first answer wins and the other is withdrawn; a client without it is never sent one", async () => {
+  const s = await startSession({ policy: ASK_WRITE, env: { GHOSTLIGHT_ASK_TIMEOUT_MS: "90000" } });
+  try {
+    const forms: { message: string; answer: "once" | "hold" }[] = [];
+    let withdrawn = 0;
+    const asking = await spiedClient(s, "eliciting-client", async (request, signal) => {
+      const message = String(request.params.message);
+      // The second form is left for the CLI to answer: the client's is then taken back.
+      const answer = forms.length === 0 ? "once" : "hold";
+      forms.push({ message, answer });
+      if (answer === "once") return { action: "accept", content: { answer: "once" } };
+      await new Promise<void>((resolve) => signal.addEventListener("abort", () => resolve()));
+      withdrawn++;
+      return { action: "cancel" };
+    });
+    const silent = await spiedClient(s, "plain-client");
+    try {
+      const mine = await clientForm(s, asking.client);
+      const fill = (value: string) =>
+        waiting(
+          asking.client.callTool({
+            name: "form_input",
+            arguments: { ref: mine.ref, value, tabId: mine.tab },
+          }) as Promise<CallResult>,
+        );
+      const allowed = await fill("client@example.com");
+      assert(!allowed.isError, JSON.stringify(allowed.content));
+      assertEquals(forms.length, 1);
+      assertMatch(forms[0].message, /asks to write on 127\.0\.0\.1: form_input on 127\.0\.0\.1/);
+      assert(!forms[0].message.includes("client@example.com"), "the form never shows a value");
+      assertEquals(await questions(s), [], "answered in the client, the question is gone");
+      const lines = await auditLines(s);
+      assert(
+        lines.some((l) =>
+          /allowed it once \(question 1, answered from the client\)/.test(l.rule ?? "")
+        ),
+        "the client's answer is audited as the client's",
+      );
+
+      // Answered from the CLI first: the client's form is withdrawn.
+      const second = fill("second@example.com");
+      const open = await nextQuestion(s, 1);
+      await pollUntil(
+        () => Promise.resolve(forms.length),
+        (n) => n === 2,
+        "the second form to be shown",
+      );
+      await run(s, ["deny", String(open.number)]);
+      assertMatch(
+        errorText(await second),
+        /the person said no \(question \d+, answered from the CLI\)/,
+      );
+      await pollUntil(
+        () => Promise.resolve(withdrawn),
+        (n) => n === 1,
+        "the client's form to be withdrawn",
+      );
+
+      // A client that declared no elicitation is never sent one; the CLI still answers it.
+      const theirs = await clientForm(s, silent.client);
+      const plain = waiting(
+        silent.client.callTool({
+          name: "form_input",
+          arguments: { ref: theirs.ref, value: "plain@example.com", tabId: theirs.tab },
+        }) as Promise<CallResult>,
+      );
+      const plainQuestion = await nextQuestion(s, open.number);
+      await run(s, ["deny", String(plainQuestion.number)]);
+      assertMatch(errorText(await plain), /the person said no/);
+      assertEquals(silent.received.filter((m) => m.method === "elicitation/create"), []);
+      assertEquals(
+        asking.received.filter((m) => m.method === "elicitation/create").length,
+        2,
+        "the eliciting client was sent one form per question",
+      );
+    } finally {
+      await asking.client.close();
+      await silent.client.close();
+    }
+  } finally {
+    await s.close();
+  }
+});
