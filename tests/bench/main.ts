@@ -17,6 +17,9 @@
  *   --no-tools     skip the per-tool figures
  *   --tasks        run the task set instead (tasks.ts, issue 32): eight tasks per server, the
  *                  3,000-row page against the floor; --record then rewrites the task section
+ *   --many [CxT]   run the many-agents measurement instead (many.ts, issue 32): C clients with T
+ *                  tabs each, calling at once (default 16x4), against one client alone;
+ *                  --rounds sets the calls per tab; --record rewrites its section
  *   --only LIST    with --tasks: only these tasks (table,shop,checkout,settings,search,iframe,
  *                  article,compare), for a quick look while developing
  *
@@ -50,6 +53,7 @@ import {
   targets,
 } from "./report.ts";
 import { measureStack, type StackFigures } from "./stack.ts";
+import { manyMarkdown, manyTargets, measureMany } from "./many.ts";
 import { runTasks, TASK_PEERS, type TaskPeer, TASKS } from "./tasks.ts";
 import {
   type BigPageRun,
@@ -73,6 +77,7 @@ interface Options {
   tools: boolean;
   tasks: boolean;
   only: string[] | null;
+  many: { clients: number; tabs: number } | null;
 }
 
 function parseOptions(args: string[]): Options {
@@ -86,6 +91,7 @@ function parseOptions(args: string[]): Options {
     tools: true,
     tasks: false,
     only: null,
+    many: null,
   };
   for (let i = 0; i < args.length; i++) {
     const arg = args[i];
@@ -102,7 +108,15 @@ function parseOptions(args: string[]): Options {
     else if (arg === "--no-stack") options.stack = false;
     else if (arg === "--no-tools") options.tools = false;
     else if (arg === "--tasks") options.tasks = true;
-    else if (arg === "--only") {
+    else if (arg === "--many") {
+      const shape = /^(\d+)x(\d+)$/.exec(args[i + 1] ?? "");
+      if (shape) i++;
+      const [clients, tabs] = shape ? [Number(shape[1]), Number(shape[2])] : [16, 4];
+      if (clients < 1 || clients > 64 || tabs < 1 || tabs > 16) {
+        throw new Error("--many takes CxT with 1 to 64 clients and 1 to 16 tabs");
+      }
+      options.many = { clients, tabs };
+    } else if (arg === "--only") {
       const wanted = value().split(",");
       const unknown = wanted.filter((t) => !TASKS.some((task) => task.id === t));
       if (unknown.length > 0) throw new Error(`unknown tasks: ${unknown.join(", ")}`);
@@ -329,6 +343,36 @@ async function taskBench(options: Options, machine: Machine, startedAt: Date): P
   console.log(`\nJSON: ${out}`);
 }
 
+/** `--many`: many clients with tabs of their own calling at once, against one alone. */
+async function manyBench(
+  options: Options,
+  shape: { clients: number; tabs: number },
+  machine: Machine,
+  startedAt: Date,
+): Promise<void> {
+  console.error(
+    `measuring ${shape.clients} clients × ${shape.tabs} tabs, ${options.rounds} calls per tab…`,
+  );
+  const figures = await measureMany(shape.clients, shape.tabs, options.rounds);
+  const lines = manyTargets(figures);
+  const text = `${runHeading(options, machine, startedAt)}\n\n${manyMarkdown(figures, lines)}`;
+  console.log(text);
+  const out = await writeJson(options, startedAt, {
+    startedAt,
+    finishedAt: new Date(),
+    options,
+    machine: { ...machine, loadavgAfter: Deno.loadavg() },
+    figures,
+    targets: lines,
+    markdown: text,
+  }, "many");
+  if (options.record) {
+    await record(text, "many");
+    console.error(`recorded in docs/performance.md`);
+  }
+  console.log(`\nJSON: ${out}`);
+}
+
 interface Machine {
   cores: number;
   loadavgBefore: number[];
@@ -389,6 +433,7 @@ async function main(): Promise<void> {
     commit: await version("git", ["-C", ROOT, "rev-parse", "--short", "HEAD"]),
   };
   if (options.tasks) return await taskBench(options, machine, startedAt);
+  if (options.many) return await manyBench(options, options.many, machine, startedAt);
 
   const unavailable: Partial<Record<PeerId, string>> = {};
   const npm = options.peers.some((p) => p === "playwright" || p === "devtools")
