@@ -384,7 +384,7 @@ export async function startCdpFloor(): Promise<RunningPeer> {
           new RegExp(`\\b${role} "${label.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}" \\[(f\\d+)\\]`),
         )?.[1] ?? null,
     };
-    return { driver, tools: { count: 0, chars: 0, names: [] }, stop };
+    return { driver, tools: { count: 0, chars: 0, names: [] }, call: null, stop };
   } catch (error) {
     await stop();
     throw error;

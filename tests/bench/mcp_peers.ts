@@ -39,6 +39,11 @@ export interface ToolList {
 export interface RunningPeer {
   driver: Driver;
   tools: ToolList;
+  /**
+   * One call of the peer's own MCP tool, answered as the bench counts it (Ghostlight's calls get
+   * the round's tab); null for the floor, which has no tools.
+   */
+  call: ((name: string, args: Record<string, unknown>) => Promise<Answer>) | null;
   stop(): Promise<void>;
 }
 
@@ -155,6 +160,7 @@ export async function startGhostlight(): Promise<RunningPeer> {
     return {
       driver,
       tools,
+      call,
       async stop() {
         await started.link.close();
         await started.browser.stop();
@@ -239,6 +245,7 @@ export async function startPlaywright(entry: string): Promise<RunningPeer> {
     return {
       driver,
       tools,
+      call: (name, args) => link.call(name, args),
       async stop() {
         await link.close();
         await Deno.remove(home, { recursive: true }).catch(() => {});
@@ -310,6 +317,7 @@ export async function startDevtools(entry: string): Promise<RunningPeer> {
     return {
       driver,
       tools,
+      call,
       async stop() {
         await link.close();
         await Deno.remove(home, { recursive: true }).catch(() => {});

@@ -73,12 +73,12 @@ export interface StackFigures {
   errors: string[];
 }
 
-function pathsOf(testEnv: TestEnv): InstancePaths {
+export function pathsOf(testEnv: TestEnv): InstancePaths {
   return resolveInstancePaths(testEnv.instance, (key) => testEnv.env[key]);
 }
 
 /** An SDK client on a freshly spawned connector; `ms` is spawn to the `initialize` answer. */
-async function connector(testEnv: TestEnv): Promise<{ client: Client; ms: number }> {
+export async function connector(testEnv: TestEnv): Promise<{ client: Client; ms: number }> {
   const { command, args } = executable(testEnv, "mcp-connector", ["--instance", testEnv.instance]);
   const client = new Client({ name: "ghostlight-bench", version: "1.0.0" });
   const transport = new StdioClientTransport({ command, args, env: testEnv.env, stderr: "ignore" });
@@ -87,7 +87,7 @@ async function connector(testEnv: TestEnv): Promise<{ client: Client; ms: number
   return { client, ms: performance.now() - started };
 }
 
-async function status(
+export async function status(
   controlSocket: string,
   client?: Deno.HttpClient,
 ): Promise<{ service: { pid: number } }> {

@@ -220,20 +220,54 @@ function parseQuery(query: string): Query {
   return { terms, wanted, phrase };
 }
 
+/** A node's text as `words` sees it (lower case, accents off), in one string. */
+function haystackOf(node: OutlineNode): string {
+  const text = [node.name, node.value, node.placeholder, node.hints, node.href]
+    .filter(Boolean).join(" ").toLowerCase();
+  // deno-lint-ignore no-control-regex
+  return /[^\x00-\x7f]/.test(text) ? text.normalize("NFKD").replace(/[\u0300-\u036f]/g, "") : text;
+}
+
+/**
+ * Text every node that can score for `query` holds somewhere in its haystack, or null when the
+ * query has no words to match (then only its roles count). A word scores against a field word
+ * that equals it, shares its stem, or starts with or holds it; each of those field words holds the
+ * stem's root (the stem without the `y` that "ies" became), so a node without any term's root, nor
+ * any synonym's, scores 0 and need not be split into words at all (decision 0371).
+ */
+function needlesOf(query: Query): string[] | null {
+  if (query.terms.length === 0) return null;
+  const root = (t: Term) => {
+    const first = t.word.includes(" ") ? term(t.word.split(" ")[0]) : t;
+    return first.stem.endsWith("y") ? first.stem.slice(0, -1) : first.stem;
+  };
+  return query.terms.flatMap(({ term, synonyms }) => [root(term), ...synonyms.map(root)]);
+}
+
 /**
  * Ranks many queries against the same nodes (form_fill's labels against a page's fields): each
- * node's words are split once, not once per query. The ranking is {@linkcode rank}'s.
+ * node's words are split once, not once per query, and only for the nodes whose text holds one
+ * of the query's words. The ranking is {@linkcode rank}'s.
  */
 export function ranker<T extends OutlineNode>(
   nodes: readonly T[],
 ): (query: string, limit?: number) => Ranked<T>[] {
-  const prepared = nodes.map(prepare);
+  const prepared: (Prepared<T> | undefined)[] = new Array(nodes.length);
+  const haystacks: (string | undefined)[] = new Array(nodes.length);
   return (query, limit = 20) => {
     const parsed = parseQuery(query);
+    const needles = needlesOf(parsed);
     const scored: Ranked<T>[] = [];
-    for (const each of prepared) {
-      const value = scoreOf(each, parsed);
-      if (value > 0) scored.push({ node: each.node, score: value });
+    for (let i = 0; i < nodes.length; i++) {
+      const node = nodes[i];
+      if (needles === null) {
+        if (!parsed.wanted.has(node.role)) continue;
+      } else {
+        const haystack = haystacks[i] ??= haystackOf(node);
+        if (!needles.some((needle) => haystack.includes(needle))) continue;
+      }
+      const value = scoreOf(prepared[i] ??= prepare(node), parsed);
+      if (value > 0) scored.push({ node, score: value });
     }
     scored.sort((a, b) => b.score - a.score);
     return scored.slice(0, limit);

@@ -90,3 +90,29 @@ Deno.test("a query's words past the first 32 are not scored: a huge query costs 
   const tail = Array.from({ length: 200_000 }, (_, i) => `w${i}`).join(" ");
   assertEquals(rank(nodes, `${head} ${tail}`), rank(nodes, head));
 });
+
+Deno.test("find skips only the nodes that cannot score: stems, accents, synonyms and hints still match", () => {
+  const nodes: OutlineNode[] = [
+    { ref: "ref_1", depth: 0, role: "text", name: "Nothing to see" },
+    { ref: "ref_2", depth: 0, role: "button", name: "Entries of the log" },
+    { ref: "ref_3", depth: 0, role: "link", name: "Café terrace" },
+    { ref: "ref_4", depth: 0, role: "button", name: "Log in" },
+    { ref: "ref_5", depth: 0, role: "button", name: "Go", hints: "submit-order" },
+    { ref: "ref_6", depth: 0, role: "combobox", name: "Country", value: "Norway" },
+    { ref: "ref_7", depth: 0, role: "link", name: "Tide TABLES" },
+  ];
+  const best = (query: string) => rank(nodes, query)[0]?.node.ref;
+  assertEquals(best("entry"), "ref_2", "a stem that ends in y finds its plural in ies");
+  assertEquals(best("cafe"), "ref_3", "accents in the page's text");
+  assertEquals(best("CAFÉ terrace"), "ref_3", "accents and case in the query");
+  assertEquals(best("signin"), "ref_4", "a synonym of several words");
+  assertEquals(best("order"), "ref_5", "hint words");
+  assertEquals(best("norw"), "ref_6", "a prefix of the value");
+  assertEquals(best("table"), "ref_7", "a stem in another case");
+  assertEquals(rank(nodes, "lighthouse").length, 0);
+  // The same ranker answers many queries; the nodes it skipped for one count for the next.
+  const many = ranker(nodes);
+  assertEquals(many("lighthouse").length, 0);
+  assertEquals(many("entry")[0]?.node.ref, "ref_2");
+  assertEquals(many("button").map((r) => r.node.ref), ["ref_5", "ref_4", "ref_2"]);
+});

@@ -16,6 +16,7 @@ import {
   rootOf,
   shownChildren,
   viewOf,
+  visibilityOf,
 } from "./dom.ts";
 import { nameOf } from "./names.ts";
 import { byId, idOf, token } from "./registry.ts";
@@ -166,10 +167,12 @@ class Walker {
       }
       return;
     }
-    if (SKIP.has(n.tagName) || isHidden(n)) return;
+    if (SKIP.has(n.tagName)) return;
+    const visibility = visibilityOf(n);
+    if (visibility === "hidden") return;
     const outer = this.#underPointer;
     try {
-      this.#walkElement(n, depth, suppressText);
+      this.#walkElement(n, depth, suppressText, visibility === "invisible");
     } finally {
       this.#underPointer = outer;
     }
@@ -186,16 +189,13 @@ class Walker {
     return role;
   }
 
-  #walkElement(n: Element, depth: number, suppressText: boolean): void {
+  #walkElement(n: Element, depth: number, suppressText: boolean, invisible: boolean): void {
     if (onlyNames(n)) {
       this.#walkChildren(n, depth, true);
       return;
     }
     // visibility: hidden hides the element and its text, but a child may be visible again.
-    if (
-      typeof n.checkVisibility === "function" && n.checkVisibility() &&
-      !n.checkVisibility({ visibilityProperty: true })
-    ) {
+    if (invisible) {
       this.flushText();
       this.#walkChildren(n, depth, true);
       return;

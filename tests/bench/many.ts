@@ -1,0 +1,248 @@
+/**
+ * Many agents at once (issue 32): one service and one browser; first one client alone with its
+ * tabs, then `clients` clients each with `tabs` tabs of their own, all calling at once. Each call
+ * is a `read_page` of a small fixture page in one of the client's tabs, round-robin over them.
+ * Reports p50 and p95 call latency alone and together, each client's p95 (fairness), and the
+ * service's resident memory idle, at its highest during the run (sampled) and after the clients
+ * have gone.
+ *
+ * @module
+ */
+
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { median } from "../../service/control/mod.ts";
+import { launchBrowser, type LaunchedBrowser } from "../support/browser.ts";
+import { makeTestEnv } from "../support/env.ts";
+import { serveFixtures } from "../support/fixtures.ts";
+import { startService } from "../support/processes.ts";
+import type { CallResult } from "../support/session.ts";
+import { signalOrTimeout, waitFor, within } from "../support/wait.ts";
+import { memoryOf } from "./processes.ts";
+import { connector, pathsOf, status } from "./stack.ts";
+import type { TargetLine } from "./report.ts";
+
+/** What the run measured. */
+export interface ManyFigures {
+  clients: number;
+  tabs: number;
+  callsPerTab: number;
+  /** Every call's latency, one client alone. */
+  aloneMs: number[];
+  /** Every call's latency per client, all at once. */
+  togetherMs: number[][];
+  failed: number;
+  rssKiB: { idle: number | null; during: number | null; after: number | null };
+  errors: string[];
+}
+
+/** The p-th percentile (0–100) of `values`, nearest rank; null when empty. */
+export function percentile(values: number[], p: number): number | null {
+  if (values.length === 0) return null;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+}
+
+/** One client's tabs: its first (made with its workspace) and `count − 1` more, on `url`. */
+async function openTabs(client: Client, count: number, url: string): Promise<number[]> {
+  const call = async (name: string, args: Record<string, unknown>) => {
+    const result = await client.callTool({ name, arguments: args }) as CallResult;
+    if (result.isError) throw new Error(`${name}: ${result.content[0]?.text?.slice(0, 200)}`);
+    return result;
+  };
+  const first = await call("tabs_context_mcp", { createIfEmpty: true });
+  const tabs = [(first.structuredContent as { tabs: { tabId: number }[] }).tabs[0].tabId];
+  for (let i = 1; i < count; i++) {
+    const made = await call("tabs_create_mcp", {});
+    tabs.push((made.structuredContent as { tabs: { tabId: number }[] }).tabs.at(-1)!.tabId);
+  }
+  for (const tabId of tabs) await call("navigate", { url, tabId });
+  return tabs;
+}
+
+/** `calls` read_pages round-robin over `tabs`; each latency, and how many failed. */
+async function readLoop(client: Client, tabs: number[], calls: number) {
+  const ms: number[] = [];
+  let failed = 0;
+  for (let i = 0; i < calls; i++) {
+    const started = performance.now();
+    const result = await client.callTool({
+      name: "read_page",
+      arguments: { tabId: tabs[i % tabs.length], filter: "interactive" },
+    }).catch(() => ({ isError: true }));
+    ms.push(performance.now() - started);
+    if (result.isError) failed++;
+  }
+  return { ms, failed };
+}
+
+/** Runs the measurement; a part that broke says why in `errors`. */
+export async function measureMany(
+  clients: number,
+  tabs: number,
+  callsPerTab: number,
+): Promise<ManyFigures> {
+  const figures: ManyFigures = {
+    clients,
+    tabs,
+    callsPerTab,
+    aloneMs: [],
+    togetherMs: [],
+    failed: 0,
+    rssKiB: { idle: null, during: null, after: null },
+    errors: [],
+  };
+  const testEnv = await makeTestEnv("bench");
+  const fixtures = serveFixtures();
+  const service = startService(testEnv);
+  let browser: LaunchedBrowser | null = null;
+  const open: Client[] = [];
+  const url = fixtures.url("/tasks/settings.html");
+  try {
+    await waitFor(
+      () => status(pathsOf(testEnv).controlSocket).then(() => true),
+      "the service to answer on its control socket",
+      60_000,
+    );
+    browser = await launchBrowser(testEnv);
+    figures.rssKiB.idle = (await memoryOf(service.pid))?.rssKiB ?? null;
+
+    const alone = (await connector(testEnv)).client;
+    open.push(alone);
+    const aloneTabs = await within(openTabs(alone, tabs, url), 120_000, "one client's tabs");
+    const single = await within(
+      readLoop(alone, aloneTabs, tabs * callsPerTab),
+      600_000,
+      "one client's calls",
+    );
+    figures.aloneMs = single.ms;
+    figures.failed += single.failed;
+
+    const many = await Promise.all(
+      Array.from({ length: clients - 1 }, () => connector(testEnv).then((c) => c.client)),
+    );
+    open.push(...many);
+    const everyone = [alone, ...many];
+    const tabsOf = await within(
+      Promise.all(
+        everyone.map((client, i) => i === 0 ? aloneTabs : openTabs(client, tabs, url)),
+      ),
+      600_000,
+      `${clients} clients' tabs`,
+    );
+    let peak = 0;
+    const stop = new AbortController();
+    const sampler = (async () => {
+      // One reading every 250 ms while the clients call, at most 2,400 (ten minutes).
+      for (let i = 0; i < 2_400; i++) {
+        peak = Math.max(peak, (await memoryOf(service.pid))?.rssKiB ?? 0);
+        if (await signalOrTimeout(stop.signal, 250)) break;
+      }
+    })();
+    try {
+      const together = await within(
+        Promise.all(everyone.map((client, i) => readLoop(client, tabsOf[i], tabs * callsPerTab))),
+        900_000,
+        `${clients} × ${tabs} calling at once`,
+      );
+      figures.togetherMs = together.map((t) => t.ms);
+      figures.failed += together.reduce((sum, t) => sum + t.failed, 0);
+    } finally {
+      stop.abort();
+      await sampler;
+    }
+    figures.rssKiB.during = peak || null;
+    await Promise.all(
+      open.splice(0).map((c) => within(c.close(), 15_000, "a client to close").catch(() => {})),
+    );
+    // The service lets go of the clients' workspaces and tabs when they close; give it a bounded
+    // while to come back down before the reading after.
+    await waitFor(
+      async () => ((await memoryOf(service.pid))?.rssKiB ?? Infinity) <= figures.rssKiB.idle! * 1.2,
+      "the service's memory to settle",
+      30_000,
+    ).catch(() => {});
+    figures.rssKiB.after = (await memoryOf(service.pid))?.rssKiB ?? null;
+  } catch (error) {
+    figures.errors.push((error as Error).message.slice(0, 500));
+  } finally {
+    await Promise.all(
+      open.map((c) => within(c.close(), 15_000, "a client to close").catch(() => {})),
+    );
+    await browser?.stop();
+    try {
+      service.kill("SIGTERM");
+    } catch {
+      // Already gone.
+    }
+    await within(service.status, 30_000, "the service to exit").catch(() => {
+      service.kill("SIGKILL");
+    });
+    await fixtures.close();
+    await testEnv.dispose();
+  }
+  return figures;
+}
+
+/** The concurrency targets of issue 32. */
+export function manyTargets(f: ManyFigures): TargetLine[] {
+  const lines: TargetLine[] = [];
+  const alone = percentile(f.aloneMs, 95);
+  const all = percentile(f.togetherMs.flat(), 95);
+  const p95s = f.togetherMs.map((ms) => percentile(ms, 95)!).filter((x) => x !== null);
+  const title = `${f.clients} × ${f.tabs} concurrent: p95 at most 2× one client's p95`;
+  if (alone === null || all === null) {
+    lines.push({ target: title, pass: false, figure: "not measured" });
+  } else {
+    lines.push({
+      target: title,
+      pass: all <= 2 * alone && f.failed === 0,
+      figure: `${Math.round(all)} ms vs ${Math.round(alone)} ms: ${(all / alone).toFixed(2)}×` +
+        (f.failed ? `; ${f.failed} calls failed` : ""),
+    });
+  }
+  if (p95s.length > 1) {
+    const ratio = Math.max(...p95s) / Math.min(...p95s);
+    lines.push({
+      target: "…and no client's p95 more than 1.5× another's",
+      pass: ratio <= 1.5,
+      figure: `${Math.round(Math.min(...p95s))}–${Math.round(Math.max(...p95s))} ms: ${
+        ratio.toFixed(2)
+      }×`,
+    });
+  }
+  const { idle, after } = f.rssKiB;
+  lines.push({
+    target: "Service RSS after the run within 120% of idle",
+    pass: idle !== null && after !== null && after <= 1.2 * idle,
+    figure: idle !== null && after !== null
+      ? `${(after / 1024).toFixed(1)} MiB after vs ${(idle / 1024).toFixed(1)} MiB idle: ${
+        (after / idle).toFixed(2)
+      }×`
+      : "not measured",
+  });
+  return lines;
+}
+
+/** The figures as markdown. */
+export function manyMarkdown(f: ManyFigures, lines: TargetLine[]): string {
+  const ms = (v: number | null) => v === null ? "–" : `${Math.round(v)} ms`;
+  const mib = (v: number | null) => v === null ? "–" : `${(v / 1024).toFixed(1)} MiB`;
+  const all = f.togetherMs.flat();
+  return [
+    `Many agents: ${f.clients} clients × ${f.tabs} tabs, ${f.callsPerTab} \`read_page\` ` +
+    "(interactive, the settings page) per tab, round-robin over the client's tabs:",
+    "",
+    "| | p50 | p95 | calls |",
+    "| --- | ---: | ---: | ---: |",
+    `| one client alone | ${ms(median(f.aloneMs))} | ${
+      ms(percentile(f.aloneMs, 95))
+    } | ${f.aloneMs.length} |`,
+    `| all at once | ${ms(median(all))} | ${ms(percentile(all, 95))} | ${all.length} |`,
+    "",
+    `Service RSS: ${mib(f.rssKiB.idle)} idle, ${mib(f.rssKiB.during)} at most during, ` +
+    `${mib(f.rssKiB.after)} after; ${f.failed} calls failed.` +
+    (f.errors.length ? ` Broke: ${f.errors.join("; ")}` : ""),
+    "",
+    ...lines.map((line) => `- ${line.pass ? "PASS" : "FAIL"} — ${line.target}: ${line.figure}`),
+  ].join("\n");
+}
