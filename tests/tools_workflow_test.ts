@@ -175,6 +175,19 @@ Deno.test("workflow tools finish real work in few calls", async (t) => {
       },
     );
 
+    await t.step("act_on names what it acted on, not the words it was asked for", async () => {
+      await freshPage(s, tabId, "/workflow.html");
+      const acted = await s.ok("act_on", {
+        tabId,
+        target: { query: "Prepare shipment soon" },
+        action: "left_click",
+      });
+      const text = allText(acted);
+      assertMatch(text, /Best match for "Prepare shipment soon": ref_\d+/);
+      assert(!/Found "Prepare shipment soon"/.test(text), text);
+      assertMatch(text, /target: button "Prepare shipment"/);
+    });
+
     await t.step("narrate shows a caption that takes no click and is never read", async () => {
       await freshPage(s, tabId, "/workflow.html");
       await s.ok("narrate", { tabId, text: "Checking the lamp log", position: "bottom" });

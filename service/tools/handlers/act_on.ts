@@ -191,10 +191,11 @@ function annotate(
   }
   if (expectation) structured.expectMet = expectation.met;
   if (resolved.alternatives?.length) structured.alternatives = resolved.alternatives;
+  // The words asked for are not the element's: its own role and name are the receipt's target.
   const lead = resolved.described
-    ? `Found ${resolved.described} as ${resolved.ref}${
+    ? `Best match for ${resolved.described}: ${resolved.ref}${
       resolved.alternatives?.length ? ` (${resolved.alternatives.length} weaker matches)` : ""
-    }.\n`
+    }; the target line below says what it is.\n`
     : "";
   const [first, ...rest] = outcome.content;
   const text = first?.type === "text" ? first.text : "";
