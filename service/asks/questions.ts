@@ -55,6 +55,8 @@ export interface Remembered {
   number: number;
   /** The question it answered. */
   question: number;
+  /** The agent it was given to: another principal in the same workspace is asked again. */
+  principal: string;
   capability: Capability;
   host: string;
   by: string;
@@ -117,11 +119,20 @@ export class Questions {
     return () => void this.#listeners.delete(listener);
   }
 
-  /** The remembered yes for `capability` on `host` in the workspace, or null. */
-  remembered(workspaceId: string, host: string, capability: Capability): Remembered | null {
+  /**
+   * The remembered yes for `capability` on `host` given to `principal` in the workspace, or null:
+   * a workspace's id is all another connection needs to work in it, so the yes is the agent's.
+   */
+  remembered(
+    workspaceId: string,
+    principal: string,
+    host: string,
+    capability: Capability,
+  ): Remembered | null {
     const entry = this.#rememberedOf(workspaceId);
-    return entry?.grants.find((grant) => grant.host === host && grant.capability === capability) ??
-      null;
+    return entry?.grants.find((grant) =>
+      grant.principal === principal && grant.host === host && grant.capability === capability
+    ) ?? null;
   }
 
   /** Whether a question of the workspace is open. */
@@ -154,7 +165,7 @@ export class Questions {
       if (waited === "busy") return { kind: "busy" };
       if (waited === "timeout") return { kind: "unanswered", number: null, ms: this.#timeoutMs };
       if (waited === "aborted") return { kind: "withdrawn", number: null };
-      const yes = this.remembered(id, asking.host, asking.capability);
+      const yes = this.remembered(id, asking.principal, asking.host, asking.capability);
       if (yes) return { kind: "yes", once: false, number: yes.question, by: yes.by };
     }
     if (signal.aborted) return { kind: "withdrawn", number: null };
@@ -221,7 +232,7 @@ export class Questions {
         all.push({
           number: grant.number,
           workspace: entry.workspace.number,
-          principal: entry.workspace.principal,
+          principal: grant.principal,
           capability: grant.capability,
           host: grant.host,
           by: grant.by,
@@ -313,10 +324,11 @@ export class Questions {
     for (const key of [...this.#remembered.keys()]) this.#rememberedOf(key);
     const entry = this.#rememberedOf(id) ?? { workspace: asking.workspace, grants: [] };
     this.#remembered.set(id, entry);
-    if (this.remembered(id, asking.host, asking.capability)) return;
+    if (this.remembered(id, asking.principal, asking.host, asking.capability)) return;
     entry.grants.push({
       number: ++this.#lastGrant,
       question,
+      principal: asking.principal,
       capability: asking.capability,
       host: asking.host,
       by,

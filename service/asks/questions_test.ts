@@ -54,7 +54,7 @@ Deno.test("allow once answers only that call; on the site is remembered for the 
   ]]);
   assertMatch(questions.answer(1, "once", "the CLI"), /allowed once/);
   assertEquals(await first, { kind: "yes", once: true, number: 1, by: "the CLI" });
-  assertEquals(questions.remembered(workspace.id, "shop.test", "write"), null);
+  assertEquals(questions.remembered(workspace.id, "agent", "shop.test", "write"), null);
   let thrown: unknown;
   try {
     questions.answer(1, "deny", "the CLI");
@@ -67,11 +67,20 @@ Deno.test("allow once answers only that call; on the site is remembered for the 
   await opened(questions, 2);
   questions.answer(2, "site", "the popup");
   assertEquals((await second).kind, "yes");
-  assertEquals(questions.remembered(workspace.id, "shop.test", "write")?.by, "the popup");
-  assertEquals(questions.remembered(workspace.id, "other.test", "write"), null);
+  assertEquals(questions.remembered(workspace.id, "agent", "shop.test", "write")?.by, "the popup");
+  assertEquals(questions.remembered(workspace.id, "agent", "other.test", "write"), null);
+  // Another agent working in the same workspace (it knows the id) is asked again.
+  assertEquals(questions.remembered(workspace.id, "other-agent", "shop.test", "write"), null);
+  const other = questions.ask(
+    { ...asking(workspace), principal: "other-agent" },
+    new AbortController().signal,
+  );
+  await opened(questions, 3);
+  questions.answer(3, "deny", "the CLI");
+  assertEquals((await other).kind, "no");
   assertEquals(questions.granted().map((g) => [g.principal, g.host]), [["agent", "shop.test"]]);
   assertMatch(questions.revoke(questions.granted()[0].number), /asked again/);
-  assertEquals(questions.remembered(workspace.id, "shop.test", "write"), null);
+  assertEquals(questions.remembered(workspace.id, "agent", "shop.test", "write"), null);
 });
 
 Deno.test("a yes ends with its workspace", async () => {
@@ -82,7 +91,7 @@ Deno.test("a yes ends with its workspace", async () => {
   questions.answer(1, "site", "the CLI");
   await asked;
   workspaces.release(workspace.id);
-  assertEquals(questions.remembered(workspace.id, "shop.test", "write"), null);
+  assertEquals(questions.remembered(workspace.id, "agent", "shop.test", "write"), null);
   assertEquals(questions.granted(), []);
 });
 
@@ -156,5 +165,5 @@ Deno.test("the yeses one workspace keeps are bounded", async () => {
     await asked;
   }
   assertEquals(questions.granted().length, MAX_REMEMBERED);
-  assertEquals(questions.remembered(workspace.id, "site1.test", "write"), null);
+  assertEquals(questions.remembered(workspace.id, "agent", "site1.test", "write"), null);
 });

@@ -32,7 +32,12 @@ export function yesFor(
     const own = once.get(work)?.get(keyOf(host, capability));
     if (own !== undefined) return own;
     if (!work.workspace) return null;
-    const kept = session.deps.governance.questions.remembered(work.workspace.id, host, capability);
+    const kept = session.deps.governance.questions.remembered(
+      work.workspace.id,
+      session.info.principal,
+      host,
+      capability,
+    );
     return kept === null ? null : `the person allowed ${capability} on this site for this agent ` +
       `(question ${kept.question}, answered from ${kept.by})`;
   };
