@@ -172,7 +172,8 @@ const MAX_FRAMES_SHOWN = 64;
 /** Most elements one look visits. */
 const MAX_ELEMENTS_LOOKED_AT = 200_000;
 
-const FRAME_TAGS = new Set(["IFRAME", "FRAME", "OBJECT", "EMBED"]);
+/** The elements that show another document. */
+export const FRAME_TAGS = new Set(["IFRAME", "FRAME", "OBJECT", "EMBED"]);
 
 /**
  * Every frame this world cannot enter (another origin or host) with a box in the page, through

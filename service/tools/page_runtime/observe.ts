@@ -12,7 +12,7 @@ import { clip } from "./text.ts";
 import { invalidity, MAX_INVALID_CHARS } from "./form.ts";
 import type { After, Before, Prepared, ReceiptElement } from "./contract.ts";
 import { describe, receiptElement } from "./describe.ts";
-import { coveredBy, frameAt, scrollTo } from "./geometry.ts";
+import { coveredBy, FRAME_TAGS, frameAt, scrollTo } from "./geometry.ts";
 import { current } from "./registry.ts";
 
 /** The counter behind receipts: mutations seen, when the last came, what they touched. */
@@ -41,6 +41,9 @@ interface Counter {
   /** Whether a trusted button press reached this window since the action began. */
   pressed: boolean;
 }
+
+/** The events by which a button press reaches a window (a cancelled pointerdown has no mousedown). */
+const PRESS_EVENTS = ["pointerdown", "mousedown"];
 
 /** One input event after its handlers: the count then, and whether a whole frame followed. */
 interface Handled {
@@ -139,7 +142,7 @@ function install(key: string, keep: number): Counter {
   }
   // A press is noted as it reaches the window, before any handler of the page can stop it: the
   // browser answers a dispatched press it dropped as if delivered, and only the page can tell.
-  for (const type of ["pointerdown", "mousedown"]) {
+  for (const type of PRESS_EVENTS) {
     addEventListener(type, (event) => {
       if (counter.armed && event.isTrusted) counter.pressed = true;
     }, { capture: true, passive: true });
@@ -170,7 +173,7 @@ export function observeBefore(
   s.pressed = false;
   s.armed = true;
   const at = options.point ? document.elementFromPoint(options.point.x, options.point.y) : null;
-  s.pressHere = at !== null && !/^(IFRAME|FRAME|OBJECT|EMBED)$/.test(at.tagName);
+  s.pressHere = at !== null && !FRAME_TAGS.has(at.tagName);
   const active = focused();
   return {
     url: location.href,
@@ -313,7 +316,7 @@ function pressThenSettle(
         resolve(settleFrom(s, { quietMs: options.quietMs, maxMs: left }));
       }, 0);
     };
-    for (const type of ["pointerdown", "mousedown"]) {
+    for (const type of PRESS_EVENTS) {
       addEventListener(type, arrived, { capture: true, passive: true, signal: waiting.signal });
     }
   });
