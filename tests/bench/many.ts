@@ -18,7 +18,7 @@ import { startService } from "../support/processes.ts";
 import type { CallResult } from "../support/session.ts";
 import { signalOrTimeout, waitFor, within } from "../support/wait.ts";
 import { memoryOf } from "./processes.ts";
-import { connector, pathsOf, status } from "./stack.ts";
+import { connector, pathsOf, status, stopStack } from "./stack.ts";
 import type { TargetLine } from "./report.ts";
 
 /** What the run measured. */
@@ -165,18 +165,7 @@ export async function measureMany(
   } catch (error) {
     figures.errors.push((error as Error).message.slice(0, 500));
   } finally {
-    await Promise.all(
-      open.map((c) => within(c.close(), 15_000, "a client to close").catch(() => {})),
-    );
-    await browser?.stop();
-    try {
-      service.kill("SIGTERM");
-    } catch {
-      // Already gone.
-    }
-    await within(service.status, 30_000, "the service to exit").catch(() => {
-      service.kill("SIGKILL");
-    });
+    await stopStack({ clients: open, browser, service });
     await fixtures.close();
     await testEnv.dispose();
   }

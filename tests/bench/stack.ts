@@ -280,18 +280,7 @@ export async function measureStack(samples: number): Promise<StackFigures> {
       }
     });
   } finally {
-    await Promise.all(
-      clients.map((c) => within(c.close(), 15_000, "a client to close").catch(() => {})),
-    );
-    await browser?.stop();
-    try {
-      service.kill("SIGTERM");
-    } catch {
-      // Already gone.
-    }
-    await within(service.status, 30_000, "the service to exit").catch(() => {
-      service.kill("SIGKILL");
-    });
+    await stopStack({ clients, browser, service });
     await testEnv.dispose();
   }
 
@@ -322,4 +311,27 @@ export async function measureStack(samples: number): Promise<StackFigures> {
     }
   });
   return figures;
+}
+
+/**
+ * Ends a bench's stack, whatever state it is in: its clients closed (each bounded), the browser
+ * stopped, the service asked to exit and killed if it does not within 30 s.
+ */
+export async function stopStack(stack: {
+  clients: { close(): Promise<void> }[];
+  browser: LaunchedBrowser | null;
+  service: ReturnType<typeof startService>;
+}): Promise<void> {
+  await Promise.all(
+    stack.clients.map((c) => within(c.close(), 15_000, "a client to close").catch(() => {})),
+  );
+  await stack.browser?.stop();
+  try {
+    stack.service.kill("SIGTERM");
+  } catch {
+    // Already gone.
+  }
+  await within(stack.service.status, 30_000, "the service to exit").catch(() => {
+    stack.service.kill("SIGKILL");
+  });
 }
