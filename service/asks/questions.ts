@@ -96,11 +96,17 @@ export class Questions {
   readonly #waiting = new Map<string, number>();
   readonly #remembered = new Map<string, { workspace: Workspace; grants: Remembered[] }>();
   readonly #listeners = new Set<QuestionListener>();
+  /**
+   * Each call's one deadline for all its waits, by the call's signal: a call may ask once per
+   * host and capability it needs, and all its asks together wait no longer than the bound.
+   */
+  readonly #deadlines = new WeakMap<AbortSignal, number>();
   #lastQuestion = 0;
   #lastGrant = 0;
 
   /**
-   * `timeoutMs` bounds each call's wait (behind another question and for its own); `live` says
+   * `timeoutMs` bounds each call's wait in all (behind another question and for each of its own,
+   * from its first); `live` says
    * whether a workspace still exists (a yes is forgotten with its workspace).
    */
   constructor(options: { timeoutMs: number; live: (workspaceId: string) => boolean }) {
@@ -145,7 +151,7 @@ export class Questions {
    * false when the bound or `signal` ended the wait first or too many wait already.
    */
   async clear(workspaceId: string, signal: AbortSignal): Promise<boolean> {
-    const deadline = Date.now() + this.#timeoutMs;
+    const deadline = this.#deadlineOf(signal);
     while (this.#open.has(workspaceId)) {
       const waited = await this.#behind(workspaceId, deadline, signal);
       if (waited !== "closed") return false;
@@ -159,7 +165,7 @@ export class Questions {
    */
   async ask(asking: Asking, signal: AbortSignal): Promise<Reply> {
     const id = asking.workspace.id;
-    const deadline = Date.now() + this.#timeoutMs;
+    const deadline = this.#deadlineOf(signal);
     while (this.#open.has(id)) {
       const waited = await this.#behind(id, deadline, signal);
       if (waited === "busy") return { kind: "busy" };
@@ -241,6 +247,15 @@ export class Questions {
       }
     }
     return all.sort((a, b) => a.number - b.number);
+  }
+
+  /** The deadline of the call whose signal this is: set by its first wait, kept for the rest. */
+  #deadlineOf(signal: AbortSignal): number {
+    const known = this.#deadlines.get(signal);
+    if (known !== undefined) return known;
+    const deadline = Date.now() + this.#timeoutMs;
+    this.#deadlines.set(signal, deadline);
+    return deadline;
   }
 
   /** Opens the workspace's question and waits for its reply. */
