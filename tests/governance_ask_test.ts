@@ -226,9 +226,31 @@ Deno.test("an ask holds form_input until the person answers from the CLI: once, 
     assertMatch(decisions[10].rule!, /allowed write on this site for this agent/);
     assertEquals(decisions[12].principal, "other-agent");
 
-    // Stopping the agent forgets its yes.
+    // Revoking the yes asks again, and is an audit record.
+    assertMatch(await run(s, ["asks", "--revoke", String(granted[0].number)]), /asked again/);
+    const forgotten = () =>
+      auditLines(s).then((all) => all.filter((l) => l.result === "forgotten"));
+    assertMatch(
+      (await forgotten())[0]?.rule ?? "(none)",
+      new RegExp(
+        `yes ${granted[0].number} to write on this site for this agent \\(question ` +
+          `${site.number}, answered from the CLI\\) was forgotten: revoked from the CLI`,
+      ),
+    );
+    const fifth = fill("fifth@example.com");
+    const again2 = await nextQuestion(s, site.number + 1);
+    await run(s, ["allow", "--site", String(again2.number)]);
+    assert(!(await fifth).isError);
+
+    // Stopping the agent forgets its yes, and the audit says so.
     await run(s, ["stop", "1"]);
     assertEquals(JSON.parse(await run(s, ["asks", "--granted", "--json"])), []);
+    const lapsed = (await forgotten())[1];
+    assertEquals([lapsed?.principal, lapsed?.host], ["unnamed", "127.0.0.1"]);
+    assertMatch(
+      lapsed.rule!,
+      /\(question \d+, answered from the CLI\) was forgotten: its workspace ended/,
+    );
   } finally {
     await s.close();
   }

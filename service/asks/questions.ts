@@ -71,11 +71,16 @@ interface Open {
   closed: Promise<void>;
 }
 
-/** Someone who wants to hear when the open questions change (the popup's badge, a client). */
+/**
+ * Someone who wants to hear when the open questions change (the popup's badge, a client), or a
+ * remembered yes is forgotten (the audit).
+ */
 export type QuestionListener = (event: {
   workspace: Workspace;
   opened?: PersonQuestion;
   closed?: { number: number; reply: Reply };
+  /** A remembered yes forgotten: revoked by the person, or gone with its workspace. */
+  forgot?: { grant: Remembered; why: string };
 }) => void;
 
 /** The person answered a question that is not open (any more). */
@@ -211,12 +216,13 @@ export class Questions {
     return count;
   }
 
-  /** Forgets remembered yes `number`; what was done, in words. */
-  revoke(number: number): string {
+  /** Forgets remembered yes `number`, revoked from `by`; what was done, in words. */
+  revoke(number: number, by: string): string {
     for (const entry of this.#remembered.values()) {
       const index = entry.grants.findIndex((grant) => grant.number === number);
       if (index < 0) continue;
       const [grant] = entry.grants.splice(index, 1);
+      this.#tell({ workspace: entry.workspace, forgot: { grant, why: `revoked from ${by}` } });
       return `Forgot yes ${number}: ${entry.workspace.principal} is asked again before ` +
         `${grant.capability} on ${grant.host}.`;
     }
@@ -352,12 +358,22 @@ export class Questions {
     if (entry.grants.length > MAX_REMEMBERED) entry.grants.shift();
   }
 
+  /** Forgets the yeses of a workspace that ended (the daemon calls it as the workspace goes). */
+  ended(workspaceId: string): void {
+    const entry = this.#remembered.get(workspaceId);
+    if (!entry) return;
+    this.#remembered.delete(workspaceId);
+    for (const grant of entry.grants) {
+      this.#tell({ workspace: entry.workspace, forgot: { grant, why: "its workspace ended" } });
+    }
+  }
+
   /** A workspace's remembered yeses, or null; those of an ended workspace are forgotten here. */
   #rememberedOf(id: string): { workspace: Workspace; grants: Remembered[] } | null {
     const entry = this.#remembered.get(id);
     if (!entry) return null;
     if (this.#live(id)) return entry;
-    this.#remembered.delete(id);
+    this.ended(id);
     return null;
   }
 

@@ -79,7 +79,7 @@ Deno.test("allow once answers only that call; on the site is remembered for the 
   questions.answer(3, "deny", "the CLI");
   assertEquals((await other).kind, "no");
   assertEquals(questions.granted().map((g) => [g.principal, g.host]), [["agent", "shop.test"]]);
-  assertMatch(questions.revoke(questions.granted()[0].number), /asked again/);
+  assertMatch(questions.revoke(questions.granted()[0].number, "the CLI"), /asked again/);
   assertEquals(questions.remembered(workspace.id, "agent", "shop.test", "write"), null);
 });
 
