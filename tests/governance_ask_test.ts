@@ -256,8 +256,20 @@ Deno.test("an ask holds form_input until the person answers from the CLI: once, 
   }
 });
 
+/** ASK_WRITE, and reading a page on localhost (the fixture server's other name) asks too. */
+const ASK_WRITE_AND_LOCALHOST = `{
+  "default": "allow",
+  "grants": [
+    { "hosts": ["127.0.0.1"], "ask": ["write"] },
+    { "hosts": ["localhost"], "ask": ["read"] }
+  ]
+}`;
+
 Deno.test("a question nobody answers refuses the call at the bound, and nothing reaches the page", async () => {
-  const s = await startSession({ policy: ASK_WRITE, env: { GHOSTLIGHT_ASK_TIMEOUT_MS: "1500" } });
+  const s = await startSession({
+    policy: ASK_WRITE_AND_LOCALHOST,
+    env: { GHOSTLIGHT_ASK_TIMEOUT_MS: "1500" },
+  });
   try {
     const { tab, email } = await signUpForm(s);
     const refused = await s.fail("form_input", {
@@ -276,6 +288,14 @@ Deno.test("a question nobody answers refuses the call at the bound, and nothing 
       lines.some((l) => l.result === "denied" && /did not answer question 1/.test(l.rule ?? "")),
       "the unanswered question is audited",
     );
+
+    // Witnessed at the fixture server: an unanswered navigation never asks it for the page.
+    const away = s.fixtures.url("/article.html").replace("127.0.0.1", "localhost");
+    assertMatch(
+      await s.fail("navigate", { url: away, tabId: tab }),
+      /the person did not answer question 2 within 1\.5 s/,
+    );
+    assertEquals(s.fixtures.requests("/article.html"), 0, "the page was never requested");
   } finally {
     await s.close();
   }
