@@ -40,15 +40,18 @@ export function inputKey(question: number): string {
 export class Parking {
   #parked = new Map<string, Parked & { timer?: ReturnType<typeof setTimeout> }>();
   #report: (message: string) => void;
+  #keepMs: number;
 
-  constructor(report: (message: string) => void) {
+  /** `report` says when an ended call's end is dropped, `keepMs` after its end. */
+  constructor(report: (message: string) => void, keepMs = KEEP_ENDED_MS) {
     this.#report = report;
+    this.#keepMs = keepMs;
   }
 
   /**
    * Parks a call under a fresh `requestState` and returns the `input_required` result that puts
    * its question to the client, or null when {@linkcode MAX_PARKED} are parked already. The
-   * call's end is kept {@linkcode KEEP_ENDED_MS} for a retry, then dropped.
+   * call's end is kept for a retry (by default {@linkcode KEEP_ENDED_MS}), then dropped.
    */
   park(parked: Parked): Record<string, unknown> | null {
     if (this.#parked.size >= MAX_PARKED) return null;
@@ -64,9 +67,9 @@ export class Parking {
         this.#report(
           `the end of a ${parked.tool} call that asked the person (question ` +
             `${parked.asked.question}) was dropped: the client did not call again within ` +
-            `${KEEP_ENDED_MS / 1000} s of its end`,
+            `${this.#keepMs / 1000} s of its end`,
         );
-      }, KEEP_ENDED_MS);
+      }, this.#keepMs);
       Deno.unrefTimer(entry.timer);
     });
     parked.questions.put(parked.asked.question);
