@@ -1,0 +1,208 @@
+/**
+ * Playwright's keyboard, fill and focus cases, ported (docs/playwright-cases.md, "Keys, fills,
+ * focus, files"): a real MCP client, all three processes and headless Chromium drive
+ * Playwright's own test pages (tests/fixtures/playwright/, Apache-2.0, see its NOTICE) through
+ * our tools, and the page's own record is the witness.
+ */
+
+import { assertEquals, assertMatch } from "./support/assert.ts";
+import { plain } from "./support/fence.ts";
+import { type E2ESession, freshPage, startSession } from "./support/session.ts";
+
+/** What the page's script answers to `expression`. */
+async function evaluate(s: E2ESession, tabId: number, expression: string): Promise<string> {
+  const result = await s.ok("javascript_tool", {
+    action: "javascript_exec",
+    text: expression,
+    tabId,
+  });
+  return String((plain(result) as { result: unknown }).result);
+}
+
+/** keyboard.html's log of key events since the last read, one event a line. */
+function keyLog(s: E2ESession, tabId: number): Promise<string> {
+  return evaluate(s, tabId, "getResult()");
+}
+
+async function press(s: E2ESession, tabId: number, text: string): Promise<void> {
+  await s.ok("computer", { action: "key", text, tabId });
+}
+
+async function type(s: E2ESession, tabId: number, text: string): Promise<void> {
+  await s.ok("computer", { action: "type", text, tabId });
+}
+
+Deno.test("playwright keyboard cases: codes, locations and shifted keys", async (t) => {
+  const s = await startSession();
+  try {
+    const tabId = await s.firstTab();
+    const onKeyboard = (name: string, fn: () => Promise<void>) =>
+      t.step(name, async () => {
+        await freshPage(s, tabId, "/playwright/keyboard.html");
+        await fn();
+      });
+
+    await onKeyboard("typed punctuation carries its key's code (send proper codes)", async () => {
+      await type(s, tabId, "!");
+      // A person types "!" with shift held, and so do we (Playwright reports no modifier).
+      assertEquals(
+        await keyLog(s, tabId),
+        [
+          "Keydown: ! Digit1 STANDARD [Shift]",
+          "Keypress: ! Digit1 STANDARD 33 [Shift]",
+          "Keyup: ! Digit1 STANDARD [Shift]",
+        ].join("\n"),
+      );
+      await type(s, tabId, "^");
+      assertMatch(await keyLog(s, tabId), /^Keydown: \^ Digit6 STANDARD \[Shift\]\n/);
+      await type(s, tabId, "~");
+      assertMatch(await keyLog(s, tabId), /^Keydown: ~ Backquote STANDARD \[Shift\]\n/);
+    });
+
+    await onKeyboard("shift+3 gives # (shift raw codes)", async () => {
+      await press(s, tabId, "shift+3");
+      assertEquals(
+        await keyLog(s, tabId),
+        [
+          "Keydown: Shift ShiftLeft LEFT [Shift]",
+          "Keydown: # Digit3 STANDARD [Shift]",
+          "Keypress: # Digit3 STANDARD 35 [Shift]",
+          "Keyup: # Digit3 STANDARD [Shift]",
+          "Keyup: Shift ShiftLeft LEFT []",
+        ].join("\n"),
+      );
+    });
+
+    await onKeyboard("plus, and shift with plus (press plus, press shift plus)", async () => {
+      await press(s, tabId, "plus");
+      assertEquals(
+        await keyLog(s, tabId),
+        [
+          "Keydown: + Equal STANDARD [Shift]",
+          "Keypress: + Equal STANDARD 43 [Shift]",
+          "Keyup: + Equal STANDARD [Shift]",
+        ].join("\n"),
+      );
+      await press(s, tabId, "shift++");
+      assertEquals(
+        await keyLog(s, tabId),
+        [
+          "Keydown: Shift ShiftLeft LEFT [Shift]",
+          "Keydown: + Equal STANDARD [Shift]",
+          "Keypress: + Equal STANDARD 43 [Shift]",
+          "Keyup: + Equal STANDARD [Shift]",
+          "Keyup: Shift ShiftLeft LEFT []",
+        ].join("\n"),
+      );
+    });
+
+    await onKeyboard("several modifiers around a key (multiple plus-separated)", async () => {
+      await press(s, tabId, "ctrl+shift+asciitilde");
+      assertEquals(
+        await keyLog(s, tabId),
+        [
+          "Keydown: Control ControlLeft LEFT [Control]",
+          "Keydown: Shift ShiftLeft LEFT [Control Shift]",
+          "Keydown: ~ Backquote STANDARD [Control Shift]",
+          "Keyup: ~ Backquote STANDARD [Control Shift]",
+          "Keyup: Shift ShiftLeft LEFT [Control]",
+          "Keyup: Control ControlLeft LEFT []",
+        ].join("\n"),
+      );
+      await press(s, tabId, "ctrl+alt+semicolon");
+      assertMatch(await keyLog(s, tabId), /Keydown: ; Semicolon STANDARD \[Alt Control\]/);
+    });
+
+    await onKeyboard("modifiers say left or right; Control_R is the right one", async () => {
+      await press(s, tabId, "Control_R Shift_L Alt_R");
+      assertEquals(
+        await keyLog(s, tabId),
+        [
+          "Keydown: Control ControlRight RIGHT [Control]",
+          "Keyup: Control ControlRight RIGHT []",
+          "Keydown: Shift ShiftLeft LEFT [Shift]",
+          "Keyup: Shift ShiftLeft LEFT []",
+          "Keydown: Alt AltRight RIGHT [Alt]",
+          "Keyup: Alt AltRight RIGHT []",
+        ].join("\n"),
+      );
+    });
+
+    await onKeyboard("the numpad says so (specify location)", async () => {
+      await press(s, tabId, "KP_Subtract 5");
+      assertEquals(
+        await keyLog(s, tabId),
+        [
+          "Keydown: - NumpadSubtract NUMPAD []",
+          "Keypress: - NumpadSubtract NUMPAD 45 []",
+          "Keyup: - NumpadSubtract NUMPAD []",
+          "Keydown: 5 Digit5 STANDARD []",
+          "Keypress: 5 Digit5 STANDARD 53 []",
+          "Keyup: 5 Digit5 STANDARD []",
+        ].join("\n"),
+      );
+    });
+
+    await onKeyboard("audio and media keys by their xdotool names", async () => {
+      await press(
+        s,
+        tabId,
+        "XF86AudioMute XF86AudioLowerVolume XF86AudioRaiseVolume XF86AudioNext " +
+          "XF86AudioPrev XF86AudioPlay",
+      );
+      const downs = (await keyLog(s, tabId)).split("\n").filter((line) =>
+        line.startsWith("Keydown")
+      );
+      assertEquals(downs, [
+        "Keydown: AudioVolumeMute AudioVolumeMute STANDARD []",
+        "Keydown: AudioVolumeDown AudioVolumeDown STANDARD []",
+        "Keydown: AudioVolumeUp AudioVolumeUp STANDARD []",
+        "Keydown: MediaTrackNext MediaTrackNext STANDARD []",
+        "Keydown: MediaTrackPrevious MediaTrackPrevious STANDARD []",
+        "Keydown: MediaPlayPause MediaPlayPause STANDARD []",
+      ]);
+    });
+
+    await onKeyboard("unknown keys are refused by name, nothing pressed", async () => {
+      assertMatch(
+        await s.fail("computer", { action: "key", text: "NotARealKey", tabId }),
+        /unknown key name "NotARealKey"/,
+      );
+      assertEquals(await keyLog(s, tabId), "");
+    });
+
+    await t.step("Enter, KP_Enter and a typed newline each make a new line", async () => {
+      await freshPage(s, tabId, "/playwright/textarea.html");
+      for (const [how, text] of [["key", "Return"], ["key", "KP_Enter"], ["type", "\n"]]) {
+        await evaluate(
+          s,
+          tabId,
+          "const t = document.querySelector('textarea'); t.value = ''; " +
+            "t.focus(); 'ready'",
+        );
+        if (how === "key") await press(s, tabId, text);
+        else await type(s, tabId, text);
+        assertEquals(
+          await evaluate(s, tabId, "JSON.stringify(document.querySelector('textarea').value)"),
+          '"\\n"',
+          `${how} ${JSON.stringify(text)}`,
+        );
+      }
+    });
+
+    await t.step("all kinds of characters type as they are", async () => {
+      await freshPage(s, tabId, "/playwright/textarea.html");
+      await evaluate(s, tabId, "document.querySelector('textarea').focus(); 'ready'");
+      const text = 'This text goes onto two lines.\nThis character is 嗨 ~!@#$%^&*()_+{}|:"<>?';
+      await type(s, tabId, text);
+      assertEquals(
+        JSON.parse(
+          await evaluate(s, tabId, "JSON.stringify(document.querySelector('textarea').value)"),
+        ),
+        text,
+      );
+    });
+  } finally {
+    await s.close();
+  }
+});
