@@ -5,9 +5,9 @@
  * our tools, and the page's own record is the witness.
  */
 
-import { assertEquals, assertMatch } from "./support/assert.ts";
+import { assert, assertEquals, assertMatch } from "./support/assert.ts";
 import { plain } from "./support/fence.ts";
-import { type E2ESession, freshPage, startSession } from "./support/session.ts";
+import { type E2ESession, freshPage, refOf, startSession } from "./support/session.ts";
 
 /** What the page's script answers to `expression`. */
 async function evaluate(s: E2ESession, tabId: number, expression: string): Promise<string> {
@@ -201,6 +201,76 @@ Deno.test("playwright keyboard cases: codes, locations and shifted keys", async 
         ),
         text,
       );
+    });
+  } finally {
+    await s.close();
+  }
+});
+
+Deno.test("playwright fill cases: events, line breaks, hidden, several options, groups", async (t) => {
+  const s = await startSession();
+  try {
+    const tabId = await s.firstTab();
+    const onPage = (name: string, fn: () => Promise<void>) =>
+      t.step(name, async () => {
+        await freshPage(s, tabId, "/fill_cases.html");
+        await fn();
+      });
+    const setField = (ref: string, value: unknown) => s.call("form_input", { ref, value, tabId });
+
+    await onPage("change stays in its shadow root; input leaves it (composed)", async () => {
+      const inner = await refOf(s, tabId, /textbox "Inner field"/);
+      await s.ok("form_input", { ref: inner, value: "hello", tabId });
+      assertEquals(
+        await evaluate(s, tabId, "JSON.stringify(window.seen)"),
+        JSON.stringify({ input: 1, change: 0, innerChange: 1 }),
+      );
+    });
+
+    await onPage("a contenteditable keeps the line break (fill with new lines)", async () => {
+      const address = await refOf(s, tabId, /textbox "Address"/);
+      await s.ok("form_input", { ref: address, value: "John\nDoe", tabId });
+      assertEquals(
+        await evaluate(s, tabId, "JSON.stringify(document.getElementById('address').innerText)"),
+        JSON.stringify("John\nDoe"),
+      );
+    });
+
+    await onPage(
+      "a field hidden since it was read is not filled (retry on invisible)",
+      async () => {
+        const nickname = await refOf(s, tabId, /textbox "Nickname"/);
+        await evaluate(s, tabId, "document.getElementById('nickname').style.display = 'none'; 1");
+        const result = await setField(nickname, "bot");
+        assertEquals(result.isError, true, s.text(result));
+        assertMatch(s.text(result), /not visible on the page now, so it was not set/);
+        assertEquals(await evaluate(s, tabId, "document.getElementById('nickname').value"), "");
+      },
+    );
+
+    await onPage("a select multiple takes several options, as a JSON list", async () => {
+      const colours = await refOf(s, tabId, /listbox "Colours"/);
+      await s.ok("form_input", { ref: colours, value: '["Red", "b"]', tabId });
+      const selected = "Array.from(document.getElementById('colours').selectedOptions, " +
+        "(o) => o.value).join()";
+      assertEquals(await evaluate(s, tabId, selected), "r,b");
+      // One value selects that one alone.
+      await s.ok("form_input", { ref: colours, value: "Green", tabId });
+      assertEquals(await evaluate(s, tabId, selected), "g");
+      const unknown = await setField(colours, '["Red", "Purple"]');
+      assertEquals(unknown.isError, true);
+      assertMatch(s.text(unknown), /has no option with that value or label/);
+      assertEquals(await evaluate(s, tabId, selected), "g");
+    });
+
+    await onPage("a field disabled by its fieldset is told so", async () => {
+      const street = await refOf(s, tabId, /textbox "Street"/);
+      const grouped = await setField(street, "1 Main St");
+      assertEquals(grouped.isError, true);
+      assertMatch(s.text(grouped), /in a disabled group \(a fieldset\)/);
+      assert(!/Fill the fields it depends on first/.test(s.text(grouped)), s.text(grouped));
+      const code = await refOf(s, tabId, /textbox "Code"/);
+      assertMatch(s.text(await setField(code, "x")), /is disabled, so it cannot take a value/);
     });
   } finally {
     await s.close();
