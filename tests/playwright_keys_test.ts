@@ -8,6 +8,7 @@
 import { assert, assertEquals, assertMatch } from "./support/assert.ts";
 import { plain } from "./support/fence.ts";
 import { type E2ESession, freshPage, refOf, startSession } from "./support/session.ts";
+import { serveFixtures } from "./support/fixtures.ts";
 
 /** What the page's script answers to `expression`. */
 async function evaluate(s: E2ESession, tabId: number, expression: string): Promise<string> {
@@ -273,6 +274,45 @@ Deno.test("playwright fill cases: events, line breaks, hidden, several options, 
       assertMatch(s.text(await setField(code, "x")), /is disabled, so it cannot take a value/);
     });
   } finally {
+    await s.close();
+  }
+});
+
+Deno.test("wait_for looks in every frame the agent can read", async (t) => {
+  const s = await startSession();
+  // "localhost" is another site than 127.0.0.1: Chromium runs that frame out of process.
+  const other = serveFixtures();
+  try {
+    const tabId = await s.firstTab();
+    const cross = other.origin.replace("127.0.0.1", "localhost");
+    await s.ok("navigate", { url: s.fixtures.url(`/frames.html?cross=${cross}`), tabId });
+    const waitFor = (args: Record<string, unknown>) => s.call("wait_for", { tabId, ...args });
+
+    for (const [where, text] of [["same-origin", "Same log"], ["cross-site", "Cross log"]]) {
+      await t.step(`text in a ${where} frame is seen, and is not gone while shown`, async () => {
+        const seen = await waitFor({ text, state: "visible", timeout_ms: 15_000 });
+        assert(!seen.isError, s.text(seen));
+        assertMatch(s.text(seen), /^Held after/);
+        const gone = await waitFor({ text, state: "gone", timeout_ms: 1_500 });
+        assertEquals(gone.isError, true, s.text(gone));
+        assertMatch(s.text(gone), /Timed out after 1\.50 s: text "[^"]+" gone did not hold/);
+      });
+    }
+
+    await t.step("text that goes away in a cross-site frame is then gone", async () => {
+      const frame = await refOf(s, tabId, /iframe "Cross-origin log"/);
+      await s.ok("computer", { action: "scroll_to", ref: frame, tabId });
+      // The frame is removed by the page itself; its text then shows nowhere.
+      await evaluate(
+        s,
+        tabId,
+        "setTimeout(() => document.getElementById('cross').remove(), 300); 1",
+      );
+      const gone = await waitFor({ text: "Cross log", state: "gone", timeout_ms: 15_000 });
+      assert(!gone.isError, s.text(gone));
+    });
+  } finally {
+    await other.close();
     await s.close();
   }
 });
