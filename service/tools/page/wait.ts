@@ -13,16 +13,17 @@ import type { ToolContext } from "../core/context.ts";
 import type { TabTarget } from "../core/target.ts";
 import type { ReceiptElement, WaitSpec } from "../page_runtime/contract.ts";
 import { childFrame, frameGuard, READ } from "./collect.ts";
-import { runtimeCall } from "./in_page.ts";
-import { inMainFrame, readMainFrame } from "./main_frame_read.ts";
 import {
   type Frame,
   type FrameGuard,
   inFrame,
+  inMainFrame,
   MAX_FRAMES,
+  readMainFrame,
+  runtimeCall,
   type TabPages,
   tabPages,
-} from "./refs.ts";
+} from "./frames.ts";
 
 /** The longest any wait lasts. */
 export const MAX_WAIT_MS = 30_000;
