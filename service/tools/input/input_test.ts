@@ -189,3 +189,15 @@ Deno.test("xdotool keysym names of punctuation, the numpad and media keys resolv
   assertEquals(keypad.isKeypad, true);
   assertEquals(keypad.windowsVirtualKeyCode, 109);
 });
+
+Deno.test("Playwright's names, a key's code or its key value, resolve too", () => {
+  const downs = (text: string) =>
+    full(chordEvents(parseChords(text))).filter((event) => !event.startsWith("keyUp"));
+  assertEquals(downs("Shift+Digit3 ControlRight NumpadSubtract AudioVolumeMute"), [
+    "rawKeyDown:Shift:ShiftLeft:1:8",
+    "keyDown:#:Digit3:0:8:#",
+    "rawKeyDown:Control:ControlRight:2:2",
+    "keyDown:-:NumpadSubtract:3:0:-",
+    "rawKeyDown:AudioVolumeMute:AudioVolumeMute:0:0",
+  ]);
+});

@@ -179,6 +179,16 @@ CHARACTERS.set("\n", stroke("Enter"));
 CHARACTERS.set("\r", stroke("Enter"));
 CHARACTERS.set("\t", stroke("Tab"));
 
+/** Every code of the table by its lower-cased name, and each named key by its key value. */
+const CODES = new Map<string, string>();
+for (const code of Object.keys(PHYSICAL)) CODES.set(code.toLowerCase(), code);
+for (const [code, physical] of Object.entries(PHYSICAL)) {
+  // Key values of named keys ("AudioVolumeMute", "MediaPlayPause", "Standby") not taken by a code.
+  if ([...physical.key].length > 1 && !CODES.has(physical.key.toLowerCase())) {
+    CODES.set(physical.key.toLowerCase(), code);
+  }
+}
+
 /** xdotool's keysym names of unshifted keys (and the short names agents write), lower-cased. */
 const UNSHIFTED_NAMES: Record<string, string> = {
   return: "Enter",
@@ -342,6 +352,14 @@ export const MODIFIER_KEYS = {
   super_l: "MetaLeft",
   super_r: "MetaRight",
   win: "MetaLeft",
+  controlleft: "ControlLeft",
+  controlright: "ControlRight",
+  shiftleft: "ShiftLeft",
+  shiftright: "ShiftRight",
+  altleft: "AltLeft",
+  altright: "AltRight",
+  metaleft: "MetaLeft",
+  metaright: "MetaRight",
 } as const;
 
 /** The physical key a modifier name presses, or undefined when `name` is not a modifier. */
@@ -369,6 +387,9 @@ export function keystrokeForName(name: string): Keystroke | undefined {
   if (unshifted !== undefined) return stroke(unshifted);
   const shifted = ownEntry(SHIFTED_NAMES, lower);
   if (shifted !== undefined) return stroke(shifted, true);
+  // Playwright's and the DOM's names: a key's code ("Digit3", "NumpadSubtract") or key value.
+  const byCode = CODES.get(lower);
+  if (byCode !== undefined) return stroke(byCode);
   const navigation = ownEntry(NUMPAD_NAVIGATION, lower);
   if (navigation !== undefined) {
     const [code, like] = navigation;
