@@ -9,6 +9,7 @@ import { assert, assertEquals, assertMatch } from "./support/assert.ts";
 import { plain } from "./support/fence.ts";
 import { type E2ESession, freshPage, refOf, startSession } from "./support/session.ts";
 import { serveFixtures } from "./support/fixtures.ts";
+import { pollUntil } from "./support/wait.ts";
 
 /** What the page's script answers to `expression`. */
 async function evaluate(s: E2ESession, tabId: number, expression: string): Promise<string> {
@@ -313,6 +314,115 @@ Deno.test("wait_for looks in every frame the agent can read", async (t) => {
     });
   } finally {
     await other.close();
+    await s.close();
+  }
+});
+
+Deno.test("playwright keyboard and focus cases: editing keys, focus moves, shortcuts", async (t) => {
+  const s = await startSession();
+  try {
+    const tabId = await s.firstTab();
+    const onPage = (name: string, fn: () => Promise<void>) =>
+      t.step(name, async () => {
+        await freshPage(s, tabId, "/keys_cases.html");
+        await fn();
+      });
+    const click = async (pattern: RegExp) =>
+      await s.ok("computer", { action: "left_click", ref: await refOf(s, tabId, pattern), tabId });
+    const value = (id: string) => evaluate(s, tabId, `document.getElementById('${id}').value`);
+    const focusedId = () => evaluate(s, tabId, "document.activeElement.id");
+
+    await onPage("traverse focus: type, Tab, type (page-focus)", async () => {
+      await click(/textbox "First"/);
+      await type(s, tabId, "First");
+      await press(s, tabId, "Tab");
+      await type(s, tabId, "Last");
+      assertEquals(await value("first"), "First");
+      assertEquals(await value("last"), "Last");
+      assertEquals(await evaluate(s, tabId, "String(window.seen.lastFocused)"), "1");
+    });
+
+    await onPage("traverse focus in all directions (page-focus)", async () => {
+      await press(s, tabId, "Tab");
+      assertEquals(await focusedId(), "first");
+      await press(s, tabId, "Tab Tab");
+      assertEquals(await focusedId(), "press");
+      await press(s, tabId, "shift+Tab");
+      assertEquals(await focusedId(), "last");
+      await press(s, tabId, "ISO_Left_Tab");
+      assertEquals(await focusedId(), "first");
+    });
+
+    await onPage("Space and Enter on a focused button click it", async () => {
+      await evaluate(s, tabId, "document.getElementById('press').focus(); 1");
+      await press(s, tabId, "space");
+      assertEquals(await evaluate(s, tabId, "String(window.seen.clicks)"), "1");
+      await press(s, tabId, "Return");
+      assertEquals(await evaluate(s, tabId, "String(window.seen.clicks)"), "2");
+    });
+
+    await onPage("keys the page cancels type nothing (not type canceled events)", async () => {
+      await click(/textbox "Guarded"/);
+      await type(s, tabId, "Hello World!");
+      assertEquals(await value("guarded"), "He Wrd!");
+    });
+
+    await onPage("ctrl+shift+Left selects the last word (move around the selection)", async () => {
+      await click(/textbox "Editor"/);
+      await type(s, tabId, "Hello World");
+      await press(s, tabId, "ctrl+shift+Left");
+      assertEquals(await evaluate(s, tabId, "getSelection().toString()"), "World");
+    });
+
+    await onPage("select all, copy and paste twice (simple copy-pasting)", async () => {
+      await click(/textbox "Editor"/);
+      await type(s, tabId, "123");
+      await press(s, tabId, "ctrl+a ctrl+c ctrl+v ctrl+v");
+      assertEquals(
+        await evaluate(s, tabId, "document.getElementById('editor').textContent"),
+        "123123",
+      );
+    });
+
+    await onPage("undo and redo (support undo-redo)", async () => {
+      await click(/textbox "Editor"/);
+      await type(s, tabId, "123");
+      const text = () => evaluate(s, tabId, "document.getElementById('editor').textContent");
+      await press(s, tabId, "ctrl+z");
+      assertEquals(await text(), "");
+      await press(s, tabId, "ctrl+shift+z");
+      assertEquals(await text(), "123");
+    });
+
+    await onPage("type repeatedly in contenteditables in a shadow root", async () => {
+      await click(/textbox "First box"/);
+      await type(s, tabId, "This is the first box.");
+      await click(/textbox "Second box"/);
+      await type(s, tabId, "This is the second box.");
+      const boxes = "JSON.stringify(Array.from(document.querySelector('shadow-editors')" +
+        ".shadowRoot.querySelectorAll('.editor'), (e) => e.textContent))";
+      assertEquals(
+        await evaluate(s, tabId, boxes),
+        JSON.stringify(["This is the first box.", "This is the second box."]),
+      );
+    });
+
+    await onPage("Page_Down scrolls the page (scroll with PageDown)", async () => {
+      await press(s, tabId, "Page_Down");
+      await pollUntil(
+        () => evaluate(s, tabId, "String(scrollY)"),
+        (y) => Number(y) > 0,
+        "the page to scroll",
+      );
+    });
+
+    await onPage("emoji type as they are (type emoji)", async () => {
+      await click(/textbox "First"/);
+      const text = "👹 Tokyo street Japan 🇯🇵";
+      await type(s, tabId, text);
+      assertEquals(await value("first"), text);
+    });
+  } finally {
     await s.close();
   }
 });

@@ -170,6 +170,7 @@ Deno.test("xdotool keysym names of punctuation, the numpad and media keys resolv
     'keyDown:":Quote:0:8:"',
     "keyDown:{:BracketLeft:0:8:{",
   ]);
+  assertEquals(downs("ISO_Left_Tab"), ["rawKeyDown:Tab:Tab:0:8"]);
   assertEquals(downs("KP_Subtract KP_7 KP_Home KP_Enter"), [
     "keyDown:-:NumpadSubtract:3:0:-",
     "keyDown:7:Numpad7:3:0:7",

@@ -196,7 +196,6 @@ const UNSHIFTED_NAMES: Record<string, string> = {
   linefeed: "Enter",
   kp_enter: "NumpadEnter",
   tab: "Tab",
-  iso_left_tab: "Tab",
   backspace: "Backspace",
   delete: "Delete",
   del: "Delete",
@@ -311,6 +310,8 @@ const SHIFTED_NAMES: Record<string, string> = {
   greater: "Period",
   question: "Slash",
   asciitilde: "Backquote",
+  // X's name for shift+Tab.
+  iso_left_tab: "Tab",
 };
 
 /** The numpad's keys with num lock off: the numpad's code, another key. */
