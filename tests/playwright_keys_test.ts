@@ -426,3 +426,138 @@ Deno.test("playwright keyboard and focus cases: editing keys, focus moves, short
     await s.close();
   }
 });
+
+Deno.test("playwright fill cases: input types, values the browser refuses, clearing", async (t) => {
+  const s = await startSession();
+  try {
+    const tabId = await s.firstTab();
+    await freshPage(s, tabId, "/fill_types.html");
+    const outline = s.text(await s.ok("read_page", { tabId, filter: "all" }));
+    /** The ref of the field whose line names `name`. */
+    const ref = (name: string) => {
+      const line = outline.split("\n").find((line) => line.includes(`"${name}"`));
+      const found = line && /\[(ref_\d+)\]/.exec(line)?.[1];
+      assert(found, `a ref for ${name} in:\n${outline}`);
+      return found;
+    };
+    const value = (id: string) => evaluate(s, tabId, `document.getElementById('${id}').value`);
+
+    await t.step("each input type takes a value of its format", async () => {
+      const cases: [string, string, string][] = [
+        ["Range", "range", "42"],
+        ["Colour", "color", "#aaaaaa"],
+        ["Date", "date", "2020-03-02"],
+        ["Time", "time", "13:15"],
+        ["Month", "month", "2020-03"],
+        ["Week", "week", "2020-W50"],
+        ["Moment", "datetime-local", "2020-03-02T05:15"],
+        ["Amount", "number", "-10e5"],
+      ];
+      for (const [name, id, given] of cases) {
+        const set = await s.ok("form_input", { ref: ref(name), value: given, tabId });
+        assertMatch(s.text(set), /^Set \S+ \[ref_\d+\] to "[^"]+"\.$/, name);
+        assertEquals(await value(id), given, name);
+      }
+      // A colour in capitals is the same colour; the browser keeps it in small letters.
+      await s.ok("form_input", { ref: ref("Colour"), value: "#AbCd00", tabId });
+      assertEquals(await value("color"), "#abcd00");
+    });
+
+    await t.step("a value the browser refuses is reported, not taken as set", async () => {
+      for (
+        const [name, id, given] of [["Range", "range", "foo"], ["Colour", "color", "bad"], [
+          "Amount",
+          "number",
+          "abc",
+        ]]
+      ) {
+        const set = await s.ok("form_input", { ref: ref(name), value: given, tabId });
+        assertMatch(s.text(set), /but the page changed it/, `${name}: ${s.text(set)}`);
+        assertEquals(plain(set)?.valueKept, false, name);
+        assert(await value(id) !== given, name);
+      }
+    });
+
+    await t.step("several text-like types, clearing, and fields back to back", async () => {
+      for (const type of ["password", "search", "tel", "text", "url", "invalid-type"]) {
+        await evaluate(
+          s,
+          tabId,
+          `document.getElementById('kind').setAttribute('type', '${type}'); 1`,
+        );
+        await s.ok("form_input", { ref: ref("Kind"), value: `text ${type}`, tabId });
+        // The page's answer is compared in the page: a password's value would come back redacted.
+        assertEquals(
+          await evaluate(
+            s,
+            tabId,
+            `String(document.getElementById('kind').value === 'text ${type}')`,
+          ),
+          "true",
+          type,
+        );
+      }
+      await s.ok("form_input", { ref: ref("Kind"), value: "", tabId });
+      assertEquals(await value("kind"), "");
+      await s.ok("form_input", { ref: ref("One"), value: "first value", tabId });
+      await s.ok("form_input", { ref: ref("Two"), value: "second value", tabId });
+      assertEquals(await value("one"), "first value");
+      assertEquals(await value("two"), "second value");
+    });
+
+    await t.step("types that take no text are refused by their type", async () => {
+      for (const type of ["button", "file", "image", "reset", "submit"]) {
+        await evaluate(
+          s,
+          tabId,
+          `document.getElementById('kind').setAttribute('type', '${type}'); 1`,
+        );
+        const refused = await s.call("form_input", { ref: ref("Kind"), value: "x", tabId });
+        assertEquals(refused.isError, true, type);
+        assertMatch(s.text(refused), new RegExp(`an input of type ${type}, which form_input`));
+      }
+    });
+  } finally {
+    await s.close();
+  }
+});
+
+Deno.test("playwright fill case: existing value and selection are replaced", async () => {
+  const s = await startSession();
+  try {
+    const tabId = await s.firstTab();
+    await freshPage(s, tabId, "/playwright/textarea.html");
+    const outline = s.text(await s.ok("read_page", { tabId, filter: "all" }));
+    const refs = [...outline.matchAll(/textbox[^\n]*\[(ref_\d+)\]/g)].map((m) => m[1]);
+    // textarea.html: a textarea, an input, a contenteditable div, in that order.
+    assertEquals(refs.length, 3, outline);
+    const [area, input, editable] = refs;
+    await s.ok("form_input", { ref: area, value: "some value", tabId });
+    assertEquals(await evaluate(s, tabId, "window.result"), "some value");
+    await evaluate(s, tabId, "document.querySelector('input').value = 'value one'; 1");
+    await s.ok("form_input", { ref: input, value: "another value", tabId });
+    assertEquals(await evaluate(s, tabId, "window.result"), "another value");
+    await evaluate(
+      s,
+      tabId,
+      "const i = document.querySelector('input'); i.selectionStart = 1; i.selectionEnd = 2; 1",
+    );
+    await s.ok("form_input", { ref: input, value: "maybe this one", tabId });
+    assertEquals(await evaluate(s, tabId, "window.result"), "maybe this one");
+    await evaluate(
+      s,
+      tabId,
+      "const d = document.querySelector('div[contenteditable]'); " +
+        "d.innerHTML = 'some text <span>some more text<span> and even more text'; " +
+        "const r = document.createRange(); r.selectNodeContents(d.querySelector('span')); " +
+        "getSelection().removeAllRanges(); getSelection().addRange(r); 1",
+    );
+    await s.ok("form_input", { ref: editable, value: "replace with this", tabId });
+    assertEquals(
+      await evaluate(s, tabId, "document.querySelector('div[contenteditable]').textContent"),
+      "replace with this",
+    );
+  } finally {
+    await s.close();
+  }
+});
