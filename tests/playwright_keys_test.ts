@@ -561,3 +561,90 @@ Deno.test("playwright fill case: existing value and selection are replaced", asy
     await s.close();
   }
 });
+
+/** A file for file_upload: its name, its text as base64, and a type when given. */
+function textFile(name: string, text: string, mimeType?: string) {
+  return { name, data: btoa(text), ...(mimeType ? { mimeType } : {}) };
+}
+
+Deno.test("playwright set-input-files cases through file_upload", async (t) => {
+  const s = await startSession();
+  try {
+    const tabId = await s.firstTab();
+    const fileRef = () => refOf(s, tabId, /button \[ref_\d+\] type=file/);
+    /** The files the page's input holds: name, type and text, read in the page. */
+    const held = (where = "document.querySelector('input[type=file]')") =>
+      evaluate(
+        s,
+        tabId,
+        `Promise.all(Array.from(${where}.files, async (f) => ` +
+          "[f.name, f.type, await f.text()].join('|'))).then((l) => l.join(';'))",
+      );
+
+    await t.step("upload the file, and one with spaces in its name (should upload)", async () => {
+      await freshPage(s, tabId, "/playwright/fileupload.html");
+      const ref = await fileRef();
+      await s.ok("file_upload", {
+        ref,
+        files: [textFile("file-to-upload.txt", "contents of the file")],
+        tabId,
+      });
+      assertEquals(await held(), "file-to-upload.txt|text/plain|contents of the file");
+      await s.ok("file_upload", {
+        ref,
+        files: [textFile("file to upload.txt", "contents of the file")],
+        tabId,
+      });
+      assertEquals(await held(), "file to upload.txt|text/plain|contents of the file");
+    });
+
+    await t.step("types are given or detected (set from memory, detect mime type)", async () => {
+      await freshPage(s, tabId, "/playwright/fileupload-multi.html");
+      const ref = await fileRef();
+      await s.ok("file_upload", {
+        ref,
+        files: [
+          textFile("test.txt", "this is a test", "text/plain"),
+          textFile("pptr.png", "not really a picture"),
+        ],
+        tabId,
+      });
+      assertEquals(
+        await held(),
+        "test.txt|text/plain|this is a test;pptr.png|image/png|not really a picture",
+      );
+    });
+
+    await t.step("input then change, each time files change (emit events)", async () => {
+      await freshPage(s, tabId, "/playwright/fileupload-multi.html");
+      const ref = await fileRef();
+      await evaluate(
+        s,
+        tabId,
+        "window.events = []; const i = document.querySelector('input[type=file]'); " +
+          "for (const type of ['input', 'change']) i.addEventListener(type, (e) => " +
+          "window.events.push(e.type + ':' + e.composed)); " +
+          "for (const type of ['input', 'change']) document.body.addEventListener(type, (e) => " +
+          "window.events.push('body ' + e.type)); 1",
+      );
+      await s.ok("file_upload", { ref, files: [textFile("a.txt", "a")], tabId });
+      await s.ok("file_upload", { ref, files: [textFile("b.txt", "b")], tabId });
+      assertEquals(
+        await evaluate(s, tabId, "window.events.join()"),
+        [
+          "input:true",
+          "body input",
+          "change:false",
+          "body change",
+          "input:true",
+          "body input",
+          "change:false",
+          "body change",
+        ].join(),
+      );
+      assertEquals(await held(), "b.txt|text/plain|b");
+    });
+  } finally {
+    await s.close();
+  }
+});
