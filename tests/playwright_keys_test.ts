@@ -250,6 +250,26 @@ Deno.test("playwright fill cases: events, line breaks, hidden, several options, 
       },
     );
 
+    await onPage("a hidden select or toggle is set and said to be unseen", async () => {
+      const size = await refOf(s, tabId, /combobox "Size"/);
+      const subscribe = await refOf(s, tabId, /checkbox "Subscribe"/);
+      await evaluate(s, tabId, "document.getElementById('size').style.display = 'none'; 1");
+      const sized = await s.ok("form_input", { ref: size, value: "Large", tabId });
+      assertMatch(s.text(sized), /but it is not visible on the page/);
+      assertEquals(await evaluate(s, tabId, "document.getElementById('size').value"), "Large");
+      // A styled checkbox: the box hidden, its label shown; a person sets it by the label.
+      await evaluate(s, tabId, "document.getElementById('subscribe').style.display = 'none'; 1");
+      const styled = await s.ok("form_input", { ref: subscribe, value: true, tabId });
+      assertMatch(s.text(styled), /^Set checkbox \[ref_\d+\] to checked\.$/);
+      await evaluate(s, tabId, "document.getElementById('subscribe-label').hidden = true; 1");
+      const unseen = await s.ok("form_input", { ref: subscribe, value: false, tabId });
+      assertMatch(s.text(unseen), /but it is not visible on the page/);
+      assertEquals(
+        await evaluate(s, tabId, "String(document.getElementById('subscribe').checked)"),
+        "false",
+      );
+    });
+
     await onPage("a select multiple takes several options, as a JSON list", async () => {
       const colours = await refOf(s, tabId, /listbox "Colours"/);
       await s.ok("form_input", { ref: colours, value: '["Red", "b"]', tabId });
@@ -262,6 +282,7 @@ Deno.test("playwright fill cases: events, line breaks, hidden, several options, 
       const unknown = await setField(colours, '["Red", "Purple"]');
       assertEquals(unknown.isError, true);
       assertMatch(s.text(unknown), /has no option with that value or label/);
+      assertMatch(s.text(unknown), /takes several as a JSON list in the string/);
       assertEquals(await evaluate(s, tabId, selected), "g");
     });
 

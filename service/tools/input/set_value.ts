@@ -94,7 +94,11 @@ function refusal(
         "tool_failure",
         `${ref} has no option with that value or label. Its options:\n${fenceOptions(options)}`,
         `Pass one of the labels above as value, e.g. {"ref": "${ref}", "value": "<label>", ` +
-          `"tabId": ${tabId}}.`,
+          `"tabId": ${tabId}}` +
+          (result.multiple
+            ? `; it takes several as a JSON list in the string: {"ref": "${ref}", ` +
+              `"value": "[\\"<label>\\", \\"<label>\\"]", "tabId": ${tabId}}.`
+            : "."),
       );
     }
     case "not_settable":

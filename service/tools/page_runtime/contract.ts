@@ -272,7 +272,12 @@ export type Refusal =
       | "radio_off"
       | "held";
   }
-  | { error: "no_option"; options: { value: string; label: string }[] }
+  | {
+    error: "no_option";
+    options: { value: string; label: string }[];
+    /** The field is a select that takes several options (a JSON list of them). */
+    multiple?: boolean;
+  }
   | { error: "not_settable"; type: string }
   | { error: "not_a_field"; role: string }
   | { error: "not_boolean"; role: string };

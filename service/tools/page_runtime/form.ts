@@ -151,6 +151,7 @@ function choose(el: HTMLSelectElement, value: unknown, focus: () => void): Appli
         value: o.value,
         label: clean(o.label || o.text),
       })),
+      ...(el.multiple ? { multiple: true } : {}),
     };
   }
   const picked = chosen as HTMLOptionElement[];
@@ -277,9 +278,14 @@ const NOT_TEXT = [
   "color",
 ];
 
-/** Whether the user can see the field or a label of it (a styled checkbox shows only its label). */
+/**
+ * Whether the user can see the field, or a label of a checkbox or radio (a styled one shows only
+ * its label, and a click on the label sets it).
+ */
 function canBeSeen(el: Element): boolean {
   if (isVisible(el)) return true;
+  const type = (el.getAttribute("type") || "").toLowerCase();
+  if (el.tagName !== "INPUT" || (type !== "checkbox" && type !== "radio")) return false;
   const labels = (el as HTMLInputElement).labels;
   return labels ? Array.from(labels).some((label) => isVisible(label)) : false;
 }
