@@ -538,6 +538,26 @@ Deno.test("playwright fill cases: input types, values the browser refuses, clear
         assertMatch(s.text(refused), new RegExp(`an input of type ${type}, which form_input`));
       }
     });
+
+    await t.step(
+      "a fill whose input handler navigates (not throw when fill navigates)",
+      async () => {
+        await evaluate(
+          s,
+          tabId,
+          "document.getElementById('date').addEventListener('input', () => " +
+            "location.href = '/index.html'); 1",
+        );
+        const set = await s.call("form_input", { ref: ref("Date"), value: "2021-04-05", tabId });
+        assert(!set.isError, s.text(set));
+        assertMatch(s.text(set), /^Set textbox \[ref_\d+\] to "2021-04-05"/);
+        await pollUntil(
+          () => evaluate(s, tabId, "location.pathname"),
+          (path) => path === "/index.html",
+          "the page to navigate",
+        );
+      },
+    );
   } finally {
     await s.close();
   }
