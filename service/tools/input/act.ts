@@ -280,8 +280,8 @@ function overlay(cover: string | null, ref: string, action: string, around = fal
   if (around) {
     return [{
       kind: "missed",
-      summary: `${ref} takes no pointer input (pointer-events: none), so the ${action} reached ` +
-        `${cover} around it instead.`,
+      summary: `The ${action} reached ${cover}, which holds ${ref}, not ${ref} itself: it takes ` +
+        "no pointer input (pointer-events: none) or lets it through.",
       nextStep: "Act on the control that holds it, or on another element the page offers.",
     }];
   }

@@ -347,7 +347,7 @@ function aimNow(el: Element, clipped = true): Aimed {
       if (hit && reaches(el, hit)) return { point, hit: null, around: false, found: null };
       missed ??= {
         point,
-        hit: hit ? named(hit) : null,
+        hit: hit ? named(hit) : "nothing",
         around: hit !== null && within(hit, el),
         found: hit,
       };
