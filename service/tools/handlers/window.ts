@@ -11,7 +11,7 @@ import { MAX_WINDOW_SIDE, MIN_WINDOW_SIDE } from "../../../shared/browser_protoc
 import { BrowserError } from "../../browser/mod.ts";
 import { type Handler, success } from "../core/context.ts";
 import { ToolError } from "../core/errors.ts";
-import { mainWorldCall } from "../page/in_page.ts";
+import { mainWorldCall } from "../page/frames.ts";
 import { cdp, evaluate, ownedTab, type TabTarget } from "../core/target.ts";
 
 function side(value: unknown, field: string, tabId: number): number {

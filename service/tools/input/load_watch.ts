@@ -9,7 +9,7 @@
 
 import type { TabState } from "../../browser/mod.ts";
 import { evaluate, type TabTarget } from "../core/target.ts";
-import { mainWorldCall } from "../page/in_page.ts";
+import { mainWorldCall } from "../page/frames.ts";
 import { factsOf, type PageFacts } from "../page/landed_facts.ts";
 import { STILL_LOADING } from "./receipt.ts";
 

@@ -9,23 +9,27 @@ import type { Capability } from "../../catalog/mod.ts";
 import type { ToolContext } from "../core/context.ts";
 import { ToolError } from "../core/errors.ts";
 import {
+  asJsonText,
   type Frame,
   FrameGone,
   type FrameGuard,
   FrameWithheld,
   frameWorld,
   inFrame,
+  type JsonText,
   lookupRef,
   MAX_FRAMES,
+  parseJson,
+  readVouched,
   refFor,
   refGone,
+  type RuntimeCall,
+  runtimeCall,
   send,
   type TabPages,
-} from "./refs.ts";
+} from "./frames.ts";
 import type { TabTarget } from "../core/target.ts";
 import type { FrameUnder, Snapshot } from "../page_runtime/contract.ts";
-import { asJsonText, type JsonText, parseJson, type RuntimeCall, runtimeCall } from "./in_page.ts";
-import { readVouched } from "./main_frame_read.ts";
 import type { OutlineNode } from "./outline.ts";
 import type { FindSpec } from "./rank.ts";
 
