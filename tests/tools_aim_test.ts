@@ -323,6 +323,18 @@ Deno.test("aim: Playwright's click cases, through our tools", async (t) => {
       }
     });
 
+    await t.step("find names the element called by its role's word first (CHECKBOX)", async () => {
+      await freshPage(s, tabId, "/aim.html?case=named");
+      const found = await s.ok("find", { query: "CHECKBOX", tabId });
+      const first = (plain(found)?.matches as { ref: string; role: string }[])[0];
+      assertEquals(first.role, "menuitemcheckbox", s.text(found));
+      await clean("item", await s.ok("computer", { action: "left_click", ref: first.ref, tabId }));
+      assertEquals(
+        await inPage(s, tabId, "document.getElementById('item').getAttribute('aria-checked')"),
+        "true",
+      );
+    });
+
     await t.step("a 2x2 target in a frame with a border", async () => {
       await freshPage(s, tabId, "/aim.html?case=border");
       await clean("bordered", await clickOn(s, tabId, "Bordered"));
