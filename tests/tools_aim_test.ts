@@ -181,7 +181,11 @@ Deno.test("aim: a ref click lands on the element, or says what it reached", asyn
 
     await t.step("a mouse press carries a mouse's pressure (0.5)", async () => {
       await freshPage(s, tabId, "/aim.html?case=press");
-      await clickOn(s, tabId, "Press me");
+      const pressed = await clickOn(s, tabId, "Press me");
+      // The receipt's page words are fenced with the page's origin, which the service knows.
+      const target = (pressed.structuredContent as { receipt: { target: { name: string } } })
+        .receipt.target.name;
+      assert(target.includes(`origin="${s.fixtures.origin}"`), target);
       assertEquals(await inPage(s, tabId, "JSON.stringify(window.presses)"), "[0.5]");
     });
   } finally {
