@@ -9,6 +9,8 @@
 
 import { assert, assertEquals, assertMatch } from "./support/assert.ts";
 import { plain } from "./support/fence.ts";
+import { allText } from "./support/results.ts";
+import { pollUntil } from "./support/wait.ts";
 import { type CallResult, type E2ESession, freshPage, startSession } from "./support/session.ts";
 
 interface Blocked {
@@ -176,6 +178,23 @@ Deno.test("aim: a ref click lands on the element, or says what it reached", asyn
         assert(slow.length < 4, `clicks held: ${slow.join(", ")} ms`);
         assertEquals(await inPage(s, tabId, "String(window.count)"), "4");
         assertEquals(await inPage(s, popup, "String(window.count)"), "4");
+      },
+    );
+
+    await t.step(
+      "an open dialog's words are fenced with the origin of the page that opened it",
+      async () => {
+        await freshPage(s, tabId, "/aim.html?case=press");
+        await inPage(s, tabId, "setTimeout(() => alert('hold on'), 50); 'later'");
+        const refused = await pollUntil(
+          () => s.call("read_page", { tabId }),
+          (result) => Boolean(result.isError),
+          "read_page to meet the dialog",
+        );
+        const said = allText(refused);
+        assertMatch(said, /dialog is open and freezes the page/);
+        assert(said.includes(`origin="${s.fixtures.origin}" trust="untrusted">\nhold on`), said);
+        await s.ok("computer", { action: "key", text: "Escape", tabId });
       },
     );
 
