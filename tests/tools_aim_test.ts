@@ -358,6 +358,12 @@ Deno.test("aim: Playwright's click cases, through our tools", async (t) => {
       );
     });
 
+    await t.step("a link holding only a block", async () => {
+      await freshPage(s, tabId, "/aim.html?case=blocks");
+      await clean("card", await clickOn(s, tabId, "Card"));
+      assertEquals(await clicks(s, tabId), ["card"]);
+    });
+
     await t.step("a 2x2 target in a frame with a border", async () => {
       await freshPage(s, tabId, "/aim.html?case=border");
       await clean("bordered", await clickOn(s, tabId, "Bordered"));
