@@ -358,6 +358,16 @@ Deno.test("aim: Playwright's click cases, through our tools", async (t) => {
       );
     });
 
+    await t.step("a page that is only a drawing is not read as showing nothing", async () => {
+      await freshPage(s, tabId, "/drawing.html");
+      const read = s.text(await s.ok("read_page", { tabId }));
+      assert(!/shows nothing yet/.test(read), read);
+      assertMatch(
+        read,
+        /shows only graphics \(an SVG, a canvas\); a screenshot shows what is drawn/,
+      );
+    });
+
     await t.step("a link holding only a block", async () => {
       await freshPage(s, tabId, "/aim.html?case=blocks");
       await clean("card", await clickOn(s, tabId, "Card"));
