@@ -30,7 +30,7 @@ import type { Workspace } from "../../workspace/mod.ts";
 import type { Refusal } from "../core/context.ts";
 import { ToolError } from "../core/errors.ts";
 import type { Remembered } from "./outline.ts";
-import type { TabTarget } from "../core/target.ts";
+import { cdp, type TabTarget } from "../core/target.ts";
 import { LANDED_BINDING, reportedWorld } from "./landed_facts.ts";
 
 // What the service sends into pages, all of it made from the page runtime's TypeScript
@@ -202,6 +202,28 @@ export function mainWorldCall<N extends MainWorldFunction>(
   return `(${MAIN_WORLD[name]})(${argumentList(args)})` as RuntimeCall<
     Awaited<ReturnType<MainWorldFunctions[N]>>
   >;
+}
+
+/**
+ * Runs a main-world call (see {@linkcode mainWorldCall}) in the page's main world and answers its
+ * JSON value, typed by the contract. Evaluation goes through CDP, so a page's
+ * Content-Security-Policy does not block it.
+ */
+export async function inMainWorld<T>(target: TabTarget, call: RuntimeCall<T>): Promise<T> {
+  const reply = await cdp(target, "Runtime.evaluate", {
+    expression: call,
+    returnByValue: true,
+    awaitPromise: true,
+  });
+  if (reply.exceptionDetails) {
+    // The exception's text is the page's to choose: it is not passed on unfenced.
+    throw new ToolError(
+      "tool_failure",
+      "The page threw an exception while Ghostlight read it.",
+      "Check the page's state (read_page) and try again.",
+    );
+  }
+  return valueOf(call, reply);
 }
 
 /**
@@ -403,8 +425,7 @@ async function answeredBefore(
 
 /** Whether a command failed because the world or frame it named is gone. */
 export function isLostContext(error: unknown): boolean {
-  return /context with specified id|execution context was destroyed|cannot find context|no frame|frame.*not found|session.*not found|no session/i
-    .test((error as Error)?.message ?? "");
+  return error instanceof BrowserError && error.kind === "context_lost";
 }
 
 /**
@@ -693,6 +714,18 @@ export function refFor(pages: TabPages, frame: Frame, localId: number): string {
     pages.entries.set(number, { frameKey: frame.key, token: frame.token, localId });
   }
   return `ref_${number}`;
+}
+
+/**
+ * The error for a read whose page replaced its document again while it was read a second time:
+ * a fact about the page, said as one, rather than an internal error.
+ */
+export function pageChanged(): ToolError {
+  return new ToolError(
+    "tool_failure",
+    "The page changed while it was being read: its document was replaced again as it was read a second time.",
+    "Read it again; if the page keeps changing, wait_for what it is loading first.",
+  );
 }
 
 /** The error for a ref that names no element of the page as it is now. */
@@ -1214,7 +1247,10 @@ async function slowRead<T>(
   } catch (error) {
     if (!(error instanceof FrameGone)) throw error;
     frame = await mainFrame(target, pages);
-    value = await inFrame<T>(target, pages, frame, read.expression, once);
+    // Gone twice in a row: the page is still changing, which the caller is told as such.
+    value = await inFrame<T>(target, pages, frame, read.expression, once).catch((again) => {
+      throw again instanceof FrameGone ? pageChanged() : again;
+    });
   }
   const results = read.beside.length === 0 ? [] : (await target.link.call("cdp.sequence", {
     tab_id: target.native,

@@ -29,7 +29,8 @@ import {
   valueOf,
   vouchedCall,
 } from "./frames.ts";
-import { type BrowserLink, TabState } from "../../browser/mod.ts";
+import { BrowserError, type BrowserLink, TabState } from "../../browser/mod.ts";
+import { ToolError } from "../core/errors.ts";
 import type { TabTarget } from "../core/target.ts";
 import { LANDED_BINDING } from "./landed_facts.ts";
 
@@ -209,7 +210,12 @@ class FakeFrame {
       }
       case "Runtime.evaluate": {
         const owner = this.#contexts.get(command.params.contextId as number);
-        if (owner === undefined) throw new Error("Cannot find context with specified id");
+        if (owner === undefined) {
+          throw new BrowserError(
+            "context_lost",
+            "Runtime.evaluate: Cannot find context with specified id",
+          );
+        }
         // Every read answers the document it ran in; the token says the runtime is there. A
         // vouching read also says, as the runtime knows it, whether the frame shows that
         // document (not another, not hidden in the back/forward cache).
@@ -456,4 +462,25 @@ Deno.test("a read in a world that holds no runtime is a miss, read again where o
   });
   // The call answered undefined: there was no runtime in the world to call.
   assertEquals(read.answer({ result: { type: "undefined" } }, look), null);
+});
+
+Deno.test("a page that replaces its document at every read is told so, not as an internal error", async () => {
+  const { frame, target, pages } = await knownWorldOfA();
+  let commits = 0;
+  const run = frame.run.bind(frame);
+  // Every evaluation of the read finds its world destroyed: the page navigates each time.
+  frame.run = (command) => {
+    if (command.method === "Runtime.evaluate" && command.params.expression === "read") {
+      frame.commit(`N${commits++}`, false);
+    }
+    return run(command);
+  };
+  const error = await readMainFrame<string>(target, pages, fake("read")).then(
+    () => null,
+    (error: unknown) => error,
+  );
+  assert(error instanceof ToolError, `a ToolError, not ${error}`);
+  assertEquals(error.kind, "tool_failure");
+  assert(error.message.startsWith("The page changed while it was being read"), error.message);
+  assert(commits >= 2, `read twice before it gave up (${commits})`);
 });
