@@ -26,7 +26,7 @@ export const find: Handler = async (args, context) => {
       `Describe the element, e.g. {"query": "search box", "tabId": ${target.tabId}}.`,
     );
   }
-  const { outline, located, roles } = await locate(context, target, { query });
+  const { outline, located, roles, exact } = await locate(context, target, { query });
   const scale = await screenshotScale(context, target);
   const matches = located.slice(0, MAX_MATCHES).map((match, index) => asMatch(match, index, scale));
 
@@ -51,6 +51,9 @@ export const find: Handler = async (args, context) => {
   const heading = roles
     ? `No element on ${where} has the words of "${query}"; here are its ${roles} elements ` +
       "instead"
+    : exact
+    ? `${matches.length} exact match${matches.length === 1 ? "" : "es"} for "${query}" on ` +
+      `${where}, best first; elements that only share some of its words are left out`
     : `${matches.length} match${matches.length === 1 ? "" : "es"} for "${query}" on ${where}, ` +
       "best first";
   return success(
@@ -63,6 +66,7 @@ export const find: Handler = async (args, context) => {
       url: displayUrl(outline.url),
       query,
       matches,
+      exact,
       provenance: provenance(context.workspace, outline.url),
       ...withheldFrames,
     },

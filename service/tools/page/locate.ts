@@ -10,7 +10,7 @@ import type { ToolContext } from "../core/context.ts";
 import { collect, type Collected, type CollectedNode, frameGuard, READ } from "./collect.ts";
 import type { Box as Measured } from "../page_runtime/contract.ts";
 import { runtimeCall } from "./in_page.ts";
-import { rank, roleWords } from "./rank.ts";
+import { exactOf, isExact, rank, roleWords } from "./rank.ts";
 import { redactSecrets } from "../core/redact.ts";
 import {
   type Frame,
@@ -149,11 +149,14 @@ export interface Location {
   located: Located[];
   /** Set when no element had the query's words and its role words were used instead. */
   roles: string;
+  /** Every element located is named exactly as the query asks (decision 0440). */
+  exact: boolean;
 }
 
 /**
  * The elements of the tab that match `query` (and `role`, when given), ranked as find ranks
- * them and measured, best first: what the user can see wins a close call.
+ * them and measured, best first: what the user can see wins a close call. When some are named
+ * exactly as the query asks, only those (decision 0440).
  */
 export async function locate(
   context: ToolContext,
@@ -169,7 +172,10 @@ export async function locate(
     find: { query: wanted.query, ...(role ? { role } : {}), keep: CANDIDATES * 2 },
     guard: frameGuard(context, READ),
   });
-  const nodes = role ? outline.nodes.filter((node) => node.role === role) : outline.nodes;
+  const all = role ? outline.nodes.filter((node) => node.role === role) : outline.nodes;
+  const exact = wanted.query === "" ? null : exactOf(wanted.query);
+  const named = exact ? all.filter((node) => isExact(node, exact)) : [];
+  const nodes = named.length > 0 ? named : all;
   let ranked = wanted.query === ""
     ? nodes.map((node) => ({ node, score: 1 }))
     : rank(nodes, wanted.query, CANDIDATES * 2);
@@ -177,7 +183,8 @@ export async function locate(
   const roles = ranked.length === 0 && !role ? roleWords(wanted.query) : "";
   if (roles) ranked = rank(nodes, roles, CANDIDATES * 2);
   const picked = pickCandidates(pages, ranked);
-  return { outline, located: byVisibility(picked, await measure(target, pages, picked)), roles };
+  const located = byVisibility(picked, await measure(target, pages, picked));
+  return { outline, located, roles, exact: named.length > 0 };
 }
 
 /** Viewport CSS pixels per screenshot pixel: 1 unless the viewport is wider than a screenshot. */
