@@ -23,6 +23,7 @@ import { byId, idOf, token } from "./registry.ts";
 import type { Snapshot, SnapshotNode, SnapshotOptions } from "./contract.ts";
 import { INTERACTIVE, NAME_FROM_CONTENT, SCRIPT_CONTROL, shownRole } from "./contract.ts";
 import { roleOf } from "./roles.ts";
+import { cutOutline } from "./cut.ts";
 import { clean, clip, INLINE, SKIP, textOf } from "./text.ts";
 
 /** A placeholder and a link's target, when they add to the name. */
@@ -328,14 +329,17 @@ export function prunedSnapshot(
   if (start) walker.walk(start, 0, false);
   walker.flushText();
   const { nodes, frames, omitted, cutByDepth, exhausted } = walker;
+  // A frame the walk could not enter is spliced in by the service: such a read is sent whole.
+  const cut = options.cut && frames.length === 0 ? cutOutline(nodes, options.cut) : null;
   return {
     token,
     url: location.href,
     title: redactedTitle(),
-    nodes,
+    nodes: cut ? cut.sent : nodes,
     frames,
     omitted,
     cutByDepth,
     exhausted,
+    ...(cut ? { rest: cut.rest } : {}),
   };
 }
