@@ -26,8 +26,11 @@ export const find: Handler = async (args, context) => {
       `Describe the element, e.g. {"query": "search box", "tabId": ${target.tabId}}.`,
     );
   }
+  // The scale is the browser's layout, not the page's: asked beside the walk, not after it.
+  const scaling = screenshotScale(context, target);
+  scaling.catch(() => {});
   const { outline, located, roles, exact } = await locate(context, target, { query });
-  const scale = await screenshotScale(context, target);
+  const scale = await scaling;
   const matches = located.slice(0, MAX_MATCHES).map((match, index) => asMatch(match, index, scale));
 
   const origin = originOf(outline.url);

@@ -61,23 +61,22 @@ async function measure(
   pages: TabPages,
   picked: Candidate[],
 ): Promise<Map<string, Measured | null>> {
-  const byFrame = new Map<Frame, number[]>();
+  const byFrame = new Map<Frame, { ids: number[]; known: (Measured | null | undefined)[] }>();
   for (const { node } of picked) {
-    const list = byFrame.get(node.at!.frame) ?? [];
-    list.push(node.at!.localId);
+    const list = byFrame.get(node.at!.frame) ?? { ids: [], known: [] };
+    list.ids.push(node.at!.localId);
+    list.known.push(node.box);
     byFrame.set(node.at!.frame, list);
   }
   const boxes = new Map<string, Measured | null>();
   const viewport = [...byFrame.keys()].some((frame) => frame.parent)
     ? await topViewport(target)
     : undefined;
-  for (const [frame, ids] of byFrame) {
-    const measured = await inFrame(
-      target,
-      pages,
-      frame,
-      runtimeCall("boxes", ids),
-    );
+  for (const [frame, { ids, known }] of byFrame) {
+    // The walk measured its exact matches as it answered (0440); the others are measured now.
+    const measured = known.every((box) => box !== undefined)
+      ? known as (Measured | null)[]
+      : await inFrame(target, pages, frame, runtimeCall("boxes", ids));
     const origin = await frameOrigin(target, pages, frame);
     ids.forEach((id, i) => {
       const box = measured[i];

@@ -396,6 +396,8 @@ export interface SnapshotNode {
   hints?: string;
   /** A cross-origin frame, to be read in its own world. */
   frame?: boolean;
+  /** Where the element is, measured as the walk answered (find's exact matches, 0440). */
+  box?: Box | null;
 }
 
 /** The outline of a document, or `gone` when the root element is no longer there. */

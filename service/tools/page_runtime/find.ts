@@ -22,6 +22,7 @@ import {
 } from "../page/rank.ts";
 import type { Snapshot, SnapshotNode } from "./contract.ts";
 import { frameDocument } from "./dom.ts";
+import { box } from "./geometry.ts";
 import { prunedSnapshot, snapshot } from "./snapshot.ts";
 import { INLINE } from "./text.ts";
 
@@ -99,8 +100,13 @@ function exactNodes(spec: FindSpec & { limit: number }, exact: Exact): Snapshot 
     (spec.role === undefined || node.role === spec.role) && isExact(node, exact)
   );
   if (found.length === 0) return null;
+  // So few are measured at once, in the same look: the service need not ask again.
   const kept = new Set(found);
-  return { ...rest, nodes: rest.nodes.filter((node) => kept.has(node) || node.frame) };
+  const nodes = rest.nodes.filter((node) => kept.has(node) || node.frame);
+  return {
+    ...rest,
+    nodes: nodes.map((node) => kept.has(node) ? { ...node, box: box(node.id) } : node),
+  };
 }
 
 /**
