@@ -200,6 +200,13 @@ async function sendBestEffort(tabId: number, command: EnableCommand): Promise<vo
   ).catch(() => {});
 }
 
+/**
+ * Chrome's words for a command that ran in a document, frame or frame session that is gone: the
+ * one place they are read, so the service acts on the kind `context_lost` (decision 0451).
+ */
+const LOST_CONTEXT =
+  /context with specified id|execution context was destroyed|cannot find context|no frame|frame.*not found|session.*not found|no session/i;
+
 function cdpFailure(tabId: number, method: string, error: unknown): MechanismError {
   // Cut off by a crash, the command is over (decision 0185); refused for one, it never ran.
   if (error instanceof PageCrashed) {
@@ -208,6 +215,9 @@ function cdpFailure(tabId: number, method: string, error: unknown): MechanismErr
   const message = (error as Error).message ?? String(error);
   if (/no tab with given id|cannot find tab/i.test(message)) {
     return new MechanismError("no_such_tab", `tab ${tabId} does not exist`);
+  }
+  if (LOST_CONTEXT.test(message)) {
+    return new MechanismError("context_lost", `${method}: ${message}`);
   }
   return new MechanismError("cdp_error", `${method}: ${message}`);
 }
