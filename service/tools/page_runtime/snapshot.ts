@@ -12,6 +12,7 @@ import {
   frameDocument,
   isElement,
   isHidden,
+  isSvg,
   isText,
   rootOf,
   shownChildren,
@@ -181,7 +182,7 @@ class Walker {
         return;
       }
     }
-    if (n.tagName.toLowerCase() === "svg") {
+    if (isSvg(n)) {
       // An icon is part of its control's name; a labelled graphic stands on its own.
       if (
         !isHidden(n) && !this.#underPointer &&
