@@ -16,6 +16,7 @@ import {
   Operations,
   type TabInfo,
 } from "../../shared/browser_protocol.ts";
+import { cdpFailureKind } from "./cdp_words.ts";
 import { PageCrashed, untilCrash } from "./crashes.ts";
 import { runSequence, type Sendable, type SendOutcome } from "./sequence.ts";
 import {
@@ -200,26 +201,15 @@ async function sendBestEffort(tabId: number, command: EnableCommand): Promise<vo
   ).catch(() => {});
 }
 
-/**
- * Chrome's words for a command that ran in a document, frame or frame session that is gone: the
- * one place they are read, so the service acts on the kind `context_lost` (decision 0451).
- */
-const LOST_CONTEXT =
-  /context with specified id|execution context was destroyed|cannot find context|no frame|frame.*not found|session.*not found|no session/i;
-
 function cdpFailure(tabId: number, method: string, error: unknown): MechanismError {
   // Cut off by a crash, the command is over (decision 0185); refused for one, it never ran.
   if (error instanceof PageCrashed) {
     return new MechanismError(error.running ? "detached" : "cdp_error", error.message);
   }
   const message = (error as Error).message ?? String(error);
-  if (/no tab with given id|cannot find tab/i.test(message)) {
-    return new MechanismError("no_such_tab", `tab ${tabId} does not exist`);
-  }
-  if (LOST_CONTEXT.test(message)) {
-    return new MechanismError("context_lost", `${method}: ${message}`);
-  }
-  return new MechanismError("cdp_error", `${method}: ${message}`);
+  const kind = cdpFailureKind(message);
+  if (kind === "no_such_tab") return new MechanismError(kind, `tab ${tabId} does not exist`);
+  return new MechanismError(kind, `${method}: ${message}`);
 }
 
 /**
