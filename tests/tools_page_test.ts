@@ -372,6 +372,68 @@ Deno.test("read_page, find, form_input and javascript_tool on the fixture site",
       assertMatch(reloaded, /row \[ref_\d+\] "1" \|/);
     });
 
+    await t.step("a read cut in the page shows what the whole outline shows", async () => {
+      await go("/rows.html");
+      // A diff after a cut read compares nothing: it answers the whole outline, cut in the
+      // service as before; its note leaves room for a line or two fewer.
+      const same = async (args: Record<string, unknown>) => {
+        const cut = await s.ok("read_page", { tabId, ...args });
+        const whole = await s.ok("read_page", { tabId, ...args, diff: true });
+        assertMatch(s.text(whole), /last read of this tab [^\n]* was cut at max_chars/);
+        const [cutLines, wholeLines] = [cut, whole].map((result) =>
+          /<page-content-[\s\S]*<\/page-content-[\w-]+>/.exec(s.text(result))![0].split("\n")
+            .slice(0, -1)
+        );
+        assert(
+          cutLines.length - wholeLines.length <= 2,
+          `${cutLines.length} vs ${wholeLines.length}`,
+        );
+        const differs = wholeLines.findIndex((line, i) => line !== cutLines[i]);
+        assertEquals(differs < 0 ? null : [differs, cutLines[differs], wholeLines[differs]], null);
+        const total = (text: string) => /Showing \d+ of (\d+) lines/.exec(text)?.[1];
+        assertEquals(total(s.text(cut)), total(s.text(whole)));
+        const counts = (result: CallResult) => {
+          const { lines, elements, truncated } = plain(result) as Record<string, unknown>;
+          return { lines, elements, truncated };
+        };
+        assertEquals(counts(cut), counts(whole));
+        return s.text(cut);
+      };
+      assertMatch(await same({}), /Showing \d+ of 3005 lines/);
+      assertMatch(await same({ max_chars: 3000 }), /row \[ref_\d+\] "1" \|/);
+      assertMatch(await same({ filter: "interactive", max_chars: 2000 }), /button "Open 1"/);
+    });
+
+    await t.step("an exact match stands alone, wherever its name comes from", async () => {
+      await go("/rows.html");
+      const find = async (query: string) =>
+        plain(await s.ok("find", { query, tabId })) as { matches: Match[]; exact: boolean };
+      const alone = await find("Open 2500");
+      assertEquals(alone.matches.map((m) => m.name), ["Open 2500"], "not 19 other Open buttons");
+      assertEquals(alone.exact, true);
+      await js(
+        s,
+        tabId,
+        `document.querySelector("main").insertAdjacentHTML("afterbegin", ` +
+          `'<p id="harbour">Harbour light</p><button aria-labelledby="harbour">*</button>' + ` +
+          `'<a href="#keeper"><img alt="Keeper log" width="20" height="20"></a>' + ` +
+          `'<label for="beacon">Beacon code</label><input id="beacon">' + ` +
+          `'<div id="host"></div><div>Storm <div hidden>warning</div>signal</div>'); ` +
+          `document.getElementById("host").attachShadow({ mode: "open" }).innerHTML = ` +
+          `"<section><button>Tide table</button></section>"; 1`,
+      );
+      const named = async (query: string) =>
+        (await find(query)).matches.map((m) => `${m.role} ${m.name}`);
+      assertEquals(await named("Harbour light button"), ["button Harbour light"]);
+      assertEquals(await named("Keeper log link"), ["link Keeper log"]);
+      assertEquals(await named("Beacon code field"), ["textbox Beacon code"]);
+      assertEquals(await named("Tide table"), ["button Tide table"]);
+      // A hidden block inside a line of text does not end it: "signal" alone names nothing.
+      const signal = await find("signal");
+      assertEquals(signal.exact, false);
+      assertEquals(signal.matches[0].name, "Storm signal");
+    });
+
     await t.step("refs from a page that navigated away are refused clearly", async () => {
       await go("/rows.html");
       const before = s.text(await s.ok("read_page", { tabId, filter: "interactive" }));

@@ -25,8 +25,11 @@ export const find: Handler = async (args, context) => {
       `Describe the element, e.g. {"query": "search box", "tabId": ${target.tabId}}.`,
     );
   }
-  const { outline, located, roles } = await locate(context, target, { query });
-  const scale = await screenshotScale(context, target);
+  // The scale is the browser's layout, not the page's: asked beside the walk, not after it.
+  const scaling = screenshotScale(context, target);
+  scaling.catch(() => {});
+  const { outline, located, roles, exact } = await locate(context, target, { query });
+  const scale = await scaling;
   const matches = located.slice(0, MAX_MATCHES).map((match, index) => asMatch(match, index, scale));
 
   const origin = originOf(outline.url);
@@ -50,6 +53,9 @@ export const find: Handler = async (args, context) => {
   const heading = roles
     ? `No element on ${where} has the words of "${query}"; here are its ${roles} elements ` +
       "instead"
+    : exact
+    ? `${matches.length} exact match${matches.length === 1 ? "" : "es"} for "${query}" on ` +
+      `${where}, best first; elements that only share some of its words are left out`
     : `${matches.length} match${matches.length === 1 ? "" : "es"} for "${query}" on ${where}, ` +
       "best first";
   return success(
@@ -62,6 +68,7 @@ export const find: Handler = async (args, context) => {
       url: displayUrl(outline.url),
       query,
       matches,
+      exact,
       provenance: provenance(context.workspace, outline.url),
       ...withheldFrames,
     },

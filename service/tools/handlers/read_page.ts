@@ -44,6 +44,13 @@ function compare(
         "whole outline; diff: true next time shows only changes.",
     };
   }
+  if (before.partial) {
+    return {
+      why: "Your last read of this tab with the same filter, depth and ref_id was cut at " +
+        "max_chars (only its first lines were kept), so this is the whole outline; diff: true " +
+        "next time shows only changes.",
+    };
+  }
   if (before.url !== now.url) {
     return { why: "The page navigated since your last read, so this is the whole outline." };
   }
@@ -143,10 +150,11 @@ function outlineAnswer(
   const header = `${options.flat ? "Interactive elements" : "Outline"} of ${page.where}` +
     (options.root ? `, under ${options.root}` : "") + ":";
   // Role only: names are page text and stay inside the fence.
-  const sections = biggestSections(outline.nodes)
+  const sections = (outline.rest?.sections ?? biggestSections(outline.nodes))
     .map((node) => `ref_id "${node.ref}" (${node.role})`);
   const compose = (budget: number) => {
-    const { text, shown, total } = render(lines, budget);
+    const { text, shown, total: sent } = render(lines, budget);
+    const total = sent + (outline.rest?.lines ?? 0);
     const notes: string[] = options.note ? [options.note] : [];
     if (options.adjusted) notes.push(options.adjusted);
     // Suggest only a narrowing that was not already passed.
@@ -216,8 +224,11 @@ export const readPage: Handler = async (args, context) => {
   });
   const root = args.ref_id as string | undefined;
   const guard = frameGuard(context, READ);
-  const outline = await collect(target, pages, { filter, depth, root, guard });
+  // A diff compares every line; any other read needs only the lines max_chars shows (0441).
+  const cut = args.diff === true ? undefined : { maxChars, flat: filter === "interactive" };
+  const outline = await collect(target, pages, { filter, depth, root, guard, cut });
   const now = remember(JSON.stringify({ filter, depth, root }), outline.url, outline.nodes);
+  if (outline.rest) now.partial = true;
   const before = keepRead(pages, now);
   const page: Page = {
     where: `tab ${target.tabId} (${fencedUrl(context.workspace, outline.url)})`,
@@ -227,8 +238,8 @@ export const readPage: Handler = async (args, context) => {
       tabId: target.tabId,
       url: displayUrl(outline.url),
       title: outline.title,
-      lines: outline.nodes.length,
-      elements: outline.nodes.filter((node) => node.ref).length,
+      lines: outline.nodes.length + (outline.rest?.nodes ?? 0),
+      elements: outline.nodes.filter((node) => node.ref).length + (outline.rest?.elements ?? 0),
       provenance: provenance(context.workspace, outline.url),
       ...(outline.withheldFrames.length ? { withheldFrames: outline.withheldFrames } : {}),
     },

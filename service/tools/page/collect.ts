@@ -62,6 +62,11 @@ export interface Collected {
    * the page's: see {@linkcode Refusal}). Nothing inside them was read or given a ref.
    */
   withheldFrames: { ref: string; why: string }[];
+  /**
+   * Set when the main frame's walk was cut in the page (decision 0441): the display lines, nodes
+   * and elements it left out, and the whole outline's biggest sections, with refs.
+   */
+  rest?: { lines: number; nodes: number; elements: number; sections: CollectedNode[] };
 }
 
 /** What to walk. */
@@ -79,6 +84,11 @@ export interface WalkOptions {
   find?: FindSpec;
   /** The policy's word on each frame inside the page, before it is entered. */
   guard: FrameGuard;
+  /**
+   * Cut the first frame's walk in the page to the lines `maxChars` can show (`flat` for the
+   * interactive filter), unless it meets a frame the service must read (decision 0441).
+   */
+  cut?: { maxChars: number; flat: boolean };
 }
 
 /**
@@ -98,6 +108,7 @@ function snapshotCall(
       ...(options.localRoot !== undefined ? { root: options.localRoot } : {}),
       hints: options.hints ?? false,
       limit: MAX_NODES,
+      ...(options.cut ? { cut: options.cut } : {}),
     });
   return asJsonText(call);
 }
@@ -229,6 +240,14 @@ export async function collect(
     withheldFrames: [],
   };
   await splice({ target, pages, options, into: result }, { frame: start, walk, baseDepth: 0 }, 0);
+  if (walk.rest) {
+    const sections = walk.rest.sections.map(({ id, frame: _, ...node }) => ({
+      ...node,
+      ref: refFor(pages, start, id),
+      at: { frame: start, localId: id },
+    }));
+    result.rest = { ...walk.rest, sections };
+  }
   return result;
 }
 
@@ -275,7 +294,11 @@ async function splice(
     }
     try {
       const child = await childFrame(target, pages, part.frame, id, options.guard);
-      const walk = await walkFrame(target, pages, child, { ...options, depth: childDepth });
+      const walk = await walkFrame(target, pages, child, {
+        ...options,
+        depth: childDepth,
+        cut: undefined,
+      });
       into.omitted += walk.omitted;
       into.cutByDepth += walk.cutByDepth;
       await splice(run, { frame: child, walk, baseDepth: depth + 1 }, nesting + 1);

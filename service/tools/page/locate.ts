@@ -20,7 +20,7 @@ import {
   tabPages,
   topViewport,
 } from "./frames.ts";
-import { rank, roleWords } from "./rank.ts";
+import { exactOf, isExact, rank, roleWords } from "./rank.ts";
 import { redactSecrets } from "../core/safe_text.ts";
 import { currentScale, latestScreenshot } from "./screenshot.ts";
 import type { TabTarget } from "../core/target.ts";
@@ -61,23 +61,22 @@ async function measure(
   pages: TabPages,
   picked: Candidate[],
 ): Promise<Map<string, Measured | null>> {
-  const byFrame = new Map<Frame, number[]>();
+  const byFrame = new Map<Frame, { ids: number[]; known: (Measured | null | undefined)[] }>();
   for (const { node } of picked) {
-    const list = byFrame.get(node.at!.frame) ?? [];
-    list.push(node.at!.localId);
+    const list = byFrame.get(node.at!.frame) ?? { ids: [], known: [] };
+    list.ids.push(node.at!.localId);
+    list.known.push(node.box);
     byFrame.set(node.at!.frame, list);
   }
   const boxes = new Map<string, Measured | null>();
   const viewport = [...byFrame.keys()].some((frame) => frame.parent)
     ? await topViewport(target)
     : undefined;
-  for (const [frame, ids] of byFrame) {
-    const measured = await inFrame(
-      target,
-      pages,
-      frame,
-      runtimeCall("boxes", ids),
-    );
+  for (const [frame, { ids, known }] of byFrame) {
+    // The walk measured its exact matches as it answered (0440); the others are measured now.
+    const measured = known.every((box) => box !== undefined)
+      ? known as (Measured | null)[]
+      : await inFrame(target, pages, frame, runtimeCall("boxes", ids));
     const origin = await frameOrigin(target, pages, frame);
     ids.forEach((id, i) => {
       const box = measured[i];
@@ -149,11 +148,14 @@ export interface Location {
   located: Located[];
   /** Set when no element had the query's words and its role words were used instead. */
   roles: string;
+  /** Every element located is named exactly as the query asks (decision 0440). */
+  exact: boolean;
 }
 
 /**
  * The elements of the tab that match `query` (and `role`, when given), ranked as find ranks
- * them and measured, best first: what the user can see wins a close call.
+ * them and measured, best first: what the user can see wins a close call. When some are named
+ * exactly as the query asks, only those (decision 0440).
  */
 export async function locate(
   context: ToolContext,
@@ -169,7 +171,10 @@ export async function locate(
     find: { query: wanted.query, ...(role ? { role } : {}), keep: CANDIDATES * 2 },
     guard: frameGuard(context, READ),
   });
-  const nodes = role ? outline.nodes.filter((node) => node.role === role) : outline.nodes;
+  const all = role ? outline.nodes.filter((node) => node.role === role) : outline.nodes;
+  const exact = wanted.query === "" ? null : exactOf(wanted.query);
+  const named = exact ? all.filter((node) => isExact(node, exact)) : [];
+  const nodes = named.length > 0 ? named : all;
   let ranked = wanted.query === ""
     ? nodes.map((node) => ({ node, score: 1 }))
     : rank(nodes, wanted.query, CANDIDATES * 2);
@@ -177,7 +182,8 @@ export async function locate(
   const roles = ranked.length === 0 && !role ? roleWords(wanted.query) : "";
   if (roles) ranked = rank(nodes, roles, CANDIDATES * 2);
   const picked = pickCandidates(pages, ranked);
-  return { outline, located: byVisibility(picked, await measure(target, pages, picked)), roles };
+  const located = byVisibility(picked, await measure(target, pages, picked));
+  return { outline, located, roles, exact: named.length > 0 };
 }
 
 /** Viewport CSS pixels per screenshot pixel: 1 unless the viewport is wider than a screenshot. */

@@ -39,7 +39,7 @@ function indent(depth: number, flat: boolean): string {
 }
 
 /** The end (exclusive) of the subtree that starts at `index`. */
-function subtreeEnd(nodes: OutlineNode[], index: number): number {
+export function subtreeEnd(nodes: OutlineNode[], index: number): number {
   let end = index + 1;
   while (end < nodes.length && nodes[end].depth > nodes[index].depth) end++;
   return end;
@@ -84,7 +84,12 @@ function compactItem(nodes: OutlineNode[], index: number): { line: string; end: 
  * items around a single element (one per item).
  */
 export function displayLines(nodes: OutlineNode[], flat = false): string[] {
-  const lines: string[] = [];
+  return displayRuns(nodes, flat).map((run) => run.line);
+}
+
+/** The display lines, each with the index just past the last node it shows. */
+export function displayRuns(nodes: OutlineNode[], flat = false): { line: string; end: number }[] {
+  const lines: { line: string; end: number }[] = [];
   for (let i = 0; i < nodes.length;) {
     const node = nodes[i];
     const compact = flat
@@ -95,11 +100,10 @@ export function displayLines(nodes: OutlineNode[], flat = false): string[] {
       ? compactItem(nodes, i)
       : null;
     if (compact) {
-      lines.push(indent(node.depth, flat) + compact.line);
+      lines.push({ line: indent(node.depth, flat) + compact.line, end: compact.end });
       i = compact.end;
     } else {
-      lines.push(indent(node.depth, flat) + lineOf(node));
-      i++;
+      lines.push({ line: indent(node.depth, flat) + lineOf(node), end: ++i });
     }
   }
   return lines;
@@ -124,8 +128,8 @@ export function render(
  * The biggest sections of the outline (by lines beneath them), as ref_id suggestions for a read
  * that did not fit.
  */
-export function biggestSections(nodes: OutlineNode[], count = 3): OutlineNode[] {
-  const sections: { node: OutlineNode; start: number; end: number; size: number }[] = [];
+export function biggestSections<T extends OutlineNode>(nodes: T[], count = 3): T[] {
+  const sections: { node: T; start: number; end: number; size: number }[] = [];
   for (let i = 0; i < nodes.length; i++) {
     const node = nodes[i];
     if (!node.ref || node.depth > 3) continue;
@@ -148,6 +152,8 @@ export interface Remembered {
   /** What was read: filter, depth and ref_id; a diff only compares like with like. */
   scope: string;
   url: string;
+  /** The read was cut in the page (decision 0441): its lines are only the first ones. */
+  partial?: boolean;
   lines: { key: string; line: string; depth: number }[];
 }
 

@@ -222,12 +222,20 @@ function parseQuery(query: string): Query {
   return { terms, wanted, phrase };
 }
 
+/** Text as `words` sees it (lower case, accents off), not split. */
+export function folded(text: string): string {
+  const lower = text.toLowerCase();
+  // deno-lint-ignore no-control-regex
+  return /[^\x00-\x7f]/.test(lower)
+    ? lower.normalize("NFKD").replace(/[\u0300-\u036f]/g, "")
+    : lower;
+}
+
 /** A node's text as `words` sees it (lower case, accents off), in one string. */
 function haystackOf(node: OutlineNode): string {
-  const text = [node.name, node.value, node.placeholder, node.hints, node.href]
-    .filter(Boolean).join(" ").toLowerCase();
-  // deno-lint-ignore no-control-regex
-  return /[^\x00-\x7f]/.test(text) ? text.normalize("NFKD").replace(/[\u0300-\u036f]/g, "") : text;
+  return folded(
+    [node.name, node.value, node.placeholder, node.hints, node.href].filter(Boolean).join(" "),
+  );
 }
 
 /**
@@ -288,6 +296,44 @@ export function rank<T extends OutlineNode>(
   limit = 20,
 ): Ranked<T>[] {
   return ranker(nodes)(query, limit);
+}
+
+/**
+ * What an element's name must be to match a query exactly (decision 0440): the query's own words
+ * in order (stop words aside in both), of a role its role words name when it names any
+ * ("Open 2500 button" is the button named "Open 2500"), or all its words ("Submit button" is
+ * also the element named so). An exact match stands alone: elements that only share some of the
+ * words are not listed beside it.
+ */
+export interface Exact {
+  /** The query's words without stop and role words, joined by spaces. */
+  words: string;
+  /** The query's words without stop words, role words kept. */
+  phrase: string;
+  /** The roles the query's role words name; empty when it names none. */
+  roles: ReadonlySet<string>;
+  /** Words every exactly named element's text holds, {@linkcode folded}. */
+  needles: string[];
+}
+
+/** The exact form of `query`, or null when it has no words but role and stop words. */
+export function exactOf(query: string): Exact | null {
+  const all = words(query).slice(0, MAX_QUERY_WORDS).filter((word) => !STOP_WORDS.has(word));
+  const own = all.filter((word) => !(ownEntry(ROLE_WORDS, word) && isPureRoleWord(word)));
+  if (own.length === 0) return null;
+  const roles = new Set(
+    all.filter((word) => !own.includes(word)).flatMap((word) => ownEntry(ROLE_WORDS, word) ?? []),
+  );
+  return { words: own.join(" "), phrase: all.join(" "), roles, needles: [...new Set(own)] };
+}
+
+/** Whether the node is named exactly as `exact` asks. */
+export function isExact(node: OutlineNode, exact: Exact): boolean {
+  const name = folded(node.name);
+  if (!exact.needles.every((needle) => name.includes(needle))) return false;
+  const named = words(node.name).filter((word) => !STOP_WORDS.has(word)).join(" ");
+  if (named === exact.phrase) return true;
+  return named === exact.words && (exact.roles.size === 0 || exact.roles.has(node.role));
 }
 
 /** The query's role words alone ("sign-up button" → "button"), or "" when it has none. */

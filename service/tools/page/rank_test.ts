@@ -1,6 +1,6 @@
-import { assertEquals } from "../../../tests/support/assert.ts";
+import { assert, assertEquals } from "../../../tests/support/assert.ts";
 import type { OutlineNode } from "./outline.ts";
-import { rank, ranker, roleWords } from "./rank.ts";
+import { exactOf, isExact, rank, ranker, roleWords } from "./rank.ts";
 
 const NODES: OutlineNode[] = [
   { ref: "ref_1", depth: 0, role: "heading", name: "Join the Keepers' Guild" },
@@ -125,4 +125,23 @@ Deno.test("a query of role words alone also finds an element named by them, firs
   ];
   assertEquals(rank(nodes, "CHECKBOX").map((r) => r.node.ref), ["ref_2", "ref_1"]);
   assertEquals(rank(nodes, "button").map((r) => r.node.ref), ["ref_3"]);
+});
+
+Deno.test("an exact match is the name the query spells, of the role its role words name", () => {
+  const exactly = (query: string) => {
+    const exact = exactOf(query);
+    return exact ? NODES.filter((node) => isExact(node, exact)).map((node) => node.ref) : null;
+  };
+  assertEquals(exactly("Create account"), ["ref_4"]);
+  assertEquals(exactly("create ACCOUNT button"), ["ref_4"], "case and role words aside");
+  assertEquals(exactly("the Create account"), ["ref_4"], "stop words aside");
+  assertEquals(exactly("Create account link"), [], "of the role the query names");
+  assertEquals(exactly("Create"), [], "every word of the name, not some");
+  assertEquals(exactly("account create"), [], "in the name's order");
+  assertEquals(exactly("email field"), [], "Email address is named more than that");
+  assertEquals(exactly("button"), null, "role words alone name no element exactly");
+  const named = exactOf("Submit button")!;
+  assert(isExact({ depth: 0, role: "clickable", name: "Submit button" }, named), "named so");
+  assert(!isExact({ depth: 0, role: "clickable", name: "Submit" }, named), "not a button");
+  assert(isExact({ depth: 0, role: "button", name: "Café" }, exactOf("cafe")!), "accents off");
 });

@@ -403,6 +403,22 @@ export interface SnapshotOptions {
   hints?: boolean;
   /** The number of the element to start at, instead of the body. */
   root?: number;
+  /**
+   * Send only the nodes of the outline's first display lines, as many as `maxChars` can show
+   * (`flat`: as the interactive filter shows them), and count the rest (decision 0441).
+   */
+  cut?: { maxChars: number; flat: boolean };
+}
+
+/**
+ * What a cut walk left out: its display lines, nodes and elements (nodes that get a ref), and
+ * the biggest sections of the whole outline, for the advice on narrowing the read.
+ */
+export interface OutlineRest {
+  lines: number;
+  nodes: number;
+  elements: number;
+  sections: SnapshotNode[];
 }
 
 /** One line of the outline; `id` 0 for text runs with no element to point at. */
@@ -418,6 +434,8 @@ export interface SnapshotNode {
   hints?: string;
   /** A cross-origin frame, to be read in its own world. */
   frame?: boolean;
+  /** Where the element is, measured as the walk answered (find's exact matches, 0440). */
+  box?: Box | null;
 }
 
 /** The outline of a document, or `gone` when the root element is no longer there. */
@@ -433,6 +451,8 @@ export type Snapshot =
     omitted: number;
     /** Nodes left out beyond the depth. */
     cutByDepth: number;
+    /** Set when `cut` left nodes out. */
+    rest?: OutlineRest;
   }
   | { gone: true };
 

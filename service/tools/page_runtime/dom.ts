@@ -80,3 +80,12 @@ export function shownChildren(node: Node): Iterable<Node> {
   }
   return node.childNodes;
 }
+
+/**
+ * Whether the element is an SVG image's root, however the document cases its name; asked of
+ * every element a walk meets, so without making a lower-case copy of each name.
+ */
+export function isSvg(el: Element): boolean {
+  const tag = el.tagName;
+  return tag.length === 3 && tag.toLowerCase() === "svg";
+}

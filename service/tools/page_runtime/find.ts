@@ -4,21 +4,123 @@
  * read itself. On a page of thousands of rows that is a few kilobytes instead of the whole
  * outline (decision 0234).
  *
+ * A query that names an element exactly is looked for first without reading what cannot hold
+ * it: only the subtrees whose text has every one of its words are walked, so on the 3,000-row
+ * page one row is read instead of all of them (decision 0440).
+ *
  * @module
  */
 
-import { type FindSpec, rank, roleWords } from "../page/rank.ts";
+import {
+  type Exact,
+  exactOf,
+  type FindSpec,
+  folded,
+  isExact,
+  rank,
+  roleWords,
+} from "../page/rank.ts";
 import type { Snapshot, SnapshotNode } from "./contract.ts";
-import { snapshot } from "./snapshot.ts";
+import { frameDocument } from "./dom.ts";
+import { box } from "./geometry.ts";
+import { prunedSnapshot, snapshot } from "./snapshot.ts";
+import { INLINE } from "./text.ts";
+
+/**
+ * Elements whose name may come from somewhere other than the text inside them (an attribute, a
+ * label elsewhere, a field's value, an image's text, a frame's or a slot's content): the exact
+ * walk always enters them and what holds them.
+ */
+const NAMED_OTHERWISE = "[aria-label],[aria-labelledby],[title],[alt],[placeholder]," +
+  "[aria-placeholder],input,textarea,select,meter,progress,output,img,area,svg,iframe,frame,slot";
+
+/**
+ * Elements the exact walk enters whatever their text: inline ones (their text joins the line
+ * around them) and the ones that only name another (walking them ends no line).
+ */
+const ALWAYS_ENTERED: ReadonlySet<string> = new Set([...INLINE, "LEGEND", "CAPTION"]);
+
+/** Most elements the exact walk enters before it gives way to the whole walk. */
+export const EXACT_WALK_BUDGET = 2_000;
+
+/** Most documents and shadow roots looked through for elements named otherwise. */
+const MAX_ROOTS = 1_000;
+
+/**
+ * The elements named otherwise ({@linkcode NAMED_OTHERWISE}) and every open shadow root's host,
+ * in this document, its shadow roots and its same-origin frames, with all that holds them.
+ */
+function namedOtherwise(): Set<Element> {
+  const marked = new Set<Element>();
+  const mark = (el: Element) => {
+    for (let at: Element | null = el; at && !marked.has(at); at = at.parentElement) {
+      marked.add(at);
+    }
+  };
+  const roots: (Document | ShadowRoot)[] = [document];
+  for (let i = 0; i < roots.length && i < MAX_ROOTS; i++) {
+    const root = roots[i];
+    for (const el of root.querySelectorAll(NAMED_OTHERWISE)) {
+      mark(el);
+      const inner = el.tagName === "IFRAME" || el.tagName === "FRAME" ? frameDocument(el) : null;
+      if (inner) roots.push(inner);
+    }
+    const doc = root.nodeType === 9 ? root as Document : root.ownerDocument!;
+    const walker = doc.createTreeWalker(root, NodeFilter.SHOW_ELEMENT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      const shadow = (node as Element).shadowRoot;
+      if (shadow) {
+        mark(node as Element);
+        roots.push(shadow);
+      }
+    }
+  }
+  return marked;
+}
+
+/**
+ * The exact walk: the nodes named exactly as the query asks, with the frame nodes, or null when
+ * there are none in this document or the walk would have to enter too much of it.
+ */
+function exactNodes(spec: FindSpec & { limit: number }, exact: Exact): Snapshot | null {
+  const marked = namedOtherwise();
+  const holds = (el: Element) => {
+    if (ALWAYS_ENTERED.has(el.tagName) || marked.has(el)) return true;
+    const text = folded(el.textContent ?? "");
+    return exact.needles.every((needle) => text.includes(needle));
+  };
+  const walk = prunedSnapshot(
+    { filter: "all", hints: true, limit: spec.limit },
+    { holds, budget: EXACT_WALK_BUDGET },
+  );
+  if ("gone" in walk) return walk;
+  const { exhausted, ...rest } = walk;
+  if (exhausted) return null;
+  const found = rest.nodes.filter((node) =>
+    (spec.role === undefined || node.role === spec.role) && isExact(node, exact)
+  );
+  if (found.length === 0) return null;
+  // So few are measured at once, in the same look: the service need not ask again.
+  const kept = new Set(found);
+  const nodes = rest.nodes.filter((node) => kept.has(node) || node.frame);
+  return {
+    ...rest,
+    nodes: nodes.map((node) => kept.has(node) ? { ...node, box: box(node.id) } : node),
+  };
+}
 
 /**
  * The walk, keeping in document order only the nodes that are among the best `keep` for the
  * query, or for the role words it names (the service offers those when nothing has the query's
  * words), and every frame node (a frame the walk could not enter is read by the service). Each
  * node's score depends on the node and the query alone, so the best of every document together
- * hold the best of the tab: the service ranks what comes back as it would rank the whole.
+ * hold the best of the tab: the service ranks what comes back as it would rank the whole. When
+ * some node is named exactly as the query asks, only those come back (decision 0440).
  */
 export function findNodes(spec: FindSpec & { limit: number }): Snapshot {
+  const exact = spec.query === "" ? null : exactOf(spec.query);
+  const first = exact ? exactNodes(spec, exact) : null;
+  if (first) return first;
   const walk = snapshot({ filter: "all", hints: true, limit: spec.limit });
   if ("gone" in walk) return walk;
   const candidates = spec.role === undefined
@@ -31,6 +133,8 @@ export function findNodes(spec: FindSpec & { limit: number }): Snapshot {
     for (const { node } of rank(candidates, spec.query, spec.keep)) kept.add(node);
     const roles = spec.role === undefined ? roleWords(spec.query) : "";
     if (roles) { for (const { node } of rank(candidates, roles, spec.keep)) kept.add(node); }
+    // The exact walk gave way: the exact ones still come back, however many others match.
+    if (exact) { for (const node of candidates) if (isExact(node, exact)) kept.add(node); }
   }
   return { ...walk, nodes: walk.nodes.filter((node) => kept.has(node) || node.frame) };
 }

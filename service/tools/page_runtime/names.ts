@@ -5,7 +5,7 @@
  * @module
  */
 
-import { isElement, isText, rootOf } from "./dom.ts";
+import { isElement, isSvg, isText, rootOf } from "./dom.ts";
 import { CONTAINER_ROLES, NAME_FROM_CONTENT, SCRIPT_CONTROL } from "./contract.ts";
 import { ACTIONABLE } from "./roles.ts";
 import { clean, SKIP, textOf } from "./text.ts";
@@ -76,7 +76,7 @@ export function nameOf(el: Element, role: string | null): string {
   if (tag === "IMG" || tag === "AREA") {
     return clean(el.getAttribute("alt")) || clean(el.getAttribute("title"));
   }
-  if (tag.toLowerCase() === "svg") {
+  if (isSvg(el)) {
     const title = el.querySelector("title");
     return title ? clean(title.textContent) : "";
   }

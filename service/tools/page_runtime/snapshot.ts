@@ -12,6 +12,7 @@ import {
   frameDocument,
   isElement,
   isHidden,
+  isSvg,
   isText,
   rootOf,
   shownChildren,
@@ -23,6 +24,7 @@ import { byId, idOf, token } from "./registry.ts";
 import type { Snapshot, SnapshotNode, SnapshotOptions } from "./contract.ts";
 import { INTERACTIVE, NAME_FROM_CONTENT, SCRIPT_CONTROL, shownRole } from "./contract.ts";
 import { roleOf } from "./roles.ts";
+import { cutOutline } from "./cut.ts";
 import { clean, clip, INLINE, SKIP, textOf } from "./text.ts";
 
 /** A placeholder and a link's target, when they add to the name. */
@@ -66,12 +68,26 @@ function onlyNames(n: Element): boolean {
       n.parentElement.getAttribute("aria-label") === null);
 }
 
+/**
+ * A walk that passes over what it need not read (find's exact walk, decision 0440): `holds`
+ * says whether an element's subtree may hold what is looked for, and the walk gives up
+ * (`exhausted`) once it has entered more than `budget` elements.
+ */
+export interface Pruning {
+  holds(el: Element): boolean;
+  budget: number;
+}
+
 /** One walk of a document into outline nodes: the nodes so far and the text being gathered. */
 class Walker {
   readonly nodes: SnapshotNode[] = [];
   readonly frames: number[] = [];
   omitted = 0;
   cutByDepth = 0;
+  /** A pruned walk entered more elements than its budget and stopped. */
+  exhausted = false;
+  #entered = 0;
+  readonly #pruning: Pruning | null;
   #text = "";
   #textDepth = 0;
   #textOwner: Element | null = null;
@@ -82,7 +98,8 @@ class Walker {
   readonly #limit: number;
   readonly #wantHints: boolean;
 
-  constructor(options: SnapshotOptions) {
+  constructor(options: SnapshotOptions, pruning: Pruning | null = null) {
+    this.#pruning = pruning;
     this.#filter = options.filter || "all";
     this.#maxDepth = typeof options.depth === "number" ? options.depth : Infinity;
     this.#limit = options.limit || 20000;
@@ -157,7 +174,15 @@ class Walker {
       return;
     }
     if (!isElement(n)) return;
-    if (n.tagName.toLowerCase() === "svg") {
+    if (this.#pruning) {
+      if (this.exhausted) return;
+      if (!this.#pruning.holds(n)) return this.#passOver(n);
+      if (++this.#entered > this.#pruning.budget) {
+        this.exhausted = true;
+        return;
+      }
+    }
+    if (isSvg(n)) {
       // An icon is part of its control's name; a labelled graphic stands on its own.
       if (
         !isHidden(n) && !this.#underPointer &&
@@ -176,6 +201,15 @@ class Walker {
     } finally {
       this.#underPointer = outer;
     }
+  }
+
+  /**
+   * Passes over an element a pruned walk need not read, ending the text being gathered where
+   * walking it would have: every element it passes over starts its own line (never inline, see
+   * `holds`), so only one the walk would skip (hidden, or never page text) leaves the text open.
+   */
+  #passOver(n: Element): void {
+    if (this.#text && !SKIP.has(n.tagName) && visibilityOf(n) !== "hidden") this.flushText();
   }
 
   /** The element's role, counting script-made controls (a pointer cursor) as clickable. */
@@ -276,14 +310,37 @@ class Walker {
 
 /** Walks the document (or the element `options.root`) into outline nodes. */
 export function snapshot(options: SnapshotOptions): Snapshot {
+  const walked = prunedSnapshot(options, null);
+  if ("gone" in walked) return walked;
+  const { exhausted: _, ...walk } = walked;
+  return walk;
+}
+
+/** {@linkcode snapshot}, passing over what `pruning` says cannot hold what is looked for. */
+export function prunedSnapshot(
+  options: SnapshotOptions,
+  pruning: Pruning | null,
+): Snapshot & { exhausted?: boolean } {
   let start: Element | null = document.body || document.documentElement;
   if (options.root) {
     start = byId(options.root);
     if (!start) return { gone: true };
   }
-  const walker = new Walker(options);
+  const walker = new Walker(options, pruning);
   if (start) walker.walk(start, 0, false);
   walker.flushText();
-  const { nodes, frames, omitted, cutByDepth } = walker;
-  return { token, url: location.href, title: redactedTitle(), nodes, frames, omitted, cutByDepth };
+  const { nodes, frames, omitted, cutByDepth, exhausted } = walker;
+  // A frame the walk could not enter is spliced in by the service: such a read is sent whole.
+  const cut = options.cut && frames.length === 0 ? cutOutline(nodes, options.cut) : null;
+  return {
+    token,
+    url: location.href,
+    title: redactedTitle(),
+    nodes: cut ? cut.sent : nodes,
+    frames,
+    omitted,
+    cutByDepth,
+    exhausted,
+    ...(cut ? { rest: cut.rest } : {}),
+  };
 }

@@ -5,7 +5,7 @@
  * @module
  */
 
-import { isElement, isText } from "./dom.ts";
+import { isElement, isSvg, isText } from "./dom.ts";
 import { isSecretField } from "./secrets.ts";
 
 /** Elements that flow inside a line of text rather than start one. */
@@ -60,7 +60,8 @@ export const SKIP: ReadonlySet<string> = new Set([
 
 /** The text with runs of whitespace made one space, trimmed. */
 export function clean(text: string | null | undefined): string {
-  return (text || "").replace(/\s+/g, " ").trim();
+  // Most attributes asked for are absent: no string to fold.
+  return text ? text.replace(/\s+/g, " ").trim() : "";
 }
 
 /** The text cut to `n` characters, an ellipsis marking the cut. */
@@ -81,7 +82,7 @@ export function textOf(node: Node, budget: number): string {
       return;
     }
     if (!isElement(n)) return;
-    if (n.tagName.toLowerCase() === "svg") {
+    if (isSvg(n)) {
       const title = n.querySelector("title");
       out += " " + (n.getAttribute("aria-label") || (title ? title.textContent : "")) + " ";
       return;
