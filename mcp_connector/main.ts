@@ -212,6 +212,8 @@ export async function serve(
     serviceEntry?: string | null;
     /** Who this connector acts for, from its start; none is the unnamed principal. */
     principal?: string | null;
+    /** The remote this process serves as the remote shore (decision 0400); none locally. */
+    remote?: string | null;
     /**
      * Whether the input ended because the client (or the starter between it and the connector)
      * is gone, rather than closed it: then no one waits for an answer.
@@ -225,6 +227,7 @@ export async function serve(
   const link = new ServiceLink(paths, { name: "unknown client", version: "" }, {
     serviceEntry: io.serviceEntry,
     principal: io.principal,
+    remote: io.remote,
     restrictions: restriction === null ? [] : [restriction],
   });
   const revisions = new RevisionSwitch(peer, link, {
@@ -286,7 +289,7 @@ export async function serve(
 }
 
 /** Aborts when the process that spawned the connector is gone (it was re-parented). */
-function parentGone(parent: number): AbortSignal {
+export function parentGone(parent: number): AbortSignal {
   const controller = new AbortController();
   const timer = setInterval(() => {
     if (Deno.ppid !== parent) {
