@@ -288,8 +288,13 @@ export async function serve(
   await peer.close();
 }
 
+/** Aborts when the process that started this one is gone (the remote shore's watch too). */
+export function starterGone(): AbortSignal {
+  return parentGone(Deno.ppid);
+}
+
 /** Aborts when the process that spawned the connector is gone (it was re-parented). */
-export function parentGone(parent: number): AbortSignal {
+function parentGone(parent: number): AbortSignal {
   const controller = new AbortController();
   const timer = setInterval(() => {
     if (Deno.ppid !== parent) {

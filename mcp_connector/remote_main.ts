@@ -10,7 +10,7 @@
 
 import { instancePathsFromEnv } from "../shared/instance.ts";
 import { findRemote, readRemoteUrl, readTokenFile } from "../shared/remotes.ts";
-import { parentGone } from "./main.ts";
+import { starterGone } from "./main.ts";
 import { runShore } from "./remote_shore.ts";
 import { readConnectorSettings } from "./settings.ts";
 
@@ -61,7 +61,7 @@ async function main(): Promise<number> {
   const stop = new AbortController();
   const interrupted = () => stop.abort();
   // The command that started it is gone (killed): the tunnel ends with it, never left behind.
-  parentGone(Deno.ppid).addEventListener("abort", interrupted);
+  starterGone().addEventListener("abort", interrupted);
   Deno.addSignalListener("SIGINT", interrupted);
   Deno.addSignalListener("SIGTERM", interrupted);
   try {
