@@ -420,6 +420,7 @@ export type ToExtension = z.infer<typeof ToExtension>;
 export const MechanismErrorKind = z.enum([
   "no_such_tab",
   "cdp_error",
+  "context_lost",
   "invalid_params",
   "unsupported",
   "internal",

@@ -200,7 +200,7 @@ Deno.test("the tool layer check catches a handler importing a handler, and input
   ]);
   assertEquals(toolLayerBreaches(input, 'import { x } from "./send.ts";'), []);
   const core = `${ROOT}/service/tools/core/errors.ts`;
-  assertEquals(toolLayerBreaches(core, 'import { x } from "../page/refs.ts";').length, 1);
+  assertEquals(toolLayerBreaches(core, 'import { x } from "../page/frames.ts";').length, 1);
   const fresh = `${ROOT}/service/tools/newfolder/x.ts`;
   assertEquals(toolLayerBreaches(fresh, ""), [
     "service/tools/newfolder/ has no row in TOOL_LAYERS: add one",

@@ -8,7 +8,7 @@
  */
 
 import { decomposeTabId } from "../service/browser/mod.ts";
-import { WORLD_NAME } from "../service/tools/page/in_page.ts";
+import { WORLD_NAME } from "../service/tools/page/frames.ts";
 import { assert, assertEquals, assertMatch } from "./support/assert.ts";
 import { connectCdp, evaluateInExtension, inTabWorld } from "./support/cdp.ts";
 import { startSession } from "./support/session.ts";

@@ -16,6 +16,7 @@ import {
   Operations,
   type TabInfo,
 } from "../../shared/browser_protocol.ts";
+import { cdpFailureKind } from "./cdp_words.ts";
 import { PageCrashed, untilCrash } from "./crashes.ts";
 import { runSequence, type Sendable, type SendOutcome } from "./sequence.ts";
 import {
@@ -206,10 +207,9 @@ function cdpFailure(tabId: number, method: string, error: unknown): MechanismErr
     return new MechanismError(error.running ? "detached" : "cdp_error", error.message);
   }
   const message = (error as Error).message ?? String(error);
-  if (/no tab with given id|cannot find tab/i.test(message)) {
-    return new MechanismError("no_such_tab", `tab ${tabId} does not exist`);
-  }
-  return new MechanismError("cdp_error", `${method}: ${message}`);
+  const kind = cdpFailureKind(message);
+  if (kind === "no_such_tab") return new MechanismError(kind, `tab ${tabId} does not exist`);
+  return new MechanismError(kind, `${method}: ${message}`);
 }
 
 /**

@@ -11,6 +11,7 @@ import type { OpenDialog } from "./tab_state.ts";
 export type BrowserErrorKind =
   | "no_such_tab"
   | "cdp_error"
+  | "context_lost"
   | "invalid_params"
   | "unsupported"
   | "internal"
@@ -29,7 +30,9 @@ export type BrowserErrorKind =
  * `detached` means the tab's debugger session ended while the command ran for a reason on the
  * browser's side (the tab closed, its page went away, someone took the debugger): the extension
  * answered, so the command is over, though what it did before then stays done (decision 0166).
- * `transfer_refused` means the extension would not hold or hand out a transfer's bytes, so the
+ * `context_lost` means the command ran in a document, frame or frame session that is gone (the
+ * page navigated or the frame went away), as the extension reads Chrome's words where they enter:
+ * the service acts on the kind, never on those words. `transfer_refused` means the extension would not hold or hand out a transfer's bytes, so the
  * command that was to use them was never sent.
  */
 export class BrowserError extends Error {

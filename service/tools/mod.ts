@@ -15,8 +15,7 @@ export type {
   ToolContext,
 } from "./core/context.ts";
 export { failureOutcome, ToolError } from "./core/errors.ts";
-export { fenceStructured, isFenced, unfence } from "./core/fence_structured.ts";
-export { fence, originOf } from "./core/fence.ts";
+export { fence, fenceStructured, isFenced, originOf, unfence } from "./core/safe_text.ts";
 export { Recordings } from "./gif/recordings.ts";
 export { releaseTabs } from "./core/release.ts";
 export { HANDLERS, readOnly, type ToolDefinition, TOOLS } from "./registry.ts";
@@ -24,4 +23,4 @@ export { HANDLERS, readOnly, type ToolDefinition, TOOLS } from "./registry.ts";
 // resolved exactly as the handlers resolve them.
 export { normalizeUrl } from "./core/url.ts";
 export { ownedTab } from "./core/target.ts";
-export { PAGE_ENABLE_COMMANDS } from "./page/in_page.ts";
+export { PAGE_ENABLE_COMMANDS } from "./page/frames.ts";

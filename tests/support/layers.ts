@@ -99,9 +99,9 @@ export const SERVICE_OWNS: Record<string, string> = {
 /** What each folder inside `service/tools/` owns, shown beside its layer when one is declared. */
 export const TOOL_OWNS: Record<string, string> = {
   core:
-    "the call context, errors, fences, budgets, the page program builder and its compiler (`program.ts`), URL and secret redaction, normalising a URL, tab targets, releasing tabs, dialog wording, multi-step runs and their references",
+    "the call context, errors, budgets, the page program builder and its compiler (`program.ts`), the text an answer shows made safe (`safe_text.ts`: secret and URL redaction, the fence), normalising a URL, tab targets, releasing tabs, dialog wording, multi-step runs and their references",
   page:
-    "refs and frames, reading the page (the walk, the outline, main-frame reads), locating an element by a description, screenshots, waiting on the page, matching form labels, the landing report, the page runtime's bundle",
+    "Ghostlight's world in each frame with its refs and main-frame reads (`frames.ts`), reading the page (the walk, the outline), locating an element by a description, screenshots, waiting on the page, matching form labels, the landing report, the page runtime's bundle",
   input:
     "acting on a page from typed intents: the page programs of actions and their one executor (`send.ts`), pointing, keys, scrolling, coordinates, setting values, delivering files, load and navigation watches, answering dialogs, and the receipts of what changed",
   gif: "recordings and the GIF encoder",
@@ -112,7 +112,8 @@ export const TOOL_OWNS: Record<string, string> = {
 
 /**
  * Which sub-folders of `service/tools/` each may import: the recordings (`gif`) at the bottom,
- * the plumbing every call shares (`core`), reading a page (`page`), acting on it (`input`:
+ * the plumbing every call shares (`core`, which reads the page runtime's contract for what both
+ * sides share, such as the word that replaces a secret), reading a page (`page`), acting on it (`input`:
  * pointing, keys, scrolling, dropping files, load watching, coordinates, and the receipt of
  * what changed), and the tool handlers on top, each of which checks its arguments, asks the
  * layers below and renders the answer. The page runtime (`page_runtime`) is bundled into the
@@ -123,7 +124,7 @@ export const TOOL_OWNS: Record<string, string> = {
  */
 export const TOOL_LAYERS: Record<string, string[]> = {
   gif: [],
-  core: ["gif"],
+  core: ["gif", "page_runtime"],
   page: ["core", "page_runtime"],
   page_runtime: ["core", "page"],
   input: ["core", "page", "page_runtime"],

@@ -8,8 +8,7 @@ import type { Outcome } from "../../../shared/bridge.ts";
 import { BrowserError } from "../../browser/mod.ts";
 import type { Workspace } from "../../workspace/mod.ts";
 import { howToAnswer } from "./dialog_help.ts";
-import { fence } from "./fence.ts";
-import { redactSecrets } from "./redact.ts";
+import { fence, redactSecrets } from "./safe_text.ts";
 
 /** Non-success outcome kinds a handler can end with. */
 export type FailureKind = Exclude<Outcome["kind"], "success">;

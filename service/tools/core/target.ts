@@ -119,24 +119,3 @@ export function cdp(
 ): Promise<Record<string, unknown>> {
   return target.link.call("cdp", { tab_id: target.native, method, params }, options);
 }
-
-/**
- * Evaluates an expression in the page's main world and returns its JSON value. Evaluation goes
- * through CDP, so a page's Content-Security-Policy does not block it.
- */
-export async function evaluate<T>(target: TabTarget, expression: string): Promise<T> {
-  const reply = await cdp(target, "Runtime.evaluate", {
-    expression,
-    returnByValue: true,
-    awaitPromise: true,
-  });
-  if (reply.exceptionDetails) {
-    // The exception's text is the page's to choose: it is not passed on unfenced.
-    throw new ToolError(
-      "tool_failure",
-      "The page threw an exception while Ghostlight read it.",
-      "Check the page's state (read_page) and try again.",
-    );
-  }
-  return (reply.result as { value?: T } | undefined)?.value as T;
-}

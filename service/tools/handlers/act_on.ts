@@ -11,7 +11,7 @@
 import type { Outcome } from "../../../shared/bridge.ts";
 import { type Handler, success, type ToolContext } from "../core/context.ts";
 import { ToolError } from "../core/errors.ts";
-import { fence, originOf } from "../core/fence.ts";
+import { fence, originOf } from "../core/safe_text.ts";
 import { ownedTab, type TabTarget } from "../core/target.ts";
 import { actedOutcome, perform } from "../input/act.ts";
 import { scrollToRef } from "../input/scroll.ts";

@@ -11,10 +11,9 @@ import type { OpenDialog } from "../../browser/mod.ts";
 import { type Handler, success, type ToolContext } from "../core/context.ts";
 import { howToAnswer } from "../core/dialog_help.ts";
 import { ToolError } from "../core/errors.ts";
-import { fence, originOf } from "../core/fence.ts";
+import { fence, originOf, redactSecrets } from "../core/safe_text.ts";
 import { ownedTab, type TabTarget } from "../core/target.ts";
 import { answerDialog } from "../input/dialogs.ts";
-import { redactSecrets } from "../core/redact.ts";
 
 function status(context: ToolContext, target: TabTarget, dialog: OpenDialog | null) {
   if (!dialog) {

@@ -8,12 +8,11 @@
 
 import { type Handler, success } from "../core/context.ts";
 import { ToolError } from "../core/errors.ts";
-import { fence, fencedUrl, originOf } from "../core/fence.ts";
+import { displayUrl, fence, fencedUrl, originOf } from "../core/safe_text.ts";
 import { withheldNote } from "../page/collect.ts";
 import { asMatch, locate, MAX_MATCHES, screenshotScale } from "../page/locate.ts";
 import { provenance } from "../page/provenance.ts";
 import { ownedTab } from "../core/target.ts";
-import { displayUrl } from "../core/redact_url.ts";
 
 /** `find`. */
 export const find: Handler = async (args, context) => {

@@ -14,27 +14,26 @@
 import type { Outcome } from "../../../shared/bridge.ts";
 import { BrowserError } from "../../browser/mod.ts";
 import { type Handler, success, type ToolContext } from "../core/context.ts";
-import { fence, originOf } from "../core/fence.ts";
+import { fence, originOf, redactSecrets } from "../core/safe_text.ts";
 import { ownedTab, type TabTarget } from "../core/target.ts";
 import { dialogAfterEffect } from "../page/after_dialog.ts";
 import { capabilitiesFor } from "../../catalog/mod.ts";
 import { collect, frameGuard, MAX_NODES, withheldNote } from "../page/collect.ts";
 import { fillableFields, matchFields } from "../page/form_match.ts";
 import type { ByLabels } from "../page_runtime/contract.ts";
-import { runtimeCall } from "../page/in_page.ts";
-import { knownMain } from "../page/main_frame_read.ts";
-import { provenance } from "../page/provenance.ts";
-import { redactSecrets } from "../core/redact.ts";
 import {
   type Frame,
   FrameGone,
   type FrameGuard,
   inFrame,
+  knownMain,
   lookupRef,
   refFor,
+  runtimeCall,
   type TabPages,
   tabPages,
-} from "../page/refs.ts";
+} from "../page/frames.ts";
+import { provenance } from "../page/provenance.ts";
 import {
   type Filled,
   type FillRefusal,

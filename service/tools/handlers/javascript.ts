@@ -13,13 +13,19 @@ import { BrowserError } from "../../browser/mod.ts";
 import { dialogAfterEffect, openDialog } from "../page/after_dialog.ts";
 import { type Handler, success, type ToolContext } from "../core/context.ts";
 import { ToolError } from "../core/errors.ts";
-import { fence, fencedUrl, originOf } from "../core/fence.ts";
-import { runtimeCall, SERIALIZE } from "../page/in_page.ts";
+import { displayUrl, fence, fencedUrl, originOf, redactSecrets } from "../core/safe_text.ts";
+import {
+  DialogOpened,
+  inMainFrame,
+  pageInfo,
+  runtimeCall,
+  send,
+  sendRacingDialogs,
+  SERIALIZE,
+  type TabPages,
+  tabPages,
+} from "../page/frames.ts";
 import { provenance } from "../page/provenance.ts";
-import { redactSecrets } from "../core/redact.ts";
-import { displayUrl } from "../core/redact_url.ts";
-import { inMainFrame, pageInfo } from "../page/main_frame_read.ts";
-import { DialogOpened, send, sendRacingDialogs, type TabPages, tabPages } from "../page/refs.ts";
 import { MODULI, randomBase, redactByDigests, type SecretDigest } from "../page/secret_digest.ts";
 import { ownedTab, type TabTarget } from "../core/target.ts";
 

@@ -9,9 +9,7 @@
 import { type Handler, success } from "../core/context.ts";
 import { ownedTab } from "../core/target.ts";
 import type { CaptionPosition } from "../page_runtime/contract.ts";
-import { runtimeCall } from "../page/in_page.ts";
-import { inMainFrame } from "../page/main_frame_read.ts";
-import { tabPages } from "../page/refs.ts";
+import { inMainFrame, runtimeCall, tabPages } from "../page/frames.ts";
 
 /** How long a caption shows when the call names no time. */
 const DEFAULT_DURATION_MS = 5_000;

@@ -4,7 +4,7 @@ import { type TabEvent, TabState } from "../../browser/mod.ts";
 import { goThroughHistory, goToUrl, type History, stoppedBeforeLeaving } from "./navigate.ts";
 import { LoadWatch, waitForLoad } from "../input/load_watch.ts";
 import { ToolError } from "../core/errors.ts";
-import { LANDED_BINDING } from "../page/in_page.ts";
+import { LANDED_BINDING } from "../page/landed_facts.ts";
 import { waitFor } from "../../../tests/support/wait.ts";
 
 /** A tab whose readyState looks answer with `ready` (or never, when it is null). */

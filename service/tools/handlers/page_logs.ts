@@ -9,13 +9,9 @@
 import type { ConsoleEntry, NetworkEntry, TabState } from "../../browser/mod.ts";
 import { type Handler, success, type ToolContext } from "../core/context.ts";
 import { ToolError } from "../core/errors.ts";
-import { fence, originOf } from "../core/fence.ts";
-import { redactSecrets } from "../core/redact.ts";
-import { displayUrl, redactUrl } from "../core/redact_url.ts";
+import { displayUrl, fence, originOf, redactSecrets, redactUrl } from "../core/safe_text.ts";
 import { ownedTab, type TabTarget } from "../core/target.ts";
-import { runtimeCall } from "../page/in_page.ts";
-import { inMainFrame } from "../page/main_frame_read.ts";
-import { tabPages } from "../page/refs.ts";
+import { inMainFrame, runtimeCall, tabPages } from "../page/frames.ts";
 import { READ } from "../page/collect.ts";
 import {
   keepDigests,

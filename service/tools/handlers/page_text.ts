@@ -9,24 +9,22 @@
 
 import { charBudget } from "../core/budget.ts";
 import { type Handler, success } from "../core/context.ts";
-import { fence, fencedUrl, originOf } from "../core/fence.ts";
-import { runtimeCall } from "../page/in_page.ts";
-import { provenance } from "../page/provenance.ts";
-import { redactSecrets } from "../core/redact.ts";
-import { ToolError } from "../core/errors.ts";
-import { childFrame, frameGuard, READ } from "../page/collect.ts";
-import { readVouched } from "../page/main_frame_read.ts";
+import { displayUrl, fence, fencedUrl, originOf, redactSecrets } from "../core/safe_text.ts";
 import {
   type Frame,
   type FrameGuard,
   FrameWithheld,
   inFrame,
   MAX_FRAMES,
+  readVouched,
+  runtimeCall,
   type TabPages,
   tabPages,
-} from "../page/refs.ts";
+} from "../page/frames.ts";
+import { provenance } from "../page/provenance.ts";
+import { ToolError } from "../core/errors.ts";
+import { childFrame, frameGuard, READ } from "../page/collect.ts";
 import { ownedTab, type TabTarget } from "../core/target.ts";
-import { displayUrl } from "../core/redact_url.ts";
 
 /** Default cap on the text returned; about 10k tokens. */
 export const DEFAULT_MAX_CHARS = 40_000;

@@ -9,7 +9,7 @@ import { charBudget } from "../core/budget.ts";
 import type { Outcome } from "../../../shared/bridge.ts";
 import type { Workspace } from "../../workspace/mod.ts";
 import { type Handler, success } from "../core/context.ts";
-import { fence, fencedUrl, originOf } from "../core/fence.ts";
+import { displayUrl, fence, fencedUrl, originOf, redactSecrets } from "../core/safe_text.ts";
 import { collect, type Collected, frameGuard, READ, withheldNote } from "../page/collect.ts";
 import {
   biggestSections,
@@ -20,11 +20,9 @@ import {
   render,
 } from "../page/outline.ts";
 import { provenance } from "../page/provenance.ts";
-import { redactSecrets } from "../core/redact.ts";
-import { type TabPages, tabPages } from "../page/refs.ts";
+import { type TabPages, tabPages } from "../page/frames.ts";
 import { ToolError } from "../core/errors.ts";
 import { ownedTab } from "../core/target.ts";
-import { displayUrl } from "../core/redact_url.ts";
 
 /** Default size of a read; about 6k tokens. */
 export const DEFAULT_MAX_CHARS = 24_000;

@@ -18,7 +18,7 @@ import {
   type ToolContext,
 } from "../core/context.ts";
 import { ToolError } from "../core/errors.ts";
-import { unfenceStructured } from "../core/fence_structured.ts";
+import { unfenceStructured } from "../core/safe_text.ts";
 import type { Workspace } from "../../workspace/mod.ts";
 import {
   referencePaths,

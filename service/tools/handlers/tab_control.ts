@@ -10,12 +10,10 @@ import type { Outcome } from "../../../shared/bridge.ts";
 import { type Handler, success, type ToolContext } from "../core/context.ts";
 import { howToAnswer } from "../core/dialog_help.ts";
 import { ToolError } from "../core/errors.ts";
-import { fence, fencedUrl, originOf } from "../core/fence.ts";
-import { displayUrl } from "../core/redact_url.ts";
+import { displayUrl, fence, fencedUrl, originOf, redactSecrets } from "../core/safe_text.ts";
 import { cdp, ownedTab, type TabTarget } from "../core/target.ts";
 import { untilDialog } from "../input/send.ts";
 import { pageAfterEffect } from "../page/after_dialog.ts";
-import { redactSecrets } from "../core/redact.ts";
 import { LOAD_NOTES, LoadWatch, waitForLoad } from "../input/load_watch.ts";
 
 /** The tabs an action opened or closed, and the one in front (the team's tab delta shape). */

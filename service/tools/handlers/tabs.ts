@@ -7,11 +7,9 @@
 import type { TabInfo } from "../../../shared/browser_protocol.ts";
 import { BrowserError, decomposeTabId } from "../../browser/mod.ts";
 import { type Handler, success, type ToolContext } from "../core/context.ts";
-import { fence, originOf } from "../core/fence.ts";
-import { redactSecrets } from "../core/redact.ts";
-import { displayUrl } from "../core/redact_url.ts";
+import { displayUrl, fence, originOf, redactSecrets } from "../core/safe_text.ts";
 import { rememberTabs, type TabTarget, workspaceBrowser } from "../core/target.ts";
-import { pageInfo } from "../page/main_frame_read.ts";
+import { pageInfo } from "../page/frames.ts";
 import { ToolError } from "../core/errors.ts";
 import { groupTitle, MAX_TABS_PER_WORKSPACE, type Workspace } from "../../workspace/mod.ts";
 

@@ -9,9 +9,9 @@
 import type { Outcome } from "../../../shared/bridge.ts";
 import { type Handler, success, type ToolContext } from "../core/context.ts";
 import { ToolError } from "../core/errors.ts";
-import { fence, originOf } from "../core/fence.ts";
+import { fence, originOf } from "../core/safe_text.ts";
 import { ownedTab, type TabTarget } from "../core/target.ts";
-import { pageInfo } from "../page/main_frame_read.ts";
+import { pageInfo } from "../page/frames.ts";
 import {
   type Condition,
   describeCondition,

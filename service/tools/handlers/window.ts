@@ -11,8 +11,8 @@ import { MAX_WINDOW_SIDE, MIN_WINDOW_SIDE } from "../../../shared/browser_protoc
 import { BrowserError } from "../../browser/mod.ts";
 import { type Handler, success } from "../core/context.ts";
 import { ToolError } from "../core/errors.ts";
-import { mainWorldCall } from "../page/in_page.ts";
-import { cdp, evaluate, ownedTab, type TabTarget } from "../core/target.ts";
+import { inMainWorld, mainWorldCall } from "../page/frames.ts";
+import { cdp, ownedTab, type TabTarget } from "../core/target.ts";
 
 function side(value: unknown, field: string, tabId: number): number {
   const number = value as number;
@@ -28,7 +28,7 @@ function side(value: unknown, field: string, tabId: number): number {
 
 /** The window's outer size and the page's viewport, or null when the page cannot be asked. */
 async function viewportNow(target: TabTarget): Promise<number[] | null> {
-  return await evaluate<number[]>(target, mainWorldCall("windowSize")).catch(() => null);
+  return await inMainWorld(target, mainWorldCall("windowSize")).catch(() => null);
 }
 
 /** How long resize_window waits for the page to see its new size. */
@@ -47,7 +47,7 @@ async function settledViewport(
 ): Promise<number[] | null> {
   const moving = before !== null && (before[0] !== size.width || before[1] !== size.height);
   const now = moving
-    ? await evaluate<number[]>(
+    ? await inMainWorld(
       target,
       mainWorldCall("windowSizeOnceMoved", [before[2], before[3]], SETTLE_MS),
     ).catch(() => null)

@@ -20,16 +20,22 @@ import { success, type ToolContext } from "../core/context.ts";
 import { ToolError } from "../core/errors.ts";
 import type { TabTarget } from "../core/target.ts";
 import { checkInputFrames, frameGuard } from "../page/collect.ts";
-import { answerPath, type RuntimeAnswer, type RuntimeCall, runtimeCall } from "../page/in_page.ts";
 import {
+  answerPath,
   type Command,
   knownMain,
   type LeadingRead,
   leadingRead,
+  lookupRef,
   type MainFrameRead,
   readWorld,
-} from "../page/main_frame_read.ts";
-import { lookupRef, refGone, resolveRef, tabPages } from "../page/refs.ts";
+  refGone,
+  resolveRef,
+  type RuntimeAnswer,
+  type RuntimeCall,
+  runtimeCall,
+  tabPages,
+} from "../page/frames.ts";
 import { type Point, toViewport } from "./coordinates.ts";
 import { chordEvents, parseChords, parseModifiers, typeEvents } from "./input.ts";
 import { type At as Named, compile, program } from "../core/program.ts";

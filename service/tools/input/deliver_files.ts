@@ -10,8 +10,7 @@ import type { Outcome } from "../../../shared/bridge.ts";
 import { BrowserError } from "../../browser/mod.ts";
 import { success, type ToolContext } from "../core/context.ts";
 import { ToolError } from "../core/errors.ts";
-import { fence, originOf } from "../core/fence.ts";
-import { displayUrl } from "../core/redact_url.ts";
+import { displayUrl, fence, originOf, redactSecrets } from "../core/safe_text.ts";
 import type { TabTarget } from "../core/target.ts";
 import { dialogAfterEffect, openDialog, pageAfterEffect } from "../page/after_dialog.ts";
 import {
@@ -22,8 +21,7 @@ import {
   type PutResult,
 } from "../page/files.ts";
 import { provenance } from "../page/provenance.ts";
-import { redactSecrets } from "../core/redact.ts";
-import { lookupRef, refGone, tabPages } from "../page/refs.ts";
+import { lookupRef, refGone, tabPages } from "../page/frames.ts";
 import { checkRefFrame, frameGuard } from "../page/collect.ts";
 import { capabilitiesFor } from "../../catalog/mod.ts";
 

@@ -12,9 +12,8 @@ import type { OpenDialog } from "../../browser/mod.ts";
 import type { Workspace } from "../../workspace/mod.ts";
 import { success } from "../core/context.ts";
 import { howToAnswer } from "../core/dialog_help.ts";
-import { fence, originOf } from "../core/fence.ts";
+import { fence, originOf, redactSecrets } from "../core/safe_text.ts";
 import { cdp, type TabTarget } from "../core/target.ts";
-import { redactSecrets } from "../core/redact.ts";
 
 /** How long answering a dialog waits for the page to open another one. */
 const NEXT_DIALOG_WAIT_MS = 500;

@@ -17,7 +17,7 @@ import {
 } from "../page_runtime/contract.ts";
 import { FILLABLE } from "../page/form_match.ts";
 import { toBool } from "../page/on_off.ts";
-import { redactSecrets } from "../core/redact.ts";
+import { redactSecrets } from "../core/safe_text.ts";
 
 /** A field as the page runtime describes it after the fill. */
 export type FieldAfter = Described;

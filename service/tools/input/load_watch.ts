@@ -8,8 +8,8 @@
  */
 
 import type { TabState } from "../../browser/mod.ts";
-import { evaluate, type TabTarget } from "../core/target.ts";
-import { mainWorldCall } from "../page/in_page.ts";
+import type { TabTarget } from "../core/target.ts";
+import { inMainWorld, mainWorldCall } from "../page/frames.ts";
 import { factsOf, type PageFacts } from "../page/landed_facts.ts";
 import { STILL_LOADING } from "./receipt.ts";
 
@@ -71,7 +71,7 @@ export async function waitForLoad(
     if (!progress.committed() && Date.now() - started < COMMIT_GRACE_MS) continue;
     // A busy page answers late: the load event is not kept waiting behind this look.
     const ready = await Promise.race([
-      evaluate<string>(target, mainWorldCall("readyState")).catch(() => null),
+      inMainWorld(target, mainWorldCall("readyState")).catch(() => null),
       pending.then(() => null),
     ]);
     if (settled || progress.done()) return "complete";

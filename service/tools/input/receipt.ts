@@ -9,9 +9,8 @@
 
 import type { Workspace } from "../../workspace/mod.ts";
 import { howToAnswer } from "../core/dialog_help.ts";
-import { fence, fencedUrl, originOf } from "../core/fence.ts";
+import { displayUrl, fence, fencedUrl, originOf, redactSecrets } from "../core/safe_text.ts";
 import type { ReceiptElement } from "../page_runtime/contract.ts";
-import { type RuntimeAnswer, type RuntimeCall, runtimeCall } from "../page/in_page.ts";
 import {
   type Command,
   knownMain,
@@ -19,12 +18,13 @@ import {
   leadingRead,
   readKnownWorld,
   readMainFrame,
+  type RuntimeAnswer,
+  type RuntimeCall,
+  runtimeCall,
+  tabPages,
   trailingRead,
-} from "../page/main_frame_read.ts";
-import { redactSecrets } from "../core/redact.ts";
-import { tabPages } from "../page/refs.ts";
+} from "../page/frames.ts";
 import { cdp, type TabTarget } from "../core/target.ts";
-import { displayUrl } from "../core/redact_url.ts";
 import type { NavigationWatch } from "./send.ts";
 import type { PageFacts } from "../page/landed_facts.ts";
 import { expectScale } from "../page/screenshot.ts";

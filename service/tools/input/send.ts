@@ -18,8 +18,7 @@ import {
 } from "../../browser/mod.ts";
 import type { ToolContext } from "../core/context.ts";
 import type { TabTarget } from "../core/target.ts";
-import { type Command, knownMain } from "../page/main_frame_read.ts";
-import { tabPages } from "../page/refs.ts";
+import { type Command, knownMain, tabPages } from "../page/frames.ts";
 import type { Compiled, Ref } from "../core/program.ts";
 import { type Before, type SettleRead, settleStep } from "./receipt.ts";
 import { factsOf, landingReport, type PageFacts, reportedWorld } from "../page/landed_facts.ts";

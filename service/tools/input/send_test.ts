@@ -1,6 +1,6 @@
 import { assert, assertEquals } from "../../../tests/support/assert.ts";
 import { TabState } from "../../browser/mod.ts";
-import { LANDED_BINDING } from "../page/in_page.ts";
+import { LANDED_BINDING } from "../page/landed_facts.ts";
 import { chordEvents, parseChords } from "./input.ts";
 import { mayPipeline, NavigationWatch } from "./send.ts";
 

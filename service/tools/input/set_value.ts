@@ -15,22 +15,22 @@ import type { Outcome } from "../../../shared/bridge.ts";
 import { success, type ToolContext } from "../core/context.ts";
 import { ToolError } from "../core/errors.ts";
 import { howToAnswer } from "../core/dialog_help.ts";
-import { fence, originOf } from "../core/fence.ts";
+import { displayUrl, fence, originOf, redactSecrets } from "../core/safe_text.ts";
 import { NAMEABLE_ROLES } from "../page_runtime/contract.ts";
-import { runtimeCall } from "../page/in_page.ts";
-import { provenance } from "../page/provenance.ts";
-import { redactSecrets } from "../core/redact.ts";
 import {
   type Frame,
   FrameGone,
   frameOrigin,
   inFrame,
   lookupRef,
+  pageInfo,
   refFor,
   refGone,
+  runtimeCall,
   type TabPages,
   tabPages,
-} from "../page/refs.ts";
+} from "../page/frames.ts";
+import { provenance } from "../page/provenance.ts";
 import {
   type FieldAfter,
   type FillRefusal,
@@ -38,8 +38,6 @@ import {
   fillWords,
   roleWord,
 } from "./fill_receipt.ts";
-import { displayUrl } from "../core/redact_url.ts";
-import { pageInfo } from "../page/main_frame_read.ts";
 import { ownedTab, type TabTarget } from "../core/target.ts";
 
 /** The error for a field that could not take its value. */

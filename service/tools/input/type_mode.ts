@@ -10,8 +10,7 @@
  * @module
  */
 
-import { mainWorldCall } from "../page/in_page.ts";
-import type { Command } from "../page/main_frame_read.ts";
+import { type Command, mainWorldCall } from "../page/frames.ts";
 import { compile, program } from "../core/program.ts";
 
 /** The object group the listener question holds its objects in, released after. */

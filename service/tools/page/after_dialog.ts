@@ -9,9 +9,8 @@
 
 import type { Workspace } from "../../workspace/mod.ts";
 import { howToAnswer } from "../core/dialog_help.ts";
-import { fence, originOf } from "../core/fence.ts";
-import { redactSecrets } from "../core/redact.ts";
-import { pageInfo } from "./main_frame_read.ts";
+import { fence, originOf, redactSecrets } from "../core/safe_text.ts";
+import { pageInfo } from "./frames.ts";
 import type { TabTarget } from "../core/target.ts";
 
 /**

@@ -6,26 +6,32 @@
  */
 
 import type { Capability } from "../../catalog/mod.ts";
+import { BrowserError } from "../../browser/mod.ts";
 import type { ToolContext } from "../core/context.ts";
 import { ToolError } from "../core/errors.ts";
 import {
+  asJsonText,
   type Frame,
   FrameGone,
   type FrameGuard,
   FrameWithheld,
   frameWorld,
   inFrame,
+  type JsonText,
   lookupRef,
   MAX_FRAMES,
+  pageChanged,
+  parseJson,
+  readVouched,
   refFor,
   refGone,
+  type RuntimeCall,
+  runtimeCall,
   send,
   type TabPages,
-} from "./refs.ts";
+} from "./frames.ts";
 import type { TabTarget } from "../core/target.ts";
 import type { FrameUnder, Snapshot } from "../page_runtime/contract.ts";
-import { asJsonText, type JsonText, parseJson, type RuntimeCall, runtimeCall } from "./in_page.ts";
-import { readVouched } from "./main_frame_read.ts";
 import type { OutlineNode } from "./outline.ts";
 import type { FindSpec } from "./rank.ts";
 
@@ -133,7 +139,7 @@ async function walkMainFrame(
     try {
       return { frame: read.frame, walk: checkedWalk(pages, read.frame, read.value) };
     } catch (error) {
-      if (tries > 0) throw error;
+      if (tries > 0) throw error instanceof FrameGone ? pageChanged() : error;
     }
   }
 }
@@ -183,7 +189,11 @@ async function outOfProcessSession(target: TabTarget, frameId: string): Promise<
     if (found) return found.session_id;
     await new Promise((resolve) => setTimeout(resolve, 100 * (attempt + 1)));
   }
-  throw new Error("Chromium reported no session for this out-of-process frame");
+  // No session after the looks: the frame went away while it was looked for.
+  throw new BrowserError(
+    "context_lost",
+    "Chromium reported no session for this out-of-process frame",
+  );
 }
 
 /** Walks the tab (or the subtree under `options.root`) across frames. */

@@ -11,9 +11,6 @@ import type { Workspace } from "../../workspace/mod.ts";
 import { ToolError } from "../core/errors.ts";
 import type { TabTarget } from "../core/target.ts";
 import type { PutResult } from "../page_runtime/contract.ts";
-import { runtimeArguments, runtimeFunction, valueOf } from "./in_page.ts";
-
-export type { HeldFile, PutResult } from "../page_runtime/contract.ts";
 import {
   type Frame,
   isLostContext,
@@ -21,8 +18,13 @@ import {
   mainFrame,
   refGone,
   resolveRef,
+  runtimeArguments,
+  runtimeFunction,
   tabPages,
-} from "./refs.ts";
+  valueOf,
+} from "./frames.ts";
+
+export type { HeldFile, PutResult } from "../page_runtime/contract.ts";
 
 /** A file to put into the page. */
 export interface PageFile {

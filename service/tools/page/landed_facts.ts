@@ -7,9 +7,23 @@
  */
 
 import { z } from "zod";
-import { type LandedFacts, MAX_TITLE_CHARS, type WorldNote } from "./landing.ts";
-import { LANDED_BINDING } from "./in_page.ts";
+import {
+  LANDED_BINDING_PREFIX,
+  type LandedFacts,
+  MAX_TITLE_CHARS,
+  type WorldNote,
+} from "./landing.ts";
+import { RUNTIME_BUILD } from "./runtime_bundle.ts";
 import type { MainDocument, TabEvent } from "../../browser/mod.ts";
+
+/**
+ * The binding a new document's runtime reports its facts through (decisions 0222, 0245), named for
+ * the build as its world is: a report under this name comes from this build's world alone, so its
+ * execution context is that world's, which the service then reads in without making it again
+ * (decision 0244). A runtime of another build, left registered by an older service, reports
+ * through its own build's binding.
+ */
+export const LANDED_BINDING = `${LANDED_BINDING_PREFIX}_${RUNTIME_BUILD}`;
 
 /** An element as the report names it (the runtime clips name and value far below these). */
 const ReportedElement = z.object({

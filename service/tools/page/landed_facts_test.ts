@@ -1,6 +1,6 @@
 import { assertEquals } from "../../../tests/support/assert.ts";
 import { TabState } from "../../browser/mod.ts";
-import { LANDED_BINDING } from "./in_page.ts";
+import { LANDED_BINDING } from "./landed_facts.ts";
 import { factsOf, reportedWorld } from "./landed_facts.ts";
 
 function commit(loaderId: string, frame: Record<string, unknown> = {}) {

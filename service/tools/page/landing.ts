@@ -10,7 +10,7 @@
 
 /**
  * How the binding's name begins: the service names it for the runtime's build (`LANDED_BINDING`
- * in `in_page.ts`), and it is exposed only in the world of that build, so the runtime finds the
+ * in `landed_facts.ts`), and it is exposed only in the world of that build, so the runtime finds the
  * one binding of its world by this prefix (decision 0244).
  */
 export const LANDED_BINDING_PREFIX = "__ghostlightLanded";

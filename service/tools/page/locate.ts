@@ -9,19 +9,19 @@
 import type { ToolContext } from "../core/context.ts";
 import { collect, type Collected, type CollectedNode, frameGuard, READ } from "./collect.ts";
 import type { Box as Measured } from "../page_runtime/contract.ts";
-import { runtimeCall } from "./in_page.ts";
-import { rank, roleWords } from "./rank.ts";
-import { redactSecrets } from "../core/redact.ts";
 import {
   type Frame,
   frameOrigin,
   inFrame,
   intersects,
   refFor,
+  runtimeCall,
   type TabPages,
   tabPages,
   topViewport,
-} from "./refs.ts";
+} from "./frames.ts";
+import { rank, roleWords } from "./rank.ts";
+import { redactSecrets } from "../core/safe_text.ts";
 import { currentScale, latestScreenshot } from "./screenshot.ts";
 import type { TabTarget } from "../core/target.ts";
 

@@ -7,7 +7,7 @@
  */
 
 import type { Workspace } from "../../workspace/mod.ts";
-import { originOf } from "../core/fence.ts";
+import { originOf } from "../core/safe_text.ts";
 
 /** Provenance of content read from a page (the shape in the team's output schemas). */
 export interface Provenance {

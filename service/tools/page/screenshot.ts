@@ -9,7 +9,7 @@ import { decodeBase64 } from "../../../shared/base64.ts";
 import { keepImage, type KeptImage, type Workspace } from "../../workspace/mod.ts";
 import { ToolError } from "../core/errors.ts";
 import { jpegSize } from "./jpeg.ts";
-import { mainWorldCall } from "./in_page.ts";
+import { mainWorldCall } from "./frames.ts";
 import { cdp, type TabTarget } from "../core/target.ts";
 import { compile, program } from "../core/program.ts";
 import {

@@ -12,9 +12,7 @@ import type { Workspace } from "../../workspace/mod.ts";
 import type { ToolContext } from "../core/context.ts";
 import type { TabTarget } from "../core/target.ts";
 import type { ReceiptElement } from "../page_runtime/contract.ts";
-import { runtimeCall } from "./in_page.ts";
-import { inMainFrame } from "./main_frame_read.ts";
-import { tabPages } from "./refs.ts";
+import { inMainFrame, runtimeCall, tabPages } from "./frames.ts";
 
 /** The longest any wait lasts. */
 export const MAX_WAIT_MS = 30_000;

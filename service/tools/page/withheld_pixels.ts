@@ -14,17 +14,17 @@ import type { TabTarget } from "../core/target.ts";
 import type { ToolContext } from "../core/context.ts";
 import { childFrame, frameGuard, READ } from "./collect.ts";
 import type { FrameShown } from "../page_runtime/contract.ts";
-import { runtimeCall } from "./in_page.ts";
-import { readVouched } from "./main_frame_read.ts";
 import {
   type Frame,
   type FrameGuard,
   FrameWithheld,
   inFrame,
   MAX_FRAMES,
+  readVouched,
+  runtimeCall,
   type TabPages,
   tabPages,
-} from "./refs.ts";
+} from "./frames.ts";
 
 /** What an image of a tab must leave out: the tab's pages, and the policy's word on each frame. */
 export interface PixelGuard {

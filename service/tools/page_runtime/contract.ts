@@ -3,7 +3,7 @@
  * service calls as `__ghostlight.<method>(...)`, with its arguments and what it answers, the
  * shapes of those answers, and the role tables both sides read. The runtime's dispatch table
  * (`api.ts`) is declared as {@linkcode PageMethods} and the service's call helper
- * (`page/in_page.ts`) takes its method names, argument lists and result types from it, so a
+ * (`page/frames.ts`) takes its method names, argument lists and result types from it, so a
  * field renamed here, or on either side alone, fails the type check.
  *
  * Both sides load this module: it is bundled into the page and type-checked with the service,
@@ -502,3 +502,6 @@ export interface MainWorldFunctions {
   textTarget: () => unknown;
   pageWindow: () => unknown;
 }
+
+/** What replaces a secret, in the page and in the service alike. */
+export const REDACTED = "[redacted]";

@@ -7,14 +7,13 @@
  */
 
 import type { Described, ReceiptElement } from "./contract.ts";
-import { shownRole } from "./contract.ts";
+import { REDACTED, shownRole } from "./contract.ts";
 import { box } from "./geometry.ts";
 import { nameOf } from "./names.ts";
 import { byId } from "./registry.ts";
 import { roleOf } from "./roles.ts";
 import { isSecretField } from "./secrets.ts";
 import { clean, clip, textOf } from "./text.ts";
-import { REDACTED } from "../core/redact.ts";
 
 /** Properties only some kinds of element have; undefined on the rest. */
 type Probe = Element & {

@@ -6,7 +6,7 @@
  * @module
  */
 
-import { REDACTED } from "../core/redact.ts";
+import { REDACTED } from "./contract.ts";
 import { digestOf, type SecretDigest } from "../page/secret_digest.ts";
 import { frameDocument } from "./dom.ts";
 
