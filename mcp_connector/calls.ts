@@ -64,6 +64,8 @@ interface Call {
   /** The seq its start was sent with, once sent: what cancels it at the service. */
   seq: number | null;
   finish: (end: CallEnd | null) => void;
+  /** Stops its progress notifications: its request was answered while it runs on. */
+  quiet: () => void;
 }
 
 /** A request admitted and not yet answered; `call` is set while its tool call runs. */
@@ -172,15 +174,18 @@ export class CallBook {
         () => call.finish({ outcome: deadlineOutcome(this.#settings.callDeadlineMs) }),
         this.#settings.callDeadlineMs,
       );
+      let done = false;
       const call: Call = {
         seq: null,
         finish: (end) => {
-          if (open.call !== call) return;
-          open.call = null;
+          if (done) return;
+          done = true;
+          if (open.call === call) open.call = null;
           clearTimeout(deadline);
           clearInterval(ticker);
           resolve(end);
         },
+        quiet: () => clearInterval(ticker),
       };
       open.call = call;
       const onSent = (seq: number) => {
@@ -203,6 +208,20 @@ export class CallBook {
     if (this.#restriction === null) return request;
     const restrictions = [...(request.context.restrictions ?? []), this.#restriction];
     return { ...request, context: { ...request.context, restrictions } };
+  }
+
+  /**
+   * Lets request `id` be answered while its call runs on (a `2026-07-28` question put to the
+   * client in an `input_required` result): no more progress for it, and its id no longer
+   * cancels the call; the promise {@linkcode run} returned still ends with the call, within the
+   * same deadline.
+   */
+  detach(id: RequestId): void {
+    const open = this.#open.get(id);
+    const call = open?.call;
+    if (!open || !call) return;
+    call.quiet();
+    open.call = null;
   }
 
   /** Cancels a call: the service retires or stops its work and the client hears nothing more. */

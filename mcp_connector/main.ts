@@ -36,6 +36,7 @@ import {
   Session2026,
   unsupportedVersion,
 } from "./mcp_2026_07_28.ts";
+import { report } from "./report.ts";
 import { ServiceLink } from "./service_link.ts";
 import { type ConnectorSettings, readConnectorSettings } from "./settings.ts";
 
@@ -52,14 +53,6 @@ interface RevisionSession {
   /** A response to a request this connector sent the client (none in `2026-07-28`). */
   handleResponse?(response: Extract<Incoming, { kind: "response" }>): void;
   end(): Promise<void>;
-}
-
-function report(message: string): void {
-  try {
-    Deno.stderr.writeSync(new TextEncoder().encode(`ghostlight-mcp-connector: ${message}\n`));
-  } catch {
-    // stderr closed; nothing else to do.
-  }
 }
 
 /**

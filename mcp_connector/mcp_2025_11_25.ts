@@ -18,6 +18,7 @@ import {
 import { INSTRUCTIONS } from "./instructions.ts";
 import { ErrorCode, type Incoming, type RequestId, RpcError, type StdioPeer } from "./jsonrpc.ts";
 import { renderCallEnd, type ToolResult } from "./render.ts";
+import { choiceOf, declaresForm, formParams } from "./elicitation.ts";
 import type { AskHandler, CallEnd, ServiceLink } from "./service_link.ts";
 
 /** The revision this module implements. */
@@ -30,40 +31,6 @@ type Response = Extract<Incoming, { kind: "response" }>;
 
 /** Most questions put to this client at once; the service puts one per workspace. */
 const MAX_ELICITING = 8;
-
-/**
- * The form a question is put in (decision 0361): one choice, titled in the person's words. The
- * values are the service's answers.
- */
-const ANSWER_SCHEMA = {
-  type: "object",
-  properties: {
-    answer: {
-      type: "string",
-      title: "Your answer",
-      oneOf: [
-        { const: "once", title: "Allow once" },
-        { const: "site", title: "Allow on this site for this agent" },
-        { const: "deny", title: "Deny" },
-      ],
-    },
-  },
-  required: ["answer"],
-} as const;
-
-/**
- * Whether an `initialize`'s capabilities declare form elicitation: `elicitation: {}` (form, as
- * the revision reads an empty object) or `elicitation.form`.
- */
-export function declaresFormElicitation(params: Record<string, unknown>): boolean {
-  const capabilities = params.capabilities as Record<string, unknown> | undefined;
-  const elicitation = capabilities?.elicitation;
-  if (typeof elicitation !== "object" || elicitation === null || Array.isArray(elicitation)) {
-    return false;
-  }
-  const modes = elicitation as Record<string, unknown>;
-  return Object.keys(modes).length === 0 || (typeof modes.form === "object" && modes.form !== null);
-}
 
 /** The client identity an `initialize` carries. */
 export interface ClientIdentity {
@@ -151,42 +118,37 @@ export class Session2025 {
     const asked = this.#eliciting.get(key);
     if (!asked) return;
     this.#eliciting.delete(key);
-    const result = response.result as
-      | { action?: unknown; content?: { answer?: unknown } }
-      | undefined;
-    const choice = result?.action === "decline"
-      ? "deny"
-      : result?.action === "accept"
-      ? result.content?.answer
-      : undefined;
-    if (choice === "once" || choice === "site" || choice === "deny") {
-      this.#link.answer(asked.seq, asked.question, choice);
-    }
+    const choice = choiceOf(response.result);
+    if (choice) this.#link.answer(asked.seq, asked.question, choice);
   }
 
-  /** What this session does with a call's questions: puts them to the client, or nothing. */
-  #asked(): AskHandler | undefined {
-    if (!this.#elicitation) return undefined;
-    return (message) => {
-      const key = `ghostlight-question-${message.question}`;
-      if (message.type === "withdraw") {
-        // Answered elsewhere, or ended: the client's form is taken back.
-        if (this.#eliciting.delete(key)) {
-          this.#peer.notify("notifications/cancelled", {
-            requestId: key,
-            reason: "answered elsewhere, or the call ended",
-          });
-        }
-        return;
+  /**
+   * What this session does with a call's questions: puts them to the client, or nothing; and,
+   * when the call ends however it ends (a broken service link sends no `withdraw`), takes back
+   * the forms still open for it.
+   */
+  #asked(): { handler?: AskHandler; ended: () => void } {
+    if (!this.#elicitation) return { ended: () => {} };
+    const mine = new Set<string>();
+    const withdraw = (key: string) => {
+      mine.delete(key);
+      // Answered elsewhere, or ended: the client's form is taken back.
+      if (this.#eliciting.delete(key)) {
+        this.#peer.notify("notifications/cancelled", {
+          requestId: key,
+          reason: "answered elsewhere, or the call ended",
+        });
       }
+    };
+    const handler: AskHandler = (message) => {
+      const key = `ghostlight-question-${message.question}`;
+      if (message.type === "withdraw") return withdraw(key);
       if (this.#eliciting.size >= MAX_ELICITING || this.#eliciting.has(key)) return;
       this.#eliciting.set(key, { seq: message.seq, question: message.question });
-      this.#peer.request(key, "elicitation/create", {
-        mode: "form",
-        message: message.message,
-        requestedSchema: ANSWER_SCHEMA,
-      });
+      mine.add(key);
+      this.#peer.request(key, "elicitation/create", formParams(message.message));
     };
+    return { handler, ended: () => [...mine].forEach(withdraw) };
   }
 
   /** The client closed stdin: let running calls settle briefly, then release the workspace. */
@@ -230,7 +192,7 @@ export class Session2025 {
       throw new RpcError(ErrorCode.invalidRequest, "initialize was already received");
     }
     this.#client = readInitialize(params);
-    this.#elicitation = declaresFormElicitation(params);
+    this.#elicitation = declaresForm(params.capabilities);
     this.#link.setClient(this.#client);
     // Reaches the service (starting it on demand) before answering, so a client learns at
     // initialize that it cannot be reached; the catalog then stays cached for tools/list.
@@ -300,6 +262,7 @@ export class Session2025 {
         },
       };
     }
+    const asked = this.#asked();
     const end = await this.#calls.run(
       id,
       {
@@ -313,8 +276,8 @@ export class Session2025 {
         },
       },
       options.progressToken,
-      this.#asked(),
-    );
+      asked.handler,
+    ).finally(asked.ended);
     // A restarted service no longer knows this connection's workspace; a rejection means
     // nothing started, so open a fresh one and try once more.
     if (

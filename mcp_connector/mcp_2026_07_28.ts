@@ -19,7 +19,10 @@ import {
   readToolCall,
 } from "./calls.ts";
 import { ErrorCode, type Incoming, type RequestId, RpcError, type StdioPeer } from "./jsonrpc.ts";
+import { CallQuestions, choiceOf, declaresForm } from "./elicitation.ts";
+import { inputKey, Parking } from "./input_required.ts";
 import { renderCallEnd, type ToolResult } from "./render.ts";
+import { report } from "./report.ts";
 import type { CallEnd, ServiceLink } from "./service_link.ts";
 
 /** The revision this module implements. */
@@ -72,6 +75,8 @@ export interface Envelope {
   progressToken?: ProgressToken;
   /** The call's own restriction (`com.ghostlight/restriction`), as the caller wrote it. */
   restriction?: CallRestriction;
+  /** This request's capabilities declare form elicitation (decision 0430). */
+  elicitation?: true;
 }
 
 function metaOf(params: Record<string, unknown>): Record<string, unknown> | null {
@@ -135,6 +140,7 @@ export function readEnvelope(
     client,
     ...(progressToken === undefined ? {} : { progressToken }),
     ...(restriction === undefined ? {} : { restriction }),
+    ...(declaresForm(capabilities) ? { elicitation: true } : {}),
   };
 }
 
@@ -225,6 +231,10 @@ export class Session2026 {
   #catalog: CatalogCache;
   #subscriptions = new Map<RequestId, Subscription>();
   #identified = false;
+  /** Calls whose question was put to the client, waiting for its retry (decision 0430). */
+  #parking = new Parking(report);
+  /** Retries waiting for a parked call's end, by request id: how each is cancelled. */
+  #resumed = new Map<RequestId, () => void>();
 
   constructor(
     peer: StdioPeer,
@@ -257,6 +267,7 @@ export class Session2026 {
     const id = notification.params.requestId;
     if (typeof id !== "string" && typeof id !== "number") return;
     if (this.#subscriptions.delete(id)) return;
+    this.#resumed.get(id)?.();
     this.#calls.cancel(id);
   }
 
@@ -347,6 +358,7 @@ export class Session2026 {
   async #callTool(request: Request, envelope: Envelope): Promise<Record<string, unknown> | null> {
     const { tool, args } = readToolCall(request.params, await this.#catalog.get());
     const name = tool.name;
+    if (request.params.requestState !== undefined) return await this.#resume(request, name);
     const { workspaceId, ...rest } = args;
     const toolArgs = tool.acceptsWorkspace ? rest : args;
     // A handle longer than any the service mints cannot be one; the bridge would refuse it.
@@ -355,24 +367,108 @@ export class Session2026 {
       return { ...invalidWorkspaceId(name) };
     }
     const client = envelope.client ?? { name: "unknown client", version: "" };
-    const end = await this.#calls.run(request.id, {
-      tool: name,
-      arguments: toolArgs,
-      ...(tool.acceptsWorkspace && typeof workspaceId === "string"
-        ? { workspace: workspaceId }
-        : {}),
-      context: {
-        client_name: client.name,
-        client_version: client.version,
-        ...(envelope.restriction ? { restrictions: [envelope.restriction] } : {}),
+    // Only a request that declared form elicitation has the person's questions put to it.
+    const questions = envelope.elicitation ? new CallQuestions() : undefined;
+    const ended = this.#calls.run(
+      request.id,
+      {
+        tool: name,
+        arguments: toolArgs,
+        ...(tool.acceptsWorkspace && typeof workspaceId === "string"
+          ? { workspace: workspaceId }
+          : {}),
+        context: {
+          client_name: client.name,
+          client_version: client.version,
+          ...(envelope.restriction ? { restrictions: [envelope.restriction] } : {}),
+          ...(questions ? { elicitation: true } : {}),
+        },
       },
-    }, envelope.progressToken);
+      envelope.progressToken,
+      questions?.handler,
+    );
+    return await this.#until(request.id, name, ended, questions);
+  }
+
+  /**
+   * The answer to a call's request: its end, or, when a question opens first and can be put to
+   * the client, `input_required` with the form (the call is parked for the retry).
+   */
+  async #until(
+    id: RequestId,
+    tool: string,
+    ended: Promise<CallEnd | null>,
+    questions: CallQuestions | undefined,
+    cancelled?: Promise<null>,
+  ): Promise<Record<string, unknown> | null> {
+    const first = await Promise.race([
+      ended.then((end) => ({ end })),
+      ...(cancelled ? [cancelled.then((end) => ({ end }))] : []),
+      ...(questions ? [questions.next().then((asked) => ({ asked }))] : []),
+    ]);
+    if ("asked" in first) {
+      const parked = this.#parking.park({ tool, ended, questions: questions!, asked: first.asked });
+      if (parked !== null) {
+        this.#calls.detach(id);
+        return parked;
+      }
+      // Too many parked already: this question is left to the CLI and the popup.
+      return await this.#until(id, tool, ended, undefined, cancelled);
+    }
+    const end = first.end;
     if (end === null) return null;
     if ("rejected" in end && end.rejected.kind === "unknown_tool") {
-      throw new RpcError(ErrorCode.invalidParams, `Unknown tool: ${name}`);
+      throw new RpcError(ErrorCode.invalidParams, `Unknown tool: ${tool}`);
     }
     return { ...renderWithWorkspace(end) };
   }
+
+  /**
+   * A retry with the client's answer: the answer goes to the service while its question is still
+   * open (the first answer from anywhere wins), and the retry waits for the call's end or its
+   * next question.
+   */
+  async #resume(request: Request, tool: string): Promise<Record<string, unknown> | null> {
+    const { requestState, inputResponses } = request.params as {
+      requestState?: unknown;
+      inputResponses?: unknown;
+    };
+    const parked = typeof requestState === "string" ? this.#parking.take(requestState) : undefined;
+    if (!parked || parked.tool !== tool) return { ...noLongerWaiting(tool) };
+    const { asked, questions } = parked;
+    const responses = typeof inputResponses === "object" && inputResponses !== null
+      ? inputResponses as Record<string, unknown>
+      : {};
+    const choice = choiceOf(responses[inputKey(asked.question)]);
+    if (choice && questions.isOpen(asked.question)) {
+      this.#link.answer(asked.seq, asked.question, choice);
+    }
+    const cancelled = new Promise<null>((resolve) => {
+      this.#resumed.set(request.id, () => {
+        this.#link.cancel(asked.seq);
+        resolve(null);
+      });
+    });
+    try {
+      return await this.#until(request.id, tool, parked.ended, questions, cancelled);
+    } finally {
+      this.#resumed.delete(request.id);
+    }
+  }
+}
+
+/** The answer to a retry whose call is not parked (any more). */
+function noLongerWaiting(tool: string): ToolResult {
+  return {
+    content: [{
+      type: "text",
+      text: `This ${tool} call's answer to the person's question came for a call that is no ` +
+        "longer waiting for it (its end was kept for a while and then dropped, or the " +
+        "connection restarted). Whether it ran is unknown: look at the page (tabs_context_mcp, " +
+        "get_page_text) before trying again.",
+    }],
+    isError: true,
+  };
 }
 
 function invalidWorkspaceId(tool: string): ToolResult {

@@ -40,6 +40,14 @@ Deno.test("the popup lists a question and the person's click answers it; a page 
       call.catch(() => {});
       return call;
     };
+    const questionShown = (number: number, what: string) =>
+      waitFor(
+        () =>
+          popup.evaluate<boolean>(
+            `document.querySelector(".question")?.dataset.question === "${number}"`,
+          ),
+        what,
+      );
     const asked = async () => {
       const out = await ghostlight(s.testEnv, ["asks", "--json"]);
       return JSON.parse(out.stdout) as PersonQuestion[];
@@ -131,18 +139,63 @@ Deno.test("the popup lists a question and the person's click answers it; a page 
 
     // The next one asks again; Deny refuses it.
     const second = fill("again@example.com");
-    await waitFor(
-      () =>
-        popup.evaluate<boolean>(
-          `document.querySelector(".question")?.dataset.question === "2"`,
-        ),
-      "the next question in the popup",
-    );
+    await questionShown(2, "the next question in the popup");
+    // Another page of the extension itself is not the popup: the worker does not take its word.
+    const other = await cdp.open(`${extension}/dist/popup.js`, {
+      width: 400,
+      height: 300,
+      scale: 1,
+    });
+    const otherSaid = await other.evaluate<string>(`chrome.runtime.sendMessage({
+      kind: "ghostlight-person",
+      request: { op: "answer", question: 2, answer: "site" },
+    }).then((reply) => reply === undefined ? "no reply" : JSON.stringify(reply), () => "refused")`);
+    assert(["no reply", "refused"].includes(otherSaid), `the worker answered it: ${otherSaid}`);
+    assertEquals((await asked()).map((q) => q.number), [2], "still open after the other page");
+    await other.close();
     await popup.click('button[data-answer="deny"]');
     const denied = await second;
     assert(denied.isError);
     assertMatch(allText(denied), /the person said no \(question 2, answered from the popup\)/);
     await pollUntil(() => asked(), (list) => list.length === 0, "no question left");
+
+    // Allow on this site for this agent: that call and the later ones go through unasked.
+    const third = fill("site@example.com");
+    await questionShown(3, "the third question in the popup");
+    await popup.click('button[data-answer="site"]');
+    const onSite = await third;
+    assert(!onSite.isError, JSON.stringify(onSite.content));
+    const later = await fill("later@example.com");
+    assert(!later.isError, JSON.stringify(later.content));
+    assertEquals(await asked(), [], "the later call was not asked");
+    const granted = JSON.parse(
+      (await ghostlight(s.testEnv, ["asks", "--granted", "--json"])).stdout,
+    ) as { capability: string; host: string; by: string }[];
+    assertEquals(granted.map((g) => [g.capability, g.host, g.by]), [[
+      "write",
+      "127.0.0.1",
+      "the popup",
+    ]]);
+
+    // The popup lists the remembered yes; the person's Forget revokes it and the next call asks.
+    await waitFor(
+      () => popup.evaluate<boolean>(`document.querySelectorAll(".granted").length === 1`),
+      "the popup to list the remembered yes",
+    );
+    assertMatch(
+      await popup.evaluate<string>(`document.querySelector(".granted").innerText`),
+      /May write on 127\.0\.0\.1 until its workspace ends \(you allowed it from the popup\)/,
+    );
+    const remembered = async () =>
+      JSON.parse((await ghostlight(s.testEnv, ["asks", "--granted", "--json"])).stdout).length;
+    await popup.evaluate(`document.querySelector('button[data-revoke]').click()`);
+    assertEquals(await remembered(), 1, "a script's click forgets nothing");
+    await popup.click("button[data-revoke]");
+    await pollUntil(remembered, (n) => n === 0, "the yes to be forgotten");
+    const fourth = fill("asked@example.com");
+    await questionShown(4, "the question after the yes was forgotten");
+    await popup.click('button[data-answer="deny"]');
+    assert((await fourth).isError);
     await popup.close();
   } finally {
     cdp.close();

@@ -7,6 +7,8 @@
  * and answer is in the audit; stopping the agent forgets its yes.
  */
 
+import { Client as Client2 } from "@modelcontextprotocol/client";
+import { StdioClientTransport as Stdio2 } from "@modelcontextprotocol/client/stdio";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import {
@@ -224,16 +226,50 @@ Deno.test("an ask holds form_input until the person answers from the CLI: once, 
     assertMatch(decisions[10].rule!, /allowed write on this site for this agent/);
     assertEquals(decisions[12].principal, "other-agent");
 
-    // Stopping the agent forgets its yes.
+    // Revoking the yes asks again, and is an audit record.
+    assertMatch(await run(s, ["asks", "--revoke", String(granted[0].number)]), /asked again/);
+    const forgotten = () =>
+      auditLines(s).then((all) => all.filter((l) => l.result === "forgotten"));
+    assertMatch(
+      (await forgotten())[0]?.rule ?? "(none)",
+      new RegExp(
+        `yes ${granted[0].number} to write on this site for this agent \\(question ` +
+          `${site.number}, answered from the CLI\\) was forgotten: revoked from the CLI`,
+      ),
+    );
+    const fifth = fill("fifth@example.com");
+    const again2 = await nextQuestion(s, site.number + 1);
+    await run(s, ["allow", "--site", String(again2.number)]);
+    assert(!(await fifth).isError);
+
+    // Stopping the agent forgets its yes, and the audit says so.
     await run(s, ["stop", "1"]);
     assertEquals(JSON.parse(await run(s, ["asks", "--granted", "--json"])), []);
+    const lapsed = (await forgotten())[1];
+    assertEquals([lapsed?.principal, lapsed?.host], ["unnamed", "127.0.0.1"]);
+    assertMatch(
+      lapsed.rule!,
+      /\(question \d+, answered from the CLI\) was forgotten: its workspace ended/,
+    );
   } finally {
     await s.close();
   }
 });
 
+/** ASK_WRITE, and reading a page on localhost (the fixture server's other name) asks too. */
+const ASK_WRITE_AND_LOCALHOST = `{
+  "default": "allow",
+  "grants": [
+    { "hosts": ["127.0.0.1"], "ask": ["write"] },
+    { "hosts": ["localhost"], "ask": ["read"] }
+  ]
+}`;
+
 Deno.test("a question nobody answers refuses the call at the bound, and nothing reaches the page", async () => {
-  const s = await startSession({ policy: ASK_WRITE, env: { GHOSTLIGHT_ASK_TIMEOUT_MS: "1500" } });
+  const s = await startSession({
+    policy: ASK_WRITE_AND_LOCALHOST,
+    env: { GHOSTLIGHT_ASK_TIMEOUT_MS: "1500" },
+  });
   try {
     const { tab, email } = await signUpForm(s);
     const refused = await s.fail("form_input", {
@@ -252,6 +288,14 @@ Deno.test("a question nobody answers refuses the call at the bound, and nothing 
       lines.some((l) => l.result === "denied" && /did not answer question 1/.test(l.rule ?? "")),
       "the unanswered question is audited",
     );
+
+    // Witnessed at the fixture server: an unanswered navigation never asks it for the page.
+    const away = s.fixtures.url("/article.html").replace("127.0.0.1", "localhost");
+    assertMatch(
+      await s.fail("navigate", { url: away, tabId: tab }),
+      /the person did not answer question 2 within 1\.5 s/,
+    );
+    assertEquals(s.fixtures.requests("/article.html"), 0, "the page was never requested");
   } finally {
     await s.close();
   }
@@ -288,25 +332,92 @@ async function spiedClient(
   return { client, received };
 }
 
-/** A client's own tab on the sign-up form, and the email field's ref. */
-async function clientForm(s: E2ESession, client: Client): Promise<{ tab: number; ref: string }> {
+/** Something that calls tools as a client does (1.x or 2.x). */
+type Caller = {
+  callTool(request: { name: string; arguments: Record<string, unknown> }): Promise<unknown>;
+};
+
+/**
+ * A client's own tab on the sign-up form, and the email field's ref; `workspace` is the
+ * `workspaceId` a `2026-07-28` client passes (the first call mints it).
+ */
+async function clientForm(
+  s: E2ESession,
+  client: Caller,
+  modern = false,
+): Promise<{ tab: number; ref: string; workspace: Record<string, string> }> {
+  let workspace: Record<string, string> = {};
   const call = async (name: string, args: Record<string, unknown>) => {
-    const result = await client.callTool({ name, arguments: args }) as CallResult;
+    const result = await client.callTool({
+      name,
+      arguments: { ...args, ...workspace },
+    }) as CallResult;
     assert(!result.isError, `${name}: ${JSON.stringify(result.content).slice(0, 500)}`);
     return result;
   };
   const listed = await call("tabs_context_mcp", { createIfEmpty: true });
-  const tab = (listed.structuredContent as { tabs: { tabId: number }[] }).tabs[0].tabId;
+  const minted = listed.structuredContent as { tabs: { tabId: number }[]; workspaceId?: string };
+  if (modern) workspace = { workspaceId: minted.workspaceId! };
+  const tab = minted.tabs[0].tabId;
   await call("navigate", { url: s.fixtures.url("/signup.html"), tabId: tab });
   const outline = (await call("read_page", { tabId: tab, filter: "all" })).content[0].text!;
   const ref =
     /textbox "Email address"[^\n]*\[(ref_\d+)\]|\[(ref_\d+)\][^\n]*textbox "Email address"/
       .exec(outline);
   assert(ref, "the client finds the email field");
-  return { tab, ref: ref[1] ?? ref[2] };
+  return { tab, ref: ref[1] ?? ref[2], workspace };
 }
 
-Deno.test("a client that declared elicitation is asked too; the first answer wins and the other is withdrawn; a client without it is never sent one", async () => {
+/** The email field's value in a client's own tab, as the page's script sees it. */
+async function clientEmail(
+  client: Caller,
+  form: { tab: number; workspace: Record<string, string> },
+): Promise<string> {
+  const result = await client.callTool({
+    name: "javascript_tool",
+    arguments: {
+      action: "javascript_exec",
+      text: "document.getElementById('email').value",
+      tabId: form.tab,
+      ...form.workspace,
+    },
+  }) as CallResult;
+  const text = result.content.map((block) => block.text ?? "").join("\n");
+  const blocks = [...text.matchAll(/trust="untrusted">\n([^]*?)\n?<\/page-content-/g)];
+  return blocks.at(-1)?.[1] ?? "(no value)";
+}
+
+/**
+ * A 2.x client pinned to `2026-07-28`, with a form handler when `elicit` is given (it then
+ * declares form elicitation on every request).
+ */
+async function modernClient(
+  s: E2ESession,
+  name: string,
+  elicit?: (message: string) => Promise<{ action: "accept" | "decline"; answer?: string }>,
+): Promise<Client2> {
+  const { command, args } = executable(s.testEnv, "mcp-connector", [
+    "--instance",
+    s.testEnv.instance,
+  ]);
+  const client = new Client2({ name, version: "2.0.0" }, {
+    versionNegotiation: { mode: { pin: "2026-07-28" } },
+    ...(elicit ? { capabilities: { elicitation: { form: {} } } } : {}),
+  });
+  if (elicit) {
+    client.setRequestHandler("elicitation/create", async (request) => {
+      const said = await elicit(String((request.params as { message?: unknown }).message));
+      return said.action === "accept"
+        ? { action: "accept", content: { answer: said.answer! } }
+        : { action: "decline" };
+    });
+  }
+  await client.connect(new Stdio2({ command, args, env: s.testEnv.env, stderr: "pipe" }));
+  assertEquals(client.getNegotiatedProtocolVersion(), "2026-07-28");
+  return client;
+}
+
+Deno.test("a client that declared elicitation is asked too, in both revisions; the first answer wins and the other is withdrawn or dropped; a client without it is never sent one", async () => {
   const s = await startSession({ policy: ASK_WRITE, env: { GHOSTLIGHT_ASK_TIMEOUT_MS: "90000" } });
   try {
     const forms: { message: string; answer: "once" | "hold" }[] = [];
@@ -380,6 +491,89 @@ Deno.test("a client that declared elicitation is asked too; the first answer win
         asking.received.filter((m) => m.method === "elicitation/create").length,
         2,
         "the eliciting client was sent one form per question",
+      );
+
+      // 2026-07-28: the form comes in an input_required result, the answer with the retry.
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => release = resolve);
+      const shown: string[] = [];
+      const modern = await modernClient(s, "modern-client", async (message) => {
+        shown.push(message);
+        // The second form is answered only after the CLI answered its question.
+        if (shown.length === 2) await held;
+        return { action: "accept", answer: "once" };
+      });
+      const plainModern = await modernClient(s, "plain-modern-client");
+      try {
+        const form = await clientForm(s, modern, true);
+        const fillModern = (value: string) =>
+          waiting(
+            modern.callTool({
+              name: "form_input",
+              arguments: { ref: form.ref, value, tabId: form.tab, ...form.workspace },
+            }) as Promise<CallResult>,
+          );
+        const before = (await questions(s)).length;
+        assertEquals(before, 0);
+        const yes = await fillModern("modern@example.com");
+        assert(!yes.isError, JSON.stringify(yes.content));
+        assertEquals(shown.length, 1);
+        assertMatch(shown[0], /asks to write on 127\.0\.0\.1: form_input on 127\.0\.0\.1/);
+        assertEquals(await clientEmail(modern, form), "modern@example.com");
+        const answered = (await auditLines(s)).filter((l) =>
+          /allowed it once \(question \d+, answered from the client\)/.test(l.rule ?? "")
+        );
+        assertEquals(answered.length, 2, "the 2026 client's answer is audited as the client's");
+
+        // The CLI answers first: the client's late answer is dropped; the retry gets the no.
+        const late = fillModern("late@example.com");
+        const cliFirst = await nextQuestion(s, plainQuestion.number);
+        await pollUntil(() => Promise.resolve(shown.length), (n) => n === 2, "the second form");
+        await run(s, ["deny", String(cliFirst.number)]);
+        release();
+        assertMatch(
+          errorText(await late),
+          new RegExp(`the person said no \\(question ${cliFirst.number}, answered from the CLI\\)`),
+        );
+        assertEquals(await clientEmail(modern, form), "modern@example.com", "nothing reached it");
+
+        // A 2026 request that declared no elicitation is never answered input_required (its
+        // client has no handler and would fail the call); the CLI answers it.
+        const plainForm = await clientForm(s, plainModern, true);
+        const plainCall = waiting(
+          plainModern.callTool({
+            name: "form_input",
+            arguments: {
+              ref: plainForm.ref,
+              value: "plain2026@example.com",
+              tabId: plainForm.tab,
+              ...plainForm.workspace,
+            },
+          }) as Promise<CallResult>,
+        );
+        const plainAsked = await nextQuestion(s, cliFirst.number);
+        await run(s, ["deny", String(plainAsked.number)]);
+        assertMatch(
+          errorText(await plainCall),
+          /the person said no \(question \d+, answered from the CLI\)/,
+        );
+        assertEquals(shown.length, 2);
+      } finally {
+        await modern.close();
+        await plainModern.close();
+      }
+
+      // A broken service link ends the call without a withdraw: its form is taken back anyway
+      // (else each such form counted against the connection's 8 until it never asked again).
+      const broken = fill("broken@example.com");
+      await pollUntil(() => Promise.resolve(forms.length), (n) => n === 3, "the third form");
+      const status = JSON.parse(await run(s, ["status", "--json"]));
+      Deno.kill(status.service.pid, "SIGKILL");
+      assertMatch(errorText(await broken), /The connection to the Ghostlight service broke/);
+      await pollUntil(
+        () => Promise.resolve(withdrawn),
+        (n) => n === 2,
+        "the form of the call the broken link ended to be withdrawn",
       );
     } finally {
       await asking.client.close();

@@ -92,3 +92,48 @@ Deno.test("paths, policy init and explain, and the answers when nothing runs yet
     await testEnv.dispose();
   }
 });
+
+Deno.test("policy simulate lists the calls a policy would ask the person about", async () => {
+  const testEnv = await makeTestEnv();
+  try {
+    const policy = `${testEnv.home}/ask.jsonc`;
+    await Deno.writeTextFile(
+      policy,
+      `{ "default": "allow", "grants": [{ "hosts": ["shop.test"], "ask": ["write"] }] }`,
+    );
+    const record = (seq: number, tool: string, capability: string) =>
+      JSON.stringify({
+        seq,
+        time: "2026-12-06T10:00:00.000Z",
+        kind: "decision",
+        result: "allowed",
+        principal: "agent",
+        client: "client 1.0",
+        workspace: null,
+        work: null,
+        tool,
+        action: null,
+        host: "shop.test",
+        capabilities: [capability],
+        rule: "no policy file",
+        args: "none",
+        prev: null,
+        hash: "sha256:0",
+      });
+    const audit = `${testEnv.home}/audit.jsonl`;
+    await Deno.writeTextFile(
+      audit,
+      [record(1, "form_input", "write"), record(2, "read_page", "read")].join("\n") + "\n",
+    );
+    const simulated = await ghostlight(testEnv, ["policy", "simulate", policy, "--replay", audit]);
+    assertEquals(simulated.code, 0, simulated.stderr);
+    assertMatch(
+      simulated.stdout,
+      /audit\.jsonl:1: .* agent \(its client says: client 1\.0\) form_input on shop\.test would ask the person \(grant 1 of .* asks the person before write\); it was allowed/,
+    );
+    assertMatch(simulated.stdout, /0 of 2 decision\(s\) would have been refused/);
+    assertMatch(simulated.stdout, /1 of 2 decision\(s\) would have waited for the person's answer/);
+  } finally {
+    await testEnv.dispose();
+  }
+});

@@ -16,6 +16,7 @@
 import type { GroupColor } from "../../shared/browser_protocol.ts";
 import {
   PersonAnswer,
+  type PersonGrant,
   type PersonQuestion,
   type PersonRequest,
   type PersonState,
@@ -153,17 +154,19 @@ function renderWorkspace(workspace: PersonWorkspace): HTMLElement {
   return card;
 }
 
+/** The agent a question or a yes is about: its principal and its workspace's number. */
+function agentRow(principal: string, workspace: number): HTMLElement {
+  const row = element("div", "row");
+  row.append(element("span", "principal", principal), element("span", "number", `#${workspace}`));
+  return row;
+}
+
 /** One question: who asks for what where, and the person's three answers. */
 function renderQuestion(question: PersonQuestion): HTMLElement {
   const card = element("section", "question");
   card.dataset.question = String(question.number);
-  const head = element("div", "row");
-  head.append(
-    element("span", "principal", question.principal),
-    element("span", "number", `#${question.workspace}`),
-  );
   card.append(
-    head,
+    agentRow(question.principal, question.workspace),
     element("div", "claimed", `its client says: ${question.client}`),
     element(
       "div",
@@ -184,6 +187,27 @@ function renderQuestion(question: PersonQuestion): HTMLElement {
     answer("Deny", "deny", "danger"),
   );
   card.append(actions);
+  return card;
+}
+
+/** One remembered yes: which agent may do what where, and the person's way to forget it. */
+function renderGrant(grant: PersonGrant): HTMLElement {
+  const card = element("section", "granted");
+  card.dataset.grant = String(grant.number);
+  const forget = element("button", "", "Forget");
+  forget.dataset.revoke = String(grant.number);
+  const actions = element("div", "actions");
+  actions.append(forget);
+  card.append(
+    agentRow(grant.principal, grant.workspace),
+    element(
+      "div",
+      "detail",
+      `May ${grant.capability} on ${grant.host} until its workspace ends (you allowed it from ` +
+        `${grant.by})`,
+    ),
+    actions,
+  );
   return card;
 }
 
@@ -226,6 +250,7 @@ function render(state: PersonState): void {
   }
 
   byId("questions").replaceChildren(...state.questions.map(renderQuestion));
+  byId("granted").replaceChildren(...state.granted.map(renderGrant));
 
   const list = byId("workspaces");
   list.replaceChildren(
@@ -276,6 +301,11 @@ document.addEventListener("click", (event) => {
   // An answer is the person's click only: no script's synthetic event answers (decision 0360).
   if (target && choice.success && event.isTrusted) {
     refresh({ op: "answer", question: Number(target.dataset.question), answer: choice.data });
+    return;
+  }
+  // Forgetting a yes is the person's click too: a page's script could not reach it anyway.
+  if (target?.dataset.revoke && event.isTrusted) {
+    refresh({ op: "revoke", grant: Number(target.dataset.revoke) });
     return;
   }
   if (!target?.dataset.op) return;

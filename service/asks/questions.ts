@@ -71,11 +71,16 @@ interface Open {
   closed: Promise<void>;
 }
 
-/** Someone who wants to hear when the open questions change (the popup's badge, a client). */
+/**
+ * Someone who wants to hear when the open questions change (the popup's badge, a client), or a
+ * remembered yes is forgotten (the audit).
+ */
 export type QuestionListener = (event: {
   workspace: Workspace;
   opened?: PersonQuestion;
   closed?: { number: number; reply: Reply };
+  /** A remembered yes forgotten: revoked by the person, or gone with its workspace. */
+  forgot?: { grant: Remembered; why: string };
 }) => void;
 
 /** The person answered a question that is not open (any more). */
@@ -96,11 +101,17 @@ export class Questions {
   readonly #waiting = new Map<string, number>();
   readonly #remembered = new Map<string, { workspace: Workspace; grants: Remembered[] }>();
   readonly #listeners = new Set<QuestionListener>();
+  /**
+   * Each call's one deadline for all its waits, by the call's signal: a call may ask once per
+   * host and capability it needs, and all its asks together wait no longer than the bound.
+   */
+  readonly #deadlines = new WeakMap<AbortSignal, number>();
   #lastQuestion = 0;
   #lastGrant = 0;
 
   /**
-   * `timeoutMs` bounds each call's wait (behind another question and for its own); `live` says
+   * `timeoutMs` bounds each call's wait in all (behind another question and for each of its own,
+   * from its first); `live` says
    * whether a workspace still exists (a yes is forgotten with its workspace).
    */
   constructor(options: { timeoutMs: number; live: (workspaceId: string) => boolean }) {
@@ -145,7 +156,7 @@ export class Questions {
    * false when the bound or `signal` ended the wait first or too many wait already.
    */
   async clear(workspaceId: string, signal: AbortSignal): Promise<boolean> {
-    const deadline = Date.now() + this.#timeoutMs;
+    const deadline = this.#deadlineOf(signal);
     while (this.#open.has(workspaceId)) {
       const waited = await this.#behind(workspaceId, deadline, signal);
       if (waited !== "closed") return false;
@@ -159,7 +170,7 @@ export class Questions {
    */
   async ask(asking: Asking, signal: AbortSignal): Promise<Reply> {
     const id = asking.workspace.id;
-    const deadline = Date.now() + this.#timeoutMs;
+    const deadline = this.#deadlineOf(signal);
     while (this.#open.has(id)) {
       const waited = await this.#behind(id, deadline, signal);
       if (waited === "busy") return { kind: "busy" };
@@ -205,12 +216,13 @@ export class Questions {
     return count;
   }
 
-  /** Forgets remembered yes `number`; what was done, in words. */
-  revoke(number: number): string {
+  /** Forgets remembered yes `number`, revoked from `by`; what was done, in words. */
+  revoke(number: number, by: string): string {
     for (const entry of this.#remembered.values()) {
       const index = entry.grants.findIndex((grant) => grant.number === number);
       if (index < 0) continue;
       const [grant] = entry.grants.splice(index, 1);
+      this.#tell({ workspace: entry.workspace, forgot: { grant, why: `revoked from ${by}` } });
       return `Forgot yes ${number}: ${entry.workspace.principal} is asked again before ` +
         `${grant.capability} on ${grant.host}.`;
     }
@@ -241,6 +253,15 @@ export class Questions {
       }
     }
     return all.sort((a, b) => a.number - b.number);
+  }
+
+  /** The deadline of the call whose signal this is: set by its first wait, kept for the rest. */
+  #deadlineOf(signal: AbortSignal): number {
+    const known = this.#deadlines.get(signal);
+    if (known !== undefined) return known;
+    const deadline = Date.now() + this.#timeoutMs;
+    this.#deadlines.set(signal, deadline);
+    return deadline;
   }
 
   /** Opens the workspace's question and waits for its reply. */
@@ -337,12 +358,22 @@ export class Questions {
     if (entry.grants.length > MAX_REMEMBERED) entry.grants.shift();
   }
 
+  /** Forgets the yeses of a workspace that ended (the daemon calls it as the workspace goes). */
+  ended(workspaceId: string): void {
+    const entry = this.#remembered.get(workspaceId);
+    if (!entry) return;
+    this.#remembered.delete(workspaceId);
+    for (const grant of entry.grants) {
+      this.#tell({ workspace: entry.workspace, forgot: { grant, why: "its workspace ended" } });
+    }
+  }
+
   /** A workspace's remembered yeses, or null; those of an ended workspace are forgotten here. */
   #rememberedOf(id: string): { workspace: Workspace; grants: Remembered[] } | null {
     const entry = this.#remembered.get(id);
     if (!entry) return null;
     if (this.#live(id)) return entry;
-    this.#remembered.delete(id);
+    this.ended(id);
     return null;
   }
 

@@ -79,7 +79,7 @@ Deno.test("allow once answers only that call; on the site is remembered for the 
   questions.answer(3, "deny", "the CLI");
   assertEquals((await other).kind, "no");
   assertEquals(questions.granted().map((g) => [g.principal, g.host]), [["agent", "shop.test"]]);
-  assertMatch(questions.revoke(questions.granted()[0].number), /asked again/);
+  assertMatch(questions.revoke(questions.granted()[0].number, "the CLI"), /asked again/);
   assertEquals(questions.remembered(workspace.id, "agent", "shop.test", "write"), null);
 });
 
@@ -166,4 +166,29 @@ Deno.test("the yeses one workspace keeps are bounded", async () => {
   }
   assertEquals(questions.granted().length, MAX_REMEMBERED);
   assertEquals(questions.remembered(workspace.id, "agent", "site1.test", "write"), null);
+});
+
+Deno.test("a call that asks again waits within the deadline of its first ask, not a new one", async () => {
+  const { questions, open } = setUp(60_000);
+  const workspace = open("agent");
+  const call = new AbortController();
+  const first = questions.ask(asking(workspace, "shop.test"), call.signal);
+  await opened(questions, 1);
+  const firstExpires = questions.questions()[0].expires;
+  // Long enough that a fresh bound would end later, on any clock.
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  questions.answer(1, "once", "the CLI");
+  assertEquals((await first).kind, "yes");
+  // The same call needs another site: its second question ends when its first would have.
+  const second = questions.ask(asking(workspace, "pay.test"), call.signal);
+  await opened(questions, 2);
+  assertEquals(questions.questions()[0].expires, firstExpires);
+  // Another call's question has a bound of its own.
+  call.abort();
+  assertEquals((await second).kind, "withdrawn");
+  const other = questions.ask(asking(workspace, "pay.test"), new AbortController().signal);
+  await opened(questions, 3);
+  assert(questions.questions()[0].expires > firstExpires, "a new call gets a new bound");
+  questions.denyOpen(undefined, "the CLI");
+  assertEquals((await other).kind, "no");
 });

@@ -192,7 +192,12 @@ export async function decideAndRecord(record: CallRecord): Promise<Verdict> {
         (entry) => recordDecision(session, work, entry),
         `${subject(session, work)} on ${host}`,
       );
-      if (answer.kind === "yes") continue;
+      if (answer.kind === "yes") {
+        // The person's controls may have changed while the call waited: read them again.
+        const barrier = session.deps.governance.person.barrier(session.holder, work.workspace?.id);
+        if (barrier !== null) return { outcome: await barredOutcome(session, work, barrier) };
+        continue;
+      }
       if (answer.kind === "ended") return { outcome: answer.outcome };
       const refused = { ...decision, verdict: "denied" as const, rule: answer.rule };
       return { outcome: refusedOutcome(record, host, refused, answer.counts) };

@@ -146,11 +146,13 @@ function cancelWork(session: Session, message: MessageOf<"cancel">): void {
 
 /**
  * The person's answer in the client to a question put there (decision 0361): taken only for a
- * question this connector was sent, for the call it was sent for; anything else is ignored.
+ * question this connector was sent, for the call it was sent for; anything else is refused, and
+ * a refused answer is an audit record as well as a log line.
  */
 function answerFromClient(session: Session, message: MessageOf<"answer">): void {
   if (session.elicited.get(message.question) !== message.seq) {
     log("warn", `a connector answered question ${message.question}, which it was not asked`);
+    refusedAnswer(session, message, "this connector was not asked it for that call");
     return;
   }
   try {
@@ -158,5 +160,25 @@ function answerFromClient(session: Session, message: MessageOf<"answer">): void 
   } catch (error) {
     // Answered elsewhere first: the first answer wins.
     log("info", `the client's answer came late: ${(error as Error).message}`);
+    refusedAnswer(session, message, "it was answered elsewhere first, or had ended");
   }
+}
+
+/** Records a client's answer that was not taken, and why. */
+function refusedAnswer(session: Session, message: MessageOf<"answer">, why: string): void {
+  session.deps.governance.audit.append({
+    kind: "decision",
+    result: "answer refused",
+    principal: session.info.principal,
+    client: session.info.client.slice(0, 200),
+    workspace: null,
+    work: null,
+    tool: "asks",
+    action: null,
+    host: null,
+    capabilities: [],
+    rule: `the client's answer "${message.answer}" to question ${message.question} was not ` +
+      `taken: ${why}`,
+    args: "none",
+  }).catch((error) => log("warn", `a refused answer was not audited: ${error.message}`));
 }

@@ -5,7 +5,7 @@
 import type { Outcome } from "../../shared/bridge.ts";
 import { assert, assertEquals, assertMatch } from "../../tests/support/assert.ts";
 import { deniedTestWorkspace, tabAt } from "../../tests/support/bridge_harness.ts";
-import { waitFor } from "../../tests/support/wait.ts";
+import { pollUntil, waitFor } from "../../tests/support/wait.ts";
 import { CALL_STAGES } from "./call_stages.ts";
 import { after, before, type CallRecord, compose, last } from "./stages.ts";
 
@@ -219,6 +219,35 @@ Deno.test("a step on a quarantined tab is refused at the quarantine stage, as a 
       actions: [{ name: "tab_control", input: { action: "close", tabId: 5 } }],
     });
     assert(!/quarantined/.test(text(closing)), text(closing));
+  } finally {
+    await h.end();
+  }
+});
+
+Deno.test("a yes that comes while the person holds the agent lets nothing through", async () => {
+  const ops: string[] = [];
+  const h = await stepHarness("https://ask.test/", (op) => ops.push(op));
+  try {
+    const { policy, person, questions, dir } = h.deps.governance;
+    await Deno.writeTextFile(
+      `${dir}/policy.jsonc`,
+      `{ "default": "allow", "grants": [{ "hosts": ["ask.test"], "ask": ["read"] }] }`,
+    );
+    await policy.reload();
+    const call = h.call("read_console_messages", { tabId: 5 });
+    const [question] = await pollUntil(
+      () => Promise.resolve(questions.questions()),
+      (open) => open.length === 1,
+      "the question",
+    );
+    const before = ops.length;
+    // Held by a way that leaves the question open; the yes then comes.
+    person.hold();
+    questions.answer(question.number, "once", "the CLI");
+    const outcome = await call;
+    assertEquals(outcome.kind, "held");
+    assertEquals(ops.slice(before), [], "nothing was sent to the browser after the yes");
+    person.resume();
   } finally {
     await h.end();
   }

@@ -111,7 +111,7 @@ async function explain(paths: InstancePaths, args: string[]): Promise<number> {
 
 /**
  * `policy simulate FILE --replay AUDIT`: each decision of the audit, decided again under FILE;
- * the ones it would have refused are listed. A per-call restriction is not in the audit, so it
+ * the ones it would have refused, and those it would have asked the person about, are listed. A per-call restriction is not in the audit, so it
  * is not replayed.
  */
 async function simulate(args: string[]): Promise<number> {
@@ -136,6 +136,7 @@ async function simulate(args: string[]): Promise<number> {
   }
   let decisions = 0;
   let refused = 0;
+  let asked = 0;
   let unnamed = 0;
   for (const [index, line] of lines.entries()) {
     if (line === "") continue;
@@ -155,18 +156,23 @@ async function simulate(args: string[]): Promise<number> {
       capabilities: landing ? ["read"] : record.capabilities as never[],
       restrictions: [],
     });
-    if (decision.verdict !== "denied" && decision.verdict !== "sacred") continue;
-    refused++;
+    const would = decision.verdict === "sacred"
+      ? "be refused (sacred)"
+      : decision.verdict === "denied"
+      ? "be denied"
+      : decision.verdict === "ask"
+      ? "ask the person"
+      : null;
+    if (would === null) continue;
+    if (decision.verdict === "ask") asked++;
+    else refused++;
     const call = record.action === null ? record.tool : `${record.tool} ${record.action}`;
     const who = typeof record.principal === "string"
       ? `${record.principal} (its client says: ${record.client})`
       : `${record.client} (no principal recorded; replayed as ${principal})`;
     console.log(shown(
       `${replay}:${index + 1}: ${record.time} ${who} ${call} on ` +
-        `${record.host ?? "no site"} would be ${
-          decision.verdict === "sacred" ? "refused (sacred)" : "denied"
-        }` +
-        ` (${decision.rule}); it was ${record.result}`,
+        `${record.host ?? "no site"} would ${would} (${decision.rule}); it was ${record.result}`,
     ));
   }
   if (unnamed > 0) {
@@ -177,6 +183,12 @@ async function simulate(args: string[]): Promise<number> {
     );
   }
   console.log(`${refused} of ${decisions} decision(s) would have been refused under ${file}.`);
+  if (asked > 0) {
+    console.log(
+      `${asked} of ${decisions} decision(s) would have waited for the person's answer under ` +
+        `${file} (its "ask").`,
+    );
+  }
   return 0;
 }
 

@@ -107,7 +107,7 @@ async function carryOut(
     case "answer":
       return questions.answer(request.question, request.answer, surface);
     case "revoke":
-      return questions.revoke(request.grant);
+      return questions.revoke(request.grant, surface);
     case "hold":
     case "stop":
     case "take_over": {

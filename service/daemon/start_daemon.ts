@@ -5,7 +5,7 @@
  * @module
  */
 
-import { Questions } from "../asks/mod.ts";
+import { type QuestionListener, Questions } from "../asks/mod.ts";
 import { BRIDGE_MAX_FRAME, UNNAMED_PRINCIPAL } from "../../shared/bridge.ts";
 import { FROM_EXTENSION_MAX_FRAME } from "../../shared/browser_protocol.ts";
 import { encodeFrame, FrameBudget } from "../../shared/framing.ts";
@@ -123,6 +123,32 @@ function questionBroker(
   return questions;
 }
 
+/**
+ * Writes a record when a remembered yes is forgotten, revoked by the person or gone with its
+ * workspace: the audit says when a site yes stopped letting the agent's calls through.
+ */
+function auditForgotten(audit: AuditLog, auditKey: AuditKey): QuestionListener {
+  return ({ workspace, forgot }) => {
+    if (!forgot) return;
+    const { grant, why } = forgot;
+    audit.append({
+      kind: "decision",
+      result: "forgotten",
+      principal: grant.principal,
+      client: workspace.label.slice(0, 200),
+      workspace: auditKey.workspace(workspace.id),
+      work: null,
+      tool: "asks",
+      action: null,
+      host: grant.host,
+      capabilities: [grant.capability],
+      rule: `the person's yes ${grant.number} to ${grant.capability} on this site for this ` +
+        `agent (question ${grant.question}, answered from ${grant.by}) was forgotten: ${why}`,
+      args: "none",
+    }).catch((error) => log("warn", `a forgotten yes was not audited: ${error.message}`));
+  };
+}
+
 /** What the service's state is built from. */
 interface StateSources {
   paths: InstancePaths;
@@ -177,7 +203,10 @@ async function buildState(sources: StateSources): Promise<ServiceState> {
     attentionAfter: settings.attentionAfter,
     effects: personEffects(browsers),
   });
+  const auditKey = AuditKey.derive(sources.keys.audit);
   const questions = questionBroker(settings.askTimeoutMs, workspaces, person, browsers);
+  questions.onChange(auditForgotten(audit, auditKey));
+  workspaces.onRelease((id) => questions.ended(id));
   const desk: PersonDesk = {
     person,
     policy,
@@ -199,7 +228,7 @@ async function buildState(sources: StateSources): Promise<ServiceState> {
       policy,
       person,
       audit,
-      auditKey: AuditKey.derive(sources.keys.audit),
+      auditKey,
       questions,
     },
     // Recordings of a released workspace go with it.

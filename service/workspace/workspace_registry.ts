@@ -86,6 +86,7 @@ export class WorkspaceLimit extends Error {}
 export class WorkspaceRegistry {
   #workspaces = new Map<string, Workspace>();
   #opened = 0;
+  #released: ((id: string) => void) | null = null;
 
   /**
    * Mints a new workspace for `principal`, whose client calls itself `label` (shown to the
@@ -121,7 +122,14 @@ export class WorkspaceRegistry {
 
   /** Forgets a workspace. Its tabs stay open in the browser, now the user's. */
   release(id: string): boolean {
-    return this.#workspaces.delete(id);
+    const released = this.#workspaces.delete(id);
+    if (released) this.#released?.(id);
+    return released;
+  }
+
+  /** Calls `listener` with each workspace's id as it is released (the person's yeses go too). */
+  onRelease(listener: (id: string) => void): void {
+    this.#released = listener;
   }
 
   /** The plans agents stated, by workspace label (never the workspace id). */

@@ -47,6 +47,26 @@ export function rememberTabs(workspace: Workspace): Set<number> {
   return former;
 }
 
+/** Tab ids each workspace's agent closed itself (tab_control), bounded as the former ones. */
+const closedTabs = new WeakMap<Workspace, Set<number>>();
+
+/** Notes that the workspace's agent closed this tab itself. */
+export function noteClosedByAgent(workspace: Workspace, tabId: number): void {
+  let closed = closedTabs.get(workspace);
+  if (!closed) closedTabs.set(workspace, closed = new Set());
+  closed.delete(tabId);
+  closed.add(tabId);
+  for (const oldest of closed) {
+    if (closed.size <= MAX_FORMER_TABS) break;
+    closed.delete(oldest);
+  }
+}
+
+/** The tabs the workspace's agent closed itself, most recent last. */
+export function closedByAgent(workspace: Workspace): ReadonlySet<number> {
+  return closedTabs.get(workspace) ?? new Set();
+}
+
 /**
  * Why a tab id is not usable by this workspace. Only the workspace's own history shapes the
  * answer: an id it once owned is said to be gone; any other id gets the one denial, so the

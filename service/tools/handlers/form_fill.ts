@@ -67,6 +67,10 @@ function whyNot(result: FillRefusal): { reason: string; quoted?: string } {
   switch (result.error) {
     case "disabled":
       return { reason: "the field is disabled" };
+    case "fieldset_disabled":
+      return { reason: "the field's group (its fieldset) is disabled" };
+    case "hidden":
+      return { reason: "the field is not visible (a hidden field may be a trap for bots)" };
     case "readonly":
       return { reason: "the field is read-only" };
     case "radio_off":

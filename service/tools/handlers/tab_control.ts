@@ -11,7 +11,7 @@ import { type Handler, success, type ToolContext } from "../core/context.ts";
 import { howToAnswer } from "../core/dialog_help.ts";
 import { ToolError } from "../core/errors.ts";
 import { displayUrl, fence, fencedUrl, originOf, redactSecrets } from "../core/safe_text.ts";
-import { cdp, ownedTab, type TabTarget } from "../core/target.ts";
+import { cdp, noteClosedByAgent, ownedTab, rememberTabs, type TabTarget } from "../core/target.ts";
 import { untilDialog } from "../input/send.ts";
 import { pageAfterEffect } from "../page/after_dialog.ts";
 import { LOAD_NOTES, LoadWatch, waitForLoad } from "../input/load_watch.ts";
@@ -36,6 +36,8 @@ async function focus(_context: ToolContext, target: TabTarget): Promise<Outcome>
 
 async function close(context: ToolContext, target: TabTarget): Promise<Outcome> {
   await target.link.call("tab.close", { tab_id: target.native });
+  rememberTabs(context.workspace);
+  noteClosedByAgent(context.workspace, target.tabId);
   context.workspaces.forgetTab(target.tabId);
   const left = [...context.workspace.tabs];
   return success(

@@ -8,7 +8,7 @@ import type { TabInfo } from "../../../shared/browser_protocol.ts";
 import { BrowserError, decomposeTabId } from "../../browser/mod.ts";
 import { type Handler, success, type ToolContext } from "../core/context.ts";
 import { displayUrl, fence, originOf, redactSecrets } from "../core/safe_text.ts";
-import { rememberTabs, type TabTarget, workspaceBrowser } from "../core/target.ts";
+import { closedByAgent, rememberTabs, type TabTarget, workspaceBrowser } from "../core/target.ts";
 import { pageInfo } from "../page/frames.ts";
 import { ToolError } from "../core/errors.ts";
 import { groupTitle, MAX_TABS_PER_WORKSPACE, type Workspace } from "../../workspace/mod.ts";
@@ -153,9 +153,18 @@ function render(
       : `- tabId ${tab.tabId}:\n` +
         fence(context.workspace, originOf(tab.url), `${tab.title || "(untitled)"} — ${tab.url}`)
   );
-  const hadTabs = rememberTabs(context.workspace).size > 0;
+  const former = rememberTabs(context.workspace);
+  const hadTabs = former.size > 0;
+  const closed = closedByAgent(context.workspace);
+  // Every tab it had, the agent closed itself: nothing went wrong, it has none open.
+  const closedAll = hadTabs && [...former].every((tabId) => closed.has(tabId));
   const text = listed.tabs.length > 0
     ? `${lead}Your tabs:\n${lines.join("\n")}`
+    : closedAll
+    ? `${lead}You have no tabs open: you closed ${
+      former.size === 1 ? `your tab (${[...former][0]})` : `your last tab (${[...closed].at(-1)})`
+    } with tab_control. Call tabs_context_mcp with createIfEmpty: true, or tabs_create_mcp, ` +
+      "to open one."
     : hadTabs
     ? `${lead}Your earlier tabs are gone: closed, or the browser holding them disconnected or ` +
       "restarted. Call tabs_context_mcp with createIfEmpty: true to start again."

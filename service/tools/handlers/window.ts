@@ -31,6 +31,25 @@ async function viewportNow(target: TabTarget): Promise<number[] | null> {
   return await inMainWorld(target, mainWorldCall("windowSize")).catch(() => null);
 }
 
+/**
+ * The window's frame around the page (outer size less the viewport), from a measure taken with
+ * no emulation; none when it is unknown or would leave less than half the asked size.
+ */
+function frameOf(
+  measured: number[] | null,
+  width: number,
+  height: number,
+): { width: number; height: number } {
+  const edge = (outer: number | undefined, inner: number | undefined, whole: number) => {
+    const frame = (outer ?? 0) - (inner ?? 0);
+    return Number.isFinite(frame) && frame > 0 && frame < whole / 2 ? Math.round(frame) : 0;
+  };
+  return {
+    width: edge(measured?.[0], measured?.[2], width),
+    height: edge(measured?.[1], measured?.[3], height),
+  };
+}
+
 /** How long resize_window waits for the page to see its new size. */
 const SETTLE_MS = 2_000;
 
@@ -78,15 +97,20 @@ export const resizeWindow: Handler = async (args, context) => {
     }
   } catch (error) {
     if (!(error instanceof BrowserError && error.kind === "unsupported")) throw error;
+    // The page gets the viewport such a window would show: the window's own frame (tab strip,
+    // toolbar) measured without any emulation, taken off. Going back to a launch size larger
+    // than the screen then gives the page the viewport it had at launch.
+    await cdp(target, "Emulation.clearDeviceMetricsOverride");
+    const frame = frameOf(await viewportNow(target), width, height);
+    const view = { width: width - frame.width, height: height - frame.height };
     await cdp(target, "Emulation.setDeviceMetricsOverride", {
-      width,
-      height,
+      ...view,
       deviceScaleFactor: 0,
       mobile: false,
     });
     size = { width, height };
     lead = `The screen is too small for a ${width}×${height} window, so tab ${target.tabId}'s ` +
-      `viewport is emulated at ${width}×${height} instead`;
+      `viewport is emulated at ${view.width}×${view.height} instead, what such a window shows`;
   }
   const view = await settledViewport(target, before, size);
   const inner = view ? ` (page viewport ${view[0]}×${view[1]} CSS px)` : "";

@@ -129,6 +129,9 @@ function surprises(
     }
   }
   if (!fill.after.enabled) said.push("it is disabled now");
+  if (fill.unseen) {
+    said.push("it is not visible on the page, so a person could not have set it this way");
+  }
   return said;
 }
 

@@ -60,6 +60,14 @@ Deno.test("what the page did otherwise is said, its own words kept as notes", ()
   assert(gone.line.includes("took the field out of the document"), gone.line);
   const disabled = fillWords("ref_5", "x", text({}, { enabled: false }));
   assert(disabled.line.endsWith("but it is disabled now."), disabled.line);
+  const unseen = fillWords("ref_5", "Large", text({ kind: "select", unseen: true }));
+  assert(
+    unseen.line.endsWith(
+      "but it is not visible on the page, so a person could not have set it " +
+        "this way.",
+    ),
+    unseen.line,
+  );
 });
 
 Deno.test("a box says what was asked, from its kind and the value given, and what the page shows", () => {

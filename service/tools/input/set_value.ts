@@ -58,6 +58,22 @@ function refusal(
         `${ref} is disabled, so it cannot take a value now.`,
         "Fill the fields it depends on first, then read_page again to see whether it is enabled.",
       );
+    case "fieldset_disabled":
+      return new ToolError(
+        "tool_failure",
+        `${ref} is in a disabled group (a fieldset), so it cannot take a value now; the field ` +
+          "itself is not disabled.",
+        "The page enables the whole group when it is ready for it (often after a choice or a " +
+          "step outside the group); read_page to see what the page asks for first.",
+      );
+    case "hidden":
+      return new ToolError(
+        "tool_failure",
+        `${ref} is not visible on the page now, so it was not set: a person could not fill it, ` +
+          "and pages hide fields to catch automated fills (honeypots).",
+        "Take a screenshot or read_page again to find the visible field meant; if it is shown " +
+          "only after another step, do that step first.",
+      );
     case "readonly":
       return new ToolError(
         "tool_failure",
@@ -78,7 +94,11 @@ function refusal(
         "tool_failure",
         `${ref} has no option with that value or label. Its options:\n${fenceOptions(options)}`,
         `Pass one of the labels above as value, e.g. {"ref": "${ref}", "value": "<label>", ` +
-          `"tabId": ${tabId}}.`,
+          `"tabId": ${tabId}}` +
+          (result.multiple
+            ? `; it takes several as a JSON list in the string: {"ref": "${ref}", ` +
+              `"value": "[\\"<label>\\", \\"<label>\\"]", "tabId": ${tabId}}.`
+            : "."),
       );
     }
     case "not_settable":

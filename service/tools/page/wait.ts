@@ -11,8 +11,19 @@ import type { TabState } from "../../browser/mod.ts";
 import type { Workspace } from "../../workspace/mod.ts";
 import type { ToolContext } from "../core/context.ts";
 import type { TabTarget } from "../core/target.ts";
-import type { ReceiptElement } from "../page_runtime/contract.ts";
-import { inMainFrame, runtimeCall, tabPages } from "./frames.ts";
+import type { ReceiptElement, WaitSpec } from "../page_runtime/contract.ts";
+import { childFrame, frameGuard, READ } from "./collect.ts";
+import {
+  type Frame,
+  type FrameGuard,
+  inFrame,
+  inMainFrame,
+  MAX_FRAMES,
+  readMainFrame,
+  runtimeCall,
+  type TabPages,
+  tabPages,
+} from "./frames.ts";
 
 /** The longest any wait lasts. */
 export const MAX_WAIT_MS = 30_000;
@@ -107,11 +118,70 @@ export function networkQuiet(state: TabState, now = Date.now()): boolean {
   });
 }
 
-/** One slice of asking the page's main frame about a condition. */
+/** How deep frames inside frames are asked. */
+const MAX_FRAME_DEPTH = 4;
+
+/** The frames a look still has to ask, and when its slice ends. */
+interface FrameLook {
+  target: TabTarget;
+  pages: TabPages;
+  guard: FrameGuard;
+  spec: WaitSpec;
+  until: number;
+  asked: number;
+}
+
+/**
+ * Adds what the frames under `parent` that its world cannot enter (another host) show to
+ * `total`, each frame in its own world, nested; a frame the policy withholds or that went away
+ * meanwhile is not readable and counts for nothing. For `gone`, a frame still showing the text
+ * is watched for the rest of the slice.
+ */
+async function lookInFrames(run: FrameLook, parent: Frame, total: Look, depth: number) {
+  if (depth >= MAX_FRAME_DEPTH) return;
+  const shown = await inFrame(run.target, run.pages, parent, runtimeCall("framesShown"))
+    .catch(() => null);
+  for (const { id } of shown ?? []) {
+    if (run.asked >= MAX_FRAMES) return;
+    run.asked++;
+    try {
+      const child = await childFrame(run.target, run.pages, parent, id, run.guard);
+      const wait = run.spec.state === "gone" ? Math.max(0, run.until - Date.now()) : 0;
+      const check = await inFrame(
+        run.target,
+        run.pages,
+        child,
+        runtimeCall("waitCheck", run.spec, wait),
+      );
+      if ("error" in check) continue;
+      total.present = (total.present ?? 0) + (check.present ?? 0);
+      total.visible = (total.visible ?? 0) + (check.visible ?? 0);
+      total.first ??= check.first;
+      await lookInFrames(run, child, total, depth + 1);
+    } catch {
+      // Not readable now (withheld by the policy, gone, not loaded): nothing of it counts.
+    }
+  }
+}
+
+/** Whether the condition holds by the counts of every frame read. */
+function holds(state: Condition["state"], look: Look): boolean {
+  if (state === "present") return (look.present ?? 0) > 0;
+  if (state === "visible") return (look.visible ?? 0) > 0;
+  return (look.visible ?? 0) === 0;
+}
+
+/**
+ * One slice of asking the page about a condition: the main frame's world (which reads the
+ * frames of the page's own host in place), then, when they could change the answer, the frames
+ * of other hosts in their own worlds, as find and get_page_text read them. `guard` withholds the
+ * frames the policy refuses to read.
+ */
 export function lookAt(
   workspace: Workspace,
   target: TabTarget,
   condition: Condition,
+  guard: FrameGuard = () => null,
 ): (sliceMs: number) => Promise<Look> {
   const pages = tabPages(workspace, target.tabId);
   if (condition.state === "settled") {
@@ -131,8 +201,16 @@ export function lookAt(
     state: condition.state,
   };
   return async (sliceMs) => {
-    const check = await inMainFrame(target, pages, runtimeCall("waitCheck", spec, sliceMs));
-    return "error" in check ? { met: false, error: check.error } : check;
+    const until = Date.now() + sliceMs;
+    const read = await readMainFrame(target, pages, runtimeCall("waitCheck", spec, sliceMs));
+    const check = read.value!;
+    if ("error" in check) return { met: false, error: check.error };
+    // Text found in the main frame's world settles visible and present; gone needs every frame.
+    if (check.met !== (condition.state === "gone")) return check;
+    const total: Look = { ...check };
+    const run = { target, pages, guard, spec, until, asked: 0 };
+    await lookInFrames(run, read.frame, total, 0);
+    return { ...total, met: holds(condition.state, total) };
   };
 }
 
@@ -159,7 +237,8 @@ export async function waitForCondition(
   options: { timeoutMs: number; settle?: boolean; startedAt?: number },
 ): Promise<Waited & { settled?: boolean }> {
   const startedAt = options.startedAt ?? Date.now();
-  const waited = await waitInSlices(lookAt(context.workspace, target, condition), {
+  const guard = frameGuard(context, READ);
+  const waited = await waitInSlices(lookAt(context.workspace, target, condition, guard), {
     timeoutMs: options.timeoutMs,
     signal: context.signal,
     startedAt,

@@ -262,8 +262,22 @@ export interface Prepared {
 
 /** Why a field could not take a value. */
 export type Refusal =
-  | { error: "gone" | "disabled" | "readonly" | "radio_off" | "held" }
-  | { error: "no_option"; options: { value: string; label: string }[] }
+  | {
+    error:
+      | "gone"
+      | "disabled"
+      | "fieldset_disabled"
+      | "hidden"
+      | "readonly"
+      | "radio_off"
+      | "held";
+  }
+  | {
+    error: "no_option";
+    options: { value: string; label: string }[];
+    /** The field is a select that takes several options (a JSON list of them). */
+    multiple?: boolean;
+  }
   | { error: "not_settable"; type: string }
   | { error: "not_a_field"; role: string }
   | { error: "not_boolean"; role: string };
@@ -283,6 +297,8 @@ export interface FieldFill {
   chose?: number;
   /** The page's URL, when the field was filled alone in the tab's top frame. */
   url?: string;
+  /** The field (and any label of it) could not be seen when it was set. */
+  unseen?: boolean;
 }
 
 /** What filling one field did, or why it could not take the value. */

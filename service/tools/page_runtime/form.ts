@@ -9,6 +9,7 @@
 import type { ByLabels, FieldFill, FillResult, LabelMatch, Refusal } from "./contract.ts";
 import { checkedState, describe, isDisabled } from "./describe.ts";
 import { viewOf } from "./dom.ts";
+import { isVisible } from "./geometry.ts";
 import { nameOf } from "./names.ts";
 import { fillableFields, matchFields } from "../page/form_match.ts";
 import { toBool } from "../page/on_off.ts";
@@ -49,11 +50,15 @@ function nativeSetter(el: Element, prop: string): ((value: unknown) => void) | n
   return null;
 }
 
-/** Dispatches an event made by the element's own window, bubbling out of shadow trees. */
+/**
+ * Dispatches an event made by the element's own window, bubbling. `input` and `beforeinput` leave
+ * shadow trees, as the browser's own do; `change` stays inside its tree, as the browser's does.
+ */
 function fire(el: Element, type: string, init?: InputEventInit): void {
   const view = viewOf(el) as unknown as typeof globalThis;
-  const Ctor = type === "input" || type === "beforeinput" ? view.InputEvent : view.Event;
-  el.dispatchEvent(new Ctor(type, Object.assign({ bubbles: true, composed: true }, init || {})));
+  const editing = type === "input" || type === "beforeinput";
+  const Ctor = editing ? view.InputEvent : view.Event;
+  el.dispatchEvent(new Ctor(type, Object.assign({ bubbles: true, composed: editing }, init || {})));
 }
 
 /**
@@ -106,31 +111,81 @@ function chooseRadio(el: Element, value: string, alone: boolean): Applied | Refu
   return { kind: "radio", el: radio, holds: () => radio.checked, chose: true };
 }
 
-/** Selects the option of a select whose value or label is `value`. */
+/** The option of a select whose value or label is `wanted`, if any. */
+function optionFor(options: HTMLOptionElement[], wanted: string): HTMLOptionElement | undefined {
+  return options.find((o) => o.value === wanted) ||
+    options.find((o) => clean(o.label || o.text) === clean(wanted)) ||
+    options.find((o) => clean(o.label || o.text).toLowerCase() === clean(wanted).toLowerCase());
+}
+
+/**
+ * The values a `<select multiple>` is given as one string: a JSON array of strings or numbers
+ * (form_input's value is one string, number or boolean). Null when `value` is not one.
+ */
+function valueList(value: string): string[] | null {
+  if (!value.trim().startsWith("[")) return null;
+  try {
+    const list: unknown = JSON.parse(value);
+    if (!Array.isArray(list)) return null;
+    if (!list.every((item) => typeof item === "string" || typeof item === "number")) return null;
+    return list.map(String);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Selects the option of a select whose value or label is `value`; a `<select multiple>` given a
+ * JSON array selects exactly those options (an option named like the whole string comes first).
+ */
 function choose(el: HTMLSelectElement, value: unknown, focus: () => void): Applied | Refusal {
   const wanted = String(value);
   const options = Array.from(el.options);
-  const option = options.find((o) => o.value === wanted) ||
-    options.find((o) => clean(o.label || o.text) === clean(wanted)) ||
-    options.find((o) => clean(o.label || o.text).toLowerCase() === clean(wanted).toLowerCase());
-  if (!option) {
+  const option = optionFor(options, wanted);
+  const list = !option && el.multiple ? valueList(wanted) : null;
+  const chosen = list ? list.map((item) => optionFor(options, item)) : [option];
+  if (chosen.length === 0 || chosen.some((o) => o === undefined)) {
     return {
       error: "no_option",
       options: options.slice(0, 30).map((o) => ({
         value: o.value,
         label: clean(o.label || o.text),
       })),
+      ...(el.multiple ? { multiple: true } : {}),
     };
   }
+  const picked = chosen as HTMLOptionElement[];
   focus();
-  nativeSetter(el, "value")!.call(el, option.value);
-  option.selected = true;
+  if (list) {
+    for (const o of options) o.selected = picked.includes(o);
+  } else {
+    nativeSetter(el, "value")!.call(el, picked[0].value);
+    picked[0].selected = true;
+  }
   fire(el, "input");
   fire(el, "change");
-  return { kind: "select", el, holds: () => option.selected };
+  return {
+    kind: "select",
+    el,
+    holds: () => options.every((o) => o.selected === picked.includes(o) || !list && !o.selected),
+  };
 }
 
-/** Replaces a contenteditable's text, as typing over a selection of all of it would. */
+/** Text as lines, each with its spaces collapsed, so a line break counts and spacing does not. */
+function lines(text: string | null): string {
+  return (text || "").replace(/\r\n?/g, "\n").split("\n").map((line) => clean(line)).join("\n")
+    .trim();
+}
+
+/** Whether a contenteditable shows `text`, line breaks included. */
+function showsText(el: HTMLElement, text: string): boolean {
+  return lines(el.innerText) === lines(text);
+}
+
+/**
+ * Replaces a contenteditable's text, as typing over a selection of all of it would; each line
+ * break of `text` is a line break in the field.
+ */
 function replaceEditable(el: HTMLElement, text: string): void {
   const doc = el.ownerDocument;
   const selection = doc.getSelection()!;
@@ -144,8 +199,12 @@ function replaceEditable(el: HTMLElement, text: string): void {
   } catch {
     done = false;
   }
-  if (!done || clean(el.textContent) !== clean(text)) {
-    el.textContent = text;
+  if (!done || !showsText(el, text)) {
+    el.replaceChildren();
+    text.replace(/\r\n?/g, "\n").split("\n").forEach((line, index) => {
+      if (index > 0) el.append(doc.createElement("br"));
+      el.append(doc.createTextNode(line));
+    });
     fire(el, "input", { inputType: "insertText", data: text });
   }
 }
@@ -197,6 +256,40 @@ function typeInto(field: HTMLInputElement, text: string, focus: () => void): App
   };
 }
 
+/** Whether the element takes typed text: a text-like input, a textarea or a contenteditable. */
+function takesText(el: Element): boolean {
+  const type = (el.getAttribute("type") || "text").toLowerCase();
+  if (el.tagName === "TEXTAREA") return true;
+  if (el.tagName === "INPUT") return !NOT_TEXT.includes(type);
+  return (el as HTMLElement).isContentEditable;
+}
+
+/** Input types that take no typed text. */
+const NOT_TEXT = [
+  "checkbox",
+  "radio",
+  "file",
+  "submit",
+  "button",
+  "reset",
+  "image",
+  "hidden",
+  "range",
+  "color",
+];
+
+/**
+ * Whether the user can see the field, or a label of a checkbox or radio (a styled one shows only
+ * its label, and a click on the label sets it).
+ */
+function canBeSeen(el: Element): boolean {
+  if (isVisible(el)) return true;
+  const type = (el.getAttribute("type") || "").toLowerCase();
+  if (el.tagName !== "INPUT" || (type !== "checkbox" && type !== "radio")) return false;
+  const labels = (el as HTMLInputElement).labels;
+  return labels ? Array.from(labels).some((label) => isVisible(label)) : false;
+}
+
 /**
  * Puts `value` into the field with this number: text, a select's option (by value or label), a
  * checkbox or switch (on or off), a radio group's choice, or a contenteditable's text.
@@ -212,8 +305,16 @@ function apply(id: number, value: unknown, alone: boolean): Applied | Refusal {
   const role = roleOf(el);
   const html = el as HTMLElement;
   const field = el as HTMLInputElement;
-  if (isDisabled(el)) return { error: "disabled" };
+  if (isDisabled(el)) {
+    // A field disabled by the group around it, not by itself (the page enables the group).
+    const byGroup = !el.hasAttribute("disabled") && el.getAttribute("aria-disabled") !== "true" &&
+      el.closest("fieldset:disabled") !== null;
+    return { error: byGroup ? "fieldset_disabled" : "disabled" };
+  }
   if (field.readOnly && (tag === "INPUT" || tag === "TEXTAREA")) return { error: "readonly" };
+  // A text field no one can see is not filled: hidden fields are how pages catch bots
+  // (honeypots), and one hidden since it was read is no longer the field meant (decision 0420).
+  if (!isVisible(el) && takesText(el)) return { error: "hidden" };
   const focus = () => focusOn(html, alone);
   const choice = typeof value === "string" && toBool(value) === null;
   if (
@@ -242,7 +343,7 @@ function apply(id: number, value: unknown, alone: boolean): Applied | Refusal {
     focusOn(html, alone, true);
     const text = String(value);
     replaceEditable(html, text);
-    return { kind: "contenteditable", el, holds: () => clean(html.textContent) === clean(text) };
+    return { kind: "contenteditable", el, holds: () => showsText(html, text) };
   }
   return { error: "not_a_field", role: role || el.tagName.toLowerCase() };
 }
@@ -324,8 +425,10 @@ async function fillOne(
 ): Promise<FillResult> {
   const applied = apply(id, value, alone);
   if ("error" in applied) return applied;
+  const unseen = !canBeSeen(applied.el);
   await handlerTurns();
-  return readBack(applied, alone, seen);
+  const result = readBack(applied, alone, seen);
+  return unseen ? { ...result, unseen: true } : result;
 }
 
 /**

@@ -9,8 +9,8 @@
 
 import type { WaitCheck, WaitSpec } from "./contract.ts";
 import { receiptElement } from "./describe.ts";
-import { isElement, isText, shownChildren } from "./dom.ts";
-import { isVisible } from "./geometry.ts";
+import { frameDocument, isElement, isText, shownChildren } from "./dom.ts";
+import { FRAME_TAGS, isVisible } from "./geometry.ts";
 import { clean, SKIP } from "./text.ts";
 
 /** How often a slice looks again. */
@@ -22,6 +22,27 @@ function folded(text: string | null | undefined): string {
   return clean(text).toLowerCase();
 }
 
+/**
+ * The documents this world reads in place: the page's and those of the frames it can enter
+ * (same host), nested, in document order; the others the service asks in their own worlds.
+ */
+function documentsShown(): Document[] {
+  const docs: Document[] = [];
+  const visit = (doc: Document): void => {
+    docs.push(doc);
+    for (const el of Array.from(doc.querySelectorAll("iframe, frame"))) {
+      if (docs.length >= MAX_DOCUMENTS) return;
+      const inner = FRAME_TAGS.has(el.tagName) ? frameDocument(el) : null;
+      if (inner) visit(inner);
+    }
+  };
+  visit(document);
+  return docs;
+}
+
+/** Most documents one look reads (the page and its same-host frames). */
+const MAX_DOCUMENTS = 24;
+
 /** The text under a node as the page shows it: scripts and styles left out, shadow roots in. */
 function shownText(node: Node): string {
   if (isText(node)) return node.data;
@@ -31,8 +52,21 @@ function shownText(node: Node): string {
   return text;
 }
 
-/** The elements whose own text holds `needle`, in document order, through open shadow roots. */
+/**
+ * The elements whose own text holds `needle`, in document order, through open shadow roots,
+ * in the page and the frames this world reads in place.
+ */
 function elementsWithText(needle: string): Element[] {
+  const found: Element[] = [];
+  for (const doc of documentsShown()) {
+    if (found.length >= MAX_MATCHES) break;
+    if (doc.body) found.push(...elementsIn(doc.body, needle).slice(0, MAX_MATCHES - found.length));
+  }
+  return found;
+}
+
+/** The elements under `body` whose own text holds `needle`. */
+function elementsIn(body: HTMLElement, needle: string): Element[] {
   const found: Element[] = [];
   const visit = (node: Node, parent: Element | null): void => {
     if (found.length >= MAX_MATCHES) return;
@@ -46,10 +80,10 @@ function elementsWithText(needle: string): Element[] {
     const owner = isElement(node) ? node : parent;
     for (const child of shownChildren(node)) visit(child, owner);
   };
-  if (document.body) visit(document.body, null);
-  if (found.length > 0 || !document.body) return found;
+  visit(body, null);
+  if (found.length > 0) return found;
   // Text split over several elements ("Order <b>confirmed</b>"): the innermost holding it all.
-  return innermostHolding(document.body, needle);
+  return innermostHolding(body, needle);
 }
 
 function innermostHolding(root: Element, needle: string): Element[] {
@@ -64,9 +98,13 @@ function innermostHolding(root: Element, needle: string): Element[] {
 function matches(spec: WaitSpec): Element[] | null {
   const needle = spec.text === undefined ? "" : folded(spec.text);
   if (spec.selector === undefined) return elementsWithText(needle);
-  let selected: Element[];
+  const selected: Element[] = [];
   try {
-    selected = Array.from(document.querySelectorAll(spec.selector)).slice(0, MAX_MATCHES * 4);
+    for (const doc of documentsShown()) {
+      const left = MAX_MATCHES * 4 - selected.length;
+      if (left <= 0) break;
+      selected.push(...Array.from(doc.querySelectorAll(spec.selector!)).slice(0, left));
+    }
   } catch {
     return null;
   }
