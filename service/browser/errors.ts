@@ -35,22 +35,28 @@ export type BrowserErrorKind =
  * the service acts on the kind, never on those words. `transfer_refused` means the extension would not hold or hand out a transfer's bytes, so the
  * command that was to use them was never sent.
  */
+/** What an error tells of the dialog that holds a page. */
+export type DialogFacts = Pick<OpenDialog, "type" | "message"> & { url?: string };
+
 export class BrowserError extends Error {
   /**
    * With `dialog_open`, the dialog that holds the page, as data (decision 0321): its type and
    * the page's own message, which is told to the model only fenced, never read back out of
-   * this error's message.
+   * this error's message; and the URL of the page that opened it, when known, for the fence.
    */
-  readonly dialog?: Pick<OpenDialog, "type" | "message">;
+  readonly dialog?: DialogFacts;
 
   constructor(
     readonly kind: BrowserErrorKind,
     message: string,
-    facts: { dialog?: Pick<OpenDialog, "type" | "message"> } = {},
+    facts: { dialog?: DialogFacts } = {},
   ) {
     super(message);
     this.name = "BrowserError";
-    if (facts.dialog) this.dialog = { type: facts.dialog.type, message: facts.dialog.message };
+    if (facts.dialog) {
+      const { type, message, url } = facts.dialog;
+      this.dialog = { type, message, ...(url ? { url } : {}) };
+    }
   }
 
   /** True when the browser may have carried the operation out. */
@@ -60,7 +66,7 @@ export class BrowserError extends Error {
 }
 
 /** The refusal for a command the open dialog would hold. */
-export function dialogOpenError(dialog: Pick<OpenDialog, "type" | "message">): BrowserError {
+export function dialogOpenError(dialog: DialogFacts): BrowserError {
   const quoted = dialog.message ? ` ("${dialog.message.slice(0, 100)}")` : "";
   return new BrowserError(
     "dialog_open",

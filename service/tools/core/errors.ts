@@ -8,7 +8,7 @@ import type { Outcome } from "../../../shared/bridge.ts";
 import { BrowserError } from "../../browser/mod.ts";
 import type { Workspace } from "../../workspace/mod.ts";
 import { howToAnswer } from "./dialog_help.ts";
-import { fence, redactSecrets } from "./safe_text.ts";
+import { fence, originOf, redactSecrets } from "./safe_text.ts";
 
 /** Non-success outcome kinds a handler can end with. */
 export type FailureKind = Exclude<Outcome["kind"], "success">;
@@ -59,7 +59,7 @@ export function failureOutcome(error: unknown, workspace?: Workspace): Outcome {
       const type = error.dialog?.type ?? "";
       const said = error.dialog?.message.slice(0, DIALOG_QUOTE_CHARS) ?? "";
       const says = said && workspace
-        ? ` It says:\n${fence(workspace, "unknown", redactSecrets(said))}`
+        ? ` It says:\n${fence(workspace, originOf(error.dialog?.url ?? ""), redactSecrets(said))}`
         : "";
       return {
         kind: "tool_failure",

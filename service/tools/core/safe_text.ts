@@ -207,8 +207,20 @@ export function fenceStructured(
   workspace: Workspace,
   structured: Record<string, unknown>,
 ): Record<string, unknown> {
-  const origin = typeof structured.url === "string" ? originOf(structured.url) : "unknown";
-  return fenceObject(workspace, structured, origin);
+  return fenceObject(workspace, structured, "unknown");
+}
+
+/**
+ * The origin page strings in `value` came from: its `url`'s, else the origin the service put
+ * beside them (`origin`, `topOrigin`, or its provenance's `topOrigin`), else `inherited`.
+ */
+function originIn(value: Record<string, unknown>, inherited: string): string {
+  if (typeof value.url === "string") return originOf(value.url);
+  const provenance = value.provenance as { topOrigin?: unknown } | undefined;
+  for (const known of [value.origin, value.topOrigin, provenance?.topOrigin]) {
+    if (typeof known === "string" && known !== "") return known;
+  }
+  return inherited;
 }
 
 function fenceObject(
@@ -216,7 +228,7 @@ function fenceObject(
   value: Record<string, unknown>,
   origin: string,
 ): Record<string, unknown> {
-  const here = typeof value.url === "string" ? originOf(value.url) : origin;
+  const here = originIn(value, origin);
   const out: Record<string, unknown> = {};
   for (const [key, item] of Object.entries(value)) {
     out[key] = SERVICE_KEYS.has(key) ? keepServiceValue(workspace, item, here) : fenceValue(

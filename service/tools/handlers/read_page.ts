@@ -120,7 +120,9 @@ function emptyNote(outline: Collected, flat: boolean): string {
   return flat
     ? "(no interactive elements; read_page without filter shows the rest, or wait if the page " +
       "is still loading)"
-    : "(the page shows nothing yet; if it is still loading, wait a moment and read again)";
+    : "(nothing to outline: the page has no text or named control, or it is still loading, or " +
+      "it shows only graphics (an SVG, a canvas); a screenshot shows what is drawn, and a " +
+      "coordinate click reaches it)";
 }
 
 function outlineAnswer(

@@ -76,6 +76,13 @@ import {
 /** Intermediate mouse positions of a drag, so pages that track movement see one. */
 const DRAG_STEPS = 8;
 
+/**
+ * The pressure a mouse reports while a button is held: a page's `pointerdown` reads it as
+ * `pressure` (0.5 by the Pointer Events spec; the DevTools default of 0 tells a script a mouse
+ * was never pressed).
+ */
+const HELD = { force: 0.5 };
+
 /** Where a pointer action lands: a ref's centre (scrolled into view), or a screenshot pixel. */
 export type At = { ref: string } | { coordinate: number[] };
 
@@ -153,7 +160,7 @@ function click(
   const events: MouseEvent[] = [{ type: "mouseMoved", modifiers }];
   for (let count = 1; count <= clicks; count++) {
     const common = { button, clickCount: count, modifiers };
-    events.push({ type: "mousePressed", ...common, buttons: button === "left" ? 1 : 2 });
+    events.push({ type: "mousePressed", ...common, buttons: button === "left" ? 1 : 2, ...HELD });
     events.push({ type: "mouseReleased", ...common, buttons: 0 });
   }
   return pointerAction(intent.at, context, target, {
@@ -176,14 +183,14 @@ async function drag(
   await checkFrames(context, target, "left_click_drag", to);
   const events = [
     mouse("mouseMoved", from),
-    mouse("mousePressed", from, { button: "left", buttons: 1, clickCount: 1 }),
+    mouse("mousePressed", from, { button: "left", buttons: 1, clickCount: 1, ...HELD }),
   ];
   for (let step = 1; step <= DRAG_STEPS; step++) {
     const point = {
       x: from.x + (to.x - from.x) * step / DRAG_STEPS,
       y: from.y + (to.y - from.y) * step / DRAG_STEPS,
     };
-    events.push(mouse("mouseMoved", point, { button: "left", buttons: 1 }));
+    events.push(mouse("mouseMoved", point, { button: "left", buttons: 1, ...HELD }));
   }
   events.push(mouse("mouseReleased", to, { button: "left", buttons: 0, clickCount: 1 }));
   return await act(
@@ -269,14 +276,26 @@ interface Where {
   before?: Before;
 }
 
-function overlay(cover: string | null, ref: string, action: string): Blocker[] {
-  return cover
-    ? [{
-      kind: "overlay",
-      summary: `${cover} lies on top of ${ref}, so the ${action} reached it instead.`,
-      nextStep: "Close or dismiss what covers it (Escape, its close button), then retry.",
-    }]
-    : [];
+/**
+ * The blocker of a pointer action whose point a hit test found `cover` at, not the target:
+ * something on top of it, or (`around`) the element holding it, when the target itself takes no
+ * pointer input.
+ */
+function overlay(cover: string | null, ref: string, action: string, around = false): Blocker[] {
+  if (!cover) return [];
+  if (around) {
+    return [{
+      kind: "missed",
+      summary: `The ${action} reached ${cover}, which holds ${ref}, not ${ref} itself: it takes ` +
+        "no pointer input (pointer-events: none) or lets it through.",
+      nextStep: "Act on the control that holds it, or on another element the page offers.",
+    }];
+  }
+  return [{
+    kind: "overlay",
+    summary: `${cover} lies on top of ${ref}, so the ${action} reached it instead.`,
+    nextStep: "Close or dismiss what covers it (Escape, its close button), then retry.",
+  }];
 }
 
 function notVisible(ref: string, role: string, name: string, action: string): ToolError {
@@ -284,6 +303,16 @@ function notVisible(ref: string, role: string, name: string, action: string): To
     "tool_failure",
     `${ref} (${role} "${name}") is not visible, so it cannot be ${action}ed.`,
     "Open whatever hides it (a menu, a tab), or find a visible element instead.",
+  );
+}
+
+/** No part of the target could be scrolled into the viewport: nothing was sent. */
+function outOfView(ref: string, role: string, name: string, action: string): ToolError {
+  return new ToolError(
+    "tool_failure",
+    `${ref} (${role} "${name}") lies outside the viewport even after scrolling, so no ` +
+      `${action} was sent.`,
+    "Scroll the page or resize the window so it shows, or use another element.",
   );
 }
 
@@ -326,29 +355,34 @@ async function pointOf(
     // One visit to the page finds, scrolls, checks and notes, for a ref in the main frame.
     const prepared = await prepareByRef(context.workspace, target, args.ref);
     if (prepared) {
-      if (!prepared.visible) {
-        throw notVisible(args.ref, prepared.element.role, prepared.element.name, action);
-      }
+      const { element } = prepared;
+      if (!prepared.visible) throw notVisible(args.ref, element.role, element.name, action);
+      if (!prepared.centre) throw outOfView(args.ref, element.role, element.name, action);
       return {
         point: prepared.centre,
         assurance: "ref",
         ref: args.ref,
-        element: prepared.element,
-        blockers: overlay(prepared.cover, args.ref, action),
+        element,
+        blockers: overlay(prepared.cover, args.ref, action, prepared.around),
         before: prepared.before,
         framed: prepared.framed,
       };
     }
-    // Scroll only when needed: a page that moves under a visible target invalidates the
-    // coordinates of the screenshot the model holds.
+    // In a frame of another origin: that frame's world aims (scrolling only when no point of
+    // the element can be reached where it is), in its own viewport, placed in the tab's here.
     let element = await resolveRef(context.workspace, target, args.ref);
-    if (element.visible && !element.inViewport) {
-      element = await resolveRef(context.workspace, target, args.ref, { scroll: true });
-    }
     if (!element.visible) throw notVisible(args.ref, element.role, element.name, action);
-    const cover = await element.call("coveredBy").catch(() => null);
+    const aimed = await element.call("aim");
+    element = await resolveRef(context.workspace, target, args.ref);
+    const local = await element.call("box");
+    if (!aimed?.point || !local || !element.inViewport) {
+      throw outOfView(args.ref, element.role, element.name, action);
+    }
     return {
-      point: element.centre,
+      point: {
+        x: aimed.point.x + element.box.x - local.x,
+        y: aimed.point.y + element.box.y - local.y,
+      },
       assurance: "ref",
       ref: args.ref,
       element: {
@@ -357,7 +391,7 @@ async function pointOf(
         tag: "",
         ...(element.enabled ? {} : { disabled: true }),
       },
-      blockers: overlay(cover, args.ref, action),
+      blockers: overlay(aimed.hit, args.ref, action, aimed.around),
     };
   }
   const { coordinate } = at;
@@ -394,11 +428,16 @@ type PreparedState = RuntimeAnswer<"prepareAction">;
 /** A ref's target ready for a pointer action. */
 interface Prepared {
   visible: boolean;
-  /** Where the action lands, in top-level viewport CSS pixels. */
-  centre: { x: number; y: number };
+  /**
+   * Where the action lands, in top-level viewport CSS pixels: a point of the element a hit test
+   * reaches, or null when no part of it is in the viewport even after scrolling.
+   */
+  centre: { x: number; y: number } | null;
   element: Described;
-  /** What lies on top of the element's centre, when something does. */
+  /** What a hit test finds at that point instead of the element, when something else is. */
   cover: string | null;
+  /** Whether that holds the element (which takes no pointer input) rather than covering it. */
+  around: boolean;
   /**
    * Whether the centre lands in a frame of another origin (an iframe over the element, or the
    * element an iframe): that frame is decided before the input is sent. True when not known.
@@ -442,10 +481,10 @@ async function prepareByRef(
 function foundIn(read: MainFrameRead<PreparedState>, ref: string): Omit<Prepared, "before"> {
   const described = read.value?.described;
   if (!described || !described.box) throw refGone(ref);
-  const box = described.box;
+  const point = read.value!.point;
   return {
-    visible: box.visible,
-    centre: { x: Math.round(box.x + box.width / 2), y: Math.round(box.y + box.height / 2) },
+    visible: described.box.visible,
+    centre: point && Number.isFinite(point.x) && Number.isFinite(point.y) ? point : null,
     element: {
       role: described.role,
       name: described.name,
@@ -453,6 +492,7 @@ function foundIn(read: MainFrameRead<PreparedState>, ref: string): Omit<Prepared
       ...(described.enabled ? {} : { disabled: true }),
     },
     cover: read.value!.cover,
+    around: read.value!.around === true,
     framed: read.value!.framed !== false,
   };
 }
@@ -501,9 +541,9 @@ function lookupByRef(
       if (!answer) return null;
       const found = foundIn(answer, ref);
       const value = answer.value!;
-      const point = value.point;
+      const point = found.centre;
       const fired = found.visible && value.before.hidden === false && value.framed === false &&
-        Number.isFinite(point?.x) && Number.isFinite(point?.y);
+        value.aimed === true;
       if (!fired || !point) return { fired: false, found };
       const noted = await noteBefore(workspace, target, value.before, answer);
       return {
@@ -549,6 +589,7 @@ function aimedPointer(
       },
       { value: at("lookup", ...answerPath("prepareAction", "before", "hidden")), equals: false },
       { value: at("lookup", ...answerPath("prepareAction", "framed")), equals: false },
+      { value: at("lookup", ...answerPath("prepareAction", "aimed")), equals: true },
       ...frameShown(at, read.frame),
     ])
     .each("input", (at) => {
@@ -685,11 +726,11 @@ async function pointerAction(
   return await execute(context, target, aimedPointer(context, target, ref, events), {
     async acted({ prepared }: Extract<Looked, { fired: true }>, sent) {
       const where: Where & { before: Before } = {
-        point: prepared.centre,
+        point: prepared.centre ?? undefined,
         assurance: "ref",
         ref,
         element: prepared.element,
-        blockers: overlay(prepared.cover, ref, action),
+        blockers: overlay(prepared.cover, ref, action, prepared.around),
         before: prepared.before,
       };
       return await answer(context, target, action, where, sent, lead(where));
@@ -698,6 +739,9 @@ async function pointerAction(
       const missed = "found" in looked ? looked.found : null;
       if (missed && !missed.visible) {
         throw notVisible(ref, missed.element.role, missed.element.name, action);
+      }
+      if (missed && !missed.centre) {
+        throw outOfView(ref, missed.element.role, missed.element.name, action);
       }
       return ordinary();
     },

@@ -412,7 +412,9 @@ function blockersAfter(
       nextStep: "Complete what the form requires first, then try again.",
     });
   }
-  if (before.element?.tag === "select" && /click/.test(action.action)) {
+  // A list box (multiple, or several rows) draws its options in the page: a click reaches them.
+  const dropdown = before.element?.tag === "select" && before.element.role !== "listbox";
+  if (dropdown && /click/.test(action.action)) {
     blockers.push({
       kind: "native_popup",
       summary: "A select's option list is drawn by the browser, outside the page: clicks and " +

@@ -184,7 +184,9 @@ function scoreOf<T extends OutlineNode>({ node, name, other }: Prepared<T>, quer
   if (terms.length > 0) {
     if (score === 0) return 0;
     score /= terms.length;
-  } else if (!wanted.has(node.role)) {
+  } else if (!wanted.has(node.role) && nameText !== phrase) {
+    // A query of role words alone finds that role, and an element named by those words
+    // ("CHECKBOX" for a menu item of that name).
     return 0;
   }
   if (phrase && nameText === phrase) score += 3;
@@ -261,7 +263,12 @@ export function ranker<T extends OutlineNode>(
     for (let i = 0; i < nodes.length; i++) {
       const node = nodes[i];
       if (needles === null) {
-        if (!parsed.wanted.has(node.role)) continue;
+        if (
+          !parsed.wanted.has(node.role) &&
+          !(haystacks[i] ??= haystackOf(node)).includes(parsed.phrase)
+        ) {
+          continue;
+        }
       } else {
         const haystack = haystacks[i] ??= haystackOf(node);
         if (!needles.some((needle) => haystack.includes(needle))) continue;

@@ -116,3 +116,13 @@ Deno.test("find skips only the nodes that cannot score: stems, accents, synonyms
   assertEquals(many("entry")[0]?.node.ref, "ref_2");
   assertEquals(many("button").map((r) => r.node.ref), ["ref_5", "ref_4", "ref_2"]);
 });
+
+Deno.test("a query of role words alone also finds an element named by them, first", () => {
+  const nodes: OutlineNode[] = [
+    { ref: "ref_1", depth: 0, role: "checkbox", name: "Agree" },
+    { ref: "ref_2", depth: 0, role: "menuitemcheckbox", name: "CHECKBOX" },
+    { ref: "ref_3", depth: 0, role: "button", name: "Checkbox settings" },
+  ];
+  assertEquals(rank(nodes, "CHECKBOX").map((r) => r.node.ref), ["ref_2", "ref_1"]);
+  assertEquals(rank(nodes, "button").map((r) => r.node.ref), ["ref_3"]);
+});

@@ -9,6 +9,7 @@
 import type { PageMethods } from "./contract.ts";
 import { describe } from "./describe.ts";
 import {
+  aim,
   box,
   boxes,
   contentOrigin,
@@ -33,6 +34,7 @@ import { quietCheck, waitCheck } from "./wait.ts";
 /** The runtime object one world holds, as the contract with the service declares it. */
 export const runtime: PageMethods = {
   token,
+  aim,
   box,
   boxes,
   contentOrigin,

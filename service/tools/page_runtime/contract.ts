@@ -247,10 +247,32 @@ export interface After {
 }
 
 /** A ref's element made ready for a pointer action, and the page before it. */
+/**
+ * Where a pointer action on an element lands: a point of its own boxes, in the viewport of the
+ * outermost window the world can reach, that lies inside every viewport on the way and where a
+ * hit test finds the element or something inside it (decision 0410).
+ */
+export interface Aim {
+  /** Null when no part of the element can be brought into view. */
+  point: Point | null;
+  /** What a hit test finds at the point instead of the element (its tag and label), or null. */
+  hit: string | null;
+  /**
+   * Whether what was hit holds the element (the element takes no pointer input, or lets it
+   * through) rather than lying on top of it.
+   */
+  around: boolean;
+}
+
+/** Everything a pointer action on an element needs, from one visit (decision 0239). */
 export interface Prepared {
   described: Described | null;
-  /** The centre of its box, rounded: where a pointer action lands (none without a box). */
+  /** Where a pointer action lands, as {@linkcode Aim} says; null when it cannot be aimed at. */
   point: Point | null;
+  /** Whether there is a point to act at (a condition of a page program reads it). */
+  aimed: boolean;
+  /** Whether what is at the point holds the element rather than lying on top of it. */
+  around: boolean;
   /**
    * Whether the point lands in a frame this world cannot enter: then the service decides that
    * frame before any input goes there, so the action does not go in the one message.
@@ -450,6 +472,7 @@ export interface PageMethods {
   box: (id: number) => Box | null;
   boxes: (list: number[]) => (Box | null)[];
   contentOrigin: (id: number) => Point | null;
+  aim: (id: number) => Aim | null;
   coveredBy: (id: number) => string | null;
   describe: (id: number, where?: boolean) => Described | null;
   /** The element itself: read by reference (`returnByValue: false`), never by value. */

@@ -5,28 +5,139 @@
  * @module
  */
 
-import type { Box, FrameShown, FrameUnder } from "./contract.ts";
+import type { Aim, Box, FrameShown, FrameUnder, Point } from "./contract.ts";
 import { frameDocument, isHidden, viewOf } from "./dom.ts";
 import { byId, idOf } from "./registry.ts";
 
-/** The offset of a window's viewport inside the outermost window this world can reach. */
-function frameOffset(win: Window): { x: number; y: number } {
-  let x = 0, y = 0;
-  while (true) {
-    let frame: Element | null = null;
-    try {
-      frame = win.frameElement;
-    } catch {
-      frame = null;
-    }
-    if (!frame) break;
-    const rect = frame.getBoundingClientRect();
-    const style = viewOf(frame).getComputedStyle(frame);
-    x += rect.left + frame.clientLeft + parseFloat(style.paddingLeft || "0");
-    y += rect.top + frame.clientTop + parseFloat(style.paddingTop || "0");
-    win = viewOf(frame);
+/** A CSS transform's linear part, as DOMMatrix names it: (x, y) maps to (ax + cy, bx + dy). */
+interface Linear {
+  a: number;
+  b: number;
+  c: number;
+  d: number;
+}
+
+const IDENTITY: Linear = { a: 1, b: 0, c: 0, d: 1 };
+
+function times(m: Linear, n: Linear): Linear {
+  return {
+    a: m.a * n.a + m.c * n.b,
+    b: m.b * n.a + m.d * n.b,
+    c: m.a * n.c + m.c * n.d,
+    d: m.b * n.c + m.d * n.d,
+  };
+}
+
+/** The linear part of one element's own transform (`rotate`, `scale`, then `transform`). */
+function ownLinear(el: Element): Linear {
+  const style = viewOf(el).getComputedStyle(el);
+  let m = IDENTITY;
+  const rotate = /^(-?[\d.]+)deg$/.exec(style.rotate || "");
+  if (rotate) {
+    const r = parseFloat(rotate[1]) * Math.PI / 180;
+    m = times(m, { a: Math.cos(r), b: Math.sin(r), c: -Math.sin(r), d: Math.cos(r) });
   }
-  return { x, y };
+  if (style.scale && style.scale !== "none") {
+    const [sx, sy] = style.scale.split(" ").map(parseFloat);
+    if (Number.isFinite(sx)) m = times(m, { a: sx, b: 0, c: 0, d: Number.isFinite(sy) ? sy : sx });
+  }
+  if (style.transform && style.transform !== "none") {
+    try {
+      const t = new DOMMatrix(style.transform);
+      m = times(m, { a: t.a, b: t.b, c: t.c, d: t.d });
+    } catch {
+      // A transform DOMMatrix cannot read: taken as none.
+    }
+  }
+  return m;
+}
+
+/**
+ * The linear part of every transform that applies to the element in its own document: its own
+ * and its ancestors' through shadow hosts, the outermost first.
+ */
+function linearOf(el: Element): Linear {
+  let m = IDENTITY;
+  for (let node: Node | null = el; node && node.nodeType === 1;) {
+    m = times(ownLinear(node as Element), m);
+    node = node.parentNode && node.parentNode.nodeType === 11
+      ? (node.parentNode as ShadowRoot).host
+      : node.parentNode;
+  }
+  return m;
+}
+
+/**
+ * How a frame element maps points of the viewport it shows to its own window's viewport: the
+ * centre of its border box (where its bounding box's centre is, however it is turned or scaled)
+ * and the linear part of the transforms that apply to it. Exact for 2D transforms.
+ */
+interface FrameMap {
+  centre: Point;
+  half: Point;
+  inset: Point;
+  linear: Linear;
+}
+
+function frameMap(frame: Element): FrameMap {
+  const rect = frame.getBoundingClientRect();
+  const style = viewOf(frame).getComputedStyle(frame);
+  const html = frame as HTMLElement;
+  return {
+    centre: { x: rect.left + rect.width / 2, y: rect.top + rect.height / 2 },
+    half: { x: html.offsetWidth / 2, y: html.offsetHeight / 2 },
+    inset: {
+      x: frame.clientLeft + parseFloat(style.paddingLeft || "0"),
+      y: frame.clientTop + parseFloat(style.paddingTop || "0"),
+    },
+    linear: linearOf(frame),
+  };
+}
+
+/** A point of the viewport `frame` shows, in the viewport of the window `frame` is in. */
+function outOf(frame: Element, p: Point): Point {
+  const { centre, half, inset, linear: m } = frameMap(frame);
+  const x = inset.x + p.x - half.x, y = inset.y + p.y - half.y;
+  return { x: centre.x + m.a * x + m.c * y, y: centre.y + m.b * x + m.d * y };
+}
+
+/** A point of the viewport of the window `frame` is in, in the viewport `frame` shows. */
+function into(frame: Element, p: Point): Point | null {
+  const { centre, half, inset, linear: m } = frameMap(frame);
+  const det = m.a * m.d - m.b * m.c;
+  if (Math.abs(det) < 1e-9) return null;
+  const x = p.x - centre.x, y = p.y - centre.y;
+  return {
+    x: (m.d * x - m.c * y) / det + half.x - inset.x,
+    y: (-m.b * x + m.a * y) / det + half.y - inset.y,
+  };
+}
+
+function inView(win: Window, p: Point): boolean {
+  return p.x >= 0 && p.y >= 0 && p.x < win.innerWidth && p.y < win.innerHeight;
+}
+
+/** The frame element showing `win`, or null at the outermost window this world can reach. */
+function frameOf(win: Window): Element | null {
+  try {
+    return win.frameElement;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * A point of `win`'s viewport in the viewport of the outermost window this world can reach, and
+ * whether it lies inside every viewport on the way.
+ */
+function toOuter(win: Window, p: Point): { point: Point; shown: boolean } {
+  let shown = inView(win, p);
+  for (let frame = frameOf(win); frame; frame = frameOf(win)) {
+    p = outOf(frame, p);
+    win = viewOf(frame);
+    shown = shown && inView(win, p);
+  }
+  return { point: p, shown };
 }
 
 /**
@@ -44,26 +155,28 @@ export function box(id: number): Box | null {
   const el = byId(id);
   if (!el) return null;
   const rect = el.getBoundingClientRect();
-  const offset = frameOffset(viewOf(el));
   const view = viewOf(el);
-  const x = rect.left + offset.x, y = rect.top + offset.y;
-  // In view of its own frame and of the outermost window this world can reach; the service
-  // checks the top-level viewport for frames in other origins.
+  // Its corners through every frame's transform: the box that holds them, in the outermost
+  // window this world can reach (the service checks the top-level viewport for frames in other
+  // origins).
   let outer = view;
-  try {
-    while (outer.frameElement) outer = viewOf(outer.frameElement);
-  } catch {
-    // A frame in another origin: its window is as far as this world reaches.
-  }
+  while (frameOf(outer)) outer = viewOf(frameOf(outer)!);
+  const corners = [[rect.left, rect.top], [rect.right, rect.top], [rect.left, rect.bottom], [
+    rect.right,
+    rect.bottom,
+  ]].map(([x, y]) => toOuter(view, { x, y }).point);
+  const xs = corners.map((p) => p.x), ys = corners.map((p) => p.y);
+  const x = Math.min(...xs), y = Math.min(...ys);
+  const width = Math.max(...xs) - x, height = Math.max(...ys) - y;
   return {
     x: Math.round(x),
     y: Math.round(y),
-    width: Math.round(rect.width),
-    height: Math.round(rect.height),
+    width: Math.round(width),
+    height: Math.round(height),
     visible: isVisible(el, rect),
     inViewport: rect.bottom > 0 && rect.right > 0 && rect.top < view.innerHeight &&
       rect.left < view.innerWidth &&
-      y + rect.height > 0 && x + rect.width > 0 && y < outer.innerHeight && x < outer.innerWidth,
+      y + height > 0 && x + width > 0 && y < outer.innerHeight && x < outer.innerWidth,
   };
 }
 
@@ -76,12 +189,7 @@ export function boxes(list: number[]): (Box | null)[] {
 export function contentOrigin(id: number): { x: number; y: number } | null {
   const el = byId(id);
   if (!el) return null;
-  const b = box(id)!;
-  const style = viewOf(el).getComputedStyle(el);
-  return {
-    x: b.x + el.clientLeft + parseFloat(style.paddingLeft || "0"),
-    y: b.y + el.clientTop + parseFloat(style.paddingTop || "0"),
-  };
+  return toOuter(viewOf(el), outOf(el, { x: 0, y: 0 })).point;
 }
 
 /** Scrolls the element to the centre of the view; its box afterwards. */
@@ -92,36 +200,217 @@ export function scrollTo(id: number): Box | null {
   return box(id);
 }
 
-/**
- * What other element receives a click at the element's centre (its tag and a short label), or
- * null when the element itself does.
- */
-export function coveredBy(id: number): string | null {
-  const el = byId(id);
-  if (!el) return null;
-  const rect = el.getBoundingClientRect();
-  const x = rect.left + rect.width / 2;
-  const y = rect.top + rect.height / 2;
-  // Inside a shadow tree the document only sees the host: ask the element's own root.
-  const root = el.getRootNode() as Partial<DocumentOrShadowRoot>;
-  const hit = (root.elementFromPoint ? root as DocumentOrShadowRoot : document)
-    .elementFromPoint(x, y);
-  const within = (outer: Node, inner: Node): boolean => {
-    for (
-      let node: Node | null = inner;
-      node;
-      node = node.parentNode || (node as ShadowRoot).host
-    ) if (node === outer) return true;
-    return false;
-  };
-  if (!hit || within(el, hit) || within(hit, el)) return null;
-  const label = (hit.getAttribute("aria-label") || (hit as HTMLElement).innerText || "").trim()
-    .slice(0, 60);
-  return hit.tagName.toLowerCase() + (label ? ' "' + label + '"' : "");
+/** The outermost window this world can reach. */
+function outermost(): Window {
+  let win: Window = window;
+  for (let frame = frameOf(win); frame; frame = frameOf(win)) win = viewOf(frame);
+  return win;
+}
+
+/** The deepest element at a point of `root`'s viewport, through open shadow roots. */
+function deepAt(root: DocumentOrShadowRoot, p: Point): Element | null {
+  let el = root.elementFromPoint(p.x, p.y);
+  while (el?.shadowRoot) {
+    const inner = el.shadowRoot.elementFromPoint(p.x, p.y);
+    if (!inner || inner === el) break;
+    el = inner;
+  }
+  return el;
 }
 
 /** Most same-origin frames followed down from a point. */
 const MAX_POINT_NESTING = 8;
+
+/**
+ * What input at `p` of the outermost reachable viewport would reach: the deepest element there,
+ * followed into same-origin frames through their transforms; a frame this world cannot enter is
+ * itself the answer, with the point inside it.
+ */
+function hitAt(p: Point): { el: Element | null; inner: Point | null } {
+  let doc = outermost().document;
+  for (let depth = 0; depth < MAX_POINT_NESTING; depth++) {
+    const el = deepAt(doc, p);
+    if (!el || (el.tagName !== "IFRAME" && el.tagName !== "FRAME")) return { el, inner: null };
+    const inner = into(el, p);
+    if (!inner) return { el, inner: null };
+    const shown = frameDocument(el);
+    if (!shown) return { el, inner };
+    if (!inView(shown.defaultView!, inner)) return { el, inner: null };
+    doc = shown;
+    p = inner;
+  }
+  return { el: null, inner: null };
+}
+
+/** Whether `inner` is `outer` or inside it, through shadow hosts. */
+function within(outer: Node, inner: Node): boolean {
+  for (let node: Node | null = inner; node; node = node.parentNode || (node as ShadowRoot).host) {
+    if (node === outer) return true;
+  }
+  return false;
+}
+
+/** Whether input reaching `hit` reaches `el`: it is `el`, inside it, or the list showing an option. */
+function reaches(el: Element, hit: Element): boolean {
+  if (within(el, hit)) return true;
+  // A list box's options are drawn by the list itself: a hit test finds the select.
+  return (el.tagName === "OPTION" || el.tagName === "OPTGROUP") && hit.tagName === "SELECT" &&
+    within(hit, el);
+}
+
+/** An element as a blocker names what input reached: its tag and a short label. */
+function named(el: Element): string {
+  const label = (el.getAttribute("aria-label") || (el as HTMLElement).innerText || "").trim()
+    .slice(0, 60);
+  return el.tagName.toLowerCase() + (label ? ' "' + label + '"' : "");
+}
+
+/** Most boxes of one element aimed at (a link broken over many lines has one per line). */
+const MAX_AIM_RECTS = 16;
+/** Points tried across each box, per side, after its centre. */
+const AIM_GRID = 5;
+
+/** A rectangle as its edges. */
+interface Edges {
+  left: number;
+  top: number;
+  right: number;
+  bottom: number;
+}
+
+/**
+ * What of its window an element's ancestors let show: the window, cut by every ancestor that
+ * clips what overflows it (a scrolled list, a list box's rows), through shadow hosts.
+ */
+function clipOf(el: Element): Edges {
+  const win = viewOf(el);
+  const clip = { left: 0, top: 0, right: win.innerWidth, bottom: win.innerHeight };
+  for (let node: Node | null = el.parentNode; node;) {
+    if (node.nodeType === 1) {
+      const ancestor = node as Element;
+      const style = win.getComputedStyle(ancestor);
+      const clips = ancestor.tagName === "SELECT" || style.overflowX !== "visible" ||
+        style.overflowY !== "visible";
+      if (clips && ancestor !== ancestor.ownerDocument.documentElement) {
+        const r = ancestor.getBoundingClientRect();
+        clip.left = Math.max(clip.left, r.left);
+        clip.top = Math.max(clip.top, r.top);
+        clip.right = Math.min(clip.right, r.right);
+        clip.bottom = Math.min(clip.bottom, r.bottom);
+      }
+    }
+    node = node.nodeType === 11 ? (node as ShadowRoot).host : node.parentNode;
+  }
+  return clip;
+}
+
+/** The points tried in one of an element's boxes, cut to what shows of it: the centre first. */
+function candidates(rect: DOMRect, clip: Edges): Point[] {
+  const left = Math.max(rect.left, clip.left), top = Math.max(rect.top, clip.top);
+  const right = Math.min(rect.right, clip.right), bottom = Math.min(rect.bottom, clip.bottom);
+  if (right <= left || bottom <= top) return [];
+  const points = [{ x: (left + right) / 2, y: (top + bottom) / 2 }];
+  for (let i = 0; i < AIM_GRID; i++) {
+    for (let j = 0; j < AIM_GRID; j++) {
+      points.push({
+        x: left + (right - left) * (j + 0.5) / AIM_GRID,
+        y: top + (bottom - top) * (i + 0.5) / AIM_GRID,
+      });
+    }
+  }
+  return points;
+}
+
+/** Where a pointer aims at an element now, and the element a hit test found there instead. */
+type Aimed = Aim & { found: Element | null };
+
+/**
+ * Where a pointer action on `el` lands as the page is now: the first point of its own boxes
+ * (the centre of each first) that lies inside every viewport on the way up and where a hit test
+ * finds the element or something inside it. When none does, the first point in view and what is
+ * there instead; `point` null when no part of it is in view. `clipped` false looks in the whole
+ * window, not only where its ancestors let it show.
+ */
+function aimNow(el: Element, clipped = true): Aimed {
+  const win = viewOf(el);
+  const rects = Array.from(el.getClientRects()).filter((r) => r.width > 0 && r.height > 0)
+    .slice(0, MAX_AIM_RECTS);
+  const clip = clipped
+    ? clipOf(el)
+    : { left: 0, top: 0, right: win.innerWidth, bottom: win.innerHeight };
+  let missed: Aimed | null = null;
+  for (const rect of rects) {
+    for (const p of candidates(rect, clip)) {
+      const { point, shown } = toOuter(win, p);
+      if (!shown) continue;
+      const hit = hitAt(point).el;
+      if (hit && reaches(el, hit)) return { point, hit: null, around: false, found: null };
+      missed ??= {
+        point,
+        hit: hit ? named(hit) : "nothing",
+        around: hit !== null && within(hit, el),
+        found: hit,
+      };
+    }
+  }
+  return missed ?? { point: null, hit: null, around: false, found: null };
+}
+
+/** Whether the element, or one holding it, stays put when the page scrolls (fixed or sticky). */
+function stuck(el: Element): boolean {
+  for (let node: Element | null = el; node; node = node.parentElement) {
+    const position = viewOf(node).getComputedStyle(node).position;
+    if (position === "fixed" || position === "sticky") return true;
+  }
+  return false;
+}
+
+/** Whether scrolling could help a pointer reach the element: none of it in view, or a header on it. */
+function scrollHelps(aimed: Aimed): boolean {
+  return !aimed.point || (aimed.found !== null && !aimed.around && stuck(aimed.found));
+}
+
+/** How an element is scrolled to, in turn, while a pointer aimed at it finds something else. */
+const SCROLLS: ScrollLogicalPosition[] = ["center", "end", "start"];
+
+/**
+ * Where a pointer action on the element with this number lands. The page is scrolled only when
+ * that can help (no part of the element is in view, or a fixed or sticky element lies on it):
+ * centred first, then at the end and the start of the view, so a header or footer is scrolled
+ * clear; when no way reaches it, it is left centred and the answer says what is hit instead. A
+ * page that moves under a target the pointer reaches would invalidate the model's screenshot.
+ * Null when the element is gone.
+ */
+export function aim(id: number): Aim | null {
+  const el = byId(id);
+  if (!el) return null;
+  let aimed = aimNow(el);
+  if (!scrollHelps(aimed)) return plain(aimed);
+  for (const block of SCROLLS) {
+    el.scrollIntoView({ block, inline: block, behavior: "instant" });
+    aimed = aimNow(el);
+    if (aimed.point && !aimed.hit) return plain(aimed);
+  }
+  el.scrollIntoView({ block: "center", inline: "center", behavior: "instant" });
+  aimed = aimNow(el);
+  // A fixed element escapes the ancestors that clip: when nothing of the element shows inside
+  // them, the hit test alone decides.
+  return plain(aimed.point ? aimed : aimNow(el, false));
+}
+
+/** An aim as the runtime answers it (no element: answers cross into the service as JSON). */
+function plain({ point, hit, around }: Aimed): Aim {
+  return { point, hit, around };
+}
+
+/**
+ * What other element receives a click where a pointer aims at the element (its tag and a short
+ * label), or null when the element itself does.
+ */
+export function coveredBy(id: number): string | null {
+  const el = byId(id);
+  return el ? aimNow(el).hit : null;
+}
 
 /**
  * The frame this world cannot enter (another origin or host) that input at (`x`, `y`) of this
@@ -129,25 +418,9 @@ const MAX_POINT_NESTING = 8;
  * decides that frame's host before any pointer input goes there (decision 0270).
  */
 export function frameAt(x: number, y: number): FrameUnder | null {
-  let doc: Document = document;
-  let px = x, py = y;
-  for (let depth = 0; depth < MAX_POINT_NESTING; depth++) {
-    let el = doc.elementFromPoint(px, py);
-    while (el?.shadowRoot) {
-      const inner = el.shadowRoot.elementFromPoint(px, py);
-      if (!inner || inner === el) break;
-      el = inner;
-    }
-    if (!el || (el.tagName !== "IFRAME" && el.tagName !== "FRAME")) return null;
-    const rect = el.getBoundingClientRect();
-    const style = viewOf(el).getComputedStyle(el);
-    px -= rect.left + el.clientLeft + parseFloat(style.paddingLeft || "0");
-    py -= rect.top + el.clientTop + parseFloat(style.paddingTop || "0");
-    const inner = frameDocument(el);
-    if (!inner) return { id: idOf(el), x: px, y: py };
-    doc = inner;
-  }
-  return null;
+  const { el, inner } = hitAt({ x, y });
+  if (!el || !inner || (el.tagName !== "IFRAME" && el.tagName !== "FRAME")) return null;
+  return frameDocument(el) ? null : { id: idOf(el), x: inner.x, y: inner.y };
 }
 
 /**

@@ -12,8 +12,8 @@ import { clip } from "./text.ts";
 import { invalidity, MAX_INVALID_CHARS } from "./form.ts";
 import type { After, Before, Prepared, ReceiptElement } from "./contract.ts";
 import { describe, receiptElement } from "./describe.ts";
-import { coveredBy, FRAME_TAGS, frameAt, scrollTo } from "./geometry.ts";
-import { current } from "./registry.ts";
+import { aim, FRAME_TAGS, frameAt, isVisible } from "./geometry.ts";
+import { byId, current } from "./registry.ts";
 
 /** The counter behind receipts: mutations seen, when the last came, what they touched. */
 interface Counter {
@@ -187,23 +187,23 @@ export function observeBefore(
 
 /**
  * Everything a pointer action on the element with number `id` needs, in one visit: what it is,
- * scrolled into view when it is visible but outside the viewport (a page that moves under a
- * visible target would invalidate the model's screenshot), what covers its centre, and the page
- * before the action (as {@linkcode observeBefore}, at that centre).
+ * where a pointer reaches it (scrolled to only when no point of it can be reached where it is: a
+ * page that moves under a visible target would invalidate the model's screenshot), what a hit
+ * test finds there when it is not the element, and the page before the action (as
+ * {@linkcode observeBefore}, at that point).
  */
 export function prepareAction(key: string, id: number, options: { keep: number }): Prepared {
-  let described = describe(id);
-  if (described && described.box && described.box.visible && !described.box.inViewport) {
-    scrollTo(id);
-    described = describe(id);
-  }
-  const b = described && described.box;
-  const point = b ? { x: Math.round(b.x + b.width / 2), y: Math.round(b.y + b.height / 2) } : null;
+  const el = byId(id);
+  const aimed = el && isVisible(el) ? aim(id) : null;
+  const described = describe(id);
+  const point = aimed ? aimed.point : null;
   return {
     described,
     point,
+    aimed: point !== null,
+    around: aimed !== null && aimed.around,
     framed: point !== null && frameAt(point.x, point.y) !== null,
-    cover: b ? coveredBy(id) : null,
+    cover: aimed ? aimed.hit : null,
     before: observeBefore(key, { point, keep: options.keep }),
   };
 }
