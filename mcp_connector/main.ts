@@ -205,6 +205,8 @@ export async function serve(
     serviceEntry?: string | null;
     /** Who this connector acts for, from its start; none is the unnamed principal. */
     principal?: string | null;
+    /** The remote this process serves as the remote shore (decision 0400); none locally. */
+    remote?: string | null;
     /**
      * Whether the input ended because the client (or the starter between it and the connector)
      * is gone, rather than closed it: then no one waits for an answer.
@@ -218,6 +220,7 @@ export async function serve(
   const link = new ServiceLink(paths, { name: "unknown client", version: "" }, {
     serviceEntry: io.serviceEntry,
     principal: io.principal,
+    remote: io.remote,
     restrictions: restriction === null ? [] : [restriction],
   });
   const revisions = new RevisionSwitch(peer, link, {
@@ -276,6 +279,11 @@ export async function serve(
   await revisions.end();
   link.close();
   await peer.close();
+}
+
+/** Aborts when the process that started this one is gone (the remote shore's watch too). */
+export function starterGone(): AbortSignal {
+  return parentGone(Deno.ppid);
 }
 
 /** Aborts when the process that spawned the connector is gone (it was re-parented). */

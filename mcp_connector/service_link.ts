@@ -75,6 +75,7 @@ export class ServiceLink {
   #paths: InstancePaths;
   #serviceEntry: string | null;
   #principal: string | null;
+  #remote: string | null;
   #restrictions: CallRestriction[];
   #client: { name: string; version: string };
   #connection: Connection | null = null;
@@ -97,6 +98,8 @@ export class ServiceLink {
     options: {
       serviceEntry?: string | null;
       principal?: string | null;
+      /** The remote a remote shore serves: the service binds its principal (decision 0400). */
+      remote?: string | null;
       restrictions?: CallRestriction[];
     } = {},
   ) {
@@ -104,6 +107,7 @@ export class ServiceLink {
     this.#client = client;
     this.#serviceEntry = options.serviceEntry ?? null;
     this.#principal = options.principal ?? null;
+    this.#remote = options.remote ?? null;
     this.#restrictions = options.restrictions ?? [];
   }
 
@@ -242,6 +246,7 @@ export class ServiceLink {
       keys: this.#paths.keys,
       role: "mcp",
       ...(this.#principal === null ? {} : { principal: this.#principal }),
+      ...(this.#remote === null ? {} : { remote: this.#remote }),
       client: this.#client,
       maxFrame: BRIDGE_MAX_FRAME,
     });

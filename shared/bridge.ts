@@ -7,6 +7,7 @@
  */
 
 import { z } from "zod";
+import { RemoteName } from "./remotes.ts";
 
 /**
  * Bumped on any incompatible change; a mismatch is fatal at hello. 2: the catalog message no
@@ -53,6 +54,11 @@ export const ConnectorHello = z.object({
   nonce: Nonce,
   /** An MCP connector's principal; one that says none acts as {@linkcode UNNAMED_PRINCIPAL}. */
   principal: Principal.optional(),
+  /**
+   * The remote a remote shore serves (decision 0400): the service binds `remote:NAME` and the
+   * remote's pin from its own remotes file, never from anything the agent host says.
+   */
+  remote: RemoteName.optional(),
   client: z.object({ name: z.string().max(200), version: z.string().max(100) }).strict()
     .optional(),
 }).strict();

@@ -56,6 +56,16 @@ export const DOCTOR: ExecutableRow = {
   entryPoint: "service/installer.ts",
 };
 
+/**
+ * The remote shore (decision 0400): the MCP connector's code with another carrier, one outbound
+ * WebSocket to an agent host, under the `remote-shore` permission set. `ghostlight remote start`
+ * starts it with the remote's one host and port as its network grant.
+ */
+export const REMOTE_SHORE: ExecutableRow = {
+  compiledName: "ghostlight-remote",
+  entryPoint: "mcp_connector/remote_main.ts",
+};
+
 /** The folder that holds `deno.json` when running from source. */
 export const SOURCE_ROOT: string = pathOfFileUrl(new URL("..", import.meta.url)).replace(/\/$/, "");
 

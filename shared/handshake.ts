@@ -114,6 +114,8 @@ export async function connectAndVerify(
     role: Role;
     /** An MCP connector's principal, fixed at its start. */
     principal?: string;
+    /** A remote shore's remote (decision 0400). */
+    remote?: string;
     client?: { name: string; version: string };
     maxFrame: number;
   },
@@ -127,6 +129,7 @@ export async function connectAndVerify(
       role: options.role,
       nonce: freshNonce(),
       ...(options.principal ? { principal: options.principal } : {}),
+      ...(options.remote ? { remote: options.remote } : {}),
       ...(options.client ? { client: options.client } : {}),
     };
     // A service at its connection bound refuses at once and closes, so writing the hello may
@@ -199,7 +202,8 @@ export type HandshakeRefusal =
   | "wrong_role"
   | "no_proof"
   | "wrong_proof"
-  | "socket_replaced";
+  | "socket_replaced"
+  | "not_admitted";
 
 /**
  * Service side: reads a connector's hello, answers with its signature and a fresh challenge, and
@@ -226,6 +230,11 @@ export async function acceptAndProve(
      * before, so the connection is not admitted (decision 0250).
      */
     socketIntact?: () => Promise<boolean>;
+    /**
+     * Asked once the connector has proved its key: why its hello is not admitted (a remote the
+     * service has not configured, decision 0400), or null to admit it.
+     */
+    admit?: (hello: ConnectorHello) => Promise<string | null>;
   },
 ): Promise<OpenedConnection<ConnectorHello> | null> {
   const reader = new FrameReader(conn, options.maxFrame, { budget: options.budget });
@@ -292,6 +301,8 @@ export async function acceptAndProve(
         "the service's socket was replaced while this connection opened; connect again",
       );
     }
+    const denied = await options.admit?.(hello) ?? null;
+    if (denied !== null) return await refuse("not_admitted", denied);
     await writeAll(conn, encodeFrame({ type: "admitted" }, HELLO_MAX_FRAME));
     return { conn, reader, writer: boundedWriter(conn), hello };
   } catch {

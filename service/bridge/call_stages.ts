@@ -23,6 +23,7 @@ import {
   stepAudit,
   withLanding,
 } from "./gate.ts";
+import { refuseUnpinned } from "./pin.ts";
 import { refuseQuarantined } from "./quarantine.ts";
 import {
   after,
@@ -37,6 +38,7 @@ import {
 /** Every call's stages, in the call's order. */
 export const CALL_STAGES: readonly Stage[] = [
   after("outcome", stepAudit), // a step's outcome record (a call's is written once settled)
+  before("pin", refuseUnpinned), // a remote's tool pin (decision 0400)
   before("arguments", checkArguments), // the tool's schema
   before("quarantine", refuseQuarantined), // its tab's earlier command was cut off
   before("hold", holdOrPass), // the person's controls: stopped, held, attention

@@ -408,7 +408,7 @@ export function previewFor(session: Session, work: GatedWork): { allowed: boolea
  * Writes a decision record. Returns null when it was written, or the refusal the call gets
  * when it could not be: no record, no call.
  */
-async function recordDecision(
+export async function recordDecision(
   session: Session,
   work: GatedWork,
   decision: { result: string; host: PageHost; rule: string },

@@ -11,5 +11,11 @@
 export { quarantinedTabs, quarantineEvents } from "./quarantine.ts";
 export { releaseAfterRunning } from "./release.ts";
 export { serveSession } from "./serve_session.ts";
-export { type GovernanceDeps, type SessionDeps, type SessionInfo, WorkIds } from "./session.ts";
+export {
+  type GovernanceDeps,
+  type RemoteBinding,
+  type SessionDeps,
+  type SessionInfo,
+  WorkIds,
+} from "./session.ts";
 export { MAX_ACTIVE_WORKS } from "./work.ts";

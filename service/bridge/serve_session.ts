@@ -94,7 +94,9 @@ function withheldFrom(session: Session, all: ToolDescriptor[]): string[] {
     session.view.restrictions,
     all.map((tool) => tool.name),
   );
-  return all.filter((tool) => withheld.has(tool.name)).map((tool) => tool.name);
+  const pin = session.info.remote?.pin;
+  return all.filter((tool) => withheld.has(tool.name) || (pin !== undefined && !pin.has(tool.name)))
+    .map((tool) => tool.name);
 }
 
 /** After a policy reload: tells the connector its catalog changed, when its view did. */

@@ -73,6 +73,20 @@ export interface SessionInfo {
   clientName: string;
   connectedAt: Date;
   activeWorks: number;
+  /**
+   * A remote shore's remote, bound from the service's own remotes file at its hello (decision
+   * 0400): its name, the host it dials and its tool pin. None for a local connector.
+   */
+  remote?: RemoteBinding;
+}
+
+/** What the service bound to a remote shore's connection from its own configuration. */
+export interface RemoteBinding {
+  readonly name: string;
+  /** The agent host's host and port, for the person's status. */
+  readonly host: string;
+  /** The only tools the remote may see or call (decision 0400). */
+  readonly pin: ReadonlySet<string>;
 }
 
 /** What one connector was last told of the catalog, to know when a reload changes its view. */

@@ -22,6 +22,7 @@ import { launchBrowser } from "./launch.ts";
 import { runPaths } from "./paths_command.ts";
 import { isPersonCommand, runPersonCommand } from "./person_command.ts";
 import { runPolicy } from "./policy_command.ts";
+import { runRemote } from "./remote_command.ts";
 import { runAnswer, runAsks } from "./asks_command.ts";
 import { runService } from "./service_command.ts";
 import { runStatus } from "./status_command.ts";
@@ -65,6 +66,13 @@ Commands:
                                  install into your own browsers and MCP clients
   uninstall [--dry-run] [--json] remove exactly what install added
   doctor [--json]                check every hop and name the next action for each problem
+  remote add NAME URL --binding acp|openab [--token-file F] [--tools a,b,c]
+                                 an agent host elsewhere this browser may serve (wss://, or
+                                 ws:// to this machine); it may call no tool until pinned
+  remote pin NAME --tools a,b,c  the only tools remote NAME may see and call
+  remote list | remote remove NAME
+  remote start NAME              dial remote NAME and serve it in the foreground (Ctrl-C ends
+                                 it); docs/remote.md
   version                        print the version
 
 --instance NAME (or GHOSTLIGHT_INSTANCE) selects an isolated instance.`;
@@ -158,6 +166,8 @@ export async function runCli(
       }
       case "asks":
         return await runAsks(paths, args);
+      case "remote":
+        return await runRemote(paths, args);
       case "allow":
       case "deny":
         return await runAnswer(paths, command, args);

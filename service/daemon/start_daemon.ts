@@ -18,6 +18,7 @@ import {
   quarantinedTabs,
   quarantineEvents,
   releaseAfterRunning,
+  type RemoteBinding,
   serveSession,
   type SessionDeps,
   type SessionInfo,
@@ -52,7 +53,9 @@ import { DEFAULT_SCHEDULER_OPTIONS, Scheduler } from "../scheduler/mod.ts";
 import type { ServiceSettings } from "../settings.ts";
 import { PAGE_ENABLE_COMMANDS, Recordings, TOOLS } from "../tools/mod.ts";
 import { WorkspaceHolds, WorkspaceRegistry } from "../workspace/mod.ts";
+import { remotePrincipal } from "../../shared/remotes.ts";
 import { Activity } from "./activity.ts";
+import { bindRemote } from "./remote_binding.ts";
 import {
   ConnectionGate,
   MAX_BRIDGE_CONNECTIONS,
@@ -323,6 +326,8 @@ interface Acceptor {
   budget: FrameBudget;
   /** True once the service is stopping: late peers are turned away. */
   stopping: () => boolean;
+  /** Where the person's remotes file is, to bind a remote shore's connection (decision 0400). */
+  paths: InstancePaths;
 }
 
 const REFUSALS: Record<HandshakeRefusal, string> = {
@@ -332,6 +337,7 @@ const REFUSALS: Record<HandshakeRefusal, string> = {
   no_proof: "did not answer the challenge",
   wrong_proof: "could not prove it holds its role's key",
   socket_replaced: "came through a socket that was replaced since (perhaps relayed)",
+  not_admitted: "named a remote the service has not configured",
 };
 
 /**
@@ -377,6 +383,8 @@ async function acceptConnectors(
   const { state } = acceptor;
   await acceptWithin(listener, acceptor.gates.bridge, async (conn) => {
     const admitted = await state.activity.admitting(async () => {
+      // A remote shore's remote is bound from the service's own remotes file (decision 0400).
+      let remote: RemoteBinding | undefined;
       const opened = await acceptAndProve(conn, {
         expectedRole: "mcp",
         signer: acceptor.keys.signer,
@@ -386,11 +394,25 @@ async function acceptConnectors(
         budget: acceptor.budget,
         onRefused: refusedPeer("bridge"),
         socketIntact,
+        admit: async (hello) => {
+          if (hello.remote === undefined) return null;
+          const bound = await bindRemote(acceptor.paths, hello.remote);
+          if ("refused" in bound) {
+            log("warn", bound.refused);
+            return bound.refused;
+          }
+          remote = bound;
+          return null;
+        },
       });
       if (!opened || acceptor.stopping()) return null;
       const client = opened.hello.client;
       const info: SessionInfo = {
-        principal: opened.hello.principal ?? UNNAMED_PRINCIPAL,
+        // A remote's principal comes from the service's own remotes file, never from its hello.
+        principal: remote === undefined
+          ? opened.hello.principal ?? UNNAMED_PRINCIPAL
+          : remotePrincipal(remote.name),
+        ...(remote === undefined ? {} : { remote }),
         client: client ? `${client.name} ${client.version}` : "unknown client",
         clientName: client?.name ?? "",
         connectedAt: new Date(),
@@ -542,6 +564,7 @@ export async function startDaemon(paths: InstancePaths, options: DaemonOptions):
   }, 250);
 
   const acceptor: Acceptor = {
+    paths,
     state,
     keys,
     identity,

@@ -8,6 +8,7 @@
 import { parse, type ParseError, printParseErrorCode, visit } from "jsonc-parser";
 import { z } from "zod";
 import { Principal } from "../../shared/bridge.ts";
+import { RemotePrincipal } from "../../shared/remotes.ts";
 import { Capability } from "../catalog/mod.ts";
 import { HostPattern } from "./hosts.ts";
 
@@ -15,7 +16,17 @@ import { HostPattern } from "./hosts.ts";
  * A principal pattern: who a connector acts for, fixed at its start (decision 0255), any case,
  * or `*`.
  */
-const PrincipalPattern = z.string().trim().toLowerCase().pipe(z.union([z.literal("*"), Principal]));
+const PrincipalPattern = z.string().trim().toLowerCase().pipe(
+  z.custom<string>(
+    (value) =>
+      value === "*" || Principal.safeParse(value).success ||
+      RemotePrincipal.safeParse(value).success,
+    {
+      message: "a principal is 1 to 64 lowercase letters, digits and dashes, starting with a " +
+        "letter or digit, or remote: and a remote's name (decision 0400)",
+    },
+  ),
+);
 
 /**
  * What the deprecated `"clients"` said: once an MCP client's self-reported name. It is read as

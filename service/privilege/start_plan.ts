@@ -15,6 +15,7 @@ import {
   type ExecutableRow,
   EXECUTABLES,
   INSTALLER,
+  REMOTE_SHORE,
   runningFromSource,
   SOURCE_ROOT,
 } from "../../shared/executables.ts";
@@ -24,6 +25,7 @@ import {
   loginRuntimeDir,
   resolveInstancePaths,
 } from "../../shared/instance.ts";
+import { remotesFile, tokenFile } from "../../shared/remotes.ts";
 import { settingVariables } from "../../shared/settings.ts";
 import { MACHINE_POLICY_FILE } from "../governance/mod.ts";
 import { ServiceSettings } from "../settings.ts";
@@ -32,10 +34,11 @@ import { ServiceSettings } from "../settings.ts";
  * What one start runs: one of the three executables, or the installer (the person's `install`,
  * `uninstall` and `doctor`, decision 0084), which no executable may start.
  */
-export type Start = Executable | "installer";
+export type Start = Executable | "installer" | "remote-shore";
 
 /** The entry point and compiled name of a start (doctor's installer is compiled on its own). */
 export function rowOf(start: Start, options: StartOptions = {}): ExecutableRow {
+  if (start === "remote-shore") return REMOTE_SHORE;
   if (start !== "installer") return EXECUTABLES[start];
   return options.doctor ? DOCTOR : INSTALLER;
 }
@@ -191,6 +194,13 @@ export interface StartOptions {
    * entry, and writes nothing.
    */
   doctor?: boolean;
+  /**
+   * `ghostlight remote ...` (decision 0400): the command line may also read the person's home
+   * (`--token-file`) and start the remote shore's program.
+   */
+  remoteCommand?: boolean;
+  /** The remote shore for remote `name`: its one network grant is `host` (`host:port`). */
+  remote?: { name: string; host: string };
 }
 
 function parentOf(path: string): string {
@@ -256,11 +266,29 @@ export function permissionFlags(
       const bundle = plan.install.kind === "source" ? [`${plan.install.root}/extension`] : [];
       // The machine-wide policy, which can only tighten the person's (read, never written).
       const machine = parentOf(MACHINE_POLICY_FILE);
+      // `remote` reads a token file the person names in their home, and starts the shore.
+      const home = options.remoteCommand && plan.env.HOME ? [plan.env.HOME] : [];
       return [
-        flag("read", [...own, ...bundle, machine]),
+        flag("read", outermost([...own, ...bundle, machine, ...home])),
         flag("write", own),
         flag("net", [p.bridgeSocket, p.browserSocket, p.controlSocket].map((s) => `unix:${s}`)),
         ...(options.browserLaunch ? ["--allow-run=chromium"] : []),
+        ...(options.remoteCommand ? [flag("run", [shoreProgram(plan)])] : []),
+      ];
+    }
+    case "remote-shore": {
+      const remote = requireRemote(options);
+      return [
+        flag("read", [
+          p.keys.mcp,
+          p.keys.servicePublic,
+          p.bridgeSocket,
+          remotesFile(p),
+          tokenFile(p, remote.name),
+        ]),
+        flag("write", [p.bridgeSocket]),
+        flag("net", [`unix:${p.bridgeSocket}`, remote.host]),
+        ...(plan.serviceEntry === null ? [] : [flag("run", [plan.serviceEntry])]),
       ];
     }
     case "mcp-connector":
@@ -279,6 +307,18 @@ export function permissionFlags(
   }
 }
 
+function requireRemote(options: StartOptions): { name: string; host: string } {
+  if (options.remote === undefined) throw new Error("starting the remote shore needs its remote");
+  return options.remote;
+}
+
+/** What `ghostlight remote start` may run: the shore's program, Deno from a source install. */
+function shoreProgram(plan: StartPlan): string {
+  return plan.install.kind === "source"
+    ? plan.install.deno
+    : `${plan.install.dir}/${REMOTE_SHORE.compiledName}`;
+}
+
 function requireServiceEntry(plan: StartPlan): string {
   if (plan.serviceEntry === null) {
     throw new Error("starting the MCP connector needs the service entry it may start");
@@ -288,6 +328,9 @@ function requireServiceEntry(plan: StartPlan): string {
 
 /** Arguments after the entry point that the starter fixes: where the service entry is. */
 function programArgs(start: Start, plan: StartPlan): string[] {
+  if (start === "remote-shore" && plan.serviceEntry !== null) {
+    return ["--service-entry", plan.serviceEntry];
+  }
   return start === "mcp-connector" ? ["--service-entry", requireServiceEntry(plan)] : [];
 }
 
@@ -351,6 +394,7 @@ export function cliStartOf(
   if (command !== undefined && ADMIN_COMMANDS.includes(command)) {
     return { start: "installer", options: { doctor: command === "doctor" } };
   }
+  if (command === "remote") return { start: "service", options: { remoteCommand: true } };
   return { start: "service", options: { browserLaunch: command === "browser" } };
 }
 
@@ -455,6 +499,8 @@ export function cliScript(plan: StartPlan, options: { mark?: string } = {}): str
     `    exec ${shellCommand("installer", plan)} "$@" ;;`,
     "  browser)",
     `    exec ${shellCommand("service", plan, { browserLaunch: true })} "$@" ;;`,
+    "  remote)",
+    `    exec ${shellCommand("service", plan, { remoteCommand: true })} "$@" ;;`,
     "esac",
     `exec ${shellCommand("service", plan)} "$@"`,
     "",

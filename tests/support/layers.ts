@@ -50,6 +50,7 @@ export const SERVICE_LAYERS: Record<string, string[]> = {
   cli: [
     "audit",
     "browser",
+    "catalog",
     "control",
     "daemon",
     "endpoint",
