@@ -85,7 +85,7 @@ export const TOOL_TEXT: Record<string, ToolText> = {
     description:
       "Find elements by a plain-language description: a label, button text, placeholder or role " +
       'words ("email field", "Sign in button", "country dropdown", "price"). Returns up to 20 ' +
-      "matches, best first (only those named exactly so, when any is), each with a ref, role, name, value, box and centre (x, y) in " +
+      "matches, best first (or only exact names), each with a ref, role, name, value, box and centre (x, y) in " +
       "screenshot pixels (what computer takes), and whether it is hidden or off-screen. Pass the ref to computer (clicks, " +
       "scroll_to), form_input or read_page ref_id. Cheaper than read_page when you know what you " +
       "want; matching is by words, so use the words the page shows. Searches iframes and shadow " +
