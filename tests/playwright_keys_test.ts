@@ -40,7 +40,7 @@ Deno.test("playwright keyboard cases: codes, locations and shifted keys", async 
     const tabId = await s.firstTab();
     const onKeyboard = (name: string, fn: () => Promise<void>) =>
       t.step(name, async () => {
-        await freshPage(s, tabId, "/playwright/keyboard.html");
+        await freshPage(s, tabId, "/playwright/input/keyboard.html");
         await fn();
       });
 
@@ -174,7 +174,7 @@ Deno.test("playwright keyboard cases: codes, locations and shifted keys", async 
     });
 
     await t.step("Enter, KP_Enter and a typed newline each make a new line", async () => {
-      await freshPage(s, tabId, "/playwright/textarea.html");
+      await freshPage(s, tabId, "/playwright/input/textarea.html");
       for (const [how, text] of [["key", "Return"], ["key", "KP_Enter"], ["type", "\n"]]) {
         await evaluate(
           s,
@@ -193,7 +193,7 @@ Deno.test("playwright keyboard cases: codes, locations and shifted keys", async 
     });
 
     await t.step("all kinds of characters type as they are", async () => {
-      await freshPage(s, tabId, "/playwright/textarea.html");
+      await freshPage(s, tabId, "/playwright/input/textarea.html");
       await evaluate(s, tabId, "document.querySelector('textarea').focus(); 'ready'");
       const text = 'This text goes onto two lines.\nThis character is 嗨 ~!@#$%^&*()_+{}|:"<>?';
       await type(s, tabId, text);
@@ -567,7 +567,7 @@ Deno.test("playwright fill case: existing value and selection are replaced", asy
   const s = await startSession();
   try {
     const tabId = await s.firstTab();
-    await freshPage(s, tabId, "/playwright/textarea.html");
+    await freshPage(s, tabId, "/playwright/input/textarea.html");
     const outline = s.text(await s.ok("read_page", { tabId, filter: "all" }));
     const refs = [...outline.matchAll(/textbox[^\n]*\[(ref_\d+)\]/g)].map((m) => m[1]);
     // textarea.html: a textarea, an input, a contenteditable div, in that order.
@@ -623,7 +623,7 @@ Deno.test("playwright set-input-files cases through file_upload", async (t) => {
       );
 
     await t.step("upload the file, and one with spaces in its name (should upload)", async () => {
-      await freshPage(s, tabId, "/playwright/fileupload.html");
+      await freshPage(s, tabId, "/playwright/input/fileupload.html");
       const ref = await fileRef();
       await s.ok("file_upload", {
         ref,
@@ -640,7 +640,7 @@ Deno.test("playwright set-input-files cases through file_upload", async (t) => {
     });
 
     await t.step("types are given or detected (set from memory, detect mime type)", async () => {
-      await freshPage(s, tabId, "/playwright/fileupload-multi.html");
+      await freshPage(s, tabId, "/playwright/input/fileupload-multi.html");
       const ref = await fileRef();
       await s.ok("file_upload", {
         ref,
@@ -657,7 +657,7 @@ Deno.test("playwright set-input-files cases through file_upload", async (t) => {
     });
 
     await t.step("input then change, each time files change (emit events)", async () => {
-      await freshPage(s, tabId, "/playwright/fileupload-multi.html");
+      await freshPage(s, tabId, "/playwright/input/fileupload-multi.html");
       const ref = await fileRef();
       await evaluate(
         s,
