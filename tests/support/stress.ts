@@ -38,6 +38,8 @@ let code = 1;
 try {
   const suite = new Deno.Command(Deno.execPath(), {
     args: ["task", "test", ...Deno.args],
+    // One test file per core: the busy loops take the rest (decision 0510).
+    env: { DENO_JOBS: Deno.env.get("DENO_JOBS") ?? String(cores) },
     stdin: "null",
   }).spawn();
   code = (await suite.status).code;
