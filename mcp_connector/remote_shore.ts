@@ -28,6 +28,7 @@ import { type Binding, findRemote } from "../shared/remotes.ts";
 import { VERSION } from "../shared/version.ts";
 import { META } from "./mcp_2026_07_28.ts";
 import { InnerConnector } from "./remote_inner.ts";
+import { ServiceLink } from "./service_link.ts";
 import {
   newOpenabSession,
   OPENAB_LIMITS,
@@ -178,6 +179,30 @@ export async function runShore(
   options: ShoreOptions,
 ): Promise<string> {
   const say = options.say ?? (() => {});
+  // The shore's word on its tunnel, for the person's `status` (the service lists it as the remote).
+  const reporter = new ServiceLink(paths, { name: "ghostlight-remote-shore", version: VERSION }, {
+    serviceEntry: options.serviceEntry,
+    remote: options.name,
+  });
+  const report = (state: "connected" | "degraded", why?: string) =>
+    reporter.reportRemote(state, why).catch(() => {
+      // No service to tell: the shore's own output still says it.
+    });
+  try {
+    return await reconnecting(paths, settings, options, say, report);
+  } finally {
+    reporter.close();
+  }
+}
+
+/** The loop of {@linkcode runShore}: one tunnel after another, with back-off between. */
+async function reconnecting(
+  paths: InstancePaths,
+  settings: ConnectorSettings,
+  options: ShoreOptions,
+  say: (line: string) => void,
+  report: (state: "connected" | "degraded", why?: string) => void,
+): Promise<string> {
   const openab: OpenabSession = newOpenabSession();
   let attempt = 0;
   let failedSetups = 0;
@@ -187,6 +212,7 @@ export async function runShore(
     const ready = (serverId: string) => {
       readyAt = Date.now();
       failedSetups = 0;
+      report("connected");
       options.onReady?.(serverId);
     };
     let why: string;
@@ -202,7 +228,9 @@ export async function runShore(
       throw new Error(`${why} (${failedSetups} attempts in a row failed; not trying again)`);
     }
     const wait = reconnectDelay(attempt++);
-    say(`remote ${options.name}: degraded: ${why}; reconnecting in ${(wait / 1000).toFixed(1)} s`);
+    const degraded = `${why}; reconnecting in ${(wait / 1000).toFixed(1)} s`;
+    say(`remote ${options.name}: degraded: ${degraded}`);
+    report("degraded", degraded);
     await pause(wait, options.stop);
     if (options.stop.aborted) return why;
     // The person may have changed the remote meanwhile: removed, it ends; unpinned, it declares

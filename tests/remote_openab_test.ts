@@ -90,7 +90,9 @@ function gateway(token: string) {
   const refused: string[] = [];
   const registered = new Set<string>();
   let rejectResume = false;
+  let down = false;
   const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, (request) => {
+    if (down) return new Response("down for maintenance", { status: 503 });
     const offers = (request.headers.get("sec-websocket-protocol") ?? "").split(",")
       .map((offer) => offer.trim());
     if (!offers.includes(`openab.bearer.${token}`) || !offers.includes("acp.v1")) {
@@ -143,6 +145,10 @@ function gateway(token: string) {
     registered,
     set rejectResume(value: boolean) {
       rejectResume = value;
+    },
+    /** While set, every handshake is turned away (503). */
+    set down(value: boolean) {
+      down = value;
     },
     /** The `n`th session request (0 first), once it has arrived. */
     async session(n: number): Promise<SessionSeen> {
@@ -222,6 +228,17 @@ Deno.test({
       const shoreSaid = (pattern: RegExp, what: string) =>
         pollUntil(() => Promise.resolve(stderr!.said.text), (text) => pattern.test(text), what);
 
+      const statusSays = (pattern: RegExp, what: string) =>
+        pollUntil(
+          async () => {
+            const status = await ghostlight(s.testEnv, ["status"]);
+            outputs.push(status.stdout, status.stderr);
+            return status.stdout;
+          },
+          (text) => pattern.test(text),
+          what,
+          90_000,
+        );
       const first = await host.session(0);
       const gw = first.socket;
       const serverId = first.servers[0]?.id;
@@ -250,6 +267,7 @@ Deno.test({
           // Another declaration id is not ours: no connection.
           const stranger = await gw.request("mcp/connect", { acpId: "not-declared" }).reply;
           assertEquals(stranger.error?.code, -32602);
+          await statusSays(/remote agent: connected to 127\.0\.0\.1:\d+/, "status: connected");
         },
       );
 
@@ -372,11 +390,25 @@ Deno.test({
         gw2 = third.socket;
       });
 
+      await t.step(
+        "status says the remote is degraded while it cannot connect, then connected",
+        async () => {
+          host.down = true;
+          gw2.socket.close(1001, "maintenance");
+          await statusSays(/remote agent: degraded: .*reconnecting in/, "status to say degraded");
+          host.down = false;
+          const back = await host.session(3);
+          assertEquals(back.method, "session/resume");
+          await statusSays(/remote agent: connected to 127\.0\.0\.1/, "status to say connected");
+          gw2 = back.socket;
+        },
+      );
+
       await t.step("a resume withdraws the server when the pin empties", async () => {
         const pinned = await ghostlight(s.testEnv, ["remote", "pin", "agent", "--tools", ""]);
         assertEquals(pinned.code, 0, pinned.stderr);
         gw2.socket.close(1001, "again");
-        const fourth = await host.session(3);
+        const fourth = await host.session(4);
         assertEquals(fourth.method, "session/resume");
         assertEquals(fourth.servers, []);
         assert(!host.registered.has(serverId), "the gateway withdrew the server");
@@ -390,12 +422,12 @@ Deno.test({
         async () => {
           host.rejectResume = true;
           gw2.socket.close(1001, "once more");
-          const fifth = await host.session(4);
+          const fifth = await host.session(5);
           assertEquals(fifth.method, "session/resume");
           const closed = await within(fifth.socket.closed.promise, 60_000, "the shore to close");
           assert(closed.code !== 0);
           await shoreSaid(/refused session\/resume/, "the shore to say the resume was refused");
-          const sixth = await host.session(5);
+          const sixth = await host.session(6);
           assertEquals(sixth.method, "session/new");
         },
       );
