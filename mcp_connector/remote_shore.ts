@@ -138,18 +138,25 @@ async function serveAcp(
   }
 }
 
-/** Reconnecting (decision 0460): the first wait, its cap, and how many setups may fail in a row. */
+/**
+ * Reconnecting (decision 0460): the cap as a multiple of the first wait (the setting
+ * `remoteReconnectMs`, 0.5 s by default), and how many setups may fail in a row.
+ */
 export const RECONNECT = {
-  firstMs: 500,
-  capMs: 30_000,
+  capTimesFirst: 60,
   /** A session that lived this long starts the waits again from the first. */
   stableMs: 60_000,
   maxFailedSetups: 8,
 } as const;
 
 /** The wait before reconnect `attempt` (0 first): doubling, capped, jittered into [half, whole]. */
-export function reconnectDelay(attempt: number, random: () => number = Math.random): number {
-  const whole = Math.min(RECONNECT.capMs, RECONNECT.firstMs * 2 ** Math.min(attempt, 16));
+export function reconnectDelay(
+  attempt: number,
+  firstMs: number,
+  random: () => number = Math.random,
+): number {
+  const cap = firstMs * RECONNECT.capTimesFirst;
+  const whole = Math.min(cap, firstMs * 2 ** Math.min(attempt, 16));
   return Math.round(whole / 2 + (whole / 2) * random());
 }
 
@@ -227,7 +234,7 @@ async function reconnecting(
     if (failedSetups >= RECONNECT.maxFailedSetups) {
       throw new Error(`${why} (${failedSetups} attempts in a row failed; not trying again)`);
     }
-    const wait = reconnectDelay(attempt++);
+    const wait = reconnectDelay(attempt++, settings.remoteReconnectMs);
     const degraded = `${why}; reconnecting in ${(wait / 1000).toFixed(1)} s`;
     say(`remote ${options.name}: degraded: ${degraded}`);
     report("degraded", degraded);

@@ -218,7 +218,9 @@ Deno.test({
       ]);
       shore = new Deno.Command(command, {
         args,
-        env: s.testEnv.env,
+        // Shorter waits between dials (12 s at most): still enough for eight failed setups in a
+        // row to take longer than a status read.
+        env: { ...s.testEnv.env, GHOSTLIGHT_REMOTE_RECONNECT_MS: "200" },
         clearEnv: true,
         stdin: "null",
         stdout: "piped",
