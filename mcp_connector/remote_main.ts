@@ -50,12 +50,6 @@ async function main(): Promise<number> {
     report(`no remote named ${args.remote}; 'ghostlight remote add' configures one`);
     return 2;
   }
-  if (remote.binding !== "acp") {
-    report(
-      `remote ${remote.name}: the ${remote.binding} binding is not built yet (docs/remote.md)`,
-    );
-    return 2;
-  }
   const url = readRemoteUrl(remote.url);
   const token = remote.token ? await readTokenFile(paths, remote.name) : null;
   const stop = new AbortController();
@@ -68,11 +62,13 @@ async function main(): Promise<number> {
     const why = await runShore(paths, settings, {
       name: remote.name,
       url,
+      binding: remote.binding,
       token,
       serviceEntry: args.serviceEntry ?? null,
       stop: stop.signal,
       onReady: (serverId) =>
         report(`remote ${remote.name}: connected to ${url.host}, serving as ${serverId}`),
+      say: report,
     });
     report(`remote ${remote.name}: ended: ${why}`);
     return stop.signal.aborted ? 0 : 1;

@@ -1,8 +1,10 @@
 /**
  * The remote shore (issue 31, decision 0400): over one outbound WebSocket to an agent host it is
  * an ACP client, and it serves Ghostlight's tools to that host as an MCP server over the same
- * connection (MCP-over-ACP, the ACP SDK's `acp` binding: `session/new` declares
- * `{type: "acp", serverId, name}`, each `mcp/message` carries one inner MCP `2026-07-28` request).
+ * connection (MCP-over-ACP), in one of two wire bindings chosen per remote: the ACP SDK's `acp`
+ * (`session/new` declares `{type: "acp", serverId, name}`, each `mcp/message` carries one inner
+ * MCP `2026-07-28` request) or OpenAB's tunnel contract, `openab` (`remote_openab.ts`). A dropped
+ * tunnel is dialled again after a jittered back-off (decision 0460).
  *
  * It has no MCP server of its own: each inner request becomes one JSON-RPC line into the very
  * `serve` the stdio connector runs, and each answer line comes back as that request's outcome.
@@ -22,9 +24,17 @@ import {
   PROTOCOL_VERSION,
 } from "@agentclientprotocol/sdk/unstable";
 import type { InstancePaths } from "../shared/instance.ts";
+import { type Binding, findRemote } from "../shared/remotes.ts";
 import { VERSION } from "../shared/version.ts";
-import { serve } from "./main.ts";
 import { META } from "./mcp_2026_07_28.ts";
+import { InnerConnector } from "./remote_inner.ts";
+import { ServiceLink } from "./service_link.ts";
+import {
+  newOpenabSession,
+  OPENAB_LIMITS,
+  type OpenabSession,
+  serveOpenab,
+} from "./remote_openab.ts";
 import type { ConnectorSettings } from "./settings.ts";
 import { openTunnel, type Tunnel, type TunnelBounds } from "./ws_stream.ts";
 
@@ -36,6 +46,8 @@ export interface ShoreOptions {
   /** The remote's name, as the person configured it. */
   name: string;
   url: URL;
+  /** The wire binding of MCP-over-ACP (decision 0460). */
+  binding: Binding;
   /** The token for the handshake, or none. */
   token: string | null;
   /** The fixed entry the shore may start the service with, if any. */
@@ -44,99 +56,10 @@ export interface ShoreOptions {
   stop: AbortSignal;
   /** Narrower bounds, for tests. */
   bounds?: Partial<TunnelBounds>;
-  /** Told once the agent host has accepted the session that declares the tools. */
+  /** Told each time the agent host has accepted the session that declares the tools. */
   onReady?: (serverId: string) => void;
-}
-
-/** An answer line from the in-process MCP connector, by the id the shore gave its request. */
-type Answer = { result?: unknown; error?: { code: number; message: string; data?: unknown } };
-
-/**
- * The in-process MCP connector the shore carries requests into: a line in for each inner
- * request, its answer out by id. Requests are bounded by {@linkcode MAX_ACTIVE_REQUESTS} (the
- * SDK refuses more before they reach here).
- */
-class InnerConnector {
-  #input: ReadableStreamDefaultController<Uint8Array> | null = null;
-  #pending = new Map<number, (answer: Answer) => void>();
-  #next = 0;
-  #buffer = "";
-  readonly served: Promise<void>;
-  readonly #encoder = new TextEncoder();
-
-  constructor(paths: InstancePaths, settings: ConnectorSettings, options: ShoreOptions) {
-    const input = new ReadableStream<Uint8Array>({
-      start: (controller) => {
-        this.#input = controller;
-      },
-    });
-    const decoder = new TextDecoder();
-    const output = new WritableStream<Uint8Array>({
-      write: (chunk) => this.#lines(decoder.decode(chunk, { stream: true })),
-    });
-    this.served = serve(paths, settings, {
-      input,
-      output,
-      stop: options.stop,
-      serviceEntry: options.serviceEntry,
-      remote: options.name,
-    });
-  }
-
-  /** Sends one inner request and waits for its answer; a cancelled one is told to stop. */
-  request(method: string, params: Record<string, unknown>, signal: AbortSignal): Promise<Answer> {
-    const id = ++this.#next;
-    const answered = new Promise<Answer>((resolve) => this.#pending.set(id, resolve));
-    this.#send({ jsonrpc: "2.0", id, method, params });
-    const cancel = () => {
-      if (!this.#pending.delete(id)) return;
-      this.#send({
-        jsonrpc: "2.0",
-        method: "notifications/cancelled",
-        params: { requestId: id, reason: "the agent host cancelled the request" },
-      });
-    };
-    signal.addEventListener("abort", cancel, { once: true });
-    return answered.finally(() => signal.removeEventListener("abort", cancel));
-  }
-
-  /** Ends the input: the connector finishes what it has and ends. */
-  end(): void {
-    try {
-      this.#input?.close();
-    } catch {
-      // Already closed.
-    }
-    for (const resolve of this.#pending.values()) {
-      resolve({ error: { code: -32603, message: "the remote shore is ending" } });
-    }
-    this.#pending.clear();
-  }
-
-  #send(message: unknown): void {
-    this.#input?.enqueue(this.#encoder.encode(`${JSON.stringify(message)}\n`));
-  }
-
-  #lines(text: string): void {
-    this.#buffer += text;
-    let newline: number;
-    while ((newline = this.#buffer.indexOf("\n")) >= 0) {
-      const line = this.#buffer.slice(0, newline);
-      this.#buffer = this.#buffer.slice(newline + 1);
-      let message: { id?: unknown; result?: unknown; error?: Answer["error"] };
-      try {
-        message = JSON.parse(line);
-      } catch {
-        continue;
-      }
-      // Notifications (progress) are not carried yet: each request's outcome is its answer.
-      if (typeof message.id !== "number") continue;
-      const resolve = this.#pending.get(message.id);
-      if (resolve === undefined) continue;
-      this.#pending.delete(message.id);
-      resolve("error" in message ? { error: message.error } : { result: message.result });
-    }
-  }
+  /** A line for the person (the shore's stderr): each drop, each wait before reconnecting. */
+  say?: (line: string) => void;
 }
 
 /** One inner request's params as the connector reads them: its `_meta` envelope made whole. */
@@ -155,19 +78,17 @@ function innerParams(context: McpOperationContext): Record<string, unknown> {
 }
 
 /**
- * Runs the shore until the tunnel closes or `stop` aborts; resolves with why it ended. Setup
- * that fails (the dial, ACP `initialize`, `session/new`) closes the tunnel and throws: nothing
- * is left half open.
+ * Serves one tunnel of the `acp` binding (the ACP SDK's) until it closes; resolves with why.
+ * Setup that fails (ACP `initialize`, `session/new`) closes the tunnel and throws: nothing is
+ * left half open. Each tunnel is a new session (the SDK binding resumes nothing).
  */
-export async function runShore(
+async function serveAcp(
+  tunnel: Tunnel,
   paths: InstancePaths,
   settings: ConnectorSettings,
   options: ShoreOptions,
+  ready: (serverId: string) => void,
 ): Promise<string> {
-  const tunnel: Tunnel = await openTunnel(options.url, options.token, {
-    stallMs: settings.clientStallMs,
-    ...options.bounds,
-  });
   const inner = new InnerConnector(paths, settings, options);
   const provider = new McpOverAcpProvider();
   const app = client({ name: "ghostlight-remote-shore" })
@@ -179,8 +100,6 @@ export async function runShore(
       outcome: { outcome: "cancelled" as const },
     }));
   const connection = app.connect({ readable: tunnel.readable, writable: tunnel.writable });
-  const stopped = () => tunnel.close("the person stopped the remote shore");
-  options.stop.addEventListener("abort", stopped, { once: true });
   try {
     await connection.agent.request(methods.agent.initialize, {
       protocolVersion: PROTOCOL_VERSION,
@@ -202,7 +121,7 @@ export async function runShore(
       cwd: "/",
       mcpServers: [server.declaration],
     });
-    options.onReady?.(server.serverId);
+    ready(server.serverId);
     return await Promise.race([
       tunnel.closed,
       connection.closed.then(() => "the ACP connection closed"),
@@ -212,9 +131,159 @@ export async function runShore(
     tunnel.close(why);
     throw new Error(why);
   } finally {
-    options.stop.removeEventListener("abort", stopped);
+    tunnel.close("the shore ended the session");
     connection.close();
     inner.end();
     await inner.served;
+  }
+}
+
+/**
+ * Reconnecting (decision 0460): the cap as a multiple of the first wait (the setting
+ * `remoteReconnectMs`, 0.5 s by default), and how many setups may fail in a row.
+ */
+export const RECONNECT = {
+  capTimesFirst: 60,
+  /** A session that lived this long starts the waits again from the first. */
+  stableMs: 60_000,
+  maxFailedSetups: 8,
+} as const;
+
+/** The wait before reconnect `attempt` (0 first): doubling, capped, jittered into [half, whole]. */
+export function reconnectDelay(
+  attempt: number,
+  firstMs: number,
+  random: () => number = Math.random,
+): number {
+  const cap = firstMs * RECONNECT.capTimesFirst;
+  const whole = Math.min(cap, firstMs * 2 ** Math.min(attempt, 16));
+  return Math.round(whole / 2 + (whole / 2) * random());
+}
+
+/** Resolves after `ms`, or at once when `stop` aborts. */
+function pause(ms: number, stop: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      stop.removeEventListener("abort", done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    stop.addEventListener("abort", done, { once: true });
+  });
+}
+
+/**
+ * Runs the shore until `stop` aborts, the remote is removed, or setup has failed
+ * {@linkcode RECONNECT.maxFailedSetups} times in a row (then it throws with the last reason).
+ * A dropped tunnel is followed by a new one after a jittered, capped back-off; the `openab`
+ * binding resumes its session there, re-declaring its server. Each tunnel is its own objects
+ * (socket, inner connections, service links): the old one's teardown cannot touch the new one.
+ */
+export async function runShore(
+  paths: InstancePaths,
+  settings: ConnectorSettings,
+  options: ShoreOptions,
+): Promise<string> {
+  const say = options.say ?? (() => {});
+  // The shore's word on its tunnel, for the person's `status` (the service lists it as the remote).
+  const reporter = new ServiceLink(paths, { name: "ghostlight-remote-shore", version: VERSION }, {
+    serviceEntry: options.serviceEntry,
+    remote: options.name,
+  });
+  const report = (state: "connected" | "degraded", why?: string) =>
+    reporter.reportRemote(state, why).catch(() => {
+      // No service to tell: the shore's own output still says it.
+    });
+  try {
+    return await reconnecting(paths, settings, options, say, report);
+  } finally {
+    reporter.close();
+  }
+}
+
+/** The loop of {@linkcode runShore}: one tunnel after another, with back-off between. */
+async function reconnecting(
+  paths: InstancePaths,
+  settings: ConnectorSettings,
+  options: ShoreOptions,
+  say: (line: string) => void,
+  report: (state: "connected" | "degraded", why?: string) => void,
+): Promise<string> {
+  const openab: OpenabSession = newOpenabSession();
+  let attempt = 0;
+  let failedSetups = 0;
+  let declare = true;
+  for (;;) {
+    let readyAt: number | null = null;
+    const ready = (serverId: string) => {
+      readyAt = Date.now();
+      failedSetups = 0;
+      report("connected");
+      options.onReady?.(serverId);
+    };
+    let why: string;
+    try {
+      why = await serveOne(paths, settings, options, { openab, declare, ready, say });
+    } catch (error) {
+      why = (error as Error).message;
+    }
+    if (options.stop.aborted) return why;
+    if (readyAt === null) failedSetups++;
+    else if (Date.now() - readyAt >= RECONNECT.stableMs) attempt = 0;
+    if (failedSetups >= RECONNECT.maxFailedSetups) {
+      throw new Error(`${why} (${failedSetups} attempts in a row failed; not trying again)`);
+    }
+    const wait = reconnectDelay(attempt++, settings.remoteReconnectMs);
+    const degraded = `${why}; reconnecting in ${(wait / 1000).toFixed(1)} s`;
+    say(`remote ${options.name}: degraded: ${degraded}`);
+    report("degraded", degraded);
+    await pause(wait, options.stop);
+    if (options.stop.aborted) return why;
+    // The person may have changed the remote meanwhile: removed, it ends; unpinned, it declares
+    // no server (and a resume withdraws the one it declared).
+    const remote = await findRemote(paths, options.name).catch(() => null);
+    if (remote === null) return `remote ${options.name} is no longer configured`;
+    declare = remote.tools.length > 0;
+  }
+}
+
+/** One tunnel: dial, set up, serve until it closes. */
+async function serveOne(
+  paths: InstancePaths,
+  settings: ConnectorSettings,
+  options: ShoreOptions,
+  state: {
+    openab: OpenabSession;
+    declare: boolean;
+    ready: (serverId: string) => void;
+    say: (line: string) => void;
+  },
+): Promise<string> {
+  const isOpenab = options.binding === "openab";
+  const tunnel = await openTunnel(options.url, options.token, {
+    stallMs: settings.clientStallMs,
+    ...(isOpenab
+      ? {
+        maxInboundFrame: OPENAB_LIMITS.maxFrame,
+        maxMethodFrame: OPENAB_LIMITS.maxMethodFrame,
+      }
+      : {}),
+    ...options.bounds,
+  }, isOpenab ? "subprotocol" : "header");
+  const stopped = () => tunnel.close("the person stopped the remote shore");
+  options.stop.addEventListener("abort", stopped, { once: true });
+  try {
+    if (!isOpenab) return await serveAcp(tunnel, paths, settings, options, state.ready);
+    return await serveOpenab(tunnel, paths, settings, {
+      name: options.name,
+      serviceEntry: options.serviceEntry,
+      stop: options.stop,
+      declare: state.declare,
+      onReady: (serverId) => state.ready(serverId),
+      say: state.say,
+    }, state.openab);
+  } finally {
+    options.stop.removeEventListener("abort", stopped);
   }
 }

@@ -124,6 +124,13 @@ export class ServiceLink {
     this.#catalogListeners.push(listener);
   }
 
+  /** A remote shore's word on its tunnel, for the person's status (decision 0460). */
+  async reportRemote(state: "connected" | "degraded", why?: string): Promise<void> {
+    const connection = await this.#connect();
+    const said = why === undefined ? {} : { why: why.slice(0, 500) };
+    await this.#send(connection, { type: "remote_state", state, ...said });
+  }
+
   /** Fetches the tool catalog. */
   async catalog(): Promise<CatalogSnapshot> {
     const connection = await this.#connect();

@@ -29,6 +29,11 @@ export const ConnectorSettings = z.object({
       "the connection; until then a client that reads slowly only slows the reading of its " +
       "requests",
   }),
+  remoteReconnectMs: durationMs("GHOSTLIGHT_REMOTE_RECONNECT_MS", {
+    default: 500,
+    description: "the remote shore's first wait before it dials a dropped tunnel again; each " +
+      "wait doubles up to 60 times this (30 s by default) and is jittered into its upper half",
+  }),
   restrictCapabilities: listSetting("GHOSTLIGHT_RESTRICT_CAPABILITIES", {
     description: "restricts every call of this connector to these capabilities (comma-separated: " +
       "`read`, `action`, `write`, `execute`), on top of the person's policy, which it can only " +

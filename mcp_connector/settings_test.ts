@@ -11,6 +11,7 @@ Deno.test("the connector's timings come from their variables; anything unparseab
     callDeadlineMs: 60_000,
     progressIntervalMs: 5_000,
     clientStallMs: 60_000,
+    remoteReconnectMs: 500,
     restrictCapabilities: undefined,
     restrictHosts: undefined,
   });
@@ -24,6 +25,7 @@ Deno.test("the connector's timings come from their variables; anything unparseab
       callDeadlineMs: 1500,
       progressIntervalMs: 400,
       clientStallMs: 60_000,
+      remoteReconnectMs: 500,
       restrictCapabilities: undefined,
       restrictHosts: undefined,
     },

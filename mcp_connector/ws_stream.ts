@@ -35,7 +35,22 @@ export interface TunnelBounds {
   maxOutbound?: number;
   /** How long a write may wait for the agent host to read before the tunnel is closed. */
   stallMs: number;
+  /**
+   * The largest inbound frame that carries a `method` (the `openab` binding's 1 MiB): past it a
+   * request is answered with an error and a notification dropped, and the tunnel stays open.
+   * None by default.
+   */
+  maxMethodFrame?: number;
 }
+
+/** How the token rides in the handshake: a bearer header, or the `openab` subprotocol offer. */
+export type TokenCarrier = "header" | "subprotocol";
+
+/** The subprotocol an `openab` gateway echoes, and the prefix of the bearer offer. */
+export const ACP_SUBPROTOCOL = "acp.v1";
+const BEARER_SUBPROTOCOL = "openab.bearer.";
+/** What a subprotocol name may hold (RFC 9110's token characters). */
+const SUBPROTOCOL_TOKEN = /^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/;
 
 function isMessage(value: unknown): value is AnyMessage {
   return typeof value === "object" && value !== null && !Array.isArray(value) &&
@@ -51,13 +66,23 @@ class Ending {
 
   constructor(private readonly socket: WebSocket) {}
 
+  /**
+   * Closes with `code`: 1000, or 4000 + the protocol's code for the fault (4009 too big, 4008
+   * policy, 4007 bad data, 4003 unsupported, 4002 protocol): a WebSocket client may send only
+   * 1000 and 3000-4999, and a close it may not send would leave the socket open.
+   */
   close(why: string, code = 1000): void {
     if (this.reason !== null) return;
     this.reason = why;
     try {
+      // The reason is at most 123 bytes of UTF-8; the text here is ASCII.
       this.socket.close(code, why.slice(0, 120));
     } catch {
-      // Already closing.
+      try {
+        this.socket.close();
+      } catch {
+        // Already closing.
+      }
     }
     this.wake?.();
     this.ended.resolve(why);
@@ -70,29 +95,45 @@ function inbound(
   ending: Ending,
   maxFrame: number,
   maxQueued: number,
+  maxMethodFrame: number,
 ): ReadableStream<AnyMessage> {
   const queue: { message: AnyMessage; bytes: number }[] = [];
   let queuedBytes = 0;
   const encoder = new TextEncoder();
   socket.onmessage = (event) => {
     if (typeof event.data !== "string") {
-      return ending.close("the agent host sent a binary frame; ACP frames are text", 1003);
+      return ending.close("the agent host sent a binary frame; ACP frames are text", 4003);
     }
     const bytes = encoder.encode(event.data).length;
     if (bytes > maxFrame) {
-      return ending.close(`the agent host sent a frame of ${bytes} bytes, over ${maxFrame}`, 1009);
+      return ending.close(`the agent host sent a frame of ${bytes} bytes, over ${maxFrame}`, 4009);
     }
     if (queuedBytes + bytes > maxQueued) {
-      return ending.close(`the agent host sent more than ${maxQueued} bytes not yet taken`, 1008);
+      return ending.close(`the agent host sent more than ${maxQueued} bytes not yet taken`, 4008);
     }
     let message: unknown;
     try {
       message = JSON.parse(event.data);
     } catch {
-      return ending.close("the agent host sent a frame that is not JSON", 1007);
+      return ending.close("the agent host sent a frame that is not JSON", 4007);
     }
     if (!isMessage(message)) {
-      return ending.close("the agent host sent a frame that is not one JSON-RPC 2.0 message", 1007);
+      return ending.close("the agent host sent a frame that is not one JSON-RPC 2.0 message", 4007);
+    }
+    if (bytes > maxMethodFrame && "method" in message) {
+      // Checked after parsing, so a request has an id to answer; the connection is kept.
+      if ("id" in message) {
+        socket.send(JSON.stringify({
+          jsonrpc: "2.0",
+          id: message.id,
+          error: {
+            code: -32600,
+            message: `a frame carrying a method is at most ${maxMethodFrame} bytes; this one ` +
+              `is ${bytes}`,
+          },
+        }));
+      }
+      return;
     }
     queue.push({ message, bytes });
     queuedBytes += bytes;
@@ -133,7 +174,7 @@ function outbound(
       const since = Date.now();
       while (ending.reason === null && socket.bufferedAmount + bytes > maxOutbound) {
         if (Date.now() - since > stallMs) {
-          ending.close(`the agent host did not read for ${stallMs} ms; closing the tunnel`, 1008);
+          ending.close(`the agent host did not read for ${stallMs} ms; closing the tunnel`, 4008);
           break;
         }
         await new Promise((resolve) => setTimeout(resolve, DRAIN_POLL_MS));
@@ -150,25 +191,51 @@ function outbound(
   });
 }
 
+/** A WebSocket to `url` carrying `token` as `carrier` says; throws without naming the token. */
+function dial(url: URL, token: string | null, carrier: TokenCarrier): WebSocket {
+  if (carrier === "header") {
+    const headers: Record<string, string> = token === null
+      ? {}
+      : { Authorization: `Bearer ${token}` };
+    return new WebSocket(url.href, { headers } as unknown as string[]);
+  }
+  if (token !== null && !SUBPROTOCOL_TOKEN.test(token)) {
+    throw new Error(
+      "the token holds a character a WebSocket subprotocol cannot carry (only letters, digits " +
+        "and !#$%&'*+-.^_`|~); ask the gateway for another",
+    );
+  }
+  const offer = token === null
+    ? [ACP_SUBPROTOCOL]
+    : [`${BEARER_SUBPROTOCOL}${token}`, ACP_SUBPROTOCOL];
+  return new WebSocket(url.href, offer);
+}
+
 /**
  * Opens a WebSocket to `url` with the token as `Authorization: Bearer` (Deno's WebSocket sends
- * headers) and resolves once it is open; rejects with a reason that never names the token.
+ * headers) or, for the `openab` binding, in the subprotocol offer `openab.bearer.<token>, acp.v1`
+ * (the gateway must echo `acp.v1`), and resolves once it is open; rejects with a reason that
+ * never names the token.
  */
 export function openTunnel(
   url: URL,
   token: string | null,
   bounds: TunnelBounds,
+  carrier: TokenCarrier = "header",
 ): Promise<Tunnel> {
-  const headers: Record<string, string> = token === null
-    ? {}
-    : { Authorization: `Bearer ${token}` };
-  const socket = new WebSocket(url.href, { headers } as unknown as string[]);
+  let socket: WebSocket;
+  try {
+    socket = dial(url, token, carrier);
+  } catch (error) {
+    return Promise.reject(error);
+  }
   const ending = new Ending(socket);
   const readable = inbound(
     socket,
     ending,
     bounds.maxInboundFrame ?? MAX_INBOUND_FRAME_BYTES,
     bounds.maxInboundQueued ?? MAX_INBOUND_QUEUED_BYTES,
+    bounds.maxMethodFrame ?? Infinity,
   );
   const writable = outbound(
     socket,
@@ -182,6 +249,9 @@ export function openTunnel(
   };
   return new Promise<Tunnel>((resolve, reject) => {
     socket.onopen = () => {
+      if (carrier === "subprotocol" && socket.protocol !== ACP_SUBPROTOCOL) {
+        return ending.close(`the gateway did not accept the ${ACP_SUBPROTOCOL} subprotocol`, 4002);
+      }
       resolve({
         readable,
         writable,

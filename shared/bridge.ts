@@ -181,6 +181,16 @@ export type CallRestriction = z.infer<typeof CallRestriction>;
 /** Everything a connector may send after hello. */
 export const ConnectorMessage = z.discriminatedUnion("type", [
   z.object({ type: z.literal("open_workspace"), seq: Seq, label: z.string().max(200) }).strict(),
+  /**
+   * A remote shore's word on its tunnel (decision 0460), for the person's `status`; taken only on
+   * a connection the service bound to a remote, which is then listed as the remote, not as an MCP
+   * connector.
+   */
+  z.object({
+    type: z.literal("remote_state"),
+    state: z.enum(["connected", "degraded"]),
+    why: z.string().max(500).optional(),
+  }).strict(),
   z.object({ type: z.literal("release_workspace"), workspace: WorkspaceHandle }).strict(),
   z.object({
     type: z.literal("catalog"),

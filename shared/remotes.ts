@@ -30,7 +30,7 @@ export function remotePrincipal(name: RemoteName): string {
   return `remote:${name}`;
 }
 
-/** The wire bindings of MCP-over-ACP; only `acp` is built so far (docs/remote.md). */
+/** The wire bindings of MCP-over-ACP (docs/remote.md, decision 0460). */
 export const Binding = z.enum(["acp", "openab"]);
 export type Binding = z.infer<typeof Binding>;
 

@@ -28,6 +28,7 @@ const ON_MESSAGE: MessageHandlers = {
   start: startWork,
   cancel: cancelWork,
   answer: answerFromClient,
+  remote_state: rememberRemoteState,
 };
 
 /** Serves one MCP connector until its connection ends. */
@@ -137,6 +138,19 @@ function openWorkspace(session: Session, message: MessageOf<"open_workspace">): 
 /** Releases a workspace at once: its tabs go back to the user. */
 function releaseWorkspace(session: Session, message: MessageOf<"release_workspace">): void {
   session.deps.holds.release(session.holder, message.workspace);
+}
+
+/** A remote shore's word on its tunnel, kept for status; ignored from any other connection. */
+function rememberRemoteState(session: Session, message: MessageOf<"remote_state">): void {
+  if (session.info.remote === undefined) {
+    log("warn", "a connector that serves no remote sent a remote's state; ignored");
+    return;
+  }
+  session.info.remoteState = {
+    state: message.state,
+    ...(message.why === undefined ? {} : { why: message.why }),
+    since: new Date(),
+  };
 }
 
 /** Cancels one of this connection's works; queued work retires, running work stops early. */

@@ -78,6 +78,8 @@ export interface SessionInfo {
    * 0400): its name, the host it dials and its tool pin. None for a local connector.
    */
   remote?: RemoteBinding;
+  /** What a remote shore last said of its tunnel (decision 0460); none from other connections. */
+  remoteState?: { state: "connected" | "degraded"; why?: string; since: Date };
 }
 
 /** What the service bound to a remote shore's connection from its own configuration. */

@@ -159,9 +159,6 @@ async function addRemote(paths: InstancePaths, args: string[]): Promise<number> 
   } else {
     console.log(`It may call ${tools.join(", ")}, as far as the policy allows remote:${name}.`);
   }
-  if (binding.data !== "acp") {
-    console.log(`The ${binding.data} binding is not built yet: 'remote start' refuses it.`);
-  }
   return 0;
 }
 
@@ -227,10 +224,6 @@ async function startRemote(paths: InstancePaths, args: string[]): Promise<number
   const file = await readRemotes(paths);
   const remote = file.remotes.find((entry) => entry.name === name);
   if (remote === undefined) throw new UsageError(`no remote named ${name}`);
-  if (remote.binding !== "acp") {
-    console.error(`ghostlight: remote ${name}: the ${remote.binding} binding is not built yet`);
-    return 2;
-  }
   const plan = currentStartPlan(paths.instance);
   if (plan.install.kind !== "source") {
     console.error(

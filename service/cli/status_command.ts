@@ -8,7 +8,7 @@
 import { type FirstLaunch, readFirstLaunch } from "../../shared/first_launch.ts";
 import type { InstancePaths } from "../../shared/instance.ts";
 import type { PersonWorkspace } from "../../shared/person.ts";
-import { fetchStatus } from "../control/mod.ts";
+import { fetchStatus, type Status } from "../control/mod.ts";
 import { controlKey, describeInstance } from "../endpoint/mod.ts";
 import { noMore, takeFlag } from "./args.ts";
 import { shown } from "./shown.ts";
@@ -63,6 +63,7 @@ export async function runStatus(paths: InstancePaths, args: string[]): Promise<n
     console.log(`  ${who}, ${connector.activeWorks} calls running`);
     if (connector.mismatch) console.log(`    principal mismatch: ${shown(connector.mismatch)}`);
   }
+  for (const line of remoteLines(status)) console.log(line);
   console.log(`Workspaces: ${status.workspaces}`);
   for (const replaced of status.replacedSockets ?? []) {
     console.log(
@@ -168,4 +169,15 @@ function printFirstLaunch(record: FirstLaunch | { problem: string }): void {
   for (const item of record.setUp) {
     console.log(shown(`  ${item.target}: ${item.status}, ${item.detail}`));
   }
+}
+
+/** `remote NAME: connected to HOST`, or `remote NAME: degraded: WHY` with the next step. */
+function remoteLines(status: Pick<Status, "remotes">): string[] {
+  return (status.remotes ?? []).map((remote) =>
+    remote.state === "connected"
+      ? `remote ${remote.name}: connected to ${shown(remote.host)} since ${remote.since}`
+      : `remote ${remote.name}: degraded: ${shown(remote.why ?? "no reason given")} (since ` +
+        `${remote.since}; the shore keeps trying: see its output, check the agent host, or ` +
+        `'ghostlight remote list')`
+  );
 }

@@ -38,6 +38,17 @@ export const Status = z.object({
     connectedAt: z.string(),
     activeWorks: z.number(),
   })),
+  /**
+   * Each running remote shore's tunnel, as the shore last said (decision 0460): `connected`, or
+   * `degraded` with why. Proven readers only (it names remotes and hosts).
+   */
+  remotes: z.array(z.object({
+    name: z.string(),
+    host: z.string(),
+    state: z.enum(["connected", "degraded"]),
+    why: z.string().optional(),
+    since: z.string(),
+  })).optional(),
   workspaces: z.number(),
   /** Works across the service: dispatched and still running, and waiting in their lanes. */
   works: z.object({ running: z.number(), queued: z.number() }).optional(),

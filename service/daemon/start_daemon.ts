@@ -299,13 +299,15 @@ function statusOf(
       features: [...link.details.features],
       ...mismatchOf(link),
     })),
-    connectors: sessions.map((session) => ({
+    // A remote shore's state link is listed as its remote, not as an MCP connector.
+    connectors: sessions.filter((session) => session.remoteState === undefined).map((session) => ({
       principal: session.principal,
       client: session.client,
       ...principalMismatch(session, sessions, state.shared.governance.policy),
       connectedAt: session.connectedAt.toISOString(),
       activeWorks: session.activeWorks,
     })),
+    remotes: remoteStates(sessions),
     workspaces: state.workspaces.size,
     works: { running: state.shared.scheduler.running, queued: state.shared.scheduler.queued },
     quarantined: quarantinedTabs(state.shared.scheduler),
@@ -313,6 +315,19 @@ function statusOf(
     person: personState(state.desk),
     ...(replacedSockets?.length ? { replacedSockets } : {}),
   };
+}
+
+/** What each running remote shore last said of its tunnel (decision 0460). */
+function remoteStates(sessions: readonly SessionInfo[]): NonNullable<Status["remotes"]> {
+  return sessions.flatMap(({ remote, remoteState }) =>
+    remote === undefined || remoteState === undefined ? [] : [{
+      name: remote.name,
+      host: remote.host,
+      state: remoteState.state,
+      ...(remoteState.why === undefined ? {} : { why: remoteState.why }),
+      since: remoteState.since.toISOString(),
+    }]
+  );
 }
 
 /** What an accept loop needs to prove a peer and serve it. */

@@ -674,6 +674,39 @@ async function bridgeRoundTrip(paths: InstancePaths): Promise<Finding> {
   }
 }
 
+/**
+ * Each running remote shore's tunnel as the shore last told the service (decision 0460): read
+ * with the control proof, since an unproven status withholds remotes.
+ */
+async function remotesLive(paths: InstancePaths): Promise<Finding[]> {
+  try {
+    return remoteFindings(await fetchStatus(paths.controlSocket, await controlKey(paths.keys)));
+  } catch {
+    return [];
+  }
+}
+
+/** `remote NAME: connected to HOST`, or a problem `remote NAME: degraded: <why>` and what to do. */
+export function remoteFindings(status: Pick<Status, "remotes">): Finding[] {
+  return (status.remotes ?? []).map((remote) => {
+    if (remote.state === "connected") {
+      return ok(
+        "remote",
+        `remote ${remote.name}: connected to ${remote.host} since ${remote.since}`,
+      );
+    }
+    // The reason may quote the agent host's close text: no control character reaches the terminal.
+    // deno-lint-ignore no-control-regex
+    const why = (remote.why ?? "no reason given").replace(/[\x00-\x1f\x7f]/g, "?");
+    return problem(
+      "remote",
+      `remote ${remote.name}: degraded: ${why} (since ${remote.since})`,
+      `the shore keeps trying; check the agent host at ${remote.host}, the token, and ` +
+        `'ghostlight remote list'`,
+    );
+  });
+}
+
 /** Round trips the doctor times on each browser: one alone would show a cold worker's first. */
 const DOCTOR_PROBE_ROUNDS = 5;
 
@@ -787,7 +820,9 @@ export async function doctor({ host, paths }: Site): Promise<DoctorReport> {
   const service = await reachService(context);
   try {
     findings.push(...service.findings);
-    if (service.status !== null) findings.push(connectorsLive(service.status));
+    if (service.status !== null) {
+      findings.push(connectorsLive(service.status), ...await remotesLive(paths));
+    }
     findings.push(...await checkExtensionLive(context, service.status));
     if (service.status !== null) {
       findings.push(await bridgeRoundTrip(paths));
