@@ -74,9 +74,25 @@ export function clip(text: string, n: number): string {
  * inputs that are not secret; it stops gathering once past `budget` characters.
  */
 export function textOf(node: Node, budget: number): string {
+  return clean(gather(node, (out) => out.length > budget));
+}
+
+/**
+ * Whether {@linkcode textOf} with the same budget finds any text in the node, stopping at the
+ * first word: a walk that describes only what it returns still needs to know which elements have
+ * a name from their content (decision 0500).
+ */
+export function hasText(node: Node, budget: number): boolean {
+  return NOT_SPACE.test(gather(node, (out) => out.length > budget || NOT_SPACE.test(out)));
+}
+
+const NOT_SPACE = /\S/;
+
+/** The raw text {@linkcode textOf} cleans, gathered until `enough` says so. */
+function gather(node: Node, enough: (out: string) => boolean): string {
   let out = "";
   const visit = (n: Node): void => {
-    if (out.length > budget) return;
+    if (enough(out)) return;
     if (isText(n)) {
       out += n.data;
       return;
@@ -116,5 +132,5 @@ export function textOf(node: Node, budget: number): string {
     if (!INLINE.has(n.tagName)) out += " ";
   };
   visit(node);
-  return clean(out);
+  return out;
 }
