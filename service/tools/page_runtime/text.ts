@@ -83,8 +83,18 @@ export function textOf(node: Node, budget: number): string {
  * a name from their content (decision 0500).
  */
 export function hasText(node: Node, budget: number): boolean {
+  // The common case, a plain element that starts with a word, without the gathering's closures.
+  const first = node.firstChild;
+  if (
+    first && isText(first) && NOT_SPACE.test(first.data) && isElement(node) && !isSvg(node) &&
+    !node.shadowRoot && !SKIP.has(node.tagName) && !OWN_TEXT.has(node.tagName) &&
+    !(node as HTMLElement).hidden && node.getAttribute("aria-hidden") !== "true"
+  ) return true;
   return NOT_SPACE.test(gather(node, (out) => out.length > budget || NOT_SPACE.test(out)));
 }
+
+/** Elements whose text the gathering takes from elsewhere than their first child. */
+const OWN_TEXT: ReadonlySet<string> = new Set(["INPUT", "IMG", "SLOT"]);
 
 const NOT_SPACE = /\S/;
 
