@@ -142,7 +142,7 @@ class Walker {
   describe(index: number): void {
     const el = this.#later[index];
     if (!el) return;
-    describeNode(this.nodes[index], el, this.#roles[index], false);
+    describeNode(this.nodes[index], el, this.#roles[index], this.#wantHints);
     this.#later[index] = undefined;
   }
 
@@ -169,7 +169,8 @@ class Walker {
 
   /**
    * Adds an element's node; null past the limit. A deferred walk (decision 0500) adds only its
-   * shape (see {@linkcode Pending}) and describes it once it knows the node will be returned.
+   * shape, with the id {@linkcode PENDING}, and {@linkcode describe}s it once it knows the node
+   * will be returned.
    */
   #emit(el: Element, role: string, depth: number): SnapshotNode | null {
     this.flushText();
