@@ -20,6 +20,9 @@
  *   --many [CxT]   run the many-agents measurement instead (many.ts, issue 32): C clients with T
  *                  tabs each, calling at once (default 16x4), against one client alone;
  *                  --rounds sets the calls per tab; --record rewrites its section
+ *   --wake         run the wake-up measurement instead (wake.ts, issue 32): the same calls busy
+ *                  and after 300 ms and 2 s idle, leg by leg; --rounds sets the samples of each
+ *                  (default 5; 20 or more for steady medians); --record rewrites its section
  *   --only LIST    with --tasks: only these tasks (table,shop,checkout,settings,search,iframe,
  *                  article,compare), for a quick look while developing
  *
@@ -54,6 +57,7 @@ import {
 } from "./report.ts";
 import { measureStack, type StackFigures } from "./stack.ts";
 import { manyMarkdown, manyTargets, measureMany } from "./many.ts";
+import { measureWake, wakeMarkdown } from "./wake.ts";
 import { runTasks, TASK_PEERS, type TaskPeer, TASKS } from "./tasks.ts";
 import {
   type BigPageRun,
@@ -78,6 +82,7 @@ interface Options {
   tasks: boolean;
   only: string[] | null;
   many: { clients: number; tabs: number } | null;
+  wake: boolean;
 }
 
 function parseOptions(args: string[]): Options {
@@ -92,6 +97,7 @@ function parseOptions(args: string[]): Options {
     tasks: false,
     only: null,
     many: null,
+    wake: false,
   };
   for (let i = 0; i < args.length; i++) {
     const arg = args[i];
@@ -108,6 +114,7 @@ function parseOptions(args: string[]): Options {
     else if (arg === "--no-stack") options.stack = false;
     else if (arg === "--no-tools") options.tools = false;
     else if (arg === "--tasks") options.tasks = true;
+    else if (arg === "--wake") options.wake = true;
     else if (arg === "--many") {
       const shape = /^(\d+)x(\d+)$/.exec(args[i + 1] ?? "");
       if (shape) i++;
@@ -373,6 +380,27 @@ async function manyBench(
   console.log(`\nJSON: ${out}`);
 }
 
+/** `--wake`: the same calls busy and after an idle pause, leg by leg. */
+async function wakeBench(options: Options, machine: Machine, startedAt: Date): Promise<void> {
+  console.error(`measuring wake-ups, ${options.rounds} samples of each leg after each pause…`);
+  const figures = await measureWake(options.rounds);
+  const text = `${runHeading(options, machine, startedAt)}\n\n${wakeMarkdown(figures)}`;
+  console.log(text);
+  const out = await writeJson(options, startedAt, {
+    startedAt,
+    finishedAt: new Date(),
+    options,
+    machine: { ...machine, loadavgAfter: Deno.loadavg() },
+    figures,
+    markdown: text,
+  }, "wake");
+  if (options.record) {
+    await record(text, "wake");
+    console.error(`recorded in docs/performance.md`);
+  }
+  console.log(`\nJSON: ${out}`);
+}
+
 interface Machine {
   cores: number;
   loadavgBefore: number[];
@@ -434,6 +462,7 @@ async function main(): Promise<void> {
   };
   if (options.tasks) return await taskBench(options, machine, startedAt);
   if (options.many) return await manyBench(options, options.many, machine, startedAt);
+  if (options.wake) return await wakeBench(options, machine, startedAt);
 
   const unavailable: Partial<Record<PeerId, string>> = {};
   const npm = options.peers.some((p) => p === "playwright" || p === "devtools")

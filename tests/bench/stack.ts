@@ -28,7 +28,8 @@
 
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { Probe } from "../../service/control/mod.ts";
+import { fetchProbe } from "../../service/control/client.ts";
+import { controlKey } from "../../service/endpoint/mod.ts";
 import { BRIDGE_MAX_FRAME } from "../../shared/bridge.ts";
 import { encodeFrame } from "../../shared/framing.ts";
 import { connectAndVerify } from "../../shared/handshake.ts";
@@ -101,10 +102,12 @@ export async function status(
   }
 }
 
-/** One bare browser hop as the service timed it (`POST /probe?rounds=1`, the one browser). */
-async function browserHop(client: Deno.HttpClient): Promise<number> {
-  const response = await fetch("http://ghostlight/probe?rounds=1", { method: "POST", client });
-  const probe = Probe.parse(await response.json());
+/**
+ * One bare browser hop as the service timed it (`POST /probe?rounds=1`, the one browser), proved
+ * with the control key as every control request but a status read must be (decision 0335).
+ */
+export async function browserHop(paths: InstancePaths, key: Uint8Array): Promise<number> {
+  const probe = await fetchProbe(paths.controlSocket, key, 1);
   const ms = probe.browsers[0]?.ms ?? null;
   if (probe.browsers.length !== 1 || ms === null) {
     throw new Error(`the probe answered ${JSON.stringify(probe).slice(0, 200)}`);
@@ -113,7 +116,7 @@ async function browserHop(client: Deno.HttpClient): Promise<number> {
 }
 
 /** A raw client on the bridge socket: the proof handshake, then `start`s that are refused. */
-async function rawBridge(paths: InstancePaths) {
+export async function rawBridge(paths: InstancePaths) {
   const opened = await connectAndVerify({
     socket: paths.bridgeSocket,
     keys: paths.keys,
@@ -210,6 +213,7 @@ export async function measureStack(samples: number): Promise<StackFigures> {
       }) as CallResult;
       if (first.isError) throw new Error(`tabs_context_mcp failed: ${first.content[0]?.text}`);
       const raw = await rawBridge(paths);
+      const key = await controlKey(paths.keys);
       const http = Deno.createHttpClient({
         proxy: { transport: "unix", path: paths.controlSocket },
       });
@@ -224,7 +228,7 @@ export async function measureStack(samples: number): Promise<StackFigures> {
               });
               await timeIt(p.pingMs, () => client.ping());
               await timeIt(p.rawBridgeMs, () => raw.roundTrip());
-              p.browserHopMs!.push(await browserHop(http));
+              p.browserHopMs!.push(await browserHop(paths, key));
               await timeIt(p.updatePlanMs, async () => {
                 const result = await client.callTool({
                   name: "update_plan",

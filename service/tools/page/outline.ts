@@ -38,45 +38,82 @@ function indent(depth: number, flat: boolean): string {
   return flat ? "" : "  ".repeat(Math.min(depth, 40));
 }
 
+/** What the shape of the display lines depends on: not names' words, only whether there are any. */
+export type Shape = Pick<OutlineNode, "depth" | "role" | "name" | "states">;
+
 /** The end (exclusive) of the subtree that starts at `index`. */
-export function subtreeEnd(nodes: OutlineNode[], index: number): number {
+export function subtreeEnd(nodes: readonly Shape[], index: number): number {
   let end = index + 1;
   while (end < nodes.length && nodes[end].depth > nodes[index].depth) end++;
   return end;
 }
 
 /**
- * A table row whose cells are simple (a text, or up to two controls) as one line:
- * `row [ref_9] "1" | "Lamp check" | button "Open" [ref_13]`. Tables are the commonest large
- * structure, and one line a row costs a fifth of one line a cell.
+ * Whether the table row at `index` is drawn as one line: its children are all cells, each
+ * holding at most two nodes, directly (a text, or up to two controls). Tables are the commonest
+ * large structure, and one line a row costs a fifth of one line a cell.
  */
-function compactRow(nodes: OutlineNode[], index: number): { line: string; end: number } | null {
+function isCompactRow(nodes: readonly Shape[], index: number, end: number): boolean {
   const row = nodes[index];
-  const end = subtreeEnd(nodes, index);
+  if (end === index + 1) return false;
+  for (let i = index + 1; i < end;) {
+    const cell = nodes[i];
+    if (cell.depth !== row.depth + 1 || !CELL_ROLES.has(cell.role)) return false;
+    const cellEnd = subtreeEnd(nodes, i);
+    if (cellEnd - i - 1 > 2) return false;
+    for (let j = i + 1; j < cellEnd; j++) if (nodes[j].depth !== cell.depth + 1) return false;
+    i = cellEnd;
+  }
+  return true;
+}
+
+/** A compact row's line: `row [ref_9] "1" | "Lamp check" | button "Open" [ref_13]`. */
+function compactRow(nodes: OutlineNode[], index: number, end: number): string {
+  const row = nodes[index];
   const parts: string[] = [];
   for (let i = index + 1; i < end;) {
     const cell = nodes[i];
-    if (cell.depth !== row.depth + 1 || !CELL_ROLES.has(cell.role)) return null;
     const cellEnd = subtreeEnd(nodes, i);
-    const inner = nodes.slice(i + 1, cellEnd);
-    if (inner.length > 2 || inner.some((node) => node.depth !== cell.depth + 1)) return null;
     const bits = cell.name ? [quote(cell.name)] : [];
-    for (const node of inner) bits.push(lineOf(node));
+    for (let j = i + 1; j < cellEnd; j++) bits.push(lineOf(nodes[j]));
     parts.push(bits.join(" ") || '""');
     i = cellEnd;
   }
-  if (parts.length === 0) return null;
-  const head = lineOf({ ...row, name: "" });
-  return { line: `${head} ${parts.join(" | ")}`, end };
+  return `${lineOf({ ...row, name: "" })} ${parts.join(" | ")}`;
 }
 
-/** A list item holding just one element or text: `listitem: link "Home" [ref_6]`. */
-function compactItem(nodes: OutlineNode[], index: number): { line: string; end: number } | null {
+/** Whether the list item at `index` holds just one element or text, drawn on its line. */
+function isCompactItem(nodes: readonly Shape[], index: number): boolean {
   const item = nodes[index];
-  if (item.name || item.states?.length) return null;
-  const end = subtreeEnd(nodes, index);
-  if (end !== index + 2) return null;
-  return { line: `${item.role}: ${lineOf(nodes[index + 1])}`, end };
+  if (item.name || item.states?.length) return false;
+  return subtreeEnd(nodes, index) === index + 2;
+}
+
+/**
+ * The end (exclusive) of the display line that starts at `index`: one node, or a whole simple
+ * table row, or a list item with its one child. It depends on the outline's shape only (roles,
+ * depths, and whether a list item has a name or states), never on the words of names, so the
+ * page can count lines it does not describe (decision 0500).
+ */
+export function runEnd(nodes: readonly Shape[], index: number, flat = false): number {
+  const node = nodes[index];
+  if (!flat && node.role === "row") {
+    const end = subtreeEnd(nodes, index);
+    if (isCompactRow(nodes, index, end)) return end;
+  }
+  if (!flat && node.role === "listitem" && isCompactItem(nodes, index)) return index + 2;
+  return index + 1;
+}
+
+/** The display line of the nodes from `index` to `end`, as {@linkcode runEnd} found them. */
+export function runLine(nodes: OutlineNode[], index: number, end: number, flat = false): string {
+  const node = nodes[index];
+  const body = end === index + 1
+    ? lineOf(node)
+    : node.role === "row"
+    ? compactRow(nodes, index, end)
+    : `${node.role}: ${lineOf(nodes[index + 1])}`;
+  return indent(node.depth, flat) + body;
 }
 
 /**
@@ -91,20 +128,9 @@ export function displayLines(nodes: OutlineNode[], flat = false): string[] {
 export function displayRuns(nodes: OutlineNode[], flat = false): { line: string; end: number }[] {
   const lines: { line: string; end: number }[] = [];
   for (let i = 0; i < nodes.length;) {
-    const node = nodes[i];
-    const compact = flat
-      ? null
-      : node.role === "row"
-      ? compactRow(nodes, i)
-      : node.role === "listitem"
-      ? compactItem(nodes, i)
-      : null;
-    if (compact) {
-      lines.push({ line: indent(node.depth, flat) + compact.line, end: compact.end });
-      i = compact.end;
-    } else {
-      lines.push({ line: indent(node.depth, flat) + lineOf(node), end: ++i });
-    }
+    const end = runEnd(nodes, i, flat);
+    lines.push({ line: runLine(nodes, i, end, flat), end });
+    i = end;
   }
   return lines;
 }
@@ -128,11 +154,15 @@ export function render(
  * The biggest sections of the outline (by lines beneath them), as ref_id suggestions for a read
  * that did not fit.
  */
-export function biggestSections<T extends OutlineNode>(nodes: T[], count = 3): T[] {
+export function biggestSections<T extends Shape>(
+  nodes: T[],
+  count = 3,
+  hasRef: (node: T) => boolean = (node) => !!(node as OutlineNode).ref,
+): T[] {
   const sections: { node: T; start: number; end: number; size: number }[] = [];
   for (let i = 0; i < nodes.length; i++) {
     const node = nodes[i];
-    if (!node.ref || node.depth > 3) continue;
+    if (node.depth > 3 || !hasRef(node)) continue;
     const end = subtreeEnd(nodes, i);
     if (end - i - 1 >= 10) sections.push({ node, start: i, end, size: end - i - 1 });
   }

@@ -87,5 +87,6 @@ export function shownChildren(node: Node): Iterable<Node> {
  */
 export function isSvg(el: Element): boolean {
   const tag = el.tagName;
-  return tag.length === 3 && tag.toLowerCase() === "svg";
+  // Most three-letter names (DIV, NAV) are told apart by their first letter, with no copy.
+  return tag.length === 3 && (tag.charCodeAt(0) | 32) === 115 && tag.toLowerCase() === "svg";
 }

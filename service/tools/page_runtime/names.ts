@@ -8,7 +8,7 @@
 import { isElement, isSvg, isText, rootOf } from "./dom.ts";
 import { CONTAINER_ROLES, NAME_FROM_CONTENT, SCRIPT_CONTROL } from "./contract.ts";
 import { ACTIONABLE } from "./roles.ts";
-import { clean, SKIP, textOf } from "./text.ts";
+import { clean, hasText, SKIP, textOf } from "./text.ts";
 
 /** The text of a label without the control inside it. */
 function textOfLabel(label: Element, control: Element): string {
@@ -41,8 +41,15 @@ function labelsOf(el: Element): string {
   return clean(texts.join(" "));
 }
 
-/** The element's accessible name, given its role. */
-export function nameOf(el: Element, role: string | null): string {
+/**
+ * The element's accessible name, given its role. `text` gathers the text of elements the name
+ * comes from; {@linkcode isNamed} passes one that only says whether there is any.
+ */
+export function nameOf(
+  el: Element,
+  role: string | null,
+  text: (node: Node, budget: number) => string = textOf,
+): string {
   const labelledby = el.getAttribute("aria-labelledby");
   if (labelledby) {
     const root = rootOf(el);
@@ -50,7 +57,7 @@ export function nameOf(el: Element, role: string | null): string {
       const target = root.getElementById
         ? root.getElementById(id)
         : el.ownerDocument.getElementById(id);
-      return target ? textOf(target, 300) : "";
+      return target ? text(target, 300) : "";
     });
     const joined = clean(parts.join(" "));
     if (joined) return joined;
@@ -82,11 +89,11 @@ export function nameOf(el: Element, role: string | null): string {
   }
   if (tag === "FIELDSET") {
     const legend = el.querySelector(":scope > legend");
-    if (legend) return textOf(legend, 200);
+    if (legend) return text(legend, 200);
   }
   if (tag === "TABLE") {
     const caption = el.querySelector(":scope > caption");
-    if (caption) return textOf(caption, 200);
+    if (caption) return text(caption, 200);
   }
   if (tag === "IFRAME" || tag === "FRAME") {
     return clean(el.getAttribute("title")) || clean(el.getAttribute("name"));
@@ -95,8 +102,16 @@ export function nameOf(el: Element, role: string | null): string {
     return clean(el.getAttribute("title"));
   }
   if (role !== null && (NAME_FROM_CONTENT.has(role) || role === SCRIPT_CONTROL)) {
-    const text = textOf(el, 400);
-    if (text) return text;
+    const content = text(el, 400);
+    if (content) return content;
   }
   return clean(el.getAttribute("title"));
+}
+
+/**
+ * Whether the element has a name, as {@linkcode nameOf} would give it, without gathering the
+ * whole of the text it comes from (decision 0500).
+ */
+export function isNamed(el: Element, role: string | null): boolean {
+  return nameOf(el, role, (node, budget) => hasText(node, budget) ? "x" : "") !== "";
 }

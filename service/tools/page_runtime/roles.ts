@@ -45,7 +45,8 @@ function inputRole(el: HTMLInputElement): string | null {
  * `tabindex`, or null.
  */
 export function roleOf(el: Element): string | null {
-  const explicit = clean(el.getAttribute("role")).split(" ")[0];
+  const attribute = el.getAttribute("role");
+  const explicit = attribute ? clean(attribute).split(" ")[0] : "";
   if (explicit) return explicit === "none" ? "presentation" : explicit;
   const tag = el.tagName;
   switch (tag) {

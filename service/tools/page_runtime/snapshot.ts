@@ -15,11 +15,10 @@ import {
   isSvg,
   isText,
   rootOf,
-  shownChildren,
   viewOf,
   visibilityOf,
 } from "./dom.ts";
-import { nameOf } from "./names.ts";
+import { isNamed, nameOf } from "./names.ts";
 import { byId, idOf, token } from "./registry.ts";
 import type { Snapshot, SnapshotNode, SnapshotOptions } from "./contract.ts";
 import { INTERACTIVE, NAME_FROM_CONTENT, SCRIPT_CONTROL, shownRole } from "./contract.ts";
@@ -78,6 +77,33 @@ export interface Pruning {
   budget: number;
 }
 
+/** The id of a node not described yet: an element, so it will have a ref (decision 0500). */
+const PENDING = -1;
+/** The name of a node not described yet that will have one: only its being there counts. */
+const UNNAMED_YET = "\u2026";
+
+/** Fills `node` with what the describer says of `el`: ref, name, value, states, extras, hints. */
+function describeNode(node: SnapshotNode, el: Element, role: string, hints: boolean): void {
+  const name = clip(nameOf(el, role), 200);
+  node.id = idOf(el);
+  node.role = shownRole(role);
+  node.name = name;
+  delete node.states;
+  const value = valueOf(el, role);
+  if (value !== null && value !== undefined && value !== "" && value !== name) {
+    node.value = clip(value, 200);
+  }
+  const states = stateOf(el, role);
+  if (states.length) node.states = states;
+  const extras = extrasOf(el, role, name);
+  if (extras.placeholder) node.placeholder = extras.placeholder;
+  if (extras.href) node.href = extras.href;
+  if (hints) {
+    const found = hintsOf(el);
+    if (found) node.hints = clip(found, 200);
+  }
+}
+
 /** One walk of a document into outline nodes: the nodes so far and the text being gathered. */
 class Walker {
   readonly nodes: SnapshotNode[] = [];
@@ -97,13 +123,27 @@ class Walker {
   readonly #maxDepth: number;
   readonly #limit: number;
   readonly #wantHints: boolean;
+  /** Describe only what is returned: a read cut in the page (decision 0500). */
+  readonly #defer: boolean;
+  /** A deferred walk's elements and roles, by node, until each is described. */
+  readonly #later: (Element | undefined)[] = [];
+  readonly #roles: string[] = [];
 
   constructor(options: SnapshotOptions, pruning: Pruning | null = null) {
+    this.#defer = !!options.cut && !pruning;
     this.#pruning = pruning;
     this.#filter = options.filter || "all";
     this.#maxDepth = typeof options.depth === "number" ? options.depth : Infinity;
     this.#limit = options.limit || 20000;
     this.#wantHints = !!options.hints;
+  }
+
+  /** Describes node `index` of a deferred walk, once; any other node is left as it is. */
+  describe(index: number): void {
+    const el = this.#later[index];
+    if (!el) return;
+    describeNode(this.nodes[index], el, this.#roles[index], this.#wantHints);
+    this.#later[index] = undefined;
   }
 
   /** Ends the text run being gathered, as a text node. */
@@ -127,34 +167,52 @@ class Walker {
     });
   }
 
-  /** Adds an element's node; null past the limit. */
+  /**
+   * Adds an element's node; null past the limit. A deferred walk (decision 0500) adds only its
+   * shape, with the id {@linkcode PENDING}, and {@linkcode describe}s it once it knows the node
+   * will be returned.
+   */
   #emit(el: Element, role: string, depth: number): SnapshotNode | null {
     this.flushText();
     if (this.nodes.length >= this.#limit) {
       this.omitted++;
       return null;
     }
-    const name = clip(nameOf(el, role), 200);
-    const node: SnapshotNode = { id: idOf(el), depth, role: shownRole(role), name };
-    const value = valueOf(el, role);
-    if (value !== null && value !== undefined && value !== "" && value !== name) {
-      node.value = clip(value, 200);
+    if (this.#defer && role !== "iframe") {
+      // Only the shape: depth, role, whether there is a name, a list item's states.
+      const named = (NAME_FROM_CONTENT.has(role) || role === SCRIPT_CONTROL) && isNamed(el, role);
+      const node: SnapshotNode = { id: PENDING, depth, role: shownRole(role), name: "" };
+      if (named) node.name = UNNAMED_YET;
+      if (role === "listitem") {
+        const states = stateOf(el, role);
+        if (states.length) node.states = states;
+      }
+      this.#later[this.nodes.length] = el;
+      this.#roles[this.nodes.length] = role;
+      this.nodes.push(node);
+      return node;
     }
-    const states = stateOf(el, role);
-    if (states.length) node.states = states;
-    const extras = extrasOf(el, role, name);
-    if (extras.placeholder) node.placeholder = extras.placeholder;
-    if (extras.href) node.href = extras.href;
-    if (this.#wantHints) {
-      const hints = hintsOf(el);
-      if (hints) node.hints = clip(hints, 200);
-    }
+    const node: SnapshotNode = { id: 0, depth, role: "", name: "" };
+    describeNode(node, el, role, this.#wantHints);
     this.nodes.push(node);
     return node;
   }
 
   #walkChildren(parent: Node, depth: number, suppressText: boolean): void {
-    for (const child of shownChildren(parent)) this.walk(child, depth, suppressText);
+    const el = parent as Element;
+    const assigned = el.tagName === "SLOT" && !el.shadowRoot
+      ? (el as HTMLSlotElement).assignedNodes()
+      : null;
+    if (assigned && assigned.length) {
+      for (const child of assigned) this.walk(child, depth, suppressText);
+      return;
+    }
+    // The shown children (`shownChildren`) by their sibling links: a NodeList's iterator costs
+    // more than the rest of the step on a page of thousands of elements (decision 0500).
+    const from = el.shadowRoot ?? parent;
+    for (let child = from.firstChild; child; child = child.nextSibling) {
+      this.walk(child, depth, suppressText);
+    }
   }
 
   /** Walks a node and what it shows. */
@@ -163,8 +221,9 @@ class Walker {
       if (suppressText) return;
       if (!this.#text) {
         this.#textDepth = depth;
-        this.#textOwner = n.parentElement ||
-          (n.parentNode && (n.parentNode as ShadowRoot).host) || null;
+        this.#textOwner = this.#wantHints
+          ? n.parentElement || (n.parentNode && (n.parentNode as ShadowRoot).host) || null
+          : null;
       }
       this.#text += n.data;
       return;
@@ -331,7 +390,9 @@ export function prunedSnapshot(
   walker.flushText();
   const { nodes, frames, omitted, cutByDepth, exhausted } = walker;
   // A frame the walk could not enter is spliced in by the service: such a read is sent whole.
-  const cut = options.cut && frames.length === 0 ? cutOutline(nodes, options.cut) : null;
+  const describe = (index: number) => walker.describe(index);
+  const cut = options.cut && frames.length === 0 ? cutOutline(nodes, options.cut, describe) : null;
+  if (!cut) { for (let i = 0; i < nodes.length; i++) walker.describe(i); }
   return {
     token,
     url: location.href,

@@ -74,9 +74,35 @@ export function clip(text: string, n: number): string {
  * inputs that are not secret; it stops gathering once past `budget` characters.
  */
 export function textOf(node: Node, budget: number): string {
+  return clean(gather(node, (out) => out.length > budget));
+}
+
+/**
+ * Whether {@linkcode textOf} with the same budget finds any text in the node, stopping at the
+ * first word: a walk that describes only what it returns still needs to know which elements have
+ * a name from their content (decision 0500).
+ */
+export function hasText(node: Node, budget: number): boolean {
+  // The common case, a plain element that starts with a word, without the gathering's closures.
+  const first = node.firstChild;
+  if (
+    first && isText(first) && NOT_SPACE.test(first.data) && isElement(node) && !isSvg(node) &&
+    !node.shadowRoot && !SKIP.has(node.tagName) && !OWN_TEXT.has(node.tagName) &&
+    !(node as HTMLElement).hidden && node.getAttribute("aria-hidden") !== "true"
+  ) return true;
+  return NOT_SPACE.test(gather(node, (out) => out.length > budget || NOT_SPACE.test(out)));
+}
+
+/** Elements whose text the gathering takes from elsewhere than their first child. */
+const OWN_TEXT: ReadonlySet<string> = new Set(["INPUT", "IMG", "SLOT"]);
+
+const NOT_SPACE = /\S/;
+
+/** The raw text {@linkcode textOf} cleans, gathered until `enough` says so. */
+function gather(node: Node, enough: (out: string) => boolean): string {
   let out = "";
   const visit = (n: Node): void => {
-    if (out.length > budget) return;
+    if (enough(out)) return;
     if (isText(n)) {
       out += n.data;
       return;
@@ -116,5 +142,5 @@ export function textOf(node: Node, budget: number): string {
     if (!INLINE.has(n.tagName)) out += " ";
   };
   visit(node);
-  return clean(out);
+  return out;
 }
