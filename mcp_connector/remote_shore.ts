@@ -25,6 +25,8 @@ import type { InstancePaths } from "../shared/instance.ts";
 import { VERSION } from "../shared/version.ts";
 import { serve } from "./main.ts";
 import { META } from "./mcp_2026_07_28.ts";
+import { ShorePrompts } from "./remote_prompts.ts";
+import type { ServiceLink } from "./service_link.ts";
 import type { ConnectorSettings } from "./settings.ts";
 import { openTunnel, type Tunnel, type TunnelBounds } from "./ws_stream.ts";
 
@@ -62,6 +64,8 @@ class InnerConnector {
   #next = 0;
   #buffer = "";
   readonly served: Promise<void>;
+  /** The person's prompts from the side panel (decision 0470). */
+  readonly prompts: ShorePrompts;
   readonly #encoder = new TextEncoder();
 
   constructor(paths: InstancePaths, settings: ConnectorSettings, options: ShoreOptions) {
@@ -74,13 +78,16 @@ class InnerConnector {
     const output = new WritableStream<Uint8Array>({
       write: (chunk) => this.#lines(decoder.decode(chunk, { stream: true })),
     });
+    let link: ServiceLink | null = null;
     this.served = serve(paths, settings, {
       input,
       output,
       stop: options.stop,
       serviceEntry: options.serviceEntry,
       remote: options.name,
+      onLink: (made) => link = made,
     });
+    this.prompts = new ShorePrompts(link!);
   }
 
   /** Sends one inner request and waits for its answer; a cancelled one is told to stop. */
@@ -172,8 +179,8 @@ export async function runShore(
   const provider = new McpOverAcpProvider();
   const app = client({ name: "ghostlight-remote-shore" })
     .onRequest(methods.client.mcp.message, provider.handleRequest)
-    // The agent's words are for a person's panel, which is not built yet: nothing to show.
-    .onNotification(methods.client.session.update, () => {})
+    // The agent's words go to the person's side panel (decision 0470).
+    .onNotification(methods.client.session.update, ({ params }) => inner.prompts.update(params))
     // Ghostlight asks the person itself (its policy); it grants nothing on an agent's ask.
     .onRequest(methods.client.session.requestPermission, () => ({
       outcome: { outcome: "cancelled" as const },
@@ -191,18 +198,21 @@ export async function runShore(
       name: paths.mcpServerName,
       maxActiveRequests: MAX_ACTIVE_REQUESTS,
       handler: async (context): Promise<McpOutcome> => {
+        const seen = inner.prompts.callStarted(context.method, context.params);
         const answer = await inner.request(context.method, innerParams(context), context.signal);
+        inner.prompts.callEnded(seen, answer);
         if (answer.error !== undefined) {
           throw new McpProtocolError(answer.error.code, answer.error.message, answer.error.data);
         }
         return { result: answer.result ?? null };
       },
     });
-    await connection.agent.request(methods.agent.session.new, {
+    const { sessionId } = await connection.agent.request(methods.agent.session.new, {
       cwd: "/",
       mcpServers: [server.declaration],
-    });
+    }) as { sessionId: string };
     options.onReady?.(server.serverId);
+    inner.prompts.start(connection.agent, sessionId);
     return await Promise.race([
       tunnel.closed,
       connection.closed.then(() => "the ACP connection closed"),

@@ -14,6 +14,7 @@
 /// <reference types="@types/chrome" />
 
 import type { GroupColor } from "../../shared/browser_protocol.ts";
+import type { PanelRemote } from "../../shared/panel.ts";
 import {
   PersonAnswer,
   type PersonGrant,
@@ -91,6 +92,27 @@ function button(
   return made;
 }
 
+/**
+ * A remote agent whose shore is connected (decision 0470): its mark, the host it reaches, its
+ * state, and the way to talk to it (the side panel).
+ */
+function renderRemote(remote: PanelRemote): HTMLElement {
+  const card = element("section", "remote");
+  card.dataset.remote = remote.name;
+  const head = element("div", "row");
+  head.append(
+    element("span", "remote-mark", "remote"),
+    element("span", "principal", `remote:${remote.name}`),
+    element("span", "number", remote.working ? "working" : "connected"),
+  );
+  const talk = element("button", "", "Talk to it");
+  talk.dataset.panel = remote.name;
+  const actions = element("div", "actions");
+  actions.append(talk);
+  card.append(head, element("div", "detail", `An agent at ${remote.host}`), actions);
+  return card;
+}
+
 function renderWorkspace(workspace: PersonWorkspace): HTMLElement {
   const card = element("section", "workspace");
   card.dataset.number = String(workspace.number);
@@ -99,6 +121,10 @@ function renderWorkspace(workspace: PersonWorkspace): HTMLElement {
   const head = element("div", "row");
   // Named by the principal its connector proved; the client's own name is its claim, set as
   // text (never markup) and marked so (decision 0338).
+  // A remote agent's workspace carries the remote mark (decision 0470).
+  if (workspace.principal?.startsWith("remote:")) {
+    head.append(element("span", "remote-mark", "remote"));
+  }
   head.append(
     element("span", "principal", workspace.principal ?? "unnamed"),
     element("span", "number", `#${workspace.number}`),
@@ -251,6 +277,7 @@ function render(state: PersonState): void {
 
   byId("questions").replaceChildren(...state.questions.map(renderQuestion));
   byId("granted").replaceChildren(...state.granted.map(renderGrant));
+  byId("remotes").replaceChildren(...(state.remotes ?? []).map(renderRemote));
 
   const list = byId("workspaces");
   list.replaceChildren(
@@ -306,6 +333,12 @@ document.addEventListener("click", (event) => {
   // Forgetting a yes is the person's click too: a page's script could not reach it anyway.
   if (target?.dataset.revoke && event.isTrusted) {
     refresh({ op: "revoke", grant: Number(target.dataset.revoke) });
+    return;
+  }
+  // The side panel opens on the person's click only (Chrome requires a user gesture anyway).
+  if (target?.dataset.panel && event.isTrusted) {
+    chrome.windows.getCurrent().then((window) => chrome.sidePanel.open({ windowId: window.id! }))
+      .catch((error) => byId("said").textContent = `The side panel did not open: ${error.message}`);
     return;
   }
   if (!target?.dataset.op) return;

@@ -15,6 +15,7 @@ import type { PersonControls, PolicyStore } from "../governance/mod.ts";
 import { log } from "../log/mod.ts";
 import type { Scheduler } from "../scheduler/mod.ts";
 import type { Recordings } from "../tools/mod.ts";
+import type { PromptRelay } from "./prompt_relay.ts";
 import type { Holder, WorkspaceHolds, WorkspaceRegistry } from "../workspace/mod.ts";
 
 /** Mints work ids, unique within one service. */
@@ -55,6 +56,8 @@ export interface SessionDeps {
   governance: GovernanceDeps;
   /** The service's tab recordings (gif_creator), kept in memory only. */
   recordings: Recordings;
+  /** The side panel's prompts to remote agents (decision 0470); none in a bare harness. */
+  prompts?: PromptRelay;
 }
 
 /** The abort reason of a call the person stopped while it ran. */

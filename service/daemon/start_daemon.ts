@@ -15,6 +15,7 @@ import { extensionMismatch } from "../../shared/extension_features.ts";
 import { VERSION } from "../../shared/version.ts";
 import { AuditKey, AuditLog, ChainKey } from "../audit/mod.ts";
 import {
+  PromptRelay,
   quarantinedTabs,
   quarantineEvents,
   releaseAfterRunning,
@@ -53,7 +54,8 @@ import { DEFAULT_SCHEDULER_OPTIONS, Scheduler } from "../scheduler/mod.ts";
 import type { ServiceSettings } from "../settings.ts";
 import { PAGE_ENABLE_COMMANDS, Recordings, TOOLS } from "../tools/mod.ts";
 import { WorkspaceHolds, WorkspaceRegistry } from "../workspace/mod.ts";
-import { remotePrincipal } from "../../shared/remotes.ts";
+import { isPanelRequest } from "../../shared/panel.ts";
+import { hostPort, readRemotes, readRemoteUrl, remotePrincipal } from "../../shared/remotes.ts";
 import { Activity } from "./activity.ts";
 import { bindRemote } from "./remote_binding.ts";
 import {
@@ -207,14 +209,24 @@ async function buildState(sources: StateSources): Promise<ServiceState> {
   const questions = questionBroker(settings.askTimeoutMs, workspaces, person, browsers);
   questions.onChange(auditForgotten(audit, auditKey));
   workspaces.onRelease((id) => questions.ended(id));
+  // The side panel's prompts to remote agents, relayed to their shores (decision 0470).
+  const prompts = new PromptRelay(async () =>
+    (await readRemotes(paths)).remotes.map((remote) => ({
+      name: remote.name,
+      host: hostPort(readRemoteUrl(remote.url)),
+    }))
+  );
   const desk: PersonDesk = {
     person,
     policy,
     audit,
     questions,
     service: { version: VERSION, instance: paths.instance },
+    remotes: () => prompts.connected(),
   };
-  browsers.onPerson((request) => answerPerson(desk, request, "the popup"));
+  browsers.onPerson((request) =>
+    isPanelRequest(request) ? prompts.answer(request) : answerPerson(desk, request, "the popup")
+  );
   const shared: SessionDeps = {
     catalog: new Catalog(TOOLS),
     workspaces,
@@ -233,6 +245,7 @@ async function buildState(sources: StateSources): Promise<ServiceState> {
     },
     // Recordings of a released workspace go with it.
     recordings: new Recordings((workspace) => workspaces.get(workspace.id) !== workspace),
+    prompts,
   };
   browsers.onEvents({
     tabRemoved: (link, native) => workspaces.forgetTab(link.compose(native)),
