@@ -90,6 +90,14 @@ export interface RemoteBinding {
   readonly host: string;
   /** The only tools the remote may see or call (decision 0400). */
   readonly pin: ReadonlySet<string>;
+  /**
+   * The remote as the file says now, read again at each call (decision 0470): the shore's
+   * connection lives long, since it takes the person's prompts, so a pin or a removal made since
+   * it connected applies at its next call. None: the bound pin holds (a bare harness).
+   */
+  readonly current?: () => Promise<RemoteBinding | { refused: string }>;
+  /** Ends the shore's connection (its remote was removed). */
+  readonly drop?: () => void;
 }
 
 /** What one connector was last told of the catalog, to know when a reload changes its view. */

@@ -25,7 +25,13 @@ import {
   type SessionInfo,
   WorkIds,
 } from "../bridge/mod.ts";
-import { BrowserError, BrowserHub, type BrowserLink, decomposeTabId } from "../browser/mod.ts";
+import {
+  BrowserError,
+  BrowserHub,
+  type BrowserLink,
+  decomposeTabId,
+  type PersonHandler,
+} from "../browser/mod.ts";
 import { Catalog } from "../catalog/mod.ts";
 import {
   controlApp,
@@ -57,7 +63,7 @@ import { WorkspaceHolds, WorkspaceRegistry } from "../workspace/mod.ts";
 import { isPanelRequest } from "../../shared/panel.ts";
 import { hostPort, readRemotes, readRemoteUrl, remotePrincipal } from "../../shared/remotes.ts";
 import { Activity } from "./activity.ts";
-import { bindRemote } from "./remote_binding.ts";
+import { bindRemote, rebindable } from "./remote_binding.ts";
 import {
   ConnectionGate,
   MAX_BRIDGE_CONNECTIONS,
@@ -151,6 +157,22 @@ function auditForgotten(audit: AuditLog, auditKey: AuditKey): QuestionListener {
   };
 }
 
+/** The side panel's prompts to remote agents, relayed to their shores (decision 0470). */
+function promptRelay(paths: InstancePaths): PromptRelay {
+  return new PromptRelay(async () =>
+    (await readRemotes(paths)).remotes.map((remote) => ({
+      name: remote.name,
+      host: hostPort(readRemoteUrl(remote.url)),
+    }))
+  );
+}
+
+/** Who answers a browser's request: the panel's go to the relay, the popup's to the desk. */
+function fromBrowser(desk: PersonDesk, prompts: PromptRelay): PersonHandler {
+  return (request) =>
+    isPanelRequest(request) ? prompts.answer(request) : answerPerson(desk, request, "the popup");
+}
+
 /** What the service's state is built from. */
 interface StateSources {
   paths: InstancePaths;
@@ -209,13 +231,7 @@ async function buildState(sources: StateSources): Promise<ServiceState> {
   const questions = questionBroker(settings.askTimeoutMs, workspaces, person, browsers);
   questions.onChange(auditForgotten(audit, auditKey));
   workspaces.onRelease((id) => questions.ended(id));
-  // The side panel's prompts to remote agents, relayed to their shores (decision 0470).
-  const prompts = new PromptRelay(async () =>
-    (await readRemotes(paths)).remotes.map((remote) => ({
-      name: remote.name,
-      host: hostPort(readRemoteUrl(remote.url)),
-    }))
-  );
+  const prompts = promptRelay(paths);
   const desk: PersonDesk = {
     person,
     policy,
@@ -224,9 +240,7 @@ async function buildState(sources: StateSources): Promise<ServiceState> {
     service: { version: VERSION, instance: paths.instance },
     remotes: () => prompts.connected(),
   };
-  browsers.onPerson((request) =>
-    isPanelRequest(request) ? prompts.answer(request) : answerPerson(desk, request, "the popup")
-  );
+  browsers.onPerson(fromBrowser(desk, prompts));
   const shared: SessionDeps = {
     catalog: new Catalog(TOOLS),
     workspaces,
@@ -414,7 +428,7 @@ async function acceptConnectors(
             log("warn", bound.refused);
             return bound.refused;
           }
-          remote = bound;
+          remote = rebindable(bound, acceptor.paths, conn);
           return null;
         },
       });
