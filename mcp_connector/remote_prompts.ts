@@ -19,6 +19,9 @@ import {
 import { CHUNK_MAX_CHARS, TURN_MAX_UPDATES, type TurnUpdate } from "../shared/panel.ts";
 import type { PromptMessage, ServiceLink } from "./service_link.ts";
 
+/** What the shore's prompts need of its link to the service. */
+export type PromptLink = Pick<ServiceLink, "takePrompts" | "promptUpdate">;
+
 /** The turn running now. */
 interface Turn {
   turn: number;
@@ -42,13 +45,13 @@ function firstLine(text: string, max: number): string {
 
 /** The shore's side of the person's prompts, for its one ACP session. */
 export class ShorePrompts {
-  #link: ServiceLink;
+  #link: PromptLink;
   #agent: ClientContext | null = null;
   #sessionId: string | null = null;
   #turn: Turn | null = null;
   #calls = 0;
 
-  constructor(link: ServiceLink) {
+  constructor(link: PromptLink) {
     this.#link = link;
   }
 

@@ -335,9 +335,10 @@ document.addEventListener("click", (event) => {
     refresh({ op: "revoke", grant: Number(target.dataset.revoke) });
     return;
   }
-  // The side panel opens on the person's click only (Chrome requires a user gesture anyway).
-  if (target?.dataset.panel && event.isTrusted) {
-    chrome.windows.getCurrent().then((window) => chrome.sidePanel.open({ windowId: window.id! }))
+  // The side panel opens on the person's click only; Chrome wants it opened within the click's
+  // gesture, so the window is known beforehand.
+  if (target?.dataset.panel && event.isTrusted && popupWindow !== undefined) {
+    chrome.sidePanel.open({ windowId: popupWindow })
       .catch((error) => byId("said").textContent = `The side panel did not open: ${error.message}`);
     return;
   }
@@ -346,6 +347,10 @@ document.addEventListener("click", (event) => {
   const workspace = target.dataset.workspace ? Number(target.dataset.workspace) : undefined;
   refresh(workspace === undefined ? { op } : { op, workspace });
 });
+
+/** The window the popup belongs to, where "Talk to it" opens the side panel. */
+let popupWindow: number | undefined;
+chrome.windows.getCurrent().then((window) => popupWindow = window.id).catch(() => {});
 
 refresh();
 setInterval(() => refresh(), REFRESH_MS);
