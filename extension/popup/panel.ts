@@ -21,8 +21,9 @@ import {
   type TurnUpdate,
 } from "../../shared/panel.ts";
 
-/** How often the open panel asks for the turn's new updates. */
+/** How often the open panel asks for the turn's new updates while one runs, and otherwise. */
 const POLL_MS = 300;
+const IDLE_POLL_MS = 1_000;
 
 function byId<T extends HTMLElement = HTMLElement>(id: string): T {
   return document.getElementById(id)! as T;
@@ -223,12 +224,12 @@ byId("prompt").addEventListener("keydown", (event) => {
 byId("ask").addEventListener("submit", (event) => event.preventDefault());
 byId("remote").addEventListener("change", () => refresh());
 
-/** One refresh at a time, then the next after {@linkcode POLL_MS}. */
+/** One refresh at a time, then the next after {@linkcode POLL_MS} (or, idle, a second). */
 async function poll(): Promise<void> {
   try {
     await refresh();
   } finally {
-    setTimeout(poll, POLL_MS);
+    setTimeout(poll, shown.working ? POLL_MS : IDLE_POLL_MS);
   }
 }
 poll();
