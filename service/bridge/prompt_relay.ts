@@ -57,7 +57,9 @@ export class PromptRelay {
   ready(shore: PromptShore): void {
     const before = this.#shores.get(shore.remote);
     this.#shores.set(shore.remote, shore);
-    if (before !== undefined && before !== shore) this.#ended(shore.remote, "replaced");
+    if (before !== undefined && before !== shore) {
+      this.#ended(shore.remote, "the remote shore connected again; the turn it ran is over");
+    }
     log("info", `remote ${shore.remote}'s shore takes the person's prompts`);
   }
 

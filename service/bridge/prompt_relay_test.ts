@@ -108,3 +108,27 @@ Deno.test("the relay's bounds: request size, kept updates and characters, one pa
   const stale = ok(await relay.answer({ op: "panel", remote: "agent", after: 1_000_000 }));
   assert(stale.updates.length > 0 && stale.next < 1_000_000);
 });
+
+Deno.test("a shore that connects again replaces the old one, whose turn and word are over", async () => {
+  const relay = new PromptRelay();
+  const old = shoreOf("agent");
+  relay.ready(old);
+  ok(await relay.answer({ op: "panel_prompt", remote: "agent", text: "go" }));
+  const fresh = shoreOf("agent");
+  relay.ready(fresh);
+  relay.update(old, 1, { kind: "text", text: "from the old shore" });
+  relay.gone(old);
+  const seen = ok(await relay.answer({ op: "panel", remote: "agent" }));
+  assertEquals(seen.updates.map((u) => u.update), [
+    { kind: "you", text: "go" },
+    {
+      kind: "end",
+      reason: "disconnected",
+      message: "the remote shore connected again; the turn it ran is over",
+    },
+  ]);
+  assertEquals(seen.remotes.map((r) => [r.name, r.connected, r.working]), [["agent", true, false]]);
+  ok(await relay.answer({ op: "panel_prompt", remote: "agent", text: "again" }));
+  assertEquals(fresh.sent, [{ type: "prompt", turn: 2, text: "again" }]);
+  assertEquals(old.sent, [{ type: "prompt", turn: 1, text: "go" }]);
+});
