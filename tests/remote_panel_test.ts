@@ -64,10 +64,11 @@ type ToolResult = {
 
 function resultOf(outcome: McpOutcome): ToolResult {
   assert("result" in outcome, `an MCP result, not ${JSON.stringify(outcome).slice(0, 500)}`);
-  const result = outcome.result as ToolResult;
-  assert(!result.isError, JSON.stringify(result.content).slice(0, 1000));
-  return result;
+  return outcome.result as ToolResult;
 }
+
+/** What the agent host says when Ghostlight refuses one of its calls: it ends its turn. */
+class Refused extends Error {}
 
 /**
  * The agent host: a prompt that says "wait" streams a line and waits for `session/cancel`; any
@@ -84,6 +85,26 @@ function agentHost(token: string, page: string) {
       sessionId,
       update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text } },
     });
+  /** Opens `page`, presses its button and says what the page says then. */
+  const lightTheLamp = async (
+    client: AgentContext,
+    sessionId: string,
+    call: (name: string, args: Record<string, unknown>) => Promise<ToolResult>,
+  ) => {
+    const context = await call("tabs_context_mcp", { createIfEmpty: true });
+    const { workspaceId, tabs } = context.structuredContent as {
+      workspaceId: string;
+      tabs: { tabId: number }[];
+    };
+    const tabId = tabs[0].tabId;
+    await call("navigate", { url: page, tabId, workspaceId });
+    const found = await call("find", { query: "Light the lamp button", tabId, workspaceId });
+    const ref = (found.structuredContent?.matches as { ref: string }[])[0].ref;
+    await call("computer", { action: "left_click", ref, tabId, workspaceId });
+    const read = await call("get_page_text", { tabId, workspaceId });
+    const lit = read.content.map((block) => block.text ?? "").join("").includes("lamp is lit");
+    await say(client, sessionId, lit ? "The page now says: the lamp is lit." : "It stayed dark.");
+  };
   const app = agent()
     .onRequest(methods.agent.initialize, () => ({
       protocolVersion: PROTOCOL_VERSION,
@@ -104,25 +125,21 @@ function agentHost(token: string, page: string) {
         return { stopReason: "cancelled" as const };
       }
       const serverId = (await declared.promise).serverId;
-      const call = async (name: string, args: Record<string, unknown>) =>
-        resultOf(
+      const call = async (name: string, args: Record<string, unknown>) => {
+        const result = resultOf(
           await caller.request(client, serverId, "tools/call", { name, arguments: args }),
         );
+        if (result.isError) throw new Refused(`Ghostlight refused my ${name}.`);
+        return result;
+      };
       await say(client, sessionId, "Opening the keeper's log");
       await say(client, sessionId, " in a tab of my own. ");
-      const context = await call("tabs_context_mcp", { createIfEmpty: true });
-      const { workspaceId, tabs } = context.structuredContent as {
-        workspaceId: string;
-        tabs: { tabId: number }[];
-      };
-      const tabId = tabs[0].tabId;
-      await call("navigate", { url: page, tabId, workspaceId });
-      const found = await call("find", { query: "Light the lamp button", tabId, workspaceId });
-      const ref = (found.structuredContent?.matches as { ref: string }[])[0].ref;
-      await call("computer", { action: "left_click", ref, tabId, workspaceId });
-      const read = await call("get_page_text", { tabId, workspaceId });
-      const lit = read.content.map((block) => block.text ?? "").join("").includes("lamp is lit");
-      await say(client, sessionId, lit ? "The page now says: the lamp is lit." : "It stayed dark.");
+      try {
+        await lightTheLamp(client, sessionId, call);
+      } catch (error) {
+        if (!(error instanceof Refused)) throw error;
+        await say(client, sessionId, error.message);
+      }
       return { stopReason: "end_turn" as const };
     })
     .onNotification(methods.agent.session.cancel, ({ params }) => {
@@ -320,6 +337,27 @@ Deno.test({
         ]);
       });
 
+      await t.step(
+        "a pin narrowed while the shore runs holds at the agent's next call",
+        async () => {
+          const pinned = await ghostlight(s.testEnv, [
+            ...["remote", "pin", "agent", "--tools", "tabs_context_mcp"],
+          ]);
+          assertEquals(pinned.code, 0, pinned.stderr);
+          await ask("Light the lamp once more.");
+          await waitFor(
+            async () => (await text(".end")).split("\n").length === 3,
+            "the third turn to end",
+            90_000,
+          );
+          assertEquals((await text(".end")).split("\n")[2], "Done.");
+          const failed = await text('.tool[data-status="failed"]');
+          assertMatch(failed, /^navigate — failed: .*pinned for this remote agent/);
+          assertMatch(await text(".agent"), /Ghostlight refused my navigate\.$/);
+          assertEquals(host.prompts.at(-1), "Light the lamp once more.");
+        },
+      );
+
       await t.step("the popup marks the connected remote agent", async () => {
         const popup = await cdp.open(`${extension}/popup.html`, {
           width: 380,
@@ -334,11 +372,14 @@ Deno.test({
           `document.querySelector('.remote[data-remote="agent"]').innerText`,
         );
         assertMatch(card, /remote[\s\S]*remote:agent[\s\S]*An agent at 127\.0\.0\.1:\d+/);
-        const marked = await popup.evaluate<string[]>(
-          `[...document.querySelectorAll(".workspace")].filter((w) => w.querySelector(".remote-mark"))` +
-            `.map((w) => w.querySelector(".principal").textContent)`,
+        // Each of the remote agent's workspaces carries the mark (it opened one per turn here).
+        const cards = await popup.evaluate<[string, boolean][]>(
+          `[...document.querySelectorAll(".workspace")].map((w) => ` +
+            `[w.querySelector(".principal").textContent, !!w.querySelector(".remote-mark")])`,
         );
-        assertEquals(marked, ["remote:agent"]);
+        assert(cards.length > 0, "the remote agent's workspaces are listed");
+        assertEquals(cards.filter(([, marked]) => !marked), [], "every remote card is marked");
+        assert(cards.every(([principal]) => principal === "remote:agent"));
         await popup.close();
       });
       await (panel as CdpPage).close();
