@@ -207,6 +207,8 @@ export async function serve(
     principal?: string | null;
     /** The remote this process serves as the remote shore (decision 0400); none locally. */
     remote?: string | null;
+    /** Handed the link to the service (the remote shore relays prompts on it, decision 0470). */
+    onLink?: (link: ServiceLink) => void;
     /**
      * Whether the input ended because the client (or the starter between it and the connector)
      * is gone, rather than closed it: then no one waits for an answer.
@@ -223,6 +225,7 @@ export async function serve(
     remote: io.remote,
     restrictions: restriction === null ? [] : [restriction],
   });
+  io.onLink?.(link);
   const revisions = new RevisionSwitch(peer, link, {
     server: { name: paths.mcpServerName, version: VERSION },
     calls: settings,

@@ -8,6 +8,8 @@
 
 import type { InstancePaths } from "../shared/instance.ts";
 import { serve } from "./main.ts";
+import { ShorePrompts } from "./remote_prompts.ts";
+import type { ServiceLink } from "./service_link.ts";
 import type { ConnectorSettings } from "./settings.ts";
 
 /** An answer line from the in-process MCP connector, by the id the shore gave its request. */
@@ -44,6 +46,8 @@ export class InnerConnector {
   #next = 0;
   #buffer = "";
   readonly served: Promise<void>;
+  /** The person's prompts from the side panel (decision 0470). */
+  readonly prompts: ShorePrompts;
   readonly #encoder = new TextEncoder();
   readonly #onNotification: InnerOptions["onNotification"];
 
@@ -59,13 +63,16 @@ export class InnerConnector {
       // Awaited, so a slow carrier holds the connector back (its own bounds then apply).
       write: (chunk) => this.#lines(decoder.decode(chunk, { stream: true })),
     });
+    let link: ServiceLink | null = null;
     this.served = serve(paths, settings, {
       input,
       output,
       stop: options.stop,
       serviceEntry: options.serviceEntry,
       remote: options.name,
+      onLink: (made) => link = made,
     });
+    this.prompts = new ShorePrompts(link!);
   }
 
   /** Sends one inner request and waits for its answer; a cancelled one is told to stop. */

@@ -93,8 +93,8 @@ async function serveAcp(
   const provider = new McpOverAcpProvider();
   const app = client({ name: "ghostlight-remote-shore" })
     .onRequest(methods.client.mcp.message, provider.handleRequest)
-    // The agent's words are for a person's panel, which is not built yet: nothing to show.
-    .onNotification(methods.client.session.update, () => {})
+    // The agent's words go to the person's side panel (decision 0470).
+    .onNotification(methods.client.session.update, ({ params }) => inner.prompts.update(params))
     // Ghostlight asks the person itself (its policy); it grants nothing on an agent's ask.
     .onRequest(methods.client.session.requestPermission, () => ({
       outcome: { outcome: "cancelled" as const },
@@ -110,18 +110,21 @@ async function serveAcp(
       name: paths.mcpServerName,
       maxActiveRequests: MAX_ACTIVE_REQUESTS,
       handler: async (context): Promise<McpOutcome> => {
+        const seen = inner.prompts.callStarted(context.method, context.params);
         const answer = await inner.request(context.method, innerParams(context), context.signal);
+        inner.prompts.callEnded(seen, answer);
         if (answer.error !== undefined) {
           throw new McpProtocolError(answer.error.code, answer.error.message, answer.error.data);
         }
         return { result: answer.result ?? null };
       },
     });
-    await connection.agent.request(methods.agent.session.new, {
+    const { sessionId } = await connection.agent.request(methods.agent.session.new, {
       cwd: "/",
       mcpServers: [server.declaration],
-    });
+    }) as { sessionId: string };
     ready(server.serverId);
+    inner.prompts.start(connection.agent, sessionId);
     return await Promise.race([
       tunnel.closed,
       connection.closed.then(() => "the ACP connection closed"),

@@ -59,6 +59,12 @@ export type AskHandler = (
 
 type Connection = OpenedConnection<unknown> & { pending: Map<number, Pending> };
 
+/** The person's prompt and Stop, sent to a remote shore (decision 0470). */
+export type PromptMessage = Extract<ServiceMessage, { type: "prompt" } | { type: "prompt_stop" }>;
+
+/** How long a shore that takes prompts waits before connecting again after a break, at most. */
+const PROMPTS_RETRY_MAX_MS = 30_000;
+
 /**
  * The outcome of a call whose connection to the service broke: what the model should do when
  * the transport under it closes.
@@ -84,6 +90,8 @@ export class ServiceLink {
   #catalogListeners: ((generation: number | null) => void)[] = [];
   #closed = false;
   #everConnected = false;
+  #prompts: ((message: PromptMessage) => void) | null = null;
+  #promptsRetryMs = 500;
 
   /**
    * `serviceEntry` is the fixed entry this connector may start the service with (its only run
@@ -197,6 +205,34 @@ export class ServiceLink {
     }
   }
 
+  /**
+   * A remote shore takes the person's prompts (decision 0470): the link connects now, says so
+   * on every connection, and connects again after a break (bounded back-off), since the service
+   * can only send a prompt to a connected shore.
+   */
+  takePrompts(listener: (message: PromptMessage) => void): void {
+    this.#prompts = listener;
+    this.#connect().catch(() => this.#retryPrompts());
+  }
+
+  /** Relays what the person's turn showed; false when there is no connection to say it on. */
+  promptUpdate(message: Omit<Extract<ConnectorMessage, { type: "prompt_update" }>, "type">) {
+    const connection = this.#connection;
+    if (connection === null) return false;
+    this.#send(connection, { type: "prompt_update", ...message });
+    return true;
+  }
+
+  #retryPrompts(): void {
+    if (this.#closed || this.#prompts === null) return;
+    const delay = this.#promptsRetryMs;
+    this.#promptsRetryMs = Math.min(delay * 2, PROMPTS_RETRY_MAX_MS);
+    const timer = setTimeout(() => {
+      if (this.#connection === null) this.#connect().catch(() => this.#retryPrompts());
+    }, delay);
+    Deno.unrefTimer(timer);
+  }
+
   /** Closes the link; pending calls end as outcome-unknown. */
   close(): void {
     this.#closed = true;
@@ -244,6 +280,10 @@ export class ServiceLink {
       for (const listener of this.#catalogListeners) listener(null);
     }
     this.#everConnected = true;
+    if (this.#prompts !== null) {
+      this.#promptsRetryMs = 500;
+      this.#send(connection, { type: "prompts_ready" });
+    }
     return connection;
   }
 
@@ -333,9 +373,14 @@ export class ServiceLink {
       }
     }
     connection.pending.clear();
+    this.#retryPrompts();
   }
 
   #dispatch(connection: Connection, message: ServiceMessage): void {
+    if (message.type === "prompt" || message.type === "prompt_stop") {
+      this.#prompts?.(message);
+      return;
+    }
     if (message.type === "catalog_changed") {
       for (const listener of this.#catalogListeners) listener(message.generation);
       return;

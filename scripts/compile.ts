@@ -52,7 +52,12 @@ interface Program {
   includes: string[];
 }
 
-const EXTENSION = ["extension/manifest.json", "extension/popup.html", "extension/dist"];
+const EXTENSION = [
+  "extension/manifest.json",
+  "extension/popup.html",
+  "extension/panel.html",
+  "extension/dist",
+];
 
 /** The programs of a build, in order: the three executables, the installer, doctor. */
 const PROGRAMS: Program[] = [

@@ -7,6 +7,7 @@
  */
 
 import { z } from "zod";
+import { PromptText, TurnUpdate } from "./panel.ts";
 import { RemoteName } from "./remotes.ts";
 
 /**
@@ -221,6 +222,13 @@ export const ConnectorMessage = z.discriminatedUnion("type", [
     question: z.number().int().positive(),
     answer: z.enum(["once", "site", "deny"]),
   }).strict(),
+  /**
+   * A remote shore takes the person's prompts for its remote (decision 0470); the service sends
+   * `prompt` and `prompt_stop` only to a connection that said this and was bound to a remote.
+   */
+  z.object({ type: z.literal("prompts_ready") }).strict(),
+  /** What turn `turn` of the person's prompt showed, relayed by the shore. */
+  z.object({ type: z.literal("prompt_update"), turn: Seq, update: TurnUpdate }).strict(),
 ]);
 export type ConnectorMessage = z.infer<typeof ConnectorMessage>;
 
@@ -264,5 +272,9 @@ export const ServiceMessage = z.discriminatedUnion("type", [
     seq: Seq,
     question: z.number().int().positive(),
   }).strict(),
+  /** The person's request from the side panel, for the remote agent (decision 0470). */
+  z.object({ type: z.literal("prompt"), turn: Seq, text: PromptText }).strict(),
+  /** The person pressed Stop: the shore sends the agent host `session/cancel`. */
+  z.object({ type: z.literal("prompt_stop"), turn: Seq }).strict(),
 ]);
 export type ServiceMessage = z.infer<typeof ServiceMessage>;

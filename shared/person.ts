@@ -9,6 +9,7 @@
 
 import { z } from "zod";
 import { GroupColor } from "./browser_protocol.ts";
+import { PanelRemote } from "./panel.ts";
 
 /**
  * The person's answer to a question (decision 0360): allow this one call, allow the capability
@@ -138,6 +139,8 @@ export const PersonState = z.object({
   questions: z.array(PersonQuestion).max(256).default([]),
   /** The yeses remembered for a site for one agent. */
   granted: z.array(PersonGrant).max(4096).default([]),
+  /** The remote agents whose shores are connected, for the popup's remote mark. */
+  remotes: z.array(PanelRemote).max(32).optional(),
 });
 export type PersonState = z.infer<typeof PersonState>;
 

@@ -14,6 +14,7 @@
 /// <reference types="@types/chrome" />
 
 import type { GroupColor } from "../../shared/browser_protocol.ts";
+import type { PanelRemote } from "../../shared/panel.ts";
 import {
   PersonAnswer,
   type PersonGrant,
@@ -91,6 +92,27 @@ function button(
   return made;
 }
 
+/**
+ * A remote agent whose shore is connected (decision 0470): its mark, the host it reaches, its
+ * state, and the way to talk to it (the side panel).
+ */
+function renderRemote(remote: PanelRemote): HTMLElement {
+  const card = element("section", "remote");
+  card.dataset.remote = remote.name;
+  const head = element("div", "row");
+  head.append(
+    element("span", "remote-mark", "remote"),
+    element("span", "principal", `remote:${remote.name}`),
+    element("span", "number", remote.working ? "working" : "connected"),
+  );
+  const talk = element("button", "", "Talk to it");
+  talk.dataset.panel = remote.name;
+  const actions = element("div", "actions");
+  actions.append(talk);
+  card.append(head, element("div", "detail", `An agent at ${remote.host}`), actions);
+  return card;
+}
+
 function renderWorkspace(workspace: PersonWorkspace): HTMLElement {
   const card = element("section", "workspace");
   card.dataset.number = String(workspace.number);
@@ -99,6 +121,10 @@ function renderWorkspace(workspace: PersonWorkspace): HTMLElement {
   const head = element("div", "row");
   // Named by the principal its connector proved; the client's own name is its claim, set as
   // text (never markup) and marked so (decision 0338).
+  // A remote agent's workspace carries the remote mark (decision 0470).
+  if (workspace.principal?.startsWith("remote:")) {
+    head.append(element("span", "remote-mark", "remote"));
+  }
   head.append(
     element("span", "principal", workspace.principal ?? "unnamed"),
     element("span", "number", `#${workspace.number}`),
@@ -251,6 +277,7 @@ function render(state: PersonState): void {
 
   byId("questions").replaceChildren(...state.questions.map(renderQuestion));
   byId("granted").replaceChildren(...state.granted.map(renderGrant));
+  byId("remotes").replaceChildren(...(state.remotes ?? []).map(renderRemote));
 
   const list = byId("workspaces");
   list.replaceChildren(
@@ -308,11 +335,22 @@ document.addEventListener("click", (event) => {
     refresh({ op: "revoke", grant: Number(target.dataset.revoke) });
     return;
   }
+  // The side panel opens on the person's click only; Chrome wants it opened within the click's
+  // gesture, so the window is known beforehand.
+  if (target?.dataset.panel && event.isTrusted && popupWindow !== undefined) {
+    chrome.sidePanel.open({ windowId: popupWindow })
+      .catch((error) => byId("said").textContent = `The side panel did not open: ${error.message}`);
+    return;
+  }
   if (!target?.dataset.op) return;
   const op = target.dataset.op as Extract<PersonRequest, { workspace?: number }>["op"];
   const workspace = target.dataset.workspace ? Number(target.dataset.workspace) : undefined;
   refresh(workspace === undefined ? { op } : { op, workspace });
 });
+
+/** The window the popup belongs to, where "Talk to it" opens the side panel. */
+let popupWindow: number | undefined;
+chrome.windows.getCurrent().then((window) => popupWindow = window.id).catch(() => {});
 
 refresh();
 setInterval(() => refresh(), REFRESH_MS);

@@ -10,6 +10,7 @@
 
 import { type FromExtension, ToExtension } from "../../shared/browser_protocol.ts";
 import { EXTENSION_FEATURES } from "../../shared/extension_features.ts";
+import { PanelRequest } from "../../shared/panel.ts";
 import { PersonRequest } from "../../shared/person.ts";
 import { setEventSink } from "./events.ts";
 import { setLocationSink, tailOf } from "./locations.ts";
@@ -265,6 +266,23 @@ chrome.runtime.onMessage.addListener((message, sender, sendResponse) => {
   const request = PersonRequest.safeParse(message.request);
   if (!request.success) {
     sendResponse({ ok: false, message: "The popup sent a request Ghostlight does not know." });
+    return false;
+  }
+  askService(request.data, sendToService).then(sendResponse);
+  return true;
+});
+// The side panel's prompts to a remote agent, and its Stop (decision 0470): heard only from the
+// extension's own panel page, checked, and carried to the service, which decides and relays.
+chrome.runtime.onMessage.addListener((message, sender, sendResponse) => {
+  if (sender.id !== chrome.runtime.id || message?.kind !== "ghostlight-panel") return false;
+  if (sender.url !== chrome.runtime.getURL("panel.html")) return false;
+  const request = PanelRequest.safeParse(message.request);
+  if (!request.success) {
+    const why = request.error.issues[0].message;
+    sendResponse({
+      ok: false,
+      message: `The panel sent a request Ghostlight does not take: ${why}`,
+    });
     return false;
   }
   askService(request.data, sendToService).then(sendResponse);

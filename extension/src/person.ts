@@ -9,6 +9,7 @@
 /// <reference types="@types/chrome" />
 
 import type { FromExtension, PersonReply } from "../../shared/browser_protocol.ts";
+import type { PanelRequest } from "../../shared/panel.ts";
 import type { PersonRequest } from "../../shared/person.ts";
 
 /** How long a request waits for the service's answer. */
@@ -25,7 +26,7 @@ let nextId = 1;
  * Resolves with the service's answer, or with a refusal saying why there is none.
  */
 export function askService(
-  request: PersonRequest,
+  request: PersonRequest | PanelRequest,
   send: (message: FromExtension) => boolean,
 ): Promise<Answer> {
   const id = nextId++;

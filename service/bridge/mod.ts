@@ -8,6 +8,7 @@
  * @module
  */
 
+export { PromptRelay } from "./prompt_relay.ts";
 export { quarantinedTabs, quarantineEvents } from "./quarantine.ts";
 export { releaseAfterRunning } from "./release.ts";
 export { serveSession } from "./serve_session.ts";

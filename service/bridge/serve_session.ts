@@ -11,6 +11,7 @@ import { withheldTools } from "../governance/mod.ts";
 import { log } from "../log/mod.ts";
 import type { Workspace } from "../workspace/mod.ts";
 import { CONNECTION_FULL } from "./admission.ts";
+import type { PromptShore } from "./prompt_relay.ts";
 import { openSession, type Session, type SessionDeps, type SessionInfo } from "./session.ts";
 import { startWork } from "./work.ts";
 
@@ -29,7 +30,12 @@ const ON_MESSAGE: MessageHandlers = {
   cancel: cancelWork,
   answer: answerFromClient,
   remote_state: rememberRemoteState,
+  prompts_ready: promptsReady,
+  prompt_update: promptUpdate,
 };
+
+/** The shores that take the person's prompts, by their session (decision 0470). */
+const shores = new WeakMap<Session, PromptShore>();
 
 /** Serves one MCP connector until its connection ends. */
 export async function serveSession(
@@ -54,6 +60,8 @@ export async function serveSession(
     log("warn", `connector session ended: ${(error as Error).message}`);
   } finally {
     unwatch();
+    const shore = shores.get(session);
+    if (shore !== undefined) deps.prompts?.gone(shore);
     // A connection lost without a clean release: its workspaces wait out a grace period so a
     // reconnecting connector can carry on in them.
     session.end();
@@ -195,4 +203,26 @@ function refusedAnswer(session: Session, message: MessageOf<"answer">, why: stri
       `taken: ${why}`,
     args: "none",
   }).catch((error) => log("warn", `a refused answer was not audited: ${error.message}`));
+}
+
+/**
+ * A remote shore takes the person's prompts (decision 0470): only a connection the service bound
+ * to a remote from its own file; a local connector that says so is not heard.
+ */
+function promptsReady(session: Session): void {
+  const remote = session.info.remote;
+  const relay = session.deps.prompts;
+  if (remote === undefined || relay === undefined || shores.has(session)) {
+    if (remote === undefined) log("warn", "a local connector offered to take prompts; ignored");
+    return;
+  }
+  const shore: PromptShore = { remote: remote.name, host: remote.host, send: session.send };
+  shores.set(session, shore);
+  relay.ready(shore);
+}
+
+/** What a shore relays of the person's turn; from anything but a ready shore, nothing. */
+function promptUpdate(session: Session, message: MessageOf<"prompt_update">): void {
+  const shore = shores.get(session);
+  if (shore !== undefined) session.deps.prompts?.update(shore, message.turn, message.update);
 }

@@ -15,6 +15,7 @@ import type { PersonControls, PolicyStore } from "../governance/mod.ts";
 import { log } from "../log/mod.ts";
 import type { Scheduler } from "../scheduler/mod.ts";
 import type { Recordings } from "../tools/mod.ts";
+import type { PromptRelay } from "./prompt_relay.ts";
 import type { Holder, WorkspaceHolds, WorkspaceRegistry } from "../workspace/mod.ts";
 
 /** Mints work ids, unique within one service. */
@@ -55,6 +56,8 @@ export interface SessionDeps {
   governance: GovernanceDeps;
   /** The service's tab recordings (gif_creator), kept in memory only. */
   recordings: Recordings;
+  /** The side panel's prompts to remote agents (decision 0470); none in a bare harness. */
+  prompts?: PromptRelay;
 }
 
 /** The abort reason of a call the person stopped while it ran. */
@@ -89,6 +92,14 @@ export interface RemoteBinding {
   readonly host: string;
   /** The only tools the remote may see or call (decision 0400). */
   readonly pin: ReadonlySet<string>;
+  /**
+   * The remote as the file says now, read again at each call (decision 0470): the shore's
+   * connection lives long, since it takes the person's prompts, so a pin or a removal made since
+   * it connected applies at its next call. None: the bound pin holds (a bare harness).
+   */
+  readonly current?: () => Promise<RemoteBinding | { refused: string }>;
+  /** Ends the shore's connection (its remote was removed). */
+  readonly drop?: () => void;
 }
 
 /** What one connector was last told of the catalog, to know when a reload changes its view. */

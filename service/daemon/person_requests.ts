@@ -25,6 +25,8 @@ export interface PersonDesk {
   /** The questions waiting for the person and the yeses remembered (decision 0360). */
   questions: Questions;
   service: PersonState["service"];
+  /** The remotes whose shores are connected (decision 0470), for the popup's remote mark. */
+  remotes?: () => PersonState["remotes"];
 }
 
 /** Which surface a request came from, as an answer's record names it. */
@@ -53,6 +55,7 @@ export function personState(desk: PersonDesk): PersonState {
     workspaces: desk.person.workspaces(),
     questions: desk.questions.questions(),
     granted: desk.questions.granted(),
+    remotes: desk.remotes?.() ?? [],
   };
 }
 

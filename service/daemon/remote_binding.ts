@@ -30,3 +30,25 @@ export async function bindRemote(
     return { refused: `remote ${name} refused: ${(error as Error).message}` };
   }
 }
+
+/**
+ * `bound`, able to read itself again from the file at each call and to end its connection
+ * (decision 0470): a shore's connection outlives a change the person makes to its remote.
+ */
+export function rebindable(
+  bound: RemoteBinding,
+  paths: InstancePaths,
+  conn: Deno.Conn,
+): RemoteBinding {
+  return {
+    ...bound,
+    current: () => bindRemote(paths, bound.name),
+    drop: () => {
+      try {
+        conn.close();
+      } catch {
+        // Closed already.
+      }
+    },
+  };
+}

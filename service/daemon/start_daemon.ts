@@ -15,6 +15,7 @@ import { extensionMismatch } from "../../shared/extension_features.ts";
 import { VERSION } from "../../shared/version.ts";
 import { AuditKey, AuditLog, ChainKey } from "../audit/mod.ts";
 import {
+  PromptRelay,
   quarantinedTabs,
   quarantineEvents,
   releaseAfterRunning,
@@ -24,7 +25,13 @@ import {
   type SessionInfo,
   WorkIds,
 } from "../bridge/mod.ts";
-import { BrowserError, BrowserHub, type BrowserLink, decomposeTabId } from "../browser/mod.ts";
+import {
+  BrowserError,
+  BrowserHub,
+  type BrowserLink,
+  decomposeTabId,
+  type PersonHandler,
+} from "../browser/mod.ts";
 import { Catalog } from "../catalog/mod.ts";
 import {
   controlApp,
@@ -53,9 +60,10 @@ import { DEFAULT_SCHEDULER_OPTIONS, Scheduler } from "../scheduler/mod.ts";
 import type { ServiceSettings } from "../settings.ts";
 import { PAGE_ENABLE_COMMANDS, Recordings, TOOLS } from "../tools/mod.ts";
 import { WorkspaceHolds, WorkspaceRegistry } from "../workspace/mod.ts";
-import { remotePrincipal } from "../../shared/remotes.ts";
+import { isPanelRequest } from "../../shared/panel.ts";
+import { hostPort, readRemotes, readRemoteUrl, remotePrincipal } from "../../shared/remotes.ts";
 import { Activity } from "./activity.ts";
-import { bindRemote } from "./remote_binding.ts";
+import { bindRemote, rebindable } from "./remote_binding.ts";
 import {
   ConnectionGate,
   MAX_BRIDGE_CONNECTIONS,
@@ -149,6 +157,22 @@ function auditForgotten(audit: AuditLog, auditKey: AuditKey): QuestionListener {
   };
 }
 
+/** The side panel's prompts to remote agents, relayed to their shores (decision 0470). */
+function promptRelay(paths: InstancePaths): PromptRelay {
+  return new PromptRelay(async () =>
+    (await readRemotes(paths)).remotes.map((remote) => ({
+      name: remote.name,
+      host: hostPort(readRemoteUrl(remote.url)),
+    }))
+  );
+}
+
+/** Who answers a browser's request: the panel's go to the relay, the popup's to the desk. */
+function fromBrowser(desk: PersonDesk, prompts: PromptRelay): PersonHandler {
+  return (request) =>
+    isPanelRequest(request) ? prompts.answer(request) : answerPerson(desk, request, "the popup");
+}
+
 /** What the service's state is built from. */
 interface StateSources {
   paths: InstancePaths;
@@ -207,14 +231,16 @@ async function buildState(sources: StateSources): Promise<ServiceState> {
   const questions = questionBroker(settings.askTimeoutMs, workspaces, person, browsers);
   questions.onChange(auditForgotten(audit, auditKey));
   workspaces.onRelease((id) => questions.ended(id));
+  const prompts = promptRelay(paths);
   const desk: PersonDesk = {
     person,
     policy,
     audit,
     questions,
     service: { version: VERSION, instance: paths.instance },
+    remotes: () => prompts.connected(),
   };
-  browsers.onPerson((request) => answerPerson(desk, request, "the popup"));
+  browsers.onPerson(fromBrowser(desk, prompts));
   const shared: SessionDeps = {
     catalog: new Catalog(TOOLS),
     workspaces,
@@ -233,6 +259,7 @@ async function buildState(sources: StateSources): Promise<ServiceState> {
     },
     // Recordings of a released workspace go with it.
     recordings: new Recordings((workspace) => workspaces.get(workspace.id) !== workspace),
+    prompts,
   };
   browsers.onEvents({
     tabRemoved: (link, native) => workspaces.forgetTab(link.compose(native)),
@@ -416,7 +443,7 @@ async function acceptConnectors(
             log("warn", bound.refused);
             return bound.refused;
           }
-          remote = bound;
+          remote = rebindable(bound, acceptor.paths, conn);
           return null;
         },
       });

@@ -14,8 +14,10 @@ import { FileRefused, readRegularText } from "../../shared/files.ts";
 export const EXTENSION_FILES: readonly string[] = [
   "manifest.json",
   "popup.html",
+  "panel.html",
   "dist/background.js",
   "dist/popup.js",
+  "dist/panel.js",
 ];
 
 /** Where the built extension lives: the source tree, or the files compiled into the binary. */
