@@ -86,7 +86,9 @@ Deno.test("the popup lists a question and the person's click answers it; a page 
       await popup.evaluate(`document.getElementById("policy").hidden = false`);
     }
 
-    // A page tries: it cannot reach the extension, nor open the popup and press its buttons.
+    // A page tries: it cannot reach the extension (no `externally_connectable`), nor frame or
+    // open the popup (not web-accessible) to post it messages, focus it or press its buttons.
+    const popupUrl = `${extension}/popup.html`;
     const page = await cdp.open(s.fixtures.url("/article.html"), {
       width: 800,
       height: 600,
@@ -94,26 +96,51 @@ Deno.test("the popup lists a question and the person's click answers it; a page 
     });
     const tried = await page.evaluate<string[]>(`(async () => {
       const said = [];
-      try {
-        await chrome.runtime.sendMessage(${JSON.stringify(s.browser.ready.extension_id)}, {
-          kind: "ghostlight-person",
-          request: { op: "answer", question: 1, answer: "site" },
-        });
-        said.push("sent");
-      } catch (error) {
-        said.push("no extension");
+      const answer = { kind: "ghostlight-person", request: { op: "answer", question: 1, answer: "site" } };
+      if (globalThis.chrome?.runtime?.sendMessage === undefined) said.push("no extension");
+      else {
+        try {
+          await chrome.runtime.sendMessage(${JSON.stringify(s.browser.ready.extension_id)}, answer);
+          said.push("sent");
+        } catch (error) {
+          said.push("refused: " + error.message);
+        }
       }
-      const opened = window.open(${JSON.stringify(`${extension}/popup.html`)});
-      await new Promise((resolve) => setTimeout(resolve, 1000));
-      try {
-        opened.document.querySelector('button[data-answer="site"]').click();
-        said.push("pressed");
-      } catch (error) {
-        said.push("no popup");
+      const frame = document.createElement("iframe");
+      frame.src = ${JSON.stringify(popupUrl)};
+      document.body.append(frame);
+      const opened = window.open(${JSON.stringify(popupUrl)});
+      // Long enough for the popup to load and render its question were it let in.
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      for (const [name, target] of [["frame", frame.contentWindow], ["tab", opened]]) {
+        try {
+          target.postMessage(answer, "*");
+          target.focus();
+          frame.focus();
+          const button = target.document.querySelector('button[data-answer="site"]');
+          button.focus();
+          button.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter", bubbles: true }));
+          button.click();
+          said.push(name + " pressed");
+        } catch (error) {
+          said.push("no popup in the " + name);
+        }
       }
       return said;
     })()`);
-    assertEquals(tried, ["no extension", "no popup"]);
+    assertEquals(tried, ["no extension", "no popup in the frame", "no popup in the tab"]);
+    // The person's own click where the page put the frame (a page laying its frame under the
+    // person's pointer): still nothing answers.
+    await page.click("iframe");
+    // Neither the frame nor the tab the page opened holds the popup: only the test's own does.
+    const { targetInfos } = await cdp.send("Target.getTargets") as {
+      targetInfos: { url: string }[];
+    };
+    assertEquals(
+      targetInfos.filter((target) => target.url.startsWith(popupUrl)).length,
+      1,
+      "a page framed or opened the popup",
+    );
     // A script's synthetic click, even in the popup itself, is not the person's.
     await popup.evaluate(`document.querySelector('button[data-answer="site"]').click()`);
     await popup.evaluate(`document.querySelector('button[data-answer="site"]')
