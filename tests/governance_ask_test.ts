@@ -388,6 +388,12 @@ async function clientEmail(
 }
 
 /**
+ * The call deadline of the `2026-07-28` client's connector: short, so a parked call outlives it
+ * while its question (bound 90 s) is still open; long enough for its ordinary calls under load.
+ */
+const MODERN_DEADLINE_MS = 6_000;
+
+/**
  * A 2.x client pinned to `2026-07-28`, with a form handler when `elicit` is given (it then
  * declares form elicitation on every request).
  */
@@ -395,6 +401,7 @@ async function modernClient(
   s: E2ESession,
   name: string,
   elicit?: (message: string) => Promise<{ action: "accept" | "decline"; answer?: string }>,
+  env: Record<string, string> = {},
 ): Promise<Client2> {
   const { command, args } = executable(s.testEnv, "mcp-connector", [
     "--instance",
@@ -412,7 +419,9 @@ async function modernClient(
         : { action: "decline" };
     });
   }
-  await client.connect(new Stdio2({ command, args, env: s.testEnv.env, stderr: "pipe" }));
+  await client.connect(
+    new Stdio2({ command, args, env: { ...s.testEnv.env, ...env }, stderr: "pipe" }),
+  );
   assertEquals(client.getNegotiatedProtocolVersion(), "2026-07-28");
   return client;
 }
@@ -496,13 +505,17 @@ Deno.test("a client that declared elicitation is asked too, in both revisions; t
       // 2026-07-28: the form comes in an input_required result, the answer with the retry.
       let release!: () => void;
       const held = new Promise<void>((resolve) => release = resolve);
+      let outwaited!: () => void;
+      const pastDeadline = new Promise<void>((resolve) => outwaited = resolve);
       const shown: string[] = [];
       const modern = await modernClient(s, "modern-client", async (message) => {
         shown.push(message);
-        // The second form is answered only after the CLI answered its question.
+        // The second form is answered only after the CLI answered its question, the third only
+        // after the connector's call deadline has passed.
         if (shown.length === 2) await held;
+        if (shown.length === 3) await pastDeadline;
         return { action: "accept", answer: "once" };
-      });
+      }, { GHOSTLIGHT_CALL_DEADLINE_MS: String(MODERN_DEADLINE_MS) });
       const plainModern = await modernClient(s, "plain-modern-client");
       try {
         const form = await clientForm(s, modern, true);
@@ -558,6 +571,24 @@ Deno.test("a client that declared elicitation is asked too, in both revisions; t
           /the person said no \(question \d+, answered from the CLI\)/,
         );
         assertEquals(shown.length, 2);
+
+        // A parked call waits for the person within the question's bound (90 s here), not the
+        // connector's call deadline: a call behind the question is answered at that deadline,
+        // and the parked one, answered after it, still goes through (decision 0480).
+        const patient = fillModern("patient@example.com");
+        await pollUntil(() => Promise.resolve(shown.length), (n) => n === 3, "the third form");
+        const behind = await modern.callTool({
+          name: "get_page_text",
+          arguments: { tabId: form.tab, ...form.workspace },
+        }) as CallResult;
+        assertMatch(
+          errorText(behind),
+          new RegExp(`did not finish this call within ${MODERN_DEADLINE_MS / 1000} s`),
+        );
+        outwaited();
+        const through = await patient;
+        assert(!through.isError, JSON.stringify(through.content));
+        assertEquals(await clientEmail(modern, form), "patient@example.com");
       } finally {
         await modern.close();
         await plainModern.close();

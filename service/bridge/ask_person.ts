@@ -86,7 +86,7 @@ export async function askThePerson(
     capability: decision.capability,
     host,
     call,
-    reach: work.message.context.elicitation ? inTheClient(session, work) : undefined,
+    reach: inTheConnector(session, work, work.message.context.elicitation === true),
   }, context.signal);
   const said = answerWords(reply);
   const recorded = await write({
@@ -134,16 +134,22 @@ export async function askThePerson(
 }
 
 /**
- * Puts a question to the person through the asking call's client, which declared elicitation
- * (decision 0361), and takes it back when it closes; the client's answer is taken only for it.
+ * Tells the asking call's connector that its call waits for the person, and when it no longer
+ * does: its caller deadline does not run meanwhile, since the question has its own bound (0480).
+ * Where the call's client declared elicitation the connector puts the question to it (decision
+ * 0361), and only then is the client's answer taken, and only for it.
  */
-function inTheClient(session: Session, work: GatedWork): NonNullable<Asking["reach"]> {
+function inTheConnector(
+  session: Session,
+  work: GatedWork,
+  elicitation: boolean,
+): NonNullable<Asking["reach"]> {
   const seq = work.message.seq;
   let asked: number | null = null;
   return {
     opened: (view) => {
       asked = view.number;
-      session.elicited.set(view.number, seq);
+      if (elicitation) session.elicited.set(view.number, seq);
       session.send({ type: "ask", seq, question: view.number, message: questionWords(view) });
     },
     closed: () => {
