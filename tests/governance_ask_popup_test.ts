@@ -65,6 +65,12 @@ Deno.test("the popup lists a question and the person's click answers it; a page 
     assertMatch(card, /Asks to write on 127\.0\.0\.1: form_input on 127\.0\.0\.1/);
     assertMatch(card, /Allow once[\s\S]*Allow on this site for this agent[\s\S]*Deny/);
     assert(!card.includes("popup@example.com"), "a question never shows a value");
+    // The element it aims at: the page's words, set apart as page text (decision 0481).
+    assertEquals(
+      await popup.evaluate<string>(`document.querySelector(".question .page-text").textContent`),
+      "textbox “Email address”",
+    );
+    assertMatch(card, /Aims at, in the page's words: textbox “Email address”/);
     // The agent's tab group says it asks, in a colour no agent has.
     const groups = () =>
       popup.evaluate<{ title: string; color: string }[]>(

@@ -110,10 +110,15 @@ Deno.test("an ask holds form_input until the person answers from the CLI: once, 
       [1, "unnamed", "write", "127.0.0.1", "form_input on 127.0.0.1"],
     );
     assertEquals(asked.client, "ghostlight-test");
+    // The element it aims at, as the read that gave the ref named it, fenced as the page's words.
+    assertEquals(asked.target, { role: "textbox", name: "Email address" });
     const listed = await run(s, ["asks"]);
     assertMatch(
       listed,
-      new RegExp(`${asked.number}\\. unnamed .* asks to write on 127\\.0\\.0\\.1`),
+      new RegExp(
+        `${asked.number}\\. unnamed .* asks to write on 127\\.0\\.0\\.1.*\n   It aims at the ` +
+          `textbox the page names "Email address" \\(page text\\)\\.\n`,
+      ),
     );
     assert(!listed.includes("once@example.com"), "a question never shows a value");
     assertMatch(await run(s, ["allow", String(asked.number)]), /allowed once/);
@@ -138,9 +143,17 @@ Deno.test("an ask holds form_input until the person answers from the CLI: once, 
     );
     assertEquals(await emailValue(s, tab), "once@example.com", "nothing reached the page");
 
-    // Hold answers the open question with no.
-    const third = fill("held@example.com");
-    await nextQuestion(s, again.number);
+    // Hold answers the open question with no. A password field's name is shown, its value never.
+    const password = await refOf(s, tab, /textbox "Password"/);
+    const third = waiting(
+      s.call("form_input", { ref: password, value: "held-Secret-2", tabId: tab }),
+    );
+    const held = await nextQuestion(s, again.number);
+    assertEquals(held.target, { role: "textbox", name: "Password" });
+    const shownHeld = JSON.stringify(held) + await run(s, ["asks"]);
+    for (const secret of ["hunter2-very-secret", "held-Secret-2", "once@example.com"]) {
+      assert(!shownHeld.includes(secret), `the question shows ${secret}`);
+    }
     await run(s, ["hold"]);
     assertMatch(
       errorText(await third),
@@ -454,7 +467,10 @@ Deno.test("a client that declared elicitation is asked too, in both revisions; t
       const allowed = await fill("client@example.com");
       assert(!allowed.isError, JSON.stringify(allowed.content));
       assertEquals(forms.length, 1);
-      assertMatch(forms[0].message, /asks to write on 127\.0\.0\.1: form_input on 127\.0\.0\.1/);
+      assertMatch(
+        forms[0].message,
+        /asks to write on 127\.0\.0\.1: form_input on 127\.0\.0\.1, aiming at the textbox the page names "Email address" \(page text\)\./,
+      );
       assert(!forms[0].message.includes("client@example.com"), "the form never shows a value");
       assertEquals(await questions(s), [], "answered in the client, the question is gone");
       const lines = await auditLines(s);

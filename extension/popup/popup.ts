@@ -174,6 +174,14 @@ function renderQuestion(question: PersonQuestion): HTMLElement {
       `Asks to ${question.capability} on ${question.host}: ${question.call}`,
     ),
   );
+  if (question.target) {
+    // The page's own words, set apart and marked so: never markup, never Ghostlight's voice.
+    const aims = element("div", "detail target", "Aims at, in the page's words: ");
+    aims.append(
+      element("span", "page-text", `${question.target.role} “${question.target.name}”`),
+    );
+    card.append(aims);
+  }
   const actions = element("div", "actions");
   const answer = (label: string, choice: QuestionAnswer, style = "") => {
     const made = element("button", style, label);

@@ -9,7 +9,7 @@
  */
 
 import type { Outcome } from "../../shared/bridge.ts";
-import type { PersonQuestion } from "../../shared/person.ts";
+import { type PersonQuestion, targetWords } from "../../shared/person.ts";
 import type { Asking, Reply } from "../asks/mod.ts";
 import type { Capability } from "../catalog/mod.ts";
 import type { Decision, PageHost } from "../governance/mod.ts";
@@ -65,6 +65,7 @@ export async function askThePerson(
   decision: Decision & { capability: Capability },
   write: RecordDecision,
   call: string,
+  target: PersonQuestion["target"] = null,
 ): Promise<Asked> {
   const { session, work, context } = record;
   const { questions } = session.deps.governance;
@@ -86,6 +87,7 @@ export async function askThePerson(
     capability: decision.capability,
     host,
     call,
+    target,
     reach: inTheConnector(session, work, work.message.context.elicitation === true),
   }, context.signal);
   const said = answerWords(reply);
@@ -160,10 +162,14 @@ function inTheConnector(
   };
 }
 
-/** A question as the client's form says it: who wants what where; never a value. */
+/**
+ * A question as the client's form says it: who wants what where, the element it aims at fenced
+ * as page text; never a value.
+ */
 function questionWords(view: PersonQuestion): string {
+  const aims = view.target ? `, aiming at ${targetWords(view.target)}` : "";
   return `Ghostlight: the agent ${view.principal} (workspace ${view.workspace}) asks to ` +
-    `${view.capability} on ${view.host}: ${view.call}. Allow it once, allow ${view.capability} ` +
+    `${view.capability} on ${view.host}: ${view.call}${aims}. Allow it once, allow ${view.capability} ` +
     `on ${view.host} for this agent until its workspace ends, or deny? (Question ${view.number}; ` +
     "'ghostlight asks' and the Ghostlight popup show it too.)";
 }

@@ -8,7 +8,7 @@
  */
 
 import type { InstancePaths } from "../../shared/instance.ts";
-import type { PersonState } from "../../shared/person.ts";
+import { type PersonState, targetWords } from "../../shared/person.ts";
 import { noMore, takeFlag, takeOption, UsageError } from "./args.ts";
 import { requestPerson, sendPersonRequest } from "./person_command.ts";
 import { shown } from "./shown.ts";
@@ -65,10 +65,12 @@ function numberOf(raw: string, what: string): number {
 function questionLines(state: PersonState): string[] {
   if (state.questions.length === 0) return ["No question is waiting for you."];
   return [
-    ...state.questions.map((q) =>
+    ...state.questions.flatMap((q) => [
       `${q.number}. ${q.principal} (workspace ${q.workspace}; its client says: ${q.client}) ` +
-      `asks to ${q.capability} on ${q.host}: ${q.call}. Refused unanswered at ${q.expires}.`
-    ),
+      `asks to ${q.capability} on ${q.host}: ${q.call}. Refused unanswered at ${q.expires}.`,
+      // The page's words on a line of their own, marked and quoted (decision 0481).
+      ...(q.target ? [`   It aims at ${targetWords(q.target)}.`] : []),
+    ]),
     "Answer with 'ghostlight allow N' (this call), 'ghostlight allow N --site' (this site for " +
     "this agent, until its workspace ends) or 'ghostlight deny N'.",
   ];
