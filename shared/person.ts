@@ -31,6 +31,8 @@ export const PersonRequest = z.discriminatedUnion("op", [
     op: z.literal("answer"),
     question: z.number().int().positive(),
     answer: QuestionAnswer,
+    /** With `site`: also saved in the person's policy file as a grant (decision 0482). */
+    persist: z.boolean().optional(),
   }).strict(),
   z.object({ op: z.literal("revoke"), grant: z.number().int().positive() }).strict(),
 ]);

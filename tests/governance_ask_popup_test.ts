@@ -227,8 +227,25 @@ Deno.test("the popup lists a question and the person's click answers it; a page 
     await pollUntil(remembered, (n) => n === 0, "the yes to be forgotten");
     const fourth = fill("asked@example.com");
     await questionShown(4, "the question after the yes was forgotten");
-    await popup.click('button[data-answer="deny"]');
-    assert((await fourth).isError);
+    // "Always allow" saves the yes in the policy file as this agent's grant (decision 0482): the
+    // call goes through, and the next one is the policy's, not asked.
+    await popup.click('button[data-persist="true"]');
+    assert(!(await fourth).isError);
+    const { policyFile } = JSON.parse((await ghostlight(s.testEnv, ["paths", "--json"])).stdout);
+    assertMatch(
+      await Deno.readTextFile(policyFile),
+      /"principals": \[\s*"unnamed"\s*\],\s*"hosts": \[\s*"127\.0\.0\.1"\s*\],\s*"allow": \[\s*"write"/,
+    );
+    let ended = false;
+    const fifth = fill("saved@example.com").finally(() => ended = true);
+    fifth.catch(() => {});
+    const opened = await pollUntil(
+      async () => ended ? [] : await asked(),
+      (open) => ended || open.length > 0,
+      "the next call to end, or to ask",
+    );
+    assertEquals(opened, [], "the saved grant let the next call through unasked");
+    assert(!(await fifth).isError);
     await popup.close();
   } finally {
     cdp.close();

@@ -24,6 +24,9 @@ import { ghostlight } from "./support/processes.ts";
 import { type CallResult, type E2ESession, refOf, startSession } from "./support/session.ts";
 import { pollUntil } from "./support/wait.ts";
 
+/** A comment in the person's policy file, which saving a yes there keeps. */
+const NOTE = "// Ask me before filling forms on the fixture site.";
+
 /** Filling forms on the fixture site asks the person; everything else is allowed. */
 const ASK_WRITE = `{
   "default": "allow",
@@ -96,7 +99,10 @@ async function auditLines(s: E2ESession): Promise<Line[]> {
 }
 
 Deno.test("an ask holds form_input until the person answers from the CLI: once, on the site, no, hold", async () => {
-  const s = await startSession({ policy: ASK_WRITE, env: { GHOSTLIGHT_ASK_TIMEOUT_MS: "90000" } });
+  const s = await startSession({
+    policy: ASK_WRITE.replace("{", `{\n  ${NOTE}`),
+    env: { GHOSTLIGHT_ASK_TIMEOUT_MS: "90000" },
+  });
   try {
     const { tab, email } = await signUpForm(s);
     const fill = (value: string) =>
@@ -203,8 +209,37 @@ Deno.test("an ask holds form_input until the person answers from the CLI: once, 
       );
       const theirQuestion = await nextQuestion(s, site.number);
       assertEquals(theirQuestion.principal, "other-agent");
-      await run(s, ["deny", String(theirQuestion.number)]);
-      assertMatch(errorText(await theirs), /the person said no/);
+      // Allowed and saved in the policy file: a grant for that agent on that site, the file's
+      // comments kept, more specific than the file's own ask, so its next call is not asked
+      // (decision 0482), while nothing of it is kept in memory.
+      assertMatch(
+        await run(s, ["allow", "--persist", String(theirQuestion.number)]),
+        /saved in .*policy\.jsonc as a grant/,
+      );
+      assert(!(await theirs).isError);
+      const { policyFile } = JSON.parse(await run(s, ["paths", "--json"]));
+      const saved = await Deno.readTextFile(policyFile);
+      assert(saved.includes(NOTE), `the file's comment is kept:\n${saved}`);
+      assertMatch(
+        saved,
+        /"principals": \[\s*"other-agent"\s*\],\s*"hosts": \[\s*"127\.0\.0\.1"\s*\],\s*"allow": \[\s*"write"\s*\]/,
+      );
+      let ended = false;
+      const next = waiting(
+        (other.callTool({
+          name: "form_input",
+          arguments: { ref: otherRef, value: "saved@example.com", tabId: own },
+        }) as Promise<CallResult>).finally(() => ended = true),
+      );
+      const opened = await pollUntil(
+        async () => ended ? [] : await questions(s),
+        (open) => ended || open.length > 0,
+        "the saved agent's next call to end, or to ask",
+      );
+      assertEquals(opened, [], "the saved grant let the next call through unasked");
+      assert(!(await next).isError);
+      const kept: PersonGrant[] = JSON.parse(await run(s, ["asks", "--granted", "--json"]));
+      assertEquals(kept.filter((g) => g.principal === "other-agent"), [], "none kept in memory");
     } finally {
       await other.close();
     }
@@ -227,7 +262,9 @@ Deno.test("an ask holds form_input until the person answers from the CLI: once, 
         "allowed",
         "allowed",
         "ask",
-        "denied",
+        "allowed",
+        "allowed",
+        "allowed",
       ],
     );
     assertMatch(
@@ -238,6 +275,8 @@ Deno.test("an ask holds form_input until the person answers from the CLI: once, 
     assertMatch(decisions[2].rule!, /allowed write for this call/);
     assertMatch(decisions[10].rule!, /allowed write on this site for this agent/);
     assertEquals(decisions[12].principal, "other-agent");
+    assertMatch(decisions[12].rule!, /answered from the CLI, saved in the policy file/);
+    assertMatch(decisions[14].rule!, /grant 2 of .* allows write, more specific than its ask/);
 
     // Revoking the yes asks again, and is an audit record.
     assertMatch(await run(s, ["asks", "--revoke", String(granted[0].number)]), /asked again/);

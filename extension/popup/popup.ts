@@ -189,9 +189,13 @@ function renderQuestion(question: PersonQuestion): HTMLElement {
     made.dataset.answer = choice;
     return made;
   };
+  // "Always" is "on this site for this agent" saved in the policy file (decision 0482).
+  const always = answer("Always allow: save in my policy", "site");
+  always.dataset.persist = "true";
   actions.append(
     answer("Allow once", "once", "primary"),
     answer("Allow on this site for this agent", "site"),
+    always,
     answer("Deny", "deny", "danger"),
   );
   card.append(actions);
@@ -308,7 +312,12 @@ document.addEventListener("click", (event) => {
   const choice = QuestionAnswer.safeParse(target?.dataset.answer);
   // An answer is the person's click only: no script's synthetic event answers (decision 0360).
   if (target && choice.success && event.isTrusted) {
-    refresh({ op: "answer", question: Number(target.dataset.question), answer: choice.data });
+    const question = Number(target.dataset.question);
+    refresh(
+      target.dataset.persist === "true"
+        ? { op: "answer", question, answer: choice.data, persist: true }
+        : { op: "answer", question, answer: choice.data },
+    );
     return;
   }
   // Forgetting a yes is the person's click too: a page's script could not reach it anyway.
