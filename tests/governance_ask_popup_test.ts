@@ -83,6 +83,14 @@ Deno.test("the popup lists a question and the person's click answers it; a page 
     );
     const badge = () => popup.evaluate<string>("chrome.action.getBadgeText({})");
     await waitFor(async () => (await badge()) === "1", "the toolbar icon to count the question");
+    // A system notification says so where the platform shows one (decision 0483): headless
+    // shows nothing, but the extension's notifications are listed to its own pages.
+    const notes = () =>
+      popup.evaluate<string[]>("chrome.notifications.getAll().then((all) => Object.keys(all))");
+    await waitFor(
+      async () => (await notes()).includes("ghostlight-question-1"),
+      "a system notification for the question",
+    );
     const shot = await popup.screenshot("body");
     assertEquals([...shot.slice(1, 4)].map((c) => String.fromCharCode(c)).join(""), "PNG");
     if (Deno.env.get("UPDATE_SCREENSHOTS") === "1") {
@@ -169,6 +177,10 @@ Deno.test("the popup lists a question and the person's click answers it; a page 
       "the answered agent's tab group to show it working again",
     );
     await waitFor(async () => (await badge()) === "", "the toolbar icon to clear its count");
+    await waitFor(
+      async () => (await notes()).length === 0,
+      "the answered question's notification to go",
+    );
 
     // The next one asks again; Deny refuses it.
     const second = fill("again@example.com");
