@@ -170,10 +170,31 @@ export class CallBook {
           message: `${request.tool} is still running after ${seconds} s`,
         });
       }, this.#settings.progressIntervalMs);
-      const deadline = setTimeout(
-        () => call.finish({ outcome: deadlineOutcome(this.#settings.callDeadlineMs) }),
-        this.#settings.callDeadlineMs,
-      );
+      // The caller's deadline does not run while the call waits for the person: that wait has
+      // its own bound in the service (the ask setting), which would otherwise be cut short. It
+      // runs again, with what was left of it, when the question closes.
+      let left = this.#settings.callDeadlineMs;
+      let since = Date.now();
+      const expire = () => call.finish({ outcome: deadlineOutcome(this.#settings.callDeadlineMs) });
+      let deadline: ReturnType<typeof setTimeout> | undefined = setTimeout(expire, left);
+      const asking = new Set<number>();
+      const questionsOf: AskHandler = (message) => {
+        if (message.type === "ask") {
+          if (asking.size === 0 && deadline !== undefined) {
+            clearTimeout(deadline);
+            deadline = undefined;
+            left = Math.max(0, left - (Date.now() - since));
+          }
+          asking.add(message.question);
+        } else {
+          asking.delete(message.question);
+          if (asking.size === 0 && deadline === undefined && !done) {
+            since = Date.now();
+            deadline = setTimeout(expire, left);
+          }
+        }
+        asked?.(message);
+      };
       let done = false;
       const call: Call = {
         seq: null,
@@ -194,7 +215,7 @@ export class CallBook {
       };
       // The link's own promise outlives a deadline or a cancellation: the work settles
       // privately and its late end is dropped here.
-      const settled = this.#link.start(this.#restricted(request), onSent, asked).then(
+      const settled = this.#link.start(this.#restricted(request), onSent, questionsOf).then(
         (end) => call.finish(end),
         (error) => call.finish({ outcome: unreachableOutcome(error) }),
       ).finally(() => this.#running.delete(settled));

@@ -16,7 +16,8 @@ export const ConnectorSettings = z.object({
   callDeadlineMs: durationMs("GHOSTLIGHT_CALL_DEADLINE_MS", {
     default: 60_000,
     description: "how long a caller waits for a tool call before it is answered " +
-      "`outcome_unknown` once; the call keeps settling in the service",
+      "`outcome_unknown` once; the call keeps settling in the service. A wait for the " +
+      "person's answer to a policy's `ask` is not counted (`GHOSTLIGHT_ASK_TIMEOUT_MS` bounds it)",
   }),
   progressIntervalMs: durationMs("GHOSTLIGHT_PROGRESS_INTERVAL_MS", {
     default: 5_000,

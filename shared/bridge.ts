@@ -257,8 +257,9 @@ export const ServiceMessage = z.discriminatedUnion("type", [
   /** The one end of the call the `start` of this `seq` began. */
   z.object({ type: z.literal("completed"), seq: Seq, outcome: Outcome }).strict(),
   /**
-   * Put question `question` to the person through the client (its elicitation form), for the
-   * call of `seq`; `message` says who wants what where, never an argument's value.
+   * The call of `seq` waits for the person's answer to question `question` (its caller deadline
+   * rests meanwhile, decision 0480); where its client declared elicitation, put it there as a
+   * form. `message` says who wants what where, never an argument's value.
    */
   z.object({
     type: z.literal("ask"),

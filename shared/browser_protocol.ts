@@ -313,6 +313,23 @@ export const Operations = {
     params: z.object({ text: z.string().max(4) }).strict(),
     result: z.object({}).strict(),
   },
+  /**
+   * Shows a system notification for each open question and clears the others (feature
+   * `notifications`, decision 0483): the whole list each time, so a missed change heals with the
+   * next. Words only; nothing in a notification answers a question.
+   */
+  "action.notify": {
+    params: z.object({
+      open: z.array(
+        z.object({
+          number: z.number().int().positive(),
+          title: z.string().max(100),
+          message: z.string().max(500),
+        }).strict(),
+      ).max(64),
+    }).strict(),
+    result: z.object({ shown: z.number().int().nonnegative() }).strict(),
+  },
   /** Makes the tab the active one of its window and brings that window to the front. */
   "tab.focus": {
     params: z.object({ tab_id: TabId }).strict(),

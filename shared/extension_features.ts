@@ -19,6 +19,7 @@ export const ExtensionFeature = z.enum([
   "reply_values",
   "network_rules",
   "badge",
+  "notifications",
 ]);
 export type ExtensionFeature = z.infer<typeof ExtensionFeature>;
 
@@ -39,6 +40,7 @@ export const FEATURE_OPERATIONS: Record<ExtensionFeature, readonly OperationName
   reply_values: [],
   network_rules: ["tab.network_rules"],
   badge: ["action.badge"],
+  notifications: ["action.notify"],
 };
 
 /** The tools that act on a page with pointer and keys: they need a page program's features. */
@@ -59,6 +61,8 @@ export const FEATURE_TOOLS: Record<ExtensionFeature, readonly string[]> = {
   network_rules: [],
   // Without it every tool works; the toolbar icon just does not count the questions.
   badge: [],
+  // Without it every tool works; no system notification says a question waits.
+  notifications: [],
 };
 
 /** The oldest extension version each feature is in. */
@@ -69,6 +73,7 @@ export const FEATURE_SINCE: Record<ExtensionFeature, string> = {
   reply_values: "0.1.0",
   network_rules: "0.1.0",
   badge: "0.1.0",
+  notifications: "0.1.0",
 };
 
 /** The oldest extension this service works with fully; older ones lose the tools they lack. */

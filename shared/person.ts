@@ -32,6 +32,8 @@ export const PersonRequest = z.discriminatedUnion("op", [
     op: z.literal("answer"),
     question: z.number().int().positive(),
     answer: QuestionAnswer,
+    /** With `site`: also saved in the person's policy file as a grant (decision 0482). */
+    persist: z.boolean().optional(),
   }).strict(),
   z.object({ op: z.literal("revoke"), grant: z.number().int().positive() }).strict(),
 ]);
@@ -91,11 +93,31 @@ export const PersonQuestion = z.object({
   host: z.string().max(300),
   /** What the call would do: its tool and action, in words. */
   call: z.string().max(300),
+  /**
+   * The element the call aims at, as the read that gave the agent its ref named it: page text,
+   * which every surface shows fenced ({@linkcode targetWords}); never a value (decision 0481).
+   */
+  target: z.object({ role: z.string().max(40), name: z.string().max(200) }).nullable()
+    .default(null),
   /** ISO times: when it was asked, and when it is refused unanswered. */
   asked: z.string(),
   expires: z.string(),
 });
 export type PersonQuestion = z.infer<typeof PersonQuestion>;
+
+/**
+ * A question's target in the words the CLI and the client's form show: marked as the page's
+ * own text, on one line, quoted with every quote, control and line character escaped, so a
+ * page's name cannot pass for Ghostlight's words nor start a line of its own (decision 0481).
+ */
+export function targetWords(target: NonNullable<PersonQuestion["target"]>): string {
+  const role = /^[a-z][a-z-]{0,39}$/.test(target.role) ? target.role : "element";
+  const quoted = JSON.stringify(target.name).replace(
+    /[\u2028\u2029\u202a-\u202e\u2066-\u2069]/g,
+    (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
+  return `the ${role} the page names ${quoted} (page text)`;
+}
 
 /** A yes remembered for the site for one agent, until its workspace ends or the person revokes it. */
 export const PersonGrant = z.object({

@@ -65,6 +65,12 @@ Deno.test("the popup lists a question and the person's click answers it; a page 
     assertMatch(card, /Asks to write on 127\.0\.0\.1: form_input on 127\.0\.0\.1/);
     assertMatch(card, /Allow once[\s\S]*Allow on this site for this agent[\s\S]*Deny/);
     assert(!card.includes("popup@example.com"), "a question never shows a value");
+    // The element it aims at: the page's words, set apart as page text (decision 0481).
+    assertEquals(
+      await popup.evaluate<string>(`document.querySelector(".question .page-text").textContent`),
+      "textbox “Email address”",
+    );
+    assertMatch(card, /Aims at, in the page's words: textbox “Email address”/);
     // The agent's tab group says it asks, in a colour no agent has.
     const groups = () =>
       popup.evaluate<{ title: string; color: string }[]>(
@@ -77,6 +83,14 @@ Deno.test("the popup lists a question and the person's click answers it; a page 
     );
     const badge = () => popup.evaluate<string>("chrome.action.getBadgeText({})");
     await waitFor(async () => (await badge()) === "1", "the toolbar icon to count the question");
+    // A system notification says so where the platform shows one (decision 0483): headless
+    // shows nothing, but the extension's notifications are listed to its own pages.
+    const notes = () =>
+      popup.evaluate<string[]>("chrome.notifications.getAll().then((all) => Object.keys(all))");
+    await waitFor(
+      async () => (await notes()).includes("ghostlight-question-1"),
+      "a system notification for the question",
+    );
     const shot = await popup.screenshot("body");
     assertEquals([...shot.slice(1, 4)].map((c) => String.fromCharCode(c)).join(""), "PNG");
     if (Deno.env.get("UPDATE_SCREENSHOTS") === "1") {
@@ -86,7 +100,9 @@ Deno.test("the popup lists a question and the person's click answers it; a page 
       await popup.evaluate(`document.getElementById("policy").hidden = false`);
     }
 
-    // A page tries: it cannot reach the extension, nor open the popup and press its buttons.
+    // A page tries: it cannot reach the extension (no `externally_connectable`), nor frame or
+    // open the popup (not web-accessible) to post it messages, focus it or press its buttons.
+    const popupUrl = `${extension}/popup.html`;
     const page = await cdp.open(s.fixtures.url("/article.html"), {
       width: 800,
       height: 600,
@@ -94,26 +110,51 @@ Deno.test("the popup lists a question and the person's click answers it; a page 
     });
     const tried = await page.evaluate<string[]>(`(async () => {
       const said = [];
-      try {
-        await chrome.runtime.sendMessage(${JSON.stringify(s.browser.ready.extension_id)}, {
-          kind: "ghostlight-person",
-          request: { op: "answer", question: 1, answer: "site" },
-        });
-        said.push("sent");
-      } catch (error) {
-        said.push("no extension");
+      const answer = { kind: "ghostlight-person", request: { op: "answer", question: 1, answer: "site" } };
+      if (globalThis.chrome?.runtime?.sendMessage === undefined) said.push("no extension");
+      else {
+        try {
+          await chrome.runtime.sendMessage(${JSON.stringify(s.browser.ready.extension_id)}, answer);
+          said.push("sent");
+        } catch (error) {
+          said.push("refused: " + error.message);
+        }
       }
-      const opened = window.open(${JSON.stringify(`${extension}/popup.html`)});
-      await new Promise((resolve) => setTimeout(resolve, 1000));
-      try {
-        opened.document.querySelector('button[data-answer="site"]').click();
-        said.push("pressed");
-      } catch (error) {
-        said.push("no popup");
+      const frame = document.createElement("iframe");
+      frame.src = ${JSON.stringify(popupUrl)};
+      document.body.append(frame);
+      const opened = window.open(${JSON.stringify(popupUrl)});
+      // Long enough for the popup to load and render its question were it let in.
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      for (const [name, target] of [["frame", frame.contentWindow], ["tab", opened]]) {
+        try {
+          target.postMessage(answer, "*");
+          target.focus();
+          frame.focus();
+          const button = target.document.querySelector('button[data-answer="site"]');
+          button.focus();
+          button.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter", bubbles: true }));
+          button.click();
+          said.push(name + " pressed");
+        } catch (error) {
+          said.push("no popup in the " + name);
+        }
       }
       return said;
     })()`);
-    assertEquals(tried, ["no extension", "no popup"]);
+    assertEquals(tried, ["no extension", "no popup in the frame", "no popup in the tab"]);
+    // The person's own click where the page put the frame (a page laying its frame under the
+    // person's pointer): still nothing answers.
+    await page.click("iframe");
+    // Neither the frame nor the tab the page opened holds the popup: only the test's own does.
+    const { targetInfos } = await cdp.send("Target.getTargets") as {
+      targetInfos: { url: string }[];
+    };
+    assertEquals(
+      targetInfos.filter((target) => target.url.startsWith(popupUrl)).length,
+      1,
+      "a page framed or opened the popup",
+    );
     // A script's synthetic click, even in the popup itself, is not the person's.
     await popup.evaluate(`document.querySelector('button[data-answer="site"]').click()`);
     await popup.evaluate(`document.querySelector('button[data-answer="site"]')
@@ -136,6 +177,10 @@ Deno.test("the popup lists a question and the person's click answers it; a page 
       "the answered agent's tab group to show it working again",
     );
     await waitFor(async () => (await badge()) === "", "the toolbar icon to clear its count");
+    await waitFor(
+      async () => (await notes()).length === 0,
+      "the answered question's notification to go",
+    );
 
     // The next one asks again; Deny refuses it.
     const second = fill("again@example.com");
@@ -194,8 +239,25 @@ Deno.test("the popup lists a question and the person's click answers it; a page 
     await pollUntil(remembered, (n) => n === 0, "the yes to be forgotten");
     const fourth = fill("asked@example.com");
     await questionShown(4, "the question after the yes was forgotten");
-    await popup.click('button[data-answer="deny"]');
-    assert((await fourth).isError);
+    // "Always allow" saves the yes in the policy file as this agent's grant (decision 0482): the
+    // call goes through, and the next one is the policy's, not asked.
+    await popup.click('button[data-persist="true"]');
+    assert(!(await fourth).isError);
+    const { policyFile } = JSON.parse((await ghostlight(s.testEnv, ["paths", "--json"])).stdout);
+    assertMatch(
+      await Deno.readTextFile(policyFile),
+      /"principals": \[\s*"unnamed"\s*\],\s*"hosts": \[\s*"127\.0\.0\.1"\s*\],\s*"allow": \[\s*"write"/,
+    );
+    let ended = false;
+    const fifth = fill("saved@example.com").finally(() => ended = true);
+    fifth.catch(() => {});
+    const opened = await pollUntil(
+      async () => ended ? [] : await asked(),
+      (open) => ended || open.length > 0,
+      "the next call to end, or to ask",
+    );
+    assertEquals(opened, [], "the saved grant let the next call through unasked");
+    assert(!(await fifth).isError);
     await popup.close();
   } finally {
     cdp.close();

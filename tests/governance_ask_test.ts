@@ -24,6 +24,9 @@ import { ghostlight } from "./support/processes.ts";
 import { type CallResult, type E2ESession, refOf, startSession } from "./support/session.ts";
 import { pollUntil } from "./support/wait.ts";
 
+/** A comment in the person's policy file, which saving a yes there keeps. */
+const NOTE = "// Ask me before filling forms on the fixture site.";
+
 /** Filling forms on the fixture site asks the person; everything else is allowed. */
 const ASK_WRITE = `{
   "default": "allow",
@@ -96,7 +99,10 @@ async function auditLines(s: E2ESession): Promise<Line[]> {
 }
 
 Deno.test("an ask holds form_input until the person answers from the CLI: once, on the site, no, hold", async () => {
-  const s = await startSession({ policy: ASK_WRITE, env: { GHOSTLIGHT_ASK_TIMEOUT_MS: "90000" } });
+  const s = await startSession({
+    policy: ASK_WRITE.replace("{", `{\n  ${NOTE}`),
+    env: { GHOSTLIGHT_ASK_TIMEOUT_MS: "90000" },
+  });
   try {
     const { tab, email } = await signUpForm(s);
     const fill = (value: string) =>
@@ -110,10 +116,15 @@ Deno.test("an ask holds form_input until the person answers from the CLI: once, 
       [1, "unnamed", "write", "127.0.0.1", "form_input on 127.0.0.1"],
     );
     assertEquals(asked.client, "ghostlight-test");
+    // The element it aims at, as the read that gave the ref named it, fenced as the page's words.
+    assertEquals(asked.target, { role: "textbox", name: "Email address" });
     const listed = await run(s, ["asks"]);
     assertMatch(
       listed,
-      new RegExp(`${asked.number}\\. unnamed .* asks to write on 127\\.0\\.0\\.1`),
+      new RegExp(
+        `${asked.number}\\. unnamed .* asks to write on 127\\.0\\.0\\.1.*\n   It aims at the ` +
+          `textbox the page names "Email address" \\(page text\\)\\.\n`,
+      ),
     );
     assert(!listed.includes("once@example.com"), "a question never shows a value");
     assertMatch(await run(s, ["allow", String(asked.number)]), /allowed once/);
@@ -138,9 +149,17 @@ Deno.test("an ask holds form_input until the person answers from the CLI: once, 
     );
     assertEquals(await emailValue(s, tab), "once@example.com", "nothing reached the page");
 
-    // Hold answers the open question with no.
-    const third = fill("held@example.com");
-    await nextQuestion(s, again.number);
+    // Hold answers the open question with no. A password field's name is shown, its value never.
+    const password = await refOf(s, tab, /textbox "Password"/);
+    const third = waiting(
+      s.call("form_input", { ref: password, value: "held-Secret-2", tabId: tab }),
+    );
+    const held = await nextQuestion(s, again.number);
+    assertEquals(held.target, { role: "textbox", name: "Password" });
+    const shownHeld = JSON.stringify(held) + await run(s, ["asks"]);
+    for (const secret of ["hunter2-very-secret", "held-Secret-2", "once@example.com"]) {
+      assert(!shownHeld.includes(secret), `the question shows ${secret}`);
+    }
     await run(s, ["hold"]);
     assertMatch(
       errorText(await third),
@@ -190,8 +209,37 @@ Deno.test("an ask holds form_input until the person answers from the CLI: once, 
       );
       const theirQuestion = await nextQuestion(s, site.number);
       assertEquals(theirQuestion.principal, "other-agent");
-      await run(s, ["deny", String(theirQuestion.number)]);
-      assertMatch(errorText(await theirs), /the person said no/);
+      // Allowed and saved in the policy file: a grant for that agent on that site, the file's
+      // comments kept, more specific than the file's own ask, so its next call is not asked
+      // (decision 0482), while nothing of it is kept in memory.
+      assertMatch(
+        await run(s, ["allow", "--persist", String(theirQuestion.number)]),
+        /saved in .*policy\.jsonc as a grant/,
+      );
+      assert(!(await theirs).isError);
+      const { policyFile } = JSON.parse(await run(s, ["paths", "--json"]));
+      const saved = await Deno.readTextFile(policyFile);
+      assert(saved.includes(NOTE), `the file's comment is kept:\n${saved}`);
+      assertMatch(
+        saved,
+        /"principals": \[\s*"other-agent"\s*\],\s*"hosts": \[\s*"127\.0\.0\.1"\s*\],\s*"allow": \[\s*"write"\s*\]/,
+      );
+      let ended = false;
+      const next = waiting(
+        (other.callTool({
+          name: "form_input",
+          arguments: { ref: otherRef, value: "saved@example.com", tabId: own },
+        }) as Promise<CallResult>).finally(() => ended = true),
+      );
+      const opened = await pollUntil(
+        async () => ended ? [] : await questions(s),
+        (open) => ended || open.length > 0,
+        "the saved agent's next call to end, or to ask",
+      );
+      assertEquals(opened, [], "the saved grant let the next call through unasked");
+      assert(!(await next).isError);
+      const kept: PersonGrant[] = JSON.parse(await run(s, ["asks", "--granted", "--json"]));
+      assertEquals(kept.filter((g) => g.principal === "other-agent"), [], "none kept in memory");
     } finally {
       await other.close();
     }
@@ -214,7 +262,9 @@ Deno.test("an ask holds form_input until the person answers from the CLI: once, 
         "allowed",
         "allowed",
         "ask",
-        "denied",
+        "allowed",
+        "allowed",
+        "allowed",
       ],
     );
     assertMatch(
@@ -225,6 +275,8 @@ Deno.test("an ask holds form_input until the person answers from the CLI: once, 
     assertMatch(decisions[2].rule!, /allowed write for this call/);
     assertMatch(decisions[10].rule!, /allowed write on this site for this agent/);
     assertEquals(decisions[12].principal, "other-agent");
+    assertMatch(decisions[12].rule!, /answered from the CLI, saved in the policy file/);
+    assertMatch(decisions[14].rule!, /grant 2 of .* allows write, more specific than its ask/);
 
     // Revoking the yes asks again, and is an audit record.
     assertMatch(await run(s, ["asks", "--revoke", String(granted[0].number)]), /asked again/);
@@ -388,6 +440,12 @@ async function clientEmail(
 }
 
 /**
+ * The call deadline of the `2026-07-28` client's connector: short, so a parked call outlives it
+ * while its question (bound 90 s) is still open; long enough for its ordinary calls under load.
+ */
+const MODERN_DEADLINE_MS = 6_000;
+
+/**
  * A 2.x client pinned to `2026-07-28`, with a form handler when `elicit` is given (it then
  * declares form elicitation on every request).
  */
@@ -395,6 +453,7 @@ async function modernClient(
   s: E2ESession,
   name: string,
   elicit?: (message: string) => Promise<{ action: "accept" | "decline"; answer?: string }>,
+  env: Record<string, string> = {},
 ): Promise<Client2> {
   const { command, args } = executable(s.testEnv, "mcp-connector", [
     "--instance",
@@ -412,7 +471,9 @@ async function modernClient(
         : { action: "decline" };
     });
   }
-  await client.connect(new Stdio2({ command, args, env: s.testEnv.env, stderr: "pipe" }));
+  await client.connect(
+    new Stdio2({ command, args, env: { ...s.testEnv.env, ...env }, stderr: "pipe" }),
+  );
   assertEquals(client.getNegotiatedProtocolVersion(), "2026-07-28");
   return client;
 }
@@ -445,7 +506,10 @@ Deno.test("a client that declared elicitation is asked too, in both revisions; t
       const allowed = await fill("client@example.com");
       assert(!allowed.isError, JSON.stringify(allowed.content));
       assertEquals(forms.length, 1);
-      assertMatch(forms[0].message, /asks to write on 127\.0\.0\.1: form_input on 127\.0\.0\.1/);
+      assertMatch(
+        forms[0].message,
+        /asks to write on 127\.0\.0\.1: form_input on 127\.0\.0\.1, aiming at the textbox the page names "Email address" \(page text\)\./,
+      );
       assert(!forms[0].message.includes("client@example.com"), "the form never shows a value");
       assertEquals(await questions(s), [], "answered in the client, the question is gone");
       const lines = await auditLines(s);
@@ -496,13 +560,17 @@ Deno.test("a client that declared elicitation is asked too, in both revisions; t
       // 2026-07-28: the form comes in an input_required result, the answer with the retry.
       let release!: () => void;
       const held = new Promise<void>((resolve) => release = resolve);
+      let outwaited!: () => void;
+      const pastDeadline = new Promise<void>((resolve) => outwaited = resolve);
       const shown: string[] = [];
       const modern = await modernClient(s, "modern-client", async (message) => {
         shown.push(message);
-        // The second form is answered only after the CLI answered its question.
+        // The second form is answered only after the CLI answered its question, the third only
+        // after the connector's call deadline has passed.
         if (shown.length === 2) await held;
+        if (shown.length === 3) await pastDeadline;
         return { action: "accept", answer: "once" };
-      });
+      }, { GHOSTLIGHT_CALL_DEADLINE_MS: String(MODERN_DEADLINE_MS) });
       const plainModern = await modernClient(s, "plain-modern-client");
       try {
         const form = await clientForm(s, modern, true);
@@ -558,6 +626,24 @@ Deno.test("a client that declared elicitation is asked too, in both revisions; t
           /the person said no \(question \d+, answered from the CLI\)/,
         );
         assertEquals(shown.length, 2);
+
+        // A parked call waits for the person within the question's bound (90 s here), not the
+        // connector's call deadline: a call behind the question is answered at that deadline,
+        // and the parked one, answered after it, still goes through (decision 0480).
+        const patient = fillModern("patient@example.com");
+        await pollUntil(() => Promise.resolve(shown.length), (n) => n === 3, "the third form");
+        const behind = await modern.callTool({
+          name: "get_page_text",
+          arguments: { tabId: form.tab, ...form.workspace },
+        }) as CallResult;
+        assertMatch(
+          errorText(behind),
+          new RegExp(`did not finish this call within ${MODERN_DEADLINE_MS / 1000} s`),
+        );
+        outwaited();
+        const through = await patient;
+        assert(!through.isError, JSON.stringify(through.content));
+        assertEquals(await clientEmail(modern, form), "patient@example.com");
       } finally {
         await modern.close();
         await plainModern.close();

@@ -200,6 +200,14 @@ function renderQuestion(question: PersonQuestion): HTMLElement {
       `Asks to ${question.capability} on ${question.host}: ${question.call}`,
     ),
   );
+  if (question.target) {
+    // The page's own words, set apart and marked so: never markup, never Ghostlight's voice.
+    const aims = element("div", "detail target", "Aims at, in the page's words: ");
+    aims.append(
+      element("span", "page-text", `${question.target.role} “${question.target.name}”`),
+    );
+    card.append(aims);
+  }
   const actions = element("div", "actions");
   const answer = (label: string, choice: QuestionAnswer, style = "") => {
     const made = element("button", style, label);
@@ -207,9 +215,13 @@ function renderQuestion(question: PersonQuestion): HTMLElement {
     made.dataset.answer = choice;
     return made;
   };
+  // "Always" is "on this site for this agent" saved in the policy file (decision 0482).
+  const always = answer("Always allow: save in my policy", "site");
+  always.dataset.persist = "true";
   actions.append(
     answer("Allow once", "once", "primary"),
     answer("Allow on this site for this agent", "site"),
+    always,
     answer("Deny", "deny", "danger"),
   );
   card.append(actions);
@@ -327,7 +339,12 @@ document.addEventListener("click", (event) => {
   const choice = QuestionAnswer.safeParse(target?.dataset.answer);
   // An answer is the person's click only: no script's synthetic event answers (decision 0360).
   if (target && choice.success && event.isTrusted) {
-    refresh({ op: "answer", question: Number(target.dataset.question), answer: choice.data });
+    const question = Number(target.dataset.question);
+    refresh(
+      target.dataset.persist === "true"
+        ? { op: "answer", question, answer: choice.data, persist: true }
+        : { op: "answer", question, answer: choice.data },
+    );
     return;
   }
   // Forgetting a yes is the person's click too: a page's script could not reach it anyway.

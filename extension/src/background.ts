@@ -17,6 +17,7 @@ import { setLocationSink, tailOf } from "./locations.ts";
 import { forgetPlace, noteTabUrl, placeTab, retryStopped } from "./network_rules.ts";
 import { followOpened, MechanismError, perform, releaseAll } from "./operations.ts";
 import { abandonAll, askService, settle, SHORTCUTS } from "./person.ts";
+import { openPopupOnClick } from "./notifications.ts";
 
 const DEFAULT_HOST = "com.ghostlight.browser";
 const RETRY_MIN_MS = 500;
@@ -288,6 +289,7 @@ chrome.runtime.onMessage.addListener((message, sender, sendResponse) => {
   askService(request.data, sendToService).then(sendResponse);
   return true;
 });
+openPopupOnClick();
 chrome.commands.onCommand.addListener((command) => {
   const request = SHORTCUTS[command];
   if (request) askService(request, sendToService);

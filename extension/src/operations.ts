@@ -34,6 +34,7 @@ import { groupOf, rememberGroup } from "./groups.ts";
 import { attachmentLost, describeTab } from "./locations.ts";
 import { clearTabRules, setTabRules } from "./network_rules.ts";
 import { placeTransfers, TransferRefused, TransferStore } from "./transfers.ts";
+import { notifyQuestions } from "./notifications.ts";
 
 /** A mechanism failure with the kind the service understands. */
 export class MechanismError extends Error {
@@ -457,6 +458,7 @@ const IMPLEMENTATIONS: {
     await chrome.action.setBadgeBackgroundColor({ color: "#f9ab00" });
     return {};
   },
+  "action.notify": (params) => notifyQuestions(params.open),
   "transfer.chunk": (params) => transfers.add(params).catch(refusedTransfer),
   "transfer.discard": (params) => (transfers.discard(params.transfer_id), Promise.resolve({})),
   "cdp.with_transfers": sendWithTransfers,

@@ -30,6 +30,8 @@ export interface Asking {
   host: string;
   /** What the call would do, in words: its tool and action, never an argument's value. */
   call: string;
+  /** The element it aims at, as a read named it (page text), when its ref was read by name. */
+  target?: PersonQuestion["target"];
   /**
    * Where else the question is put while it is open (the asking agent's client, by
    * elicitation): told when it opens and when it closes, however it closes.
@@ -276,6 +278,9 @@ export class Questions {
       capability: asking.capability,
       host: asking.host.slice(0, 300),
       call: asking.call.slice(0, 300),
+      target: asking.target
+        ? { role: asking.target.role.slice(0, 40), name: asking.target.name.slice(0, 200) }
+        : null,
       asked: new Date().toISOString(),
       expires: new Date(deadline).toISOString(),
     };

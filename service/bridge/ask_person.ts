@@ -9,7 +9,7 @@
  */
 
 import type { Outcome } from "../../shared/bridge.ts";
-import type { PersonQuestion } from "../../shared/person.ts";
+import { type PersonQuestion, targetWords } from "../../shared/person.ts";
 import type { Asking, Reply } from "../asks/mod.ts";
 import type { Capability } from "../catalog/mod.ts";
 import type { Decision, PageHost } from "../governance/mod.ts";
@@ -65,6 +65,7 @@ export async function askThePerson(
   decision: Decision & { capability: Capability },
   write: RecordDecision,
   call: string,
+  target: PersonQuestion["target"] = null,
 ): Promise<Asked> {
   const { session, work, context } = record;
   const { questions } = session.deps.governance;
@@ -86,7 +87,8 @@ export async function askThePerson(
     capability: decision.capability,
     host,
     call,
-    reach: work.message.context.elicitation ? inTheClient(session, work) : undefined,
+    target,
+    reach: inTheConnector(session, work, work.message.context.elicitation === true),
   }, context.signal);
   const said = answerWords(reply);
   const recorded = await write({
@@ -134,16 +136,22 @@ export async function askThePerson(
 }
 
 /**
- * Puts a question to the person through the asking call's client, which declared elicitation
- * (decision 0361), and takes it back when it closes; the client's answer is taken only for it.
+ * Tells the asking call's connector that its call waits for the person, and when it no longer
+ * does: its caller deadline does not run meanwhile, since the question has its own bound (0480).
+ * Where the call's client declared elicitation the connector puts the question to it (decision
+ * 0361), and only then is the client's answer taken, and only for it.
  */
-function inTheClient(session: Session, work: GatedWork): NonNullable<Asking["reach"]> {
+function inTheConnector(
+  session: Session,
+  work: GatedWork,
+  elicitation: boolean,
+): NonNullable<Asking["reach"]> {
   const seq = work.message.seq;
   let asked: number | null = null;
   return {
     opened: (view) => {
       asked = view.number;
-      session.elicited.set(view.number, seq);
+      if (elicitation) session.elicited.set(view.number, seq);
       session.send({ type: "ask", seq, question: view.number, message: questionWords(view) });
     },
     closed: () => {
@@ -154,10 +162,14 @@ function inTheClient(session: Session, work: GatedWork): NonNullable<Asking["rea
   };
 }
 
-/** A question as the client's form says it: who wants what where; never a value. */
+/**
+ * A question as the client's form says it: who wants what where, the element it aims at fenced
+ * as page text; never a value.
+ */
 function questionWords(view: PersonQuestion): string {
+  const aims = view.target ? `, aiming at ${targetWords(view.target)}` : "";
   return `Ghostlight: the agent ${view.principal} (workspace ${view.workspace}) asks to ` +
-    `${view.capability} on ${view.host}: ${view.call}. Allow it once, allow ${view.capability} ` +
+    `${view.capability} on ${view.host}: ${view.call}${aims}. Allow it once, allow ${view.capability} ` +
     `on ${view.host} for this agent until its workspace ends, or deny? (Question ${view.number}; ` +
     "'ghostlight asks' and the Ghostlight popup show it too.)";
 }

@@ -27,12 +27,14 @@ import {
 } from "../governance/mod.ts";
 import { log } from "../log/mod.ts";
 import {
+  type ElementLabel,
   failureOutcome,
   fence,
   normalizeUrl,
   originOf,
   ownedTab,
   type PolicyView,
+  refLabel,
   type Refusal,
 } from "../tools/mod.ts";
 import {
@@ -191,6 +193,7 @@ export async function decideAndRecord(record: CallRecord): Promise<Verdict> {
         { ...decision, capability: decision.capability },
         (entry) => recordDecision(session, work, entry),
         `${subject(session, work)} on ${host}`,
+        aimedAt(work),
       );
       if (answer.kind === "yes") {
         // The person's controls may have changed while the call waited: read them again.
@@ -573,6 +576,17 @@ function callNote(session: Session, work: GatedWork, host: PageHost) {
 }
 
 /** A call's name as a sentence starts with it: `computer left_click`, `get_page_text`. */
+/**
+ * The element a call aims at by ref, as the read that gave the ref out named it, or null: the
+ * question is asked before the browser is reached, so the name is remembered, never read now
+ * (decision 0481).
+ */
+function aimedAt(work: GatedWork): ElementLabel | null {
+  const { ref, tabId } = work.message.arguments as { ref?: unknown; tabId?: unknown };
+  if (!work.workspace || typeof ref !== "string" || typeof tabId !== "number") return null;
+  return refLabel(work.workspace, tabId, ref);
+}
+
 function subject(session: Session, work: GatedWork): string {
   const { tool, arguments: args } = work.message;
   const action = session.deps.catalog.action(tool, args);

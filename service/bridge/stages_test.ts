@@ -101,7 +101,11 @@ async function stepHarness(
       workspace,
       context,
     });
-    const completed = await session.next();
+    // A call waiting for the person tells its connector so (`ask`, `withdraw`) before it ends.
+    let completed = await session.next();
+    while (completed.type === "ask" || completed.type === "withdraw") {
+      completed = await session.next();
+    }
     assert(completed.type === "completed", JSON.stringify(completed));
     return completed.outcome;
   };

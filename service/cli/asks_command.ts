@@ -1,5 +1,5 @@
 /**
- * `ghostlight asks [--granted] [--revoke N] [--json]`, `ghostlight allow N [--site]`,
+ * `ghostlight asks [--granted] [--revoke N] [--json]`, `ghostlight allow N [--site|--persist]`,
  * `ghostlight deny N`: the questions a policy's `ask` puts to the person, answered from a
  * terminal (decision 0360). The answer goes over the control socket with the control proof, so
  * it comes from the person's own account, never from an agent's page or its client.
@@ -8,7 +8,7 @@
  */
 
 import type { InstancePaths } from "../../shared/instance.ts";
-import type { PersonState } from "../../shared/person.ts";
+import { type PersonState, targetWords } from "../../shared/person.ts";
 import { noMore, takeFlag, takeOption, UsageError } from "./args.ts";
 import { requestPerson, sendPersonRequest } from "./person_command.ts";
 import { shown } from "./shown.ts";
@@ -44,14 +44,19 @@ export async function runAnswer(
   args: string[],
 ): Promise<number> {
   const site = command === "allow" && takeFlag(args, "--site");
+  // Saved in the policy file: always "on this site for this agent" (decision 0482).
+  const persist = command === "allow" && takeFlag(args, "--persist");
   const raw = args.shift();
   noMore(args);
   if (raw === undefined) {
     throw new UsageError(`${command} takes a question's number ('ghostlight asks' lists them)`);
   }
   const question = numberOf(raw, command);
-  const answer = command === "deny" ? "deny" : site ? "site" : "once";
-  return await sendPersonRequest(paths, { op: "answer", question, answer });
+  const answer = command === "deny" ? "deny" : site || persist ? "site" : "once";
+  return await sendPersonRequest(
+    paths,
+    persist ? { op: "answer", question, answer, persist } : { op: "answer", question, answer },
+  );
 }
 
 function numberOf(raw: string, what: string): number {
@@ -65,12 +70,15 @@ function numberOf(raw: string, what: string): number {
 function questionLines(state: PersonState): string[] {
   if (state.questions.length === 0) return ["No question is waiting for you."];
   return [
-    ...state.questions.map((q) =>
+    ...state.questions.flatMap((q) => [
       `${q.number}. ${q.principal} (workspace ${q.workspace}; its client says: ${q.client}) ` +
-      `asks to ${q.capability} on ${q.host}: ${q.call}. Refused unanswered at ${q.expires}.`
-    ),
+      `asks to ${q.capability} on ${q.host}: ${q.call}. Refused unanswered at ${q.expires}.`,
+      // The page's words on a line of their own, marked and quoted (decision 0481).
+      ...(q.target ? [`   It aims at ${targetWords(q.target)}.`] : []),
+    ]),
     "Answer with 'ghostlight allow N' (this call), 'ghostlight allow N --site' (this site for " +
-    "this agent, until its workspace ends) or 'ghostlight deny N'.",
+    "this agent, until its workspace ends), 'ghostlight allow N --persist' (that, saved in your " +
+    "policy file) or 'ghostlight deny N'.",
   ];
 }
 

@@ -49,8 +49,9 @@ Commands:
   asks [--granted] [--revoke N] [--json]
                                  the questions a policy's "ask" puts to you, waiting for your
                                  answer (--granted: the yeses remembered; --revoke forgets one)
-  allow N [--site]               let the call of question N through (--site: this capability on
-                                 this site for this agent, until its workspace ends)
+  allow N [--site|--persist]     let the call of question N through (--site: this capability on
+                                 this site for this agent, until its workspace ends; --persist:
+                                 that, saved as a grant in your policy file, comments kept)
   deny N                         refuse the call of question N
   audit verify [FILE]            check the audit's hash chain; exit 1 names the first bad line
   audit tail [-n N] [--json]     the latest audit records

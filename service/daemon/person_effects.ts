@@ -7,6 +7,7 @@
 
 import { type BrowserHub, type BrowserLink, decomposeTabId } from "../browser/mod.ts";
 import type { PersonEffects } from "../governance/mod.ts";
+import { type PersonQuestion, targetWords } from "../../shared/person.ts";
 import { log } from "../log/mod.ts";
 import { groupTitle, type Workspace } from "../workspace/mod.ts";
 
@@ -42,11 +43,27 @@ export function personEffects(browsers: BrowserHub): PersonEffects {
   };
 }
 
-/** Shows on every attached browser's toolbar icon how many questions wait (decision 0360). */
-export function showQuestionCount(browsers: BrowserHub, count: number): void {
+/**
+ * Shows on every attached browser's toolbar icon how many questions wait (decision 0360), and a
+ * system notification for each where the extension can (decision 0483), cleared once answered.
+ */
+export function showQuestions(browsers: BrowserHub, questions: PersonQuestion[]): void {
+  const count = questions.length;
+  const open = questions.slice(0, 64).map((question) => ({
+    number: question.number,
+    title: `Ghostlight: ${question.principal} asks you`.slice(0, 100),
+    message: `${question.principal} asks to ${question.capability} on ${question.host}: ` +
+      `${question.call}${question.target ? `, aiming at ${targetWords(question.target)}` : ""}. ` +
+      "Answer in the Ghostlight popup or with 'ghostlight asks'.",
+  })).map((note) => ({ ...note, message: note.message.slice(0, 500) }));
   for (const link of browsers.list()) {
     link.call("action.badge", { text: count === 0 ? "" : String(Math.min(count, 999)) })
       .catch((error) => log("warn", `could not show the questions' count: ${error.message}`));
+    if (!link.details.features.includes("notifications")) continue;
+    link.call("action.notify", { open })
+      .catch((error) =>
+        log("warn", `could not show the questions' notifications: ${error.message}`)
+      );
   }
 }
 

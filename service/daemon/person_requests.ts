@@ -9,8 +9,10 @@
 import { type PersonAnswer, PersonRequest, type PersonState } from "../../shared/person.ts";
 import { NoSuchGrant, NoSuchQuestion, type Questions } from "../asks/mod.ts";
 import type { AuditLog } from "../audit/mod.ts";
+import type { Capability } from "../catalog/mod.ts";
 import {
   NoSuchWorkspace,
+  NotSaved,
   type PersonControls,
   type PolicyFileState,
   type PolicyStore,
@@ -80,7 +82,7 @@ export async function answerPerson(
   } catch (error) {
     if (
       error instanceof NoSuchWorkspace || error instanceof NoSuchQuestion ||
-      error instanceof NoSuchGrant
+      error instanceof NoSuchGrant || error instanceof NotSaved
     ) return { ok: false, message: error.message };
     throw error;
   }
@@ -90,7 +92,8 @@ export async function answerPerson(
 function describeRequest(request: PersonRequest): string {
   switch (request.op) {
     case "answer":
-      return `answer ${request.answer} to question ${request.question}`;
+      return `answer ${request.answer}${request.persist ? " (saved)" : ""} to question ` +
+        `${request.question}`;
     case "revoke":
       return `revoke yes ${request.grant}`;
     case "state":
@@ -108,6 +111,7 @@ async function carryOut(
   const { person, questions } = desk;
   switch (request.op) {
     case "answer":
+      if (request.persist) return await answerSaved(desk, request, surface);
       return questions.answer(request.question, request.answer, surface);
     case "revoke":
       return questions.revoke(request.grant, surface);
@@ -125,6 +129,34 @@ async function carryOut(
     }
   }
   return await carryOutControl(person, request);
+}
+
+/**
+ * "Allow on this site for this agent", saved in the person's policy file (decision 0482): the
+ * grant is written and in force before the call goes on, so the agent's later calls there are
+ * the policy's, not the workspace's; nothing is remembered beside it. When it cannot be saved the
+ * question stays open and the reason is said.
+ */
+async function answerSaved(
+  desk: PersonDesk,
+  request: Extract<PersonRequest, { op: "answer" }>,
+  surface: Surface,
+): Promise<string> {
+  if (request.answer !== "site") {
+    throw new NotSaved(
+      "only 'allow on this site for this agent' can be saved in the policy ('allow N --persist')",
+    );
+  }
+  const question = desk.questions.questions().find((open) => open.number === request.question);
+  if (!question) throw new NoSuchQuestion(request.question);
+  const file = await desk.policy.saveGrant({
+    principal: question.principal,
+    host: question.host,
+    capability: question.capability as Capability,
+  });
+  desk.questions.answer(request.question, "once", `${surface}, saved in the policy file`);
+  return `Question ${question.number} allowed on ${question.host} for ${question.principal} ` +
+    `(${question.capability}), saved in ${file} as a grant; remove it there to be asked again.`;
 }
 
 async function carryOutControl(

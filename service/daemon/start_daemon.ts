@@ -75,7 +75,7 @@ import {
  * frame is also held to its hop's own cap: 32 MiB on the bridge, 64 MiB from a browser).
  */
 export const MAX_PARTIAL_FRAME_BYTES = 256 * 1024 * 1024;
-import { personEffects, showQuestionCount } from "./person_effects.ts";
+import { personEffects, showQuestions } from "./person_effects.ts";
 import { answerPerson, type PersonDesk, personState } from "./person_requests.ts";
 
 /** How the service runs. */
@@ -126,7 +126,7 @@ function questionBroker(
   });
   questions.onChange((event) => {
     person.showAsking(event.workspace, event.opened !== undefined);
-    showQuestionCount(browsers, questions.questions().length);
+    showQuestions(browsers, questions.questions());
   });
   return questions;
 }

@@ -5,8 +5,9 @@
  * enforced; then each policy layer, where deny overrides allow, and a layer in observe mode
  * records what it would deny instead of denying it. Every layer must allow: a machine-wide layer
  * and a per-call restriction can only tighten. A layer may also ask the person (decision 0360):
- * deny wins over ask and ask over allow, so a layer can turn another's allow into an ask, never
- * an ask into an allow; only the person's own yes for the call (`CallFacts.yes`) answers it.
+ * deny wins over ask and ask over allow (within a layer, an allow more specific than its ask wins,
+ * decision 0482), so a layer can turn another's allow into an ask, never an ask into an allow;
+ * only the person's own yes for the call (`CallFacts.yes`) answers it.
  *
  * @module
  */
@@ -175,6 +176,23 @@ function restrictionDenial(call: CallFacts): Decision | null {
   return null;
 }
 
+/** A matching grant's ask or allow, with how specifically it names the principal and host. */
+interface Matched {
+  rank: { host: number; principal: number };
+  rule: string;
+}
+
+/** How specifically a host pattern names a host: exactly, by a suffix, or `*`. */
+function hostRank(pattern: string): number {
+  return pattern === "*" ? 0 : pattern.startsWith("*.") ? 1 : 2;
+}
+
+/** Whether `a` is at least as specific as `b` in principal and host, and more in one of them. */
+function moreSpecific(a: Matched["rank"], b: Matched["rank"]): boolean {
+  return a.host >= b.host && a.principal >= b.principal &&
+    (a.host > b.host || a.principal > b.principal);
+}
+
 /** Whether a grant is for `principal`. */
 function grantCovers(grant: PolicyLayer["grants"][number], principal: string): boolean {
   return grant.principals.some((pattern) => pattern === "*" || pattern === principal);
@@ -182,8 +200,9 @@ function grantCovers(grant: PolicyLayer["grants"][number], principal: string): b
 
 /**
  * What one layer says of one capability for one principal on one host, with the rule: any
- * matching grant's deny, else any matching grant's ask, else any matching grant's allow, else
- * the layer's default.
+ * matching grant's deny; else its asks and allows, where an allow more specific than every
+ * matching ask wins (decision 0482: at least as specific in principal and host, and more in one;
+ * a tie or a crossing asks); else the layer's default.
  */
 function layerSays(
   layer: PolicyLayer,
@@ -192,25 +211,34 @@ function layerSays(
   capability: Capability,
 ): { says: "allow" | "ask" | "deny"; rule: string } {
   const name = principal.toLowerCase();
-  let allowedBy: string | null = null;
-  let askedBy: string | null = null;
+  const allows: Matched[] = [];
+  const asks: Matched[] = [];
   for (const [index, grant] of layer.grants.entries()) {
     if (!grantCovers(grant, name)) continue;
-    const matched = grant.hosts.find((pattern) => hostMatches(pattern, host));
+    const matched = grant.hosts
+      .filter((pattern) => hostMatches(pattern, host))
+      .sort((a, b) => hostRank(b) - hostRank(a))[0];
     if (matched === undefined) continue;
     const which = `grant ${index + 1} of ${layer.source} (${matched}`;
     if (grant.deny.includes(capability)) {
       return { says: "deny", rule: `${which}) denies ${capability}` };
     }
-    if (askedBy === null && grant.ask.includes(capability)) {
-      askedBy = `${which}) asks the person before ${capability}`;
+    const rank = { host: hostRank(matched), principal: grant.principals.includes(name) ? 1 : 0 };
+    if (grant.ask.includes(capability)) {
+      asks.push({ rank, rule: `${which}) asks the person before ${capability}` });
     }
-    if (allowedBy === null && grant.allow.includes(capability)) {
-      allowedBy = `${which}) allows ${capability}`;
+    if (grant.allow.includes(capability)) {
+      allows.push({ rank, rule: `${which}) allows ${capability}` });
     }
   }
-  if (askedBy !== null) return { says: "ask", rule: askedBy };
-  if (allowedBy !== null) return { says: "allow", rule: allowedBy };
+  const narrower = allows.find((allow) => asks.every((ask) => moreSpecific(allow.rank, ask.rank)));
+  if (asks.length > 0 && narrower === undefined) return { says: "ask", rule: asks[0].rule };
+  if (narrower !== undefined) {
+    return {
+      says: "allow",
+      rule: asks.length === 0 ? narrower.rule : `${narrower.rule}, more specific than its ask`,
+    };
+  }
   return {
     says: layer.default,
     rule: layer.grants.length === 0 && layer.default === "allow"

@@ -53,6 +53,19 @@ const asking = layer(`{
     { "hosts": ["bad.test"], "ask": ["write"], "deny": ["write"] },
   ]
 }`);
+/** A layer the person saved yeses into (decision 0482). */
+const saved = layer(`{
+  "default": "deny",
+  "grants": [
+    { "hosts": ["shop.test"], "ask": ["write"] },
+    { "principals": ["bob"], "hosts": ["shop.test"], "allow": ["write"] },
+    { "principals": ["bob"], "hosts": ["shop.test"], "allow": ["action"], "ask": ["action"] },
+    { "principals": ["bob"], "hosts": ["*"], "ask": ["read"] },
+    { "hosts": ["news.test"], "allow": ["read"] },
+    { "hosts": ["bank.test"], "deny": ["write"] },
+    { "principals": ["bob"], "hosts": ["bank.test"], "allow": ["write"] },
+  ]
+}`);
 const askFirst = layer(`{ "default": "ask", "grants": [{ "hosts": ["*"], "allow": ["read"] }] }`);
 const machineAsks = layer(
   `{ "default": "allow", "grants": [{ "hosts": ["*"], "ask": ["action"] }] }`,
@@ -115,7 +128,12 @@ const TABLE: Row[] = [
   { why: "both layers allowing allows", rules: rules(machine, example), host: "127.0.0.1", capabilities: ["read"], verdict: "allowed", rule: /grant 1 of user\.jsonc/ },
   // Ask: deny wins over ask, ask over allow; layers only tighten.
   { why: "a grant's ask asks", rules: rules(asking), host: "news.test", capabilities: ["write"], verdict: "ask", capability: "write", rule: /grant 1 of user\.jsonc \(\*\) asks the person before write/ },
-  { why: "ask wins over a more specific allow", rules: rules(asking), host: "shop.test", capabilities: ["write"], verdict: "ask", rule: /grant 1 .* asks the person before write/ },
+  { why: "a more specific host's allow wins over a wildcard's ask (0482)", rules: rules(asking), host: "shop.test", capabilities: ["write"], verdict: "allowed", rule: /grant 2 .* \(shop\.test\) allows write, more specific than its ask/ },
+  { why: "an allow for the principal wins over an ask for everyone on the same host (0482)", rules: rules(saved), principal: "bob", host: "shop.test", capabilities: ["write"], verdict: "allowed", rule: /grant 2 .* allows write, more specific/ },
+  { why: "another principal is still asked", rules: rules(saved), principal: "alice", host: "shop.test", capabilities: ["write"], verdict: "ask", rule: /grant 1 .* asks the person before write/ },
+  { why: "an allow as specific as the ask asks", rules: rules(saved), principal: "bob", host: "shop.test", capabilities: ["action"], verdict: "ask", rule: /grant 3 .* asks the person before action/ },
+  { why: "an allow more specific in one way and less in the other asks", rules: rules(saved), principal: "bob", host: "news.test", capabilities: ["read"], verdict: "ask", rule: /grant 4 .* asks the person before read/ },
+  { why: "a more specific allow never opens a deny", rules: rules(saved), principal: "bob", host: "bank.test", capabilities: ["write"], verdict: "denied", rule: /grant 6 .* denies write/ },
   { why: "ask wins over an allow of another grant", rules: rules(asking), host: "shop.test", capabilities: ["action"], verdict: "ask", capability: "action", rule: /grant 2 .* asks the person before action/ },
   { why: "deny wins over ask", rules: rules(asking), host: "bad.test", capabilities: ["write"], verdict: "denied", rule: /grant 3 .* denies write/ },
   { why: "a denied capability beside an asked one denies the call", rules: rules(asking), host: "news.test", capabilities: ["write", "execute"], verdict: "denied", capability: "execute", rule: /"default": "deny"/ },
@@ -173,7 +191,6 @@ Deno.test("the person's yes answers an ask, for its host and capability only", (
     "allowed",
     "the person allowed action on shop.test",
   ]);
-  assertEquals(decide(rules(asking), call("shop.test", ["write"])).verdict, "ask");
   assertEquals(decide(rules(asking), call("news.test", ["write"])).verdict, "ask");
   // A yes never opens what a layer denies, nor a sacred site.
   assertEquals(decide(rules(asking), call("shop.test", ["action", "execute"])).verdict, "denied");

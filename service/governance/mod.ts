@@ -28,6 +28,7 @@ export { ALL_OPEN, type PolicyLayer, readPolicyText } from "./policy_file.ts";
 export {
   MACHINE_POLICY_FILE,
   MAX_POLICY_BYTES,
+  NotSaved,
   type PolicyFileState,
   PolicyStore,
   readPolicySource,

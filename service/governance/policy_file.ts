@@ -5,7 +5,14 @@
  * @module
  */
 
-import { parse, type ParseError, printParseErrorCode, visit } from "jsonc-parser";
+import {
+  applyEdits,
+  modify,
+  parse,
+  type ParseError,
+  printParseErrorCode,
+  visit,
+} from "jsonc-parser";
 import { z } from "zod";
 import { Principal } from "../../shared/bridge.ts";
 import { RemotePrincipal } from "../../shared/remotes.ts";
@@ -187,4 +194,38 @@ export function denyAll(reason: string): PolicyLayer {
     sacred: [],
     warnings: [],
   };
+}
+
+/** A yes the person saves in their policy file: this capability on this host for this agent. */
+export interface SavedGrant {
+  principal: string;
+  host: string;
+  capability: Capability;
+}
+
+/**
+ * The policy text with a grant allowing `saved` appended to its `"grants"` (made when missing),
+ * every other byte kept, comments too (decision 0482); or why not: the text must read as a
+ * policy before the edit and after it.
+ */
+export function withGrantAppended(
+  text: string,
+  source: string,
+  saved: SavedGrant,
+): { text: string } | { error: string } {
+  const before = readPolicyText(text, source);
+  if ("error" in before) return { error: before.error };
+  const grant = { principals: [saved.principal], hosts: [saved.host], allow: [saved.capability] };
+  const edits = modify(text, ["grants", -1], grant, {
+    isArrayInsertion: true,
+    formattingOptions: {
+      insertSpaces: true,
+      tabSize: 2,
+      eol: text.includes("\r\n") ? "\r\n" : "\n",
+    },
+  });
+  const next = applyEdits(text, edits);
+  const after = readPolicyText(next, source);
+  if ("error" in after) return { error: `the grant could not be added: ${after.error}` };
+  return { text: next };
 }

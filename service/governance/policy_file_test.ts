@@ -1,6 +1,6 @@
 import { assert, assertEquals, assertMatch } from "../../tests/support/assert.ts";
 import { hostMatches, hostOfUrl, HostPattern, sacredCovers } from "./hosts.ts";
-import { readPolicyText } from "./policy_file.ts";
+import { readPolicyText, withGrantAppended } from "./policy_file.ts";
 import { DEFAULT_TEMPLATE, TEMPLATES } from "./templates.ts";
 
 const EXAMPLE = `{
@@ -199,4 +199,34 @@ Deno.test("the ask-first template reads, asks before acting and allows reading",
   assert("policy" in read, JSON.stringify(read));
   assertEquals(read.policy.default, "ask");
   assertEquals(read.policy.grants.map((grant) => grant.allow), [["read"]]);
+});
+
+Deno.test("a saved yes is appended as a grant, every comment and other byte kept", () => {
+  const text = `{
+  // Ask before filling forms on the shop.
+  "default": "allow",
+  "grants": [
+    { "hosts": ["shop.test"], "ask": ["write"] }, // the shop
+  ],
+}
+`;
+  const saved = { principal: "bob", host: "shop.test", capability: "write" as const };
+  const edited = withGrantAppended(text, "user.jsonc", saved);
+  assert("text" in edited, JSON.stringify(edited));
+  for (
+    const kept of ["// Ask before filling forms on the shop.", "// the shop", '"default": "allow"']
+  ) {
+    assert(edited.text.includes(kept), `${kept} is gone:\n${edited.text}`);
+  }
+  const read = readPolicyText(edited.text, "user.jsonc");
+  assert("policy" in read, JSON.stringify(read));
+  assertEquals(read.policy.grants.map((g) => [g.principals, g.hosts, g.allow, g.ask]), [
+    [["*"], ["shop.test"], [], ["write"]],
+    [["bob"], ["shop.test"], ["write"], []],
+  ]);
+  // A file with no grants gets them; one that is no policy is left alone, saying why.
+  const bare = withGrantAppended(`{ "default": "ask" } // mine\n`, "user.jsonc", saved);
+  assert("text" in bare && bare.text.includes("// mine") && bare.text.includes('"bob"'));
+  const broken = withGrantAppended(`{ "default": "maybe" }`, "user.jsonc", saved);
+  assert("error" in broken, JSON.stringify(broken));
 });

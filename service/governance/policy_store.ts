@@ -11,7 +11,14 @@
 import { readRegularText, statOrNull } from "../../shared/files.ts";
 import { log } from "../log/mod.ts";
 import type { Rules } from "./decide.ts";
-import { ALL_OPEN, denyAll, type PolicyLayer, readPolicyText } from "./policy_file.ts";
+import {
+  ALL_OPEN,
+  denyAll,
+  type PolicyLayer,
+  readPolicyText,
+  type SavedGrant,
+  withGrantAppended,
+} from "./policy_file.ts";
 import { BUILT_IN_SACRED } from "./sacred.ts";
 
 /**
@@ -137,6 +144,33 @@ export class PolicyStore {
     return this.#rules.layers.flatMap((layer) => layer.warnings);
   }
 
+  /**
+   * Saves the person's yes in their own policy file as a grant allowing it (decision 0482), every
+   * other byte of the file kept, and applies it; the file's path. Throws {@linkcode NotSaved}
+   * with the reason, the file untouched, when there is no file or it would not read as a policy.
+   */
+  async saveGrant(saved: SavedGrant): Promise<string> {
+    const entry = this.#watched[1];
+    const text = await readPolicySource(entry.file).catch((error) => {
+      throw new NotSaved(`${entry.file} cannot be read: ${error.message}`);
+    });
+    if (text === null) {
+      throw new NotSaved(
+        `there is no policy file at ${entry.file} to save it in ('ghostlight policy init' ` +
+          "writes one); the question is still open",
+      );
+    }
+    const edited = withGrantAppended(text, entry.file, saved);
+    if ("error" in edited) {
+      throw new NotSaved(
+        `${entry.file} was left as it is (${edited.error}); the question is still open`,
+      );
+    }
+    await Deno.writeTextFile(entry.file, edited.text);
+    await this.reload();
+    return entry.file;
+  }
+
   /** What each file says now: the machine-wide one, then the user's. */
   states(): { machine: PolicyFileState; user: PolicyFileState } {
     return { machine: this.#watched[0].state, user: this.#watched[1].state };
@@ -226,3 +260,6 @@ function watched(file: string, absent: PolicyLayer | null): Watched {
     seen: null,
   };
 }
+
+/** The person's yes could not be saved in their policy file: the reason, the file untouched. */
+export class NotSaved extends Error {}

@@ -24,3 +24,5 @@ export { HANDLERS, readOnly, type ToolDefinition, TOOLS } from "./registry.ts";
 export { normalizeUrl } from "./core/url.ts";
 export { ownedTab } from "./core/target.ts";
 export { PAGE_ENABLE_COMMANDS } from "./page/frames.ts";
+// For the person's question: the element a call aims at, as the read that gave its ref named it.
+export { type ElementLabel, refLabel } from "./page/frames.ts";

@@ -274,7 +274,9 @@ async function splice(
     const depth = node.depth + part.baseDepth;
     const collected: CollectedNode = { ...rest, depth };
     if (id) {
-      if (node.role !== "text") collected.ref = refFor(pages, part.frame, id);
+      if (node.role !== "text") {
+        collected.ref = refFor(pages, part.frame, id, { role: node.role, name: node.name });
+      }
       collected.at = { frame: part.frame, localId: id };
     }
     into.nodes.push(collected);

@@ -20,6 +20,8 @@ import type {
   Vouched,
 } from "../page_runtime/contract.ts";
 import { INSTALL, MAIN_WORLD, RUNTIME_BUILD } from "./runtime_bundle.ts";
+import { shownRole } from "../page_runtime/contract.ts";
+import { redactSecrets } from "../core/safe_text.ts";
 import {
   BrowserError,
   dialogOpenError,
@@ -307,6 +309,14 @@ interface RefEntry {
   frameKey: string;
   token: string;
   localId: number;
+  /** The element's role and name as the latest read that gave the ref out saw them. */
+  read?: ElementLabel;
+}
+
+/** An element as a read named it: its role and accessible name (page text). */
+export interface ElementLabel {
+  role: string;
+  name: string;
 }
 
 /** Ghostlight's per-tab memory of a page. */
@@ -700,8 +710,17 @@ export class FrameGone extends Error {
   }
 }
 
-/** The number behind a frame-local element id, minted on first sight. */
-export function refFor(pages: TabPages, frame: Frame, localId: number): string {
+/**
+ * The number behind a frame-local element id, minted on first sight. `read` is the element's
+ * role and name as the read that gives the ref out saw them: kept (the latest), so a question to
+ * the person can say which element a call aims at without reaching the page (decision 0481).
+ */
+export function refFor(
+  pages: TabPages,
+  frame: Frame,
+  localId: number,
+  read?: { role: string; name: string },
+): string {
   const key = `${frame.key}#${frame.token}#${localId}`;
   let number = pages.numbers.get(key);
   if (number === undefined) {
@@ -713,7 +732,31 @@ export function refFor(pages: TabPages, frame: Frame, localId: number): string {
     pages.numbers.set(key, number);
     pages.entries.set(number, { frameKey: frame.key, token: frame.token, localId });
   }
+  if (read) pages.entries.get(number)!.read = labelOf(read);
   return `ref_${number}`;
+}
+
+/** Longest name a ref's label keeps: the question shows it, the agent had it already. */
+const MAX_LABEL_NAME = 150;
+
+/** A read's role and name as a ref keeps them: the role as shown, the name cut and redacted. */
+function labelOf(read: { role: string; name: string }): ElementLabel {
+  const name = read.name.length > MAX_LABEL_NAME
+    ? `${read.name.slice(0, MAX_LABEL_NAME - 1)}…`
+    : read.name;
+  return { role: shownRole(read.role).slice(0, 40), name: redactSecrets(name) };
+}
+
+/**
+ * The role and name a ref's element had when a read gave the ref out, or null (no such ref in
+ * the tab's memory, or one no read named): page text, for the person's question (decision 0481).
+ * Never reaches the page, and never a value.
+ */
+export function refLabel(workspace: Workspace, tabId: number, ref: string): ElementLabel | null {
+  const pages = state.get(workspace)?.get(tabId);
+  const match = /^ref_(\d+)$/.exec(ref.trim());
+  if (!pages || !match) return null;
+  return pages.entries.get(Number(match[1]))?.read ?? null;
 }
 
 /**

@@ -46,7 +46,7 @@ function pickCandidates(
   const seen = new Set<string>();
   for (const { node, score } of ranked) {
     if (!node.at) continue;
-    const ref = node.ref ?? refFor(pages, node.at.frame, node.at.localId);
+    const ref = node.ref ?? refFor(pages, node.at.frame, node.at.localId, node);
     if (seen.has(ref)) continue;
     seen.add(ref);
     picked.push({ node, ref, score });
