@@ -11,7 +11,13 @@ import { assert, assertEquals, assertMatch } from "./support/assert.ts";
 import { plain } from "./support/fence.ts";
 import { allText } from "./support/results.ts";
 import { pollUntil } from "./support/wait.ts";
-import { type CallResult, type E2ESession, freshPage, startSession } from "./support/session.ts";
+import {
+  type CallResult,
+  type E2ESession,
+  freshPage,
+  refOf,
+  startSession,
+} from "./support/session.ts";
 
 interface Blocked {
   blockers: { kind: string; summary: string }[];
@@ -134,6 +140,28 @@ Deno.test("aim: a ref click lands on the element, or says what it reached", asyn
       }
       assertEquals(await clicks(s, tabId), ["Turned", "Nested"]);
     });
+
+    await t.step(
+      "in perspective: a leaning button is hit; in a leaning frame the click is refused",
+      async () => {
+        await freshPage(s, tabId, "/aim.html?case=tilted");
+        await pollUntil(
+          () => s.ok("find", { query: "Tilted", tabId }).then((found) => s.text(found)),
+          (text) => /Tilted/.test(text),
+          "the frame's target to be found",
+        );
+        const leaning = await clickOn(s, tabId, "Leaning");
+        assertEquals(blockersOf(leaning), [], s.text(leaning));
+        const refused = await s.fail("computer", {
+          action: "left_click",
+          ref: await refFor(s, tabId, "Tilted"),
+          tabId,
+        });
+        assertMatch(refused, /inside a frame the page shows in 3D perspective/);
+        assertMatch(refused, /so no left_click was sent/);
+        assertEquals(await clicks(s, tabId), ["Leaning"]);
+      },
+    );
 
     await t.step(
       "a target that takes no pointer input: the receipt names what was reached",
@@ -298,13 +326,26 @@ Deno.test("aim: Playwright's click cases, through our tools", async (t) => {
       );
       await clean("box again", await s.ok("computer", { action: "left_click", ref, tabId }));
       assertEquals(await inPage(s, tabId, "String(result.check)"), "false");
+      // The label has a ref of its own; a click on it toggles its box (page-click "should click
+      // on checkbox label and toggle").
+      await freshPage(s, tabId, "/playwright/input/checkbox.html");
+      const label = await refOf(s, tabId, /^\s*label "Remember Me"/);
+      await clean("label", await s.ok("computer", { action: "left_click", ref: label, tabId }));
+      assertEquals(await inPage(s, tabId, "String(result.check)"), "true");
+      assertEquals(await inPage(s, tabId, "result.events.join()"), "click,input,change");
+      await clean(
+        "label again",
+        await s.ok("computer", { action: "left_click", ref: label, tabId }),
+      );
+      assertEquals(await inPage(s, tabId, "String(result.check)"), "false");
     });
 
     await t.step(
       "an SVG shape, an empty span's generated text, a span split off screen",
       async () => {
         await freshPage(s, tabId, "/aim.html?case=svg");
-        await clean("circle", await clickOn(s, tabId, "Circle"));
+        await clean("circle", await clickOn(s, tabId, "circle"));
+        assertEquals(await global(s, tabId, "__CLICKED"), "42");
         await freshPage(s, tabId, "/aim.html?case=inline");
         await clean("before", await clickOn(s, tabId, "Before"));
         await clean("split", await clickOn(s, tabId, "Split"));
@@ -358,14 +399,14 @@ Deno.test("aim: Playwright's click cases, through our tools", async (t) => {
       );
     });
 
-    await t.step("a page that is only a drawing is not read as showing nothing", async () => {
+    await t.step("a page that is only a drawing gives its clickable shape a ref", async () => {
       await freshPage(s, tabId, "/drawing.html");
       const read = s.text(await s.ok("read_page", { tabId }));
       assert(!/shows nothing yet/.test(read), read);
-      assertMatch(
-        read,
-        /shows only graphics \(an SVG, a canvas\); a screenshot shows what is drawn/,
-      );
+      const shape = await refOf(s, tabId, /clickable/);
+      assertEquals(await refFor(s, tabId, "circle"), shape);
+      await clean("shape", await s.ok("computer", { action: "left_click", ref: shape, tabId }));
+      assertEquals(await global(s, tabId, "dotted"), "true");
     });
 
     await t.step("a link holding only a block", async () => {

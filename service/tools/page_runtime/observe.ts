@@ -201,6 +201,7 @@ export function prepareAction(key: string, id: number, options: { keep: number }
     described,
     point,
     aimed: point !== null,
+    ...(aimed?.tilted ? { tilted: true } : {}),
     around: aimed !== null && aimed.around,
     framed: point !== null && frameAt(point.x, point.y) !== null,
     cover: aimed ? aimed.hit : null,
