@@ -64,6 +64,7 @@ Deno.test("aim: a ref click lands on the element, or says what it reached", asyn
   const s = await startSession();
   try {
     const tabId = await s.firstTab();
+    let popupTab = 0;
 
     await t.step(
       "unaligned 1x1 elements are hit (their rounded box centre is outside them)",
@@ -184,6 +185,7 @@ Deno.test("aim: a ref click lands on the element, or says what it reached", asyn
         const opened = await clickOn(s, tabId, "Open the other");
         const popup = (plain(opened)?.receipt as { tabDelta: { opened: { tabId: number }[] } })
           .tabDelta.opened[0].tabId;
+        popupTab = popup;
         const refs = new Map([
           [tabId, await refFor(s, tabId, "Count")],
           [popup, await refFor(s, popup, "Count")],
@@ -206,6 +208,34 @@ Deno.test("aim: a ref click lands on the element, or says what it reached", asyn
         assert(slow.length < 4, `clicks held: ${slow.join(", ")} ms`);
         assertEquals(await inPage(s, tabId, "String(window.count)"), "4");
         assertEquals(await inPage(s, popup, "String(window.count)"), "4");
+      },
+    );
+
+    await t.step(
+      "clicks alternating between two tabs of one window each land once (0494)",
+      async () => {
+        const made = await s.ok("tabs_create_mcp", {});
+        const other = (made.structuredContent as { tabs: { tabId: number }[] }).tabs
+          .map((tab) => tab.tabId).find((id) => id !== tabId && id !== popupTab)!;
+        await freshPage(s, tabId, "/popup_pair.html");
+        await freshPage(s, other, "/popup_pair.html?child=1");
+        const refs = new Map([
+          [tabId, await refFor(s, tabId, "Count")],
+          [other, await refFor(s, other, "Count")],
+        ]);
+        // The tab clicked is behind the other each time: brought to the front inside the click's
+        // own message (its receipt and the page say the click landed there, once).
+        for (let i = 0; i < 6; i++) {
+          const tab = i % 2 ? other : tabId;
+          const clicked = await s.ok("computer", {
+            action: "left_click",
+            ref: refs.get(tab)!,
+            tabId: tab,
+          });
+          assertMatch(s.text(clicked), /1 DOM change/);
+        }
+        assertEquals(await inPage(s, tabId, "String(window.count)"), "3");
+        assertEquals(await inPage(s, other, "String(window.count)"), "3");
       },
     );
 

@@ -65,6 +65,7 @@ import {
   unlessClosed,
   watchNavigation,
 } from "./send.ts";
+import { likelyBehind } from "./front.ts";
 import {
   KEYS_UNHEARD,
   type TypeMode,
@@ -604,7 +605,11 @@ function aimedPointer(
   const settle = settleStep(context.workspace, target, { press });
   if (!lookup || !settle) return null;
   const { read } = lookup;
+  // A tab behind another of its window is brought to the front first, in the same message: the
+  // lookup then finds it shown, instead of withholding the input for a second trip (0494).
+  const front = likelyBehind(target) ? [{ method: "Page.bringToFront", params: {} }] : [];
   const declared = program()
+    .each("front", () => front)
     .step("lookup", () => read.evaluate)
     .step("look", () => read.look)
     .lead()
