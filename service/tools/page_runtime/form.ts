@@ -451,9 +451,15 @@ function watchLeaving(): { to(): string | undefined; stop(): void } {
     (globalThis as { navigation?: EventTarget }).navigation) || null;
   let to: string | undefined;
   const heard = (event: Event) => {
-    const destination = (event as Event & { destination?: { url: string; sameDocument: boolean } })
-      .destination;
-    if (destination && !destination.sameDocument) to = destination.url;
+    const navigate = event as Event & {
+      destination?: { url: string; sameDocument: boolean };
+      downloadRequest?: string | null;
+    };
+    const destination = navigate.destination;
+    // A download leaves the page where it is.
+    if (destination && !destination.sameDocument && typeof navigate.downloadRequest !== "string") {
+      to = destination.url;
+    }
   };
   nav?.addEventListener("navigate", heard);
   return { to: () => to, stop: () => nav?.removeEventListener("navigate", heard) };
