@@ -551,11 +551,20 @@ Deno.test("playwright fill cases: input types, values the browser refuses, clear
         const set = await s.call("form_input", { ref: ref("Date"), value: "2021-04-05", tabId });
         assert(!set.isError, s.text(set));
         assertMatch(s.text(set), /^Set textbox \[ref_\d+\] to "2021-04-05"/);
-        await pollUntil(
-          () => evaluate(s, tabId, "location.pathname"),
-          (path) => path === "/index.html",
-          "the page to navigate",
+        // The answer says the page went elsewhere: the field it names is no longer shown.
+        assertMatch(s.text(set), /The page then went to [\s\S]*\/index\.html/);
+        assertEquals(plain(set)?.urlChanged, s.fixtures.url("/index.html"), s.text(set));
+        assertEquals(await evaluate(s, tabId, "location.pathname"), "/index.html");
+        // Typing into a field whose handler navigates says so as well.
+        await freshPage(s, tabId, "/fill_types.html");
+        await evaluate(
+          s,
+          tabId,
+          "const one = document.getElementById('one'); one.focus(); " +
+            "one.addEventListener('input', () => location.href = '/index.html?typed'); 1",
         );
+        const typed = await s.ok("computer", { action: "type", text: "x", tabId });
+        assertMatch(s.text(typed), /Now at [\s\S]*\/index\.html\?typed/);
       },
     );
   } finally {

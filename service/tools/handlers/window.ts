@@ -8,7 +8,7 @@
  */
 
 import { MAX_WINDOW_SIDE, MIN_WINDOW_SIDE } from "../../../shared/browser_protocol.ts";
-import { BrowserError } from "../../browser/mod.ts";
+import { BrowserError, type TabState } from "../../browser/mod.ts";
 import { type Handler, success } from "../core/context.ts";
 import { ToolError } from "../core/errors.ts";
 import { inMainWorld, mainWorldCall } from "../page/frames.ts";
@@ -50,6 +50,14 @@ function frameOf(
   };
 }
 
+/**
+ * Each tab's window measured before its first resize (outer size and viewport, no emulation):
+ * the frame around the page as launched. A shrunk window may show a bar the launched one did not
+ * (headless Chromium's automation bar), so the frame measured then would not give back the launch
+ * viewport. Kept as long as the service knows the tab.
+ */
+const launched = new WeakMap<TabState, number[]>();
+
 /** How long resize_window waits for the page to see its new size. */
 const SETTLE_MS = 2_000;
 
@@ -82,6 +90,8 @@ export const resizeWindow: Handler = async (args, context) => {
   let lead: string;
   let size: { width: number; height: number };
   const before = await viewportNow(target);
+  const tab = target.link.tab(target.native);
+  if (before && !launched.has(tab)) launched.set(tab, before);
   try {
     const window = await target.link.call("window.resize", {
       tab_id: target.native,
@@ -98,10 +108,11 @@ export const resizeWindow: Handler = async (args, context) => {
   } catch (error) {
     if (!(error instanceof BrowserError && error.kind === "unsupported")) throw error;
     // The page gets the viewport such a window would show: the window's own frame (tab strip,
-    // toolbar) measured without any emulation, taken off. Going back to a launch size larger
-    // than the screen then gives the page the viewport it had at launch.
+    // toolbar) taken off, as measured before the tab's first resize (else now, without any
+    // emulation). Going back to a launch size larger than the screen then gives the page the
+    // viewport it had at launch.
     await cdp(target, "Emulation.clearDeviceMetricsOverride");
-    const frame = frameOf(await viewportNow(target), width, height);
+    const frame = frameOf(launched.get(tab) ?? await viewportNow(target), width, height);
     const view = { width: width - frame.width, height: height - frame.height };
     await cdp(target, "Emulation.setDeviceMetricsOverride", {
       ...view,

@@ -65,6 +65,7 @@ import {
   unlessClosed,
   watchNavigation,
 } from "./send.ts";
+import { likelyBehind } from "./front.ts";
 import {
   KEYS_UNHEARD,
   type TypeMode,
@@ -316,6 +317,29 @@ function outOfView(ref: string, role: string, name: string, action: string): Too
   );
 }
 
+/**
+ * The target is in a frame shown in perspective: where it appears is not computed, so nothing
+ * was sent rather than input at a wrong point (decision 0490).
+ */
+function tilted(ref: string, role: string, name: string, action: string): ToolError {
+  return new ToolError(
+    "tool_failure",
+    `${ref} (${role} "${name}") is inside a frame the page shows in 3D perspective, where ` +
+      `Ghostlight cannot compute the point on screen it appears at, so no ${action} was sent.`,
+    "Take a screenshot and act at the point where it shows (computer with a coordinate).",
+  );
+}
+
+/** The refusal for a ref with no point to act at: in perspective, or out of view. */
+function noPoint(
+  found: { tilted: boolean; element: Described },
+  ref: string,
+  action: string,
+): ToolError {
+  const { role, name } = found.element;
+  return found.tilted ? tilted(ref, role, name, action) : outOfView(ref, role, name, action);
+}
+
 /** Where a pointer action lands: on a ref's centre (scrolled into view) or at a coordinate. */
 async function pointFor(
   at: At,
@@ -357,7 +381,7 @@ async function pointOf(
     if (prepared) {
       const { element } = prepared;
       if (!prepared.visible) throw notVisible(args.ref, element.role, element.name, action);
-      if (!prepared.centre) throw outOfView(args.ref, element.role, element.name, action);
+      if (!prepared.centre) throw noPoint(prepared, args.ref, action);
       return {
         point: prepared.centre,
         assurance: "ref",
@@ -438,6 +462,8 @@ interface Prepared {
   cover: string | null;
   /** Whether that holds the element (which takes no pointer input) rather than covering it. */
   around: boolean;
+  /** No centre because the element is in a frame shown in perspective. */
+  tilted: boolean;
   /**
    * Whether the centre lands in a frame of another origin (an iframe over the element, or the
    * element an iframe): that frame is decided before the input is sent. True when not known.
@@ -493,6 +519,7 @@ function foundIn(read: MainFrameRead<PreparedState>, ref: string): Omit<Prepared
     },
     cover: read.value!.cover,
     around: read.value!.around === true,
+    tilted: read.value!.tilted === true,
     framed: read.value!.framed !== false,
   };
 }
@@ -578,7 +605,11 @@ function aimedPointer(
   const settle = settleStep(context.workspace, target, { press });
   if (!lookup || !settle) return null;
   const { read } = lookup;
+  // A tab behind another of its window is brought to the front first, in the same message: the
+  // lookup then finds it shown, instead of withholding the input for a second trip (0494).
+  const front = likelyBehind(target) ? [{ method: "Page.bringToFront", params: {} }] : [];
   const declared = program()
+    .each("front", () => front)
     .step("lookup", () => read.evaluate)
     .step("look", () => read.look)
     .lead()
@@ -740,9 +771,7 @@ async function pointerAction(
       if (missed && !missed.visible) {
         throw notVisible(ref, missed.element.role, missed.element.name, action);
       }
-      if (missed && !missed.centre) {
-        throw outOfView(ref, missed.element.role, missed.element.name, action);
-      }
+      if (missed && !missed.centre) throw noPoint(missed, ref, action);
       return ordinary();
     },
     ordinary,

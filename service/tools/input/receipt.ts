@@ -26,6 +26,8 @@ import {
 } from "../page/frames.ts";
 import { cdp, type TabTarget } from "../core/target.ts";
 import type { NavigationWatch } from "./send.ts";
+import { broughtToFront } from "./front.ts";
+import { log } from "../../log/mod.ts";
 import type { PageFacts } from "../page/landed_facts.ts";
 import { expectScale } from "../page/screenshot.ts";
 
@@ -129,7 +131,10 @@ export async function noteBefore(
   state: BeforeState | null,
   frame: { frameId: string; loaderId: string },
 ): Promise<Before> {
-  if (state?.hidden) await cdp(target, "Page.bringToFront").catch(() => {});
+  if (state?.hidden) {
+    await cdp(target, "Page.bringToFront").catch(() => {});
+    broughtToFront(target);
+  }
   return {
     url: state?.url ?? "",
     title: state?.title ?? "",
@@ -354,6 +359,8 @@ async function stateAfter(
   const left = read === "leaving" || watch.started || state?.navigating !== undefined ||
     (known && (first === null || first.loaderId !== before.frame.loaderId));
   if (!left || blocked()) return state;
+  const waitedFrom = Date.now();
+  let waitedOut = false;
   // Where the action led, as the new document reports itself at its first frame or its load
   // (decisions 0240, 0245); a document whose runtime will not report (restored from the
   // back/forward cache, or events were lost) is read once it reached DOMContentLoaded.
@@ -364,6 +371,7 @@ async function stateAfter(
   });
   const loaded = (async (): Promise<Settled> => {
     const arrived = await watch.arrived();
+    waitedOut = !arrived;
     if (answered || blocked()) return null;
     if (arrived && watch.willReport()) {
       const state = await reported;
@@ -373,6 +381,21 @@ async function stateAfter(
   })();
   const found = await Promise.race([loaded, reported.then((state) => state ?? loaded)]);
   answered = true;
+  // A receipt that waited out the whole bound for a navigation that never came (issue 28's
+  // flat ~5 s clicks had this length; decision 0495): the log says why it thought the page was
+  // being left.
+  if (waitedOut) {
+    const why = read === "leaving"
+      ? "the page was reported leaving"
+      : state?.navigating !== undefined
+      ? "the page reported a navigation to another document"
+      : first
+      ? "the settle read came from another document"
+      : watch.started
+      ? "a document request started"
+      : "the settle read missed";
+    log("warn", `an action's receipt waited ${Date.now() - waitedFrom} ms for a page: ${why}`);
+  }
   return blocked() ? state : found ?? state;
 }
 

@@ -15,13 +15,14 @@ import type { Outcome } from "../../../shared/bridge.ts";
 import { success, type ToolContext } from "../core/context.ts";
 import { ToolError } from "../core/errors.ts";
 import { howToAnswer } from "../core/dialog_help.ts";
-import { displayUrl, fence, originOf, redactSecrets } from "../core/safe_text.ts";
+import { displayUrl, fence, fencedUrl, originOf, redactSecrets } from "../core/safe_text.ts";
 import { NAMEABLE_ROLES } from "../page_runtime/contract.ts";
 import {
   type Frame,
   FrameGone,
   frameOrigin,
   inFrame,
+  knownMain,
   lookupRef,
   pageInfo,
   refFor,
@@ -39,6 +40,7 @@ import {
   roleWord,
 } from "./fill_receipt.ts";
 import { ownedTab, type TabTarget } from "../core/target.ts";
+import { NAVIGATION_WAIT_MS, NavigationWatch } from "./send.ts";
 
 /** The error for a field that could not take its value. */
 function refusal(
@@ -223,7 +225,22 @@ export async function setFieldValue(intent: SetValue, context: ToolContext): Pro
   const target = ownedTab(context.workspace, context.browsers, intent.tabId);
   const pages = tabPages(context.workspace, target.tabId);
   const { ref, value } = intent;
-  const { result, frame } = await fillInPage(context, target, ref, value);
+  // Watched from before the fill: a handler that sets `location` starts loading another page.
+  const main = knownMain(target, pages);
+  const watch = main?.loaderId
+    ? new NavigationWatch(
+      target.link.tab(target.native),
+      { frameId: main.frameId, loaderId: main.loaderId },
+      NAVIGATION_WAIT_MS,
+    )
+    : null;
+  const { result, frame } = await fillInPage(context, target, ref, value).catch((error) => {
+    watch?.stop();
+    throw error;
+  });
+  // Stopped at once unless the fill began to leave the page; then once the new page arrived.
+  const left = !("error" in result) && (result.leaving !== undefined || watch?.started === true);
+  if (!left) watch?.stop();
   if ("error" in result) {
     const { url } = await pageInfo(context.workspace, target);
     throw refusal(
@@ -235,7 +252,13 @@ export async function setFieldValue(intent: SetValue, context: ToolContext): Pro
   }
   // A group given a radio's label answers with the radio it chose.
   const targetRef = result.chose === undefined ? ref : refFor(pages, frame, result.chose);
-  const url = result.url ?? (await pageAfterEffect(context.workspace, target)).url;
+  if (left && watch) {
+    await watch.arrived();
+    watch.stop();
+  }
+  const url = left || !result.url
+    ? (await pageAfterEffect(context.workspace, target)).url
+    : result.url;
   const words = fillWords(targetRef, value, result);
   const after = result.after;
   const box = await topBox(target, pages, frame, after?.box ?? null);
@@ -246,10 +269,12 @@ export async function setFieldValue(intent: SetValue, context: ToolContext): Pro
       (words.notes.length
         ? `\n${fence(context.workspace, originOf(url), words.notes.join("\n"))}`
         : "") +
+      (left ? ` The page then went to ${fencedUrl(context.workspace, url)}.` : "") +
       dialogAfterEffect(context.workspace, target, "the field was set"),
     {
       tabId: target.tabId,
       url: displayUrl(url),
+      ...(left ? { urlChanged: displayUrl(url) } : {}),
       action: "form_input",
       targetAssurance: "ref",
       target: {

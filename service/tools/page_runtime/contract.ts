@@ -262,6 +262,11 @@ export interface Aim {
    * through) rather than lying on top of it.
    */
   around: boolean;
+  /**
+   * The element is in a frame shown in perspective (a 3D transform that is not flat): where its
+   * points appear on screen is not computed, so there is no point (decision 0490).
+   */
+  tilted?: boolean;
 }
 
 /** Everything a pointer action on an element needs, from one visit (decision 0239). */
@@ -271,6 +276,8 @@ export interface Prepared {
   point: Point | null;
   /** Whether there is a point to act at (a condition of a page program reads it). */
   aimed: boolean;
+  /** No point because the element is in a frame shown in perspective ({@linkcode Aim}). */
+  tilted?: boolean;
   /** Whether what is at the point holds the element rather than lying on top of it. */
   around: boolean;
   /**
@@ -321,6 +328,11 @@ export interface FieldFill {
   url?: string;
   /** The field (and any label of it) could not be seen when it was set. */
   unseen?: boolean;
+  /**
+   * Where the top document began to navigate while the field was set (its handlers set
+   * `location`), when it was filled alone in the top frame: the field is being left.
+   */
+  leaving?: string;
 }
 
 /** What filling one field did, or why it could not take the value. */

@@ -423,12 +423,46 @@ async function fillOne(
   alone: boolean,
   seen: Seen,
 ): Promise<FillResult> {
-  const applied = apply(id, value, alone);
-  if ("error" in applied) return applied;
-  const unseen = !canBeSeen(applied.el);
-  await handlerTurns();
-  const result = readBack(applied, alone, seen);
-  return unseen ? { ...result, unseen: true } : result;
+  const leaving = alone ? watchLeaving() : null;
+  try {
+    const applied = apply(id, value, alone);
+    if ("error" in applied) return applied;
+    const unseen = !canBeSeen(applied.el);
+    await handlerTurns();
+    const result = readBack(applied, alone, seen);
+    const left = leaving?.to();
+    return {
+      ...result,
+      ...(unseen ? { unseen: true } : {}),
+      ...(left !== undefined ? { leaving: left } : {}),
+    };
+  } finally {
+    leaving?.stop();
+  }
+}
+
+/**
+ * Watches the top window for a navigation to another document that the fill's events start (a
+ * handler that sets `location`): the Navigation API's `navigate` event fires as it begins, in
+ * the handler's own turn. `to` answers where it goes, or undefined when none began.
+ */
+function watchLeaving(): { to(): string | undefined; stop(): void } {
+  const nav = (globalThis.top === globalThis.window &&
+    (globalThis as { navigation?: EventTarget }).navigation) || null;
+  let to: string | undefined;
+  const heard = (event: Event) => {
+    const navigate = event as Event & {
+      destination?: { url: string; sameDocument: boolean };
+      downloadRequest?: string | null;
+    };
+    const destination = navigate.destination;
+    // A download leaves the page where it is.
+    if (destination && !destination.sameDocument && typeof navigate.downloadRequest !== "string") {
+      to = destination.url;
+    }
+  };
+  nav?.addEventListener("navigate", heard);
+  return { to: () => to, stop: () => nav?.removeEventListener("navigate", heard) };
 }
 
 /**

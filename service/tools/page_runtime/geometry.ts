@@ -127,6 +127,42 @@ function frameOf(win: Window): Element | null {
 }
 
 /**
+ * Whether an element is drawn in perspective: it or an ancestor in its document has a 3D
+ * transform that a perspective makes projective (its own `perspective()`, or its parent's
+ * `perspective` property). The linear maps here are exact only without one.
+ */
+function projective(el: Element): boolean {
+  for (let node: Node | null = el; node && node.nodeType === 1;) {
+    const element = node as Element;
+    const style = viewOf(element).getComputedStyle(element);
+    if (style.transform && style.transform !== "none") {
+      try {
+        const t = new DOMMatrix(style.transform);
+        const parent = element.parentElement;
+        if (
+          !t.is2D && (t.m14 !== 0 || t.m24 !== 0 || t.m34 !== 0 ||
+            (parent !== null && viewOf(parent).getComputedStyle(parent).perspective !== "none"))
+        ) return true;
+      } catch {
+        // A transform DOMMatrix cannot read: taken as none, as ownLinear does.
+      }
+    }
+    node = node.parentNode && node.parentNode.nodeType === 11
+      ? (node.parentNode as ShadowRoot).host
+      : node.parentNode;
+  }
+  return false;
+}
+
+/** Whether a frame on the way from `win` to the outermost reachable window is in perspective. */
+function tiltedOnTheWay(win: Window): boolean {
+  for (let frame = frameOf(win); frame; frame = frameOf(viewOf(frame))) {
+    if (projective(frame)) return true;
+  }
+  return false;
+}
+
+/**
  * A point of `win`'s viewport in the viewport of the outermost window this world can reach, and
  * whether it lies inside every viewport on the way.
  */
@@ -333,6 +369,11 @@ type Aimed = Aim & { found: Element | null };
  */
 function aimNow(el: Element, clipped = true): Aimed {
   const win = viewOf(el);
+  // A frame in perspective maps its points projectively: no point is computed rather than a
+  // wrong one that the same wrong map would then confirm (decision 0490).
+  if (tiltedOnTheWay(win)) {
+    return { point: null, hit: null, around: false, found: null, tilted: true };
+  }
   const rects = Array.from(el.getClientRects()).filter((r) => r.width > 0 && r.height > 0)
     .slice(0, MAX_AIM_RECTS);
   const clip = clipped
@@ -385,7 +426,7 @@ export function aim(id: number): Aim | null {
   const el = byId(id);
   if (!el) return null;
   let aimed = aimNow(el);
-  if (!scrollHelps(aimed)) return plain(aimed);
+  if (aimed.tilted || !scrollHelps(aimed)) return plain(aimed);
   for (const block of SCROLLS) {
     el.scrollIntoView({ block, inline: block, behavior: "instant" });
     aimed = aimNow(el);
@@ -399,8 +440,8 @@ export function aim(id: number): Aim | null {
 }
 
 /** An aim as the runtime answers it (no element: answers cross into the service as JSON). */
-function plain({ point, hit, around }: Aimed): Aim {
-  return { point, hit, around };
+function plain({ point, hit, around, tilted }: Aimed): Aim {
+  return { point, hit, around, ...(tilted ? { tilted } : {}) };
 }
 
 /**

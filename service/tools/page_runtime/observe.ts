@@ -22,6 +22,8 @@ interface Counter {
   changed: Element[];
   /** Where a navigation to another document this action started goes, once one started. */
   nav: string | null;
+  /** That navigation's event: a page's own listener may cancel it after ours heard it. */
+  navEvent: Event | null;
   /** Whether an action is under way (its input is noted); from its before to its receipt. */
   armed: boolean;
   /** Trusted input events noted, counted. */
@@ -105,6 +107,8 @@ export function focused(): Element | null {
 type NavigateEventLike = Event & {
   destination: { url: string; sameDocument: boolean };
   canIntercept: boolean;
+  /** The file name when the navigation is a download (the page stays). */
+  downloadRequest?: string | null;
 };
 
 function install(key: string, keep: number): Counter {
@@ -113,6 +117,7 @@ function install(key: string, keep: number): Counter {
     t: 0,
     changed: [],
     nav: null,
+    navEvent: null,
     armed: false,
     input: 0,
     handled: null,
@@ -133,9 +138,15 @@ function install(key: string, keep: number): Counter {
   // The evidence that an action is leaving this document: the receipt then waits for the new
   // one to load (on the browser's events) instead of for this one to go quiet.
   const navigation = (globalThis as unknown as { navigation?: EventTarget }).navigation;
+  // A download leaves nothing (the page stays), nor does a navigation the page's own listener
+  // cancels (read when the receipt asks): waiting for their new document would wait out the
+  // service's whole bound (decision 0495).
   navigation?.addEventListener("navigate", (event) => {
     const navigate = event as NavigateEventLike;
-    if (!navigate.destination.sameDocument) counter.nav = navigate.destination.url;
+    if (!navigate.destination.sameDocument && typeof navigate.downloadRequest !== "string") {
+      counter.nav = navigate.destination.url;
+      counter.navEvent = event;
+    }
   });
   for (const type of INPUT_EVENTS) {
     addEventListener(type, (event) => noteInput(counter, event), { passive: true });
@@ -168,6 +179,7 @@ export function observeBefore(
   const s = counterAt(key) || install(key, options.keep);
   s.changed = [];
   s.nav = null;
+  s.navEvent = null;
   s.handled = null;
   s.invalid = null;
   s.pressed = false;
@@ -201,6 +213,7 @@ export function prepareAction(key: string, id: number, options: { keep: number }
     described,
     point,
     aimed: point !== null,
+    ...(aimed?.tilted ? { tilted: true } : {}),
     around: aimed !== null && aimed.around,
     framed: point !== null && frameAt(point.x, point.y) !== null,
     cover: aimed ? aimed.hit : null,
@@ -249,9 +262,14 @@ function report(
     hidden: document.hidden,
     current: current(),
     ...(focus ? { focus } : {}),
-    ...(s && s.nav ? { navigating: s.nav } : {}),
+    ...(s && leavingTo(s) ? { navigating: leavingTo(s)! } : {}),
     ...(busy ? { busy: true as const } : {}),
   };
+}
+
+/** Where the action's navigation goes, unless the page cancelled it (its own listener may). */
+function leavingTo(s: Counter): string | null {
+  return s.nav !== null && !(s.navEvent && s.navEvent.defaultPrevented) ? s.nav : null;
 }
 
 /** Whole frames without a mutation that a burst must also pass to count as over. */
@@ -267,7 +285,7 @@ const FRAME_MS = 16;
 function quietSinceInput(s: Counter): boolean {
   const handled = s.handled;
   return handled !== null && handled.framed && handled.input === s.input && handled.n === s.n &&
-    !s.nav;
+    !leavingTo(s);
 }
 
 /**
@@ -355,7 +373,7 @@ function settleFrom(
     };
     const check = (): void => {
       if (finished) return;
-      if (s && s.nav) return done(true);
+      if (s && leavingTo(s)) return done(true);
       if (!s || s.n === seen) return done(true);
       const quietFor = performance.now() - s.t;
       if (quietFor >= options.quietMs && quietFrames >= QUIET_FRAMES) return done(true);

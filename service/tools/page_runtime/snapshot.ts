@@ -45,6 +45,8 @@ function extrasOf(
   return out;
 }
 
+const SVG_NS = "http://www.w3.org/2000/svg";
+
 /** Hints that help `find` rank an element: title, name, id, description, test id. */
 function hintsOf(el: Element): string {
   const root = rootOf(el);
@@ -56,6 +58,8 @@ function hintsOf(el: Element): string {
     el.id,
     description ? textOf(description, 100) : "",
     el.getAttribute("data-testid"),
+    // A shape in a drawing is often named by nothing else ("circle", "path").
+    el.namespaceURI === SVG_NS ? el.tagName : "",
   ].filter(Boolean).join(" ");
 }
 
@@ -65,6 +69,34 @@ function onlyNames(n: Element): boolean {
     (n as HTMLLabelElement).control !== n) ||
     ((n.tagName === "LEGEND" || n.tagName === "CAPTION") && !!n.parentElement &&
       n.parentElement.getAttribute("aria-label") === null);
+}
+
+/** Most elements of one drawing looked at for shapes that take clicks. */
+const MAX_SHAPES_LOOKED_AT = 1000;
+
+/**
+ * The role of an element inside a drawing that takes clicks: a link (`<a href>`), its own
+ * interactive role, or a script-made control (a click handler in its markup, a tab stop, or a
+ * pointer cursor its parent does not have); null for the rest.
+ */
+function shapeRole(el: Element): string | null {
+  if (el.tagName === "a" && (el.hasAttribute("href") || el.hasAttribute("xlink:href"))) {
+    return "link";
+  }
+  const role = el.getAttribute("role");
+  if (role && INTERACTIVE.has(role)) return role;
+  if (el.hasAttribute("onclick") || Number(el.getAttribute("tabindex") ?? -1) >= 0) {
+    return SCRIPT_CONTROL;
+  }
+  const view = viewOf(el);
+  const pointer = (node: Element) => view.getComputedStyle(node).cursor === "pointer";
+  return pointer(el) && !(el.parentElement && pointer(el.parentElement)) ? SCRIPT_CONTROL : null;
+}
+
+/** Whether an element is a label that names a control outside itself (`<label for>`). */
+function standsApart(n: Element): boolean {
+  const control = n.tagName === "LABEL" ? (n as HTMLLabelElement).control : null;
+  return !!control && !n.contains(control);
 }
 
 /**
@@ -242,13 +274,14 @@ class Walker {
       }
     }
     if (isSvg(n)) {
-      // An icon is part of its control's name; a labelled graphic stands on its own.
-      if (
-        !isHidden(n) && !this.#underPointer &&
-        (n.getAttribute("aria-label") || n.getAttribute("role") === "img")
-      ) {
-        if (depth <= this.#maxDepth && this.#filter !== "interactive") this.#emit(n, "img", depth);
-      }
+      // An icon is part of its control's name; a labelled graphic stands on its own, and the
+      // shapes inside a drawing that take clicks are controls of their own.
+      if (isHidden(n) || this.#underPointer) return;
+      const labelled = n.getAttribute("aria-label") || n.getAttribute("role") === "img";
+      const graphic = labelled && depth <= this.#maxDepth && this.#filter !== "interactive"
+        ? this.#emit(n, "img", depth)
+        : null;
+      this.#walkShapes(n, graphic ? depth + 1 : depth);
       return;
     }
     if (SKIP.has(n.tagName)) return;
@@ -284,6 +317,11 @@ class Walker {
 
   #walkElement(n: Element, depth: number, suppressText: boolean, invisible: boolean): void {
     if (onlyNames(n)) {
+      // A label apart from its control (`for`) is a place to click of its own: a click there
+      // toggles or focuses the control, and pages style it as the visible switch or box.
+      if (standsApart(n) && this.#filter !== "interactive" && depth <= this.#maxDepth) {
+        this.#emit(n, "label", depth);
+      }
       this.#walkChildren(n, depth, true);
       return;
     }
@@ -330,6 +368,26 @@ class Walker {
     }
     this.#walkChildren(n, depth, suppressText);
     if (!INLINE.has(n.tagName)) this.flushText();
+  }
+
+  /**
+   * The shapes inside a drawing that take clicks ({@linkcode shapeRole}), each with its own line
+   * and ref; what is inside one is part of it. At most {@linkcode MAX_SHAPES_LOOKED_AT} elements
+   * of one drawing are looked at (a map or a chart may have thousands).
+   */
+  #walkShapes(svg: Element, depth: number): void {
+    if (depth > this.#maxDepth) return;
+    let looked = 0;
+    const visit = (parent: Element) => {
+      for (let el = parent.firstElementChild; el; el = el.nextElementSibling) {
+        if (++looked > MAX_SHAPES_LOOKED_AT) return;
+        if (SKIP.has(el.tagName.toUpperCase()) || isHidden(el)) continue;
+        const role = shapeRole(el);
+        if (role) this.#emit(el, role, depth);
+        else visit(el);
+      }
+    };
+    visit(svg);
   }
 
   /** A frame: a same-origin one is walked in place; another is marked for its own world. */
