@@ -12,7 +12,6 @@
 import {
   agent,
   type AgentContext,
-  type AnyMessage,
   type McpOutcome,
   McpOverAcpCaller,
   type McpServerAcpDeclaration,
@@ -21,33 +20,12 @@ import {
 } from "@agentclientprotocol/sdk/unstable";
 import { type InstancePaths, resolveInstancePaths } from "../shared/instance.ts";
 import { remotesFile, tokenFile } from "../shared/remotes.ts";
+import { socketStream } from "./support/acp_socket.ts";
 import { assert, assertEquals, assertMatch } from "./support/assert.ts";
 import { cli } from "./support/env.ts";
 import { ghostlight } from "./support/processes.ts";
 import { type E2ESession, startSession } from "./support/session.ts";
 import { pollUntil, within } from "./support/wait.ts";
-
-/** A message stream over the agent host's side of the WebSocket, for the SDK. */
-function socketStream(socket: WebSocket) {
-  const readable = new ReadableStream<AnyMessage>({
-    start(controller) {
-      socket.onmessage = (event) => controller.enqueue(JSON.parse(event.data as string));
-      socket.onclose = () => {
-        try {
-          controller.close();
-        } catch {
-          // Already closed.
-        }
-      };
-    },
-  });
-  const writable = new WritableStream<AnyMessage>({
-    write(message) {
-      if (socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify(message));
-    },
-  });
-  return { readable, writable };
-}
 
 /** The agent host: accepts one bearer token and remembers the session's declaration. */
 function agentHost(token: string) {

@@ -19,7 +19,6 @@
 import {
   agent,
   type AgentContext,
-  type AnyMessage,
   type McpOutcome,
   McpOverAcpCaller,
   type McpServerAcpDeclaration,
@@ -27,34 +26,13 @@ import {
   PROTOCOL_VERSION,
 } from "@agentclientprotocol/sdk/unstable";
 import { PROMPT_MAX_CHARS } from "../shared/panel.ts";
+import { socketStream } from "./support/acp_socket.ts";
 import { assert, assertEquals, assertMatch } from "./support/assert.ts";
 import { type Cdp, type CdpPage, connectCdp } from "./support/cdp.ts";
 import { cli } from "./support/env.ts";
 import { ghostlight } from "./support/processes.ts";
 import { startSession } from "./support/session.ts";
 import { waitFor, within } from "./support/wait.ts";
-
-/** A message stream over the agent host's side of the WebSocket, for the SDK. */
-function socketStream(socket: WebSocket) {
-  const readable = new ReadableStream<AnyMessage>({
-    start(controller) {
-      socket.onmessage = (event) => controller.enqueue(JSON.parse(event.data as string));
-      socket.onclose = () => {
-        try {
-          controller.close();
-        } catch {
-          // Already closed.
-        }
-      };
-    },
-  });
-  const writable = new WritableStream<AnyMessage>({
-    write(message) {
-      if (socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify(message));
-    },
-  });
-  return { readable, writable };
-}
 
 type ToolResult = {
   content: { type: string; text?: string }[];

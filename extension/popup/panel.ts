@@ -14,6 +14,7 @@
 
 /// <reference types="@types/chrome" />
 
+import { element } from "./dom.ts";
 import {
   PanelAnswer,
   type PanelRemote,
@@ -27,14 +28,6 @@ const IDLE_POLL_MS = 1_000;
 
 function byId<T extends HTMLElement = HTMLElement>(id: string): T {
   return document.getElementById(id)! as T;
-}
-
-/** An element with a class and text (never markup). */
-function element(tag: string, className = "", text = ""): HTMLElement {
-  const made = document.createElement(tag);
-  if (className) made.className = className;
-  if (text) made.textContent = text;
-  return made;
 }
 
 /** Asks the service, through the extension's worker. */

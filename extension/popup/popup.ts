@@ -13,6 +13,7 @@
 
 /// <reference types="@types/chrome" />
 
+import { element } from "./dom.ts";
 import type { GroupColor } from "../../shared/browser_protocol.ts";
 import type { PanelRemote } from "../../shared/panel.ts";
 import {
@@ -50,14 +51,6 @@ const STATE_LABELS: Record<PersonWorkspace["state"], string> = {
 
 function byId(id: string): HTMLElement {
   return document.getElementById(id)!;
-}
-
-/** An element with classes and text (never markup). */
-function element(tag: string, className = "", text = ""): HTMLElement {
-  const made = document.createElement(tag);
-  if (className) made.className = className;
-  if (text) made.textContent = text;
-  return made;
 }
 
 /** Asks the service, through the extension's worker. */
