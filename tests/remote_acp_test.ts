@@ -12,7 +12,6 @@
 import {
   agent,
   type AgentContext,
-  type McpOutcome,
   McpOverAcpCaller,
   type McpServerAcpDeclaration,
   methods,
@@ -20,7 +19,7 @@ import {
 } from "@agentclientprotocol/sdk/unstable";
 import { type InstancePaths, resolveInstancePaths } from "../shared/instance.ts";
 import { remotesFile, tokenFile } from "../shared/remotes.ts";
-import { socketStream } from "./support/acp_socket.ts";
+import { resultOf, socketStream, textOf, type ToolResult } from "./support/acp_socket.ts";
 import { assert, assertEquals, assertMatch } from "./support/assert.ts";
 import { cli } from "./support/env.ts";
 import { ghostlight } from "./support/processes.ts";
@@ -55,22 +54,6 @@ function agentHost(token: string) {
     return response;
   });
   return { server, declared: declared.promise, caller, refusedHandshakes };
-}
-
-type ToolResult = {
-  content: { type: string; text?: string }[];
-  structuredContent?: Record<string, unknown>;
-  isError?: boolean;
-};
-
-function resultOf(outcome: McpOutcome): ToolResult {
-  assert("result" in outcome, `an MCP result, not ${JSON.stringify(outcome).slice(0, 500)}`);
-  return outcome.result as ToolResult;
-}
-
-function textOf(result: ToolResult): string {
-  return result.content.filter((block) => block.type === "text").map((block) => block.text)
-    .join("\n");
 }
 
 /** One test's stack: a session, an agent host that takes `token`, and the shore once started. */

@@ -12,6 +12,7 @@
  */
 
 import { type InstancePaths, resolveInstancePaths } from "../shared/instance.ts";
+import { textOf, type ToolResult } from "./support/acp_socket.ts";
 import { assert, assertEquals, assertMatch } from "./support/assert.ts";
 import { cli } from "./support/env.ts";
 import { ghostlight } from "./support/processes.ts";
@@ -160,20 +161,9 @@ function gateway(token: string) {
   };
 }
 
-type ToolResult = {
-  content: { type: string; text?: string }[];
-  structuredContent?: Record<string, unknown>;
-  isError?: boolean;
-};
-
 function toolResult(reply: Reply): ToolResult {
   assert(reply.result, `an MCP result, not ${JSON.stringify(reply).slice(0, 500)}`);
   return reply.result as unknown as ToolResult;
-}
-
-function textOf(result: ToolResult): string {
-  return result.content.filter((block) => block.type === "text").map((block) => block.text)
-    .join("\n");
 }
 
 async function auditOf(paths: InstancePaths): Promise<Record<string, unknown>[]> {

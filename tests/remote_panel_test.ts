@@ -19,31 +19,19 @@
 import {
   agent,
   type AgentContext,
-  type McpOutcome,
   McpOverAcpCaller,
   type McpServerAcpDeclaration,
   methods,
   PROTOCOL_VERSION,
 } from "@agentclientprotocol/sdk/unstable";
 import { PROMPT_MAX_CHARS } from "../shared/panel.ts";
-import { socketStream } from "./support/acp_socket.ts";
+import { resultOf, socketStream, type ToolResult } from "./support/acp_socket.ts";
 import { assert, assertEquals, assertMatch } from "./support/assert.ts";
 import { type Cdp, type CdpPage, connectCdp } from "./support/cdp.ts";
 import { cli } from "./support/env.ts";
 import { ghostlight } from "./support/processes.ts";
 import { startSession } from "./support/session.ts";
 import { waitFor, within } from "./support/wait.ts";
-
-type ToolResult = {
-  content: { type: string; text?: string }[];
-  structuredContent?: Record<string, unknown>;
-  isError?: boolean;
-};
-
-function resultOf(outcome: McpOutcome): ToolResult {
-  assert("result" in outcome, `an MCP result, not ${JSON.stringify(outcome).slice(0, 500)}`);
-  return outcome.result as ToolResult;
-}
 
 /** What the agent host says when Ghostlight refuses one of its calls: it ends its turn. */
 class Refused extends Error {}
