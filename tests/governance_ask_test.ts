@@ -443,7 +443,7 @@ async function clientEmail(
  * The call deadline of the `2026-07-28` client's connector: short, so a parked call outlives it
  * while its question (bound 90 s) is still open; long enough for its ordinary calls under load.
  */
-const MODERN_DEADLINE_MS = 6_000;
+const MODERN_DEADLINE_MS = 10_000;
 
 /**
  * A 2.x client pinned to `2026-07-28`, with a form handler when `elicit` is given (it then
