@@ -20,6 +20,7 @@ import {
   quarantineEvents,
   releaseAfterRunning,
   type RemoteBinding,
+  RemoteShores,
   serveSession,
   type SessionDeps,
   type SessionInfo,
@@ -61,7 +62,13 @@ import type { ServiceSettings } from "../settings.ts";
 import { PAGE_ENABLE_COMMANDS, Recordings, TOOLS } from "../tools/mod.ts";
 import { WorkspaceHolds, WorkspaceRegistry } from "../workspace/mod.ts";
 import { isPanelRequest } from "../../shared/panel.ts";
-import { hostPort, readRemotes, readRemoteUrl, remotePrincipal } from "../../shared/remotes.ts";
+import {
+  hostPort,
+  readRemotes,
+  readRemoteUrl,
+  remotePrincipal,
+  remotesFile,
+} from "../../shared/remotes.ts";
 import { Activity } from "./activity.ts";
 import { bindRemote, rebindable } from "./remote_binding.ts";
 import {
@@ -232,6 +239,9 @@ async function buildState(sources: StateSources): Promise<ServiceState> {
   questions.onChange(auditForgotten(audit, auditKey));
   workspaces.onRelease((id) => questions.ended(id));
   const prompts = promptRelay(paths);
+  // A pin changed while a remote is connected reaches its tool list (decision 0520).
+  const remotes = new RemoteShores();
+  remotes.watch(remotesFile(paths), settings.policyReloadMs);
   const desk: PersonDesk = {
     person,
     policy,
@@ -260,6 +270,7 @@ async function buildState(sources: StateSources): Promise<ServiceState> {
     // Recordings of a released workspace go with it.
     recordings: new Recordings((workspace) => workspaces.get(workspace.id) !== workspace),
     prompts,
+    remotes,
   };
   browsers.onEvents({
     tabRemoved: (link, native) => workspaces.forgetTab(link.compose(native)),
@@ -586,6 +597,7 @@ export async function startDaemon(paths: InstancePaths, options: DaemonOptions):
     clearInterval(idleTimer);
     clearInterval(guardTimer);
     state.desk.policy.close();
+    state.shared.remotes?.close();
     state.holds.close();
     // Each release closes its listener before anything is awaited.
     await Promise.all(Object.values(releases).map((release) => release().catch(() => {})));
