@@ -135,6 +135,7 @@ function questionBroker(
     person.showAsking(event.workspace, event.opened !== undefined);
     showQuestions(browsers, questions.questions());
   });
+  workspaces.onRelease((id) => questions.ended(id));
   return questions;
 }
 
@@ -164,14 +165,24 @@ function auditForgotten(audit: AuditLog, auditKey: AuditKey): QuestionListener {
   };
 }
 
-/** The side panel's prompts to remote agents, relayed to their shores (decision 0470). */
-function promptRelay(paths: InstancePaths): PromptRelay {
-  return new PromptRelay(async () =>
+/**
+ * The side panel's prompts to remote agents, relayed to their shores (decision 0470), and each
+ * remote's current shore, with the remotes file watched every `ms` so that a pin changed while a
+ * remote is connected reaches its tool list (decision 0520).
+ */
+function remoteRelays(
+  paths: InstancePaths,
+  ms: number,
+): { prompts: PromptRelay; remotes: RemoteShores } {
+  const prompts = new PromptRelay(async () =>
     (await readRemotes(paths)).remotes.map((remote) => ({
       name: remote.name,
       host: hostPort(readRemoteUrl(remote.url)),
     }))
   );
+  const remotes = new RemoteShores();
+  remotes.watch(remotesFile(paths), ms);
+  return { prompts, remotes };
 }
 
 /** Who answers a browser's request: the panel's go to the relay, the popup's to the desk. */
@@ -237,11 +248,7 @@ async function buildState(sources: StateSources): Promise<ServiceState> {
   const auditKey = AuditKey.derive(sources.keys.audit);
   const questions = questionBroker(settings.askTimeoutMs, workspaces, person, browsers);
   questions.onChange(auditForgotten(audit, auditKey));
-  workspaces.onRelease((id) => questions.ended(id));
-  const prompts = promptRelay(paths);
-  // A pin changed while a remote is connected reaches its tool list (decision 0520).
-  const remotes = new RemoteShores();
-  remotes.watch(remotesFile(paths), settings.policyReloadMs);
+  const { prompts, remotes } = remoteRelays(paths, settings.policyReloadMs);
   const desk: PersonDesk = {
     person,
     policy,
