@@ -36,8 +36,11 @@ export class RemoteShores {
   #looking = false;
   #timer: ReturnType<typeof setInterval> | undefined;
 
-  /** Looks at the remotes file every `ms`; each change is told to every listener. */
-  watch(file: string, ms: number): void {
+  /**
+   * Looks at the remotes file every `ms`; each change is told to every listener. Resolves after
+   * the first look, against which the first change is measured.
+   */
+  async watch(file: string, ms: number): Promise<void> {
     const look = async () => {
       if (this.#looking) return;
       this.#looking = true;
@@ -53,8 +56,8 @@ export class RemoteShores {
         this.#looking = false;
       }
     };
-    look();
     this.#timer = setInterval(look, ms);
+    await look();
   }
 
   /** Calls `listener` after the remotes file changed; returns how to stop. */

@@ -181,7 +181,7 @@ function remoteRelays(
     }))
   );
   const remotes = new RemoteShores();
-  remotes.watch(remotesFile(paths), ms);
+  remotes.watch(remotesFile(paths), ms).catch(() => {});
   return { prompts, remotes };
 }
 
