@@ -488,7 +488,7 @@ Deno.test({
           assertMatch(shoreSaid, /ended: the person stopped this remote agent/);
           // Ended by the person, not failed: nothing should start it again by itself.
           assertEquals(ended.code, 0, shoreSaid);
-          assertEquals(host.closes.length, 1);
+          await waitFor(() => Promise.resolve(host.closes.length === 1), "the tunnel to close");
           assertEquals(host.closes[0].code, 1000);
           assertMatch(host.closes[0].reason, /the person stopped this remote agent/);
           assertMatch(JSON.stringify(await listening), /stopped/);
