@@ -37,6 +37,7 @@ import {
 } from "./remote_openab.ts";
 import type { ConnectorSettings } from "./settings.ts";
 import { openTunnel, type Tunnel, type TunnelBounds } from "./ws_stream.ts";
+import { backoffDelay } from "./backoff.ts";
 
 /** Inner MCP requests one remote may have open at once (more are refused with -33000). */
 export const MAX_ACTIVE_REQUESTS = 16;
@@ -218,9 +219,7 @@ export function reconnectDelay(
   firstMs: number,
   random: () => number = Math.random,
 ): number {
-  const cap = firstMs * RECONNECT.capTimesFirst;
-  const whole = Math.min(cap, firstMs * 2 ** Math.min(attempt, 16));
-  return Math.round(whole / 2 + (whole / 2) * random());
+  return backoffDelay(attempt, firstMs, firstMs * RECONNECT.capTimesFirst, random);
 }
 
 /** Resolves after `ms`, or at once when `stop` aborts. */

@@ -19,6 +19,7 @@ import { runningFromSource, siblingPath } from "../shared/executables.ts";
 import { encodeFrame } from "../shared/framing.ts";
 import { connectAndVerify, ImpostorError, type OpenedConnection } from "../shared/handshake.ts";
 import { instanceCommand, type InstancePaths } from "../shared/instance.ts";
+import { backoffDelay } from "./backoff.ts";
 
 /** How long the connector waits for a demand-started service to listen. */
 const START_TIMEOUT_MS = 30_000;
@@ -64,6 +65,8 @@ export type PromptMessage = Extract<ServiceMessage, { type: "prompt" } | { type:
 
 /** How long a shore that takes prompts waits before connecting again after a break, at most. */
 const PROMPTS_RETRY_MAX_MS = 30_000;
+/** The first wait before a link that takes prompts connects again. */
+const PROMPTS_RETRY_FIRST_MS = 500;
 
 /**
  * The outcome of a call whose connection to the service broke: what the model should do when
@@ -92,7 +95,8 @@ export class ServiceLink {
   #everConnected = false;
   #prompts: ((message: PromptMessage) => void) | null = null;
   #remoteEnd: ((why: string) => void) | null = null;
-  #promptsRetryMs = 500;
+  /** Failed connections in a row while the link takes prompts: the back-off's attempt. */
+  #promptsRetries = 0;
 
   /**
    * `serviceEntry` is the fixed entry this connector may start the service with (its only run
@@ -231,8 +235,11 @@ export class ServiceLink {
 
   #retryPrompts(): void {
     if (this.#closed || this.#prompts === null) return;
-    const delay = this.#promptsRetryMs;
-    this.#promptsRetryMs = Math.min(delay * 2, PROMPTS_RETRY_MAX_MS);
+    const delay = backoffDelay(
+      this.#promptsRetries++,
+      PROMPTS_RETRY_FIRST_MS,
+      PROMPTS_RETRY_MAX_MS,
+    );
     const timer = setTimeout(() => {
       if (this.#connection === null) this.#connect().catch(() => this.#retryPrompts());
     }, delay);
@@ -287,7 +294,7 @@ export class ServiceLink {
     }
     this.#everConnected = true;
     if (this.#prompts !== null) {
-      this.#promptsRetryMs = 500;
+      this.#promptsRetries = 0;
       this.#send(connection, { type: "prompts_ready" });
     }
     return connection;
