@@ -94,6 +94,7 @@ export class ServiceLink {
   #closed = false;
   #everConnected = false;
   #prompts: ((message: PromptMessage) => void) | null = null;
+  #remoteEnd: ((why: string) => void) | null = null;
   /** Failed connections in a row while the link takes prompts: the back-off's attempt. */
   #promptsRetries = 0;
 
@@ -141,6 +142,11 @@ export class ServiceLink {
     const connection = await this.#connect();
     const said = why === undefined ? {} : { why: why.slice(0, 500) };
     await this.#send(connection, { type: "remote_state", state, ...said });
+  }
+
+  /** Calls `listener` when the service ends this remote shore (decision 0520). */
+  onRemoteEnd(listener: (why: string) => void): void {
+    this.#remoteEnd = listener;
   }
 
   /** Fetches the tool catalog. */
@@ -386,6 +392,10 @@ export class ServiceLink {
   #dispatch(connection: Connection, message: ServiceMessage): void {
     if (message.type === "prompt" || message.type === "prompt_stop") {
       this.#prompts?.(message);
+      return;
+    }
+    if (message.type === "remote_end") {
+      this.#remoteEnd?.(message.why);
       return;
     }
     if (message.type === "catalog_changed") {
