@@ -22,11 +22,11 @@
 const LONGEST_FIRST = [
   "tests/governance_ask_test.ts",
   "tests/browser_fault_test.ts",
+  "tests/governance_pixels_test.ts",
   "tests/request_filter_test.ts",
   "tests/role_keys_test.ts",
-  "tests/playwright_keys_test.ts",
   "tests/governance_frames_test.ts",
-  "tests/governance_pixels_test.ts",
+  "tests/playwright_keys_test.ts",
 ];
 
 const cores = navigator.hardwareConcurrency || 2;
