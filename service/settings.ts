@@ -45,6 +45,15 @@ export const ServiceSettings = z.object({
     description: "the longest a call waits for the person's answer to a policy's `ask` before " +
       "it is refused as unanswered; the call's own end ends the wait sooner",
   }),
+  askSettleMs: wholeNumber("GHOSTLIGHT_ASK_SETTLE_MS", {
+    default: 700,
+    min: 300,
+    max: 10_000,
+    unit: "ms",
+    description: "how long a question's answer buttons (and an agent's Resume) must have been " +
+      "shown in the popup without moving before a click on them counts; a click sooner answers " +
+      "nothing and the popup says so (decision 0560)",
+  }),
   policyReloadMs: durationMs("GHOSTLIGHT_POLICY_RELOAD_MS", {
     default: 1_000,
     description: "how often the service looks at the policy files for a change (a broken " +

@@ -34,11 +34,21 @@ Deno.test("each service setting comes from its own variable; a bad one leaves th
       settlementMs: 3500,
       attentionAfter: 5,
       askTimeoutMs: 2500,
+      askSettleMs: 700,
       policyReloadMs: 1000,
       auditMaxBytes: 65536,
       auditKeepFiles: 10,
     },
   );
+});
+
+Deno.test("the popup's settle time outside 300 ms to 10 s means the default: never no guard, never no answers", () => {
+  const settle = (raw: string) =>
+    readServiceSettings(only({ GHOSTLIGHT_ASK_SETTLE_MS: raw })).askSettleMs;
+  assertEquals(settle("3000"), 3000);
+  for (const raw of ["0", "1", "299", "10001", "600000", "soon"]) {
+    assertEquals(settle(raw), 700, raw);
+  }
 });
 
 Deno.test("a delay too long for a timer means the default, not a timer that fires at once", () => {

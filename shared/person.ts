@@ -139,6 +139,11 @@ export const PersonState = z.object({
   paused: z.boolean(),
   /** Denials in a row that open a workspace's attention circuit. */
   attentionAfter: z.number().int().positive(),
+  /**
+   * How long the popup's question cards (and an agent's Resume) must have been shown unmoved
+   * before a click on their buttons counts (decision 0560); the popup's own default without it.
+   */
+  settleMs: z.number().int().min(300).max(10_000).optional(),
   /** Connections the person stopped that have not reconnected. */
   stopped: z.number().int().nonnegative(),
   policy: z.object({

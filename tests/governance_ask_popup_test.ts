@@ -5,7 +5,9 @@
  * can do does: a page cannot reach the extension, cannot open and script the popup, and a
  * synthetic click is not the person's. The popup is opened as a tab over DevTools (the browser
  * launched with `--remote-debugging`), as the popup test does; `UPDATE_SCREENSHOTS=1` writes the
- * shot of a pending question to `docs/popup.png`.
+ * shot of a pending question to `docs/popup.png`. A click on a question that only just appeared
+ * or moved, or on a Resume that just took Pause's place, answers nothing (decision 0560): the
+ * service's settle time is set long here, so the test's quick click surely lands inside it.
  */
 
 import type { PersonQuestion } from "../shared/person.ts";
@@ -25,12 +27,21 @@ const ASK_WRITE = `{
 /** How long a question may wait here: past anything a loaded machine takes to reach the click. */
 const ASK_BOUND_MS = 240_000;
 
-Deno.test("the popup lists a question and the person's click answers it; a page cannot", async () => {
+/**
+ * How long a card must stand still before its answers take a click: long enough that a click the
+ * test sends as soon as it sees the card surely comes sooner, even on a loaded machine.
+ */
+const SETTLE_MS = 3_000;
+
+Deno.test("the popup lists a question and the person's click answers it; a page cannot", async (t) => {
   const s = await startSession({
     policy: ASK_WRITE,
     launchArgs: ["--remote-debugging"],
     instancePrefix: "demo",
-    env: { GHOSTLIGHT_ASK_TIMEOUT_MS: String(ASK_BOUND_MS) },
+    env: {
+      GHOSTLIGHT_ASK_TIMEOUT_MS: String(ASK_BOUND_MS),
+      GHOSTLIGHT_ASK_SETTLE_MS: String(SETTLE_MS),
+    },
   });
   const cdp = await connectCdp(s.browser.ready.devtools!);
   const extension = `chrome-extension://${s.browser.ready.extension_id}`;
@@ -58,6 +69,15 @@ Deno.test("the popup lists a question and the person's click answers it; a page 
           ),
         what,
       );
+    /** Waits until the card `selector` has stood still long enough to take a click. */
+    const steady = (selector: string, what: string) =>
+      waitFor(
+        () =>
+          popup.evaluate<boolean>(`!!document.querySelector(${JSON.stringify(selector)})
+          ?.hasAttribute("data-steady")`),
+        what,
+      );
+    const said = () => popup.evaluate<string>(`document.getElementById("said").textContent`);
     const asked = async () => {
       const out = await ghostlight(s.testEnv, ["asks", "--json"]);
       return JSON.parse(out.stdout) as PersonQuestion[];
@@ -174,6 +194,7 @@ Deno.test("the popup lists a question and the person's click answers it; a page 
     await page.close();
 
     // The person's click answers: exactly that call goes through.
+    await steady('[data-question="1"]', "question 1 to take clicks");
     await popup.click('button[data-answer="once"]');
     const allowed = await first;
     assert(!allowed.isError, JSON.stringify(allowed.content));
@@ -195,6 +216,16 @@ Deno.test("the popup lists a question and the person's click answers it; a page 
     // The next one asks again; Deny refuses it.
     const second = fill("again@example.com");
     await questionShown(2, "the next question in the popup");
+    await t.step("a click on a question that only just appeared answers nothing", async () => {
+      // Sent as soon as the card is seen: well inside the settle time. The person aimed at
+      // something else, and the card came under the pointer.
+      await popup.click('button[data-answer="deny"]');
+      await waitFor(
+        async () => (await said()) === "That question just appeared; click again to answer it.",
+        "the popup to say the click answered nothing",
+      );
+      assertEquals((await asked()).map((q) => q.number), [2], "the early click answered it");
+    });
     // Another page of the extension itself is not the popup: the worker does not take its word.
     const other = await cdp.open(`${extension}/dist/popup.js`, {
       width: 400,
@@ -210,6 +241,7 @@ Deno.test("the popup lists a question and the person's click answers it; a page 
     await other.close();
     // The popup refreshes every second: a press held across a refresh is still the person's
     // click (a refresh that replaced the button under the pointer lost it).
+    await steady('[data-question="2"]', "question 2 to take clicks");
     await popup.click('button[data-answer="deny"]', {
       between: () =>
         popup.evaluate(`new Promise((resolve, reject) => {
@@ -227,6 +259,30 @@ Deno.test("the popup lists a question and the person's click answers it; a page 
     // Allow on this site for this agent: that call and the later ones go through unasked.
     const third = fill("site@example.com");
     await questionShown(3, "the third question in the popup");
+    const { policyFile } = JSON.parse((await ghostlight(s.testEnv, ["paths", "--json"])).stdout);
+    await t.step("a click on a question that just moved answers nothing", async () => {
+      await steady('[data-question="3"]', "question 3 to take clicks");
+      // A banner above the questions moves the card down under the pointer: here a broken
+      // policy file's (the policy in force stays as it was).
+      const text = await Deno.readTextFile(policyFile);
+      await Deno.writeTextFile(policyFile, "{ not a policy");
+      await waitFor(
+        () => popup.evaluate<boolean>(`!!document.querySelector(".banner.bad")`),
+        "the policy problem's banner above the question",
+      );
+      await popup.click('button[data-answer="site"]');
+      await waitFor(
+        async () => (await said()) === "That question just moved; click again to answer it.",
+        "the popup to say the click answered nothing",
+      );
+      assertEquals((await asked()).map((q) => q.number), [3], "the click on the moved card");
+      await Deno.writeTextFile(policyFile, text);
+      await waitFor(
+        () => popup.evaluate<boolean>(`!document.querySelector(".banner.bad")`),
+        "the banner to go",
+      );
+    });
+    await steady('[data-question="3"]', "question 3 to take clicks again");
     await popup.click('button[data-answer="site"]');
     const onSite = await third;
     assert(!onSite.isError, JSON.stringify(onSite.content));
@@ -259,11 +315,11 @@ Deno.test("the popup lists a question and the person's click answers it; a page 
     await pollUntil(remembered, (n) => n === 0, "the yes to be forgotten");
     const fourth = fill("asked@example.com");
     await questionShown(4, "the question after the yes was forgotten");
+    await steady('[data-question="4"]', "question 4 to take clicks");
     // "Always allow" saves the yes in the policy file as this agent's grant (decision 0482): the
     // call goes through, and the next one is the policy's, not asked.
     await popup.click('button[data-persist="true"]');
     assert(!(await fourth).isError);
-    const { policyFile } = JSON.parse((await ghostlight(s.testEnv, ["paths", "--json"])).stdout);
     assertMatch(
       await Deno.readTextFile(policyFile),
       /"principals": \[\s*"unnamed"\s*\],\s*"hosts": \[\s*"127\.0\.0\.1"\s*\],\s*"allow": \[\s*"write"/,
@@ -278,6 +334,32 @@ Deno.test("the popup lists a question and the person's click answers it; a page 
     );
     assertEquals(opened, [], "the saved grant let the next call through unasked");
     assert(!(await fifth).isError);
+
+    await t.step(
+      "Resume, shown where Pause was, takes a click only once it stood still",
+      async () => {
+        const card = 'section.workspace[data-number="1"]';
+        const state = () =>
+          popup.evaluate<string>(`document.querySelector('${card}').dataset.state`);
+        // Pause acts at once (a brake is never delayed); a second click meant for it, landing on
+        // the Resume that took its place, resumes nothing.
+        await popup.click(`${card} button[data-op="hold"]`);
+        await waitFor(
+          () =>
+            popup.evaluate<boolean>(`!!document.querySelector('${card} button[data-op="resume"]')`),
+          "Resume in Pause's place",
+        );
+        await popup.click(`${card} button[data-op="resume"]`);
+        await waitFor(
+          async () => (await said()) === "That button just appeared; click again to resume.",
+          "the popup to say the click resumed nothing",
+        );
+        assertEquals(await state(), "held", "the early click resumed the agent");
+        await steady(card, "Resume to take clicks");
+        await popup.click(`${card} button[data-op="resume"]`);
+        await waitFor(async () => (await state()) !== "held", "the agent to be resumed");
+      },
+    );
     await popup.close();
   } finally {
     cdp.close();

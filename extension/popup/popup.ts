@@ -29,6 +29,12 @@ import {
 /** How often the open popup refreshes what it shows. */
 const REFRESH_MS = 1_000;
 
+/**
+ * How long a guarded card must have been shown unmoved before its guarded buttons take a click,
+ * until the service says its setting (`GHOSTLIGHT_ASK_SETTLE_MS`, decision 0560).
+ */
+const SETTLE_MS = 700;
+
 /** Chrome's tab group colours, as the tab strip shows them. */
 const GROUP_COLORS: Record<GroupColor, string> = {
   grey: "#5f6368",
@@ -162,9 +168,11 @@ function renderWorkspace(workspace: PersonWorkspace): HTMLElement {
 
   const actions = element("div", "actions");
   const paused = workspace.state === "held" || workspace.state === "attention";
+  // Resume takes Pause's place: a second click meant for Pause must not resume (decision 0560).
+  if (paused) card.dataset.guard = `resume ${workspace.number}`;
   actions.append(
     paused
-      ? button("Resume", "resume", workspace.number, "primary")
+      ? guarded(button("Resume", "resume", workspace.number, "primary"))
       : button("Pause", "hold", workspace.number),
     button("Take over", "take_over", workspace.number),
     button("Stop", "stop", workspace.number, "danger"),
@@ -184,6 +192,7 @@ function agentRow(principal: string, workspace: number): HTMLElement {
 function renderQuestion(question: PersonQuestion): HTMLElement {
   const card = element("section", "question");
   card.dataset.question = String(question.number);
+  card.dataset.guard = `question ${question.number}`;
   card.append(
     agentRow(question.principal, question.workspace),
     element("div", "claimed", `its client says: ${question.client}`),
@@ -206,7 +215,7 @@ function renderQuestion(question: PersonQuestion): HTMLElement {
     const made = element("button", style, label);
     made.dataset.question = String(question.number);
     made.dataset.answer = choice;
-    return made;
+    return guarded(made);
   };
   // "Always" is "on this site for this agent" saved in the policy file (decision 0482).
   const always = answer("Always allow: save in my policy", "site");
@@ -242,7 +251,70 @@ function renderGrant(grant: PersonGrant): HTMLElement {
   return card;
 }
 
+/** Marks a button as one that takes a click only once its card has stood still (decision 0560). */
+function guarded(made: HTMLElement): HTMLElement {
+  made.dataset.guarded = "true";
+  return made;
+}
+
+/**
+ * The guard of decision 0560: each guarded card (`data-guard`, named by what it is) with where it
+ * was last seen and since when it has stood there. A card that appears, or whose box moved or
+ * changed size since it was last looked at, starts again. `guard.ms` is the service's setting.
+ */
+const guard = {
+  ms: SETTLE_MS,
+  cards: new Map<string, { box: string; since: number; moved: boolean }>(),
+  timer: undefined as number | undefined,
+};
+
+/**
+ * Looks at every guarded card now: starts its clock if it is new or moved, marks it
+ * `data-steady` once it has stood still for the whole time, and looks again when the next one
+ * will be. Run after every change to the page, on scroll and resize, and before a click counts.
+ */
+function settle(): void {
+  const now = performance.now();
+  const seen = new Set<string>();
+  let next = Infinity;
+  for (const card of document.querySelectorAll<HTMLElement>("[data-guard]")) {
+    const key = card.dataset.guard!;
+    const rect = card.getBoundingClientRect();
+    const box = `${rect.x},${rect.y},${rect.width},${rect.height}`;
+    seen.add(key);
+    let mark = guard.cards.get(key);
+    if (mark?.box !== box) {
+      mark = { box, since: now, moved: mark !== undefined };
+      guard.cards.set(key, mark);
+    }
+    const steady = now - mark.since >= guard.ms;
+    card.toggleAttribute("data-steady", steady);
+    if (!steady) next = Math.min(next, mark.since + guard.ms - now);
+  }
+  for (const key of guard.cards.keys()) if (!seen.has(key)) guard.cards.delete(key);
+  clearTimeout(guard.timer);
+  guard.timer = next === Infinity ? undefined : setTimeout(settle, next + 1);
+}
+
+/**
+ * Whether a click on `button` counts: always for an unguarded one; for a guarded one only if its
+ * card has stood still long enough, and otherwise the popup says why nothing happened.
+ */
+function clickCounts(button: HTMLElement): boolean {
+  if (button.dataset.guarded !== "true") return true;
+  settle();
+  const card = button.closest<HTMLElement>("[data-guard]");
+  if (card?.hasAttribute("data-steady")) return true;
+  const moved = card ? guard.cards.get(card.dataset.guard!)?.moved : false;
+  const what = button.dataset.answer ? "question" : "button";
+  const then = button.dataset.answer ? "answer it" : "resume";
+  byId("said").textContent = `That ${what} just ${moved ? "moved" : "appeared"}; click again ` +
+    `to ${then}.`;
+  return false;
+}
+
 function render(state: PersonState): void {
+  guard.ms = state.settleMs ?? SETTLE_MS;
   byId("dot").className = "dot up";
   const connection = byId("connection");
   connection.textContent = `Connected · ${
@@ -255,6 +327,9 @@ function render(state: PersonState): void {
     : `${count} agent${count === 1 ? "" : "s"} at work`;
   byId("all-hold").hidden = state.paused;
   byId("all-resume").hidden = !state.paused;
+  // "Resume all" takes "Pause all"'s place, as an agent's Resume takes its Pause's.
+  if (state.paused) byId("bar").dataset.guard = "resume all";
+  else delete byId("bar").dataset.guard;
   for (const id of ["all-hold", "all-stop"]) {
     (byId(id) as HTMLButtonElement).disabled = false;
   }
@@ -326,10 +401,12 @@ async function refresh(request: PersonRequest = { op: "state" }): Promise<void> 
   } else {
     byId("said").textContent = answer.message;
   }
+  settle();
 }
 
 document.addEventListener("click", (event) => {
   const target = (event.target as HTMLElement).closest("button");
+  if (target && !clickCounts(target)) return;
   const choice = QuestionAnswer.safeParse(target?.dataset.answer);
   // An answer is the person's click only: no script's synthetic event answers (decision 0360).
   if (target && choice.success && event.isTrusted) {
@@ -363,5 +440,8 @@ document.addEventListener("click", (event) => {
 let popupWindow: number | undefined;
 chrome.windows.getCurrent().then((window) => popupWindow = window.id).catch(() => {});
 
+// The person scrolling or resizing moves every card: each guarded one starts again.
+addEventListener("scroll", settle, { capture: true, passive: true });
+addEventListener("resize", settle);
 refresh();
 setInterval(() => refresh(), REFRESH_MS);

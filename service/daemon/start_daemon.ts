@@ -255,6 +255,7 @@ async function buildState(sources: StateSources): Promise<ServiceState> {
     audit,
     questions,
     service: { version: VERSION, instance: paths.instance },
+    settleMs: settings.askSettleMs,
     remotes: () => prompts.connected(),
   };
   browsers.onPerson(fromBrowser(desk, prompts));
