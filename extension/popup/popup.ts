@@ -406,7 +406,8 @@ async function refresh(request: PersonRequest = { op: "state" }): Promise<void> 
 
 document.addEventListener("click", (event) => {
   const target = (event.target as HTMLElement).closest("button");
-  if (target && !clickCounts(target)) return;
+  // The guard is for the person's pointer: a script's click aims at nothing (decision 0560).
+  if (target && event.isTrusted && !clickCounts(target)) return;
   const choice = QuestionAnswer.safeParse(target?.dataset.answer);
   // An answer is the person's click only: no script's synthetic event answers (decision 0360).
   if (target && choice.success && event.isTrusted) {
