@@ -31,7 +31,7 @@ const ASK_BOUND_MS = 240_000;
  * How long a card must stand still before its answers take a click: long enough that a click the
  * test sends as soon as it sees the card surely comes sooner, even on a loaded machine.
  */
-const SETTLE_MS = 3_000;
+const SETTLE_MS = 5_000;
 
 Deno.test("the popup lists a question and the person's click answers it; a page cannot", async (t) => {
   const s = await startSession({

@@ -98,6 +98,8 @@ export class NoSuchQuestion extends Error {
 /** The questions of one service. */
 export class Questions {
   readonly #timeoutMs: number;
+  /** How long the popup shows a question unmoved before its answers take a click (0560). */
+  readonly settleMs: number | undefined;
   readonly #live: (workspaceId: string) => boolean;
   readonly #open = new Map<string, Open>();
   readonly #waiting = new Map<string, number>();
@@ -114,10 +116,14 @@ export class Questions {
   /**
    * `timeoutMs` bounds each call's wait in all (behind another question and for each of its own,
    * from its first); `live` says
-   * whether a workspace still exists (a yes is forgotten with its workspace).
+   * whether a workspace still exists (a yes is forgotten with its workspace). `settleMs` is only
+   * carried to the popup, which guards its answers with it.
    */
-  constructor(options: { timeoutMs: number; live: (workspaceId: string) => boolean }) {
+  constructor(
+    options: { timeoutMs: number; settleMs?: number; live: (workspaceId: string) => boolean },
+  ) {
     this.#timeoutMs = options.timeoutMs;
+    this.settleMs = options.settleMs;
     this.#live = options.live;
   }
 

@@ -27,8 +27,6 @@ export interface PersonDesk {
   /** The questions waiting for the person and the yeses remembered (decision 0360). */
   questions: Questions;
   service: PersonState["service"];
-  /** How long a popup card must stand still before its guarded buttons take a click (0560). */
-  settleMs?: number;
   /** The remotes whose shores are connected (decision 0470), for the popup's remote mark. */
   remotes?: () => PersonState["remotes"];
 }
@@ -44,7 +42,7 @@ export function personState(desk: PersonDesk): PersonState {
     service: desk.service,
     paused: desk.person.paused,
     attentionAfter: desk.person.attentionAfter,
-    ...(desk.settleMs === undefined ? {} : { settleMs: desk.settleMs }),
+    ...(desk.questions.settleMs === undefined ? {} : { settleMs: desk.questions.settleMs }),
     stopped: desk.person.stoppedAgents,
     policy: {
       summary: policySummary(machine, user),

@@ -122,13 +122,14 @@ interface ServiceState {
  * asking agent's tab group says so and each browser's toolbar icon counts them.
  */
 function questionBroker(
-  timeoutMs: number,
+  settings: Pick<ServiceSettings, "askTimeoutMs" | "askSettleMs">,
   workspaces: WorkspaceRegistry,
   person: PersonControls,
   browsers: BrowserHub,
 ): Questions {
   const questions = new Questions({
-    timeoutMs,
+    timeoutMs: settings.askTimeoutMs,
+    settleMs: settings.askSettleMs,
     live: (id) => workspaces.get(id) !== undefined,
   });
   questions.onChange((event) => {
@@ -246,7 +247,7 @@ async function buildState(sources: StateSources): Promise<ServiceState> {
     effects: personEffects(browsers),
   });
   const auditKey = AuditKey.derive(sources.keys.audit);
-  const questions = questionBroker(settings.askTimeoutMs, workspaces, person, browsers);
+  const questions = questionBroker(settings, workspaces, person, browsers);
   questions.onChange(auditForgotten(audit, auditKey));
   const { prompts, remotes } = remoteRelays(paths, settings.policyReloadMs);
   const desk: PersonDesk = {
@@ -255,7 +256,6 @@ async function buildState(sources: StateSources): Promise<ServiceState> {
     audit,
     questions,
     service: { version: VERSION, instance: paths.instance },
-    settleMs: settings.askSettleMs,
     remotes: () => prompts.connected(),
   };
   browsers.onPerson(fromBrowser(desk, prompts));
