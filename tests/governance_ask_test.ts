@@ -92,221 +92,17 @@ interface Line {
   rule: string | null;
 }
 
-async function auditLines(s: E2ESession): Promise<Line[]> {
-  const paths = JSON.parse(await run(s, ["paths", "--json"]));
-  const text = await Deno.readTextFile(paths.auditFile);
-  return text.trimEnd().split("\n").map((line) => JSON.parse(line));
+/** The session's paths (`ghostlight paths --json`), asked once: they do not change. */
+const pathsOf = new WeakMap<E2ESession, Promise<{ auditFile: string; policyFile: string }>>();
+function paths(s: E2ESession): Promise<{ auditFile: string; policyFile: string }> {
+  if (!pathsOf.has(s)) pathsOf.set(s, run(s, ["paths", "--json"]).then(JSON.parse));
+  return pathsOf.get(s)!;
 }
 
-Deno.test("an ask holds form_input until the person answers from the CLI: once, on the site, no, hold", async () => {
-  const s = await startSession({
-    policy: ASK_WRITE.replace("{", `{\n  ${NOTE}`),
-    env: { GHOSTLIGHT_ASK_TIMEOUT_MS: "90000" },
-  });
-  try {
-    const { tab, email } = await signUpForm(s);
-    const fill = (value: string) =>
-      waiting(s.call("form_input", { ref: email, value, tabId: tab }));
-
-    // Allow once: exactly that call goes through.
-    const first = fill("once@example.com");
-    const asked = await nextQuestion(s);
-    assertEquals(
-      [asked.workspace, asked.principal, asked.capability, asked.host, asked.call],
-      [1, "unnamed", "write", "127.0.0.1", "form_input on 127.0.0.1"],
-    );
-    assertEquals(asked.client, "ghostlight-test");
-    // The element it aims at, as the read that gave the ref named it, fenced as the page's words.
-    assertEquals(asked.target, { role: "textbox", name: "Email address" });
-    const listed = await run(s, ["asks"]);
-    assertMatch(
-      listed,
-      new RegExp(
-        `${asked.number}\\. unnamed .* asks to write on 127\\.0\\.0\\.1.*\n   It aims at the ` +
-          `textbox the page names "Email address" \\(page text\\)\\.\n`,
-      ),
-    );
-    assert(!listed.includes("once@example.com"), "a question never shows a value");
-    assertMatch(await run(s, ["allow", String(asked.number)]), /allowed once/);
-    const allowed = await first;
-    assert(!allowed.isError, JSON.stringify(allowed.content));
-    assertEquals(await emailValue(s, tab), "once@example.com");
-    assertEquals(await questions(s), []);
-
-    // The next one asks again; no refuses it with the reason, and nothing reaches the page.
-    const second = fill("denied@example.com");
-    const again = await nextQuestion(s, asked.number);
-    const unknown = await ghostlight(s.testEnv, ["allow", "999"]);
-    assertEquals(unknown.code, 1);
-    assertMatch(unknown.stderr, /there is no open question 999/);
-    assertMatch(await run(s, ["deny", String(again.number)]), /denied/);
-    assertMatch(
-      errorText(await second),
-      new RegExp(
-        `form_input needs the write capability on the page in its tab, which is refused \\(the ` +
-          `person said no \\(question ${again.number}, answered from the CLI\\)\\)`,
-      ),
-    );
-    assertEquals(await emailValue(s, tab), "once@example.com", "nothing reached the page");
-
-    // Hold answers the open question with no. A password field's name is shown, its value never.
-    const password = await refOf(s, tab, /textbox "Password"/);
-    const third = waiting(
-      s.call("form_input", { ref: password, value: "held-Secret-2", tabId: tab }),
-    );
-    const held = await nextQuestion(s, again.number);
-    assertEquals(held.target, { role: "textbox", name: "Password" });
-    const shownHeld = JSON.stringify(held) + await run(s, ["asks"]);
-    for (const secret of ["hunter2-very-secret", "held-Secret-2", "once@example.com"]) {
-      assert(!shownHeld.includes(secret), `the question shows ${secret}`);
-    }
-    await run(s, ["hold"]);
-    assertMatch(
-      errorText(await third),
-      /the person said no \(question \d+, answered from the CLI's hold\)/,
-    );
-    await run(s, ["resume"]);
-    assertEquals(await emailValue(s, tab), "once@example.com");
-
-    // On this site for this agent: the later calls go through without a question.
-    const fourth = fill("site@example.com");
-    const site = await nextQuestion(s, again.number + 1);
-    assertMatch(await run(s, ["allow", "--site", String(site.number)]), /until its workspace ends/);
-    assert(!(await fourth).isError);
-    await s.ok("form_input", { ref: email, value: "later@example.com", tabId: tab });
-    assertEquals(await emailValue(s, tab), "later@example.com");
-    const granted: PersonGrant[] = JSON.parse(await run(s, ["asks", "--granted", "--json"]));
-    assertEquals(
-      granted.map((g) => [g.workspace, g.principal, g.capability, g.host, g.by]),
-      [[1, "unnamed", "write", "127.0.0.1", "the CLI"]],
-    );
-
-    // Another agent on the same site is still asked.
-    const other = await s.connectClient("other-client", {}, ["--principal", "other-agent"]);
-    try {
-      const listedTabs = await other.callTool({
-        name: "tabs_context_mcp",
-        arguments: { createIfEmpty: true },
-      }) as CallResult;
-      const own = (listedTabs.structuredContent as { tabs: { tabId: number }[] }).tabs[0].tabId;
-      const navigated = await other.callTool({
-        name: "navigate",
-        arguments: { url: s.fixtures.url("/signup.html"), tabId: own },
-      }) as CallResult;
-      assert(!navigated.isError, JSON.stringify(navigated.content));
-      const read = await other.callTool({
-        name: "read_page",
-        arguments: { tabId: own, filter: "all" },
-      }) as CallResult;
-      const line = read.content[0].text!.split("\n").find((l) => /textbox "Email address"/.test(l));
-      const otherRef = /\[(ref_\d+)\]/.exec(line ?? "")?.[1];
-      assert(otherRef, "the other agent finds the field");
-      const theirs = waiting(
-        other.callTool({
-          name: "form_input",
-          arguments: { ref: otherRef, value: "other@example.com", tabId: own },
-        }) as Promise<CallResult>,
-      );
-      const theirQuestion = await nextQuestion(s, site.number);
-      assertEquals(theirQuestion.principal, "other-agent");
-      // Allowed and saved in the policy file: a grant for that agent on that site, the file's
-      // comments kept, more specific than the file's own ask, so its next call is not asked
-      // (decision 0482), while nothing of it is kept in memory.
-      assertMatch(
-        await run(s, ["allow", "--persist", String(theirQuestion.number)]),
-        /saved in .*policy\.jsonc as a grant/,
-      );
-      assert(!(await theirs).isError);
-      const { policyFile } = JSON.parse(await run(s, ["paths", "--json"]));
-      const saved = await Deno.readTextFile(policyFile);
-      assert(saved.includes(NOTE), `the file's comment is kept:\n${saved}`);
-      assertMatch(
-        saved,
-        /"principals": \[\s*"other-agent"\s*\],\s*"hosts": \[\s*"127\.0\.0\.1"\s*\],\s*"allow": \[\s*"write"\s*\]/,
-      );
-      let ended = false;
-      const next = waiting(
-        (other.callTool({
-          name: "form_input",
-          arguments: { ref: otherRef, value: "saved@example.com", tabId: own },
-        }) as Promise<CallResult>).finally(() => ended = true),
-      );
-      const opened = await pollUntil(
-        async () => ended ? [] : await questions(s),
-        (open) => ended || open.length > 0,
-        "the saved agent's next call to end, or to ask",
-      );
-      assertEquals(opened, [], "the saved grant let the next call through unasked");
-      assert(!(await next).isError);
-      const kept: PersonGrant[] = JSON.parse(await run(s, ["asks", "--granted", "--json"]));
-      assertEquals(kept.filter((g) => g.principal === "other-agent"), [], "none kept in memory");
-    } finally {
-      await other.close();
-    }
-
-    // Every question and answer is in the audit, with where it was answered.
-    const lines = await auditLines(s);
-    const decisions = lines.filter((l) => l.kind === "decision" && l.tool === "form_input");
-    assertEquals(
-      decisions.map((l) => l.result),
-      [
-        "ask",
-        "allowed",
-        "allowed",
-        "ask",
-        "denied",
-        "ask",
-        "denied",
-        "ask",
-        "allowed",
-        "allowed",
-        "allowed",
-        "ask",
-        "allowed",
-        "allowed",
-        "allowed",
-      ],
-    );
-    assertMatch(
-      decisions[0].rule!,
-      /^the person is asked: grant 1 of .* asks the person before write/,
-    );
-    assertMatch(decisions[1].rule!, /allowed it once \(question \d+, answered from the CLI\)/);
-    assertMatch(decisions[2].rule!, /allowed write for this call/);
-    assertMatch(decisions[10].rule!, /allowed write on this site for this agent/);
-    assertEquals(decisions[12].principal, "other-agent");
-    assertMatch(decisions[12].rule!, /answered from the CLI, saved in the policy file/);
-    assertMatch(decisions[14].rule!, /grant 2 of .* allows write, more specific than its ask/);
-
-    // Revoking the yes asks again, and is an audit record.
-    assertMatch(await run(s, ["asks", "--revoke", String(granted[0].number)]), /asked again/);
-    const forgotten = () =>
-      auditLines(s).then((all) => all.filter((l) => l.result === "forgotten"));
-    assertMatch(
-      (await forgotten())[0]?.rule ?? "(none)",
-      new RegExp(
-        `yes ${granted[0].number} to write on this site for this agent \\(question ` +
-          `${site.number}, answered from the CLI\\) was forgotten: revoked from the CLI`,
-      ),
-    );
-    const fifth = fill("fifth@example.com");
-    const again2 = await nextQuestion(s, site.number + 1);
-    await run(s, ["allow", "--site", String(again2.number)]);
-    assert(!(await fifth).isError);
-
-    // Stopping the agent forgets its yes, and the audit says so.
-    await run(s, ["stop", "1"]);
-    assertEquals(JSON.parse(await run(s, ["asks", "--granted", "--json"])), []);
-    const lapsed = (await forgotten())[1];
-    assertEquals([lapsed?.principal, lapsed?.host], ["unnamed", "127.0.0.1"]);
-    assertMatch(
-      lapsed.rule!,
-      /\(question \d+, answered from the CLI\) was forgotten: its workspace ended/,
-    );
-  } finally {
-    await s.close();
-  }
-});
+async function auditLines(s: E2ESession): Promise<Line[]> {
+  const text = await Deno.readTextFile((await paths(s)).auditFile);
+  return text.trimEnd().split("\n").map((line) => JSON.parse(line));
+}
 
 /** ASK_WRITE, and reading a page on localhost (the fixture server's other name) asks too. */
 const ASK_WRITE_AND_LOCALHOST = `{
@@ -478,193 +274,424 @@ async function modernClient(
   return client;
 }
 
-Deno.test("a client that declared elicitation is asked too, in both revisions; the first answer wins and the other is withdrawn or dropped; a client without it is never sent one", async () => {
-  const s = await startSession({ policy: ASK_WRITE, env: { GHOSTLIGHT_ASK_TIMEOUT_MS: "90000" } });
+/**
+ * From the CLI: once, on the site, no, hold, saved in the policy file, revoked, forgotten with the
+ * workspace. Returns the number of the last question it asked.
+ */
+async function answeredFromTheCli(s: E2ESession): Promise<number> {
+  const { tab, email } = await signUpForm(s);
+  const fill = (value: string) => waiting(s.call("form_input", { ref: email, value, tabId: tab }));
+
+  // Allow once: exactly that call goes through.
+  const first = fill("once@example.com");
+  const asked = await nextQuestion(s);
+  assertEquals(
+    [asked.workspace, asked.principal, asked.capability, asked.host, asked.call],
+    [1, "unnamed", "write", "127.0.0.1", "form_input on 127.0.0.1"],
+  );
+  assertEquals(asked.client, "ghostlight-test");
+  // The element it aims at, as the read that gave the ref named it, fenced as the page's words.
+  assertEquals(asked.target, { role: "textbox", name: "Email address" });
+  const listed = await run(s, ["asks"]);
+  assertMatch(
+    listed,
+    new RegExp(
+      `${asked.number}\\. unnamed .* asks to write on 127\\.0\\.0\\.1.*\n   It aims at the ` +
+        `textbox the page names "Email address" \\(page text\\)\\.\n`,
+    ),
+  );
+  assert(!listed.includes("once@example.com"), "a question never shows a value");
+  assertMatch(await run(s, ["allow", String(asked.number)]), /allowed once/);
+  const allowed = await first;
+  assert(!allowed.isError, JSON.stringify(allowed.content));
+  assertEquals(await emailValue(s, tab), "once@example.com");
+  assertEquals(await questions(s), []);
+
+  // The next one asks again; no refuses it with the reason, and nothing reaches the page.
+  const second = fill("denied@example.com");
+  const again = await nextQuestion(s, asked.number);
+  const unknown = await ghostlight(s.testEnv, ["allow", "999"]);
+  assertEquals(unknown.code, 1);
+  assertMatch(unknown.stderr, /there is no open question 999/);
+  assertMatch(await run(s, ["deny", String(again.number)]), /denied/);
+  assertMatch(
+    errorText(await second),
+    new RegExp(
+      `form_input needs the write capability on the page in its tab, which is refused \\(the ` +
+        `person said no \\(question ${again.number}, answered from the CLI\\)\\)`,
+    ),
+  );
+  assertEquals(await emailValue(s, tab), "once@example.com", "nothing reached the page");
+
+  // Hold answers the open question with no. A password field's name is shown, its value never.
+  const password = await refOf(s, tab, /textbox "Password"/);
+  const third = waiting(
+    s.call("form_input", { ref: password, value: "held-Secret-2", tabId: tab }),
+  );
+  const held = await nextQuestion(s, again.number);
+  assertEquals(held.target, { role: "textbox", name: "Password" });
+  const shownHeld = JSON.stringify(held) + await run(s, ["asks"]);
+  for (const secret of ["hunter2-very-secret", "held-Secret-2", "once@example.com"]) {
+    assert(!shownHeld.includes(secret), `the question shows ${secret}`);
+  }
+  await run(s, ["hold"]);
+  assertMatch(
+    errorText(await third),
+    /the person said no \(question \d+, answered from the CLI's hold\)/,
+  );
+  await run(s, ["resume"]);
+  assertEquals(await emailValue(s, tab), "once@example.com");
+
+  // On this site for this agent: the later calls go through without a question.
+  const fourth = fill("site@example.com");
+  const site = await nextQuestion(s, again.number + 1);
+  assertMatch(await run(s, ["allow", "--site", String(site.number)]), /until its workspace ends/);
+  assert(!(await fourth).isError);
+  await s.ok("form_input", { ref: email, value: "later@example.com", tabId: tab });
+  assertEquals(await emailValue(s, tab), "later@example.com");
+  const granted: PersonGrant[] = JSON.parse(await run(s, ["asks", "--granted", "--json"]));
+  assertEquals(
+    granted.map((g) => [g.workspace, g.principal, g.capability, g.host, g.by]),
+    [[1, "unnamed", "write", "127.0.0.1", "the CLI"]],
+  );
+
+  // Another agent on the same site is still asked.
+  const other = await s.connectClient("other-client", {}, ["--principal", "other-agent"]);
   try {
-    const forms: { message: string; answer: "once" | "hold" }[] = [];
-    let withdrawn = 0;
-    const asking = await spiedClient(s, "eliciting-client", async (request, signal) => {
-      const message = String(request.params.message);
-      // The second form is left for the CLI to answer: the client's is then taken back.
-      const answer = forms.length === 0 ? "once" : "hold";
-      forms.push({ message, answer });
-      if (answer === "once") return { action: "accept", content: { answer: "once" } };
-      await new Promise<void>((resolve) => signal.addEventListener("abort", () => resolve()));
-      withdrawn++;
-      return { action: "cancel" };
-    });
-    const silent = await spiedClient(s, "plain-client");
-    try {
-      const mine = await clientForm(s, asking.client);
-      const fill = (value: string) =>
-        waiting(
-          asking.client.callTool({
-            name: "form_input",
-            arguments: { ref: mine.ref, value, tabId: mine.tab },
-          }) as Promise<CallResult>,
-        );
-      const allowed = await fill("client@example.com");
-      assert(!allowed.isError, JSON.stringify(allowed.content));
-      assertEquals(forms.length, 1);
-      assertMatch(
-        forms[0].message,
-        /asks to write on 127\.0\.0\.1: form_input on 127\.0\.0\.1, aiming at the textbox the page names "Email address" \(page text\)\./,
-      );
-      assert(!forms[0].message.includes("client@example.com"), "the form never shows a value");
-      assertEquals(await questions(s), [], "answered in the client, the question is gone");
-      const lines = await auditLines(s);
-      assert(
-        lines.some((l) =>
-          /allowed it once \(question 1, answered from the client\)/.test(l.rule ?? "")
-        ),
-        "the client's answer is audited as the client's",
-      );
+    const listedTabs = await other.callTool({
+      name: "tabs_context_mcp",
+      arguments: { createIfEmpty: true },
+    }) as CallResult;
+    const own = (listedTabs.structuredContent as { tabs: { tabId: number }[] }).tabs[0].tabId;
+    const navigated = await other.callTool({
+      name: "navigate",
+      arguments: { url: s.fixtures.url("/signup.html"), tabId: own },
+    }) as CallResult;
+    assert(!navigated.isError, JSON.stringify(navigated.content));
+    const read = await other.callTool({
+      name: "read_page",
+      arguments: { tabId: own, filter: "all" },
+    }) as CallResult;
+    const line = read.content[0].text!.split("\n").find((l) => /textbox "Email address"/.test(l));
+    const otherRef = /\[(ref_\d+)\]/.exec(line ?? "")?.[1];
+    assert(otherRef, "the other agent finds the field");
+    const theirs = waiting(
+      other.callTool({
+        name: "form_input",
+        arguments: { ref: otherRef, value: "other@example.com", tabId: own },
+      }) as Promise<CallResult>,
+    );
+    const theirQuestion = await nextQuestion(s, site.number);
+    assertEquals(theirQuestion.principal, "other-agent");
+    // Allowed and saved in the policy file: a grant for that agent on that site, the file's
+    // comments kept, more specific than the file's own ask, so its next call is not asked
+    // (decision 0482), while nothing of it is kept in memory.
+    assertMatch(
+      await run(s, ["allow", "--persist", String(theirQuestion.number)]),
+      /saved in .*policy\.jsonc as a grant/,
+    );
+    assert(!(await theirs).isError);
+    const { policyFile } = await paths(s);
+    const saved = await Deno.readTextFile(policyFile);
+    assert(saved.includes(NOTE), `the file's comment is kept:\n${saved}`);
+    assertMatch(
+      saved,
+      /"principals": \[\s*"other-agent"\s*\],\s*"hosts": \[\s*"127\.0\.0\.1"\s*\],\s*"allow": \[\s*"write"\s*\]/,
+    );
+    let ended = false;
+    const next = waiting(
+      (other.callTool({
+        name: "form_input",
+        arguments: { ref: otherRef, value: "saved@example.com", tabId: own },
+      }) as Promise<CallResult>).finally(() => ended = true),
+    );
+    const opened = await pollUntil(
+      async () => ended ? [] : await questions(s),
+      (open) => ended || open.length > 0,
+      "the saved agent's next call to end, or to ask",
+    );
+    assertEquals(opened, [], "the saved grant let the next call through unasked");
+    assert(!(await next).isError);
+    const kept: PersonGrant[] = JSON.parse(await run(s, ["asks", "--granted", "--json"]));
+    assertEquals(kept.filter((g) => g.principal === "other-agent"), [], "none kept in memory");
+  } finally {
+    await other.close();
+  }
 
-      // Answered from the CLI first: the client's form is withdrawn.
-      const second = fill("second@example.com");
-      const open = await nextQuestion(s, 1);
-      await pollUntil(
-        () => Promise.resolve(forms.length),
-        (n) => n === 2,
-        "the second form to be shown",
-      );
-      await run(s, ["deny", String(open.number)]);
-      assertMatch(
-        errorText(await second),
-        /the person said no \(question \d+, answered from the CLI\)/,
-      );
-      await pollUntil(
-        () => Promise.resolve(withdrawn),
-        (n) => n === 1,
-        "the client's form to be withdrawn",
-      );
+  // Every question and answer is in the audit, with where it was answered.
+  const lines = await auditLines(s);
+  const decisions = lines.filter((l) => l.kind === "decision" && l.tool === "form_input");
+  assertEquals(
+    decisions.map((l) => l.result),
+    [
+      "ask",
+      "allowed",
+      "allowed",
+      "ask",
+      "denied",
+      "ask",
+      "denied",
+      "ask",
+      "allowed",
+      "allowed",
+      "allowed",
+      "ask",
+      "allowed",
+      "allowed",
+      "allowed",
+    ],
+  );
+  assertMatch(
+    decisions[0].rule!,
+    /^the person is asked: grant 1 of .* asks the person before write/,
+  );
+  assertMatch(decisions[1].rule!, /allowed it once \(question \d+, answered from the CLI\)/);
+  assertMatch(decisions[2].rule!, /allowed write for this call/);
+  assertMatch(decisions[10].rule!, /allowed write on this site for this agent/);
+  assertEquals(decisions[12].principal, "other-agent");
+  assertMatch(decisions[12].rule!, /answered from the CLI, saved in the policy file/);
+  assertMatch(decisions[14].rule!, /grant 2 of .* allows write, more specific than its ask/);
 
-      // A client that declared no elicitation is never sent one; the CLI still answers it.
-      const theirs = await clientForm(s, silent.client);
-      const plain = waiting(
-        silent.client.callTool({
+  // Revoking the yes asks again, and is an audit record.
+  assertMatch(await run(s, ["asks", "--revoke", String(granted[0].number)]), /asked again/);
+  const forgotten = () => auditLines(s).then((all) => all.filter((l) => l.result === "forgotten"));
+  assertMatch(
+    (await forgotten())[0]?.rule ?? "(none)",
+    new RegExp(
+      `yes ${granted[0].number} to write on this site for this agent \\(question ` +
+        `${site.number}, answered from the CLI\\) was forgotten: revoked from the CLI`,
+    ),
+  );
+  const fifth = fill("fifth@example.com");
+  const again2 = await nextQuestion(s, site.number + 1);
+  await run(s, ["allow", "--site", String(again2.number)]);
+  assert(!(await fifth).isError);
+
+  // Stopping the agent forgets its yes, and the audit says so.
+  await run(s, ["stop", "1"]);
+  assertEquals(JSON.parse(await run(s, ["asks", "--granted", "--json"])), []);
+  const lapsed = (await forgotten())[1];
+  assertEquals([lapsed?.principal, lapsed?.host], ["unnamed", "127.0.0.1"]);
+  assertMatch(
+    lapsed.rule!,
+    /\(question \d+, answered from the CLI\) was forgotten: its workspace ended/,
+  );
+  return again2.number;
+}
+
+/**
+ * From a client that declared elicitation, in both revisions, and from the CLI while the
+ * client is asked; `before` is the number of the last question asked before it. Ends by killing
+ * the service.
+ */
+async function answeredInTheClient(s: E2ESession, before: number): Promise<void> {
+  const forms: { message: string; answer: "once" | "hold" }[] = [];
+  let withdrawn = 0;
+  const asking = await spiedClient(s, "eliciting-client", async (request, signal) => {
+    const message = String(request.params.message);
+    // The second form is left for the CLI to answer: the client's is then taken back.
+    const answer = forms.length === 0 ? "once" : "hold";
+    forms.push({ message, answer });
+    if (answer === "once") return { action: "accept", content: { answer: "once" } };
+    await new Promise<void>((resolve) => signal.addEventListener("abort", () => resolve()));
+    withdrawn++;
+    return { action: "cancel" };
+  });
+  const silent = await spiedClient(s, "plain-client");
+  try {
+    const mine = await clientForm(s, asking.client);
+    const fill = (value: string) =>
+      waiting(
+        asking.client.callTool({
           name: "form_input",
-          arguments: { ref: theirs.ref, value: "plain@example.com", tabId: theirs.tab },
+          arguments: { ref: mine.ref, value, tabId: mine.tab },
         }) as Promise<CallResult>,
       );
-      const plainQuestion = await nextQuestion(s, open.number);
-      await run(s, ["deny", String(plainQuestion.number)]);
-      assertMatch(errorText(await plain), /the person said no/);
-      assertEquals(silent.received.filter((m) => m.method === "elicitation/create"), []);
-      assertEquals(
-        asking.received.filter((m) => m.method === "elicitation/create").length,
-        2,
-        "the eliciting client was sent one form per question",
-      );
+    const allowed = await fill("client@example.com");
+    assert(!allowed.isError, JSON.stringify(allowed.content));
+    assertEquals(forms.length, 1);
+    assertMatch(
+      forms[0].message,
+      /asks to write on 127\.0\.0\.1: form_input on 127\.0\.0\.1, aiming at the textbox the page names "Email address" \(page text\)\./,
+    );
+    assert(!forms[0].message.includes("client@example.com"), "the form never shows a value");
+    assertEquals(await questions(s), [], "answered in the client, the question is gone");
+    const lines = await auditLines(s);
+    assert(
+      lines.some((l) =>
+        new RegExp(`allowed it once \\(question ${before + 1}, answered from the client\\)`)
+          .test(l.rule ?? "")
+      ),
+      "the client's answer is audited as the client's",
+    );
 
-      // 2026-07-28: the form comes in an input_required result, the answer with the retry.
-      let release!: () => void;
-      const held = new Promise<void>((resolve) => release = resolve);
-      let outwaited!: () => void;
-      const pastDeadline = new Promise<void>((resolve) => outwaited = resolve);
-      const shown: string[] = [];
-      const modern = await modernClient(s, "modern-client", async (message) => {
-        shown.push(message);
-        // The second form is answered only after the CLI answered its question, the third only
-        // after the connector's call deadline has passed.
-        if (shown.length === 2) await held;
-        if (shown.length === 3) await pastDeadline;
-        return { action: "accept", answer: "once" };
-      }, { GHOSTLIGHT_CALL_DEADLINE_MS: String(MODERN_DEADLINE_MS) });
-      const plainModern = await modernClient(s, "plain-modern-client");
-      try {
-        const form = await clientForm(s, modern, true);
-        const fillModern = (value: string) =>
-          waiting(
-            modern.callTool({
-              name: "form_input",
-              arguments: { ref: form.ref, value, tabId: form.tab, ...form.workspace },
-            }) as Promise<CallResult>,
-          );
-        const before = (await questions(s)).length;
-        assertEquals(before, 0);
-        const yes = await fillModern("modern@example.com");
-        assert(!yes.isError, JSON.stringify(yes.content));
-        assertEquals(shown.length, 1);
-        assertMatch(shown[0], /asks to write on 127\.0\.0\.1: form_input on 127\.0\.0\.1/);
-        assertEquals(await clientEmail(modern, form), "modern@example.com");
-        const answered = (await auditLines(s)).filter((l) =>
-          /allowed it once \(question \d+, answered from the client\)/.test(l.rule ?? "")
-        );
-        assertEquals(answered.length, 2, "the 2026 client's answer is audited as the client's");
+    // Answered from the CLI first: the client's form is withdrawn.
+    const second = fill("second@example.com");
+    const open = await nextQuestion(s, before + 1);
+    await pollUntil(
+      () => Promise.resolve(forms.length),
+      (n) => n === 2,
+      "the second form to be shown",
+    );
+    await run(s, ["deny", String(open.number)]);
+    assertMatch(
+      errorText(await second),
+      /the person said no \(question \d+, answered from the CLI\)/,
+    );
+    await pollUntil(
+      () => Promise.resolve(withdrawn),
+      (n) => n === 1,
+      "the client's form to be withdrawn",
+    );
 
-        // The CLI answers first: the client's late answer is dropped; the retry gets the no.
-        const late = fillModern("late@example.com");
-        const cliFirst = await nextQuestion(s, plainQuestion.number);
-        await pollUntil(() => Promise.resolve(shown.length), (n) => n === 2, "the second form");
-        await run(s, ["deny", String(cliFirst.number)]);
-        release();
-        assertMatch(
-          errorText(await late),
-          new RegExp(`the person said no \\(question ${cliFirst.number}, answered from the CLI\\)`),
-        );
-        assertEquals(await clientEmail(modern, form), "modern@example.com", "nothing reached it");
+    // A client that declared no elicitation is never sent one; the CLI still answers it.
+    const theirs = await clientForm(s, silent.client);
+    const plain = waiting(
+      silent.client.callTool({
+        name: "form_input",
+        arguments: { ref: theirs.ref, value: "plain@example.com", tabId: theirs.tab },
+      }) as Promise<CallResult>,
+    );
+    const plainQuestion = await nextQuestion(s, open.number);
+    await run(s, ["deny", String(plainQuestion.number)]);
+    assertMatch(errorText(await plain), /the person said no/);
+    assertEquals(silent.received.filter((m) => m.method === "elicitation/create"), []);
+    assertEquals(
+      asking.received.filter((m) => m.method === "elicitation/create").length,
+      2,
+      "the eliciting client was sent one form per question",
+    );
 
-        // A 2026 request that declared no elicitation is never answered input_required (its
-        // client has no handler and would fail the call); the CLI answers it.
-        const plainForm = await clientForm(s, plainModern, true);
-        const plainCall = waiting(
-          plainModern.callTool({
+    // 2026-07-28: the form comes in an input_required result, the answer with the retry.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => release = resolve);
+    let outwaited!: () => void;
+    const pastDeadline = new Promise<void>((resolve) => outwaited = resolve);
+    const shown: string[] = [];
+    const modern = await modernClient(s, "modern-client", async (message) => {
+      shown.push(message);
+      // The second form is answered only after the CLI answered its question, the third only
+      // after the connector's call deadline has passed.
+      if (shown.length === 2) await held;
+      if (shown.length === 3) await pastDeadline;
+      return { action: "accept", answer: "once" };
+    }, { GHOSTLIGHT_CALL_DEADLINE_MS: String(MODERN_DEADLINE_MS) });
+    const plainModern = await modernClient(s, "plain-modern-client");
+    try {
+      const form = await clientForm(s, modern, true);
+      const fillModern = (value: string) =>
+        waiting(
+          modern.callTool({
             name: "form_input",
-            arguments: {
-              ref: plainForm.ref,
-              value: "plain2026@example.com",
-              tabId: plainForm.tab,
-              ...plainForm.workspace,
-            },
+            arguments: { ref: form.ref, value, tabId: form.tab, ...form.workspace },
           }) as Promise<CallResult>,
         );
-        const plainAsked = await nextQuestion(s, cliFirst.number);
-        await run(s, ["deny", String(plainAsked.number)]);
-        assertMatch(
-          errorText(await plainCall),
-          /the person said no \(question \d+, answered from the CLI\)/,
-        );
-        assertEquals(shown.length, 2);
-
-        // A parked call waits for the person within the question's bound (90 s here), not the
-        // connector's call deadline: a call behind the question is answered at that deadline,
-        // and the parked one, answered after it, still goes through (decision 0480).
-        const patient = fillModern("patient@example.com");
-        await pollUntil(() => Promise.resolve(shown.length), (n) => n === 3, "the third form");
-        const behind = await modern.callTool({
-          name: "get_page_text",
-          arguments: { tabId: form.tab, ...form.workspace },
-        }) as CallResult;
-        assertMatch(
-          errorText(behind),
-          new RegExp(`did not finish this call within ${MODERN_DEADLINE_MS / 1000} s`),
-        );
-        outwaited();
-        const through = await patient;
-        assert(!through.isError, JSON.stringify(through.content));
-        assertEquals(await clientEmail(modern, form), "patient@example.com");
-      } finally {
-        await modern.close();
-        await plainModern.close();
-      }
-
-      // A broken service link ends the call without a withdraw: its form is taken back anyway
-      // (else each such form counted against the connection's 8 until it never asked again).
-      const broken = fill("broken@example.com");
-      await pollUntil(() => Promise.resolve(forms.length), (n) => n === 3, "the third form");
-      const status = JSON.parse(await run(s, ["status", "--json"]));
-      Deno.kill(status.service.pid, "SIGKILL");
-      assertMatch(errorText(await broken), /The connection to the Ghostlight service broke/);
-      await pollUntil(
-        () => Promise.resolve(withdrawn),
-        (n) => n === 2,
-        "the form of the call the broken link ended to be withdrawn",
+      const before = (await questions(s)).length;
+      assertEquals(before, 0);
+      const yes = await fillModern("modern@example.com");
+      assert(!yes.isError, JSON.stringify(yes.content));
+      assertEquals(shown.length, 1);
+      assertMatch(shown[0], /asks to write on 127\.0\.0\.1: form_input on 127\.0\.0\.1/);
+      assertEquals(await clientEmail(modern, form), "modern@example.com");
+      const answered = (await auditLines(s)).filter((l) =>
+        /allowed it once \(question \d+, answered from the client\)/.test(l.rule ?? "")
       );
+      assertEquals(answered.length, 2, "the 2026 client's answer is audited as the client's");
+
+      // The CLI answers first: the client's late answer is dropped; the retry gets the no.
+      const late = fillModern("late@example.com");
+      const cliFirst = await nextQuestion(s, plainQuestion.number);
+      await pollUntil(() => Promise.resolve(shown.length), (n) => n === 2, "the second form");
+      await run(s, ["deny", String(cliFirst.number)]);
+      release();
+      assertMatch(
+        errorText(await late),
+        new RegExp(`the person said no \\(question ${cliFirst.number}, answered from the CLI\\)`),
+      );
+      assertEquals(await clientEmail(modern, form), "modern@example.com", "nothing reached it");
+
+      // A 2026 request that declared no elicitation is never answered input_required (its
+      // client has no handler and would fail the call); the CLI answers it.
+      const plainForm = await clientForm(s, plainModern, true);
+      const plainCall = waiting(
+        plainModern.callTool({
+          name: "form_input",
+          arguments: {
+            ref: plainForm.ref,
+            value: "plain2026@example.com",
+            tabId: plainForm.tab,
+            ...plainForm.workspace,
+          },
+        }) as Promise<CallResult>,
+      );
+      const plainAsked = await nextQuestion(s, cliFirst.number);
+      await run(s, ["deny", String(plainAsked.number)]);
+      assertMatch(
+        errorText(await plainCall),
+        /the person said no \(question \d+, answered from the CLI\)/,
+      );
+      assertEquals(shown.length, 2);
+
+      // A parked call waits for the person within the question's bound (90 s here), not the
+      // connector's call deadline: a call behind the question is answered at that deadline,
+      // and the parked one, answered after it, still goes through (decision 0480).
+      const patient = fillModern("patient@example.com");
+      await pollUntil(() => Promise.resolve(shown.length), (n) => n === 3, "the third form");
+      const behind = await modern.callTool({
+        name: "get_page_text",
+        arguments: { tabId: form.tab, ...form.workspace },
+      }) as CallResult;
+      assertMatch(
+        errorText(behind),
+        new RegExp(`did not finish this call within ${MODERN_DEADLINE_MS / 1000} s`),
+      );
+      outwaited();
+      const through = await patient;
+      assert(!through.isError, JSON.stringify(through.content));
+      assertEquals(await clientEmail(modern, form), "patient@example.com");
     } finally {
-      await asking.client.close();
-      await silent.client.close();
+      await modern.close();
+      await plainModern.close();
     }
+
+    // A broken service link ends the call without a withdraw: its form is taken back anyway
+    // (else each such form counted against the connection's 8 until it never asked again).
+    const broken = fill("broken@example.com");
+    await pollUntil(() => Promise.resolve(forms.length), (n) => n === 3, "the third form");
+    const status = JSON.parse(await run(s, ["status", "--json"]));
+    Deno.kill(status.service.pid, "SIGKILL");
+    assertMatch(errorText(await broken), /The connection to the Ghostlight service broke/);
+    await pollUntil(
+      () => Promise.resolve(withdrawn),
+      (n) => n === 2,
+      "the form of the call the broken link ended to be withdrawn",
+    );
+  } finally {
+    await asking.client.close();
+    await silent.client.close();
+  }
+}
+
+Deno.test("the person answers an ask from the CLI, or from a client that declared elicitation", async (t) => {
+  // One session for both: the same policy (the CLI case's comment is only a comment) and the
+  // same ask bound. The client case ends by killing the service, so it comes last.
+  const s = await startSession({
+    policy: ASK_WRITE.replace("{", `{\n  ${NOTE}`),
+    env: { GHOSTLIGHT_ASK_TIMEOUT_MS: "90000" },
+  });
+  try {
+    let asked = 0;
+    const cli = await t.step(
+      "an ask holds form_input until the person answers from the CLI: once, on the site, no, hold",
+      async () => {
+        asked = await answeredFromTheCli(s);
+      },
+    );
+    if (!cli) return;
+    await t.step(
+      "a client that declared elicitation is asked too, in both revisions; the first answer wins and the other is withdrawn or dropped; a client without it is never sent one",
+      () => answeredInTheClient(s, asked),
+    );
   } finally {
     await s.close();
   }
