@@ -20,6 +20,7 @@ import { z } from "zod";
 import type { InstancePaths } from "../shared/instance.ts";
 import { VERSION } from "../shared/version.ts";
 import { InnerConnector } from "./remote_inner.ts";
+import type { AgentPermissions } from "./remote_permission.ts";
 import type { ConnectorSettings } from "./settings.ts";
 import type { Tunnel } from "./ws_stream.ts";
 
@@ -29,10 +30,6 @@ export const OPENAB_LIMITS = {
   maxFrame: 8 * 1024 * 1024,
   /** A frame carrying a `method`: over it, answered with an error, the tunnel kept. */
   maxMethodFrame: 1024 * 1024,
-  /** One tunnelled request: past it the call is cancelled (the gateway has stopped waiting). */
-  requestMs: 180_000,
-  /** Setting up: ACP `initialize` and `session/new` or `session/resume`. */
-  setupMs: 30_000,
   /** MCP connections open at once (the gateway accepts 8 servers per session). */
   maxConnections: 8,
   /** Inner requests open at once over one tunnel. */
@@ -61,6 +58,8 @@ export interface OpenabOptions {
   onReady: (serverId: string, resumed: boolean) => void;
   /** A line for the person (the shore's stderr). */
   say: (line: string) => void;
+  /** The agent host's own permission requests, put to the person (decision 0530). */
+  permissions: AgentPermissions;
 }
 
 type Id = string | number;
@@ -103,7 +102,7 @@ interface Connection {
 
 /**
  * Serves one tunnel of the `openab` binding until it closes; resolves with why. Setup that fails
- * (no answer within {@linkcode OPENAB_LIMITS.setupMs}, a refused `session/new`, a refused
+ * (no answer within the setup bound, `remoteSetupMs`; a refused `session/new`, a refused
  * `session/resume`) throws, and nothing was opened: the gateway's `mcp/connect` is refused until
  * the session is set up.
  */
@@ -144,10 +143,12 @@ class OpenabTunnel {
   async run(): Promise<string> {
     const pump = this.#pump();
     try {
+      // The contract's 30 s to set up (`GHOSTLIGHT_REMOTE_SETUP_MS`).
+      const setupMs = this.settings.remoteSetupMs;
       const deadline = Promise.withResolvers<never>();
       const timer = setTimeout(
-        () => deadline.reject(new Error(`no session within ${OPENAB_LIMITS.setupMs / 1000} s`)),
-        OPENAB_LIMITS.setupMs,
+        () => deadline.reject(new Error(`no session within ${seconds(setupMs)}`)),
+        setupMs,
       );
       const resumed = await Promise.race([
         this.#setup(),
@@ -299,10 +300,14 @@ class OpenabTunnel {
       abandoned: false,
     };
     this.#active.set(id, entry);
-    const timer = setTimeout(
-      () => controller.abort(`no answer within ${OPENAB_LIMITS.requestMs / 1000} s`),
-      OPENAB_LIMITS.requestMs,
-    );
+    // The contract's 180 s per tunnelled request (`GHOSTLIGHT_REMOTE_REQUEST_MS`): the gateway
+    // stops waiting then, so the call is cancelled here and the gateway told why.
+    const requestMs = this.settings.remoteRequestMs;
+    let overdue = false;
+    const timer = setTimeout(() => {
+      overdue = true;
+      controller.abort(`no answer within ${seconds(requestMs)}`);
+    }, requestMs);
     try {
       const answer = await connection.inner.request(
         message.method,
@@ -310,6 +315,17 @@ class OpenabTunnel {
         controller.signal,
       );
       if (entry.abandoned) throw abandoned;
+      if (overdue) {
+        this.options.say(
+          `${entry.what} ran past the tunnel's ${seconds(requestMs)} bound: cancelled here, its ` +
+            "outcome unknown",
+        );
+        throw new Refusal(
+          -32000,
+          `${entry.what} did not finish within the tunnel's ${seconds(requestMs)} bound per ` +
+            "request; it was cancelled (its outcome is unknown: look before retrying)",
+        );
+      }
       if (answer.error !== undefined) throw new Refusal(answer.error.code, answer.error.message);
       return answer.result ?? {};
     } finally {
@@ -333,8 +349,8 @@ class OpenabTunnel {
         return Promise.resolve({});
       }
       case "session/request_permission":
-        // Ghostlight asks the person itself (its policy); it grants nothing on an agent's ask.
-        return Promise.resolve({ outcome: { outcome: "cancelled" } });
+        // The person decides (decision 0530).
+        return this.options.permissions.answer(params);
       default:
         throw new Refusal(-32601, `${method.slice(0, 80)} is not served`);
     }
@@ -422,4 +438,9 @@ function describe(method: string, params: Record<string, unknown> | undefined): 
     ? ` ${params.name.slice(0, 64)}`
     : "";
   return `${method.slice(0, 64)}${tool}`;
+}
+
+/** A bound in seconds, as the person reads it. */
+function seconds(ms: number): string {
+  return `${Math.round(ms / 100) / 10} s`;
 }

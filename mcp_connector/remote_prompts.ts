@@ -50,6 +50,7 @@ export class ShorePrompts {
   #sessionId: string | null = null;
   #turn: Turn | null = null;
   #calls = 0;
+  #onCancel: (() => void) | null = null;
 
   constructor(link: PromptLink) {
     this.#link = link;
@@ -60,6 +61,11 @@ export class ShorePrompts {
     this.#agent = agent;
     this.#sessionId = sessionId;
     this.#link.takePrompts((message) => this.#take(message));
+  }
+
+  /** Told when the person's Stop cancels the turn: ACP wants its open asks answered cancelled. */
+  onCancel(listener: () => void): void {
+    this.#onCancel = listener;
   }
 
   /** A `session/update` from the agent host: the text of its reply is relayed. */
@@ -116,6 +122,7 @@ export class ShorePrompts {
     if (message.type === "prompt_stop") {
       if (this.#turn?.turn === message.turn) {
         agent.notify(methods.agent.session.cancel, { sessionId }).catch(() => {});
+        this.#onCancel?.();
       }
       return;
     }

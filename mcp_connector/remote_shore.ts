@@ -28,6 +28,7 @@ import { type Binding, findRemote } from "../shared/remotes.ts";
 import { VERSION } from "../shared/version.ts";
 import { META } from "./mcp_2026_07_28.ts";
 import { InnerConnector } from "./remote_inner.ts";
+import { AgentPermissions, type PermissionAsker } from "./remote_permission.ts";
 import { ServiceLink } from "./service_link.ts";
 import {
   newOpenabSession,
@@ -88,17 +89,20 @@ async function serveAcp(
   settings: ConnectorSettings,
   options: ShoreOptions,
   ready: (serverId: string) => void,
+  permissions: AgentPermissions,
 ): Promise<string> {
   const inner = new InnerConnector(paths, settings, options);
+  inner.prompts.onCancel(() => permissions.cancelAll());
   const provider = new McpOverAcpProvider();
   const app = client({ name: "ghostlight-remote-shore" })
     .onRequest(methods.client.mcp.message, provider.handleRequest)
     // The agent's words go to the person's side panel (decision 0470).
     .onNotification(methods.client.session.update, ({ params }) => inner.prompts.update(params))
-    // Ghostlight asks the person itself (its policy); it grants nothing on an agent's ask.
-    .onRequest(methods.client.session.requestPermission, () => ({
-      outcome: { outcome: "cancelled" as const },
-    }));
+    // The person decides (decision 0530).
+    .onRequest(
+      methods.client.session.requestPermission,
+      ({ params }) => permissions.answer(params),
+    );
   const connection = app.connect({ readable: tunnel.readable, writable: tunnel.writable });
   try {
     await connection.agent.request(methods.agent.initialize, {
@@ -198,8 +202,9 @@ export async function runShore(
     reporter.reportRemote(state, why).catch(() => {
       // No service to tell: the shore's own output still says it.
     });
+  const ask = reporter.askAgentPermission.bind(reporter);
   try {
-    return await reconnecting(paths, settings, options, say, report);
+    return await reconnecting(paths, settings, { ...options, ask }, say, report);
   } finally {
     reporter.close();
   }
@@ -209,7 +214,7 @@ export async function runShore(
 async function reconnecting(
   paths: InstancePaths,
   settings: ConnectorSettings,
-  options: ShoreOptions,
+  options: ShoreOptions & { ask: PermissionAsker },
   say: (line: string) => void,
   report: (state: "connected" | "degraded", why?: string) => void,
 ): Promise<string> {
@@ -255,7 +260,7 @@ async function reconnecting(
 async function serveOne(
   paths: InstancePaths,
   settings: ConnectorSettings,
-  options: ShoreOptions,
+  options: ShoreOptions & { ask: PermissionAsker },
   state: {
     openab: OpenabSession;
     declare: boolean;
@@ -276,8 +281,15 @@ async function serveOne(
   }, isOpenab ? "subprotocol" : "header");
   const stopped = () => tunnel.close("the person stopped the remote shore");
   options.stop.addEventListener("abort", stopped, { once: true });
+  // The agent host's own permission requests: the person's; withdrawn when the tunnel ends.
+  const permissions = new AgentPermissions(
+    options.ask,
+    (line) => state.say(`remote ${options.name}: ${line}`),
+  );
   try {
-    if (!isOpenab) return await serveAcp(tunnel, paths, settings, options, state.ready);
+    if (!isOpenab) {
+      return await serveAcp(tunnel, paths, settings, options, state.ready, permissions);
+    }
     return await serveOpenab(tunnel, paths, settings, {
       name: options.name,
       serviceEntry: options.serviceEntry,
@@ -285,8 +297,10 @@ async function serveOne(
       declare: state.declare,
       onReady: (serverId) => state.ready(serverId),
       say: state.say,
+      permissions,
     }, state.openab);
   } finally {
+    permissions.cancelAll();
     options.stop.removeEventListener("abort", stopped);
   }
 }

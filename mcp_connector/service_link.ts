@@ -19,6 +19,7 @@ import { runningFromSource, siblingPath } from "../shared/executables.ts";
 import { encodeFrame } from "../shared/framing.ts";
 import { connectAndVerify, ImpostorError, type OpenedConnection } from "../shared/handshake.ts";
 import { instanceCommand, type InstancePaths } from "../shared/instance.ts";
+import type { AgentPermission, AgentPermissionAnswer } from "../shared/person.ts";
 
 /** How long the connector waits for a demand-started service to listen. */
 const START_TIMEOUT_MS = 30_000;
@@ -50,7 +51,11 @@ export class ServiceUnavailable extends Error {}
 type Pending =
   | { kind: "catalog"; resolve: (c: CatalogSnapshot) => void; reject: (e: Error) => void }
   | { kind: "workspace"; resolve: (id: string) => void; reject: (e: Error) => void }
-  | { kind: "start"; resolve: (end: CallEnd) => void; asked?: AskHandler };
+  | { kind: "start"; resolve: (end: CallEnd) => void; asked?: AskHandler }
+  | { kind: "agent"; resolve: (end: AgentPermissionEnd) => void };
+
+/** How the person's question about an agent host's own request ended (decision 0530). */
+export type AgentPermissionEnd = { answer: AgentPermissionAnswer; said: string };
 
 /** What a call does with the service's questions for the person (decision 0361). */
 export type AskHandler = (
@@ -187,6 +192,28 @@ export class ServiceLink {
       this.#send(connection, { type: "start", seq, ...request });
       onSent(seq);
     });
+  }
+
+  /**
+   * Puts a remote agent host's own permission request to the person (decision 0530) and
+   * resolves with how it ended; `signal` withdraws it. A broken link ends it as withdrawn.
+   */
+  async askAgentPermission(
+    request: AgentPermission,
+    signal: AbortSignal,
+  ): Promise<AgentPermissionEnd> {
+    const connection = await this.#connect();
+    const seq = ++this.#seq;
+    const ended = new Promise<AgentPermissionEnd>((resolve) => {
+      connection.pending.set(seq, { kind: "agent", resolve });
+    });
+    const withdraw = () => {
+      if (connection.pending.has(seq)) this.#send(connection, { type: "cancel", seq });
+    };
+    signal.addEventListener("abort", withdraw, { once: true });
+    this.#send(connection, { type: "agent_permission", seq, request });
+    if (signal.aborted) withdraw();
+    return await ended.finally(() => signal.removeEventListener("abort", withdraw));
   }
 
   /** Carries the person's answer, given in the client, to question `question` of call `seq`. */
@@ -368,6 +395,8 @@ export class ServiceLink {
     for (const pending of connection.pending.values()) {
       if (pending.kind === "start") {
         pending.resolve({ outcome: LINK_BROKEN });
+      } else if (pending.kind === "agent") {
+        pending.resolve({ answer: "withdrawn", said: "the connection to the service broke" });
       } else {
         pending.reject(new ServiceUnavailable("the connection to the service broke"));
       }
@@ -392,6 +421,10 @@ export class ServiceLink {
       case "withdraw":
         if (pending.kind === "start") pending.asked?.(message);
         return;
+      case "agent_permission_answer":
+        connection.pending.delete(message.seq);
+        if (pending.kind === "agent") pending.resolve(message);
+        return;
       case "catalog":
         connection.pending.delete(message.seq);
         if (pending.kind === "catalog") pending.resolve(message);
@@ -408,6 +441,8 @@ export class ServiceLink {
         connection.pending.delete(message.seq);
         if (pending.kind === "start") {
           pending.resolve({ rejected: message });
+        } else if (pending.kind === "agent") {
+          pending.resolve({ answer: "withdrawn", said: message.message });
         } else {
           pending.reject(new ServiceUnavailable(`${message.message} ${message.next_step}`));
         }
