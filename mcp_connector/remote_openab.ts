@@ -15,12 +15,13 @@
  */
 
 import { PROTOCOL_VERSION } from "@agentclientprotocol/sdk/unstable";
-import type { AnyMessage } from "@agentclientprotocol/sdk/unstable";
+import type { AnyMessage, SessionNotification } from "@agentclientprotocol/sdk/unstable";
 import { z } from "zod";
 import type { InstancePaths } from "../shared/instance.ts";
 import { VERSION } from "../shared/version.ts";
 import { InnerConnector } from "./remote_inner.ts";
 import type { AgentPermissions } from "./remote_permission.ts";
+import type { ShorePrompts } from "./remote_prompts.ts";
 import type { ConnectorSettings } from "./settings.ts";
 import type { Tunnel } from "./ws_stream.ts";
 
@@ -60,6 +61,11 @@ export interface OpenabOptions {
   say: (line: string) => void;
   /** The agent host's own permission requests, put to the person (decision 0530). */
   permissions: AgentPermissions;
+  /**
+   * The person's prompts from the side panel (decision 0531): ACP `session/prompt` on this
+   * tunnel's session, as the contract's base protocol has the client drive the chat session.
+   */
+  prompts: ShorePrompts;
 }
 
 type Id = string | number;
@@ -72,6 +78,16 @@ const MessageParams = z.object({
   params: z.record(z.string(), z.unknown()).optional(),
 }).passthrough();
 const CancelParams = z.object({ requestId: RequestId }).passthrough();
+/** A `session/update` as the prompts read it: only an `agent_message_chunk`'s text is used. */
+const SessionUpdate = z.object({
+  sessionId: z.string().max(200),
+  update: z.object({
+    sessionUpdate: z.string().max(64),
+    content: z.object({ type: z.string().max(64), text: z.string().optional() }).passthrough()
+      .optional(),
+  }).passthrough(),
+}).passthrough();
+const PromptAnswer = z.object({ stopReason: z.string().min(1).max(64) }).passthrough();
 const Reply = z.object({
   id: RequestId,
   result: z.unknown().optional(),
@@ -157,6 +173,7 @@ class OpenabTunnel {
       ]).finally(() => clearTimeout(timer));
       this.#established.resolve(true);
       this.options.onReady(this.session.serverId, resumed);
+      this.#takePrompts();
       return await Promise.race([this.tunnel.closed, pump]);
     } catch (error) {
       const why = `setting up the session failed: ${(error as Error).message}`;
@@ -198,6 +215,23 @@ class OpenabTunnel {
     );
     session.sessionId = created.sessionId;
     return false;
+  }
+
+  /** From now on the person's prompts go to this tunnel's session (decision 0531). */
+  #takePrompts(): void {
+    const sessionId = this.session.sessionId;
+    if (sessionId === null) return;
+    this.options.prompts.start({
+      prompt: async (id, text) =>
+        parse(
+          PromptAnswer,
+          await this.#request("session/prompt", {
+            sessionId: id,
+            prompt: [{ type: "text", text }],
+          }),
+        ),
+      cancel: (id) => this.#send({ method: "session/cancel", params: { sessionId: id } }),
+    }, sessionId);
   }
 
   /** After the tunnel: open calls cancelled and said unknown, connections ended, all awaited. */
@@ -308,12 +342,14 @@ class OpenabTunnel {
       overdue = true;
       controller.abort(`no answer within ${seconds(requestMs)}`);
     }, requestMs);
+    const seen = this.options.prompts.callStarted(message.method, message.params);
     try {
       const answer = await connection.inner.request(
         message.method,
         message.params ?? {},
         controller.signal,
       );
+      this.options.prompts.callEnded(seen, answer);
       if (entry.abandoned) throw abandoned;
       if (overdue) {
         this.options.say(
@@ -361,6 +397,10 @@ class OpenabTunnel {
     if (method === "mcp/message") {
       const message = parse(MessageParams, params);
       this.#connections.get(message.connectionId)?.inner.notify(message.method, message.params);
+    } else if (method === "session/update") {
+      // The agent's reply to the person's prompt, for the side panel (decision 0531).
+      const update = parse(SessionUpdate, params);
+      this.options.prompts.update(update as unknown as SessionNotification);
     } else if (method === "mcp/cancel") {
       const { requestId } = parse(CancelParams, params);
       const entry = this.#active.get(requestId);

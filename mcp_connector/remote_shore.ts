@@ -29,6 +29,7 @@ import { VERSION } from "../shared/version.ts";
 import { META } from "./mcp_2026_07_28.ts";
 import { InnerConnector } from "./remote_inner.ts";
 import { AgentPermissions, type PermissionAsker } from "./remote_permission.ts";
+import { acpPeer, type PromptLink, ShorePrompts } from "./remote_prompts.ts";
 import { ServiceLink } from "./service_link.ts";
 import {
   newOpenabSession,
@@ -128,7 +129,7 @@ async function serveAcp(
       mcpServers: [server.declaration],
     }) as { sessionId: string };
     ready(server.serverId);
-    inner.prompts.start(connection.agent, sessionId);
+    inner.prompts.start(acpPeer(connection.agent), sessionId);
     return await Promise.race([
       tunnel.closed,
       connection.closed.then(() => "the ACP connection closed"),
@@ -204,7 +205,13 @@ export async function runShore(
     });
   const ask = reporter.askAgentPermission.bind(reporter);
   try {
-    return await reconnecting(paths, settings, { ...options, ask }, say, report);
+    return await reconnecting(
+      paths,
+      settings,
+      { ...options, ask, promptLink: reporter },
+      say,
+      report,
+    );
   } finally {
     reporter.close();
   }
@@ -214,7 +221,7 @@ export async function runShore(
 async function reconnecting(
   paths: InstancePaths,
   settings: ConnectorSettings,
-  options: ShoreOptions & { ask: PermissionAsker },
+  options: ShoreOptions & { ask: PermissionAsker; promptLink: PromptLink },
   say: (line: string) => void,
   report: (state: "connected" | "degraded", why?: string) => void,
 ): Promise<string> {
@@ -260,7 +267,7 @@ async function reconnecting(
 async function serveOne(
   paths: InstancePaths,
   settings: ConnectorSettings,
-  options: ShoreOptions & { ask: PermissionAsker },
+  options: ShoreOptions & { ask: PermissionAsker; promptLink: PromptLink },
   state: {
     openab: OpenabSession;
     declare: boolean;
@@ -298,6 +305,8 @@ async function serveOne(
       onReady: (serverId) => state.ready(serverId),
       say: state.say,
       permissions,
+      // The contract's client drives the chat session: prompts over the status link (0531).
+      prompts: new ShorePrompts(options.promptLink),
     }, state.openab);
   } finally {
     permissions.cancelAll();

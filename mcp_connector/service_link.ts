@@ -238,8 +238,13 @@ export class ServiceLink {
    * can only send a prompt to a connected shore.
    */
   takePrompts(listener: (message: PromptMessage) => void): void {
+    const first = this.#prompts === null;
     this.#prompts = listener;
-    this.#connect().catch(() => this.#retryPrompts());
+    if (!first) return;
+    // A link already connected says it now; one still connecting says it once it is up.
+    const connection = this.#connection;
+    if (connection !== null) this.#send(connection, { type: "prompts_ready" });
+    else this.#connect().catch(() => this.#retryPrompts());
   }
 
   /** Relays what the person's turn showed; false when there is no connection to say it on. */

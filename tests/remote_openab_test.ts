@@ -14,10 +14,11 @@
 import { type InstancePaths, resolveInstancePaths } from "../shared/instance.ts";
 import { textOf, type ToolResult } from "./support/acp_socket.ts";
 import { assert, assertEquals, assertMatch } from "./support/assert.ts";
+import { connectCdp, typeInto } from "./support/cdp.ts";
 import { cli } from "./support/env.ts";
 import { ghostlight } from "./support/processes.ts";
 import { startSession } from "./support/session.ts";
-import { pollUntil, within } from "./support/wait.ts";
+import { pollUntil, waitFor, within } from "./support/wait.ts";
 
 type Frame = Record<string, unknown> & { id?: number | string; method?: string };
 type Reply = { result?: Record<string, unknown>; error?: { code: number; message: string } };
@@ -93,6 +94,8 @@ function gateway(token: string) {
   let rejectResume = false;
   let down = false;
   let silent = false;
+  /** The agent's turn for a prompt: what it says back (it may call tools meanwhile). */
+  let onPrompt: ((side: GatewaySocket, text: string) => Promise<string>) | null = null;
   /** Every socket the gateway accepted, in order. */
   const sockets: GatewaySocket[] = [];
   const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, (request) => {
@@ -120,6 +123,28 @@ function gateway(token: string) {
         return;
       }
       const params = frame.params as { mcpServers?: SessionSeen["servers"] };
+      if (frame.method === "session/prompt" && onPrompt !== null) {
+        // The client drives the chat session (the contract's base): a turn, streamed back.
+        const { sessionId, prompt } = frame.params as {
+          sessionId: string;
+          prompt: { text?: string }[];
+        };
+        const text = prompt.map((block) => block.text ?? "").join("");
+        onPrompt(side, text).then((reply) => {
+          side.send({
+            method: "session/update",
+            params: {
+              sessionId,
+              update: {
+                sessionUpdate: "agent_message_chunk",
+                content: { type: "text", text: reply },
+              },
+            },
+          });
+          side.send({ id: frame.id, result: { stopReason: "end_turn" } });
+        });
+        return;
+      }
       if (frame.method === "initialize") {
         // A gateway that never answers the setup: the shore's setup bound must end it.
         if (silent) return;
@@ -154,6 +179,10 @@ function gateway(token: string) {
       rejectResume = value;
     },
     sockets,
+    /** How the agent answers the person's prompts. */
+    set onPrompt(turn: (side: GatewaySocket, text: string) => Promise<string>) {
+      onPrompt = turn;
+    },
     /** While set, ACP `initialize` is never answered. */
     set silent(value: boolean) {
       silent = value;
@@ -197,7 +226,7 @@ Deno.test({
   sanitizeResources: false,
   sanitizeOps: false,
   async fn(t) {
-    const s = await startSession();
+    const s = await startSession({ launchArgs: ["--remote-debugging"] });
     const token = `tok-${crypto.randomUUID().replaceAll("-", "")}`;
     const host = gateway(token);
     const paths = resolveInstancePaths(s.testEnv.instance, (key) => s.testEnv.env[key]);
@@ -299,6 +328,52 @@ Deno.test({
       };
 
       await t.step("navigate and read a fixture page", () => openAndRead(gw));
+
+      await t.step("the side panel prompts the gateway's agent over the binding", async () => {
+        host.onPrompt = async (side, text) => {
+          const read = toolResult(
+            await side.mcp(connectionId, "tools/call", {
+              name: "get_page_text",
+              arguments: { tabId, workspaceId },
+            }).reply,
+          );
+          return `Heard "${text}"; the page says ${
+            /first lit in 1858/.test(textOf(read)) ? "1858" : "nothing"
+          }.`;
+        };
+        const cdp = await connectCdp(s.browser.ready.devtools!);
+        try {
+          const panelUrl = `chrome-extension://${s.browser.ready.extension_id}/panel.html`;
+          const panel = await cdp.open(panelUrl, { width: 420, height: 800, scale: 1 });
+          const text = (selector: string) =>
+            panel.evaluate<string>(
+              `[...document.querySelectorAll(${JSON.stringify(selector)})]` +
+                `.map((e) => e.textContent).join("\\n")`,
+            );
+          await waitFor(
+            async () => /127\.0\.0\.1:\d+ · connected/.test(await text("#remote-state")),
+            "the panel to show the openab remote connected",
+            90_000,
+          );
+          await panel.click("#prompt");
+          await typeInto(cdp, panelUrl, "When was it first lit?");
+          await waitFor(
+            () => panel.evaluate<boolean>(`!document.getElementById("send").disabled`),
+            "Send to be enabled",
+          );
+          await panel.click("#send");
+          await waitFor(async () => (await text(".end")).includes("Done."), "the turn to end");
+          assertEquals(await text(".agent"), 'Heard "When was it first lit?"; the page says 1858.');
+          const calls = await panel.evaluate<string[][]>(
+            `[...document.querySelectorAll(".tool")].map((row) => ` +
+              `[row.querySelector(".name").textContent, row.dataset.status])`,
+          );
+          assertEquals(calls, [["get_page_text", "done"]]);
+          await panel.close();
+        } finally {
+          cdp.close();
+        }
+      });
 
       await t.step(
         "the gateway's permission request is the person's to answer; a malformed one is cancelled",

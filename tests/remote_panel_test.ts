@@ -27,7 +27,7 @@ import {
 import { PROMPT_MAX_CHARS } from "../shared/panel.ts";
 import { resultOf, socketStream, type ToolResult } from "./support/acp_socket.ts";
 import { assert, assertEquals, assertMatch } from "./support/assert.ts";
-import { type Cdp, type CdpPage, connectCdp } from "./support/cdp.ts";
+import { type CdpPage, connectCdp, typeInto } from "./support/cdp.ts";
 import type { PersonQuestion } from "../shared/person.ts";
 import { resolveInstancePaths } from "../shared/instance.ts";
 import { cli } from "./support/env.ts";
@@ -150,21 +150,6 @@ function agentHost(token: string, page: string) {
     return response;
   });
   return { server, prompts, cancels };
-}
-
-/** Types `text` into the focused element of the page at `url`, as a keyboard would insert it. */
-async function typeInto(cdp: Cdp, url: string, text: string): Promise<void> {
-  const { targetInfos } = await cdp.send("Target.getTargets") as {
-    targetInfos: { targetId: string; url: string }[];
-  };
-  const target = targetInfos.find((info) => info.url === url);
-  assert(target, `a page at ${url}`);
-  const { sessionId } = await cdp.send("Target.attachToTarget", {
-    targetId: target.targetId,
-    flatten: true,
-  }) as { sessionId: string };
-  await cdp.send("Input.insertText", { text }, sessionId);
-  await cdp.send("Target.detachFromTarget", { sessionId });
 }
 
 Deno.test({
