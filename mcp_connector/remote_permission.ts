@@ -11,7 +11,7 @@
  */
 
 import { z } from "zod";
-import type { AgentPermission } from "../shared/person.ts";
+import type { AgentPermission } from "../shared/panel.ts";
 import type { AgentPermissionEnd } from "./service_link.ts";
 
 /** ACP's answer to `session/request_permission`. */

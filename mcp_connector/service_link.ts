@@ -19,7 +19,7 @@ import { runningFromSource, siblingPath } from "../shared/executables.ts";
 import { encodeFrame } from "../shared/framing.ts";
 import { connectAndVerify, ImpostorError, type OpenedConnection } from "../shared/handshake.ts";
 import { instanceCommand, type InstancePaths } from "../shared/instance.ts";
-import type { AgentPermission, AgentPermissionAnswer } from "../shared/person.ts";
+import type { AgentPermission, AgentPermissionAnswer } from "../shared/panel.ts";
 
 /** How long the connector waits for a demand-started service to listen. */
 const START_TIMEOUT_MS = 30_000;

@@ -7,8 +7,7 @@
  */
 
 import { z } from "zod";
-import { AgentPermission, AgentPermissionAnswer } from "./person.ts";
-import { PromptText, TurnUpdate } from "./panel.ts";
+import { AgentPermission, AgentPermissionAnswer, PromptText, TurnUpdate } from "./panel.ts";
 import { RemoteName } from "./remotes.ts";
 
 /**

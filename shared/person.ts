@@ -9,7 +9,9 @@
 
 import { z } from "zod";
 import { GroupColor } from "./browser_protocol.ts";
-import { PanelRemote } from "./panel.ts";
+import { AgentPermission, PanelRemote } from "./panel.ts";
+
+export { AgentPermission, AgentPermissionAnswer } from "./panel.ts";
 
 /**
  * The person's answer to a question (decision 0360): allow this one call, allow the capability
@@ -76,25 +78,6 @@ export const PersonWorkspace = z.object({
   last: CallView.extend({ result: z.string() }).nullable(),
 });
 export type PersonWorkspace = z.infer<typeof PersonWorkspace>;
-
-/**
- * A remote agent host's own permission request (ACP `session/request_permission`), as its shore
- * passes it to the person (decision 0530): the agent's words, cut, which every surface shows
- * fenced as the agent's ({@linkcode agentWords}); and whether it offered a way to allow it once.
- */
-export const AgentPermission = z.object({
-  /** The agent's title for what it wants to do (its own tool, not Ghostlight's). */
-  title: z.string().max(300),
-  /** The kind the agent gives it (`edit`, `execute`, ...), when it is a plain word. */
-  kind: z.string().regex(/^[a-z_]{1,20}$/).nullable(),
-  /** Whether the agent offered an "allow once" choice; without one, only deny is offered. */
-  canAllow: z.boolean(),
-}).strict();
-export type AgentPermission = z.infer<typeof AgentPermission>;
-
-/** How a question about an agent host's request ended, as the shore answers the agent. */
-export const AgentPermissionAnswer = z.enum(["once", "deny", "unanswered", "withdrawn", "busy"]);
-export type AgentPermissionAnswer = z.infer<typeof AgentPermissionAnswer>;
 
 /**
  * A question waiting for the person (decision 0360): which agent, which capability on which

@@ -566,11 +566,13 @@ Deno.test({
             const added = await ghostlight(s.testEnv, [
               ...["remote", "add", "bounds", `ws://127.0.0.1:${host2.server.addr.port}/acp`],
               ...["--binding", "openab", "--token-file", tokenPath],
-              ...["--tools", "tabs_context_mcp,computer"],
+              ...["--tools", "tabs_context_mcp,computer", "--at-login"],
             ]);
             assertEquals(added.code, 0, added.stderr);
+            assertMatch(added.stdout, /Its shore starts at login/);
+            // Started as the login entry starts it: every remote marked --at-login (only this one).
             const started = cli(s.testEnv, [
-              ...["--instance", s.testEnv.instance, "remote", "start", "bounds"],
+              ...["--instance", s.testEnv.instance, "remote", "start", "--at-login"],
             ]);
             shore2 = new Deno.Command(started.command, {
               args: started.args,
@@ -650,6 +652,19 @@ Deno.test({
             );
             // The tunnel stays: the next request is answered.
             toolResult(await side.mcp(bounded, "tools/list", {}).reply);
+            const listed = async () => (await ghostlight(s.testEnv, ["remote", "list"])).stdout;
+            assertMatch(await listed(), /remote:bounds .* starts at login\n/);
+            const off = await ghostlight(s.testEnv, ["remote", "at-login", "bounds", "off"]);
+            assertEquals(off.code, 0, off.stderr);
+            assert(!/remote:bounds .* starts at login/.test(await listed()), "marked off");
+            const on = await ghostlight(s.testEnv, ["remote", "at-login", "bounds", "on"]);
+            assertEquals(on.code, 0, on.stderr);
+            // Removing the remote takes its login start away: the login entry starts nothing.
+            const removed = await ghostlight(s.testEnv, ["remote", "remove", "bounds"]);
+            assertMatch(removed.stdout, /it no longer starts at login/);
+            const atLogin = await ghostlight(s.testEnv, ["remote", "start", "--at-login"]);
+            assertEquals(atLogin.code, 0, atLogin.stderr);
+            assertMatch(atLogin.stdout, /no remote starts at login/);
           } finally {
             if (shore2 !== null) {
               shore2.kill("SIGINT");
