@@ -95,7 +95,7 @@ function replyWords(reply: Reply): string {
     case "no":
       return `the person said no (question ${reply.number}, from ${reply.by})`;
     case "unanswered":
-      return `the person did not answer within ${Math.round(reply.ms / 1000)} s`;
+      return `the person did not answer within ${Math.round(reply.ms / 100) / 10} s`;
     case "withdrawn":
       return "the agent host's request ended before the person answered";
     case "busy":
