@@ -174,9 +174,10 @@ function renderWorkspace(workspace: PersonWorkspace): HTMLElement {
 }
 
 /** The agent a question or a yes is about: its principal and its workspace's number. */
-function agentRow(principal: string, workspace: number): HTMLElement {
+function agentRow(principal: string, workspace: number | null): HTMLElement {
   const row = element("div", "row");
-  row.append(element("span", "principal", principal), element("span", "number", `#${workspace}`));
+  row.append(element("span", "principal", principal));
+  if (workspace !== null) row.append(element("span", "number", `#${workspace}`));
   return row;
 }
 
@@ -221,7 +222,7 @@ function renderQuestion(question: PersonQuestion): HTMLElement {
   const card = element("section", "question");
   card.dataset.question = String(question.number);
   card.append(
-    agentRow(question.principal, question.workspace ?? 0),
+    agentRow(question.principal, question.workspace),
     element("div", "claimed", `its client says: ${question.client}`),
     element(
       "div",
