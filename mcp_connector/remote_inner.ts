@@ -8,6 +8,7 @@
 
 import type { InstancePaths } from "../shared/instance.ts";
 import { serve } from "./main.ts";
+import { META } from "./mcp_2026_07_28.ts";
 import { ShorePrompts } from "./remote_prompts.ts";
 import type { ServiceLink } from "./service_link.ts";
 import type { ConnectorSettings } from "./settings.ts";
@@ -43,6 +44,8 @@ export const CANCELLED = -32800;
 export class InnerConnector {
   #input: ReadableStreamDefaultController<Uint8Array> | null = null;
   #pending = new Map<number, (answer: Answer) => void>();
+  /** Who hears the notifications scoped to an open request (a listen stream's list changes). */
+  #scoped = new Map<number, (notification: InnerNotification) => Promise<void>>();
   #next = 0;
   #buffer = "";
   readonly served: Promise<void>;
@@ -75,10 +78,20 @@ export class InnerConnector {
     this.prompts = new ShorePrompts(link!);
   }
 
-  /** Sends one inner request and waits for its answer; a cancelled one is told to stop. */
-  request(method: string, params: Record<string, unknown>, signal: AbortSignal): Promise<Answer> {
+  /**
+   * Sends one inner request and waits for its answer; a cancelled one is told to stop. While it
+   * is open, `onNotification` hears the notifications the connector scopes to it by its
+   * subscription id (a `subscriptions/listen` stream's `notifications/tools/list_changed`).
+   */
+  request(
+    method: string,
+    params: Record<string, unknown>,
+    signal: AbortSignal,
+    onNotification?: (notification: InnerNotification) => Promise<void>,
+  ): Promise<Answer> {
     const id = ++this.#next;
     const answered = new Promise<Answer>((resolve) => this.#pending.set(id, resolve));
+    if (onNotification !== undefined) this.#scoped.set(id, onNotification);
     this.#send({ jsonrpc: "2.0", id, method, params });
     const cancel = () => {
       const resolve = this.#pending.get(id);
@@ -93,7 +106,10 @@ export class InnerConnector {
     };
     if (signal.aborted) cancel();
     else signal.addEventListener("abort", cancel, { once: true });
-    return answered.finally(() => signal.removeEventListener("abort", cancel));
+    return answered.finally(() => {
+      signal.removeEventListener("abort", cancel);
+      this.#scoped.delete(id);
+    });
   }
 
   /** Passes one notification from the agent host (`notifications/initialized`) to the connector. */
@@ -101,15 +117,18 @@ export class InnerConnector {
     this.#send({ jsonrpc: "2.0", method, ...(params === undefined ? {} : { params }) });
   }
 
-  /** Ends the input: the connector finishes what it has and ends. */
-  end(): void {
+  /**
+   * Ends the input: the connector finishes what it has and ends. Each open request is answered
+   * with an error saying `why`.
+   */
+  end(why = "the remote shore is ending"): void {
     try {
       this.#input?.close();
     } catch {
       // Already closed.
     }
     for (const resolve of this.#pending.values()) {
-      resolve({ error: { code: -32603, message: "the remote shore is ending" } });
+      resolve({ error: { code: -32603, message: why } });
     }
     this.#pending.clear();
   }
@@ -142,7 +161,10 @@ export class InnerConnector {
       }
       if (typeof message.method === "string") {
         if (message.id === undefined) {
-          await this.#onNotification?.({ method: message.method, params: message.params });
+          const notification = { method: message.method, params: message.params };
+          const scope = message.params?._meta as Record<string, unknown> | undefined;
+          const scoped = this.#scoped.get(scope?.[META.subscriptionId] as number);
+          await (scoped ?? this.#onNotification)?.(notification);
         } else {
           // A request of the server's own (an elicitation): no binding carries one back yet.
           this.#send({

@@ -53,6 +53,8 @@ async function main(): Promise<number> {
   const url = readRemoteUrl(remote.url);
   const token = remote.token ? await readTokenFile(paths, remote.name) : null;
   const stop = new AbortController();
+  // The service ended it (the person's Stop, or a newer shore): not a failure to restart after.
+  let ended = false;
   const interrupted = () => stop.abort();
   // The command that started it is gone (killed): the tunnel ends with it, never left behind.
   starterGone().addEventListener("abort", interrupted);
@@ -69,9 +71,10 @@ async function main(): Promise<number> {
       onReady: (serverId) =>
         report(`remote ${remote.name}: connected to ${url.host}, serving as ${serverId}`),
       say: report,
+      onEnded: () => ended = true,
     });
     report(`remote ${remote.name}: ended: ${why}`);
-    return stop.signal.aborted ? 0 : 1;
+    return stop.signal.aborted || ended ? 0 : 1;
   } catch (error) {
     report(`remote ${remote.name}: degraded: ${(error as Error).message}`);
     return 1;

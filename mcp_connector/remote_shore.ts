@@ -39,6 +39,7 @@ import {
 } from "./remote_openab.ts";
 import type { ConnectorSettings } from "./settings.ts";
 import { openTunnel, type Tunnel, type TunnelBounds } from "./ws_stream.ts";
+import { backoffDelay } from "./backoff.ts";
 
 /** Inner MCP requests one remote may have open at once (more are refused with -33000). */
 export const MAX_ACTIVE_REQUESTS = 16;
@@ -62,6 +63,11 @@ export interface ShoreOptions {
   onReady?: (serverId: string) => void;
   /** A line for the person (the shore's stderr): each drop, each wait before reconnecting. */
   say?: (line: string) => void;
+  /**
+   * Told when the service ended the shore (decision 0520): the person stopped the remote agent,
+   * or a newer shore replaced it. The shore then returns without dialling again.
+   */
+  onEnded?: (why: string) => void;
 }
 
 /** One inner request's params as the connector reads them: its `_meta` envelope made whole. */
@@ -80,6 +86,46 @@ function innerParams(context: McpOperationContext): Record<string, unknown> {
 }
 
 /**
+ * A notification the connector scoped to one inner request, as the agent host knows that
+ * request: the subscription id it carries is the host's `requestId`, not the shore's own id.
+ */
+function scopedTo(
+  params: Record<string, unknown> | undefined,
+  requestId: string,
+): Record<string, unknown> | undefined {
+  const meta = params?._meta as Record<string, unknown> | undefined;
+  if (meta?.[META.subscriptionId] === undefined) return params;
+  return { ...params, _meta: { ...meta, [META.subscriptionId]: requestId } };
+}
+
+/**
+ * When the service ends the shore (decision 0520): each open inner request is answered with an
+ * error saying why, those answers are written, then the tunnel closes with the same words (code
+ * 1000: a deliberate end, not a fault). Resolves with why.
+ */
+async function endForPerson(
+  halt: AbortSignal,
+  over: AbortSignal,
+  tunnel: Tunnel,
+  inner: InnerConnector,
+  open: Set<Promise<unknown>>,
+): Promise<string> {
+  const either = AbortSignal.any([halt, over]);
+  if (!either.aborted) {
+    await new Promise((resolve) => either.addEventListener("abort", resolve, { once: true }));
+  }
+  if (!halt.aborted) return "the tunnel ended first";
+  const why = String(halt.reason);
+  inner.end(`Ghostlight: ${why}.`);
+  await Promise.allSettled([...open]);
+  // The SDK writes each answer on its own queue once its handler settled: one turn of the event
+  // loop runs those writes before the close is sent after them.
+  await new Promise((resolve) => setTimeout(resolve, 0));
+  tunnel.close(why);
+  return why;
+}
+
+/**
  * Serves one tunnel of the `acp` binding (the ACP SDK's) until it closes; resolves with why.
  * Setup that fails (ACP `initialize`, `session/new`) closes the tunnel and throws: nothing is
  * left half open. Each tunnel is a new session (the SDK binding resumes nothing).
@@ -90,10 +136,14 @@ async function serveAcp(
   settings: ConnectorSettings,
   options: ShoreOptions,
   ready: (serverId: string) => void,
+  halt: AbortSignal,
   permissions: AgentPermissions,
 ): Promise<string> {
   const inner = new InnerConnector(paths, settings, options);
   inner.prompts.onCancel(() => permissions.cancelAll());
+  /** The inner requests being served, so that an end can answer them before it closes. */
+  const open = new Set<Promise<unknown>>();
+  const over = new AbortController();
   const provider = new McpOverAcpProvider();
   const app = client({ name: "ghostlight-remote-shore" })
     .onRequest(methods.client.mcp.message, provider.handleRequest)
@@ -116,7 +166,16 @@ async function serveAcp(
       maxActiveRequests: MAX_ACTIVE_REQUESTS,
       handler: async (context): Promise<McpOutcome> => {
         const seen = inner.prompts.callStarted(context.method, context.params);
-        const answer = await inner.request(context.method, innerParams(context), context.signal);
+        // A listen stream's notifications go back scoped to the host's request (decision 0520).
+        const answering = inner.request(
+          context.method,
+          innerParams(context),
+          context.signal,
+          (notification) =>
+            context.notify(notification.method, scopedTo(notification.params, context.requestId)),
+        );
+        open.add(answering);
+        const answer = await answering.finally(() => open.delete(answering));
         inner.prompts.callEnded(seen, answer);
         if (answer.error !== undefined) {
           throw new McpProtocolError(answer.error.code, answer.error.message, answer.error.data);
@@ -133,12 +192,14 @@ async function serveAcp(
     return await Promise.race([
       tunnel.closed,
       connection.closed.then(() => "the ACP connection closed"),
+      endForPerson(halt, over.signal, tunnel, inner, open),
     ]);
   } catch (error) {
     const why = `setting up the session failed: ${(error as Error).message}`;
     tunnel.close(why);
     throw new Error(why);
   } finally {
+    over.abort();
     tunnel.close("the shore ended the session");
     connection.close();
     inner.end();
@@ -163,9 +224,7 @@ export function reconnectDelay(
   firstMs: number,
   random: () => number = Math.random,
 ): number {
-  const cap = firstMs * RECONNECT.capTimesFirst;
-  const whole = Math.min(cap, firstMs * 2 ** Math.min(attempt, 16));
-  return Math.round(whole / 2 + (whole / 2) * random());
+  return backoffDelay(attempt, firstMs, firstMs * RECONNECT.capTimesFirst, random);
 }
 
 /** Resolves after `ms`, or at once when `stop` aborts. */
@@ -203,15 +262,21 @@ export async function runShore(
     reporter.reportRemote(state, why).catch(() => {
       // No service to tell: the shore's own output still says it.
     });
+  // The service ends this shore on the person's Stop, or when a newer shore replaced it.
+  const halt = new AbortController();
+  reporter.onRemoteEnd((why) => halt.abort(why));
   const ask = reporter.askAgentPermission.bind(reporter);
   try {
-    return await reconnecting(
+    const why = await reconnecting(
       paths,
       settings,
       { ...options, ask, promptLink: reporter },
       say,
       report,
+      halt.signal,
     );
+    if (halt.signal.aborted) options.onEnded?.(String(halt.signal.reason));
+    return halt.signal.aborted ? String(halt.signal.reason) : why;
   } finally {
     reporter.close();
   }
@@ -224,8 +289,11 @@ async function reconnecting(
   options: ShoreOptions & { ask: PermissionAsker; promptLink: PromptLink },
   say: (line: string) => void,
   report: (state: "connected" | "degraded", why?: string) => void,
+  halt: AbortSignal,
 ): Promise<string> {
   const openab: OpenabSession = newOpenabSession();
+  // Ctrl-C, or the service ending the shore: no wait outlasts either, and no dial follows.
+  const ended = AbortSignal.any([options.stop, halt]);
   let attempt = 0;
   let failedSetups = 0;
   let declare = true;
@@ -239,11 +307,11 @@ async function reconnecting(
     };
     let why: string;
     try {
-      why = await serveOne(paths, settings, options, { openab, declare, ready, say });
+      why = await serveOne(paths, settings, options, { openab, declare, ready, say, halt });
     } catch (error) {
       why = (error as Error).message;
     }
-    if (options.stop.aborted) return why;
+    if (ended.aborted) return why;
     if (readyAt === null) failedSetups++;
     else if (Date.now() - readyAt >= RECONNECT.stableMs) attempt = 0;
     if (failedSetups >= RECONNECT.maxFailedSetups) {
@@ -253,8 +321,8 @@ async function reconnecting(
     const degraded = `${why}; reconnecting in ${(wait / 1000).toFixed(1)} s`;
     say(`remote ${options.name}: degraded: ${degraded}`);
     report("degraded", degraded);
-    await pause(wait, options.stop);
-    if (options.stop.aborted) return why;
+    await pause(wait, ended);
+    if (ended.aborted) return why;
     // The person may have changed the remote meanwhile: removed, it ends; unpinned, it declares
     // no server (and a resume withdraws the one it declared).
     const remote = await findRemote(paths, options.name).catch(() => null);
@@ -273,6 +341,8 @@ async function serveOne(
     declare: boolean;
     ready: (serverId: string) => void;
     say: (line: string) => void;
+    /** Aborted, with why, when the service ends the shore (decision 0520). */
+    halt: AbortSignal;
   },
 ): Promise<string> {
   const isOpenab = options.binding === "openab";
@@ -288,6 +358,10 @@ async function serveOne(
   }, isOpenab ? "subprotocol" : "header");
   const stopped = () => tunnel.close("the person stopped the remote shore");
   options.stop.addEventListener("abort", stopped, { once: true });
+  // The `openab` binding's tunnel closes with the service's words; `acp` answers first.
+  const halted = () => tunnel.close(String(state.halt.reason));
+  if (isOpenab && state.halt.aborted) halted();
+  else if (isOpenab) state.halt.addEventListener("abort", halted, { once: true });
   // The agent host's own permission requests: the person's; withdrawn when the tunnel ends.
   const permissions = new AgentPermissions(
     options.ask,
@@ -295,7 +369,15 @@ async function serveOne(
   );
   try {
     if (!isOpenab) {
-      return await serveAcp(tunnel, paths, settings, options, state.ready, permissions);
+      return await serveAcp(
+        tunnel,
+        paths,
+        settings,
+        options,
+        state.ready,
+        state.halt,
+        permissions,
+      );
     }
     return await serveOpenab(tunnel, paths, settings, {
       name: options.name,
@@ -311,5 +393,21 @@ async function serveOne(
   } finally {
     permissions.cancelAll();
     options.stop.removeEventListener("abort", stopped);
+    state.halt.removeEventListener("abort", halted);
+    // The close frame, with its reason, goes out before the shore dials again or exits.
+    await closeSent(tunnel);
   }
+}
+
+/** How long the shore waits for its socket to finish closing. */
+const CLOSE_WAIT_MS = 5_000;
+
+/** Resolves once the tunnel's socket has closed, or after {@linkcode CLOSE_WAIT_MS}. */
+async function closeSent(tunnel: Tunnel): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  await Promise.race([
+    tunnel.finished,
+    new Promise((resolve) => timer = setTimeout(resolve, CLOSE_WAIT_MS)),
+  ]);
+  clearTimeout(timer);
 }

@@ -20,6 +20,7 @@ import { encodeFrame } from "../shared/framing.ts";
 import { connectAndVerify, ImpostorError, type OpenedConnection } from "../shared/handshake.ts";
 import { instanceCommand, type InstancePaths } from "../shared/instance.ts";
 import type { AgentPermission, AgentPermissionAnswer } from "../shared/panel.ts";
+import { backoffDelay } from "./backoff.ts";
 
 /** How long the connector waits for a demand-started service to listen. */
 const START_TIMEOUT_MS = 30_000;
@@ -69,6 +70,8 @@ export type PromptMessage = Extract<ServiceMessage, { type: "prompt" } | { type:
 
 /** How long a shore that takes prompts waits before connecting again after a break, at most. */
 const PROMPTS_RETRY_MAX_MS = 30_000;
+/** The first wait before a link that takes prompts connects again. */
+const PROMPTS_RETRY_FIRST_MS = 500;
 
 /**
  * The outcome of a call whose connection to the service broke: what the model should do when
@@ -96,7 +99,9 @@ export class ServiceLink {
   #closed = false;
   #everConnected = false;
   #prompts: ((message: PromptMessage) => void) | null = null;
-  #promptsRetryMs = 500;
+  #remoteEnd: ((why: string) => void) | null = null;
+  /** Failed connections in a row while the link takes prompts: the back-off's attempt. */
+  #promptsRetries = 0;
 
   /**
    * `serviceEntry` is the fixed entry this connector may start the service with (its only run
@@ -142,6 +147,11 @@ export class ServiceLink {
     const connection = await this.#connect();
     const said = why === undefined ? {} : { why: why.slice(0, 500) };
     await this.#send(connection, { type: "remote_state", state, ...said });
+  }
+
+  /** Calls `listener` when the service ends this remote shore (decision 0520). */
+  onRemoteEnd(listener: (why: string) => void): void {
+    this.#remoteEnd = listener;
   }
 
   /** Fetches the tool catalog. */
@@ -257,8 +267,11 @@ export class ServiceLink {
 
   #retryPrompts(): void {
     if (this.#closed || this.#prompts === null) return;
-    const delay = this.#promptsRetryMs;
-    this.#promptsRetryMs = Math.min(delay * 2, PROMPTS_RETRY_MAX_MS);
+    const delay = backoffDelay(
+      this.#promptsRetries++,
+      PROMPTS_RETRY_FIRST_MS,
+      PROMPTS_RETRY_MAX_MS,
+    );
     const timer = setTimeout(() => {
       if (this.#connection === null) this.#connect().catch(() => this.#retryPrompts());
     }, delay);
@@ -313,7 +326,7 @@ export class ServiceLink {
     }
     this.#everConnected = true;
     if (this.#prompts !== null) {
-      this.#promptsRetryMs = 500;
+      this.#promptsRetries = 0;
       this.#send(connection, { type: "prompts_ready" });
     }
     return connection;
@@ -413,6 +426,10 @@ export class ServiceLink {
   #dispatch(connection: Connection, message: ServiceMessage): void {
     if (message.type === "prompt" || message.type === "prompt_stop") {
       this.#prompts?.(message);
+      return;
+    }
+    if (message.type === "remote_end") {
+      this.#remoteEnd?.(message.why);
       return;
     }
     if (message.type === "catalog_changed") {

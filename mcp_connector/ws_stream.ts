@@ -25,6 +25,8 @@ export interface Tunnel {
   writable: WritableStream<AnyMessage>;
   /** Resolves with why the tunnel closed (never with the token). */
   closed: Promise<string>;
+  /** Resolves once the socket has closed (its close frame sent, or the connection gone). */
+  finished: Promise<void>;
   close(reason: string): void;
 }
 
@@ -243,9 +245,11 @@ export function openTunnel(
     bounds.maxOutbound ?? MAX_OUTBOUND_BYTES,
     bounds.stallMs,
   );
+  const finished = Promise.withResolvers<void>();
   socket.onclose = (event) => {
     const said = event.reason ? ` ${event.reason}` : "";
     ending.close(`the agent host closed the connection (${event.code}${said})`);
+    finished.resolve();
   };
   return new Promise<Tunnel>((resolve, reject) => {
     socket.onopen = () => {
@@ -256,6 +260,7 @@ export function openTunnel(
         readable,
         writable,
         closed: ending.ended.promise,
+        finished: finished.promise,
         close: (why) => ending.close(why),
       });
     };

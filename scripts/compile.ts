@@ -56,6 +56,7 @@ const EXTENSION = [
   "extension/manifest.json",
   "extension/popup.html",
   "extension/panel.html",
+  "extension/theme.css",
   "extension/dist",
 ];
 

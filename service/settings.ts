@@ -48,7 +48,7 @@ export const ServiceSettings = z.object({
   policyReloadMs: durationMs("GHOSTLIGHT_POLICY_RELOAD_MS", {
     default: 1_000,
     description: "how often the service looks at the policy files for a change (a broken " +
-      "change leaves the policy in force as it was)",
+      "change leaves the policy in force as it was), and at the remotes file for a changed pin",
   }),
   auditMaxBytes: wholeNumber("GHOSTLIGHT_AUDIT_MAX_BYTES", {
     default: 10 * 1024 * 1024,

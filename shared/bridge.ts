@@ -290,5 +290,11 @@ export const ServiceMessage = z.discriminatedUnion("type", [
     /** In words, for the shore's output: who answered, or why nobody did. */
     said: z.string().max(500),
   }).strict(),
+  /**
+   * The service ends a remote shore (decision 0520): the person stopped its remote agent, or a
+   * newer shore for the same remote replaced it. The shore answers what is in flight, closes its
+   * tunnel saying `why`, and does not dial again.
+   */
+  z.object({ type: z.literal("remote_end"), why: z.string().max(200) }).strict(),
 ]);
 export type ServiceMessage = z.infer<typeof ServiceMessage>;

@@ -39,104 +39,110 @@ async function call(
   return result;
 }
 
-Deno.test("no page-chosen string reaches structuredContent outside a fence, in any tool result", async () => {
+Deno.test("page-chosen strings stay fenced in every tool result and rewritten URL, one browser", async (t) => {
   const s = await startSession();
-  const found: string[] = [];
   try {
-    const tabId = await s.firstTab();
-    const page = s.fixtures.url("/planted.html");
-    const results: [string, CallResult][] = [];
-    await call(s, results, "navigate", { url: page, tabId });
-    await call(s, results, "tabs_context_mcp", {});
-    await call(s, results, "get_page_text", { tabId });
-    await call(s, results, "read_page", { tabId });
-    await call(s, results, "find", { query: "button", tabId });
-    const js = { action: "javascript_exec", text: "window.planted", tabId };
-    await call(s, results, "javascript_tool", js);
-    await call(s, results, "read_console_messages", { tabId });
-    await call(s, results, "form_fill", { tabId, fields: { "PLANTED label": "PLANTED typed" } });
-    const target = { role: "button", name: "PLANTED button" };
-    await call(s, results, "act_on", { tabId, target, action: "left_click" });
-    await call(s, results, "wait_for", { tabId, text: "PLANTED paragraph" });
-    await call(s, results, "tab_control", { tabId, action: "focus" });
-    await call(s, results, "narrate", { tabId, text: "Reading the page" });
-    await call(s, results, "script", {
-      tabId,
-      steps: [{ tool: "find", args: { query: "PLANTED button" } }, {
-        tool: "javascript_tool",
-        args: { action: "javascript_exec", text: "document.title" },
-      }],
-    });
-    await call(s, results, "browser_batch", {
-      actions: [{ name: "get_page_text", input: { tabId } }, {
-        name: "computer",
-        input: { action: "left_click", ref: "$none", coordinate: [1, 1], tabId },
-      }],
-    });
-    await call(s, results, "explain", {});
-    const ask = { role: "button", name: "PLANTED ask" };
-    await call(s, results, "act_on", { tabId, target: ask, action: "left_click" });
-    await call(s, results, "dialog", { tabId, action: "status" });
-    await call(s, results, "dialog", { tabId, action: "accept" });
-    await call(s, results, "tabs_create_mcp", {});
-    const marked = new Set<string>();
-    for (const [tool, result] of results) {
-      if (JSON.stringify(result.structuredContent ?? {}).includes(MARKER)) marked.add(tool);
-      unfenced(result.structuredContent ?? {}, tool, found);
-    }
-    for (
-      const tool of [
-        "navigate",
-        "tabs_context_mcp",
-        "get_page_text",
-        "find",
-        "javascript_tool",
-        "read_console_messages",
-        "act_on",
-        "script",
-        "browser_batch",
-        "dialog",
-      ]
-    ) assert(marked.has(tool), `the planted strings reached ${tool}'s result at all`);
-    assert(found.length === 0, `page strings outside a fence:\n${found.join("\n")}`);
-  } finally {
-    await s.close();
-  }
-});
-
-Deno.test("a URL the page rewrote is inside a fence past its origin, in text and structured content", async () => {
-  const s = await startSession();
-  const found: string[] = [];
-  try {
-    const tabId = await s.firstTab();
-    const results: [string, CallResult][] = [];
-    await call(s, results, "navigate", { url: s.fixtures.url("/replaced.html"), tabId });
-    await call(s, results, "read_page", { tabId });
-    await call(s, results, "read_page", { tabId, filter: "interactive" });
-    await call(s, results, "find", { query: "Go button", tabId });
-    await call(s, results, "get_page_text", { tabId });
-    const js = { action: "javascript_exec", text: "document.title", tabId };
-    await call(s, results, "javascript_tool", js);
-    await call(s, results, "tabs_context_mcp", {});
-    await call(s, results, "act_on", { tabId, target: { name: "Go" }, action: "left_click" });
-    for (const [tool, result] of results) {
-      const text = s.text(result);
-      assert(
-        text.includes(MARKER) || tool === "act_on",
-        `${tool} says where the tab is: ${text.slice(0, 200)}`,
-      );
-      unfenced(text, `${tool} text`, found);
-      unfenced(result.structuredContent ?? {}, tool, found);
-    }
-    // The origin, which the page cannot choose without navigating, stays readable outside.
-    const [, navigated] = results[0];
-    assert(
-      new RegExp(`^Tab ${tabId} is at http://127\\.0\\.0\\.1:\\d+ <page-content-`).test(
-        s.text(navigated),
-      ),
-      s.text(navigated),
+    await t.step(
+      "no page-chosen string reaches structuredContent outside a fence, in any tool result",
+      async () => {
+        const found: string[] = [];
+        const tabId = await s.firstTab();
+        const page = s.fixtures.url("/planted.html");
+        const results: [string, CallResult][] = [];
+        await call(s, results, "navigate", { url: page, tabId });
+        await call(s, results, "tabs_context_mcp", {});
+        await call(s, results, "get_page_text", { tabId });
+        await call(s, results, "read_page", { tabId });
+        await call(s, results, "find", { query: "button", tabId });
+        const js = { action: "javascript_exec", text: "window.planted", tabId };
+        await call(s, results, "javascript_tool", js);
+        await call(s, results, "read_console_messages", { tabId });
+        await call(s, results, "form_fill", {
+          tabId,
+          fields: { "PLANTED label": "PLANTED typed" },
+        });
+        const target = { role: "button", name: "PLANTED button" };
+        await call(s, results, "act_on", { tabId, target, action: "left_click" });
+        await call(s, results, "wait_for", { tabId, text: "PLANTED paragraph" });
+        await call(s, results, "tab_control", { tabId, action: "focus" });
+        await call(s, results, "narrate", { tabId, text: "Reading the page" });
+        await call(s, results, "script", {
+          tabId,
+          steps: [{ tool: "find", args: { query: "PLANTED button" } }, {
+            tool: "javascript_tool",
+            args: { action: "javascript_exec", text: "document.title" },
+          }],
+        });
+        await call(s, results, "browser_batch", {
+          actions: [{ name: "get_page_text", input: { tabId } }, {
+            name: "computer",
+            input: { action: "left_click", ref: "$none", coordinate: [1, 1], tabId },
+          }],
+        });
+        await call(s, results, "explain", {});
+        const ask = { role: "button", name: "PLANTED ask" };
+        await call(s, results, "act_on", { tabId, target: ask, action: "left_click" });
+        await call(s, results, "dialog", { tabId, action: "status" });
+        await call(s, results, "dialog", { tabId, action: "accept" });
+        await call(s, results, "tabs_create_mcp", {});
+        const marked = new Set<string>();
+        for (const [tool, result] of results) {
+          if (JSON.stringify(result.structuredContent ?? {}).includes(MARKER)) marked.add(tool);
+          unfenced(result.structuredContent ?? {}, tool, found);
+        }
+        for (
+          const tool of [
+            "navigate",
+            "tabs_context_mcp",
+            "get_page_text",
+            "find",
+            "javascript_tool",
+            "read_console_messages",
+            "act_on",
+            "script",
+            "browser_batch",
+            "dialog",
+          ]
+        ) assert(marked.has(tool), `the planted strings reached ${tool}'s result at all`);
+        assert(found.length === 0, `page strings outside a fence:\n${found.join("\n")}`);
+      },
     );
-    assert(found.length === 0, `page-chosen URL text outside a fence:\n${found.join("\n")}`);
+
+    await t.step(
+      "a URL the page rewrote is inside a fence past its origin, in text and structured content",
+      async () => {
+        const found: string[] = [];
+        const tabId = await s.firstTab();
+        const results: [string, CallResult][] = [];
+        await call(s, results, "navigate", { url: s.fixtures.url("/replaced.html"), tabId });
+        await call(s, results, "read_page", { tabId });
+        await call(s, results, "read_page", { tabId, filter: "interactive" });
+        await call(s, results, "find", { query: "Go button", tabId });
+        await call(s, results, "get_page_text", { tabId });
+        const js = { action: "javascript_exec", text: "document.title", tabId };
+        await call(s, results, "javascript_tool", js);
+        await call(s, results, "tabs_context_mcp", {});
+        await call(s, results, "act_on", { tabId, target: { name: "Go" }, action: "left_click" });
+        for (const [tool, result] of results) {
+          const text = s.text(result);
+          assert(
+            text.includes(MARKER) || tool === "act_on",
+            `${tool} says where the tab is: ${text.slice(0, 200)}`,
+          );
+          unfenced(text, `${tool} text`, found);
+          unfenced(result.structuredContent ?? {}, tool, found);
+        }
+        // The origin, which the page cannot choose without navigating, stays readable outside.
+        const [, navigated] = results[0];
+        assert(
+          new RegExp(`^Tab ${tabId} is at http://127\\.0\\.0\\.1:\\d+ <page-content-`).test(
+            s.text(navigated),
+          ),
+          s.text(navigated),
+        );
+        assert(found.length === 0, `page-chosen URL text outside a fence:\n${found.join("\n")}`);
+      },
+    );
   } finally {
     await s.close();
   }

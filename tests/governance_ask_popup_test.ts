@@ -208,7 +208,17 @@ Deno.test("the popup lists a question and the person's click answers it; a page 
     assert(["no reply", "refused"].includes(otherSaid), `the worker answered it: ${otherSaid}`);
     assertEquals((await asked()).map((q) => q.number), [2], "still open after the other page");
     await other.close();
-    await popup.click('button[data-answer="deny"]');
+    // The popup refreshes every second: a press held across a refresh is still the person's
+    // click (a refresh that replaced the button under the pointer lost it).
+    await popup.click('button[data-answer="deny"]', {
+      between: () =>
+        popup.evaluate(`new Promise((resolve, reject) => {
+          const seen = new MutationObserver(() => (seen.disconnect(), resolve(true)));
+          seen.observe(document.body, { subtree: true, childList: true, characterData: true });
+          setTimeout(() => (seen.disconnect(), reject(new Error("no refresh in 20 s"))), 20000);
+        })`),
+    });
+    await waitFor(async () => (await asked()).length === 0, "the held Deny to answer question 2");
     const denied = await second;
     assert(denied.isError);
     assertMatch(allText(denied), /the person said no \(question 2, answered from the popup\)/);

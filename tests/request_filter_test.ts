@@ -50,6 +50,12 @@ function record(
   return { origin, paths, close: () => server.shutdown() };
 }
 
+/** The service rereads its policy file often, so a test waits little for a change to apply. */
+const QUICK_RELOAD = { GHOSTLIGHT_POLICY_RELOAD_MS: "100" };
+
+/** The refused server's address is a sacred site. */
+const SACRED = `{ "default": "allow", "sacred": ["127.0.0.2"] }`;
+
 /**
  * A page that keeps fetching from the refused host and tells its own server how each attempt
  * went (`/tick?reached`, `/tick?blocked`).
@@ -99,22 +105,38 @@ async function setUp(policy: string, launchArgs: string[] = []): Promise<{
   tab: number;
   close(): Promise<void>;
 }> {
+  const s = await startSession({ policy, launchArgs, env: QUICK_RELOAD });
+  const servers = await openServers(s);
+  return {
+    s,
+    ...servers,
+    close: async () => {
+      await s.close();
+      await servers.close();
+    },
+  };
+}
+
+/**
+ * Two fresh recording servers for one case, the refused host's and the allowed one's, and the
+ * session's first tab on the allowed page: a case sharing its session with others starts with
+ * servers that have seen nothing.
+ */
+async function openServers(s: E2ESession): Promise<{
+  allowed: Recorder;
+  refused: Recorder;
+  tab: number;
+  close(): Promise<void>;
+}> {
   const refused = record("127.0.0.2", () => "");
   const allowed = record("127.0.0.1", () => allowedPage(refused.origin), refused.origin);
-  const s = await startSession({
-    policy,
-    launchArgs,
-    env: { GHOSTLIGHT_POLICY_RELOAD_MS: "100" },
-  });
   const tab = await s.firstTab();
   await s.ok("navigate", { url: `${allowed.origin}/page.html`, tabId: tab });
   return {
-    s,
     allowed,
     refused,
     tab,
     close: async () => {
-      await s.close();
       await allowed.close();
       await refused.close();
     },
@@ -223,64 +245,90 @@ Deno.test("a default-deny policy: a form, a link and a script's requests to a ho
   }
 });
 
-Deno.test("the first request of a tab the agent's page opens toward a refused host never leaves the browser", async () => {
-  const env = await setUp(`{ "default": "allow", "sacred": ["127.0.0.2"] }`);
-  const { s, allowed, refused, tab } = env;
+Deno.test("a sacred host is filtered for the agent's page: its IPv4-mapped form, a service worker, new tabs (one browser)", async (t) => {
+  const s = await startSession({ policy: SACRED, env: QUICK_RELOAD });
   try {
-    // A target=_blank link and window.open, each the first request of its new tab.
-    await s.call("computer", {
-      action: "left_click",
-      ref: await refOf(s, tab, "Catalogue link"),
-      tabId: tab,
+    await t.step("a refused address is filtered in its IPv4-mapped IPv6 form too", async () => {
+      const env = await openServers(s);
+      const { refused, tab } = env;
+      try {
+        // The policy decides [::ffff:127.0.0.2] as 127.0.0.2; the browser writes it [::ffff:7f00:2].
+        const mapped = refused.origin.replace("127.0.0.2", "[::ffff:127.0.0.2]");
+        const fetched = await run(s, tab, FETCH(mapped, "/mapped"));
+        assertEquals(refused.paths, [], "the sacred address received nothing");
+        assertMatch(fetched, /failed: Failed to fetch/);
+        assertMatch(fetched, /stopped 1 request from the tab while this call ran/);
+      } finally {
+        await env.close();
+      }
     });
-    await s.call("computer", {
-      action: "left_click",
-      ref: await refOf(s, tab, "Brochure button"),
-      tabId: tab,
-    });
-    // Opened after both, on the allowed host: once it arrives, theirs would have too.
-    await s.call("computer", {
-      action: "left_click",
-      ref: await refOf(s, tab, "Afterword link"),
-      tabId: tab,
-    });
-    await pollUntil(
-      () => Promise.resolve(allowed.paths.filter((path) => path === "/after").length),
-      (n) => n >= 1,
-      "the allowed tab opened last to load",
-    );
-    const opened = await pollUntil(
-      async () => (await s.ok("tabs_context_mcp", {})).structuredContent as { tabs: unknown[] },
-      (listed) => listed.tabs.length >= 4,
-      "the three opened tabs to be the agent's",
-    );
-    assertEquals(opened.tabs.length, 4);
-    assertEquals(refused.paths, [], "the sacred host received nothing");
-  } finally {
-    await env.close();
-  }
-});
 
-Deno.test("a service worker of the agent's page cannot reach a refused host", async () => {
-  const env = await setUp(`{ "default": "allow", "sacred": ["127.0.0.2"] }`);
-  const { s, allowed, refused, tab } = env;
-  const told = (what: string) => () =>
-    Promise.resolve(allowed.paths.filter((path) => path.startsWith(`/worker?${what}`)).length);
-  try {
-    await s.ok("navigate", { url: `${allowed.origin}/worker.html`, tabId: tab });
-    await pollUntil(told(""), (n) => n >= 1, "the worker to say how its fetch went");
-    assertEquals(refused.paths, [], "the sacred host received nothing from the worker");
-    // Asked again by a script of the agent's, after the page settled.
-    await run(
-      s,
-      tab,
-      `(await navigator.serviceWorker.ready).active.postMessage("again"); "asked"`,
+    await t.step("a service worker of the agent's page cannot reach a refused host", async () => {
+      const env = await openServers(s);
+      const { allowed, refused, tab } = env;
+      const told = (what: string) => () =>
+        Promise.resolve(allowed.paths.filter((path) => path.startsWith(`/worker?${what}`)).length);
+      try {
+        await s.ok("navigate", { url: `${allowed.origin}/worker.html`, tabId: tab });
+        await pollUntil(told(""), (n) => n >= 1, "the worker to say how its fetch went");
+        assertEquals(refused.paths, [], "the sacred host received nothing from the worker");
+        // Asked again by a script of the agent's, after the page settled.
+        await run(
+          s,
+          tab,
+          `(await navigator.serviceWorker.ready).active.postMessage("again"); "asked"`,
+        );
+        await pollUntil(told(""), (n) => n >= 2, "the worker to say how its second fetch went");
+        assertEquals(refused.paths, [], "the sacred host received nothing from the worker");
+        assertEquals(await told("reached")(), 0);
+      } finally {
+        await env.close();
+      }
+    });
+
+    await t.step(
+      "the first request of a tab the agent's page opens toward a refused host never leaves the browser",
+      async () => {
+        const env = await openServers(s);
+        const { allowed, refused, tab } = env;
+        try {
+          // A target=_blank link and window.open, each the first request of its new tab.
+          await s.call("computer", {
+            action: "left_click",
+            ref: await refOf(s, tab, "Catalogue link"),
+            tabId: tab,
+          });
+          await s.call("computer", {
+            action: "left_click",
+            ref: await refOf(s, tab, "Brochure button"),
+            tabId: tab,
+          });
+          // Opened after both, on the allowed host: once it arrives, theirs would have too.
+          await s.call("computer", {
+            action: "left_click",
+            ref: await refOf(s, tab, "Afterword link"),
+            tabId: tab,
+          });
+          await pollUntil(
+            () => Promise.resolve(allowed.paths.filter((path) => path === "/after").length),
+            (n) => n >= 1,
+            "the allowed tab opened last to load",
+          );
+          const opened = await pollUntil(
+            async () =>
+              (await s.ok("tabs_context_mcp", {})).structuredContent as { tabs: unknown[] },
+            (listed) => listed.tabs.length >= 4,
+            "the three opened tabs to be the agent's",
+          );
+          assertEquals(opened.tabs.length, 4);
+          assertEquals(refused.paths, [], "the sacred host received nothing");
+        } finally {
+          await env.close();
+        }
+      },
     );
-    await pollUntil(told(""), (n) => n >= 2, "the worker to say how its second fetch went");
-    assertEquals(refused.paths, [], "the sacred host received nothing from the worker");
-    assertEquals(await told("reached")(), 0);
   } finally {
-    await env.close();
+    await s.close();
   }
 });
 
@@ -366,21 +414,6 @@ Deno.test("a tab the person takes back loses its filter: what they do there is t
       "the person's own navigation to arrive",
     );
     assertEquals(refused.paths, ["/person"], "the agent's request never arrived");
-  } finally {
-    await env.close();
-  }
-});
-
-Deno.test("a refused address is filtered in its IPv4-mapped IPv6 form too", async () => {
-  const env = await setUp(`{ "default": "allow", "sacred": ["127.0.0.2"] }`);
-  const { s, refused, tab } = env;
-  try {
-    // The policy decides [::ffff:127.0.0.2] as 127.0.0.2; the browser writes it [::ffff:7f00:2].
-    const mapped = refused.origin.replace("127.0.0.2", "[::ffff:127.0.0.2]");
-    const fetched = await run(s, tab, FETCH(mapped, "/mapped"));
-    assertEquals(refused.paths, [], "the sacred address received nothing");
-    assertMatch(fetched, /failed: Failed to fetch/);
-    assertMatch(fetched, /stopped 1 request from the tab while this call ran/);
   } finally {
     await env.close();
   }

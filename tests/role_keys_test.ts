@@ -94,36 +94,6 @@ async function personOf(s: E2ESession) {
   return JSON.parse(out.stdout).person as { paused: boolean };
 }
 
-Deno.test("an MCP connector's key offered on the browser socket is refused and is sent no work", async () => {
-  const s = await startSession({ instancePrefix: "keys" });
-  const paths = s.testEnv.plan.paths;
-  const hostile = neighbour(s.testEnv, [paths.browserSocket]);
-  try {
-    const tab = await s.firstTab();
-    assertEquals((await fetchStatus(paths.controlSocket)).browsers.length, 1);
-    // While it tries, the agent opens tabs: a link admitted as a browser would be sent them.
-    const tried = hostile.ask("browser");
-    await s.ok("tabs_create_mcp", {});
-    await s.ok("tabs_create_mcp", {});
-    const { asBrowser, asMcp } = await tried as { asBrowser: Frame[]; asMcp: Frame[] };
-    // Its hello was answered with the service's signature and a challenge, its proof with the
-    // MCP key refused, and nothing else came: no command, no admission.
-    assertEquals(asBrowser.map((frame) => frame?.type), ["hello", "refused"]);
-    assertMatch(asBrowser[1]!.message!, /could not prove it holds this instance's browser key/);
-    assertEquals(asMcp.map((frame) => frame?.type), ["refused"]);
-    assertMatch(asMcp[0]!.message!, /this socket serves browser connectors/);
-    // The real browser is still the only one, and the agent's work still goes to it.
-    const status = await fetchStatus(paths.controlSocket);
-    assertEquals(status.browsers.length, 1);
-    await s.ok("get_page_text", { tabId: tab });
-    const log = await Deno.readTextFile(paths.logFile);
-    assertMatch(log, /a peer on the browser socket could not prove it holds its role's key/);
-  } finally {
-    await hostile.close();
-    await s.close();
-  }
-});
-
 Deno.test("a process with the MCP connector's permissions that replaces bridge.sock cannot prove itself to the next connector", async () => {
   const testEnv = await makeTestEnv("squat");
   const paths = testEnv.plan.paths;
@@ -199,82 +169,127 @@ Deno.test("a process with the MCP connector's permissions that replaces bridge.s
   }
 });
 
-Deno.test("an unproven POST /person is refused and a held agent stays held", async () => {
+Deno.test("the MCP connector's key and an unproven reader or caller in one session: no browser link, no work, no resume, nothing learnt", async (t) => {
   const s = await startSession({ instancePrefix: "keys" });
-  const paths = s.testEnv.plan.paths;
   try {
-    const tab = await s.firstTab();
-    assertEquals((await ghostlight(s.testEnv, ["hold"])).code, 0);
-    assertEquals((await personOf(s)).paused, true);
-    for (const op of ["resume", "take_over", "stop"]) {
-      const answer = await requestControl(paths.controlSocket, {
-        method: "POST",
-        path: "/person",
-        body: JSON.stringify({ op }),
-      });
-      assertEquals(answer.status, 401, op);
-      assertMatch(JSON.parse(answer.body).message, /carries no proof/);
-    }
-    assertEquals((await personOf(s)).paused, true);
-    assertMatch(await s.fail("get_page_text", { tabId: tab }), /^Paused by the person/);
-    // The person's own command proves itself, and is obeyed.
-    assertEquals((await ghostlight(s.testEnv, ["resume"])).code, 0);
-    await s.ok("get_page_text", { tabId: tab });
-  } finally {
-    await s.close();
-  }
-});
+    await t.step(
+      "a raw read of the control socket without the proof learns no agent, plan or site",
+      async () => {
+        const paths = s.testEnv.plan.paths;
+        const tab = await s.firstTab();
+        await s.ok("update_plan", {
+          domains: ["plan-secret.example"],
+          approach: ["approach-secret"],
+        });
+        const page = s.fixtures.url("/article.html");
+        await s.ok("navigate", { url: page, tabId: tab });
+        const host = new URL(page).hostname;
+        const revealing = [host, "plan-secret", "approach-secret", "ghostlight-test"];
+        // The person's own command proves itself and sees them all.
+        const whole = (await ghostlight(s.testEnv, ["status", "--json"])).stdout;
+        for (const word of revealing) assert(whole.includes(word), `status --json shows ${word}`);
 
-Deno.test("a raw read of the control socket without the proof learns no agent, plan or site", async () => {
-  const s = await startSession({ instancePrefix: "keys" });
-  const paths = s.testEnv.plan.paths;
-  try {
-    const tab = await s.firstTab();
-    await s.ok("update_plan", { domains: ["plan-secret.example"], approach: ["approach-secret"] });
-    const page = s.fixtures.url("/article.html");
-    await s.ok("navigate", { url: page, tabId: tab });
-    const host = new URL(page).hostname;
-    const revealing = [host, "plan-secret", "approach-secret", "ghostlight-test"];
-    // The person's own command proves itself and sees them all.
-    const whole = (await ghostlight(s.testEnv, ["status", "--json"])).stdout;
-    for (const word of revealing) assert(whole.includes(word), `status --json shows ${word}`);
+        const status = await requestControl(paths.controlSocket, {
+          method: "GET",
+          path: "/status",
+        });
+        assertEquals(status.status, 200);
+        for (const word of revealing) {
+          assert(!status.body.includes(word), `${word}: ${status.body}`);
+        }
+        const shown = JSON.parse(status.body);
+        assertEquals(shown.browsers.length, 1, "that the service runs, and its browser, are shown");
+        assertMatch(shown.withheld, /control proof/);
+        for (const path of ["/person", "/person?op=state"]) {
+          const person = await requestControl(paths.controlSocket, { method: "GET", path });
+          assertEquals(person.status, 401, path);
+          for (const word of revealing) {
+            assert(!person.body.includes(word), `${path}: ${word}`);
+          }
+          assertMatch(JSON.parse(person.body).message, /carries no proof/);
+        }
+      },
+    );
 
-    const status = await requestControl(paths.controlSocket, { method: "GET", path: "/status" });
-    assertEquals(status.status, 200);
-    for (const word of revealing) assert(!status.body.includes(word), `${word}: ${status.body}`);
-    const shown = JSON.parse(status.body);
-    assertEquals(shown.browsers.length, 1, "that the service runs, and its browser, are shown");
-    assertMatch(shown.withheld, /control proof/);
-    for (const path of ["/person", "/person?op=state"]) {
-      const person = await requestControl(paths.controlSocket, { method: "GET", path });
-      assertEquals(person.status, 401, path);
-      for (const word of revealing) assert(!person.body.includes(word), `${path}: ${word}`);
-      assertMatch(JSON.parse(person.body).message, /carries no proof/);
-    }
-  } finally {
-    await s.close();
-  }
-});
+    await t.step(
+      "an MCP connector's key offered on the browser socket is refused and is sent no work",
+      async () => {
+        const paths = s.testEnv.plan.paths;
+        const hostile = neighbour(s.testEnv, [paths.browserSocket]);
+        try {
+          const tab = await s.firstTab();
+          assertEquals((await fetchStatus(paths.controlSocket)).browsers.length, 1);
+          // While it tries, the agent opens tabs: a link admitted as a browser would be sent them.
+          const tried = hostile.ask("browser");
+          await s.ok("tabs_create_mcp", {});
+          await s.ok("tabs_create_mcp", {});
+          const { asBrowser, asMcp } = await tried as { asBrowser: Frame[]; asMcp: Frame[] };
+          // Its hello was answered with the service's signature and a challenge, its proof with the
+          // MCP key refused, and nothing else came: no command, no admission.
+          assertEquals(asBrowser.map((frame) => frame?.type), ["hello", "refused"]);
+          assertMatch(
+            asBrowser[1]!.message!,
+            /could not prove it holds this instance's browser key/,
+          );
+          assertEquals(asMcp.map((frame) => frame?.type), ["refused"]);
+          assertMatch(asMcp[0]!.message!, /this socket serves browser connectors/);
+          // The real browser is still the only one, and the agent's work still goes to it.
+          const status = await fetchStatus(paths.controlSocket);
+          assertEquals(status.browsers.length, 1);
+          await s.ok("get_page_text", { tabId: tab });
+          const log = await Deno.readTextFile(paths.logFile);
+          assertMatch(log, /a peer on the browser socket could not prove it holds its role's key/);
+        } finally {
+          await hostile.close();
+        }
+      },
+    );
 
-Deno.test("a process holding only the MCP connector's key can neither attach as a browser nor resume a held agent", async () => {
-  const s = await startSession({ instancePrefix: "keys" });
-  const paths = s.testEnv.plan.paths;
-  const hostile = neighbour(s.testEnv, [paths.browserSocket, paths.controlSocket]);
-  try {
-    const tab = await s.firstTab();
-    assertEquals((await ghostlight(s.testEnv, ["hold"])).code, 0);
-    const { answers } = await hostile.ask("resume") as {
-      answers: { status: number; body: string }[];
-    };
-    assertEquals(answers.map((answer) => answer.status), [401, 401]);
-    assertMatch(JSON.parse(answers[1].body).message, /not the service's/);
-    // Nor through a browser's popup: it cannot become a browser to relay the person's controls.
-    const { asBrowser } = await hostile.ask("browser") as { asBrowser: Frame[] };
-    assertEquals(asBrowser.map((frame) => frame?.type), ["hello", "refused"]);
-    assertEquals((await personOf(s)).paused, true);
-    assertMatch(await s.fail("get_page_text", { tabId: tab }), /^Paused by the person/);
+    await t.step("an unproven POST /person is refused and a held agent stays held", async () => {
+      const paths = s.testEnv.plan.paths;
+      const tab = await s.firstTab();
+      assertEquals((await ghostlight(s.testEnv, ["hold"])).code, 0);
+      assertEquals((await personOf(s)).paused, true);
+      for (const op of ["resume", "take_over", "stop"]) {
+        const answer = await requestControl(paths.controlSocket, {
+          method: "POST",
+          path: "/person",
+          body: JSON.stringify({ op }),
+        });
+        assertEquals(answer.status, 401, op);
+        assertMatch(JSON.parse(answer.body).message, /carries no proof/);
+      }
+      assertEquals((await personOf(s)).paused, true);
+      assertMatch(await s.fail("get_page_text", { tabId: tab }), /^Paused by the person/);
+      // The person's own command proves itself, and is obeyed.
+      assertEquals((await ghostlight(s.testEnv, ["resume"])).code, 0);
+      await s.ok("get_page_text", { tabId: tab });
+    });
+
+    await t.step(
+      "a process holding only the MCP connector's key can neither attach as a browser nor resume a held agent",
+      async () => {
+        const paths = s.testEnv.plan.paths;
+        const hostile = neighbour(s.testEnv, [paths.browserSocket, paths.controlSocket]);
+        try {
+          const tab = await s.firstTab();
+          assertEquals((await ghostlight(s.testEnv, ["hold"])).code, 0);
+          const { answers } = await hostile.ask("resume") as {
+            answers: { status: number; body: string }[];
+          };
+          assertEquals(answers.map((answer) => answer.status), [401, 401]);
+          assertMatch(JSON.parse(answers[1].body).message, /not the service's/);
+          // Nor through a browser's popup: it cannot become a browser to relay the person's controls.
+          const { asBrowser } = await hostile.ask("browser") as { asBrowser: Frame[] };
+          assertEquals(asBrowser.map((frame) => frame?.type), ["hello", "refused"]);
+          assertEquals((await personOf(s)).paused, true);
+          assertMatch(await s.fail("get_page_text", { tabId: tab }), /^Paused by the person/);
+        } finally {
+          await hostile.close();
+        }
+      },
+    );
   } finally {
-    await hostile.close();
     await s.close();
   }
 });

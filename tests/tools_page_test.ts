@@ -4,7 +4,10 @@
  * afterwards (through javascript_tool or a fresh read), not against the tool's own report.
  */
 
+import { decomposeTabId } from "../service/browser/mod.ts";
+import { WORLD_NAME } from "../service/tools/page/frames.ts";
 import { assert, assertEquals, assertMatch } from "./support/assert.ts";
+import { connectCdp, evaluateInExtension, inTabWorld } from "./support/cdp.ts";
 import { plain } from "./support/fence.ts";
 import { serveFixtures } from "./support/fixtures.ts";
 import { type CallResult, type E2ESession, freshPage, startSession } from "./support/session.ts";
@@ -46,7 +49,10 @@ Deno.test("read_page, find, form_input and javascript_tool on the fixture site",
     fixtureHeaders: {
       "/csp.html": { "content-security-policy": "default-src 'none'; script-src 'none'" },
     },
+    // The runtime's own world is looked into over DevTools (how often find walks the page).
+    launchArgs: ["--remote-debugging"],
   });
+  const cdp = await connectCdp(s.browser.ready.devtools!);
   // A second server on another origin; "localhost" is another site than 127.0.0.1, so
   // Chromium runs its frame out of process.
   const other = serveFixtures();
@@ -444,6 +450,37 @@ Deno.test("read_page, find, form_input and javascript_tool on the fixture site",
       assertEquals(signal.matches[0].name, "Storm signal");
     });
 
+    await t.step("find for one row's button walks the page once", async () => {
+      await go("/rows.html");
+      // The runtime's world is made at the load: count, in it, what find asks of the document.
+      const world = (expression: string) =>
+        evaluateInExtension<unknown>(
+          cdp,
+          inTabWorld(decomposeTabId(tabId)!.native, WORLD_NAME, expression),
+        );
+      await world(`(() => {
+        const count = globalThis.__asked = { walks: 0, queries: 0, looks: 0 };
+        const counted = (proto, name, key) => {
+          const own = proto[name];
+          proto[name] = function (...args) { count[key]++; return own.apply(this, args); };
+        };
+        counted(Document.prototype, "createTreeWalker", "walks");
+        counted(Document.prototype, "querySelectorAll", "queries");
+        counted(Element.prototype, "checkVisibility", "looks");
+        return true;
+      })()`);
+      const found = plain(await s.ok("find", { query: "Open 1234", tabId })) as {
+        matches: Match[];
+      };
+      assertEquals(found.matches.map((m) => m.name), ["Open 1234"]);
+      const asked = await world("globalThis.__asked") as Record<string, number>;
+      // One pass over the elements finds what is named otherwise and the shadow hosts; the title
+      // is not redacted for a find that shows none (decision 0540): one walk, no query.
+      assertEquals({ walks: asked.walks, queries: asked.queries }, { walks: 1, queries: 0 });
+      // Only the rows that hold the query's words are entered and looked at.
+      assert(asked.looks < 50, `find looked at the visibility of ${asked.looks} elements`);
+    });
+
     await t.step("refs from a page that navigated away are refused clearly", async () => {
       await go("/rows.html");
       const before = s.text(await s.ok("read_page", { tabId, filter: "interactive" }));
@@ -639,6 +676,7 @@ Deno.test("read_page, find, form_input and javascript_tool on the fixture site",
       assertMatch(receipt, /in the shadow/);
     });
   } finally {
+    cdp.close();
     await other.close();
     await s.close();
   }

@@ -13,7 +13,7 @@
 
 /// <reference types="@types/chrome" />
 
-import { element } from "./dom.ts";
+import { element, showChildren } from "./dom.ts";
 import type { GroupColor } from "../../shared/browser_protocol.ts";
 import type { PanelRemote } from "../../shared/panel.ts";
 import {
@@ -317,15 +317,16 @@ function render(state: PersonState): void {
     );
   }
 
-  byId("questions").replaceChildren(...state.questions.map(renderQuestion));
-  byId("granted").replaceChildren(...state.granted.map(renderGrant));
-  byId("remotes").replaceChildren(...(state.remotes ?? []).map(renderRemote));
-
-  const list = byId("workspaces");
-  list.replaceChildren(
-    ...(count === 0
+  // Refreshed in place, so that a button the person is pressing stays under the pointer.
+  showChildren(byId("questions"), state.questions.map(renderQuestion), (el) => el.dataset.question);
+  showChildren(byId("granted"), state.granted.map(renderGrant), (el) => el.dataset.grant);
+  showChildren(byId("remotes"), (state.remotes ?? []).map(renderRemote), (el) => el.dataset.remote);
+  showChildren(
+    byId("workspaces"),
+    count === 0
       ? [element("div", "empty", "No agent is working in this browser.")]
-      : state.workspaces.map(renderWorkspace)),
+      : state.workspaces.map(renderWorkspace),
+    (el) => el.dataset.number ?? el.className,
   );
   byId("policy").textContent = `Policy: ${state.policy.summary}`;
   const audit = byId("audit");

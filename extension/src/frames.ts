@@ -40,8 +40,53 @@ chrome.debugger.onEvent.addListener((source, method, params) => {
     });
   } else if (method === "Target.detachedFromTarget" && event.sessionId) {
     sessions.get(tabId)?.delete(event.sessionId);
+    for (const end of [...(inFlight.get(flightKey(tabId, event.sessionId)) ?? [])]) end();
   }
 });
+
+/**
+ * Chrome never answers a command still running in a child session when that session detaches
+ * (its frame removed or navigated to another process): the command would hang until the
+ * service's bound and leave the tab quarantined. Each command on a child session is ended here
+ * instead, as soon as the session's detach arrives.
+ */
+const inFlight = new Map<string, Set<() => void>>();
+
+function flightKey(tabId: number, sessionId: string): string {
+  return `${tabId}/${sessionId}`;
+}
+
+/** A command cut off because its frame's session detached: the frame's document is gone. */
+export class SessionEnded extends Error {
+  constructor(method: string) {
+    super(`${method}: the frame's session ended (the frame went away) while the command ran`);
+  }
+}
+
+/**
+ * Runs `send` on the child session `sessionId` of the tab, rejecting with
+ * {@linkcode SessionEnded} if that session detaches before Chrome answers.
+ */
+export function untilSessionEnds<T>(
+  tabId: number,
+  sessionId: string,
+  method: string,
+  send: () => Promise<T>,
+): Promise<T> {
+  const key = flightKey(tabId, sessionId);
+  let waiting = inFlight.get(key);
+  if (!waiting) inFlight.set(key, waiting = new Set());
+  const watched = waiting;
+  return new Promise<T>((resolve, reject) => {
+    const done = () => {
+      watched.delete(ended);
+      if (watched.size === 0 && inFlight.get(key) === watched) inFlight.delete(key);
+    };
+    const ended = () => (done(), reject(new SessionEnded(method)));
+    watched.add(ended);
+    send().then((value) => (done(), resolve(value)), (error) => (done(), reject(error)));
+  });
+}
 
 chrome.debugger.onDetach.addListener((source) => {
   if (source.tabId !== undefined) sessions.delete(source.tabId);

@@ -29,7 +29,7 @@ import {
   observeLike,
   trackIfAsked,
 } from "./events.ts";
-import { childSessions, forgetSessions } from "./frames.ts";
+import { childSessions, forgetSessions, SessionEnded, untilSessionEnds } from "./frames.ts";
 import { groupOf, rememberGroup } from "./groups.ts";
 import { attachmentLost, describeTab } from "./locations.ts";
 import { clearTabRules, setTabRules } from "./network_rules.ts";
@@ -207,6 +207,8 @@ function cdpFailure(tabId: number, method: string, error: unknown): MechanismErr
   if (error instanceof PageCrashed) {
     return new MechanismError(error.running ? "detached" : "cdp_error", error.message);
   }
+  // The frame's session went away under the command: its document is gone with it.
+  if (error instanceof SessionEnded) return new MechanismError("context_lost", error.message);
   const message = (error as Error).message ?? String(error);
   const kind = cdpFailureKind(message);
   if (kind === "no_such_tab") return new MechanismError(kind, `tab ${tabId} does not exist`);
@@ -283,16 +285,22 @@ async function sendCdp(params: OperationParams<"cdp">): Promise<Record<string, u
       params.tab_id,
       params.method,
       () =>
-        chrome.debugger.sendCommand(
-          params.session_id
-            ? {
-              tabId: params.tab_id,
-              sessionId: params.session_id,
-            } as chrome.debugger.DebuggerSession
-            : { tabId: params.tab_id },
-          params.method,
-          params.params,
-        ),
+        params.session_id
+          ? untilSessionEnds(
+            params.tab_id,
+            params.session_id,
+            params.method,
+            () =>
+              chrome.debugger.sendCommand(
+                {
+                  tabId: params.tab_id,
+                  sessionId: params.session_id,
+                } as chrome.debugger.DebuggerSession,
+                params.method,
+                params.params,
+              ),
+          )
+          : chrome.debugger.sendCommand({ tabId: params.tab_id }, params.method, params.params),
     );
     return (result ?? {}) as Record<string, unknown>;
   } catch (error) {

@@ -11,6 +11,7 @@
 export { PromptRelay } from "./prompt_relay.ts";
 export { quarantinedTabs, quarantineEvents } from "./quarantine.ts";
 export { releaseAfterRunning } from "./release.ts";
+export { RemoteShores } from "./remote_shores.ts";
 export { serveSession } from "./serve_session.ts";
 export {
   type GovernanceDeps,

@@ -13,6 +13,7 @@ import type { Workspace } from "../workspace/mod.ts";
 import { CONNECTION_FULL } from "./admission.ts";
 import { agentPermission, withdrawAgentPermission } from "./agent_permission.ts";
 import type { PromptShore } from "./prompt_relay.ts";
+import type { ShoreLink } from "./remote_shores.ts";
 import { openSession, type Session, type SessionDeps, type SessionInfo } from "./session.ts";
 import { startWork } from "./work.ts";
 
@@ -39,6 +40,9 @@ const ON_MESSAGE: MessageHandlers = {
 /** The shores that take the person's prompts, by their session (decision 0470). */
 const shores = new WeakMap<Session, PromptShore>();
 
+/** The shores' state connections, by their session (decision 0520). */
+const shoreLinks = new WeakMap<Session, ShoreLink>();
+
 /** Serves one MCP connector until its connection ends. */
 export async function serveSession(
   reader: FrameReader,
@@ -49,6 +53,10 @@ export async function serveSession(
   const session = openSession(writer, info, deps);
   // A reload that changes what this connector may call changes what it is offered.
   const unwatch = deps.governance.policy.onChange(() => tellIfViewChanged(session));
+  // So does a new pin for a remote's connection (decision 0520).
+  const unwatchPin = info.remote === undefined
+    ? () => {}
+    : deps.remotes?.onFileChange(() => repin(session)) ?? (() => {});
   try {
     for (let raw = await reader.next(); raw !== null; raw = await reader.next()) {
       const parsed = ConnectorMessage.safeParse(raw);
@@ -62,8 +70,11 @@ export async function serveSession(
     log("warn", `connector session ended: ${(error as Error).message}`);
   } finally {
     unwatch();
+    unwatchPin();
     const shore = shores.get(session);
     if (shore !== undefined) deps.prompts?.gone(shore);
+    const link = shoreLinks.get(session);
+    if (link !== undefined) deps.remotes?.gone(link);
     // A connection lost without a clean release: its workspaces wait out a grace period so a
     // reconnecting connector can carry on in them.
     session.end();
@@ -119,6 +130,19 @@ function tellIfViewChanged(session: Session): void {
   session.send({ type: "catalog_changed", generation: session.deps.governance.policy.revision });
 }
 
+/**
+ * After the remotes file changed: a remote's connection takes its pin as the file says now, and
+ * is told its tool list changed when it did. A removed remote is left to its next call, which is
+ * refused and closes the connection (decision 0470).
+ */
+async function repin(session: Session): Promise<void> {
+  const bound = session.info.remote;
+  const now = await bound?.current?.();
+  if (bound === undefined || now === undefined || "refused" in now) return;
+  session.info.remote = { ...bound, pin: now.pin };
+  tellIfViewChanged(session);
+}
+
 /** Opens a workspace the connection holds (an edge that keeps one implicit workspace asks). */
 function openWorkspace(session: Session, message: MessageOf<"open_workspace">): void {
   const { holds } = session.deps;
@@ -161,6 +185,13 @@ function rememberRemoteState(session: Session, message: MessageOf<"remote_state"
     ...(message.why === undefined ? {} : { why: message.why }),
     since: new Date(),
   };
+  // The shore that speaks last for a remote is its shore; an older one is told to end.
+  let link = shoreLinks.get(session);
+  if (link === undefined) {
+    link = { remote: session.info.remote.name, send: session.send };
+    shoreLinks.set(session, link);
+  }
+  if (message.state === "connected") session.deps.remotes?.reported(link);
 }
 
 /** Cancels one of this connection's works; queued work retires, running work stops early. */

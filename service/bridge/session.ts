@@ -16,6 +16,7 @@ import { log } from "../log/mod.ts";
 import type { Scheduler } from "../scheduler/mod.ts";
 import type { Recordings } from "../tools/mod.ts";
 import type { PromptRelay } from "./prompt_relay.ts";
+import type { RemoteShores } from "./remote_shores.ts";
 import type { Holder, WorkspaceHolds, WorkspaceRegistry } from "../workspace/mod.ts";
 
 /** Mints work ids, unique within one service. */
@@ -58,6 +59,8 @@ export interface SessionDeps {
   recordings: Recordings;
   /** The side panel's prompts to remote agents (decision 0470); none in a bare harness. */
   prompts?: PromptRelay;
+  /** Each remote's current shore, told to end on the person's Stop (decision 0520). */
+  remotes?: RemoteShores;
 }
 
 /** The abort reason of a call the person stopped while it ran. */
@@ -159,9 +162,11 @@ export function openSession(
   const works = new Map<number, AbortController>();
   const queued = new Set<number>();
   const gone = new AbortController();
-  // The person may stop this agent: its running calls end at once.
+  // The person may stop this agent: its running calls end at once, and a remote agent's shore
+  // ends its tunnel (decision 0520).
   deps.governance.person.connected(holder, () => {
     for (const controller of works.values()) controller.abort(STOPPED_BY_PERSON);
+    if (info.remote !== undefined) deps.remotes?.stop(info.remote.name);
   });
   const send = (message: ServiceMessage) => {
     if (!open) return;

@@ -20,6 +20,7 @@ import {
   quarantineEvents,
   releaseAfterRunning,
   type RemoteBinding,
+  RemoteShores,
   serveSession,
   type SessionDeps,
   type SessionInfo,
@@ -61,7 +62,13 @@ import type { ServiceSettings } from "../settings.ts";
 import { PAGE_ENABLE_COMMANDS, Recordings, TOOLS } from "../tools/mod.ts";
 import { WorkspaceHolds, WorkspaceRegistry } from "../workspace/mod.ts";
 import { isPanelRequest } from "../../shared/panel.ts";
-import { hostPort, readRemotes, readRemoteUrl, remotePrincipal } from "../../shared/remotes.ts";
+import {
+  hostPort,
+  readRemotes,
+  readRemoteUrl,
+  remotePrincipal,
+  remotesFile,
+} from "../../shared/remotes.ts";
 import { Activity } from "./activity.ts";
 import { bindRemote, rebindable } from "./remote_binding.ts";
 import {
@@ -128,6 +135,7 @@ function questionBroker(
     if (event.workspace !== null) person.showAsking(event.workspace, event.opened !== undefined);
     showQuestions(browsers, questions.questions());
   });
+  workspaces.onRelease((id) => questions.ended(id));
   return questions;
 }
 
@@ -157,14 +165,24 @@ function auditForgotten(audit: AuditLog, auditKey: AuditKey): QuestionListener {
   };
 }
 
-/** The side panel's prompts to remote agents, relayed to their shores (decision 0470). */
-function promptRelay(paths: InstancePaths): PromptRelay {
-  return new PromptRelay(async () =>
+/**
+ * The side panel's prompts to remote agents, relayed to their shores (decision 0470), and each
+ * remote's current shore, with the remotes file watched every `ms` so that a pin changed while a
+ * remote is connected reaches its tool list (decision 0520).
+ */
+function remoteRelays(
+  paths: InstancePaths,
+  ms: number,
+): { prompts: PromptRelay; remotes: RemoteShores } {
+  const prompts = new PromptRelay(async () =>
     (await readRemotes(paths)).remotes.map((remote) => ({
       name: remote.name,
       host: hostPort(readRemoteUrl(remote.url)),
     }))
   );
+  const remotes = new RemoteShores();
+  remotes.watch(remotesFile(paths), ms).catch(() => {});
+  return { prompts, remotes };
 }
 
 /** Who answers a browser's request: the panel's go to the relay, the popup's to the desk. */
@@ -230,8 +248,7 @@ async function buildState(sources: StateSources): Promise<ServiceState> {
   const auditKey = AuditKey.derive(sources.keys.audit);
   const questions = questionBroker(settings.askTimeoutMs, workspaces, person, browsers);
   questions.onChange(auditForgotten(audit, auditKey));
-  workspaces.onRelease((id) => questions.ended(id));
-  const prompts = promptRelay(paths);
+  const { prompts, remotes } = remoteRelays(paths, settings.policyReloadMs);
   const desk: PersonDesk = {
     person,
     policy,
@@ -260,6 +277,7 @@ async function buildState(sources: StateSources): Promise<ServiceState> {
     // Recordings of a released workspace go with it.
     recordings: new Recordings((workspace) => workspaces.get(workspace.id) !== workspace),
     prompts,
+    remotes,
   };
   browsers.onEvents({
     tabRemoved: (link, native) => workspaces.forgetTab(link.compose(native)),
@@ -586,6 +604,7 @@ export async function startDaemon(paths: InstancePaths, options: DaemonOptions):
     clearInterval(idleTimer);
     clearInterval(guardTimer);
     state.desk.policy.close();
+    state.shared.remotes?.close();
     state.holds.close();
     // Each release closes its listener before anything is awaited.
     await Promise.all(Object.values(releases).map((release) => release().catch(() => {})));

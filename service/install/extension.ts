@@ -15,6 +15,7 @@ export const EXTENSION_FILES: readonly string[] = [
   "manifest.json",
   "popup.html",
   "panel.html",
+  "theme.css",
   "dist/background.js",
   "dist/popup.js",
   "dist/panel.js",

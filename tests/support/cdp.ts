@@ -16,8 +16,11 @@ export interface CdpPage {
   evaluate<T>(expression: string): Promise<T>;
   /** A PNG of the page's element matching `selector`, at the page's device scale. */
   screenshot(selector: string): Promise<Uint8Array>;
-  /** Clicks the middle of the element matching `selector` with the mouse (a trusted click). */
-  click(selector: string): Promise<void>;
+  /**
+   * Clicks the middle of the element matching `selector` with the mouse (a trusted click);
+   * `between`, when given, runs while the button is held down.
+   */
+  click(selector: string, options?: { between?: () => Promise<void> }): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -196,13 +199,14 @@ export async function connectCdp(endpoint: string): Promise<Cdp> {
           }, sessionId) as { data: string };
           return Uint8Array.from(atob(data), (c) => c.charCodeAt(0));
         },
-        async click(selector: string): Promise<void> {
+        async click(selector: string, options: { between?: () => Promise<void> } = {}) {
           const { x, y } = await page.evaluate<{ x: number; y: number }>(
             `(() => { const r = document.querySelector(${
               JSON.stringify(selector)
             }).getBoundingClientRect(); return { x: r.x + r.width / 2, y: r.y + r.height / 2 }; })()`,
           );
           for (const type of ["mousePressed", "mouseReleased"]) {
+            if (type === "mouseReleased") await options.between?.();
             await send(
               "Input.dispatchMouseEvent",
               { type, x, y, button: "left", clickCount: 1 },

@@ -8,10 +8,15 @@ import { ghostlight } from "./processes.ts";
 import type { E2ESession } from "./session.ts";
 import { pollUntil } from "./wait.ts";
 
-/** Writes the person's policy and waits until the service has it in force, as explain tells. */
+/**
+ * Writes the person's policy and waits until the service has it in force, as explain tells; a
+ * file that holds `policy` already is left as it is (a test sharing its session with others puts
+ * its own policy in force first, whatever the one before it left).
+ */
 export async function usePolicy(s: E2ESession, policy: string): Promise<void> {
   const out = await ghostlight(s.testEnv, ["paths", "--json"]);
   const file = JSON.parse(out.stdout).policyFile as string;
+  if (await Deno.readTextFile(file).catch(() => null) === policy) return;
   const explained = async () => s.text(await s.ok("explain", {}));
   const before = await explained();
   await Deno.writeTextFile(file, policy);

@@ -23,7 +23,7 @@ export async function buildOlderExtension(
   const manifest = JSON.parse(await Deno.readTextFile(`${built}/manifest.json`));
   manifest.version = declared.version;
   await Deno.writeTextFile(`${dir}/manifest.json`, JSON.stringify(manifest, null, 2));
-  for (const file of ["popup.html", "dist/popup.js", "panel.html", "dist/panel.js"]) {
+  for (const file of ["popup.html", "dist/popup.js", "panel.html", "dist/panel.js", "theme.css"]) {
     await Deno.copyFile(`${built}/${file}`, `${dir}/${file}`);
   }
   const features = `${work}/older_features.ts`;

@@ -51,6 +51,7 @@ export interface CollectedNode extends OutlineNode {
 /** The outline of a tab. */
 export interface Collected {
   url: string;
+  /** The page's title, redacted; "" for a collection with `find`, whose callers show none. */
   title: string;
   nodes: CollectedNode[];
   omitted: number;

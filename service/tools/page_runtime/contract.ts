@@ -420,6 +420,11 @@ export interface SnapshotOptions {
    * (`flat`: as the interactive filter shows them), and count the rest (decision 0441).
    */
   cut?: { maxChars: number; flat: boolean };
+  /**
+   * Leave the title out (""): find's walks, whose callers show no title, so the page's secret
+   * fields are not walked for its redaction (decision 0540).
+   */
+  untitled?: boolean;
 }
 
 /**

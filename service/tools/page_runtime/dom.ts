@@ -55,6 +55,9 @@ export function isHidden(el: Element): boolean {
   return false;
 }
 
+/** The one options object every visibility look passes: no new object per element. */
+const VISIBILITY_PROPERTY: CheckVisibilityOptions = Object.freeze({ visibilityProperty: true });
+
 /**
  * What the walk needs to know of an element's visibility, in one style look for the common case:
  * `hidden` as {@linkcode isHidden} says, `invisible` when only `visibility: hidden` hides it (a
@@ -64,7 +67,7 @@ export function isHidden(el: Element): boolean {
 export function visibilityOf(el: Element): "hidden" | "invisible" | "shown" {
   if ((el as HTMLElement).hidden || el.getAttribute("aria-hidden") === "true") return "hidden";
   if (typeof el.checkVisibility !== "function") return "shown";
-  if (el.checkVisibility({ visibilityProperty: true })) return "shown";
+  if (el.checkVisibility(VISIBILITY_PROPERTY)) return "shown";
   if (el.checkVisibility()) return "invisible";
   // display: contents (slots, framework wrappers) has no box of its own but shows its children.
   return viewOf(el).getComputedStyle(el).display === "contents" ? "shown" : "hidden";

@@ -29,10 +29,39 @@ import { INLINE } from "./text.ts";
 /**
  * Elements whose name may come from somewhere other than the text inside them (an attribute, a
  * label elsewhere, a field's value, an image's text, a frame's or a slot's content): the exact
- * walk always enters them and what holds them.
+ * walk always enters them and what holds them. By local name, and by the attributes they carry.
  */
-const NAMED_OTHERWISE = "[aria-label],[aria-labelledby],[title],[alt],[placeholder]," +
-  "[aria-placeholder],input,textarea,select,meter,progress,output,img,area,svg,iframe,frame,slot";
+const NAMED_OTHERWISE_TAGS: ReadonlySet<string> = new Set([
+  "input",
+  "textarea",
+  "select",
+  "meter",
+  "progress",
+  "output",
+  "img",
+  "area",
+  "svg",
+  "iframe",
+  "frame",
+  "slot",
+]);
+const NAMED_OTHERWISE_ATTRIBUTES = [
+  "aria-label",
+  "aria-labelledby",
+  "title",
+  "alt",
+  "placeholder",
+  "aria-placeholder",
+] as const;
+
+/** Whether an element's name may come from elsewhere than its text (see the sets above). */
+function namedElsewhere(el: Element): boolean {
+  if (NAMED_OTHERWISE_TAGS.has(el.localName)) return true;
+  // Most elements carry no attribute at all: one question for them.
+  if (!el.hasAttributes()) return false;
+  for (const name of NAMED_OTHERWISE_ATTRIBUTES) if (el.hasAttribute(name)) return true;
+  return false;
+}
 
 /**
  * Elements the exact walk enters whatever their text: inline ones (their text joins the line
@@ -47,8 +76,10 @@ export const EXACT_WALK_BUDGET = 2_000;
 const MAX_ROOTS = 1_000;
 
 /**
- * The elements named otherwise ({@linkcode NAMED_OTHERWISE}) and every open shadow root's host,
- * in this document, its shadow roots and its same-origin frames, with all that holds them.
+ * The elements named otherwise ({@linkcode namedElsewhere}) and every open shadow root's host,
+ * in this document, its shadow roots and its same-origin frames, with all that holds them. One
+ * pass over each root's elements answers both (decision 0540): a selector query for the first
+ * and a walk for the hosts visited every element twice.
  */
 function namedOtherwise(): Set<Element> {
   const marked = new Set<Element>();
@@ -60,19 +91,17 @@ function namedOtherwise(): Set<Element> {
   const roots: (Document | ShadowRoot)[] = [document];
   for (let i = 0; i < roots.length && i < MAX_ROOTS; i++) {
     const root = roots[i];
-    for (const el of root.querySelectorAll(NAMED_OTHERWISE)) {
-      mark(el);
-      const inner = el.tagName === "IFRAME" || el.tagName === "FRAME" ? frameDocument(el) : null;
-      if (inner) roots.push(inner);
-    }
     const doc = root.nodeType === 9 ? root as Document : root.ownerDocument!;
     const walker = doc.createTreeWalker(root, NodeFilter.SHOW_ELEMENT);
     for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-      const shadow = (node as Element).shadowRoot;
-      if (shadow) {
-        mark(node as Element);
-        roots.push(shadow);
-      }
+      const el = node as Element;
+      const shadow = el.shadowRoot;
+      if (shadow) roots.push(shadow);
+      if (!shadow && !namedElsewhere(el)) continue;
+      mark(el);
+      const tag = el.localName;
+      const inner = tag === "iframe" || tag === "frame" ? frameDocument(el) : null;
+      if (inner) roots.push(inner);
     }
   }
   return marked;
@@ -90,7 +119,7 @@ function exactNodes(spec: FindSpec & { limit: number }, exact: Exact): Snapshot 
     return exact.needles.every((needle) => text.includes(needle));
   };
   const walk = prunedSnapshot(
-    { filter: "all", hints: true, limit: spec.limit },
+    { filter: "all", hints: true, limit: spec.limit, untitled: true },
     { holds, budget: EXACT_WALK_BUDGET },
   );
   if ("gone" in walk) return walk;
@@ -121,7 +150,7 @@ export function findNodes(spec: FindSpec & { limit: number }): Snapshot {
   const exact = spec.query === "" ? null : exactOf(spec.query);
   const first = exact ? exactNodes(spec, exact) : null;
   if (first) return first;
-  const walk = snapshot({ filter: "all", hints: true, limit: spec.limit });
+  const walk = snapshot({ filter: "all", hints: true, limit: spec.limit, untitled: true });
   if ("gone" in walk) return walk;
   const candidates = spec.role === undefined
     ? walk.nodes

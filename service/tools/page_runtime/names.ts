@@ -98,7 +98,11 @@ export function nameOf(
   if (tag === "IFRAME" || tag === "FRAME") {
     return clean(el.getAttribute("title")) || clean(el.getAttribute("name"));
   }
-  if (role !== null && CONTAINER_ROLES.has(role) && el.querySelector(ACTIONABLE)) {
+  // An element with no element inside it holds no control: no query for a cell of plain text.
+  if (
+    role !== null && CONTAINER_ROLES.has(role) && el.firstElementChild &&
+    el.querySelector(ACTIONABLE)
+  ) {
     return clean(el.getAttribute("title"));
   }
   if (role !== null && (NAME_FROM_CONTENT.has(role) || role === SCRIPT_CONTROL)) {
@@ -113,5 +117,10 @@ export function nameOf(
  * whole of the text it comes from (decision 0500).
  */
 export function isNamed(el: Element, role: string | null): boolean {
-  return nameOf(el, role, (node, budget) => hasText(node, budget) ? "x" : "") !== "";
+  return nameOf(el, role, anyText) !== "";
+}
+
+/** A text gatherer that only says whether there is any: "x" or "". */
+function anyText(node: Node, budget: number): string {
+  return hasText(node, budget) ? "x" : "";
 }

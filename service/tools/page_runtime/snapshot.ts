@@ -454,7 +454,7 @@ export function prunedSnapshot(
   return {
     token,
     url: location.href,
-    title: redactedTitle(),
+    title: options.untitled ? "" : redactedTitle(),
     nodes: cut ? cut.sent : nodes,
     frames,
     omitted,
