@@ -579,8 +579,8 @@ Deno.test({
               env: {
                 ...s.testEnv.env,
                 GHOSTLIGHT_REMOTE_RECONNECT_MS: "200",
-                GHOSTLIGHT_REMOTE_SETUP_MS: "3000",
-                GHOSTLIGHT_REMOTE_REQUEST_MS: "6000",
+                GHOSTLIGHT_REMOTE_SETUP_MS: "5000",
+                GHOSTLIGHT_REMOTE_REQUEST_MS: "8000",
               },
               clearEnv: true,
               stdin: "null",
@@ -604,7 +604,7 @@ Deno.test({
             const silentSocket = host2.sockets[0];
             await within(silentSocket.closed.promise, 60_000, "the unanswered setup to be closed");
             await shore2Said(
-              /setting up the session failed: no session within 3 s; reconnecting in/,
+              /setting up the session failed: no session within 5 s; reconnecting in/,
               "the shore to say the setup bound ended it",
             );
             assertEquals(host2.sessions, [], "no session was opened on the silent tunnel");
@@ -622,7 +622,7 @@ Deno.test({
               workspaceId: string;
               tabs: { tabId: number }[];
             };
-            // Per request: a 10 s wait under a 6 s bound is cancelled and the gateway told why.
+            // Per request: a 10 s wait under an 8 s bound is cancelled and the gateway told why.
             const waited = use("computer", {
               action: "wait",
               duration: 10,
@@ -633,9 +633,9 @@ Deno.test({
             assertEquals(overdue.error?.code, -32000);
             assertMatch(
               overdue.error!.message,
-              /tools\/call computer did not finish within the tunnel's 6 s bound per request; it was cancelled/,
+              /tools\/call computer did not finish within the tunnel's 8 s bound per request; it was cancelled/,
             );
-            await shore2Said(/tools\/call computer ran past the tunnel's 6 s bound/, "its line");
+            await shore2Said(/tools\/call computer ran past the tunnel's 8 s bound/, "its line");
             // The call was cancelled in the service, not left running.
             const cancelled = await pollUntil(
               () => auditOf(paths),
