@@ -11,6 +11,7 @@
 
 import {
   FROM_EXTENSION_MAX_FRAME,
+  type Passed,
   type RelayStatus,
   TO_EXTENSION_MAX_FRAME,
 } from "../shared/browser_protocol.ts";
@@ -26,6 +27,11 @@ const RECONNECT_MAX_MS = 1_000;
 const MAX_QUEUED_TO_CHROME = 64;
 /** Bytes waiting for Chrome's stdin before the connector gives up on it. */
 const MAX_QUEUED_BYTES_TO_CHROME = 8 * 1024 * 1024;
+/**
+ * Frames passed on before the extension is told at once (decision 0570); fewer are told when the
+ * connector next waits. A quarter of the extension's window of 16, so it never waits for a count.
+ */
+const PASSED_EVERY = 4;
 
 function report(message: string): void {
   try {
@@ -67,6 +73,25 @@ async function relay(paths: InstancePaths): Promise<boolean> {
     const status: RelayStatus = { type: "relay", state };
     toChrome.write(encodeFrame(status, TO_EXTENSION_MAX_FRAME)).catch(() => {});
   };
+  // How many of Chrome's frames went on to the service (or were dropped with it away), told to
+  // the extension, which holds what goes beyond its window in its fair queue (decision 0570).
+  let passed = 0;
+  let told = 0;
+  let telling: ReturnType<typeof setTimeout> | undefined;
+  const tellPassed = () => {
+    clearTimeout(telling);
+    telling = undefined;
+    told = passed;
+    const count: Passed = { type: "passed", frames: passed };
+    toChrome.write(encodeFrame(count, TO_EXTENSION_MAX_FRAME)).catch(() => {});
+  };
+  const onePassed = () => {
+    passed++;
+    if (passed - told >= PASSED_EVERY) tellPassed();
+    else telling ??= setTimeout(tellPassed, 0);
+  };
+  // Said first, so the extension knows this connector counts.
+  tellPassed();
 
   const serviceLoop = async () => {
     let wait = RECONNECT_MIN_MS;
@@ -124,7 +149,10 @@ async function relay(paths: InstancePaths): Promise<boolean> {
       // says hello again when it hears the relay is back, and results for a lost service
       // have nobody waiting for them.
       const current = link.service;
-      if (current === null) continue;
+      if (current === null) {
+        onePassed();
+        continue;
+      }
       // Awaited, so a slow service slows reading from Chrome instead of queueing without end.
       // A failed write ends this service link (the extension hears "disconnected" and says
       // hello again on the next one); nothing is dropped without the link ending.
@@ -136,12 +164,14 @@ async function relay(paths: InstancePaths): Promise<boolean> {
           // Already closed; the service loop notices.
         }
       });
+      onePassed();
     }
   } catch (error) {
     report(`Chrome's port failed: ${(error as Error).message}`);
     clean = false;
   }
   chromeOpen = false;
+  clearTimeout(telling);
   return clean;
 }
 
