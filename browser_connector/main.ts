@@ -49,6 +49,32 @@ function parseInstanceFlag(args: string[]): string | undefined {
 type Service = OpenedConnection<unknown>;
 
 /**
+ * Counts Chrome's frames taken to pass on to the service (or dropped with it away; the next is
+ * read only once this one is written) and tells the extension, which holds what goes beyond its
+ * window in its fair queue (decision 0570): at once every {@linkcode PASSED_EVERY} frames,
+ * otherwise when the connector next waits. The first count (0) is said at once, so the extension
+ * knows this connector counts. Returns what notes one frame taken.
+ */
+function countPassed(toChrome: BoundedWriter): () => void {
+  let passed = 0;
+  let told = 0;
+  let telling: ReturnType<typeof setTimeout> | undefined;
+  const tell = () => {
+    clearTimeout(telling);
+    telling = undefined;
+    told = passed;
+    const count: Passed = { type: "passed", frames: passed };
+    toChrome.write(encodeFrame(count, TO_EXTENSION_MAX_FRAME)).catch(() => {});
+  };
+  tell();
+  return () => {
+    passed++;
+    if (passed - told >= PASSED_EVERY) tell();
+    else telling ??= setTimeout(tell, 0);
+  };
+}
+
+/**
  * Relays between Chrome and the service until Chrome closes the port. Returns false when
  * Chrome's side broke (an oversized or malformed frame) rather than closing cleanly.
  */
@@ -73,25 +99,7 @@ async function relay(paths: InstancePaths): Promise<boolean> {
     const status: RelayStatus = { type: "relay", state };
     toChrome.write(encodeFrame(status, TO_EXTENSION_MAX_FRAME)).catch(() => {});
   };
-  // How many of Chrome's frames went on to the service (or were dropped with it away), told to
-  // the extension, which holds what goes beyond its window in its fair queue (decision 0570).
-  let passed = 0;
-  let told = 0;
-  let telling: ReturnType<typeof setTimeout> | undefined;
-  const tellPassed = () => {
-    clearTimeout(telling);
-    telling = undefined;
-    told = passed;
-    const count: Passed = { type: "passed", frames: passed };
-    toChrome.write(encodeFrame(count, TO_EXTENSION_MAX_FRAME)).catch(() => {});
-  };
-  const onePassed = () => {
-    passed++;
-    if (passed - told >= PASSED_EVERY) tellPassed();
-    else telling ??= setTimeout(tellPassed, 0);
-  };
-  // Said first, so the extension knows this connector counts.
-  tellPassed();
+  const taken = countPassed(toChrome);
 
   const serviceLoop = async () => {
     let wait = RECONNECT_MIN_MS;
@@ -145,14 +153,12 @@ async function relay(paths: InstancePaths): Promise<boolean> {
     while (true) {
       const frame = await fromChrome.nextFrame();
       if (frame === null) break;
+      taken();
       // While the service is away, frames from the extension are dropped: the extension
       // says hello again when it hears the relay is back, and results for a lost service
       // have nobody waiting for them.
       const current = link.service;
-      if (current === null) {
-        onePassed();
-        continue;
-      }
+      if (current === null) continue;
       // Awaited, so a slow service slows reading from Chrome instead of queueing without end.
       // A failed write ends this service link (the extension hears "disconnected" and says
       // hello again on the next one); nothing is dropped without the link ending.
@@ -164,14 +170,12 @@ async function relay(paths: InstancePaths): Promise<boolean> {
           // Already closed; the service loop notices.
         }
       });
-      onePassed();
     }
   } catch (error) {
     report(`Chrome's port failed: ${(error as Error).message}`);
     clean = false;
   }
   chromeOpen = false;
-  clearTimeout(telling);
   return clean;
 }
 

@@ -412,9 +412,9 @@ export const RelayStatus = z.object({
 export type RelayStatus = z.infer<typeof RelayStatus>;
 
 /**
- * Browser connector → extension: how many frames of this port it has passed on to the service (or
- * dropped while the service was away), counted from its start. The extension keeps at most
- * `OUTBOX_WINDOW` frames beyond this count in Chrome's hands and holds the rest in its own fair
+ * Browser connector → extension: how many frames of this port it has taken to pass on to the
+ * service (or dropped while the service was away), counted from its start. The extension keeps a
+ * small window of frames beyond this count in Chrome's hands and holds the rest in its own fair
  * queue (decision 0570). A connector sends `frames: 0` as it starts; an older one never sends it,
  * and the extension then posts every frame at once, as before.
  */

@@ -6,7 +6,8 @@
  * connector says it has passed on to the service: the rest wait here, where the next frame is
  * chosen fairly.
  *
- * - The frames of no tab (hello, acknowledgements, the person's requests) go first.
+ * - The frames of no tab (hello, acknowledgements, the person's requests, a tab's opening) go
+ *   first.
  * - Then the lanes take turns, one frame each; a lane whose next frame is an answer (a result, a
  *   sequence's lead) goes before lanes whose next frame is an event. Inside a lane the order is
  *   kept: a tab's events tell what its command did, and the service reads them in that order.
@@ -67,8 +68,13 @@ function countDrop(frames: FromExtension[]): void {
   }
 }
 
-/** The lane a frame goes to when its sender does not say: the tab it names, if any. */
+/**
+ * The lane a frame goes to when its sender does not say: the tab it names, if any. A tab's opening
+ * goes with the frames of no tab, ahead of every lane: the service must know the tab before its
+ * events, and before the answer of the command that opened it, whose lane is not the new tab's.
+ */
 export function laneOf(frame: FromExtension): LaneKey {
+  if (frame.type === "tab_created") return null;
   return "tab_id" in frame && typeof frame.tab_id === "number" ? frame.tab_id : null;
 }
 
