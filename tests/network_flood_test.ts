@@ -106,7 +106,9 @@ async function backlogInItsLane(storm: Storm): Promise<void> {
   } finally {
     Deno.kill(pid, "SIGCONT");
   }
+  const resumed = performance.now();
   const text = await within(calm!, 30_000, "the calm tab's text after the stop");
+  console.log(`calm get_page_text after the stop: ${Math.round(performance.now() - resumed)} ms`);
   assert(/Skerry Point/.test(allText(text)), allText(text));
   // Every line is either recorded (kept, or evicted from the ring) or counted as not recorded.
   const read = await pollUntil(
