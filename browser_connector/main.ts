@@ -11,6 +11,7 @@
 
 import {
   FROM_EXTENSION_MAX_FRAME,
+  type Passed,
   type RelayStatus,
   TO_EXTENSION_MAX_FRAME,
 } from "../shared/browser_protocol.ts";
@@ -26,6 +27,11 @@ const RECONNECT_MAX_MS = 1_000;
 const MAX_QUEUED_TO_CHROME = 64;
 /** Bytes waiting for Chrome's stdin before the connector gives up on it. */
 const MAX_QUEUED_BYTES_TO_CHROME = 8 * 1024 * 1024;
+/**
+ * Frames passed on before the extension is told at once (decision 0570); fewer are told when the
+ * connector next waits. A quarter of the extension's window of 16, so it never waits for a count.
+ */
+const PASSED_EVERY = 4;
 
 function report(message: string): void {
   try {
@@ -41,6 +47,32 @@ function parseInstanceFlag(args: string[]): string | undefined {
 }
 
 type Service = OpenedConnection<unknown>;
+
+/**
+ * Counts Chrome's frames taken to pass on to the service (or dropped with it away; the next is
+ * read only once this one is written) and tells the extension, which holds what goes beyond its
+ * window in its fair queue (decision 0570): at once every {@linkcode PASSED_EVERY} frames,
+ * otherwise when the connector next waits. The first count (0) is said at once, so the extension
+ * knows this connector counts. Returns what notes one frame taken.
+ */
+function countPassed(toChrome: BoundedWriter): () => void {
+  let passed = 0;
+  let told = 0;
+  let telling: ReturnType<typeof setTimeout> | undefined;
+  const tell = () => {
+    clearTimeout(telling);
+    telling = undefined;
+    told = passed;
+    const count: Passed = { type: "passed", frames: passed };
+    toChrome.write(encodeFrame(count, TO_EXTENSION_MAX_FRAME)).catch(() => {});
+  };
+  tell();
+  return () => {
+    passed++;
+    if (passed - told >= PASSED_EVERY) tell();
+    else telling ??= setTimeout(tell, 0);
+  };
+}
 
 /**
  * Relays between Chrome and the service until Chrome closes the port. Returns false when
@@ -67,6 +99,7 @@ async function relay(paths: InstancePaths): Promise<boolean> {
     const status: RelayStatus = { type: "relay", state };
     toChrome.write(encodeFrame(status, TO_EXTENSION_MAX_FRAME)).catch(() => {});
   };
+  const taken = countPassed(toChrome);
 
   const serviceLoop = async () => {
     let wait = RECONNECT_MIN_MS;
@@ -120,6 +153,7 @@ async function relay(paths: InstancePaths): Promise<boolean> {
     while (true) {
       const frame = await fromChrome.nextFrame();
       if (frame === null) break;
+      taken();
       // While the service is away, frames from the extension are dropped: the extension
       // says hello again when it hears the relay is back, and results for a lost service
       // have nobody waiting for them.

@@ -15,11 +15,13 @@
  */
 
 import { PROTOCOL_VERSION } from "@agentclientprotocol/sdk/unstable";
-import type { AnyMessage } from "@agentclientprotocol/sdk/unstable";
+import type { AnyMessage, SessionNotification } from "@agentclientprotocol/sdk/unstable";
 import { z } from "zod";
 import type { InstancePaths } from "../shared/instance.ts";
 import { VERSION } from "../shared/version.ts";
 import { InnerConnector } from "./remote_inner.ts";
+import type { AgentPermissions } from "./remote_permission.ts";
+import type { ShorePrompts } from "./remote_prompts.ts";
 import type { ConnectorSettings } from "./settings.ts";
 import type { Tunnel } from "./ws_stream.ts";
 
@@ -29,10 +31,6 @@ export const OPENAB_LIMITS = {
   maxFrame: 8 * 1024 * 1024,
   /** A frame carrying a `method`: over it, answered with an error, the tunnel kept. */
   maxMethodFrame: 1024 * 1024,
-  /** One tunnelled request: past it the call is cancelled (the gateway has stopped waiting). */
-  requestMs: 180_000,
-  /** Setting up: ACP `initialize` and `session/new` or `session/resume`. */
-  setupMs: 30_000,
   /** MCP connections open at once (the gateway accepts 8 servers per session). */
   maxConnections: 8,
   /** Inner requests open at once over one tunnel. */
@@ -61,6 +59,13 @@ export interface OpenabOptions {
   onReady: (serverId: string, resumed: boolean) => void;
   /** A line for the person (the shore's stderr). */
   say: (line: string) => void;
+  /** The agent host's own permission requests, put to the person (decision 0530). */
+  permissions: AgentPermissions;
+  /**
+   * The person's prompts from the side panel (decision 0531): ACP `session/prompt` on this
+   * tunnel's session, as the contract's base protocol has the client drive the chat session.
+   */
+  prompts: ShorePrompts;
 }
 
 type Id = string | number;
@@ -73,6 +78,16 @@ const MessageParams = z.object({
   params: z.record(z.string(), z.unknown()).optional(),
 }).passthrough();
 const CancelParams = z.object({ requestId: RequestId }).passthrough();
+/** A `session/update` as the prompts read it: only an `agent_message_chunk`'s text is used. */
+const SessionUpdate = z.object({
+  sessionId: z.string().max(200),
+  update: z.object({
+    sessionUpdate: z.string().max(64),
+    content: z.object({ type: z.string().max(64), text: z.string().optional() }).passthrough()
+      .optional(),
+  }).passthrough(),
+}).passthrough();
+const PromptAnswer = z.object({ stopReason: z.string().min(1).max(64) }).passthrough();
 const Reply = z.object({
   id: RequestId,
   result: z.unknown().optional(),
@@ -103,7 +118,7 @@ interface Connection {
 
 /**
  * Serves one tunnel of the `openab` binding until it closes; resolves with why. Setup that fails
- * (no answer within {@linkcode OPENAB_LIMITS.setupMs}, a refused `session/new`, a refused
+ * (no answer within the setup bound, `remoteSetupMs`; a refused `session/new`, a refused
  * `session/resume`) throws, and nothing was opened: the gateway's `mcp/connect` is refused until
  * the session is set up.
  */
@@ -144,10 +159,12 @@ class OpenabTunnel {
   async run(): Promise<string> {
     const pump = this.#pump();
     try {
+      // The contract's 30 s to set up (`GHOSTLIGHT_REMOTE_SETUP_MS`).
+      const setupMs = this.settings.remoteSetupMs;
       const deadline = Promise.withResolvers<never>();
       const timer = setTimeout(
-        () => deadline.reject(new Error(`no session within ${OPENAB_LIMITS.setupMs / 1000} s`)),
-        OPENAB_LIMITS.setupMs,
+        () => deadline.reject(new Error(`no session within ${seconds(setupMs)}`)),
+        setupMs,
       );
       const resumed = await Promise.race([
         this.#setup(),
@@ -156,6 +173,7 @@ class OpenabTunnel {
       ]).finally(() => clearTimeout(timer));
       this.#established.resolve(true);
       this.options.onReady(this.session.serverId, resumed);
+      this.#takePrompts();
       return await Promise.race([this.tunnel.closed, pump]);
     } catch (error) {
       const why = `setting up the session failed: ${(error as Error).message}`;
@@ -197,6 +215,23 @@ class OpenabTunnel {
     );
     session.sessionId = created.sessionId;
     return false;
+  }
+
+  /** From now on the person's prompts go to this tunnel's session (decision 0531). */
+  #takePrompts(): void {
+    const sessionId = this.session.sessionId;
+    if (sessionId === null) return;
+    this.options.prompts.start({
+      prompt: async (id, text) =>
+        parse(
+          PromptAnswer,
+          await this.#request("session/prompt", {
+            sessionId: id,
+            prompt: [{ type: "text", text }],
+          }),
+        ),
+      cancel: (id) => this.#send({ method: "session/cancel", params: { sessionId: id } }),
+    }, sessionId);
   }
 
   /** After the tunnel: open calls cancelled and said unknown, connections ended, all awaited. */
@@ -299,17 +334,34 @@ class OpenabTunnel {
       abandoned: false,
     };
     this.#active.set(id, entry);
-    const timer = setTimeout(
-      () => controller.abort(`no answer within ${OPENAB_LIMITS.requestMs / 1000} s`),
-      OPENAB_LIMITS.requestMs,
-    );
+    // The contract's 180 s per tunnelled request (`GHOSTLIGHT_REMOTE_REQUEST_MS`): the gateway
+    // stops waiting then, so the call is cancelled here and the gateway told why.
+    const requestMs = this.settings.remoteRequestMs;
+    let overdue = false;
+    const timer = setTimeout(() => {
+      overdue = true;
+      controller.abort(`no answer within ${seconds(requestMs)}`);
+    }, requestMs);
+    const seen = this.options.prompts.callStarted(message.method, message.params);
     try {
       const answer = await connection.inner.request(
         message.method,
         message.params ?? {},
         controller.signal,
       );
+      this.options.prompts.callEnded(seen, answer);
       if (entry.abandoned) throw abandoned;
+      if (overdue) {
+        this.options.say(
+          `${entry.what} ran past the tunnel's ${seconds(requestMs)} bound: cancelled here, its ` +
+            "outcome unknown",
+        );
+        throw new Refusal(
+          -32000,
+          `${entry.what} did not finish within the tunnel's ${seconds(requestMs)} bound per ` +
+            "request; it was cancelled (its outcome is unknown: look before retrying)",
+        );
+      }
       if (answer.error !== undefined) throw new Refusal(answer.error.code, answer.error.message);
       return answer.result ?? {};
     } finally {
@@ -333,8 +385,8 @@ class OpenabTunnel {
         return Promise.resolve({});
       }
       case "session/request_permission":
-        // Ghostlight asks the person itself (its policy); it grants nothing on an agent's ask.
-        return Promise.resolve({ outcome: { outcome: "cancelled" } });
+        // The person decides (decision 0530).
+        return this.options.permissions.answer(params);
       default:
         throw new Refusal(-32601, `${method.slice(0, 80)} is not served`);
     }
@@ -345,6 +397,10 @@ class OpenabTunnel {
     if (method === "mcp/message") {
       const message = parse(MessageParams, params);
       this.#connections.get(message.connectionId)?.inner.notify(message.method, message.params);
+    } else if (method === "session/update") {
+      // The agent's reply to the person's prompt, for the side panel (decision 0531).
+      const update = parse(SessionUpdate, params);
+      this.options.prompts.update(update as unknown as SessionNotification);
     } else if (method === "mcp/cancel") {
       const { requestId } = parse(CancelParams, params);
       const entry = this.#active.get(requestId);
@@ -422,4 +478,9 @@ function describe(method: string, params: Record<string, unknown> | undefined): 
     ? ` ${params.name.slice(0, 64)}`
     : "";
   return `${method.slice(0, 64)}${tool}`;
+}
+
+/** A bound in seconds, as the person reads it. */
+function seconds(ms: number): string {
+  return `${Math.round(ms / 100) / 10} s`;
 }

@@ -22,6 +22,27 @@ import type { PromptMessage, ServiceLink } from "./service_link.ts";
 /** What the shore's prompts need of its link to the service. */
 export type PromptLink = Pick<ServiceLink, "takePrompts" | "promptUpdate">;
 
+/**
+ * The agent host as the person's prompts reach it, whichever binding carries them: ACP
+ * `session/prompt` (resolving with the turn's stop reason) and `session/cancel`.
+ */
+export interface PromptPeer {
+  prompt(sessionId: string, text: string): Promise<{ stopReason: string }>;
+  cancel(sessionId: string): Promise<void>;
+}
+
+/** The SDK's agent handle (the `acp` binding) as a {@linkcode PromptPeer}. */
+export function acpPeer(agent: ClientContext): PromptPeer {
+  return {
+    prompt: (sessionId, text) =>
+      agent.request(methods.agent.session.prompt, {
+        sessionId,
+        prompt: [{ type: "text", text }],
+      }),
+    cancel: (sessionId) => agent.notify(methods.agent.session.cancel, { sessionId }),
+  };
+}
+
 /** The turn running now. */
 interface Turn {
   turn: number;
@@ -46,20 +67,26 @@ function firstLine(text: string, max: number): string {
 /** The shore's side of the person's prompts, for its one ACP session. */
 export class ShorePrompts {
   #link: PromptLink;
-  #agent: ClientContext | null = null;
+  #agent: PromptPeer | null = null;
   #sessionId: string | null = null;
   #turn: Turn | null = null;
   #calls = 0;
+  #onCancel: (() => void) | null = null;
 
   constructor(link: PromptLink) {
     this.#link = link;
   }
 
   /** The session is open: the shore takes the person's prompts from now on. */
-  start(agent: ClientContext, sessionId: string): void {
+  start(agent: PromptPeer, sessionId: string): void {
     this.#agent = agent;
     this.#sessionId = sessionId;
     this.#link.takePrompts((message) => this.#take(message));
+  }
+
+  /** Told when the person's Stop cancels the turn: ACP wants its open asks answered cancelled. */
+  onCancel(listener: () => void): void {
+    this.#onCancel = listener;
   }
 
   /** A `session/update` from the agent host: the text of its reply is relayed. */
@@ -115,7 +142,8 @@ export class ShorePrompts {
     if (agent === null || sessionId === null) return;
     if (message.type === "prompt_stop") {
       if (this.#turn?.turn === message.turn) {
-        agent.notify(methods.agent.session.cancel, { sessionId }).catch(() => {});
+        agent.cancel(sessionId).catch(() => {});
+        this.#onCancel?.();
       }
       return;
     }
@@ -131,10 +159,7 @@ export class ShorePrompts {
     }
     const turn: Turn = { turn: message.turn, relayed: 0, skipped: 0 };
     this.#turn = turn;
-    agent.request(methods.agent.session.prompt, {
-      sessionId,
-      prompt: [{ type: "text", text: message.text }],
-    }).then(
+    agent.prompt(sessionId, message.text).then(
       (response) => this.#end(turn, { kind: "end", reason: response.stopReason, message: null }),
       (error) =>
         this.#end(turn, {

@@ -1,7 +1,7 @@
 import type { ClientContext } from "@agentclientprotocol/sdk/unstable";
 import { CHUNK_MAX_CHARS, TURN_MAX_UPDATES, type TurnUpdate } from "../shared/panel.ts";
 import { assertEquals } from "../tests/support/assert.ts";
-import { type PromptLink, ShorePrompts } from "./remote_prompts.ts";
+import { acpPeer, type PromptLink, ShorePrompts } from "./remote_prompts.ts";
 import type { PromptMessage } from "./service_link.ts";
 
 /**
@@ -28,7 +28,7 @@ function rig() {
     },
   } as unknown as ClientContext;
   const prompts = new ShorePrompts(link);
-  prompts.start(agent, "s-1");
+  prompts.start(acpPeer(agent), "s-1");
   return { relayed, take: (message: PromptMessage) => take(message), answered, sent, prompts };
 }
 

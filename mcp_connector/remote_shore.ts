@@ -28,6 +28,8 @@ import { type Binding, findRemote } from "../shared/remotes.ts";
 import { VERSION } from "../shared/version.ts";
 import { META } from "./mcp_2026_07_28.ts";
 import { InnerConnector } from "./remote_inner.ts";
+import { AgentPermissions, type PermissionAsker } from "./remote_permission.ts";
+import { acpPeer, type PromptLink, ShorePrompts } from "./remote_prompts.ts";
 import { ServiceLink } from "./service_link.ts";
 import {
   newOpenabSession,
@@ -135,8 +137,10 @@ async function serveAcp(
   options: ShoreOptions,
   ready: (serverId: string) => void,
   halt: AbortSignal,
+  permissions: AgentPermissions,
 ): Promise<string> {
   const inner = new InnerConnector(paths, settings, options);
+  inner.prompts.onCancel(() => permissions.cancelAll());
   /** The inner requests being served, so that an end can answer them before it closes. */
   const open = new Set<Promise<unknown>>();
   const over = new AbortController();
@@ -145,10 +149,11 @@ async function serveAcp(
     .onRequest(methods.client.mcp.message, provider.handleRequest)
     // The agent's words go to the person's side panel (decision 0470).
     .onNotification(methods.client.session.update, ({ params }) => inner.prompts.update(params))
-    // Ghostlight asks the person itself (its policy); it grants nothing on an agent's ask.
-    .onRequest(methods.client.session.requestPermission, () => ({
-      outcome: { outcome: "cancelled" as const },
-    }));
+    // The person decides (decision 0530).
+    .onRequest(
+      methods.client.session.requestPermission,
+      ({ params }) => permissions.answer(params),
+    );
   const connection = app.connect({ readable: tunnel.readable, writable: tunnel.writable });
   try {
     await connection.agent.request(methods.agent.initialize, {
@@ -183,7 +188,7 @@ async function serveAcp(
       mcpServers: [server.declaration],
     }) as { sessionId: string };
     ready(server.serverId);
-    inner.prompts.start(connection.agent, sessionId);
+    inner.prompts.start(acpPeer(connection.agent), sessionId);
     return await Promise.race([
       tunnel.closed,
       connection.closed.then(() => "the ACP connection closed"),
@@ -260,8 +265,16 @@ export async function runShore(
   // The service ends this shore on the person's Stop, or when a newer shore replaced it.
   const halt = new AbortController();
   reporter.onRemoteEnd((why) => halt.abort(why));
+  const ask = reporter.askAgentPermission.bind(reporter);
   try {
-    const why = await reconnecting(paths, settings, options, say, report, halt.signal);
+    const why = await reconnecting(
+      paths,
+      settings,
+      { ...options, ask, promptLink: reporter },
+      say,
+      report,
+      halt.signal,
+    );
     if (halt.signal.aborted) options.onEnded?.(String(halt.signal.reason));
     return halt.signal.aborted ? String(halt.signal.reason) : why;
   } finally {
@@ -273,7 +286,7 @@ export async function runShore(
 async function reconnecting(
   paths: InstancePaths,
   settings: ConnectorSettings,
-  options: ShoreOptions,
+  options: ShoreOptions & { ask: PermissionAsker; promptLink: PromptLink },
   say: (line: string) => void,
   report: (state: "connected" | "degraded", why?: string) => void,
   halt: AbortSignal,
@@ -322,7 +335,7 @@ async function reconnecting(
 async function serveOne(
   paths: InstancePaths,
   settings: ConnectorSettings,
-  options: ShoreOptions,
+  options: ShoreOptions & { ask: PermissionAsker; promptLink: PromptLink },
   state: {
     openab: OpenabSession;
     declare: boolean;
@@ -349,9 +362,22 @@ async function serveOne(
   const halted = () => tunnel.close(String(state.halt.reason));
   if (isOpenab && state.halt.aborted) halted();
   else if (isOpenab) state.halt.addEventListener("abort", halted, { once: true });
+  // The agent host's own permission requests: the person's; withdrawn when the tunnel ends.
+  const permissions = new AgentPermissions(
+    options.ask,
+    (line) => state.say(`remote ${options.name}: ${line}`),
+  );
   try {
     if (!isOpenab) {
-      return await serveAcp(tunnel, paths, settings, options, state.ready, state.halt);
+      return await serveAcp(
+        tunnel,
+        paths,
+        settings,
+        options,
+        state.ready,
+        state.halt,
+        permissions,
+      );
     }
     return await serveOpenab(tunnel, paths, settings, {
       name: options.name,
@@ -360,8 +386,12 @@ async function serveOne(
       declare: state.declare,
       onReady: (serverId) => state.ready(serverId),
       say: state.say,
+      permissions,
+      // The contract's client drives the chat session: prompts over the status link (0531).
+      prompts: new ShorePrompts(options.promptLink),
     }, state.openab);
   } finally {
+    permissions.cancelAll();
     options.stop.removeEventListener("abort", stopped);
     state.halt.removeEventListener("abort", halted);
     // The close frame, with its reason, goes out before the shore dials again or exits.

@@ -19,6 +19,7 @@ import { runningFromSource, siblingPath } from "../shared/executables.ts";
 import { encodeFrame } from "../shared/framing.ts";
 import { connectAndVerify, ImpostorError, type OpenedConnection } from "../shared/handshake.ts";
 import { instanceCommand, type InstancePaths } from "../shared/instance.ts";
+import type { AgentPermission, AgentPermissionAnswer } from "../shared/panel.ts";
 import { backoffDelay } from "./backoff.ts";
 
 /** How long the connector waits for a demand-started service to listen. */
@@ -51,7 +52,11 @@ export class ServiceUnavailable extends Error {}
 type Pending =
   | { kind: "catalog"; resolve: (c: CatalogSnapshot) => void; reject: (e: Error) => void }
   | { kind: "workspace"; resolve: (id: string) => void; reject: (e: Error) => void }
-  | { kind: "start"; resolve: (end: CallEnd) => void; asked?: AskHandler };
+  | { kind: "start"; resolve: (end: CallEnd) => void; asked?: AskHandler }
+  | { kind: "agent"; resolve: (end: AgentPermissionEnd) => void };
+
+/** How the person's question about an agent host's own request ended (decision 0530). */
+export type AgentPermissionEnd = { answer: AgentPermissionAnswer; said: string };
 
 /** What a call does with the service's questions for the person (decision 0361). */
 export type AskHandler = (
@@ -199,6 +204,28 @@ export class ServiceLink {
     });
   }
 
+  /**
+   * Puts a remote agent host's own permission request to the person (decision 0530) and
+   * resolves with how it ended; `signal` withdraws it. A broken link ends it as withdrawn.
+   */
+  async askAgentPermission(
+    request: AgentPermission,
+    signal: AbortSignal,
+  ): Promise<AgentPermissionEnd> {
+    const connection = await this.#connect();
+    const seq = ++this.#seq;
+    const ended = new Promise<AgentPermissionEnd>((resolve) => {
+      connection.pending.set(seq, { kind: "agent", resolve });
+    });
+    const withdraw = () => {
+      if (connection.pending.has(seq)) this.#send(connection, { type: "cancel", seq });
+    };
+    signal.addEventListener("abort", withdraw, { once: true });
+    this.#send(connection, { type: "agent_permission", seq, request });
+    if (signal.aborted) withdraw();
+    return await ended.finally(() => signal.removeEventListener("abort", withdraw));
+  }
+
   /** Carries the person's answer, given in the client, to question `question` of call `seq`. */
   answer(seq: number, question: number, answer: "once" | "site" | "deny"): void {
     const connection = this.#connection;
@@ -221,8 +248,13 @@ export class ServiceLink {
    * can only send a prompt to a connected shore.
    */
   takePrompts(listener: (message: PromptMessage) => void): void {
+    const first = this.#prompts === null;
     this.#prompts = listener;
-    this.#connect().catch(() => this.#retryPrompts());
+    if (!first) return;
+    // A link already connected says it now; one still connecting says it once it is up.
+    const connection = this.#connection;
+    if (connection !== null) this.#send(connection, { type: "prompts_ready" });
+    else this.#connect().catch(() => this.#retryPrompts());
   }
 
   /** Relays what the person's turn showed; false when there is no connection to say it on. */
@@ -381,6 +413,8 @@ export class ServiceLink {
     for (const pending of connection.pending.values()) {
       if (pending.kind === "start") {
         pending.resolve({ outcome: LINK_BROKEN });
+      } else if (pending.kind === "agent") {
+        pending.resolve({ answer: "withdrawn", said: "the connection to the service broke" });
       } else {
         pending.reject(new ServiceUnavailable("the connection to the service broke"));
       }
@@ -409,6 +443,10 @@ export class ServiceLink {
       case "withdraw":
         if (pending.kind === "start") pending.asked?.(message);
         return;
+      case "agent_permission_answer":
+        connection.pending.delete(message.seq);
+        if (pending.kind === "agent") pending.resolve(message);
+        return;
       case "catalog":
         connection.pending.delete(message.seq);
         if (pending.kind === "catalog") pending.resolve(message);
@@ -425,6 +463,8 @@ export class ServiceLink {
         connection.pending.delete(message.seq);
         if (pending.kind === "start") {
           pending.resolve({ rejected: message });
+        } else if (pending.kind === "agent") {
+          pending.resolve({ answer: "withdrawn", said: message.message });
         } else {
           pending.reject(new ServiceUnavailable(`${message.message} ${message.next_step}`));
         }

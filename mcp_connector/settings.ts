@@ -35,6 +35,18 @@ export const ConnectorSettings = z.object({
     description: "the remote shore's first wait before it dials a dropped tunnel again; each " +
       "wait doubles up to 60 times this (30 s by default) and is jittered into its upper half",
   }),
+  remoteRequestMs: durationMs("GHOSTLIGHT_REMOTE_REQUEST_MS", {
+    default: 180_000,
+    description: "how long one request tunnelled over the `openab` binding may run before the " +
+      "shore cancels it and answers the gateway with an error saying so (OpenAB's contract: the " +
+      "gateway stops waiting at 180 s); for tests",
+  }),
+  remoteSetupMs: durationMs("GHOSTLIGHT_REMOTE_SETUP_MS", {
+    default: 30_000,
+    description: "how long setting an `openab` session up (ACP `initialize`, then `session/new` " +
+      "or `session/resume`) may take before the shore closes the tunnel and dials again after " +
+      "its back-off (OpenAB's contract: 30 s); for tests",
+  }),
   restrictCapabilities: listSetting("GHOSTLIGHT_RESTRICT_CAPABILITIES", {
     description: "restricts every call of this connector to these capabilities (comma-separated: " +
       "`read`, `action`, `write`, `execute`), on top of the person's policy, which it can only " +

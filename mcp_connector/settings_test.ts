@@ -12,6 +12,8 @@ Deno.test("the connector's timings come from their variables; anything unparseab
     progressIntervalMs: 5_000,
     clientStallMs: 60_000,
     remoteReconnectMs: 500,
+    remoteRequestMs: 180_000,
+    remoteSetupMs: 30_000,
     restrictCapabilities: undefined,
     restrictHosts: undefined,
   });
@@ -26,6 +28,8 @@ Deno.test("the connector's timings come from their variables; anything unparseab
       progressIntervalMs: 400,
       clientStallMs: 60_000,
       remoteReconnectMs: 500,
+      remoteRequestMs: 180_000,
+      remoteSetupMs: 30_000,
       restrictCapabilities: undefined,
       restrictHosts: undefined,
     },

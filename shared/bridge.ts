@@ -7,7 +7,7 @@
  */
 
 import { z } from "zod";
-import { PromptText, TurnUpdate } from "./panel.ts";
+import { AgentPermission, AgentPermissionAnswer, PromptText, TurnUpdate } from "./panel.ts";
 import { RemoteName } from "./remotes.ts";
 
 /**
@@ -229,6 +229,11 @@ export const ConnectorMessage = z.discriminatedUnion("type", [
   z.object({ type: z.literal("prompts_ready") }).strict(),
   /** What turn `turn` of the person's prompt showed, relayed by the shore. */
   z.object({ type: z.literal("prompt_update"), turn: Seq, update: TurnUpdate }).strict(),
+  /**
+   * A remote shore passes its agent host's own permission request to the person (decision 0530);
+   * taken only on a connection bound to a remote. `cancel` with the same `seq` withdraws it.
+   */
+  z.object({ type: z.literal("agent_permission"), seq: Seq, request: AgentPermission }).strict(),
 ]);
 export type ConnectorMessage = z.infer<typeof ConnectorMessage>;
 
@@ -277,6 +282,14 @@ export const ServiceMessage = z.discriminatedUnion("type", [
   z.object({ type: z.literal("prompt"), turn: Seq, text: PromptText }).strict(),
   /** The person pressed Stop: the shore sends the agent host `session/cancel`. */
   z.object({ type: z.literal("prompt_stop"), turn: Seq }).strict(),
+  /** How the person's question about the agent host's request `seq` ended (decision 0530). */
+  z.object({
+    type: z.literal("agent_permission_answer"),
+    seq: Seq,
+    answer: AgentPermissionAnswer,
+    /** In words, for the shore's output: who answered, or why nobody did. */
+    said: z.string().max(500),
+  }).strict(),
   /**
    * The service ends a remote shore (decision 0520): the person stopped its remote agent, or a
    * newer shore for the same remote replaced it. The shore answers what is in flight, closes its

@@ -412,6 +412,19 @@ export const RelayStatus = z.object({
 export type RelayStatus = z.infer<typeof RelayStatus>;
 
 /**
+ * Browser connector → extension: how many frames of this port it has taken to pass on to the
+ * service (or dropped while the service was away), counted from its start. The extension keeps a
+ * small window of frames beyond this count in Chrome's hands and holds the rest in its own fair
+ * queue (decision 0570). A connector sends `frames: 0` as it starts; an older one never sends it,
+ * and the extension then posts every frame at once, as before.
+ */
+export const Passed = z.object({
+  type: z.literal("passed"),
+  frames: z.number().int().nonnegative(),
+}).strict();
+export type Passed = z.infer<typeof Passed>;
+
+/**
  * Service → extension: the answer to a person request (`answer` is a `PersonAnswer` of
  * `shared/person.ts`, checked by the extension's popup, which shows it).
  */
@@ -423,7 +436,12 @@ export const PersonReply = z.object({
 export type PersonReply = z.infer<typeof PersonReply>;
 
 /** Anything the extension can receive. */
-export const ToExtension = z.discriminatedUnion("type", [Command, RelayStatus, PersonReply]);
+export const ToExtension = z.discriminatedUnion("type", [
+  Command,
+  RelayStatus,
+  PersonReply,
+  Passed,
+]);
 export type ToExtension = z.infer<typeof ToExtension>;
 
 /**

@@ -119,3 +119,22 @@ export function isPanelRequest(raw: unknown): boolean {
   const op = (raw as { op?: unknown } | null)?.op;
   return typeof op === "string" && op.startsWith("panel");
 }
+
+/**
+ * A remote agent host's own permission request (ACP `session/request_permission`), as its shore
+ * passes it to the person (decision 0530): the agent's words, cut, which every surface shows
+ * fenced as the agent's (`agentWords` in person.ts); and whether it offered a way to allow it once.
+ */
+export const AgentPermission = z.object({
+  /** The agent's title for what it wants to do (its own tool, not Ghostlight's). */
+  title: z.string().max(300),
+  /** The kind the agent gives it (`edit`, `execute`, ...), when it is a plain word. */
+  kind: z.string().regex(/^[a-z_]{1,20}$/).nullable(),
+  /** Whether the agent offered an "allow once" choice; without one, only deny is offered. */
+  canAllow: z.boolean(),
+}).strict();
+export type AgentPermission = z.infer<typeof AgentPermission>;
+
+/** How a question about an agent host's request ended, as the shore answers the agent. */
+export const AgentPermissionAnswer = z.enum(["once", "deny", "unanswered", "withdrawn", "busy"]);
+export type AgentPermissionAnswer = z.infer<typeof AgentPermissionAnswer>;

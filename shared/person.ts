@@ -9,7 +9,9 @@
 
 import { z } from "zod";
 import { GroupColor } from "./browser_protocol.ts";
-import { PanelRemote } from "./panel.ts";
+import { AgentPermission, PanelRemote } from "./panel.ts";
+
+export { AgentPermission, AgentPermissionAnswer } from "./panel.ts";
 
 /**
  * The person's answer to a question (decision 0360): allow this one call, allow the capability
@@ -79,13 +81,14 @@ export type PersonWorkspace = z.infer<typeof PersonWorkspace>;
 
 /**
  * A question waiting for the person (decision 0360): which agent, which capability on which
- * site, and what the call would do, in words; never an argument's value.
+ * site, and what the call would do, in words; never an argument's value. A remote agent host's
+ * own request (decision 0530) has no workspace and carries the agent's words in `agent`.
  */
 export const PersonQuestion = z.object({
   /** The person's handle for it (`ghostlight allow 3`), numbered from 1 per service. */
   number: z.number().int().positive(),
-  /** The asking agent's workspace number. */
-  workspace: z.number().int().positive(),
+  /** The asking agent's workspace number; null for an agent host's own request. */
+  workspace: z.number().int().positive().nullable(),
   principal: z.string().max(64),
   /** What its MCP client calls itself: a claim, shown as a detail. */
   client: z.string().max(200),
@@ -99,11 +102,30 @@ export const PersonQuestion = z.object({
    */
   target: z.object({ role: z.string().max(40), name: z.string().max(200) }).nullable()
     .default(null),
+  /** A remote agent host's own request, in its words (decision 0530); null for a call's. */
+  agent: AgentPermission.nullable().default(null),
   /** ISO times: when it was asked, and when it is refused unanswered. */
   asked: z.string(),
   expires: z.string(),
 });
 export type PersonQuestion = z.infer<typeof PersonQuestion>;
+
+/**
+ * An agent host's own words as the CLI shows them: marked as the agent's, on one line, quoted
+ * with every quote, control, line and bidirectional character escaped (decision 0530).
+ */
+export function agentWords(agent: AgentPermission): string {
+  const kind = agent.kind === null ? "" : ` (its kind: ${agent.kind})`;
+  return `in the agent host's own words, not Ghostlight's: ${quotedOneLine(agent.title)}${kind}`;
+}
+
+/** JSON-quoted, with line and bidirectional marks escaped too: one line that cannot pose. */
+function quotedOneLine(text: string): string {
+  return JSON.stringify(text).replace(
+    /[\u2028\u2029\u202a-\u202e\u2066-\u2069]/g,
+    (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
+}
 
 /**
  * A question's target in the words the CLI and the client's form show: marked as the page's
@@ -112,11 +134,7 @@ export type PersonQuestion = z.infer<typeof PersonQuestion>;
  */
 export function targetWords(target: NonNullable<PersonQuestion["target"]>): string {
   const role = /^[a-z][a-z-]{0,39}$/.test(target.role) ? target.role : "element";
-  const quoted = JSON.stringify(target.name).replace(
-    /[\u2028\u2029\u202a-\u202e\u2066-\u2069]/g,
-    (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`,
-  );
-  return `the ${role} the page names ${quoted} (page text)`;
+  return `the ${role} the page names ${quotedOneLine(target.name)} (page text)`;
 }
 
 /** A yes remembered for the site for one agent, until its workspace ends or the person revokes it. */

@@ -92,6 +92,8 @@ export const Remote = z.object({
   tools: z.array(ToolName).max(64),
   /** Whether a token file is kept for it. */
   token: z.boolean(),
+  /** Whether `remote start --at-login` (the login entry install writes) starts it (decision 0532). */
+  atLogin: z.boolean().optional(),
 }).strict();
 export type Remote = z.infer<typeof Remote>;
 

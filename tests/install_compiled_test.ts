@@ -39,7 +39,7 @@ Deno.test("compiled executables are installed into libexec and removed again", a
       binDir: built,
       extensionDir: `${ROOT}/extension`,
     };
-    const options = { payload, dryRun: false, clients: null, browsers: null, autostart: false };
+    const options = { payload, dryRun: false, clients: null, browsers: null, autostart: true };
     const first = await install({ host, paths }, options);
     assertEquals(first.mode, "compiled");
     const prefix = `${testEnv.home}/.local/share/ghostlight-${testEnv.instance}`;
@@ -61,6 +61,20 @@ Deno.test("compiled executables are installed into libexec and removed again", a
     const served = await new Deno.Command(`${prefix}/service-entry`, { args: ["service"] })
       .output();
     assertEquals(new TextDecoder().decode(served.stdout), "ghostlight service\n");
+
+    // The service starts at login; the remote shores' entry is not written, since a compiled
+    // install cannot start a shore yet ('remote start' refuses there; decision 0532).
+    const units = `${testEnv.env.XDG_CONFIG_HOME}/systemd/user`;
+    assertMatch(
+      await Deno.readTextFile(`${units}/ghostlight-${testEnv.instance}.service`),
+      new RegExp(
+        `\nExecStart="${testEnv.home}/\.local/bin/ghostlight-${testEnv.instance}" service\n`,
+      ),
+    );
+    assertEquals(
+      await Deno.stat(`${units}/ghostlight-${testEnv.instance}-remotes.service`).catch(() => null),
+      null,
+    );
 
     const second = await install({ host, paths }, options);
     assertEquals(second.changes, []);

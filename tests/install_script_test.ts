@@ -32,7 +32,8 @@ Deno.test("install.sh from a checkout installs, and install.sh uninstall removes
     const before: string[] = [];
     for await (const entry of Deno.readDir(testEnv.home)) before.push(entry.name);
     const server = `ghostlight-${testEnv.instance}`;
-    const options = ["--instance", testEnv.instance, "--no-autostart"];
+    // With the login entries (the default): the service's and the remote shores' (decision 0532).
+    const options = ["--instance", testEnv.instance];
     const installed = await sh(testEnv, `${ROOT}/install.sh`, [
       "--sources",
       ...options,
@@ -45,6 +46,22 @@ Deno.test("install.sh from a checkout installs, and install.sh uninstall removes
     assertMatch(
       installed.out,
       /Installed Ghostlight into .*launchers that run the installed sources/,
+    );
+    const units = `${testEnv.env.XDG_CONFIG_HOME}/systemd/user`;
+    const cli = `${testEnv.home}/.local/bin/${server}`;
+    assertMatch(
+      await Deno.readTextFile(`${units}/${server}.service`),
+      new RegExp(`\nExecStart="${cli}" service\n`),
+    );
+    assertMatch(
+      await Deno.readTextFile(`${units}/${server}-remotes.service`),
+      new RegExp(
+        `\nAfter=${server}\.service\n[\\s\\S]*\nExecStart="${cli}" remote start --at-login\n`,
+      ),
+    );
+    assertMatch(
+      await Deno.readTextFile(`${units}/default.target.d/${server}-remotes.conf`),
+      new RegExp(`\nWants=${server}-remotes\.service\n`),
     );
     const claude = JSON.parse(await Deno.readTextFile(`${testEnv.home}/.claude.json`));
     assertEquals(

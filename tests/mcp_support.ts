@@ -193,8 +193,9 @@ export async function legacyWithTab(name: string, mcp: Transcript): Promise<numb
   await mcp.send('{"jsonrpc":"2.0","method":"notifications/initialized"}');
   await mcp.send(toolCall(1, "tabs_context_mcp", { createIfEmpty: true }));
   const context = await mcp.nextJson();
-  const structured = (context.result as { structuredContent: { tabs: { tabId: number }[] } })
-    .structuredContent;
+  const structured = (context.result as { structuredContent?: { tabs: { tabId: number }[] } })
+    ?.structuredContent;
+  if (!structured) throw new Error(`the setup's tab was not made: ${JSON.stringify(context)}`);
   return structured.tabs[0].tabId;
 }
 

@@ -14,10 +14,11 @@
 import { type InstancePaths, resolveInstancePaths } from "../shared/instance.ts";
 import { textOf, type ToolResult } from "./support/acp_socket.ts";
 import { assert, assertEquals, assertMatch } from "./support/assert.ts";
+import { connectCdp, typeInto } from "./support/cdp.ts";
 import { cli } from "./support/env.ts";
 import { ghostlight } from "./support/processes.ts";
 import { startSession } from "./support/session.ts";
-import { pollUntil, within } from "./support/wait.ts";
+import { pollUntil, waitFor, within } from "./support/wait.ts";
 
 type Frame = Record<string, unknown> & { id?: number | string; method?: string };
 type Reply = { result?: Record<string, unknown>; error?: { code: number; message: string } };
@@ -92,6 +93,11 @@ function gateway(token: string) {
   const registered = new Set<string>();
   let rejectResume = false;
   let down = false;
+  let silent = false;
+  /** The agent's turn for a prompt: what it says back (it may call tools meanwhile). */
+  let onPrompt: ((side: GatewaySocket, text: string) => Promise<string>) | null = null;
+  /** Every socket the gateway accepted, in order. */
+  const sockets: GatewaySocket[] = [];
   const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, (request) => {
     if (down) return new Response("down for maintenance", { status: 503 });
     const offers = (request.headers.get("sec-websocket-protocol") ?? "").split(",")
@@ -102,6 +108,7 @@ function gateway(token: string) {
     }
     const { socket, response } = Deno.upgradeWebSocket(request, { protocol: "acp.v1" });
     const side = new GatewaySocket(socket);
+    sockets.push(side);
     socket.onclose = (event) => side.closed.resolve({ code: event.code, reason: event.reason });
     socket.onmessage = (event) => {
       const text = event.data as string;
@@ -116,7 +123,31 @@ function gateway(token: string) {
         return;
       }
       const params = frame.params as { mcpServers?: SessionSeen["servers"] };
+      if (frame.method === "session/prompt" && onPrompt !== null) {
+        // The client drives the chat session (the contract's base): a turn, streamed back.
+        const { sessionId, prompt } = frame.params as {
+          sessionId: string;
+          prompt: { text?: string }[];
+        };
+        const text = prompt.map((block) => block.text ?? "").join("");
+        onPrompt(side, text).then((reply) => {
+          side.send({
+            method: "session/update",
+            params: {
+              sessionId,
+              update: {
+                sessionUpdate: "agent_message_chunk",
+                content: { type: "text", text: reply },
+              },
+            },
+          });
+          side.send({ id: frame.id, result: { stopReason: "end_turn" } });
+        });
+        return;
+      }
       if (frame.method === "initialize") {
+        // A gateway that never answers the setup: the shore's setup bound must end it.
+        if (silent) return;
         side.send({ id: frame.id, result: { protocolVersion: 1, agentCapabilities: {} } });
       } else if (frame.method === "session/new" || frame.method === "session/resume") {
         const servers = params.mcpServers ?? [];
@@ -146,6 +177,15 @@ function gateway(token: string) {
     registered,
     set rejectResume(value: boolean) {
       rejectResume = value;
+    },
+    sockets,
+    /** How the agent answers the person's prompts. */
+    set onPrompt(turn: (side: GatewaySocket, text: string) => Promise<string>) {
+      onPrompt = turn;
+    },
+    /** While set, ACP `initialize` is never answered. */
+    set silent(value: boolean) {
+      silent = value;
     },
     /** While set, every handshake is turned away (503). */
     set down(value: boolean) {
@@ -186,7 +226,7 @@ Deno.test({
   sanitizeResources: false,
   sanitizeOps: false,
   async fn(t) {
-    const s = await startSession();
+    const s = await startSession({ launchArgs: ["--remote-debugging"] });
     const token = `tok-${crypto.randomUUID().replaceAll("-", "")}`;
     const host = gateway(token);
     const paths = resolveInstancePaths(s.testEnv.instance, (key) => s.testEnv.env[key]);
@@ -288,6 +328,95 @@ Deno.test({
       };
 
       await t.step("navigate and read a fixture page", () => openAndRead(gw));
+
+      await t.step("the side panel prompts the gateway's agent over the binding", async () => {
+        host.onPrompt = async (side, text) => {
+          const read = toolResult(
+            await side.mcp(connectionId, "tools/call", {
+              name: "get_page_text",
+              arguments: { tabId, workspaceId },
+            }).reply,
+          );
+          return `Heard "${text}"; the page says ${
+            /first lit in 1858/.test(textOf(read)) ? "1858" : "nothing"
+          }.`;
+        };
+        const cdp = await connectCdp(s.browser.ready.devtools!);
+        try {
+          const panelUrl = `chrome-extension://${s.browser.ready.extension_id}/panel.html`;
+          const panel = await cdp.open(panelUrl, { width: 420, height: 800, scale: 1 });
+          const text = (selector: string) =>
+            panel.evaluate<string>(
+              `[...document.querySelectorAll(${JSON.stringify(selector)})]` +
+                `.map((e) => e.textContent).join("\\n")`,
+            );
+          await waitFor(
+            async () => /127\.0\.0\.1:\d+ · connected/.test(await text("#remote-state")),
+            "the panel to show the openab remote connected",
+            90_000,
+          );
+          await panel.click("#prompt");
+          await typeInto(cdp, panelUrl, "When was it first lit?");
+          await waitFor(
+            () => panel.evaluate<boolean>(`!document.getElementById("send").disabled`),
+            "Send to be enabled",
+          );
+          await panel.click("#send");
+          await waitFor(async () => (await text(".end")).includes("Done."), "the turn to end");
+          assertEquals(await text(".agent"), 'Heard "When was it first lit?"; the page says 1858.');
+          const calls = await panel.evaluate<string[][]>(
+            `[...document.querySelectorAll(".tool")].map((row) => ` +
+              `[row.querySelector(".name").textContent, row.dataset.status])`,
+          );
+          assertEquals(calls, [["get_page_text", "done"]]);
+          await panel.close();
+        } finally {
+          cdp.close();
+        }
+      });
+
+      await t.step(
+        "the gateway's permission request is the person's to answer; a malformed one is cancelled",
+        async () => {
+          const asked = gw.request("session/request_permission", {
+            sessionId: "s-1",
+            toolCall: { toolCallId: "gw-1", title: "Restart the build runner", kind: "execute" },
+            options: [
+              { optionId: "always", name: "Always", kind: "allow_always" },
+              { optionId: "never", name: "Never", kind: "reject_always" },
+            ],
+          });
+          const question = await pollUntil(
+            async () =>
+              (JSON.parse((await ghostlight(s.testEnv, ["asks", "--json"])).stdout) as {
+                number: number;
+                agent: unknown;
+              }[]).find((open) => open.agent !== null),
+            (found) => found !== undefined,
+            "the gateway's request to be put to the person",
+          );
+          assertEquals(question!.agent, {
+            title: "Restart the build runner",
+            kind: "execute",
+            canAllow: false,
+          });
+          // It offered only "always": the person can only deny it here.
+          const allowed = await ghostlight(s.testEnv, ["allow", String(question!.number)]);
+          assert(allowed.code !== 0, "allow is refused");
+          assertMatch(allowed.stderr, /offered no way to allow it once/);
+          const denied = await ghostlight(s.testEnv, ["deny", String(question!.number)]);
+          assertEquals(denied.code, 0, denied.stderr);
+          assertEquals((await asked.reply).result, {
+            outcome: { outcome: "selected", optionId: "never" },
+          });
+          const malformed = await gw.request("session/request_permission", {
+            sessionId: "s-1",
+            options: [],
+          }).reply;
+          assertEquals(malformed.result, { outcome: { outcome: "cancelled" } });
+          await shoreSaid(/permission request was malformed/, "the shore to say so");
+        },
+      );
 
       await t.step(
         "a method frame over 1 MiB is answered with an error; the tunnel stays",
@@ -421,6 +550,131 @@ Deno.test({
           await shoreSaid(/refused session\/resume/, "the shore to say the resume was refused");
           const sixth = await host.session(6);
           assertEquals(sixth.method, "session/new");
+        },
+      );
+
+      await t.step(
+        "the setup and per-request bounds fire, say so, and leave nothing half open",
+        async () => {
+          // A second shore with the contract's 30 s and 180 s shortened (the settings are the
+          // shore process's own), against a gateway that first never answers the setup.
+          const host2 = gateway(token);
+          host2.silent = true;
+          let shore2: Deno.ChildProcess | null = null;
+          let said2: ReturnType<typeof collect> | null = null;
+          try {
+            const added = await ghostlight(s.testEnv, [
+              ...["remote", "add", "bounds", `ws://127.0.0.1:${host2.server.addr.port}/acp`],
+              ...["--binding", "openab", "--token-file", tokenPath],
+              ...["--tools", "tabs_context_mcp,computer", "--at-login"],
+            ]);
+            assertEquals(added.code, 0, added.stderr);
+            assertMatch(added.stdout, /Its shore starts at login/);
+            // Started as the login entry starts it: every remote marked --at-login (only this one).
+            const started = cli(s.testEnv, [
+              ...["--instance", s.testEnv.instance, "remote", "start", "--at-login"],
+            ]);
+            shore2 = new Deno.Command(started.command, {
+              args: started.args,
+              env: {
+                ...s.testEnv.env,
+                GHOSTLIGHT_REMOTE_RECONNECT_MS: "200",
+                GHOSTLIGHT_REMOTE_SETUP_MS: "5000",
+                GHOSTLIGHT_REMOTE_REQUEST_MS: "8000",
+              },
+              clearEnv: true,
+              stdin: "null",
+              stdout: "piped",
+              stderr: "piped",
+            }).spawn();
+            said2 = collect(shore2.stderr);
+            const shore2Said = (pattern: RegExp, what: string) =>
+              pollUntil(
+                () => Promise.resolve(said2!.said.text),
+                (text) => pattern.test(text),
+                what,
+              );
+            // Setup: unanswered, the tunnel is closed at the bound and the reason said.
+            await pollUntil(
+              () => Promise.resolve(host2.sockets.length),
+              (count) => count > 0,
+              "the second shore to dial",
+              90_000,
+            );
+            const silentSocket = host2.sockets[0];
+            await within(silentSocket.closed.promise, 60_000, "the unanswered setup to be closed");
+            await shore2Said(
+              /setting up the session failed: no session within 5 s; reconnecting in/,
+              "the shore to say the setup bound ended it",
+            );
+            assertEquals(host2.sessions, [], "no session was opened on the silent tunnel");
+            host2.silent = false;
+            const opened = await host2.session(0);
+            assertEquals(opened.method, "session/new");
+            const side = opened.socket;
+            const { connectionId: bounded } = await side.connect(opened.servers[0].id);
+            const use = (name: string, args: Record<string, unknown>) =>
+              side.mcp(bounded, "tools/call", { name, arguments: args });
+            const context = toolResult(
+              await use("tabs_context_mcp", { createIfEmpty: true }).reply,
+            );
+            const made = context.structuredContent as {
+              workspaceId: string;
+              tabs: { tabId: number }[];
+            };
+            // Per request: a 10 s wait under an 8 s bound is cancelled and the gateway told why.
+            const waited = use("computer", {
+              action: "wait",
+              duration: 10,
+              tabId: made.tabs[0].tabId,
+              workspaceId: made.workspaceId,
+            });
+            const overdue = await waited.reply;
+            assertEquals(overdue.error?.code, -32000);
+            assertMatch(
+              overdue.error!.message,
+              /tools\/call computer did not finish within the tunnel's 8 s bound per request; it was cancelled/,
+            );
+            await shore2Said(/tools\/call computer ran past the tunnel's 8 s bound/, "its line");
+            // The call was cancelled in the service, not left running.
+            const cancelled = await pollUntil(
+              () => auditOf(paths),
+              (records) =>
+                records.some((record) =>
+                  record.kind === "outcome" && record.tool === "computer" &&
+                  record.principal === "remote:bounds"
+                ),
+              "the overdue call's outcome",
+            );
+            assertMatch(
+              JSON.stringify(cancelled.filter((record) => record.principal === "remote:bounds")),
+              /cancelled/,
+            );
+            // The tunnel stays: the next request is answered.
+            toolResult(await side.mcp(bounded, "tools/list", {}).reply);
+            const listed = async () => (await ghostlight(s.testEnv, ["remote", "list"])).stdout;
+            assertMatch(await listed(), /remote:bounds .* starts at login\n/);
+            const off = await ghostlight(s.testEnv, ["remote", "at-login", "bounds", "off"]);
+            assertEquals(off.code, 0, off.stderr);
+            assert(!/remote:bounds .* starts at login/.test(await listed()), "marked off");
+            const on = await ghostlight(s.testEnv, ["remote", "at-login", "bounds", "on"]);
+            assertEquals(on.code, 0, on.stderr);
+            // Removing the remote takes its login start away: the login entry starts nothing.
+            const removed = await ghostlight(s.testEnv, ["remote", "remove", "bounds"]);
+            assertMatch(removed.stdout, /it no longer starts at login/);
+            const atLogin = await ghostlight(s.testEnv, ["remote", "start", "--at-login"]);
+            assertEquals(atLogin.code, 0, atLogin.stderr);
+            assertMatch(atLogin.stdout, /no remote starts at login/);
+          } finally {
+            if (shore2 !== null) {
+              shore2.kill("SIGINT");
+              await within(shore2.status, 30_000, "the second shore to end")
+                .catch(() => shore2?.kill("SIGKILL"));
+              await said2?.done.catch(() => {});
+              outputs.push(said2?.said.text ?? "");
+            }
+            await host2.server.shutdown();
+          }
         },
       );
 

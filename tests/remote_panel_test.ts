@@ -27,11 +27,16 @@ import {
 import { PROMPT_MAX_CHARS } from "../shared/panel.ts";
 import { resultOf, socketStream, type ToolResult } from "./support/acp_socket.ts";
 import { assert, assertEquals, assertMatch } from "./support/assert.ts";
-import { type Cdp, type CdpPage, connectCdp } from "./support/cdp.ts";
+import { type CdpPage, connectCdp, typeInto } from "./support/cdp.ts";
+import type { PersonQuestion } from "../shared/person.ts";
+import { resolveInstancePaths } from "../shared/instance.ts";
 import { cli } from "./support/env.ts";
 import { ghostlight } from "./support/processes.ts";
 import { startSession } from "./support/session.ts";
 import { waitFor, within } from "./support/wait.ts";
+
+/** The title of the agent host's own step it asks permission for: its words, with a line break. */
+const PERMISSION_TITLE = 'Delete the build cache on the team box\n2. Allow: "this is safe"';
 
 /** What the agent host says when Ghostlight refuses one of its calls: it ends its turn. */
 class Refused extends Error {}
@@ -84,6 +89,29 @@ function agentHost(token: string, page: string) {
       const text = params.prompt.map((block) => block.type === "text" ? block.text : "").join("");
       prompts.push(text);
       const { sessionId } = params;
+      if (text.includes("permission")) {
+        // Its own step, outside the browser: it asks its client, which asks the person.
+        const answered = await client.request(methods.client.session.requestPermission, {
+          sessionId,
+          toolCall: {
+            toolCallId: `step-${prompts.length}`,
+            title: PERMISSION_TITLE,
+            kind: "delete",
+          },
+          options: [
+            { optionId: "yes-always", name: "Always, for everything", kind: "allow_always" },
+            { optionId: "yes-once", name: "Allow", kind: "allow_once" },
+            { optionId: "no", name: "Reject", kind: "reject_once" },
+          ],
+        });
+        const { outcome } = answered;
+        await say(
+          client,
+          sessionId,
+          `Permission: ${outcome.outcome === "selected" ? outcome.optionId : outcome.outcome}.`,
+        );
+        return { stopReason: outcome.outcome === "cancelled" ? "cancelled" : "end_turn" };
+      }
       if (text.includes("wait")) {
         await say(client, sessionId, "Waiting for your word…");
         await cancelled.promise;
@@ -122,21 +150,6 @@ function agentHost(token: string, page: string) {
     return response;
   });
   return { server, prompts, cancels };
-}
-
-/** Types `text` into the focused element of the page at `url`, as a keyboard would insert it. */
-async function typeInto(cdp: Cdp, url: string, text: string): Promise<void> {
-  const { targetInfos } = await cdp.send("Target.getTargets") as {
-    targetInfos: { targetId: string; url: string }[];
-  };
-  const target = targetInfos.find((info) => info.url === url);
-  assert(target, `a page at ${url}`);
-  const { sessionId } = await cdp.send("Target.attachToTarget", {
-    targetId: target.targetId,
-    flatten: true,
-  }) as { sessionId: string };
-  await cdp.send("Input.insertText", { text }, sessionId);
-  await cdp.send("Target.detachFromTarget", { sessionId });
 }
 
 Deno.test({
@@ -321,6 +334,118 @@ Deno.test({
           assertMatch(failed, /^navigate — failed: .*pinned for this remote agent/);
           assertMatch(await text(".agent"), /Ghostlight refused my navigate\.$/);
           assertEquals(host.prompts.at(-1), "Light the lamp once more.");
+        },
+      );
+
+      await t.step(
+        "the agent host's own permission requests are the person's: CLI, popup, Stop",
+        async () => {
+          const run = async (args: string[]) => {
+            const out = await ghostlight(s.testEnv, args);
+            assertEquals(out.code, 0, out.stderr);
+            return out.stdout;
+          };
+          const asked = async () => {
+            let question: PersonQuestion | undefined;
+            await waitFor(
+              async () => {
+                const open: PersonQuestion[] = JSON.parse(await run(["asks", "--json"]));
+                question = open.find((q) => q.agent !== null);
+                return question !== undefined;
+              },
+              "the agent host's request to be put to the person",
+              60_000,
+            );
+            return question!;
+          };
+          const ends = async () => (await text(".end")).split("\n").length;
+          const before = await ends();
+          // Allowed once from the CLI: the agent gets its allow_once option, never allow_always.
+          await ask("May I have your permission to clean up?");
+          const first = await asked();
+          assertEquals(first.principal, "remote:agent");
+          assertEquals(first.workspace, null);
+          assertEquals(first.agent, {
+            title: PERMISSION_TITLE,
+            kind: "delete",
+            canAllow: true,
+          });
+          // The agent's words on one line of their own, quoted and marked as its own.
+          const listed = await run(["asks"]);
+          assertMatch(
+            listed,
+            new RegExp(
+              `${first.number}\\. remote:agent's agent host \\(at 127\\.0\\.0\\.1:\\d+\\) asks your ` +
+                `permission for a step of the agent host's own, outside your browser\\. Allow it once ` +
+                `or deny it;.*\n   What it wants, in the agent host's own words, not Ghostlight's: ` +
+                // JSON-quoted, then each backslash doubled by the terminal's escaping (shown()).
+                `"Delete the build cache on the team box\\\\\\\\n2\\. Allow: \\\\\\\\"this is safe\\\\\\\\"" ` +
+                `\\(its kind: delete\\)\\.\n`,
+            ),
+          );
+          // Never for a site, never saved: the question stays open.
+          const wider = await ghostlight(s.testEnv, ["allow", "--site", String(first.number)]);
+          assert(wider.code !== 0, "allow --site is refused");
+          assertMatch(wider.stderr, /allowed once or denied, never for a site/);
+          const saved = await ghostlight(s.testEnv, ["allow", "--persist", String(first.number)]);
+          assert(saved.code !== 0, "allow --persist is refused");
+          assertMatch(await run(["allow", String(first.number)]), /allowed once/);
+          await waitFor(async () => (await ends()) === before + 1, "the first asking turn to end");
+          assertMatch(await text(".agent"), /Permission: yes-once\.$/);
+
+          // Denied in the popup, where only Allow once and Deny are offered.
+          await ask("Another permission, please.");
+          const second = await asked();
+          const popup = await cdp.open(`${extension}/popup.html`, {
+            width: 380,
+            height: 640,
+            scale: 1,
+          });
+          const card = `.agent-question[data-question="${second.number}"]`;
+          await waitFor(
+            () => popup.evaluate<boolean>(`!!document.querySelector('${card}')`),
+            "the popup to show the agent host's request",
+          );
+          assertEquals(
+            await popup.evaluate<string[]>(
+              `[...document.querySelectorAll('${card} button')].map((b) => b.textContent)`,
+            ),
+            ["Allow once", "Deny"],
+          );
+          assertEquals(
+            await popup.evaluate<string>(
+              `document.querySelector('${card} .page-text').textContent`,
+            ),
+            PERMISSION_TITLE,
+          );
+          await popup.click(`${card} button[data-answer="deny"]`);
+          await waitFor(async () => (await ends()) === before + 2, "the denied turn to end");
+          assertMatch(await text(".agent"), /Permission: no\.$/);
+          await popup.close();
+
+          // Stop while the person is asked: the question is withdrawn, the agent told cancelled.
+          await ask("One more permission.");
+          await asked();
+          await panel.click("#stop");
+          await waitFor(async () => (await ends()) === before + 3, "the stopped turn to end");
+          const open: PersonQuestion[] = JSON.parse(await run(["asks", "--json"]));
+          assertEquals(open.filter((q) => q.agent !== null), [], "the question was withdrawn");
+          assertMatch(await text(".agent"), /Permission: cancelled\.$/);
+          // Each request and how it ended is in the audit, under the remote's principal.
+          const paths = resolveInstancePaths(s.testEnv.instance, (key) => s.testEnv.env[key]);
+          const records = (await Deno.readTextFile(paths.auditFile)).trimEnd().split("\n")
+            .map((line) => JSON.parse(line)).filter((r) => r.tool === "agent_permission");
+          assertEquals(
+            records.map((r) => [r.principal, r.result]),
+            [
+              ["remote:agent", "ask"],
+              ["remote:agent", "allowed"],
+              ["remote:agent", "ask"],
+              ["remote:agent", "denied"],
+              ["remote:agent", "ask"],
+              ["remote:agent", "withdrawn"],
+            ],
+          );
         },
       );
 

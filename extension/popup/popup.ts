@@ -182,14 +182,51 @@ function renderWorkspace(workspace: PersonWorkspace): HTMLElement {
 }
 
 /** The agent a question or a yes is about: its principal and its workspace's number. */
-function agentRow(principal: string, workspace: number): HTMLElement {
+function agentRow(principal: string, workspace: number | null): HTMLElement {
   const row = element("div", "row");
-  row.append(element("span", "principal", principal), element("span", "number", `#${workspace}`));
+  row.append(element("span", "principal", principal));
+  if (workspace !== null) row.append(element("span", "number", `#${workspace}`));
   return row;
+}
+
+/**
+ * A remote agent host's own request (decision 0530): its words set apart and marked as the
+ * agent's, and only allow once (when it offered that) or deny.
+ */
+function renderAgentQuestion(
+  question: PersonQuestion & { agent: NonNullable<PersonQuestion["agent"]> },
+): HTMLElement {
+  const card = element("section", "question agent-question");
+  card.dataset.question = String(question.number);
+  const row = element("div", "row");
+  row.append(
+    element("span", "principal", question.principal),
+    element("span", "remote-mark", "remote"),
+  );
+  const words = element("div", "detail target", "Its agent host asks, in its own words: ");
+  words.append(element("span", "page-text", question.agent.title));
+  card.append(
+    row,
+    element("div", "detail", `Permission for ${question.call} (at ${question.host})`),
+    words,
+  );
+  if (question.agent.kind) card.append(element("div", "claimed", `kind: ${question.agent.kind}`));
+  const actions = element("div", "actions");
+  const answer = (label: string, choice: QuestionAnswer, style: string) => {
+    const made = element("button", style, label);
+    made.dataset.question = String(question.number);
+    made.dataset.answer = choice;
+    return made;
+  };
+  if (question.agent.canAllow) actions.append(answer("Allow once", "once", "primary"));
+  actions.append(answer("Deny", "deny", "danger"));
+  card.append(actions);
+  return card;
 }
 
 /** One question: who asks for what where, and the person's three answers. */
 function renderQuestion(question: PersonQuestion): HTMLElement {
+  if (question.agent !== null) return renderAgentQuestion({ ...question, agent: question.agent });
   const card = element("section", "question");
   card.dataset.question = String(question.number);
   card.dataset.guard = `question ${question.number}`;

@@ -18,6 +18,7 @@ import { forgetPlace, noteTabUrl, placeTab, retryStopped } from "./network_rules
 import { followOpened, MechanismError, perform, releaseAll } from "./operations.ts";
 import { abandonAll, askService, settle, SHORTCUTS } from "./person.ts";
 import { openPopupOnClick } from "./notifications.ts";
+import { type LaneKey, laneOf, Outbox } from "./outbox.ts";
 
 const DEFAULT_HOST = "com.ghostlight.browser";
 const RETRY_MIN_MS = 500;
@@ -91,12 +92,23 @@ let links = 0;
  */
 const earlier = new Map<string, { link: number; id: number; ended: Promise<unknown> }>();
 
-function send(message: FromExtension): void {
+/** What waits for the port, per tab, sent in turns (decision 0570). */
+const outbox = new Outbox((message) => {
   try {
     port?.postMessage(message);
   } catch {
     // The port closed; onDisconnect reconnects.
   }
+});
+
+/** Queues `message` in `lane` (by default the tab it names) for the port. */
+function send(message: FromExtension, lane: LaneKey = laneOf(message)): void {
+  outbox.put(message, lane);
+}
+
+/** The tab a command is about, whose lane its answer takes. */
+function laneOfCommand(params: Record<string, unknown>): LaneKey {
+  return typeof params.tab_id === "number" ? params.tab_id : null;
 }
 
 /** Sends to the service when it is reachable; false when it is not. */
@@ -134,7 +146,10 @@ async function handle(raw: unknown, config: LaunchConfig): Promise<void> {
   const parsed = ToExtension.safeParse(raw);
   if (!parsed.success) return;
   const message = parsed.data;
+  if (message.type === "passed") return outbox.passed(message.frames);
   if (message.type === "relay") {
+    // What waits was for the link that ended; a new link begins with its hello.
+    outbox.clear();
     serviceUp = message.state === "connected";
     if (serviceUp) await sayHello(config);
     else abandonAll();
@@ -143,10 +158,11 @@ async function handle(raw: unknown, config: LaunchConfig): Promise<void> {
   if (message.type === "person_reply") return settle(message);
   const link = performed;
   let result = link.get(message.id);
+  const lane = laneOfCommand(message.params);
   if (result === undefined) {
     // A sequence's lead goes only to the link that sent it, as its result does.
     const ahead = (results: Record<string, unknown>[]) => {
-      if (performed === link) send({ type: "sequence_lead", id: message.id, results });
+      if (performed === link) send({ type: "sequence_lead", id: message.id, results }, lane);
     };
     result = execute(message.id, message.op, message.params, ahead);
     link.set(message.id, result);
@@ -156,7 +172,7 @@ async function handle(raw: unknown, config: LaunchConfig): Promise<void> {
   // Only to the link that sent the command: ids start over with every hello, so a result that
   // outlived its link would settle another command of the next one. Its acknowledgement after
   // the next hello says it ended instead.
-  if (performed === link) send(frame);
+  if (performed === link) send(frame, lane);
 }
 
 /** Performs one command once and words its end as the result frame. */
@@ -192,6 +208,7 @@ async function connect(): Promise<void> {
   const config = await readConfig();
   const next = chrome.runtime.connectNative(config.host ?? DEFAULT_HOST);
   port = next;
+  outbox.reset();
   next.onMessage.addListener((message) => {
     retryMs = RETRY_MIN_MS;
     handle(message, config);

@@ -6,11 +6,13 @@
  */
 
 export {
+  type AgentAsking,
   type Asking,
   MAX_REMEMBERED,
   MAX_WAITING,
   NoSuchGrant,
   NoSuchQuestion,
+  NotThisAnswer,
   type QuestionListener,
   Questions,
   type Remembered,

@@ -11,7 +11,12 @@
  * @module
  */
 
-import type { PersonGrant, PersonQuestion, QuestionAnswer } from "../../shared/person.ts";
+import type {
+  AgentPermission,
+  PersonGrant,
+  PersonQuestion,
+  QuestionAnswer,
+} from "../../shared/person.ts";
 import type { Capability } from "../catalog/mod.ts";
 import type { Workspace } from "../workspace/mod.ts";
 
@@ -37,6 +42,21 @@ export interface Asking {
    * elicitation): told when it opens and when it closes, however it closes.
    */
   reach?: { opened(view: PersonQuestion): void; closed(): void };
+}
+
+/**
+ * A remote agent host's own permission request, put to the person by its shore (decision 0530):
+ * no workspace, no capability of Ghostlight's; one such question per remote at a time.
+ */
+export interface AgentAsking {
+  /** The remote's principal, `remote:NAME`, as the service bound it. */
+  principal: string;
+  /** What the agent host calls itself: a claim, shown as a detail. */
+  client: string;
+  /** The agent host's host and port, from the person's remotes file. */
+  host: string;
+  /** The agent's own words. */
+  agent: AgentPermission;
 }
 
 /** How a question ended for the call that asked it. */
@@ -68,7 +88,8 @@ export interface Remembered {
 /** One open question and how it is settled. */
 interface Open {
   view: PersonQuestion;
-  asking: Asking;
+  /** The call's asking; null for an agent host's own request. */
+  asking: Asking | null;
   settle: (reply: Reply) => void;
   closed: Promise<void>;
 }
@@ -78,7 +99,8 @@ interface Open {
  * remembered yes is forgotten (the audit).
  */
 export type QuestionListener = (event: {
-  workspace: Workspace;
+  /** The asking call's workspace; null for an agent host's own request. */
+  workspace: Workspace | null;
   opened?: PersonQuestion;
   closed?: { number: number; reply: Reply };
   /** A remembered yes forgotten: revoked by the person, or gone with its workspace. */
@@ -188,7 +210,37 @@ export class Questions {
       if (yes) return { kind: "yes", once: false, number: yes.question, by: yes.by };
     }
     if (signal.aborted) return { kind: "withdrawn", number: null };
-    return await this.#openQuestion(asking, deadline, signal);
+    return await this.#openQuestion(id, this.#callView(asking, deadline), asking, signal);
+  }
+
+  /**
+   * Asks the person about a remote agent host's own request (decision 0530), after any question
+   * of that remote's agent host still open (bounded as a call's wait is); never remembered, so
+   * a yes is always this once. Resolves never later than the bound.
+   */
+  async askAgent(asking: AgentAsking, signal: AbortSignal): Promise<Reply> {
+    const key = `agent ${asking.principal}`;
+    const deadline = this.#deadlineOf(signal);
+    while (this.#open.has(key)) {
+      const waited = await this.#behind(key, deadline, signal);
+      if (waited === "busy") return { kind: "busy" };
+      if (waited === "timeout") return { kind: "unanswered", number: null, ms: this.#timeoutMs };
+      if (waited === "aborted") return { kind: "withdrawn", number: null };
+    }
+    if (signal.aborted) return { kind: "withdrawn", number: null };
+    const view: Omit<PersonQuestion, "number"> = {
+      workspace: null,
+      principal: asking.principal.slice(0, 64),
+      client: asking.client.slice(0, 200),
+      capability: "agent",
+      host: asking.host.slice(0, 300),
+      call: "a step of the agent host's own, outside your browser",
+      target: null,
+      agent: asking.agent,
+      asked: new Date().toISOString(),
+      expires: new Date(deadline).toISOString(),
+    };
+    return await this.#openQuestion(key, view, null, signal);
   }
 
   /**
@@ -199,12 +251,28 @@ export class Questions {
     const open = [...this.#open.values()].find((entry) => entry.view.number === number);
     if (!open) throw new NoSuchQuestion(number);
     const { view } = open;
+    if (view.agent !== null && answer !== "deny" && (answer === "site" || !view.agent.canAllow)) {
+      throw new NotThisAnswer(
+        number,
+        view.agent.canAllow
+          ? "an agent host's own request is allowed once or denied, never for a site"
+          : "the agent host offered no way to allow it once; it can only be denied",
+      );
+    }
+    if (view.agent !== null) {
+      open.settle(
+        answer === "deny" ? { kind: "no", number, by } : { kind: "yes", once: true, number, by },
+      );
+      return `Question ${number} ${answer === "deny" ? "denied" : "allowed once"}: ` +
+        `${view.principal}'s agent host is told so.`;
+    }
+    const asking = open.asking!;
     if (answer === "deny") {
       open.settle({ kind: "no", number, by });
       return `Question ${number} denied: ${view.principal} may not ${view.capability} on ` +
         `${view.host} for that call.`;
     }
-    if (answer === "site") this.#remember(open.asking, number, by);
+    if (answer === "site") this.#remember(asking, number, by);
     open.settle({ kind: "yes", once: answer === "once", number, by });
     return answer === "once"
       ? `Question ${number} allowed once: that call of ${view.principal} goes ahead; the next ` +
@@ -217,7 +285,8 @@ export class Questions {
   denyOpen(number: number | undefined, by: string): number {
     let count = 0;
     for (const open of [...this.#open.values()]) {
-      if (number !== undefined && open.asking.workspace.number !== number) continue;
+      // An agent host's own request belongs to no workspace: only a hold of every agent ends it.
+      if (number !== undefined && open.asking?.workspace.number !== number) continue;
       open.settle({ kind: "no", number: open.view.number, by });
       count++;
     }
@@ -272,12 +341,9 @@ export class Questions {
     return deadline;
   }
 
-  /** Opens the workspace's question and waits for its reply. */
-  #openQuestion(asking: Asking, deadline: number, signal: AbortSignal): Promise<Reply> {
-    const number = ++this.#lastQuestion;
-    const id = asking.workspace.id;
-    const view: PersonQuestion = {
-      number,
+  /** A call's question as the person sees it, but its number. */
+  #callView(asking: Asking, deadline: number): Omit<PersonQuestion, "number"> {
+    return {
       workspace: asking.workspace.number,
       principal: asking.principal.slice(0, 64),
       client: asking.client.slice(0, 200),
@@ -287,9 +353,26 @@ export class Questions {
       target: asking.target
         ? { role: asking.target.role.slice(0, 40), name: asking.target.name.slice(0, 200) }
         : null,
+      agent: null,
       asked: new Date().toISOString(),
       expires: new Date(deadline).toISOString(),
     };
+  }
+
+  /**
+   * Opens the question under `id` (a workspace's, or an agent host's) and waits for its reply
+   * until its `expires`.
+   */
+  #openQuestion(
+    id: string,
+    shown: Omit<PersonQuestion, "number">,
+    asking: Asking | null,
+    signal: AbortSignal,
+  ): Promise<Reply> {
+    const number = ++this.#lastQuestion;
+    const view: PersonQuestion = { number, ...shown };
+    const deadline = Date.parse(view.expires);
+    const workspace = asking?.workspace ?? null;
     let close!: () => void;
     const closed = new Promise<void>((resolve) => close = resolve);
     return new Promise<Reply>((resolve) => {
@@ -300,8 +383,8 @@ export class Questions {
         signal.removeEventListener("abort", onAbort);
         resolve(reply);
         close();
-        asking.reach?.closed();
-        this.#tell({ workspace: asking.workspace, closed: { number, reply } });
+        asking?.reach?.closed();
+        this.#tell({ workspace, closed: { number, reply } });
       };
       const onAbort = () => settle({ kind: "withdrawn", number });
       const timer = setTimeout(
@@ -310,8 +393,8 @@ export class Questions {
       );
       signal.addEventListener("abort", onAbort, { once: true });
       this.#open.set(id, { view, asking, settle, closed });
-      asking.reach?.opened(view);
-      this.#tell({ workspace: asking.workspace, opened: view });
+      asking?.reach?.opened(view);
+      this.#tell({ workspace, opened: view });
     });
   }
 
@@ -406,5 +489,12 @@ export class NoSuchGrant extends Error {
       `there is no remembered yes ${number}; 'ghostlight asks --granted' lists them (it goes ` +
         "with its agent's workspace)",
     );
+  }
+}
+
+/** The person gave an answer the question does not take (an agent host's own request). */
+export class NotThisAnswer extends Error {
+  constructor(readonly number: number, why: string) {
+    super(`question ${number} was not answered: ${why}`);
   }
 }

@@ -11,6 +11,7 @@ import { withheldTools } from "../governance/mod.ts";
 import { log } from "../log/mod.ts";
 import type { Workspace } from "../workspace/mod.ts";
 import { CONNECTION_FULL } from "./admission.ts";
+import { agentPermission, withdrawAgentPermission } from "./agent_permission.ts";
 import type { PromptShore } from "./prompt_relay.ts";
 import type { ShoreLink } from "./remote_shores.ts";
 import { openSession, type Session, type SessionDeps, type SessionInfo } from "./session.ts";
@@ -33,6 +34,7 @@ const ON_MESSAGE: MessageHandlers = {
   remote_state: rememberRemoteState,
   prompts_ready: promptsReady,
   prompt_update: promptUpdate,
+  agent_permission: (session, message) => void agentPermission(session, message),
 };
 
 /** The shores that take the person's prompts, by their session (decision 0470). */
@@ -195,6 +197,7 @@ function rememberRemoteState(session: Session, message: MessageOf<"remote_state"
 /** Cancels one of this connection's works; queued work retires, running work stops early. */
 function cancelWork(session: Session, message: MessageOf<"cancel">): void {
   session.works.get(message.seq)?.abort();
+  withdrawAgentPermission(session, message.seq);
 }
 
 /**

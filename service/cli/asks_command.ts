@@ -8,7 +8,7 @@
  */
 
 import type { InstancePaths } from "../../shared/instance.ts";
-import { type PersonState, targetWords } from "../../shared/person.ts";
+import { agentWords, type PersonState, targetWords } from "../../shared/person.ts";
 import { noMore, takeFlag, takeOption, UsageError } from "./args.ts";
 import { requestPerson, sendPersonRequest } from "./person_command.ts";
 import { shown } from "./shown.ts";
@@ -70,12 +70,23 @@ function numberOf(raw: string, what: string): number {
 function questionLines(state: PersonState): string[] {
   if (state.questions.length === 0) return ["No question is waiting for you."];
   return [
-    ...state.questions.flatMap((q) => [
-      `${q.number}. ${q.principal} (workspace ${q.workspace}; its client says: ${q.client}) ` +
-      `asks to ${q.capability} on ${q.host}: ${q.call}. Refused unanswered at ${q.expires}.`,
-      // The page's words on a line of their own, marked and quoted (decision 0481).
-      ...(q.target ? [`   It aims at ${targetWords(q.target)}.`] : []),
-    ]),
+    ...state.questions.flatMap((q) =>
+      q.agent !== null
+        ? [
+          `${q.number}. ${q.principal}'s agent host (at ${q.host}) asks your permission for ${q.call}` +
+          `. ${
+            q.agent.canAllow ? "Allow it once or deny it" : "It offered no way to allow it: deny it"
+          }; answered cancelled unanswered at ${q.expires}.`,
+          // The agent's words on a line of their own, marked and quoted (decision 0530).
+          `   What it wants, ${agentWords(q.agent)}.`,
+        ]
+        : [
+          `${q.number}. ${q.principal} (workspace ${q.workspace}; its client says: ${q.client}) ` +
+          `asks to ${q.capability} on ${q.host}: ${q.call}. Refused unanswered at ${q.expires}.`,
+          // The page's words on a line of their own, marked and quoted (decision 0481).
+          ...(q.target ? [`   It aims at ${targetWords(q.target)}.`] : []),
+        ]
+    ),
     "Answer with 'ghostlight allow N' (this call), 'ghostlight allow N --site' (this site for " +
     "this agent, until its workspace ends), 'ghostlight allow N --persist' (that, saved in your " +
     "policy file) or 'ghostlight deny N'.",

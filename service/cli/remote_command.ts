@@ -26,7 +26,7 @@ import {
 } from "../../shared/remotes.ts";
 import { CONTRACT } from "../catalog/mod.ts";
 import { currentStartPlan, startCommand } from "../privilege/mod.ts";
-import { cannotRead, noMore, takeOption, UsageError } from "./args.ts";
+import { cannotRead, noMore, takeFlag, takeOption, UsageError } from "./args.ts";
 import { shown } from "./shown.ts";
 
 /** The tools that only read, as the contract marks them: what `add` proposes. */
@@ -49,10 +49,16 @@ export async function runRemote(paths: InstancePaths, args: string[]): Promise<n
       return await listRemotes(paths);
     case "remove":
       return await removeRemote(paths, args);
+    case "at-login":
+      return await atLoginRemote(paths, args);
     case "start":
-      return await startRemote(paths, args);
+      return takeFlag(args, "--at-login")
+        ? await startAtLogin(paths, args)
+        : await startRemote(paths, args);
     default:
-      throw new UsageError("the remote commands are 'remote add|pin|list|remove|start'");
+      throw new UsageError(
+        "the remote commands are 'remote add|pin|list|remove|at-login|start'",
+      );
   }
 }
 
@@ -97,8 +103,9 @@ async function writeRemotes(paths: InstancePaths, file: RemotesFile): Promise<vo
   await writeOwnerOnly(remotesFile(paths), `${JSON.stringify(RemotesFile.parse(file), null, 2)}\n`);
 }
 
-/** `remote add NAME URL --binding acp|openab [--token-file F] [--tools a,b,c]`. */
+/** `remote add NAME URL --binding acp|openab [--token-file F] [--tools a,b,c] [--at-login]`. */
 async function addRemote(paths: InstancePaths, args: string[]): Promise<number> {
+  const atLogin = takeFlag(args, "--at-login");
   const bindingRaw = takeOption(args, "--binding");
   const tokenPath = takeOption(args, "--token-file");
   const toolsRaw = takeOption(args, "--tools");
@@ -144,6 +151,7 @@ async function addRemote(paths: InstancePaths, args: string[]): Promise<number> 
     binding: binding.data,
     tools,
     token: token !== null,
+    ...(atLogin ? { atLogin } : {}),
   };
   await writeRemotes(paths, { version: 1, remotes: [...file.remotes, remote] });
   console.log(
@@ -159,6 +167,35 @@ async function addRemote(paths: InstancePaths, args: string[]): Promise<number> 
   } else {
     console.log(`It may call ${tools.join(", ")}, as far as the policy allows remote:${name}.`);
   }
+  if (atLogin) console.log(AT_LOGIN_SAID(name));
+  return 0;
+}
+
+/** What `--at-login` does, in words. */
+const AT_LOGIN_SAID = (name: string) =>
+  `Its shore starts at login ('remote start --at-login', which the login entry ghostlight ` +
+  `install writes runs); 'ghostlight remote at-login ${name} off' stops that.`;
+
+/** `remote at-login NAME on|off`: whether the login entry starts NAME's shore (decision 0532). */
+async function atLoginRemote(paths: InstancePaths, args: string[]): Promise<number> {
+  const name = nameOf(args.shift());
+  const choice = args.shift();
+  noMore(args);
+  if (choice !== "on" && choice !== "off") throw new UsageError("remote at-login NAME on|off");
+  const file = await readRemotes(paths);
+  const remote = file.remotes.find((entry) => entry.name === name);
+  if (remote === undefined) throw new UsageError(`no remote named ${name}`);
+  await writeRemotes(paths, {
+    version: 1,
+    remotes: file.remotes.map((entry) => {
+      if (entry !== remote) return entry;
+      const { atLogin: _, ...rest } = entry;
+      return choice === "on" ? { ...rest, atLogin: true } : rest;
+    }),
+  });
+  console.log(
+    choice === "on" ? AT_LOGIN_SAID(name) : `remote ${name}'s shore no longer starts at login`,
+  );
   return 0;
 }
 
@@ -192,7 +229,8 @@ async function listRemotes(paths: InstancePaths): Promise<number> {
     const pin = remote.tools.length === 0 ? "no tool (deny-all)" : remote.tools.join(",");
     console.log(shown(
       `remote:${remote.name}  ${remote.url}  ${remote.binding}  ` +
-        `token: ${remote.token ? "kept" : "none"}  tools: ${pin}`,
+        `token: ${remote.token ? "kept" : "none"}  tools: ${pin}` +
+        (remote.atLogin ? "  starts at login" : ""),
     ));
   }
   return 0;
@@ -203,9 +241,8 @@ async function removeRemote(paths: InstancePaths, args: string[]): Promise<numbe
   const name = nameOf(args.shift());
   noMore(args);
   const file = await readRemotes(paths);
-  if (!file.remotes.some((remote) => remote.name === name)) {
-    throw new UsageError(`no remote named ${name}`);
-  }
+  const removed = file.remotes.find((remote) => remote.name === name);
+  if (removed === undefined) throw new UsageError(`no remote named ${name}`);
   await writeRemotes(paths, {
     version: 1,
     remotes: file.remotes.filter((remote) => remote.name !== name),
@@ -213,7 +250,10 @@ async function removeRemote(paths: InstancePaths, args: string[]): Promise<numbe
   await Deno.remove(tokenFile(paths, name)).catch((error) => {
     if (!(error instanceof Deno.errors.NotFound)) throw error;
   });
-  console.log(`remote ${name} removed (a shore running for it is refused at its next call)`);
+  console.log(
+    `remote ${name} removed (a shore running for it is refused at its next call` +
+      `${removed?.atLogin ? "; it no longer starts at login" : ""})`,
+  );
   return 0;
 }
 
@@ -224,6 +264,26 @@ async function startRemote(paths: InstancePaths, args: string[]): Promise<number
   const file = await readRemotes(paths);
   const remote = file.remotes.find((entry) => entry.name === name);
   if (remote === undefined) throw new UsageError(`no remote named ${name}`);
+  return await runShores(paths, [remote]);
+}
+
+/**
+ * `remote start --at-login`: the shore of every remote marked to start at login, each under its
+ * own permissions, until all end (decision 0532); none marked is said and is no failure.
+ */
+async function startAtLogin(paths: InstancePaths, args: string[]): Promise<number> {
+  noMore(args);
+  const marked = (await readRemotes(paths)).remotes.filter((remote) => remote.atLogin === true);
+  if (marked.length === 0) {
+    console.log("no remote starts at login ('ghostlight remote at-login NAME on' marks one)");
+    return 0;
+  }
+  console.log(`starting the shores of ${marked.map((remote) => remote.name).join(", ")}`);
+  return await runShores(paths, marked);
+}
+
+/** Runs one shore per remote in the foreground, each under its own set; the worst exit code. */
+async function runShores(paths: InstancePaths, remotes: Remote[]): Promise<number> {
   const plan = currentStartPlan(paths.instance);
   if (plan.install.kind !== "source") {
     console.error(
@@ -232,24 +292,34 @@ async function startRemote(paths: InstancePaths, args: string[]): Promise<number
     );
     return 2;
   }
-  const { command, args: fixed } = startCommand("remote-shore", plan, {
-    remote: { name, host: hostPort(readRemoteUrl(remote.url)) },
-  });
   const instance = paths.instance === null ? [] : ["--instance", paths.instance];
-  const child = new Deno.Command(command, {
-    args: [...fixed, "--remote", name, ...instance],
-    stdin: "null",
-    stdout: "inherit",
-    stderr: "inherit",
-  }).spawn();
-  // Ctrl-C in a terminal reaches the shore too (one process group); a signal sent to this
-  // process alone is passed on, so the shore always ends the tunnel itself.
+  const children = remotes.map((remote) => {
+    const { command, args: fixed } = startCommand("remote-shore", plan, {
+      remote: { name: remote.name, host: hostPort(readRemoteUrl(remote.url)) },
+    });
+    return new Deno.Command(command, {
+      args: [...fixed, "--remote", remote.name, ...instance],
+      stdin: "null",
+      stdout: "inherit",
+      stderr: "inherit",
+    }).spawn();
+  });
+  // Ctrl-C in a terminal reaches the shores too (one process group); a signal sent to this
+  // process alone is passed on, so each shore always ends its tunnel itself.
   const passed: [Deno.Signal, () => void][] = (["SIGINT", "SIGTERM"] as const).map((signal) => [
     signal,
-    () => child.kill(signal),
+    () => {
+      for (const child of children) {
+        try {
+          child.kill(signal);
+        } catch {
+          // That shore has ended already.
+        }
+      }
+    },
   ]);
   for (const [signal, pass] of passed) Deno.addSignalListener(signal, pass);
-  const status = await child.status;
+  const codes = await Promise.all(children.map(async (child) => (await child.status).code));
   for (const [signal, pass] of passed) Deno.removeSignalListener(signal, pass);
-  return status.code;
+  return Math.max(...codes);
 }

@@ -67,13 +67,15 @@ Commands:
                                  install into your own browsers and MCP clients
   uninstall [--dry-run] [--json] remove exactly what install added
   doctor [--json]                check every hop and name the next action for each problem
-  remote add NAME URL --binding acp|openab [--token-file F] [--tools a,b,c]
+  remote add NAME URL --binding acp|openab [--token-file F] [--tools a,b,c] [--at-login]
                                  an agent host elsewhere this browser may serve (wss://, or
                                  ws:// to this machine); it may call no tool until pinned
   remote pin NAME --tools a,b,c  the only tools remote NAME may see and call
   remote list | remote remove NAME
+  remote at-login NAME on|off    whether the login entry install writes starts NAME's shore
   remote start NAME              dial remote NAME and serve it in the foreground (Ctrl-C ends
                                  it); docs/remote.md
+  remote start --at-login        the shores of every remote marked to start at login
   version                        print the version
 
 --instance NAME (or GHOSTLIGHT_INSTANCE) selects an isolated instance.`;

@@ -7,7 +7,7 @@
  */
 
 import { type PersonAnswer, PersonRequest, type PersonState } from "../../shared/person.ts";
-import { NoSuchGrant, NoSuchQuestion, type Questions } from "../asks/mod.ts";
+import { NoSuchGrant, NoSuchQuestion, NotThisAnswer, type Questions } from "../asks/mod.ts";
 import type { AuditLog } from "../audit/mod.ts";
 import type { Capability } from "../catalog/mod.ts";
 import {
@@ -83,7 +83,7 @@ export async function answerPerson(
   } catch (error) {
     if (
       error instanceof NoSuchWorkspace || error instanceof NoSuchQuestion ||
-      error instanceof NoSuchGrant || error instanceof NotSaved
+      error instanceof NoSuchGrant || error instanceof NotSaved || error instanceof NotThisAnswer
     ) return { ok: false, message: error.message };
     throw error;
   }
@@ -150,6 +150,9 @@ async function answerSaved(
   }
   const question = desk.questions.questions().find((open) => open.number === request.question);
   if (!question) throw new NoSuchQuestion(request.question);
+  if (question.agent !== null) {
+    throw new NotSaved("an agent host's own request is allowed once or denied, never saved");
+  }
   const file = await desk.policy.saveGrant({
     principal: question.principal,
     host: question.host,

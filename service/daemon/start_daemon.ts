@@ -133,7 +133,7 @@ function questionBroker(
     live: (id) => workspaces.get(id) !== undefined,
   });
   questions.onChange((event) => {
-    person.showAsking(event.workspace, event.opened !== undefined);
+    if (event.workspace !== null) person.showAsking(event.workspace, event.opened !== undefined);
     showQuestions(browsers, questions.questions());
   });
   workspaces.onRelease((id) => questions.ended(id));
@@ -146,7 +146,7 @@ function questionBroker(
  */
 function auditForgotten(audit: AuditLog, auditKey: AuditKey): QuestionListener {
   return ({ workspace, forgot }) => {
-    if (!forgot) return;
+    if (!forgot || workspace === null) return;
     const { grant, why } = forgot;
     audit.append({
       kind: "decision",

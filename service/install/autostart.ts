@@ -3,7 +3,8 @@
  * its service without waiting for an MCP client to start one: a systemd user unit (Linux), a
  * LaunchAgent (macOS), a Run value (Windows). Install writes the files (and, for systemd, a
  * drop-in by which `default.target` wants the unit, as `systemctl --user enable` would); it
- * starts nothing itself.
+ * starts nothing itself. A second entry, for a source install, runs `remote start --at-login`:
+ * the shores of the remotes the person marked to start at login (decision 0532).
  *
  * @module
  */
@@ -37,62 +38,43 @@ export type Autostart =
   }
   | { kind: "registry"; value: RegistryValue; startNow: string };
 
-function unitName(layout: Layout): string {
-  return instanceCommand(layout.instance);
+/** What an entry starts at login: the service, or the shores of the remotes marked for it. */
+export type AtLogin = "service" | "remotes";
+
+/** Per entry: its name's suffix, what it is called, and the command line it runs. */
+const ENTRIES: Record<AtLogin, { suffix: string; what: string; args: string[] }> = {
+  service: { suffix: "", what: "Ghostlight service", args: ["service"] },
+  remotes: {
+    suffix: "-remotes",
+    what: "Ghostlight remote shores",
+    args: ["remote", "start", "--at-login"],
+  },
+};
+
+/** Exit code of `remote start` refusing (a compiled install, a usage error): not retried. */
+const REFUSED_EXIT = 2;
+
+function unitName(layout: Layout, which: AtLogin = "service"): string {
+  return `${instanceCommand(layout.instance)}${ENTRIES[which].suffix}`;
 }
 
 function xmlEscape(text: string): string {
   return text.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;");
 }
 
-/** The auto-start plan of an install. */
-export function autostartPlan({ host, layout }: Placed): Autostart {
+/** The auto-start plan of an install: the service's, or the remote shores' (`which`). */
+export function autostartPlan({ host, layout }: Placed, which: AtLogin = "service"): Autostart {
   const launcher = layout.launchers.service;
+  const entry = ENTRIES[which];
   const described = layout.instance === null
-    ? "Ghostlight service"
-    : `Ghostlight service (instance ${layout.instance})`;
+    ? entry.what
+    : `${entry.what} (instance ${layout.instance})`;
   switch (host.platform) {
-    case "linux": {
-      const dir = joinPath(host, configHome(host), "systemd", "user");
-      const name = `${unitName(layout)}.service`;
-      const path = joinPath(host, dir, name);
-      const text = [
-        `# ${LAUNCHER_MARK}`,
-        "[Unit]",
-        `Description=${described}`,
-        "",
-        "[Service]",
-        `ExecStart="${launcher}" service`,
-        "Restart=on-failure",
-        // A connector may already have started one on demand: not a failure to retry.
-        `RestartPreventExitStatus=${ALREADY_RUNNING_EXIT}`,
-        "",
-        "[Install]",
-        "WantedBy=default.target",
-        "",
-      ].join("\n");
-      const enable = [
-        `# ${LAUNCHER_MARK}`,
-        `# ${described} starts at login, as 'systemctl --user enable ${name}' would make it.`,
-        "[Unit]",
-        `Wants=${name}`,
-        "",
-      ].join("\n");
-      return {
-        kind: "files",
-        file: { path, text },
-        enable: {
-          path: joinPath(host, dir, "default.target.d", `${unitName(layout)}.conf`),
-          text: enable,
-        },
-        legacyLink: { path: joinPath(host, dir, "default.target.wants", name), target: path },
-        startNow: `systemctl --user daemon-reload && systemctl --user start ${name}`,
-      };
-    }
+    case "linux":
+      return systemdPlan({ host, layout }, which, described);
     case "darwin": {
-      const label = layout.instance === null
-        ? "com.ghostlight.service"
-        : `com.ghostlight.service.${layout.instance}`;
+      const base = which === "service" ? "com.ghostlight.service" : "com.ghostlight.remotes";
+      const label = layout.instance === null ? base : `${base}.${layout.instance}`;
       const path = joinPath(host, homeOf(host), "Library", "LaunchAgents", `${label}.plist`);
       const text = [
         '<?xml version="1.0" encoding="UTF-8"?>',
@@ -106,7 +88,7 @@ export function autostartPlan({ host, layout }: Placed): Autostart {
         "  <key>ProgramArguments</key>",
         "  <array>",
         `    <string>${xmlEscape(launcher)}</string>`,
-        "    <string>service</string>",
+        ...entry.args.map((arg) => `    <string>${arg}</string>`),
         "  </array>",
         "  <key>RunAtLoad</key>",
         "  <true/>",
@@ -127,15 +109,66 @@ export function autostartPlan({ host, layout }: Placed): Autostart {
         startNow: `launchctl load -w '${path}'`,
       };
     }
-    case "windows":
+    case "windows": {
+      const name = which === "service" ? "Ghostlight" : "Ghostlight remotes";
+      const command = `"${launcher}" ${entry.args.join(" ")}`;
       return {
         kind: "registry",
         value: {
           key: "Software\\Microsoft\\Windows\\CurrentVersion\\Run",
-          name: layout.instance === null ? "Ghostlight" : `Ghostlight ${layout.instance}`,
-          data: `"${launcher}" service`,
+          name: layout.instance === null ? name : `${name} ${layout.instance}`,
+          data: command,
         },
-        startNow: `"${launcher}" service`,
+        startNow: command,
       };
+    }
   }
+}
+
+/** The systemd user unit of one login entry, enabled by a drop-in of `default.target`. */
+function systemdPlan({ host, layout }: Placed, which: AtLogin, described: string): Autostart {
+  const launcher = layout.launchers.service;
+  const entry = ENTRIES[which];
+  const dir = joinPath(host, configHome(host), "systemd", "user");
+  const name = `${unitName(layout, which)}.service`;
+  const path = joinPath(host, dir, name);
+  const text = [
+    `# ${LAUNCHER_MARK}`,
+    "[Unit]",
+    `Description=${described}`,
+    // The shores reach the service, which this unit does not start itself.
+    ...(which === "remotes" ? [`After=${unitName(layout)}.service`] : []),
+    "",
+    "[Service]",
+    `ExecStart="${launcher}" ${entry.args.join(" ")}`,
+    "Restart=on-failure",
+    // A connector may already have started one on demand: not a failure to retry. A shore
+    // that gave up (eight failed setups) waits a minute; a refusal is not retried.
+    ...(which === "service"
+      ? [`RestartPreventExitStatus=${ALREADY_RUNNING_EXIT}`]
+      : ["RestartSec=60", `RestartPreventExitStatus=${REFUSED_EXIT}`]),
+    "",
+    "[Install]",
+    "WantedBy=default.target",
+    "",
+  ].join("\n");
+  const enable = [
+    `# ${LAUNCHER_MARK}`,
+    `# ${described} starts at login, as 'systemctl --user enable ${name}' would make it.`,
+    "[Unit]",
+    `Wants=${name}`,
+    "",
+  ].join("\n");
+  return {
+    kind: "files",
+    file: { path, text },
+    enable: {
+      path: joinPath(host, dir, "default.target.d", `${unitName(layout, which)}.conf`),
+      text: enable,
+    },
+    legacyLink: which === "service"
+      ? { path: joinPath(host, dir, "default.target.wants", name), target: path }
+      : null,
+    startNow: `systemctl --user daemon-reload && systemctl --user start ${name}`,
+  };
 }

@@ -17,7 +17,7 @@ import { VERSION } from "../../shared/version.ts";
 import { fetchProbe, fetchStatus, type Status } from "../control/mod.ts";
 import { controlKey } from "../endpoint/mod.ts";
 import { loggedEvents } from "../log/mod.ts";
-import { autostartPlan } from "./autostart.ts";
+import { type AtLogin, autostartPlan } from "./autostart.ts";
 import { BROWSERS, NativeHostManifest } from "./browsers.ts";
 import { readClientConfig } from "./client_config.ts";
 import { ClientId, CLIENTS } from "./clients.ts";
@@ -95,7 +95,7 @@ async function executable(path: string): Promise<boolean> {
   }
 }
 
-function reinstall(context: Context): string {
+function reinstall(context: Pick<Context, "cli">): string {
   return `run '${context.cli} install' to write it again`;
 }
 
@@ -755,20 +755,34 @@ async function checkPolicy(paths: InstancePaths): Promise<Finding[]> {
   ];
 }
 
-async function checkAutostart(context: Context): Promise<Finding[]> {
-  const plan = autostartPlan(context);
+/**
+ * The login entries: the service's, and for a sources install the remote shores' (decision
+ * 0532), each present and as install wrote it.
+ */
+export async function checkAutostart(
+  context: Pick<Context, "host" | "layout" | "receipt" | "cli">,
+): Promise<Finding[]> {
   if (!context.receipt.autostart) {
     return [note("autostart", "not installed (--no-autostart): MCP clients start the service")];
   }
-  if (plan.kind === "registry") return [note("autostart", `Run value ${plan.value.name}`)];
+  const entries: AtLogin[] = context.receipt.mode === "sources" ? ["service", "remotes"] : [
+    "service",
+  ];
   const findings: Finding[] = [];
-  for (const file of [plan.file, plan.enable]) {
-    if (file === null) continue;
-    findings.push(
-      (await readText(file.path)) === file.text
-        ? ok("autostart", file.path)
-        : problem("autostart", `${file.path} is missing or changed`, reinstall(context)),
-    );
+  for (const which of entries) {
+    const plan = autostartPlan(context, which);
+    if (plan.kind === "registry") {
+      findings.push(note("autostart", `Run value ${plan.value.name}`));
+      continue;
+    }
+    for (const file of [plan.file, plan.enable]) {
+      if (file === null) continue;
+      findings.push(
+        (await readText(file.path)) === file.text
+          ? ok("autostart", file.path)
+          : problem("autostart", `${file.path} is missing or changed`, reinstall(context)),
+      );
+    }
   }
   return findings;
 }

@@ -9,7 +9,7 @@
 import type { InstancePaths } from "../../shared/instance.ts";
 import { VERSION } from "../../shared/version.ts";
 import { type Executable, EXECUTABLES } from "../../shared/executables.ts";
-import { autostartPlan } from "./autostart.ts";
+import { type AtLogin, autostartPlan } from "./autostart.ts";
 import {
   browserDataDir,
   BrowserId,
@@ -414,9 +414,23 @@ async function installAutostart(run: InstallRun, options: InstallOptions): Promi
   registry: RegistryValue[];
   startNow: string | null;
 }> {
-  const plan = autostartPlan(run);
+  const service = await installAtLogin(run, options, "service", options.autostart);
+  // The remote shores' entry (decision 0532): a compiled install cannot start a shore yet.
+  const wanted = options.autostart && options.payload.kind === "sources";
+  const remotes = await installAtLogin(run, options, "remotes", wanted);
+  return { registry: [...service.registry, ...remotes.registry], startNow: service.startNow };
+}
+
+/** Writes (or, not wanted, takes back) one login entry: the service's or the shores'. */
+async function installAtLogin(
+  run: InstallRun,
+  options: InstallOptions,
+  which: AtLogin,
+  wanted: boolean,
+): Promise<{ registry: RegistryValue[]; startNow: string | null }> {
+  const plan = autostartPlan(run, which);
   if (plan.kind === "files") await removeLegacyLink(run.fs, plan.legacyLink);
-  if (!options.autostart) {
+  if (!wanted) {
     if (plan.kind === "files") {
       for (const file of [plan.file, plan.enable]) {
         if (file !== null && (await readText(file.path)) === file.text) {
@@ -440,7 +454,9 @@ async function installAutostart(run: InstallRun, options: InstallOptions): Promi
     target: "autostart",
     path: plan.file.path,
     status: written ? "added" : "present",
-    detail: "the service starts at login",
+    detail: which === "service"
+      ? "the service starts at login"
+      : "the shores of remotes marked 'remote at-login NAME on' start at login",
   });
   return { registry: [], startNow: plan.startNow };
 }

@@ -3,7 +3,7 @@
  * registry, checked on any machine because every location is a pure function of the host.
  */
 
-import { assertEquals, assertMatch } from "../../tests/support/assert.ts";
+import { assert, assertEquals, assertMatch } from "../../tests/support/assert.ts";
 import { resolveInstancePaths } from "../../shared/instance.ts";
 import { autostartPlan } from "./autostart.ts";
 import { BrowserId, hostRegistration } from "./browsers.ts";
@@ -289,5 +289,48 @@ Deno.test("auto-start: a systemd user unit, a LaunchAgent, a Run value", () => {
       data: '"C:\\Users\\u\\AppData\\Local\\ghostlight\\bin\\ghostlight.cmd" service',
     },
     startNow: '"C:\\Users\\u\\AppData\\Local\\ghostlight\\bin\\ghostlight.cmd" service',
+  });
+});
+
+Deno.test("auto-start of the remote shores: its own unit, agent and Run value, after the service", () => {
+  const linux = layoutOf("linux", "work");
+  const unit = autostartPlan(linux, "remotes");
+  assert(unit.kind === "files");
+  assertEquals(unit.file.path, "/home/u/.config/systemd/user/ghostlight-work-remotes.service");
+  assertMatch(
+    unit.file.text,
+    /\nAfter=ghostlight-work\.service\n[\s\S]*\nExecStart="\/home\/u\/.local\/bin\/ghostlight-work" remote start --at-login\n/,
+  );
+  // A shore that gave up waits before the next try; a refusal (a compiled install) is final.
+  assertMatch(unit.file.text, /\nRestartSec=60\nRestartPreventExitStatus=2\n/);
+  assertEquals(
+    unit.enable?.path,
+    "/home/u/.config/systemd/user/default.target.d/ghostlight-work-remotes.conf",
+  );
+  assertMatch(unit.enable!.text, /\nWants=ghostlight-work-remotes\.service\n/);
+  assertEquals(unit.legacyLink, null);
+  // The service's own unit is unchanged by it.
+  const service = autostartPlan(linux);
+  assert(service.kind === "files");
+  assertEquals(service.file.path, "/home/u/.config/systemd/user/ghostlight-work.service");
+  assertMatch(service.file.text, /\nExecStart="[^"]+" service\n/);
+
+  const agent = autostartPlan(layoutOf("darwin"), "remotes");
+  assert(agent.kind === "files");
+  assertEquals(agent.file.path, "/Users/u/Library/LaunchAgents/com.ghostlight.remotes.plist");
+  assertMatch(
+    agent.file.text,
+    /<string>remote<\/string>\n {4}<string>start<\/string>\n {4}<string>--at-login<\/string>/,
+  );
+  assertEquals(autostartPlan(layoutOf("windows"), "remotes"), {
+    kind: "registry",
+    value: {
+      key: "Software\\Microsoft\\Windows\\CurrentVersion\\Run",
+      name: "Ghostlight remotes",
+      data:
+        '"C:\\Users\\u\\AppData\\Local\\ghostlight\\bin\\ghostlight.cmd" remote start --at-login',
+    },
+    startNow:
+      '"C:\\Users\\u\\AppData\\Local\\ghostlight\\bin\\ghostlight.cmd" remote start --at-login',
   });
 });

@@ -145,11 +145,13 @@ async function removeAutostart(
   layout: Layout,
   receipt: Receipt | null,
 ): Promise<void> {
-  const plan = autostartPlan({ host, layout });
-  if (plan.kind === "registry") return;
-  await removeLegacyLink(fs, plan.legacyLink);
-  for (const file of [plan.file, plan.enable]) {
-    if (file !== null && (await isOurs(file.path, receipt))) await fs.remove(file.path);
+  for (const which of ["service", "remotes"] as const) {
+    const plan = autostartPlan({ host, layout }, which);
+    if (plan.kind === "registry") continue;
+    await removeLegacyLink(fs, plan.legacyLink);
+    for (const file of [plan.file, plan.enable]) {
+      if (file !== null && (await isOurs(file.path, receipt))) await fs.remove(file.path);
+    }
   }
 }
 

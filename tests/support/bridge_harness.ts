@@ -13,6 +13,7 @@ import {
 } from "../../shared/browser_protocol.ts";
 import { BoundedWriter, encodeFrame, FrameReader } from "../../shared/framing.ts";
 import { serveSession, type SessionDeps, WorkIds } from "../../service/bridge/mod.ts";
+import type { SessionInfo } from "../../service/bridge/session.ts";
 import { BrowserHub } from "../../service/browser/mod.ts";
 import { Catalog } from "../../service/catalog/mod.ts";
 import { DEFAULT_SCHEDULER_OPTIONS, Scheduler } from "../../service/scheduler/mod.ts";
@@ -84,8 +85,11 @@ export async function harnessDeps(
   };
 }
 
-/** One connector's session on `deps`: what it sends, what it is told, and its end. */
-export function bridgeSession(deps: SessionDeps) {
+/**
+ * One connector's session on `deps`: what it sends, what it is told, and its end. `info` adds to
+ * (or replaces) what the session knows of its connector, e.g. the remote it serves.
+ */
+export function bridgeSession(deps: SessionDeps, info: Partial<SessionInfo> = {}) {
   let feed!: ReadableStreamDefaultController<Uint8Array>;
   const toService = new ReadableStream<Uint8Array>({ start: (c) => void (feed = c) });
   const fromService = new TransformStream<Uint8Array, Uint8Array>();
@@ -98,6 +102,7 @@ export function bridgeSession(deps: SessionDeps) {
       clientName: "test",
       connectedAt: new Date(),
       activeWorks: 0,
+      ...info,
     },
     deps,
   );

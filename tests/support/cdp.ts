@@ -6,6 +6,7 @@
  * @module
  */
 
+import { assert } from "./assert.ts";
 import { ROOT } from "./env.ts";
 import { pollUntil } from "./wait.ts";
 
@@ -371,4 +372,19 @@ export function inTabWorld(native: number, worldName: string, expression: string
     });
     return result.value;
   })()`;
+}
+
+/** Types `text` into the focused element of the page at `url`, as a keyboard would insert it. */
+export async function typeInto(cdp: Cdp, url: string, text: string): Promise<void> {
+  const { targetInfos } = await cdp.send("Target.getTargets") as {
+    targetInfos: { targetId: string; url: string }[];
+  };
+  const target = targetInfos.find((info) => info.url === url);
+  assert(target, `a page at ${url}`);
+  const { sessionId } = await cdp.send("Target.attachToTarget", {
+    targetId: target.targetId,
+    flatten: true,
+  }) as { sessionId: string };
+  await cdp.send("Input.insertText", { text }, sessionId);
+  await cdp.send("Target.detachFromTarget", { sessionId });
 }
