@@ -418,6 +418,11 @@ Deno.test({
             ),
             PERMISSION_TITLE,
           );
+          // Its answers take a click once the card has stood still (decision 0560).
+          await waitFor(
+            () => popup.evaluate<boolean>(`!!document.querySelector('${card}[data-steady]')`),
+            "the agent host's request to take clicks",
+          );
           await popup.click(`${card} button[data-answer="deny"]`);
           await waitFor(async () => (await ends()) === before + 2, "the denied turn to end");
           assertMatch(await text(".agent"), /Permission: no\.$/);

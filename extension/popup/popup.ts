@@ -198,6 +198,7 @@ function renderAgentQuestion(
 ): HTMLElement {
   const card = element("section", "question agent-question");
   card.dataset.question = String(question.number);
+  card.dataset.guard = `question ${question.number}`;
   const row = element("div", "row");
   row.append(
     element("span", "principal", question.principal),
@@ -216,7 +217,7 @@ function renderAgentQuestion(
     const made = element("button", style, label);
     made.dataset.question = String(question.number);
     made.dataset.answer = choice;
-    return made;
+    return guarded(made);
   };
   if (question.agent.canAllow) actions.append(answer("Allow once", "once", "primary"));
   actions.append(answer("Deny", "deny", "danger"));
