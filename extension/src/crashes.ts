@@ -11,6 +11,8 @@
 
 /// <reference types="@types/chrome" />
 
+import { CutOffs } from "./cut_off.ts";
+
 /**
  * CDP commands the page's renderer answers: on a crashed page they would never return. Page
  * navigation, reload and history are answered by the browser and bring a new renderer.
@@ -27,8 +29,8 @@ export class PageCrashed extends Error {
 
 /** Tabs whose page crashed and has not been replaced since. */
 const crashed = new Set<number>();
-/** Per tab, how to end each command still waiting on its page. */
-const waiting = new Map<number, Set<() => void>>();
+/** Per tab, the commands still waiting on its page. */
+const waiting = new CutOffs<number>();
 
 chrome.debugger.onEvent.addListener((source, method) => {
   // A child session's target (an out-of-process frame) crashing is not the tab's page crashing.
@@ -36,7 +38,7 @@ chrome.debugger.onEvent.addListener((source, method) => {
   if (tabId === undefined || (source as { sessionId?: string }).sessionId) return;
   if (method === "Inspector.targetCrashed") {
     crashed.add(tabId);
-    for (const cutOff of [...waiting.get(tabId) ?? []]) cutOff();
+    waiting.cut(tabId);
   } else if (method === "Inspector.targetReloadedAfterCrash") {
     crashed.delete(tabId);
   }
@@ -62,24 +64,13 @@ export function untilCrash<T>(tabId: number, method: string, send: () => Promise
       ),
     );
   }
-  let tab = waiting.get(tabId);
-  if (!tab) waiting.set(tabId, tab = new Set());
-  const watched = tab;
-  return new Promise<T>((resolve, reject) => {
-    const done = () => {
-      watched.delete(cutOff);
-      if (watched.size === 0 && waiting.get(tabId) === watched) waiting.delete(tabId);
-    };
-    const cutOff = () => {
-      done();
-      reject(
-        new PageCrashed(
-          true,
-          "the page crashed while the call ran (reload the tab or navigate it to use it again)",
-        ),
-      );
-    };
-    watched.add(cutOff);
-    send().then((value) => (done(), resolve(value)), (error) => (done(), reject(error)));
-  });
+  return waiting.race(
+    tabId,
+    send,
+    () =>
+      new PageCrashed(
+        true,
+        "the page crashed while the call ran (reload the tab or navigate it to use it again)",
+      ),
+  );
 }

@@ -9,6 +9,8 @@
 
 /// <reference types="@types/chrome" />
 
+import { CutOffs } from "./cut_off.ts";
+
 /** One child session of a tab. */
 export interface ChildSession {
   session_id: string;
@@ -40,7 +42,7 @@ chrome.debugger.onEvent.addListener((source, method, params) => {
     });
   } else if (method === "Target.detachedFromTarget" && event.sessionId) {
     sessions.get(tabId)?.delete(event.sessionId);
-    for (const end of [...(inFlight.get(flightKey(tabId, event.sessionId)) ?? [])]) end();
+    inFlight.cut(flightKey(tabId, event.sessionId));
   }
 });
 
@@ -50,7 +52,7 @@ chrome.debugger.onEvent.addListener((source, method, params) => {
  * service's bound and leave the tab quarantined. Each command on a child session is ended here
  * instead, as soon as the session's detach arrives.
  */
-const inFlight = new Map<string, Set<() => void>>();
+const inFlight = new CutOffs<string>();
 
 function flightKey(tabId: number, sessionId: string): string {
   return `${tabId}/${sessionId}`;
@@ -73,19 +75,7 @@ export function untilSessionEnds<T>(
   method: string,
   send: () => Promise<T>,
 ): Promise<T> {
-  const key = flightKey(tabId, sessionId);
-  let waiting = inFlight.get(key);
-  if (!waiting) inFlight.set(key, waiting = new Set());
-  const watched = waiting;
-  return new Promise<T>((resolve, reject) => {
-    const done = () => {
-      watched.delete(ended);
-      if (watched.size === 0 && inFlight.get(key) === watched) inFlight.delete(key);
-    };
-    const ended = () => (done(), reject(new SessionEnded(method)));
-    watched.add(ended);
-    send().then((value) => (done(), resolve(value)), (error) => (done(), reject(error)));
-  });
+  return inFlight.race(flightKey(tabId, sessionId), send, () => new SessionEnded(method));
 }
 
 chrome.debugger.onDetach.addListener((source) => {
