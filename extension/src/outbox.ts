@@ -34,6 +34,14 @@ export const OUTBOX_WINDOW = 16;
 /** Events waiting in one tab's lane; beyond it a new one is dropped and counted. */
 export const LANE_EVENTS = 256;
 
+/**
+ * The person's requests (the popup's and the panel's) waiting among the frames of no tab; beyond
+ * it a new one is dropped and counted: its asker ends at its own timeout, saying the service did
+ * not answer. The other frames of no tab (hello, acknowledgements, tab openings) are never dropped
+ * and are bounded where they start.
+ */
+export const CONTROL_REQUESTS = 64;
+
 /** Whose lane a frame waits in: a tab's id, or `null` for the frames of no tab. */
 export type LaneKey = number | null;
 
@@ -82,6 +90,8 @@ export function laneOf(frame: FromExtension): LaneKey {
 export class Outbox {
   #post: (frame: FromExtension) => void;
   #control: FromExtension[] = [];
+  /** Of `#control`, the person's requests. */
+  #requests = 0;
   /** Waiting lanes in turn order: the next to serve first. */
   #lanes = new Map<number, Lane>();
   #posted = 0;
@@ -98,6 +108,11 @@ export class Outbox {
   /** Queues `frame` in `lane` (by default the tab it names) and posts what the window allows. */
   put(frame: FromExtension, lane: LaneKey = laneOf(frame)): void {
     if (lane === null) {
+      if (frame.type === "person" && this.#requests >= CONTROL_REQUESTS) {
+        this.dropped++;
+        return;
+      }
+      if (frame.type === "person") this.#requests++;
       this.#control.push(frame);
     } else {
       let waiting = this.#lanes.get(lane);
@@ -139,6 +154,7 @@ export class Outbox {
    */
   clear(): void {
     this.#control = [];
+    this.#requests = 0;
     this.#lanes.clear();
   }
 
@@ -162,7 +178,10 @@ export class Outbox {
   /** The next frame to post, taken from its queue; undefined when nothing waits. */
   #next(): FromExtension | undefined {
     const control = this.#control.shift();
-    if (control !== undefined) return control;
+    if (control !== undefined) {
+      if (control.type === "person") this.#requests--;
+      return control;
+    }
     let chosen: number | undefined;
     for (const [key, lane] of this.#lanes) {
       chosen ??= key;

@@ -1,6 +1,6 @@
 import { assert, assertEquals } from "../../tests/support/assert.ts";
 import type { FromExtension } from "../../shared/browser_protocol.ts";
-import { LANE_EVENTS, Outbox, OUTBOX_WINDOW } from "./outbox.ts";
+import { CONTROL_REQUESTS, LANE_EVENTS, Outbox, OUTBOX_WINDOW } from "./outbox.ts";
 
 const BUSY = 1;
 const QUIET = 2;
@@ -116,4 +116,30 @@ Deno.test("clear forgets what waits; reset also forgets the connector's count", 
   for (let n = 0; n < 40; n++) outbox.put(event(BUSY, n));
   // A new connector that has not said it counts: nothing waits.
   assertEquals(posted.length, OUTBOX_WINDOW + 40);
+});
+
+Deno.test("the person's requests waiting for a stalled connector are bounded; acknowledgements are not", () => {
+  const { outbox, posted } = counted();
+  const person = (id: number): FromExtension => ({
+    type: "person",
+    id,
+    request: { op: "state" },
+  });
+  // The connector takes nothing: the window fills, then the frames of no tab wait here.
+  for (let id = 1; id <= OUTBOX_WINDOW + CONTROL_REQUESTS + 10; id++) outbox.put(person(id), null);
+  assertEquals(posted.length, OUTBOX_WINDOW);
+  assertEquals(outbox.waiting, CONTROL_REQUESTS);
+  assertEquals(outbox.dropped, 10);
+  // What is never dropped still waits beyond the bound.
+  outbox.put({ type: "ended", generation: "g", link: 1, id: 1 }, null);
+  assertEquals(outbox.waiting, CONTROL_REQUESTS + 1);
+  // Once the connector passes frames on, the waiting requests go, in order, and room is made.
+  outbox.passed(OUTBOX_WINDOW + CONTROL_REQUESTS + 1);
+  assertEquals(outbox.waiting, 0);
+  assertEquals(
+    posted.slice(OUTBOX_WINDOW, OUTBOX_WINDOW + 2).map((frame) => (frame as { id: number }).id),
+    [OUTBOX_WINDOW + 1, OUTBOX_WINDOW + 2],
+  );
+  outbox.put(person(1_000), null);
+  assertEquals(outbox.dropped, 10);
 });
