@@ -17,7 +17,12 @@ import {
 } from "../shared/bridge.ts";
 import { runningFromSource, siblingPath } from "../shared/executables.ts";
 import { encodeFrame } from "../shared/framing.ts";
-import { connectAndVerify, ImpostorError, type OpenedConnection } from "../shared/handshake.ts";
+import {
+  connectAndVerify,
+  HandshakeLate,
+  ImpostorError,
+  type OpenedConnection,
+} from "../shared/handshake.ts";
 import { instanceCommand, type InstancePaths } from "../shared/instance.ts";
 import type { AgentPermission, AgentPermissionAnswer } from "../shared/panel.ts";
 import { backoffDelay } from "./backoff.ts";
@@ -314,8 +319,11 @@ export class ServiceLink {
       opened = await this.#handshake();
     } catch (error) {
       if (error instanceof ImpostorError) throw new ServiceUnavailable(error.message);
-      if (!isAbsent(error)) throw new ServiceUnavailable((error as Error).message);
-      this.#startService();
+      // Told only that our proof came late (a busy machine): the service is there, try again.
+      if (!(error instanceof HandshakeLate)) {
+        if (!isAbsent(error)) throw new ServiceUnavailable((error as Error).message);
+        this.#startService();
+      }
       opened = await this.#waitForService();
     }
     const connection: Connection = { ...opened, pending: new Map() };

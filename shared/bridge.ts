@@ -65,8 +65,16 @@ export const ConnectorHello = z.object({
 }).strict();
 export type ConnectorHello = z.infer<typeof ConnectorHello>;
 
-/** A refusal that ends the connection, with a reason for people. */
-const Refused = z.object({ type: z.literal("refused"), message: z.string().max(1_000) }).strict();
+/**
+ * A refusal that ends the connection, with a reason for people. `again`: nothing was wrong but
+ * time (the connector's proof came after the service stopped waiting), so connecting again may
+ * well succeed.
+ */
+const Refused = z.object({
+  type: z.literal("refused"),
+  message: z.string().max(1_000),
+  again: z.literal(true).optional(),
+}).strict();
 
 /**
  * The service's answer: its proof over the connector's nonce and its own challenge for the

@@ -84,16 +84,52 @@ export class ImpostorError extends Error {
   }
 }
 
+/**
+ * Thrown when the service turned the connector away only for lateness (its proof came after the
+ * service stopped waiting, on a machine too busy to answer in time): connecting again may succeed.
+ */
+export class HandshakeLate extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "HandshakeLate";
+  }
+}
+
+/** A wait of the handshake that ran out. */
+class TimedOut extends Error {}
+
 async function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`timed out waiting for ${what}`)), ms);
+    timer = setTimeout(() => reject(new TimedOut(`timed out waiting for ${what}`)), ms);
   });
   try {
     return await Promise.race([promise, timeout]);
   } finally {
     clearTimeout(timer);
   }
+}
+
+/**
+ * Writes `frame`, then reads the service's answer. A service that refuses may close before our
+ * write lands, so its answer is read before a failed write is reported: `wrote` is that failure.
+ */
+async function sayThenHear(
+  conn: Deno.UnixConn,
+  reader: FrameReader,
+  frame: unknown,
+  what: string,
+): Promise<{ heard: unknown; wrote: Error | null }> {
+  const wrote = await writeAll(conn, encodeFrame(frame, HELLO_MAX_FRAME)).then(
+    () => null,
+    (error: Error) => error,
+  );
+  const heard = await withTimeout(reader.next(HELLO_MAX_FRAME), HELLO_TIMEOUT_MS, what).catch(
+    (error) => {
+      throw wrote ?? error;
+    },
+  );
+  return { heard, wrote };
 }
 
 /** What both sides said, as the proofs sign it: the service's hello without its proof. */
@@ -132,19 +168,8 @@ export async function connectAndVerify(
       ...(options.remote ? { remote: options.remote } : {}),
       ...(options.client ? { client: options.client } : {}),
     };
-    // A service at its connection bound refuses at once and closes, so writing the hello may
-    // fail while its refusal waits to be read: read it before reporting the failed write.
-    const wrote = await writeAll(conn, encodeFrame(hello, HELLO_MAX_FRAME)).then(
-      () => null,
-      (error: Error) => error,
-    );
-    const raw = await withTimeout(
-      reader.next(HELLO_MAX_FRAME),
-      HELLO_TIMEOUT_MS,
-      "the service's hello",
-    ).catch((error) => {
-      throw wrote ?? error;
-    });
+    // A service at its connection bound refuses at once and closes.
+    const { heard: raw, wrote } = await sayThenHear(conn, reader, hello, "the service's hello");
     if (wrote && ServiceHello.safeParse(raw).data?.type !== "refused") throw wrote;
     const parsed = ServiceHello.safeParse(raw);
     if (!parsed.success) throw new ImpostorError(options.socket, "its hello is not Ghostlight's");
@@ -176,13 +201,22 @@ export async function connectAndVerify(
       type: "proof",
       proof: await computePeerProof(roleKey, exchange),
     };
-    await writeAll(conn, encodeFrame(proof, HELLO_MAX_FRAME));
-    const admission = Admission.safeParse(
-      await withTimeout(reader.next(HELLO_MAX_FRAME), HELLO_TIMEOUT_MS, "the service's admission"),
+    // A service that stopped waiting for the proof has said so, and may have closed.
+    const { heard: last, wrote: proved } = await sayThenHear(
+      conn,
+      reader,
+      proof,
+      "the service's admission",
     );
+    // The service has proved itself above: a close here is not an impostor's doing.
+    if (last === null) {
+      throw proved ?? new Error("the service closed the connection before admitting us");
+    }
+    const admission = Admission.safeParse(last);
     if (!admission.success) throw new ImpostorError(options.socket, "it did not admit us");
     if (admission.data.type === "refused") {
-      throw new Error(`the service refused: ${admission.data.message}`);
+      const message = `the service refused: ${admission.data.message}`;
+      throw admission.data.again ? new HandshakeLate(message) : new Error(message);
     }
     return { conn, reader, writer: boundedWriter(conn), hello: answer };
   } catch (error) {
@@ -203,7 +237,8 @@ export type HandshakeRefusal =
   | "no_proof"
   | "wrong_proof"
   | "socket_replaced"
-  | "not_admitted";
+  | "not_admitted"
+  | "late_proof";
 
 /**
  * Service side: reads a connector's hello, answers with its signature and a fresh challenge, and
@@ -219,6 +254,8 @@ export async function acceptAndProve(
     signer: CryptoKey;
     /** The key of `expectedRole`: the only one this socket admits. */
     roleKey: Uint8Array;
+    /** How long the connector's proof is waited for; {@linkcode HELLO_TIMEOUT_MS} unless set. */
+    proofTimeoutMs?: number;
     service: { version: string; instance: string | null; pid: number };
     maxFrame: number;
     /** What frames in progress on all of the service's connections may hold together. */
@@ -281,9 +318,31 @@ export async function acceptAndProve(
     };
     await writeAll(conn, encodeFrame(answer, HELLO_MAX_FRAME));
     stage = "no_proof";
-    const proof = ConnectorProof.safeParse(
-      await withTimeout(reader.next(HELLO_MAX_FRAME), HELLO_TIMEOUT_MS, "the connector's proof"),
-    );
+    const waitMs = options.proofTimeoutMs ?? HELLO_TIMEOUT_MS;
+    const late = Symbol("late");
+    const answered = await withTimeout(
+      reader.next(HELLO_MAX_FRAME),
+      waitMs,
+      "the connector's proof",
+    )
+      .catch((error) => {
+        if (error instanceof TimedOut) return late;
+        throw error;
+      });
+    if (answered === late) {
+      // A connector on a busy machine, not a wrong one: it is told to come again.
+      options.onRefused?.("late_proof");
+      await writeAll(
+        conn,
+        encodeFrame({
+          type: "refused",
+          message: `the connector's proof did not come within ${waitMs / 1000} s; connect again`,
+          again: true,
+        }, HELLO_MAX_FRAME),
+      ).catch(() => {});
+      return null;
+    }
+    const proof = ConnectorProof.safeParse(answered);
     if (!proof.success) {
       options.onRefused?.("no_proof");
       return null;

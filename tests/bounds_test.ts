@@ -1,7 +1,7 @@
 /**
  * Bad input at every hop, against the real processes under their own permission sets: an
- * oversized stdio line, frames over a hop's cap, malformed frames, and a fake service that
- * cannot prove itself.
+ * oversized stdio line, frames over a hop's cap, malformed frames, a fake service that cannot
+ * prove itself, and a connector whose proof came too late.
  */
 
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -10,11 +10,13 @@ import { BRIDGE_MAX_FRAME } from "../shared/bridge.ts";
 import { FROM_EXTENSION_MAX_FRAME } from "../shared/browser_protocol.ts";
 import { encodeFrame, FrameReader } from "../shared/framing.ts";
 import { MAX_LINE_BYTES } from "../mcp_connector/jsonrpc.ts";
-import { connectAndVerify } from "../shared/handshake.ts";
+import { acceptAndProve, connectAndVerify, type HandshakeRefusal } from "../shared/handshake.ts";
+import { VERSION } from "../shared/version.ts";
 import { type InstancePaths, resolveInstancePaths } from "../shared/instance.ts";
 import { ensureKeys } from "../service/endpoint/mod.ts";
 import { assert, assertEquals, assertMatch, assertRejects } from "./support/assert.ts";
 import { executable, makeTestEnv, type TestEnv } from "./support/env.ts";
+import { startService } from "./support/processes.ts";
 import { waitFor } from "./support/wait.ts";
 
 function pathsOf(testEnv: TestEnv): InstancePaths {
@@ -235,6 +237,62 @@ Deno.test("a connector refuses a fake service that cannot prove itself", async (
     await client.close().catch(() => {});
     listener.close();
     await fake.catch(() => {});
+    await testEnv.dispose();
+  }
+});
+
+Deno.test("a connector told its proof came too late connects again and is served", async () => {
+  const testEnv = await makeTestEnv();
+  const paths = pathsOf(testEnv);
+  await Deno.mkdir(paths.runtimeDir, { recursive: true, mode: 0o700 });
+  await Deno.mkdir(paths.stateDir, { recursive: true, mode: 0o700 });
+  const keys = await ensureKeys(paths);
+  // The first connection meets the service's own handshake with no time at all for the proof, as
+  // on a machine too busy to answer within the wait; then the real service takes the socket.
+  const listener = Deno.listen({ transport: "unix", path: paths.bridgeSocket });
+  const refusals: HandshakeRefusal[] = [];
+  let service: Deno.ChildProcess | null = null;
+  const late = (async () => {
+    const conn = await listener.accept();
+    const opened = await acceptAndProve(conn, {
+      expectedRole: "mcp",
+      signer: keys.signer,
+      roleKey: keys.roles.mcp,
+      service: { version: VERSION, instance: testEnv.instance, pid: Deno.pid },
+      maxFrame: BRIDGE_MAX_FRAME,
+      proofTimeoutMs: 0,
+      onRefused: (why) => refusals.push(why),
+    });
+    assertEquals(opened, null);
+    closeQuietly(conn);
+    listener.close();
+    await Deno.remove(paths.bridgeSocket).catch(() => {});
+    service = startService(testEnv);
+  })();
+  const { command, args } = executable(testEnv, "mcp-connector", ["--instance", testEnv.instance]);
+  const client = new Client({ name: "late-proof-test", version: "1.0.0" });
+  try {
+    await client.connect(new StdioClientTransport({ command, args, env: testEnv.env }));
+    await late;
+    assertEquals(refusals, ["late_proof"], "the first handshake ended for lateness only");
+    const { tools } = await client.listTools();
+    assert(
+      tools.some((tool: { name: string }) => tool.name === "tabs_context_mcp"),
+      "the real service answered",
+    );
+  } finally {
+    await client.close().catch(() => {});
+    try {
+      listener.close();
+    } catch {
+      // Closed once the late handshake ended.
+    }
+    await late.catch(() => {});
+    const started = service as Deno.ChildProcess | null;
+    if (started) {
+      started.kill("SIGTERM");
+      await started.status;
+    }
     await testEnv.dispose();
   }
 });

@@ -399,6 +399,7 @@ const REFUSALS: Record<HandshakeRefusal, string> = {
   wrong_proof: "could not prove it holds its role's key",
   socket_replaced: "came through a socket that was replaced since (perhaps relayed)",
   not_admitted: "named a remote the service has not configured",
+  late_proof: "answered the challenge too late and was told to connect again",
 };
 
 /**
