@@ -229,6 +229,29 @@ export async function connectAndVerify(
   }
 }
 
+const LATE = Symbol("late");
+
+/**
+ * The connector's answer to the challenge, or {@linkcode LATE} when it did not come within
+ * `waitMs`: then the connector, on a busy machine rather than a wrong one, is told to come again.
+ */
+async function proofOrLate(
+  conn: Deno.UnixConn,
+  reader: FrameReader,
+  waitMs: number,
+): Promise<unknown> {
+  const answered = await withTimeout(reader.next(HELLO_MAX_FRAME), waitMs, "the connector's proof")
+    .catch((error) => {
+      if (error instanceof TimedOut) return LATE;
+      throw error;
+    });
+  if (answered !== LATE) return answered;
+  const message = `the connector's proof did not come within ${waitMs / 1000} s; connect again`;
+  await writeAll(conn, encodeFrame({ type: "refused", message, again: true }, HELLO_MAX_FRAME))
+    .catch(() => {});
+  return LATE;
+}
+
 /** Why the service turned a connection away during the handshake. */
 export type HandshakeRefusal =
   | "no_hello"
@@ -240,6 +263,33 @@ export type HandshakeRefusal =
   | "not_admitted"
   | "late_proof";
 
+/** What {@linkcode acceptAndProve} needs to know of the service and the socket. */
+export interface AcceptOptions {
+  expectedRole: Role;
+  /** The service's Ed25519 signing key. */
+  signer: CryptoKey;
+  /** The key of `expectedRole`: the only one this socket admits. */
+  roleKey: Uint8Array;
+  /** How long the connector's proof is waited for; {@linkcode HELLO_TIMEOUT_MS} unless set. */
+  proofTimeoutMs?: number;
+  service: { version: string; instance: string | null; pid: number };
+  maxFrame: number;
+  /** What frames in progress on all of the service's connections may hold together. */
+  budget?: FrameBudget;
+  onRefused?: (why: HandshakeRefusal) => void;
+  /**
+   * False when the socket this connection came through no longer lies at its path: a process
+   * that replaced it may be relaying a connector's hello through a connection it opened
+   * before, so the connection is not admitted (decision 0250).
+   */
+  socketIntact?: () => Promise<boolean>;
+  /**
+   * Asked once the connector has proved its key: why its hello is not admitted (a remote the
+   * service has not configured, decision 0400), or null to admit it.
+   */
+  admit?: (hello: ConnectorHello) => Promise<string | null>;
+}
+
 /**
  * Service side: reads a connector's hello, answers with its signature and a fresh challenge, and
  * admits the connector only once it has answered the challenge with the key of the socket's
@@ -248,31 +298,7 @@ export type HandshakeRefusal =
  */
 export async function acceptAndProve(
   conn: Deno.UnixConn,
-  options: {
-    expectedRole: Role;
-    /** The service's Ed25519 signing key. */
-    signer: CryptoKey;
-    /** The key of `expectedRole`: the only one this socket admits. */
-    roleKey: Uint8Array;
-    /** How long the connector's proof is waited for; {@linkcode HELLO_TIMEOUT_MS} unless set. */
-    proofTimeoutMs?: number;
-    service: { version: string; instance: string | null; pid: number };
-    maxFrame: number;
-    /** What frames in progress on all of the service's connections may hold together. */
-    budget?: FrameBudget;
-    onRefused?: (why: HandshakeRefusal) => void;
-    /**
-     * False when the socket this connection came through no longer lies at its path: a process
-     * that replaced it may be relaying a connector's hello through a connection it opened
-     * before, so the connection is not admitted (decision 0250).
-     */
-    socketIntact?: () => Promise<boolean>;
-    /**
-     * Asked once the connector has proved its key: why its hello is not admitted (a remote the
-     * service has not configured, decision 0400), or null to admit it.
-     */
-    admit?: (hello: ConnectorHello) => Promise<string | null>;
-  },
+  options: AcceptOptions,
 ): Promise<OpenedConnection<ConnectorHello> | null> {
   const reader = new FrameReader(conn, options.maxFrame, { budget: options.budget });
   let stage: HandshakeRefusal = "no_hello";
@@ -318,28 +344,9 @@ export async function acceptAndProve(
     };
     await writeAll(conn, encodeFrame(answer, HELLO_MAX_FRAME));
     stage = "no_proof";
-    const waitMs = options.proofTimeoutMs ?? HELLO_TIMEOUT_MS;
-    const late = Symbol("late");
-    const answered = await withTimeout(
-      reader.next(HELLO_MAX_FRAME),
-      waitMs,
-      "the connector's proof",
-    )
-      .catch((error) => {
-        if (error instanceof TimedOut) return late;
-        throw error;
-      });
-    if (answered === late) {
-      // A connector on a busy machine, not a wrong one: it is told to come again.
+    const answered = await proofOrLate(conn, reader, options.proofTimeoutMs ?? HELLO_TIMEOUT_MS);
+    if (answered === LATE) {
       options.onRefused?.("late_proof");
-      await writeAll(
-        conn,
-        encodeFrame({
-          type: "refused",
-          message: `the connector's proof did not come within ${waitMs / 1000} s; connect again`,
-          again: true,
-        }, HELLO_MAX_FRAME),
-      ).catch(() => {});
       return null;
     }
     const proof = ConnectorProof.safeParse(answered);
