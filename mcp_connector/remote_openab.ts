@@ -59,6 +59,11 @@ export interface OpenabOptions {
   onReady: (serverId: string, resumed: boolean) => void;
   /** A line for the person (the shore's stderr). */
   say: (line: string) => void;
+  /**
+   * Aborted, with why, when the service ends the shore (decision 0520): each open call is
+   * answered saying why, then the tunnel closes with the same words.
+   */
+  halt: AbortSignal;
   /** The agent host's own permission requests, put to the person (decision 0530). */
   permissions: AgentPermissions;
   /**
@@ -139,6 +144,8 @@ class OpenabTunnel {
   readonly #active = new Map<Id, Active>();
   readonly #connections = new Map<string, Connection>();
   readonly #served = new Set<Promise<void>>();
+  /** The gateway's requests being answered: a Stop lets their answers out before it closes. */
+  readonly #answering = new Set<Promise<void>>();
   /**
    * Settles once the session is set up (true) or not (false): a gateway connects only after the
    * session's answer, which may be read before the setup's own continuation has run.
@@ -158,6 +165,7 @@ class OpenabTunnel {
 
   async run(): Promise<string> {
     const pump = this.#pump();
+    const halted = this.#endForPerson();
     try {
       // The contract's 30 s to set up (`GHOSTLIGHT_REMOTE_SETUP_MS`).
       const setupMs = this.settings.remoteSetupMs;
@@ -174,7 +182,7 @@ class OpenabTunnel {
       this.#established.resolve(true);
       this.options.onReady(this.session.serverId, resumed);
       this.#takePrompts();
-      return await Promise.race([this.tunnel.closed, pump]);
+      return await Promise.race([this.tunnel.closed, pump, halted]);
     } catch (error) {
       const why = `setting up the session failed: ${(error as Error).message}`;
       this.tunnel.close(why);
@@ -232,6 +240,31 @@ class OpenabTunnel {
         ),
       cancel: (id) => this.#send({ method: "session/cancel", params: { sessionId: id } }),
     }, sessionId);
+  }
+
+  /**
+   * When the service ends the shore (decision 0520): each open call is answered with an error
+   * saying why, those answers are written, then the tunnel closes with the same words (code 1000:
+   * a deliberate end). Resolves with why, or, when the tunnel ends first, as the tunnel does.
+   */
+  async #endForPerson(): Promise<string> {
+    const { halt } = this.options;
+    const listening = new AbortController();
+    const heard = await Promise.race([
+      new Promise<boolean>((resolve) => {
+        if (halt.aborted) resolve(true);
+        halt.addEventListener("abort", () => resolve(true), { signal: listening.signal });
+      }),
+      this.tunnel.closed.then(() => false),
+    ]).finally(() => listening.abort());
+    if (!heard) return await this.tunnel.closed;
+    const why = String(halt.reason);
+    for (const connection of this.#connections.values()) {
+      connection.inner.end(`Ghostlight: ${why}.`);
+    }
+    await Promise.allSettled([...this.#answering]);
+    this.tunnel.close(why);
+    return why;
   }
 
   /** After the tunnel: open calls cancelled and said unknown, connections ended, all awaited. */
@@ -444,7 +477,11 @@ class OpenabTunnel {
           continue;
         }
         const id = RequestId.safeParse(message.id);
-        if (id.success) this.#answer(id.data, message.method, message.params);
+        if (id.success) {
+          const answering = this.#answer(id.data, message.method, message.params)
+            .finally(() => this.#answering.delete(answering));
+          this.#answering.add(answering);
+        }
         continue;
       }
       const reply = Reply.safeParse(message);

@@ -358,10 +358,6 @@ async function serveOne(
   }, isOpenab ? "subprotocol" : "header");
   const stopped = () => tunnel.close("the person stopped the remote shore");
   options.stop.addEventListener("abort", stopped, { once: true });
-  // The `openab` binding's tunnel closes with the service's words; `acp` answers first.
-  const halted = () => tunnel.close(String(state.halt.reason));
-  if (isOpenab && state.halt.aborted) halted();
-  else if (isOpenab) state.halt.addEventListener("abort", halted, { once: true });
   // The agent host's own permission requests: the person's; withdrawn when the tunnel ends.
   const permissions = new AgentPermissions(
     options.ask,
@@ -386,6 +382,7 @@ async function serveOne(
       declare: state.declare,
       onReady: (serverId) => state.ready(serverId),
       say: state.say,
+      halt: state.halt,
       permissions,
       // The contract's client drives the chat session: prompts over the status link (0531).
       prompts: new ShorePrompts(options.promptLink),
@@ -393,7 +390,6 @@ async function serveOne(
   } finally {
     permissions.cancelAll();
     options.stop.removeEventListener("abort", stopped);
-    state.halt.removeEventListener("abort", halted);
     // The close frame, with its reason, goes out before the shore dials again or exits.
     await closeSent(tunnel);
   }

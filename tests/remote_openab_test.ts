@@ -12,6 +12,7 @@
  */
 
 import { type InstancePaths, resolveInstancePaths } from "../shared/instance.ts";
+import { requestPerson } from "../service/cli/person_command.ts";
 import { textOf, type ToolResult } from "./support/acp_socket.ts";
 import { assert, assertEquals, assertMatch } from "./support/assert.ts";
 import { connectCdp, typeInto } from "./support/cdp.ts";
@@ -652,6 +653,39 @@ Deno.test({
             );
             // The tunnel stays: the next request is answered.
             toolResult(await side.mcp(bounded, "tools/list", {}).reply);
+            // The person's Stop while a call is in flight: the call is answered first, saying
+            // why, then the tunnel closes as a deliberate end and the shore does not dial again.
+            const starts = async () =>
+              (await auditOf(paths)).filter((record) =>
+                record.kind === "decision" && record.tool === "computer" &&
+                record.principal === "remote:bounds"
+              ).length;
+            const before = await starts();
+            const inFlight = use("computer", {
+              action: "wait",
+              duration: 10,
+              tabId: made.tabs[0].tabId,
+              workspaceId: made.workspaceId,
+            });
+            await pollUntil(starts, (count) => count > before, "the stopped wait to start");
+            const state = await requestPerson(paths, { op: "state" });
+            assert(typeof state !== "number" && state.ok);
+            const number = state.state.workspaces.find((w) => w.principal === "remote:bounds")
+              ?.number;
+            const dials = host2.sockets.length;
+            const stopped = await ghostlight(s.testEnv, ["stop", String(number)]);
+            assertEquals(stopped.code, 0, stopped.stderr);
+            const answered = await inFlight.reply;
+            const said = answered.error?.message ?? textOf(answered.result as ToolResult);
+            assertMatch(said, /stopped/, JSON.stringify(answered));
+            const closed = await within(side.closed.promise, 60_000, "the stopped tunnel to close");
+            assertEquals(closed.code, 1000);
+            assertMatch(closed.reason, /the person stopped this remote agent/);
+            const ended = await within(shore2.status, 60_000, "the stopped shore to end");
+            assertEquals(ended.code, 0, said2.said.text);
+            await shore2Said(/ended: the person stopped this remote agent/, "the shore's word");
+            assertEquals(host2.sockets.length, dials, "no dial after the Stop");
+            shore2 = null;
             const listed = async () => (await ghostlight(s.testEnv, ["remote", "list"])).stdout;
             assertMatch(await listed(), /remote:bounds .* starts at login\n/);
             const off = await ghostlight(s.testEnv, ["remote", "at-login", "bounds", "off"]);
@@ -667,12 +701,16 @@ Deno.test({
             assertMatch(atLogin.stdout, /no remote starts at login/);
           } finally {
             if (shore2 !== null) {
-              shore2.kill("SIGINT");
+              try {
+                shore2.kill("SIGINT");
+              } catch {
+                // It has ended already.
+              }
               await within(shore2.status, 30_000, "the second shore to end")
                 .catch(() => shore2?.kill("SIGKILL"));
-              await said2?.done.catch(() => {});
-              outputs.push(said2?.said.text ?? "");
             }
+            await said2?.done.catch(() => {});
+            outputs.push(said2?.said.text ?? "");
             await host2.server.shutdown();
           }
         },
