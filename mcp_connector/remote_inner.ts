@@ -7,6 +7,7 @@
  */
 
 import type { InstancePaths } from "../shared/instance.ts";
+import { type ProgressToken, progressTokenOf } from "./calls.ts";
 import { serve } from "./main.ts";
 import { META } from "./mcp_2026_07_28.ts";
 import { ShorePrompts } from "./remote_prompts.ts";
@@ -46,6 +47,8 @@ export class InnerConnector {
   #pending = new Map<number, (answer: Answer) => void>();
   /** Who hears the notifications scoped to an open request (a listen stream's list changes). */
   #scoped = new Map<number, (notification: InnerNotification) => Promise<void>>();
+  /** Which open scoped request each progress token belongs to (its caller's `_meta`). */
+  #progress = new Map<ProgressToken, number>();
   #next = 0;
   #buffer = "";
   readonly served: Promise<void>;
@@ -80,8 +83,9 @@ export class InnerConnector {
 
   /**
    * Sends one inner request and waits for its answer; a cancelled one is told to stop. While it
-   * is open, `onNotification` hears the notifications the connector scopes to it by its
-   * subscription id (a `subscriptions/listen` stream's `notifications/tools/list_changed`).
+   * is open, `onNotification` hears the notifications the connector scopes to it: by its
+   * subscription id (a `subscriptions/listen` stream's `notifications/tools/list_changed`), or by
+   * the progress token in its `_meta` (a long call's `notifications/progress`).
    */
   request(
     method: string,
@@ -91,7 +95,11 @@ export class InnerConnector {
   ): Promise<Answer> {
     const id = ++this.#next;
     const answered = new Promise<Answer>((resolve) => this.#pending.set(id, resolve));
-    if (onNotification !== undefined) this.#scoped.set(id, onNotification);
+    const token = progressTokenOf(params);
+    if (onNotification !== undefined) {
+      this.#scoped.set(id, onNotification);
+      if (token !== undefined) this.#progress.set(token, id);
+    }
     this.#send({ jsonrpc: "2.0", id, method, params });
     const cancel = () => {
       const resolve = this.#pending.get(id);
@@ -109,6 +117,7 @@ export class InnerConnector {
     return answered.finally(() => {
       signal.removeEventListener("abort", cancel);
       this.#scoped.delete(id);
+      if (token !== undefined && this.#progress.get(token) === id) this.#progress.delete(token);
     });
   }
 
@@ -141,6 +150,21 @@ export class InnerConnector {
     }
   }
 
+  /**
+   * The shore's id of the request a notification belongs to: a listen stream's by the
+   * subscription id the connector gives it, a call's progress by the token its caller chose.
+   */
+  #scopeOf({ method, params }: InnerNotification): number | undefined {
+    if (method === "notifications/progress") {
+      const token = params?.progressToken;
+      return typeof token === "string" || typeof token === "number"
+        ? this.#progress.get(token)
+        : undefined;
+    }
+    const meta = params?._meta as Record<string, unknown> | undefined;
+    return meta?.[META.subscriptionId] as number | undefined;
+  }
+
   async #lines(text: string): Promise<void> {
     this.#buffer += text;
     let newline: number;
@@ -162,8 +186,7 @@ export class InnerConnector {
       if (typeof message.method === "string") {
         if (message.id === undefined) {
           const notification = { method: message.method, params: message.params };
-          const scope = message.params?._meta as Record<string, unknown> | undefined;
-          const scoped = this.#scoped.get(scope?.[META.subscriptionId] as number);
+          const scoped = this.#scoped.get(this.#scopeOf(notification) as number);
           await (scoped ?? this.#onNotification)?.(notification);
         } else {
           // A request of the server's own (an elicitation): no binding carries one back yet.

@@ -146,7 +146,8 @@ function startShore(rig: Rig): { child: Deno.ChildProcess; output: Promise<Deno.
   ]);
   const child = new Deno.Command(command, {
     args,
-    env: testEnv.env,
+    // A call whose caller sent a progress token reports every 300 ms rather than every 5 s.
+    env: { ...testEnv.env, GHOSTLIGHT_PROGRESS_INTERVAL_MS: "300" },
     clearEnv: true,
     stdin: "null",
     stdout: "piped",
@@ -385,6 +386,36 @@ Deno.test({
         );
 
         await t.step(
+          "a long call's progress reaches the agent host, with its request",
+          async () => {
+            const progress: McpNotification[] = [];
+            const waited = await host.caller.request(
+              first.client,
+              declaration.serverId,
+              "tools/call",
+              {
+                name: "computer",
+                arguments: { action: "wait", duration: 1.5, tabId, workspaceId },
+                _meta: { progressToken: "wait-progress" },
+              },
+              {
+                requestId: "wait-1",
+                onNotification: (notification) => progress.push(notification),
+              },
+            );
+            assert(!resultOf(waited).isError, JSON.stringify(waited));
+            const reports = progress.filter((notification) =>
+              notification.method === "notifications/progress"
+            );
+            assert(reports.length > 0, `progress heard: ${JSON.stringify(progress)}`);
+            for (const report of reports) {
+              assertEquals(report.params?.progressToken, "wait-progress");
+              assertMatch(String(report.params?.message), /computer is still running/);
+            }
+          },
+        );
+
+        await t.step(
           "hold and resume from the popup act on the remote agent's next call",
           async () => {
             await waitFor(
@@ -422,16 +453,16 @@ Deno.test({
           ).length;
         await waitFor(
           () =>
-            Promise.resolve(heard.some((notification) =>
-              notification.method === "notifications/subscriptions/acknowledged"
-            )),
+            Promise.resolve(
+              heard.some((notification) =>
+                notification.method === "notifications/subscriptions/acknowledged"
+              ),
+            ),
           "the listen stream to be acknowledged",
         );
 
         await t.step("a narrowed or widened pin refreshes the remote's tool list", async () => {
-          const narrowed = PINNED.filter((tool) =>
-            tool !== "navigate"
-          );
+          const narrowed = PINNED.filter((tool) => tool !== "navigate");
           const pinned = await ghostlight(s.testEnv, [
             ...["remote", "pin", "agent", "--tools", narrowed.join(",")],
           ]);
