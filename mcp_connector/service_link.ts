@@ -73,10 +73,10 @@ type Connection = OpenedConnection<unknown> & { pending: Map<number, Pending> };
 /** The person's prompt and Stop, sent to a remote shore (decision 0470). */
 export type PromptMessage = Extract<ServiceMessage, { type: "prompt" } | { type: "prompt_stop" }>;
 
-/** How long a shore that takes prompts waits before connecting again after a break, at most. */
-const PROMPTS_RETRY_MAX_MS = 30_000;
-/** The first wait before a link that takes prompts connects again. */
-const PROMPTS_RETRY_FIRST_MS = 500;
+/** How long a link that must stay up (a remote shore's) waits to connect again, at most. */
+const RECONNECT_MAX_MS = 30_000;
+/** The first wait before a link that must stay up connects again after a break. */
+const RECONNECT_FIRST_MS = 500;
 
 /**
  * The outcome of a call whose connection to the service broke: what the model should do when
@@ -105,8 +105,10 @@ export class ServiceLink {
   #everConnected = false;
   #prompts: ((message: PromptMessage) => void) | null = null;
   #remoteEnd: ((why: string) => void) | null = null;
-  /** Failed connections in a row while the link takes prompts: the back-off's attempt. */
-  #promptsRetries = 0;
+  /** Failed connections in a row while the link must stay up: the back-off's attempt. */
+  #retries = 0;
+  /** A remote shore's last word on its tunnel, said again on each new connection. */
+  #reported: { state: "connected" | "degraded"; why?: string } | null = null;
 
   /**
    * `serviceEntry` is the fixed entry this connector may start the service with (its only run
@@ -149,9 +151,17 @@ export class ServiceLink {
 
   /** A remote shore's word on its tunnel, for the person's status (decision 0460). */
   async reportRemote(state: "connected" | "degraded", why?: string): Promise<void> {
-    const connection = await this.#connect();
-    const said = why === undefined ? {} : { why: why.slice(0, 500) };
-    await this.#send(connection, { type: "remote_state", state, ...said });
+    this.#reported = { state, ...(why === undefined ? {} : { why: why.slice(0, 500) }) };
+    // A new connection says it as it opens (and the link then stays up: the service ends a
+    // shore only through its link, decision 0520).
+    const connection = this.#connection;
+    if (connection !== null) {
+      return await this.#send(connection, { type: "remote_state", ...this.#reported });
+    }
+    await this.#connect().catch((error) => {
+      this.#reconnectLater();
+      throw error;
+    });
   }
 
   /** Calls `listener` when the service ends this remote shore (decision 0520). */
@@ -259,7 +269,7 @@ export class ServiceLink {
     // A link already connected says it now; one still connecting says it once it is up.
     const connection = this.#connection;
     if (connection !== null) this.#send(connection, { type: "prompts_ready" });
-    else this.#connect().catch(() => this.#retryPrompts());
+    else this.#connect().catch(() => this.#reconnectLater());
   }
 
   /** Relays what the person's turn showed; false when there is no connection to say it on. */
@@ -270,15 +280,19 @@ export class ServiceLink {
     return true;
   }
 
-  #retryPrompts(): void {
-    if (this.#closed || this.#prompts === null) return;
+  /**
+   * Connects again after a bounded, jittered wait, while the link must stay up: it takes the
+   * person's prompts, or it is a remote shore's, which the service can end only through it.
+   */
+  #reconnectLater(): void {
+    if (this.#closed || (this.#prompts === null && this.#reported === null)) return;
     const delay = backoffDelay(
-      this.#promptsRetries++,
-      PROMPTS_RETRY_FIRST_MS,
-      PROMPTS_RETRY_MAX_MS,
+      this.#retries++,
+      RECONNECT_FIRST_MS,
+      RECONNECT_MAX_MS,
     );
     const timer = setTimeout(() => {
-      if (this.#connection === null) this.#connect().catch(() => this.#retryPrompts());
+      if (this.#connection === null) this.#connect().catch(() => this.#reconnectLater());
     }, delay);
     Deno.unrefTimer(timer);
   }
@@ -333,10 +347,11 @@ export class ServiceLink {
       for (const listener of this.#catalogListeners) listener(null);
     }
     this.#everConnected = true;
-    if (this.#prompts !== null) {
-      this.#promptsRetries = 0;
-      this.#send(connection, { type: "prompts_ready" });
+    this.#retries = 0;
+    if (this.#reported !== null) {
+      this.#send(connection, { type: "remote_state", ...this.#reported });
     }
+    if (this.#prompts !== null) this.#send(connection, { type: "prompts_ready" });
     return connection;
   }
 
@@ -428,7 +443,7 @@ export class ServiceLink {
       }
     }
     connection.pending.clear();
-    this.#retryPrompts();
+    this.#reconnectLater();
   }
 
   #dispatch(connection: Connection, message: ServiceMessage): void {
