@@ -360,6 +360,31 @@ Deno.test("the popup lists a question and the person's click answers it; a page 
         await waitFor(async () => (await state()) !== "held", "the agent to be resumed");
       },
     );
+
+    await t.step(
+      "Resume all, shown where Pause all was, takes a click only once it stood still",
+      async () => {
+        const allPaused = () =>
+          popup.evaluate<boolean>(
+            `document.getElementById("summary").textContent === "Every agent is paused"`,
+          );
+        await popup.evaluate(`document.getElementById("said").textContent = ""`);
+        await popup.click("#all-hold");
+        await waitFor(
+          () => popup.evaluate<boolean>(`!document.getElementById("all-resume").hidden`),
+          "Resume all in Pause all's place",
+        );
+        await popup.click("#all-resume");
+        await waitFor(
+          async () => (await said()) === "That button just appeared; click again to resume.",
+          "the popup to say the click resumed nothing",
+        );
+        assert(await allPaused(), "the early click resumed every agent");
+        await steady("#bar", "Resume all to take clicks");
+        await popup.click("#all-resume");
+        await waitFor(async () => !(await allPaused()), "every agent to be resumed");
+      },
+    );
     await popup.close();
   } finally {
     cdp.close();
