@@ -406,3 +406,38 @@ Deno.test("cancellation and the deadline reach a work waiting behind a whole-bro
   running.release();
   assertEquals([scheduler.running, scheduler.queued], [0, 0]);
 });
+
+Deno.test("sixteen workspaces with one call each in flight share eight slots: the longest waiting goes next", async () => {
+  // The many-agents bench's shape (issue 32): each workspace calls again once its call ends, and
+  // the calls end in an order of their own. Every freed slot must go to the work that has waited
+  // longest, so no workspace waits through more turns than another.
+  const scheduler = new Scheduler({ ...options, maxRunning: 8, maxQueuedPerLane: 1 });
+  const lanes = Array.from({ length: 16 }, (_, i) => `w${i}`);
+  const waiting: string[] = [];
+  const running: { lane: string; release: () => void }[] = [];
+  const admissions = new Map(lanes.map((lane) => [lane, 0]));
+  const overtaken: string[] = [];
+  const call = (lane: string) => {
+    waiting.push(lane);
+    scheduler.enqueue(lane, never())!.then((admission) => {
+      const longest = waiting.shift();
+      if (lane !== longest) overtaken.push(`${lane} went before ${longest}`);
+      admissions.set(lane, admissions.get(lane)! + 1);
+      running.push({ lane, release: admitted(admission).release });
+    });
+  };
+  lanes.forEach(call);
+  let seed = 7;
+  for (let ended = 0; ended < 400; ended++) {
+    await Promise.resolve();
+    assertEquals(running.length, 8);
+    // A call of any of the running ones ends (a fixed pseudo-random pick), then its lane calls again.
+    seed = (seed * 1103515245 + 12345) % 2 ** 31;
+    const [done] = running.splice(seed % running.length, 1);
+    done.release();
+    call(done.lane);
+  }
+  assertEquals(overtaken.length, 0, `the longest waiting goes first: ${overtaken.slice(0, 4)}`);
+  const counts = [...admissions.values()];
+  assert(Math.max(...counts) - Math.min(...counts) <= 1, `turns per workspace: ${counts}`);
+});
