@@ -13,7 +13,10 @@ export const CPU_GROUPS = [
   "service",
   "MCP connectors",
   "browser connector",
-  "Chromium",
+  "Chromium's browser",
+  "extension",
+  "page renderers",
+  "Chromium's others",
   "bench clients",
 ] as const;
 
@@ -39,14 +42,21 @@ async function cpuMsOf(pid: number): Promise<number | null> {
   return Number.isFinite(ticks) ? ticks * 1000 / TICKS_PER_SECOND : null;
 }
 
-/** Which group a process of the stack belongs to, by its id and command line. */
+/**
+ * Which group a process of the stack belongs to, by its id and command line: the service's
+ * browser launcher (a Deno process that waits on Chromium) counts as the service; Chromium's main
+ * process has no `--type`, and the extension's worker runs in a renderer marked as an extension's.
+ */
 async function groupOf(pid: number, servicePid: number): Promise<CpuGroup> {
   if (pid === Deno.pid) return "bench clients";
   if (pid === servicePid) return "service";
   const command = await Deno.readTextFile(`/proc/${pid}/cmdline`).catch(() => "");
   if (command.includes("mcp-connector")) return "MCP connectors";
   if (command.includes("browser-connector")) return "browser connector";
-  return "Chromium";
+  if (command.startsWith(Deno.execPath())) return "service";
+  if (!command.includes("--type=")) return "Chromium's browser";
+  if (!command.includes("--type=renderer")) return "Chromium's others";
+  return command.includes("--extension-process") ? "extension" : "page renderers";
 }
 
 /** Every process of the bench's stack now (the bench and all it started) with its CPU so far. */
