@@ -32,9 +32,9 @@ const SETTLE_MS = 90_000;
 /**
  * Calls each client makes at the least, whatever the rounds. A client's p95 over 20 calls is its
  * second slowest: sixteen clients drawing from one and the same spread of latencies then differ
- * about 2× between the lowest and the highest p95 (a resampling of a 16 × 4 run's calls), so the
- * fairness target failed on noise alone. Over 200 calls the same resampling spreads them 1.23×
- * (1.32× at its 90th percentile), and a real unfairness shows (decision 0610).
+ * about 2× between the lowest and the highest p95 (a resampling of a 16 × 4 run's calls at load
+ * 1–16), so the fairness target failed on noise alone. Over 200 calls the same resampling spreads
+ * them 1.23× (1.32× at its 90th percentile), and a real unfairness shows (decision 0610).
  */
 export const MIN_CALLS_PER_CLIENT = 200;
 
