@@ -406,3 +406,53 @@ Deno.test("cancellation and the deadline reach a work waiting behind a whole-bro
   running.release();
   assertEquals([scheduler.running, scheduler.queued], [0, 0]);
 });
+
+Deno.test("sixteen workspaces with one call each in flight share eight slots: the longest waiting goes next", async () => {
+  // The many-agents bench's shape (issue 32): each workspace calls again once its call ends, and
+  // the calls end in an order of their own. Every freed slot must go to the work that has waited
+  // longest, so no work waits for more calls to end than there are works ahead of it (at most 7,
+  // with 16 workspaces and 8 slots: it is admitted by the 8th end at the latest).
+  // No deadline within the test's reach: on a loaded machine the test must not retire anything.
+  const scheduler = new Scheduler({
+    ...options,
+    maxRunning: 8,
+    maxQueuedPerLane: 1,
+    queueDeadlineMs: 60_000,
+  });
+  const lanes = Array.from({ length: 16 }, (_, i) => `w${i}`);
+  const waiting: string[] = [];
+  const running: { lane: string; release: () => void }[] = [];
+  const overtaken: string[] = [];
+  let ends = 0;
+  let longestWait = 0;
+  const call = (lane: string) => {
+    waiting.push(lane);
+    const queuedAt = ends;
+    scheduler.enqueue(lane, never())!.then((admission) => {
+      const longest = waiting.shift();
+      if (lane !== longest) overtaken.push(`${lane} went before ${longest}`);
+      longestWait = Math.max(longestWait, ends - queuedAt);
+      running.push({ lane, release: admitted(admission).release });
+    });
+  };
+  lanes.forEach(call);
+  let seed = 7;
+  for (let ended = 0; ended < 400; ended++) {
+    await Promise.resolve();
+    assertEquals(running.length, 8);
+    // One of the running calls ends (a fixed pseudo-random pick), then its lane calls again.
+    seed = (seed * 48_271) % 2_147_483_647;
+    const [done] = running.splice(seed % running.length, 1);
+    ends++;
+    done.release();
+    call(done.lane);
+  }
+  assertEquals(overtaken.length, 0, `the longest waiting goes first: ${overtaken.slice(0, 4)}`);
+  assert(longestWait <= 8, `a work waited for ${longestWait} calls to end`);
+  // Every work ends; nothing is left waiting, running or holding a deadline's timer.
+  while (running.length > 0) {
+    for (const work of running.splice(0)) work.release();
+    await Promise.resolve();
+  }
+  assertEquals([scheduler.running, scheduler.queued], [0, 0]);
+});

@@ -19,7 +19,8 @@
  *                  3,000-row page against the floor; --record then rewrites the task section
  *   --many [CxT]   run the many-agents measurement instead (many.ts, issue 32): C clients with T
  *                  tabs each, calling at once (default 16x4), against one client alone;
- *                  --rounds sets the calls per tab; --record rewrites its section
+ *                  --rounds sets the calls per tab (at least 200 per client, many.ts);
+ *                  --record rewrites its section
  *   --wake         run the wake-up measurement instead (wake.ts, issue 32): the same calls busy
  *                  and after 300 ms and 2 s idle, leg by leg; --rounds sets the samples of each
  *                  (default 5; 20 or more for steady medians); --record rewrites its section
@@ -56,7 +57,7 @@ import {
   targets,
 } from "./report.ts";
 import { measureStack, type StackFigures } from "./stack.ts";
-import { manyMarkdown, manyTargets, measureMany } from "./many.ts";
+import { callsPerTabFor, manyMarkdown, manyTargets, measureMany } from "./many.ts";
 import { measureWake, wakeMarkdown } from "./wake.ts";
 import { runTasks, TASK_PEERS, type TaskPeer, TASKS } from "./tasks.ts";
 import {
@@ -358,7 +359,9 @@ async function manyBench(
   startedAt: Date,
 ): Promise<void> {
   console.error(
-    `measuring ${shape.clients} clients × ${shape.tabs} tabs, ${options.rounds} calls per tab…`,
+    `measuring ${shape.clients} clients × ${shape.tabs} tabs, ${
+      callsPerTabFor(shape.tabs, options.rounds)
+    } calls per tab…`,
   );
   const figures = await measureMany(shape.clients, shape.tabs, options.rounds);
   const lines = manyTargets(figures);
