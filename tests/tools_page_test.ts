@@ -7,7 +7,7 @@
 import { decomposeTabId } from "../service/browser/mod.ts";
 import { WORLD_NAME } from "../service/tools/page/frames.ts";
 import { assert, assertEquals, assertMatch } from "./support/assert.ts";
-import { connectCdp, evaluateInExtension, inTabWorld } from "./support/cdp.ts";
+import { connectCdp, evaluateInExtension, inTabWorld, watchExtension } from "./support/cdp.ts";
 import { plain } from "./support/fence.ts";
 import { serveFixtures } from "./support/fixtures.ts";
 import { type CallResult, type E2ESession, freshPage, startSession } from "./support/session.ts";
@@ -479,6 +479,31 @@ Deno.test("read_page, find, form_input and javascript_tool on the fixture site",
       assertEquals({ walks: asked.walks, queries: asked.queries }, { walks: 1, queries: 0 });
       // Only the rows that hold the query's words are entered and looked at.
       assert(asked.looks < 50, `find looked at the visibility of ${asked.looks} elements`);
+    });
+
+    await t.step("one find is one round trip to the browser", async () => {
+      // The last step's page and world: the walk's read is current, no screenshot was taken.
+      const native = decomposeTabId(tabId)!.native;
+      // Each command the service sends the extension for this tab, as it arrives.
+      const trips = await watchExtension(
+        cdp,
+        "handle(message, config",
+        `message?.type === "command" && message.params?.tab_id === ${native} ? [message.op, ` +
+          "...(message.params.commands ?? [message.params]).map((c) => c.method)].join(' ') " +
+          ": undefined",
+      );
+      try {
+        const found = plain(await s.ok("find", { query: "Open 1234", tabId })) as {
+          matches: Match[];
+        };
+        assertEquals(found.matches.map((m) => m.name), ["Open 1234"]);
+        const seen = await trips.seen() as string[];
+        // The screenshot scale travels with the walk (decision 0590): one trip, not two.
+        assertEquals(seen.length, 1, `one find sent ${JSON.stringify(seen)}`);
+        assertMatch(seen[0], /Runtime\.evaluate.*Page\.getLayoutMetrics/);
+      } finally {
+        await trips.stop();
+      }
     });
 
     await t.step("refs from a page that navigated away are refused clearly", async () => {

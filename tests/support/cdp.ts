@@ -337,6 +337,54 @@ export async function breakInExtension(cdp: Cdp, source: string): Promise<Worker
   };
 }
 
+/** What {@linkcode watchExtension} has seen so far, and how to stop watching. */
+export interface WorkerWatch {
+  /** The values `record` gave each time the worker passed the line, oldest first. */
+  seen(): Promise<unknown[]>;
+  /** Forgets what was seen so far. */
+  clear(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/**
+ * Watches the extension's running service worker pass the first line of its bundle that holds
+ * `source`, without ever stopping it: a breakpoint there whose condition, evaluated in that
+ * line's scope, appends the value of `record` (or skips it when that is `undefined`) to a list in
+ * the worker and answers false. At most 1,000 values are kept.
+ */
+export async function watchExtension(
+  cdp: Cdp,
+  source: string,
+  record: string,
+): Promise<WorkerWatch> {
+  const bundle = await Deno.readTextFile(`${ROOT}/extension/dist/background.js`);
+  const lineNumber = bundle.split("\n").findIndex((line) => line.includes(source));
+  if (lineNumber < 0) throw new Error(`no line of the extension's bundle holds ${source}`);
+  const sessionId = await attachToExtension(cdp);
+  const list = `globalThis[${JSON.stringify(`__watch_${lineNumber}`)}]`;
+  await cdp.send("Runtime.evaluate", { expression: `${list} = []; 0` }, sessionId);
+  await cdp.send("Debugger.enable", {}, sessionId);
+  const { breakpointId, locations } = await cdp.send("Debugger.setBreakpointByUrl", {
+    urlRegex: "/dist/background\\.js$",
+    lineNumber,
+    condition: `(() => { const value = (${record}); if (value !== undefined && ` +
+      `${list}.length < 1000) ${list}.push(value); return false; })()`,
+  }, sessionId) as { breakpointId: string; locations: unknown[] };
+  if (locations.length === 0) throw new Error(`the watch at ${source} resolved nowhere`);
+  const read = async (expression: string) =>
+    ((await cdp.send("Runtime.evaluate", { expression, returnByValue: true }, sessionId)) as {
+      result: { value: unknown };
+    }).result.value;
+  return {
+    seen: async () => await read(list) as unknown[],
+    clear: async () => void await read(`${list}.length = 0`),
+    async stop() {
+      await cdp.send("Debugger.removeBreakpoint", { breakpointId }, sessionId).catch(() => {});
+      await cdp.send("Target.detachFromTarget", { sessionId }).catch(() => {});
+    },
+  };
+}
+
 /**
  * Makes the page whose URL holds `urlPart` go to `url` by itself (its script sets
  * `location.href`), through DevTools: no Ghostlight call is involved.

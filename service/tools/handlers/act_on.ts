@@ -16,7 +16,7 @@ import { ownedTab, type TabTarget } from "../core/target.ts";
 import { actedOutcome, perform } from "../input/act.ts";
 import { scrollToRef } from "../input/scroll.ts";
 import { setFieldValue } from "../input/set_value.ts";
-import { asMatch, locate, type Located, screenshotScale } from "../page/locate.ts";
+import { asMatch, locate, type Located } from "../page/locate.ts";
 import { type Condition, describeCondition, waitForCondition } from "../page/wait.ts";
 
 /** Most candidates shown for an ambiguous target. */
@@ -53,9 +53,8 @@ function candidateLines(matches: ReturnType<typeof asMatch>[]): string {
 /** Finds a searched target; refuses when nothing or several things match. */
 async function search(context: ToolContext, target: TabTarget, spec: TargetSpec) {
   const query = [spec.query, spec.name].filter(Boolean).join(" ").trim();
-  const { outline, located } = await locate(context, target, { query, role: spec.role });
+  const { outline, located, scale } = await locate(context, target, { query, role: spec.role });
   const described = describeTarget(spec);
-  const scale = await screenshotScale(context, target);
   const matches = located.slice(0, MAX_CANDIDATES).map((m, i) => asMatch(m, i, scale));
   if (located.length === 0) {
     throw new ToolError(

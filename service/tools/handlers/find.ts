@@ -10,7 +10,7 @@ import { type Handler, success } from "../core/context.ts";
 import { ToolError } from "../core/errors.ts";
 import { displayUrl, fence, fencedUrl, originOf } from "../core/safe_text.ts";
 import { withheldNote } from "../page/collect.ts";
-import { asMatch, locate, MAX_MATCHES, screenshotScale } from "../page/locate.ts";
+import { asMatch, locate, MAX_MATCHES } from "../page/locate.ts";
 import { provenance } from "../page/provenance.ts";
 import { ownedTab } from "../core/target.ts";
 
@@ -25,11 +25,8 @@ export const find: Handler = async (args, context) => {
       `Describe the element, e.g. {"query": "search box", "tabId": ${target.tabId}}.`,
     );
   }
-  // The scale is the browser's layout, not the page's: asked beside the walk, not after it.
-  const scaling = screenshotScale(context, target);
-  scaling.catch(() => {});
-  const { outline, located, roles, exact } = await locate(context, target, { query });
-  const scale = await scaling;
+  // The screenshot scale comes in the walk's round trip (decision 0590).
+  const { outline, located, roles, exact, scale } = await locate(context, target, { query });
   const matches = located.slice(0, MAX_MATCHES).map((match, index) => asMatch(match, index, scale));
 
   const origin = originOf(outline.url);

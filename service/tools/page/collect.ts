@@ -11,6 +11,7 @@ import type { ToolContext } from "../core/context.ts";
 import { ToolError } from "../core/errors.ts";
 import {
   asJsonText,
+  type Command,
   type Frame,
   FrameGone,
   type FrameGuard,
@@ -68,6 +69,8 @@ export interface Collected {
    * and elements it left out, and the whole outline's biggest sections, with refs.
    */
   rest?: { lines: number; nodes: number; elements: number; sections: CollectedNode[] };
+  /** The replies of {@linkcode WalkOptions.beside}, in order. */
+  beside: Record<string, unknown>[];
 }
 
 /** What to walk. */
@@ -90,6 +93,11 @@ export interface WalkOptions {
    * interactive filter), unless it meets a frame the service must read (decision 0441).
    */
   cut?: { maxChars: number; flat: boolean };
+  /**
+   * Questions for the tab that travel in the main frame walk's round trip (decision 0590); they
+   * must do no harm on a stale page. A walk from a ref sends them on their own.
+   */
+  beside?: Command[];
 }
 
 /**
@@ -144,12 +152,13 @@ async function walkMainFrame(
   target: TabTarget,
   pages: TabPages,
   options: WalkOptions,
-): Promise<{ frame: Frame; walk: Walk }> {
+): Promise<{ frame: Frame; walk: Walk; beside: Record<string, unknown>[] }> {
   for (let tries = 0;; tries++) {
     // The walk answers at once (no promise) and is vouched for: one evaluation.
-    const read = await readVouched(target, pages, snapshotCall(options));
+    const read = await readVouched(target, pages, snapshotCall(options), options.beside);
     try {
-      return { frame: read.frame, walk: checkedWalk(pages, read.frame, read.value) };
+      const walk = checkedWalk(pages, read.frame, read.value);
+      return { frame: read.frame, walk, beside: read.beside };
     } catch (error) {
       if (tries > 0) throw error instanceof FrameGone ? pageChanged() : error;
     }
@@ -216,6 +225,7 @@ export async function collect(
 ): Promise<Collected> {
   let start: Frame;
   let walk: Walk;
+  let beside: Record<string, unknown>[] = [];
   if (options.root !== undefined) {
     const found = lookupRef(pages, options.root, { field: "ref_id", tabId: target.tabId });
     start = found.frame;
@@ -228,8 +238,15 @@ export async function collect(
       if (error instanceof FrameGone) throw refGone(options.root);
       throw error;
     }
+    if (options.beside?.length) {
+      const commands = options.beside;
+      ({ results: beside } = await target.link.call("cdp.sequence", {
+        tab_id: target.native,
+        commands,
+      }));
+    }
   } else {
-    ({ frame: start, walk } = await walkMainFrame(target, pages, options));
+    ({ frame: start, walk, beside } = await walkMainFrame(target, pages, options));
   }
   const result: Collected = {
     url: walk.url,
@@ -239,6 +256,7 @@ export async function collect(
     cutByDepth: walk.cutByDepth,
     unreadFrames: [],
     withheldFrames: [],
+    beside,
   };
   await splice({ target, pages, options, into: result }, { frame: start, walk, baseDepth: 0 }, 0);
   if (walk.rest) {

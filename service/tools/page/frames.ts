@@ -1087,18 +1087,20 @@ export async function readMainFrame<T>(
  * itself whether its document is shown (the walk, the page's text): the runtime's `vouch` says it
  * beside the value, so the read in a known, current world is the evaluation alone (decision 0246).
  * A freshly loaded page answers a look at the frame tree only after its first frame; the
- * evaluation does not wait for it.
+ * evaluation does not wait for it. `beside` travels in the same round trip and must do no harm
+ * on a stale page (decision 0590).
  */
 export async function readVouched<T>(
   target: TabTarget,
   pages: TabPages,
   expression: RuntimeCall<T>,
+  beside: Command[] = [],
 ): Promise<MainFrameRead<T>> {
   const read = await readMainFrame(
     target,
     pages,
     vouchedCall(expression),
-    [],
+    beside,
     { synchronous: true, vouched: true },
   );
   return { ...read, value: read.value?.value ?? null };
@@ -1147,9 +1149,10 @@ async function readCurrent<T>(
   options: ReadOptions & { quietly?: boolean } = {},
 ): Promise<MainFrameRead<T> | Missed> {
   if (world.sessionId || world.parent) return { missed: true };
-  // A bare read whose value says whether the frame still shows the world's document needs no
-  // look after it (decision 0218); commands beside a read are sent only with the look.
-  const look = !options.vouched || beside.length > 0;
+  // A read whose value says whether the frame still shows the world's document needs no look
+  // after it (decision 0218), with or without questions beside it: their replies are used only
+  // when the value says so (decision 0590).
+  const look = !options.vouched;
   let results: Record<string, unknown>[];
   try {
     ({ results } = await target.link.call("cdp.sequence", {
@@ -1157,9 +1160,11 @@ async function readCurrent<T>(
       // No look before the evaluation: the context is the world's document's alone (an
       // evaluation in a context that went with its document fails), so only whether the frame
       // still shows that document is open, and the look after answers it (decision 0196).
-      commands: look
-        ? [evaluation(expression, world.contextId, options), FRAME_TREE, ...beside]
-        : [evaluation(expression, world.contextId, options)],
+      commands: [
+        evaluation(expression, world.contextId, options),
+        ...look ? [FRAME_TREE] : [],
+        ...beside,
+      ],
       // Commands beside a synchronous read go out with it (one that names an earlier reply's
       // object waits for that reply): they must do no harm when the read turns out stale.
       ...(options.synchronous ? { pipeline: true } : {}),

@@ -358,15 +358,32 @@ Deno.test("a read whose value vouches for its document is the evaluation alone, 
     const read = await readMainFrame<{ doc: string }>(target, pages, fake("vouch"), [], vouched);
     return { ...read, doc: read.value?.doc };
   });
-  // Commands beside a read still go after a look: they are sent only with it.
+  // Questions beside a vouched read travel with it, without a look: the value says whether
+  // their replies are used (decision 0590).
   const { frame, target, pages } = await knownWorldOfA();
   const beside = [{ method: "Runtime.evaluate", params: { expression: "read", contextId: 1 } }];
-  await readMainFrame<{ doc: string }>(target, pages, fake("vouch"), beside, vouched);
-  assertEquals(frame.sequences[0].commands.map((c) => c.method), [
+  const read = await readMainFrame<{ doc: string }>(target, pages, fake("vouch"), beside, vouched);
+  assertEquals(frame.sequences.map((s) => s.commands.map((c) => c.method)), [[
     "Runtime.evaluate",
-    "Page.getFrameTree",
     "Runtime.evaluate",
-  ]);
+  ]]);
+  assertEquals(read.beside.length, 1);
+  // A value that cannot vouch: the replies beside it are not used, but asked again after the
+  // read the ordinary way.
+  const stale = await knownWorldOfA();
+  stale.frame.before.set(0, () => {
+    stale.frame.before.clear();
+    stale.frame.commit("B", true);
+  });
+  const again = await readMainFrame<{ doc: string }>(
+    stale.target,
+    stale.pages,
+    fake("vouch"),
+    beside,
+    vouched,
+  );
+  assertEquals([again.value?.doc, again.beside.length], ["B", 1]);
+  assertEquals(stale.frame.sequences.at(-1)!.commands.map((c) => c.method), ["Runtime.evaluate"]);
 });
 
 Deno.test("a walk or text read the runtime vouches for is one evaluation, and read again when hidden", async () => {

@@ -22,7 +22,7 @@ import {
 } from "./frames.ts";
 import { exactOf, isExact, rank, roleWords } from "./rank.ts";
 import { redactSecrets } from "../core/safe_text.ts";
-import { currentScale, latestScreenshot } from "./screenshot.ts";
+import { latestScreenshot, LAYOUT_METRICS, scaleFromMetrics } from "./screenshot.ts";
 import type { TabTarget } from "../core/target.ts";
 
 /** Most matches returned. */
@@ -150,6 +150,8 @@ export interface Location {
   roles: string;
   /** Every element located is named exactly as the query asks (decision 0440). */
   exact: boolean;
+  /** Viewport CSS pixels per screenshot pixel, as {@linkcode asMatch} takes it. */
+  scale: number;
 }
 
 /**
@@ -164,13 +166,18 @@ export async function locate(
 ): Promise<Location> {
   const pages = tabPages(context.workspace, target.tabId);
   const role = wanted.role?.trim().toLowerCase();
+  // The screenshot scale is the browser's layout, not the page's: when no screenshot of the tab
+  // set it, it is asked in the walk's own round trip (decision 0590).
+  const shot = latestScreenshot(context.workspace, target.tabId);
   // Each document ranks its own nodes and sends only its best (decision 0234).
   const outline = await collect(target, pages, {
     filter: "all",
     hints: true,
     find: { query: wanted.query, ...(role ? { role } : {}), keep: CANDIDATES * 2 },
     guard: frameGuard(context, READ),
+    beside: shot ? [] : [LAYOUT_METRICS],
   });
+  const scale = shot?.scale ?? scaleFromMetrics(outline.beside[0]);
   const all = role ? outline.nodes.filter((node) => node.role === role) : outline.nodes;
   const exact = wanted.query === "" ? null : exactOf(wanted.query);
   const named = exact ? all.filter((node) => isExact(node, exact)) : [];
@@ -183,10 +190,5 @@ export async function locate(
   if (roles) ranked = rank(nodes, roles, CANDIDATES * 2);
   const picked = pickCandidates(pages, ranked);
   const located = byVisibility(picked, await measure(target, pages, picked));
-  return { outline, located, roles, exact: named.length > 0 };
-}
-
-/** Viewport CSS pixels per screenshot pixel: 1 unless the viewport is wider than a screenshot. */
-export async function screenshotScale(context: ToolContext, target: TabTarget): Promise<number> {
-  return latestScreenshot(context.workspace, target.tabId)?.scale ?? await currentScale(target);
+  return { outline, located, roles, exact: named.length > 0, scale };
 }

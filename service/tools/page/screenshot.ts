@@ -322,6 +322,17 @@ export function latestScreenshot(workspace: Workspace, tabId: number): KeptImage
 
 /** Viewport CSS pixels per screenshot pixel for a screenshot taken now. */
 export async function currentScale(target: TabTarget): Promise<number> {
-  const view = await viewport(target);
+  return cssPerShotPixel(await viewport(target));
+}
+
+/** The command whose reply {@linkcode scaleFromMetrics} reads, to send beside another. */
+export const LAYOUT_METRICS = { method: "Page.getLayoutMetrics", params: {} } as const;
+
+/** {@linkcode currentScale} from a reply to {@linkcode LAYOUT_METRICS} sent beside a read. */
+export function scaleFromMetrics(reply: Record<string, unknown>): number {
+  return cssPerShotPixel(metricsFrom(reply).view);
+}
+
+function cssPerShotPixel(view: Viewport): number {
   return Math.max(1, Math.max(view.clientWidth, view.clientHeight) / MAX_IMAGE_SIDE);
 }
