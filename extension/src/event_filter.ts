@@ -114,15 +114,94 @@ export function floods(meter: ConsoleMeter, now: number): boolean {
   return ++meter.windowDrops >= FLOOD_DROPS;
 }
 
-/** Starts a pause. */
-export function startPause(meter: ConsoleMeter, now: number): void {
-  meter.pausedAt = now;
-  meter.windowDrops = 0;
+/**
+ * Requests a tab's events can be recorded for, per second: each takes three of the rate bound's
+ * events (sent; answered; finished or failed).
+ */
+export const RECORDED_REQUESTS_PER_SECOND = EVENTS_PER_SECOND / 3;
+/**
+ * Requests a tab may start beyond what its events can be recorded for before its network is
+ * paused (decision 0580): about a second of a page starting a thousand requests a second, a few
+ * seconds of the same page starved of the processor, never a page's load of a few hundred.
+ */
+export const FLOOD_REQUESTS = 1_000;
+
+/** Where a tab's network listening stands (decisions 0340, 0580). */
+export interface RequestMeter {
+  /**
+   * The requests the tab started beyond those its events can be recorded for: each adds one, and
+   * it drains at {@linkcode RECORDED_REQUESTS_PER_SECOND} since `at`.
+   */
+  level: number;
+  at: number;
+  /** While paused: since when. */
+  pausedAt: number | null;
 }
 
-/** Ends a pause. */
-export function endPause(meter: ConsoleMeter, now: number): void {
+/** A meter for a tab that has not flooded its network. */
+export function freshRequestMeter(now: number): RequestMeter {
+  return { level: 0, at: now, pausedAt: null };
+}
+
+/**
+ * Counts one request the tab started, whatever becomes of its events (forwarded, or dropped by
+ * the rate bound or a full lane of the outbox); true when the tab has started
+ * {@linkcode FLOOD_REQUESTS} more than its events can be recorded for, and its network should be
+ * paused. Judged on what the page sends, not on what is dropped: the drops depend on how much
+ * else the tab sends and how fast the service reads, and a page slowed by a busy processor
+ * dropped too few within any one second to be paused, however long it flooded. Only the requests
+ * count: metering every `Network.*` event also paused the network of a tab that only flooded its
+ * console (decision 0340), whose console read was then cut off.
+ */
+export function requestsFlood(meter: RequestMeter, now: number): boolean {
+  const drained = ((now - meter.at) / 1000) * RECORDED_REQUESTS_PER_SECOND;
+  meter.level = Math.max(0, meter.level - drained) + 1;
+  meter.at = now;
+  return meter.level >= FLOOD_REQUESTS;
+}
+
+/** A tab's rate bound and the meters that pause its console and its network. */
+export interface Metered extends Bucket {
+  /** Whether the tab's console floods, and whether it is listened to now (decision 0291). */
+  console: ConsoleMeter;
+  /** The same for its network, by the requests it starts (decisions 0340, 0580). */
+  network: RequestMeter;
+}
+
+/** What becomes of one event a tab sent: forwarded or not, and what it pauses. */
+export interface Verdict {
+  forward: boolean;
+  pause: "console" | "network" | null;
+}
+
+/**
+ * Judges one event of a tab whose console or network (as the event is) is listened to: the
+ * request it starts may flood the network ({@linkcode requestsFlood}); otherwise it takes a
+ * token of the rate bound, and a console event dropped here may flood the console
+ * ({@linkcode floods}). The event that starts a pause is not forwarded.
+ */
+export function judge(tab: Metered, method: string, now: number): Verdict {
+  if (method === "Network.requestWillBeSent" && requestsFlood(tab.network, now)) {
+    return { forward: false, pause: "network" };
+  }
+  if (admit(tab, method, now)) return { forward: true, pause: null };
+  const console = CONSOLE_EVENTS.includes(method) && floods(tab.console, now);
+  return { forward: false, pause: console ? "console" : null };
+}
+
+/** Starts a pause. */
+export function startPause(meter: ConsoleMeter | RequestMeter, now: number): void {
+  meter.pausedAt = now;
+}
+
+/** Ends a pause: the tab is metered afresh. */
+export function endPause(meter: ConsoleMeter | RequestMeter, now: number): void {
   meter.pausedAt = null;
+  if ("level" in meter) {
+    meter.level = 0;
+    meter.at = now;
+    return;
+  }
   meter.resumedAt = now;
   meter.windowAt = now;
   meter.windowDrops = 0;

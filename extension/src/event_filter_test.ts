@@ -1,14 +1,19 @@
-import { assertEquals } from "../../tests/support/assert.ts";
+import { assert, assertEquals } from "../../tests/support/assert.ts";
 import { EVENT_STRING_MAX, EVENTS_PER_SECOND } from "../../shared/browser_protocol.ts";
 import {
   admit,
   clip,
   endPause,
   FLOOD_DROPS,
+  FLOOD_REQUESTS,
   floods,
   freshMeter,
+  freshRequestMeter,
+  judge,
+  type Metered,
   newDocument,
   project,
+  RECORDED_REQUESTS_PER_SECOND,
   replayed,
   startPause,
   takeToken,
@@ -82,4 +87,99 @@ Deno.test("only the main frame's new document ends a pause", () => {
   assertEquals(newDocument("Page.frameNavigated", { frame: { id: "A" } }), true);
   assertEquals(newDocument("Page.frameNavigated", { frame: { id: "B", parentId: "A" } }), false);
   assertEquals(newDocument("Page.navigatedWithinDocument", { frameId: "A" }), false);
+});
+
+/** A tab as the extension keeps it, first observed at `now`. */
+function freshTab(now: number): Metered {
+  return {
+    tokens: EVENTS_PER_SECOND,
+    refilledAt: now,
+    console: freshMeter(now),
+    network: freshRequestMeter(now),
+  };
+}
+
+/** A page's traffic: `requests` started every `everyMs` for `seconds`, after a first `burst`. */
+interface Traffic {
+  requests: number;
+  everyMs: number;
+  seconds: number;
+  burst?: number;
+  /** Console lines logged beside each round of requests. */
+  lines?: number;
+}
+
+/**
+ * Feeds `tab` what such a page makes the browser send, in order: each request's start, its
+ * answer and its end 50 ms later, and the console lines; a paused kind is passed by as the
+ * extension does. Returns when the tab's network was paused (ms after the start), or null.
+ */
+function pausedAt(tab: Metered, traffic: Traffic): number | null {
+  const events: { at: number; method: string }[] = [];
+  const request = (at: number) =>
+    events.push(
+      { at, method: "Network.requestWillBeSent" },
+      { at: at + 50, method: "Network.responseReceived" },
+      { at: at + 50, method: "Network.loadingFinished" },
+    );
+  for (let n = 0; n < (traffic.burst ?? 0); n++) request(n / 10);
+  for (let at = 0; at < traffic.seconds * 1_000; at += traffic.everyMs) {
+    for (let n = 0; n < traffic.requests; n++) request(at);
+    for (let n = 0; n < (traffic.lines ?? 0); n++) {
+      events.push({ at, method: "Runtime.consoleAPICalled" });
+    }
+  }
+  events.sort((a, b) => a.at - b.at);
+  for (const { at, method } of events) {
+    const meter = method.startsWith("Network.") ? tab.network : tab.console;
+    if (meter.pausedAt !== null) continue;
+    const verdict = judge(tab, method, at);
+    if (verdict.pause === "console") startPause(tab.console, at);
+    if (verdict.pause === "network") {
+      startPause(tab.network, at);
+      return at;
+    }
+  }
+  return null;
+}
+
+Deno.test("a page starting requests faster than their events can be recorded is paused, however slowly the processor lets it", () => {
+  // The storm page: twenty requests every twenty milliseconds, a thousand a second.
+  const storm = pausedAt(freshTab(0), { requests: 20, everyMs: 20, seconds: 10 });
+  assert(storm !== null && storm < 1_500, `the storm paused at ${storm} ms`);
+  // The same page on a starved processor: a quarter, then an eighth of its requests. Under the
+  // rate bound's drops alone (500 within a second) neither was ever paused: a quarter drops
+  // about 180 of its requests a second, an eighth about 60.
+  const starved = pausedAt(freshTab(0), { requests: 5, everyMs: 20, seconds: 30 });
+  const rate = 250 - RECORDED_REQUESTS_PER_SECOND;
+  assert(starved !== null, "a quarter of the storm was never paused");
+  assert(Math.abs(starved - (FLOOD_REQUESTS / rate) * 1_000) < 100, `paused at ${starved} ms`);
+  const crawling = pausedAt(freshTab(0), { requests: 5, everyMs: 40, seconds: 60 });
+  assert(crawling !== null && crawling < 30_000, `an eighth paused at ${crawling} ms`);
+});
+
+Deno.test("the network pause counts the requests a page starts, not what the rate bound drops", () => {
+  const quarter = { requests: 5, everyMs: 20, seconds: 30 };
+  // A console flood beside the requests takes every token of the rate bound, so every request's
+  // events are dropped; the pause comes at the same request all the same.
+  assertEquals(
+    pausedAt(freshTab(0), { ...quarter, lines: 40 }),
+    pausedAt(freshTab(0), quarter),
+  );
+  // A console flood alone pauses the console, never the network.
+  const loud = freshTab(0);
+  assertEquals(pausedAt(loud, { requests: 0, everyMs: 10, seconds: 5, lines: 2_000 }), null);
+  assert(loud.console.pausedAt !== null, "the console flood was paused");
+});
+
+Deno.test("a page's load of a few hundred requests and a steady stream its events can be recorded for are never paused", () => {
+  // 600 requests at once, then 60 a second (the events of 66 a second can be recorded) for two
+  // minutes.
+  const steady = { requests: 3, everyMs: 50, seconds: 120, burst: 600 };
+  assertEquals(pausedAt(freshTab(0), steady), null);
+  // A pause ends with the document: the next one is metered afresh.
+  const tab = freshTab(0);
+  assert(pausedAt(tab, { requests: 20, everyMs: 20, seconds: 5 }) !== null);
+  endPause(tab.network, 10_000);
+  assertEquals(tab.network, freshRequestMeter(10_000));
 });

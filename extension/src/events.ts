@@ -19,14 +19,13 @@ import {
 } from "../../shared/browser_protocol.ts";
 import { EnableBook } from "./enable_book.ts";
 import {
-  admit,
-  type Bucket,
   clip,
-  type ConsoleMeter,
   endPause,
-  floods,
   freshMeter,
+  freshRequestMeter,
+  judge,
   MAX_EVENT_CHARS,
+  type Metered,
   newDocument,
   project,
   replayed,
@@ -34,16 +33,12 @@ import {
 } from "./event_filter.ts";
 import { track, untrack } from "./locations.ts";
 
-interface Observer extends Bucket {
+interface Observer extends Metered {
   /** Whether the tab reports where it stands while the debugger is attached (decision 0190). */
   locations: boolean;
   /** Event method → kept fields (undefined keeps all). */
   events: Map<string, string[] | undefined>;
   dropped: number;
-  /** Whether the tab's console floods, and whether it is listened to now (decision 0291). */
-  console: ConsoleMeter;
-  /** The same for its network events (decision 0340). */
-  network: ConsoleMeter;
 }
 
 const observers = new Map<number, Observer>();
@@ -86,7 +81,7 @@ export function observe(
     refilledAt: previous?.refilledAt ?? Date.now(),
     dropped: previous?.dropped ?? 0,
     console: previous?.console ?? freshMeter(Date.now()),
-    network: previous?.network ?? freshMeter(Date.now()),
+    network: previous?.network ?? freshRequestMeter(Date.now()),
   });
 }
 
@@ -105,7 +100,7 @@ export function observeLike(openerTabId: number, tabId: number): boolean {
     refilledAt: Date.now(),
     dropped: 0,
     console: freshMeter(Date.now()),
-    network: freshMeter(Date.now()),
+    network: freshRequestMeter(Date.now()),
   });
   return true;
 }
@@ -171,15 +166,11 @@ chrome.debugger.onEvent.addListener((source, method, params) => {
   if (observer.network.pausedAt !== null && newDocument(method, raw)) {
     void resumeNetwork(tabId, observer);
   }
-  if (!admit(observer, method, now)) {
+  const verdict = judge(observer, method, now);
+  if (verdict.pause === "console") pauseConsole(tabId, observer);
+  if (verdict.pause === "network") pauseNetwork(tabId, observer);
+  if (!verdict.forward) {
     observer.dropped++;
-    if (ofConsole && floods(observer.console, now)) pauseConsole(tabId, observer);
-    // Counted by the requests the page starts. Counting every dropped Network.* event also paused
-    // the network of a tab that only floods its console (which other events came was not traced),
-    // and its console read was then cut off: tests/flood_test.ts.
-    if (method === "Network.requestWillBeSent" && floods(observer.network, now)) {
-      pauseNetwork(tabId, observer);
-    }
     return;
   }
   const fields = observer.events.get(method);
@@ -240,9 +231,10 @@ function heardAgain(tabId: number, observer: Observer): void {
 }
 
 /**
- * Stops listening to a tab whose page sends requests faster than their events can be dropped
- * (decision 0340), as {@linkcode pauseConsole} does for its console: `Network.disable` stops them
- * at the page until its main frame shows a new document.
+ * Stops listening to a tab whose page starts requests faster than their events can be recorded,
+ * for long enough ({@linkcode requestsFlood}, decisions 0340 and 0580), as
+ * {@linkcode pauseConsole} does for its console: `Network.disable` stops them at the page until
+ * its main frame shows a new document.
  */
 function pauseNetwork(tabId: number, observer: Observer): void {
   startPause(observer.network, tellPaused(tabId, true, NETWORK_PAUSED_EVENT));

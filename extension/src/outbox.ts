@@ -11,6 +11,9 @@
  * - Then the lanes take turns, one frame each; a lane whose next frame is an answer (a result, a
  *   sequence's lead) goes before lanes whose next frame is an event. Inside a lane the order is
  *   kept: a tab's events tell what its command did, and the service reads them in that order.
+ *   Only the tab's pause notices go ahead of its lane, behind its earlier notices (decision
+ *   0580): they tell how the tab is listened to, not what a command did, and a notice that its
+ *   console or network is no longer listened to would otherwise wait behind the flood it ends.
  * - A lane holds at most {@linkcode LANE_EVENTS} events. Beyond it a new event is dropped and
  *   counted on the last event waiting in the lane (`dropped`), which the service adds to what the
  *   tab's reads say was not recorded. Answers, a dialog's events, where a tab stands and
@@ -56,10 +59,16 @@ function isEvent(frame: FromExtension): boolean {
   return frame.type === "cdp_event" || frame.type === "tab_location";
 }
 
+/** Whether a frame tells that its tab's console or network is (no longer) listened to. */
+function isPauseNotice(frame: FromExtension): boolean {
+  return frame.type === "cdp_event" &&
+    (frame.method === CONSOLE_PAUSED_EVENT || frame.method === NETWORK_PAUSED_EVENT);
+}
+
 /** Whether an event may be dropped when its lane is full. */
 function droppable(frame: FromExtension): boolean {
   return frame.type === "cdp_event" && !NEVER_DROPPED_EVENTS.includes(frame.method) &&
-    frame.method !== CONSOLE_PAUSED_EVENT && frame.method !== NETWORK_PAUSED_EVENT;
+    !isPauseNotice(frame);
 }
 
 /**
@@ -129,7 +138,12 @@ export class Outbox {
         }
         waiting.events++;
       }
-      waiting.frames.push(frame);
+      if (isPauseNotice(frame)) {
+        const behind = waiting.frames.findIndex((waits) => !isPauseNotice(waits));
+        waiting.frames.splice(behind === -1 ? waiting.frames.length : behind, 0, frame);
+      } else {
+        waiting.frames.push(frame);
+      }
     }
     this.#drain();
   }

@@ -1,5 +1,9 @@
 import { assert, assertEquals } from "../../tests/support/assert.ts";
-import type { FromExtension } from "../../shared/browser_protocol.ts";
+import {
+  CONSOLE_PAUSED_EVENT,
+  type FromExtension,
+  NETWORK_PAUSED_EVENT,
+} from "../../shared/browser_protocol.ts";
 import { CONTROL_REQUESTS, LANE_EVENTS, Outbox, OUTBOX_WINDOW } from "./outbox.ts";
 
 const BUSY = 1;
@@ -103,6 +107,25 @@ Deno.test("a full lane drops new events and counts them; answers, dialogs and no
   assert(said.includes("b-1") && said.includes("b-2"), "nor a dialog or a pause notice");
   // The lane never held more than its bound of droppable events.
   assertEquals(posted.length, OUTBOX_WINDOW + LANE_EVENTS + 3);
+});
+
+Deno.test("a tab's pause notices go ahead of its waiting events, in the order they came", () => {
+  const { outbox, posted } = counted();
+  for (let n = 0; n < OUTBOX_WINDOW + LANE_EVENTS; n++) outbox.put(event(BUSY, n));
+  outbox.put(result(4), BUSY);
+  outbox.put(event(BUSY, -1, NETWORK_PAUSED_EVENT));
+  outbox.put(event(BUSY, -2, CONSOLE_PAUSED_EVENT));
+  outbox.put(event(QUIET, 0));
+  outbox.passed(3);
+  // The flood's notice does not wait behind the flood (nor the answer): the busy tab's next
+  // frames are its notices, taking their turns with the quiet tab's.
+  assertEquals(words(posted).slice(OUTBOX_WINDOW), ["b-1", "q0", "b-2"]);
+  outbox.passed(10_000);
+  assertEquals(words(posted).slice(OUTBOX_WINDOW + 3, OUTBOX_WINDOW + 5), [
+    `b${OUTBOX_WINDOW}`,
+    `b${OUTBOX_WINDOW + 1}`,
+  ]);
+  assertEquals(words(posted).at(-1), "r4", "the answer keeps its place behind its events");
 });
 
 Deno.test("clear forgets what waits; reset also forgets the connector's count", () => {
