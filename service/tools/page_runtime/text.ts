@@ -5,7 +5,7 @@
  * @module
  */
 
-import { isElement, isSvg, isText } from "./dom.ts";
+import { isElement, isSvg, isSvgName, isText } from "./dom.ts";
 import { isSecretField } from "./secrets.ts";
 
 /** Elements that flow inside a line of text rather than start one. */
@@ -84,13 +84,22 @@ export function textOf(node: Node, budget: number): string {
  */
 export function hasText(node: Node, budget: number): boolean {
   // The common case, a plain element that starts with a word, without the gathering's closures.
-  const first = node.firstChild;
   if (
-    first && isText(first) && NOT_SPACE.test(first.data) && isElement(node) && !isSvg(node) &&
-    !node.shadowRoot && !SKIP.has(node.tagName) && !OWN_TEXT.has(node.tagName) &&
-    !(node as HTMLElement).hidden && node.getAttribute("aria-hidden") !== "true"
+    isElement(node) && startsWithWords(node, node.tagName) && !(node as HTMLElement).hidden &&
+    node.getAttribute("aria-hidden") !== "true"
   ) return true;
   return NOT_SPACE.test(gather(node, (out) => out.length > budget || NOT_SPACE.test(out)));
+}
+
+/**
+ * Whether the text {@linkcode gather} takes from an element (`tag` its `tagName`) starts with a
+ * word in its first child, leaving aside whether the element itself is hidden: the gathering
+ * reads a plain element's children in order, so such an element has text.
+ */
+export function startsWithWords(el: Element, tag: string): boolean {
+  const first = el.firstChild;
+  return !!first && isText(first) && NOT_SPACE.test(first.data) && !isSvgName(tag) &&
+    !SKIP.has(tag) && !OWN_TEXT.has(tag) && !el.shadowRoot;
 }
 
 /** Elements whose text the gathering takes from elsewhere than their first child. */
