@@ -82,6 +82,41 @@ export function visibilityOf(el: Element, attributed = true): "hidden" | "invisi
   return viewOf(el).getComputedStyle(el).display === "contents" ? "shown" : "hidden";
 }
 
+/**
+ * The names of the elements that may have a shadow root: the DOM's valid shadow host names (as
+ * `tagName` gives them in an HTML document and in an XML one); a custom element's name holds a
+ * hyphen. Any other element cannot have one (`attachShadow` throws, declarative shadow roots
+ * are not attached), so its `shadowRoot` need not be asked: on a page of thousands of rows,
+ * cells and buttons, a call into the browser per element and walk (decision 0600).
+ */
+const SHADOW_HOSTS: ReadonlySet<string> = new Set(
+  [
+    "article",
+    "aside",
+    "blockquote",
+    "body",
+    "div",
+    "footer",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "header",
+    "main",
+    "nav",
+    "p",
+    "section",
+    "span",
+  ].flatMap((name) => [name, name.toUpperCase()]),
+);
+
+/** The element's open shadow root, asked only where there may be one; `tag` its `tagName`. */
+export function shadowOf(el: Element, tag: string): ShadowRoot | null {
+  return SHADOW_HOSTS.has(tag) || tag.includes("-") ? el.shadowRoot : null;
+}
+
 /** The nodes a node shows: its shadow tree's, a slot's assigned ones, or its children. */
 export function shownChildren(node: Node): Iterable<Node> {
   const el = node as Element;

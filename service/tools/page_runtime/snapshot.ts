@@ -8,7 +8,15 @@
 
 import { redactedTitle } from "./secrets.ts";
 import { stateOf, valueOf } from "./describe.ts";
-import { frameDocument, isHidden, isSvgName, rootOf, viewOf, visibilityOf } from "./dom.ts";
+import {
+  frameDocument,
+  isHidden,
+  isSvgName,
+  rootOf,
+  shadowOf,
+  viewOf,
+  visibilityOf,
+} from "./dom.ts";
 import { isNamed, nameOf } from "./names.ts";
 import { byId, idOf, token } from "./registry.ts";
 import type { Snapshot, SnapshotNode, SnapshotOptions } from "./contract.ts";
@@ -236,7 +244,7 @@ class Walker {
 
   /** Walks what `parent` shows (`tag` its `tagName`, "" for a shadow root or fragment). */
   #walkChildren(parent: Node, depth: number, suppressText: boolean, tag: string): void {
-    const shadow = tag === "" ? null : (parent as Element).shadowRoot;
+    const shadow = tag === "" ? null : shadowOf(parent as Element, tag);
     const assigned = tag === "SLOT" && !shadow ? (parent as HTMLSlotElement).assignedNodes() : null;
     if (assigned && assigned.length) {
       for (const child of assigned) this.walk(child, depth, suppressText);

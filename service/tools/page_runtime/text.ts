@@ -5,7 +5,7 @@
  * @module
  */
 
-import { isElement, isSvg, isSvgName, isText } from "./dom.ts";
+import { isElement, isSvg, isSvgName, isText, shadowOf } from "./dom.ts";
 import { isSecretField } from "./secrets.ts";
 
 /** Elements that flow inside a line of text rather than start one. */
@@ -99,7 +99,7 @@ export function hasText(node: Node, budget: number): boolean {
 export function startsWithWords(el: Element, tag: string): boolean {
   const first = el.firstChild;
   return !!first && isText(first) && NOT_SPACE.test(first.data) && !isSvgName(tag) &&
-    !SKIP.has(tag) && !OWN_TEXT.has(tag) && !el.shadowRoot;
+    !SKIP.has(tag) && !OWN_TEXT.has(tag) && !shadowOf(el, tag);
 }
 
 /** Elements whose text the gathering takes from elsewhere than their first child. */
