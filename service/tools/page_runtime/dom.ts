@@ -55,22 +55,66 @@ export function isHidden(el: Element): boolean {
   return false;
 }
 
-/** The one options object every visibility look passes: no new object per element. */
-const VISIBILITY_PROPERTY: CheckVisibilityOptions = Object.freeze({ visibilityProperty: true });
+/**
+ * The one options object every visibility look passes: no new object per element, and no
+ * prototype, so the browser's reading of the options it does not set ends at the object instead
+ * of searching `Object.prototype` for each (a quarter of the look; decision 0600).
+ */
+const VISIBILITY_PROPERTY: CheckVisibilityOptions = Object.freeze(
+  Object.assign(Object.create(null), { visibilityProperty: true }),
+);
 
 /**
  * What the walk needs to know of an element's visibility, in one style look for the common case:
  * `hidden` as {@linkcode isHidden} says, `invisible` when only `visibility: hidden` hides it (a
  * child may be visible again), else `shown`. A walk of a page of thousands of rows asked the
- * browser three times per element before (decision 0371).
+ * browser three times per element before (decision 0371). `attributed` false says the element
+ * has no attributes (`hasAttributes`), so neither `hidden` nor `aria-hidden` is asked.
  */
-export function visibilityOf(el: Element): "hidden" | "invisible" | "shown" {
-  if ((el as HTMLElement).hidden || el.getAttribute("aria-hidden") === "true") return "hidden";
+export function visibilityOf(el: Element, attributed = true): "hidden" | "invisible" | "shown" {
+  if (attributed && ((el as HTMLElement).hidden || el.getAttribute("aria-hidden") === "true")) {
+    return "hidden";
+  }
   if (typeof el.checkVisibility !== "function") return "shown";
   if (el.checkVisibility(VISIBILITY_PROPERTY)) return "shown";
   if (el.checkVisibility()) return "invisible";
   // display: contents (slots, framework wrappers) has no box of its own but shows its children.
   return viewOf(el).getComputedStyle(el).display === "contents" ? "shown" : "hidden";
+}
+
+/**
+ * The names of the elements that may have a shadow root: the DOM's valid shadow host names (as
+ * `tagName` gives them in an HTML document and in an XML one); a custom element's name holds a
+ * hyphen. Any other element cannot have one (`attachShadow` throws, declarative shadow roots
+ * are not attached), so its `shadowRoot` need not be asked: on a page of thousands of rows,
+ * cells and buttons, a call into the browser per element and walk (decision 0600).
+ */
+const SHADOW_HOSTS: ReadonlySet<string> = new Set(
+  [
+    "article",
+    "aside",
+    "blockquote",
+    "body",
+    "div",
+    "footer",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "header",
+    "main",
+    "nav",
+    "p",
+    "section",
+    "span",
+  ].flatMap((name) => [name, name.toUpperCase()]),
+);
+
+/** The element's open shadow root, asked only where there may be one; `tag` its `tagName`. */
+export function shadowOf(el: Element, tag: string): ShadowRoot | null {
+  return SHADOW_HOSTS.has(tag) || tag.includes("-") ? el.shadowRoot : null;
 }
 
 /** The nodes a node shows: its shadow tree's, a slot's assigned ones, or its children. */
@@ -89,7 +133,11 @@ export function shownChildren(node: Node): Iterable<Node> {
  * every element a walk meets, so without making a lower-case copy of each name.
  */
 export function isSvg(el: Element): boolean {
-  const tag = el.tagName;
+  return isSvgName(el.tagName);
+}
+
+/** {@linkcode isSvg} of an element whose `tagName` the caller has read already. */
+export function isSvgName(tag: string): boolean {
   // Most three-letter names (DIV, NAV) are told apart by their first letter, with no copy.
   return tag.length === 3 && (tag.charCodeAt(0) | 32) === 115 && tag.toLowerCase() === "svg";
 }

@@ -5,10 +5,10 @@
  * @module
  */
 
-import { isElement, isSvg, isText, rootOf } from "./dom.ts";
+import { isElement, isSvgName, isText, rootOf } from "./dom.ts";
 import { CONTAINER_ROLES, NAME_FROM_CONTENT, SCRIPT_CONTROL } from "./contract.ts";
 import { ACTIONABLE } from "./roles.ts";
-import { clean, hasText, SKIP, textOf } from "./text.ts";
+import { clean, hasText, SKIP, startsWithWords, textOf } from "./text.ts";
 
 /** The text of a label without the control inside it. */
 function textOfLabel(label: Element, control: Element): string {
@@ -43,13 +43,18 @@ function labelsOf(el: Element): string {
 
 /**
  * The element's accessible name, given its role. `text` gathers the text of elements the name
- * comes from; {@linkcode isNamed} passes one that only says whether there is any.
+ * comes from; {@linkcode isNamed} passes one that only says whether there is any. A walk that
+ * has read the element's `tagName` passes it, and `attributed` false when the element has no
+ * attributes (`hasAttributes`): no attribute is then looked up.
  */
 export function nameOf(
   el: Element,
   role: string | null,
   text: (node: Node, budget: number) => string = textOf,
+  tag: string = el.tagName,
+  attributed = true,
 ): string {
+  if (!attributed) return unattributedName(el, role, tag, text);
   const labelledby = el.getAttribute("aria-labelledby");
   if (labelledby) {
     const root = rootOf(el);
@@ -64,7 +69,6 @@ export function nameOf(
   }
   const label = clean(el.getAttribute("aria-label"));
   if (label) return label;
-  const tag = el.tagName;
   if (
     tag === "INPUT" || tag === "TEXTAREA" || tag === "SELECT" || tag === "METER" ||
     tag === "PROGRESS" || tag === "OUTPUT"
@@ -83,7 +87,7 @@ export function nameOf(
   if (tag === "IMG" || tag === "AREA") {
     return clean(el.getAttribute("alt")) || clean(el.getAttribute("title"));
   }
-  if (isSvg(el)) {
+  if (isSvgName(tag)) {
     const title = el.querySelector("title");
     return title ? clean(title.textContent) : "";
   }
@@ -112,12 +116,59 @@ export function nameOf(
   return clean(el.getAttribute("title"));
 }
 
+/** Elements {@linkcode nameOf} names by their tag's own rule, before their content. */
+const NAMED_BY_TAG: ReadonlySet<string> = new Set([
+  "INPUT",
+  "TEXTAREA",
+  "SELECT",
+  "METER",
+  "PROGRESS",
+  "OUTPUT",
+  "IMG",
+  "AREA",
+  "FIELDSET",
+  "TABLE",
+  "IFRAME",
+  "FRAME",
+]);
+
+/**
+ * {@linkcode nameOf} of an element without attributes (most rows, cells and buttons of a big
+ * table): no `aria-*`, `title`, `alt`, `type` or label `for` can name it, so only what the
+ * element holds can, and only where {@linkcode nameOf} would take it from there.
+ */
+function unattributedName(
+  el: Element,
+  role: string | null,
+  tag: string,
+  text: (node: Node, budget: number) => string,
+): string {
+  // Named by a value, a label, a legend or caption, or a default: the whole rule.
+  if (NAMED_BY_TAG.has(tag) || isSvgName(tag)) return nameOf(el, role, text, tag, true);
+  if (role === null || !(NAME_FROM_CONTENT.has(role) || role === SCRIPT_CONTROL)) return "";
+  // A container of a control is named only by its title, which it has not.
+  if (CONTAINER_ROLES.has(role) && el.firstElementChild && el.querySelector(ACTIONABLE)) return "";
+  return text(el, 400);
+}
+
 /**
  * Whether the element has a name, as {@linkcode nameOf} would give it, without gathering the
- * whole of the text it comes from (decision 0500).
+ * whole of the text it comes from (decision 0500). The walk passes the `tagName` it read, and
+ * `attributed` false for an element without attributes.
  */
-export function isNamed(el: Element, role: string | null): boolean {
-  return nameOf(el, role, anyText) !== "";
+export function isNamed(
+  el: Element,
+  role: string | null,
+  tag: string = el.tagName,
+  attributed = true,
+): boolean {
+  // The commonest shape: a cell, button or heading without attributes that starts with its
+  // words (nothing hides it, and a cell that holds no element holds no control).
+  if (
+    !attributed && role !== null && NAME_FROM_CONTENT.has(role) && !NAMED_BY_TAG.has(tag) &&
+    startsWithWords(el, tag) && !(CONTAINER_ROLES.has(role) && el.firstElementChild)
+  ) return true;
+  return nameOf(el, role, anyText, tag, attributed) !== "";
 }
 
 /** A text gatherer that only says whether there is any: "x" or "". */

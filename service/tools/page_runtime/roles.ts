@@ -42,13 +42,13 @@ function inputRole(el: HTMLInputElement): string | null {
 /**
  * The element's role: its explicit role (`none` read as `presentation`), else the one its tag
  * implies, `generic-clickable` for script-made controls that announce themselves by `onclick` or
- * `tabindex`, or null.
+ * `tabindex`, or null. A walk that has read the element's `tagName` passes it, and
+ * `attributed` false when the element has no attributes (`hasAttributes`): nothing to look up.
  */
-export function roleOf(el: Element): string | null {
-  const attribute = el.getAttribute("role");
+export function roleOf(el: Element, tag = el.tagName, attributed = true): string | null {
+  const attribute = attributed ? el.getAttribute("role") : null;
   const explicit = attribute ? clean(attribute).split(" ")[0] : "";
   if (explicit) return explicit === "none" ? "presentation" : explicit;
-  const tag = el.tagName;
   switch (tag) {
     case "A":
     case "AREA":
@@ -130,7 +130,10 @@ export function roleOf(el: Element): string | null {
   if (html.isContentEditable && (!el.parentElement || !el.parentElement.isContentEditable)) {
     return "textbox";
   }
-  if (el.hasAttribute("onclick") || (el.hasAttribute("tabindex") && html.tabIndex >= 0)) {
+  if (
+    attributed &&
+    (el.hasAttribute("onclick") || (el.hasAttribute("tabindex") && html.tabIndex >= 0))
+  ) {
     return SCRIPT_CONTROL;
   }
   return null;

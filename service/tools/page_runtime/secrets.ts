@@ -8,7 +8,7 @@
 
 import { REDACTED } from "./contract.ts";
 import { digestOf, type SecretDigest } from "../page/secret_digest.ts";
-import { frameDocument } from "./dom.ts";
+import { frameDocument, shadowOf } from "./dom.ts";
 
 /** Names, ids and autocomplete tokens of fields whose values are secret. */
 const SECRET_FIELD =
@@ -117,7 +117,8 @@ export function secretValues(): string[] {
       ) {
         found.add((el as HTMLInputElement).value);
       }
-      if (el.shadowRoot) visit(el.shadowRoot, depth);
+      const shadow = shadowOf(el, tag);
+      if (shadow) visit(shadow, depth);
     }
   };
   visit(document, 0);

@@ -10,11 +10,10 @@ import { redactedTitle } from "./secrets.ts";
 import { stateOf, valueOf } from "./describe.ts";
 import {
   frameDocument,
-  isElement,
   isHidden,
-  isSvg,
-  isText,
+  isSvgName,
   rootOf,
+  shadowOf,
   viewOf,
   visibilityOf,
 } from "./dom.ts";
@@ -31,8 +30,10 @@ function extrasOf(
   el: Element,
   role: string,
   name: string,
+  attributed: boolean,
 ): { placeholder?: string; href?: string } {
   const out: { placeholder?: string; href?: string } = {};
+  if (!attributed) return out;
   const placeholder = el.getAttribute("placeholder");
   if (placeholder && clean(placeholder) !== name) out.placeholder = clip(clean(placeholder), 80);
   if (role === "iframe" && (el as HTMLIFrameElement).src) {
@@ -63,11 +64,14 @@ function hintsOf(el: Element): string {
   ].filter(Boolean).join(" ");
 }
 
-/** Whether an element only names another (a label of a control, a legend or caption). */
-function onlyNames(n: Element): boolean {
-  return (n.tagName === "LABEL" && !!(n as HTMLLabelElement).control &&
+/**
+ * Whether an element (`tag` its `tagName`) only names another (a label of a control, a legend
+ * or caption).
+ */
+function onlyNames(n: Element, tag: string): boolean {
+  return (tag === "LABEL" && !!(n as HTMLLabelElement).control &&
     (n as HTMLLabelElement).control !== n) ||
-    ((n.tagName === "LEGEND" || n.tagName === "CAPTION") && !!n.parentElement &&
+    ((tag === "LEGEND" || tag === "CAPTION") && !!n.parentElement &&
       n.parentElement.getAttribute("aria-label") === null);
 }
 
@@ -94,8 +98,8 @@ function shapeRole(el: Element): string | null {
 }
 
 /** Whether an element is a label that names a control outside itself (`<label for>`). */
-function standsApart(n: Element): boolean {
-  const control = n.tagName === "LABEL" ? (n as HTMLLabelElement).control : null;
+function standsApart(n: Element, tag: string): boolean {
+  const control = tag === "LABEL" ? (n as HTMLLabelElement).control : null;
   return !!control && !n.contains(control);
 }
 
@@ -116,7 +120,8 @@ const UNNAMED_YET = "\u2026";
 
 /** Fills `node` with what the describer says of `el`: ref, name, value, states, extras, hints. */
 function describeNode(node: SnapshotNode, el: Element, role: string, hints: boolean): void {
-  const name = clip(nameOf(el, role), 200);
+  const attributed = el.hasAttributes();
+  const name = clip(nameOf(el, role, textOf, el.tagName, attributed), 200);
   node.id = idOf(el);
   node.role = shownRole(role);
   node.name = name;
@@ -127,7 +132,7 @@ function describeNode(node: SnapshotNode, el: Element, role: string, hints: bool
   }
   const states = stateOf(el, role);
   if (states.length) node.states = states;
-  const extras = extrasOf(el, role, name);
+  const extras = extrasOf(el, role, name, attributed);
   if (extras.placeholder) node.placeholder = extras.placeholder;
   if (extras.href) node.href = extras.href;
   if (hints) {
@@ -204,7 +209,13 @@ class Walker {
    * shape, with the id {@linkcode PENDING}, and {@linkcode describe}s it once it knows the node
    * will be returned.
    */
-  #emit(el: Element, role: string, depth: number): SnapshotNode | null {
+  #emit(
+    el: Element,
+    role: string,
+    depth: number,
+    tag = el.tagName,
+    attributed = true,
+  ): SnapshotNode | null {
     this.flushText();
     if (this.nodes.length >= this.#limit) {
       this.omitted++;
@@ -212,7 +223,8 @@ class Walker {
     }
     if (this.#defer && role !== "iframe") {
       // Only the shape: depth, role, whether there is a name, a list item's states.
-      const named = (NAME_FROM_CONTENT.has(role) || role === SCRIPT_CONTROL) && isNamed(el, role);
+      const named = (NAME_FROM_CONTENT.has(role) || role === SCRIPT_CONTROL) &&
+        isNamed(el, role, tag, attributed);
       const node: SnapshotNode = { id: PENDING, depth, role: shownRole(role), name: "" };
       if (named) node.name = UNNAMED_YET;
       if (role === "listitem") {
@@ -230,18 +242,17 @@ class Walker {
     return node;
   }
 
-  #walkChildren(parent: Node, depth: number, suppressText: boolean): void {
-    const el = parent as Element;
-    const assigned = el.tagName === "SLOT" && !el.shadowRoot
-      ? (el as HTMLSlotElement).assignedNodes()
-      : null;
+  /** Walks what `parent` shows (`tag` its `tagName`, "" for a shadow root or fragment). */
+  #walkChildren(parent: Node, depth: number, suppressText: boolean, tag: string): void {
+    const shadow = tag === "" ? null : shadowOf(parent as Element, tag);
+    const assigned = tag === "SLOT" && !shadow ? (parent as HTMLSlotElement).assignedNodes() : null;
     if (assigned && assigned.length) {
       for (const child of assigned) this.walk(child, depth, suppressText);
       return;
     }
     // The shown children (`shownChildren`) by their sibling links: a NodeList's iterator costs
     // more than the rest of the step on a page of thousands of elements (decision 0500).
-    const from = el.shadowRoot ?? parent;
+    const from = shadow ?? parent;
     for (let child = from.firstChild; child; child = child.nextSibling) {
       this.walk(child, depth, suppressText);
     }
@@ -249,7 +260,9 @@ class Walker {
 
   /** Walks a node and what it shows. */
   walk(n: Node, depth: number, suppressText: boolean): void {
-    if (isText(n)) {
+    // Each property read is a call into the browser: each is read once per node (decision 0600).
+    const type = n.nodeType;
+    if (type === 3) {
       if (suppressText) return;
       if (!this.#text) {
         this.#textDepth = depth;
@@ -257,39 +270,43 @@ class Walker {
           ? n.parentElement || (n.parentNode && (n.parentNode as ShadowRoot).host) || null
           : null;
       }
-      this.#text += n.data;
+      this.#text += (n as Text).data;
       return;
     }
-    if (n.nodeType === 11) {
-      this.#walkChildren(n, depth, suppressText);
+    if (type === 11) {
+      this.#walkChildren(n, depth, suppressText, "");
       return;
     }
-    if (!isElement(n)) return;
+    if (type !== 1) return;
+    const el = n as Element;
     if (this.#pruning) {
       if (this.exhausted) return;
-      if (!this.#pruning.holds(n)) return this.#passOver(n);
+      if (!this.#pruning.holds(el)) return this.#passOver(el);
       if (++this.#entered > this.#pruning.budget) {
         this.exhausted = true;
         return;
       }
     }
-    if (isSvg(n)) {
+    const tag = el.tagName;
+    if (isSvgName(tag)) {
       // An icon is part of its control's name; a labelled graphic stands on its own, and the
       // shapes inside a drawing that take clicks are controls of their own.
-      if (isHidden(n) || this.#underPointer) return;
-      const labelled = n.getAttribute("aria-label") || n.getAttribute("role") === "img";
+      if (isHidden(el) || this.#underPointer) return;
+      const labelled = el.getAttribute("aria-label") || el.getAttribute("role") === "img";
       const graphic = labelled && depth <= this.#maxDepth && this.#filter !== "interactive"
-        ? this.#emit(n, "img", depth)
+        ? this.#emit(el, "img", depth)
         : null;
-      this.#walkShapes(n, graphic ? depth + 1 : depth);
+      this.#walkShapes(el, graphic ? depth + 1 : depth);
       return;
     }
-    if (SKIP.has(n.tagName)) return;
-    const visibility = visibilityOf(n);
+    if (SKIP.has(tag)) return;
+    // Most rows, cells and buttons of a big table have no attributes: none is looked up.
+    const attributed = el.hasAttributes();
+    const visibility = visibilityOf(el, attributed);
     if (visibility === "hidden") return;
     const outer = this.#underPointer;
     try {
-      this.#walkElement(n, depth, suppressText, visibility === "invisible");
+      this.#walkElement(el, tag, attributed, depth, suppressText, visibility === "invisible");
     } finally {
       this.#underPointer = outer;
     }
@@ -305,38 +322,49 @@ class Walker {
   }
 
   /** The element's role, counting script-made controls (a pointer cursor) as clickable. */
-  #roleOf(n: Element): string | null {
-    let role = roleOf(n);
+  #roleOf(n: Element, tag: string, attributed: boolean): string | null {
+    let role = roleOf(n, tag, attributed);
     if (role === "presentation") role = null;
     if (
-      !role && !this.#underPointer && n.tagName !== "BR" &&
+      !role && !this.#underPointer && tag !== "BR" &&
       viewOf(n).getComputedStyle(n).cursor === "pointer"
     ) role = SCRIPT_CONTROL;
     return role;
   }
 
-  #walkElement(n: Element, depth: number, suppressText: boolean, invisible: boolean): void {
-    if (onlyNames(n)) {
+  /**
+   * Walks an element the walk has read (`tag` its `tagName`, `attributed` whether it has any
+   * attributes) and found not hidden (`invisible`: hidden by `visibility` only).
+   */
+  #walkElement(
+    n: Element,
+    tag: string,
+    attributed: boolean,
+    depth: number,
+    suppressText: boolean,
+    invisible: boolean,
+  ): void {
+    if (onlyNames(n, tag)) {
       // A label apart from its control (`for`) is a place to click of its own: a click there
       // toggles or focuses the control, and pages style it as the visible switch or box.
-      if (standsApart(n) && this.#filter !== "interactive" && depth <= this.#maxDepth) {
-        this.#emit(n, "label", depth);
+      if (standsApart(n, tag) && this.#filter !== "interactive" && depth <= this.#maxDepth) {
+        this.#emit(n, "label", depth, tag, attributed);
       }
-      this.#walkChildren(n, depth, true);
+      this.#walkChildren(n, depth, true, tag);
       return;
     }
     // visibility: hidden hides the element and its text, but a child may be visible again.
     if (invisible) {
       this.flushText();
-      this.#walkChildren(n, depth, true);
+      this.#walkChildren(n, depth, true, tag);
       return;
     }
-    const role = this.#roleOf(n);
+    const role = this.#roleOf(n, tag, attributed);
     if (role && (INTERACTIVE.has(role) || role === SCRIPT_CONTROL)) {
       this.#underPointer = true;
     }
     if (!role) {
-      this.#walkPlain(n, depth, suppressText);
+      this.#walkPlain(n, tag, depth, suppressText);
       return;
     }
     if (depth > this.#maxDepth) {
@@ -347,27 +375,35 @@ class Walker {
     const actionable = INTERACTIVE.has(role) || role === SCRIPT_CONTROL || role === "iframe";
     // Inside an element named by its content, only controls add lines: the rest is its name.
     const interesting = actionable || (this.#filter !== "interactive" && !suppressText);
-    const node = interesting ? this.#emit(n, role, depth) : (this.flushText(), null);
+    const node = interesting
+      ? this.#emit(n, role, depth, tag, attributed)
+      : (this.flushText(), null);
     if (role === "iframe") return this.#walkFrame(n, depth, node);
-    if (n.tagName === "SELECT") return this.#walkOptions(n as HTMLSelectElement, depth);
-    if (n.tagName === "TEXTAREA" || n.tagName === "INPUT") return;
+    if (tag === "SELECT") return this.#walkOptions(n as HTMLSelectElement, depth);
+    if (tag === "TEXTAREA" || tag === "INPUT") return;
     const childDepth = node ? depth + 1 : depth;
     const nameFromContent = node &&
       (NAME_FROM_CONTENT.has(role) || role === SCRIPT_CONTROL) &&
-      node.name && !n.getAttribute("aria-label");
-    this.#walkChildren(n, childDepth, suppressText || !!nameFromContent || role === "textbox");
+      node.name && !(attributed && n.getAttribute("aria-label"));
+    this.#walkChildren(
+      n,
+      childDepth,
+      suppressText || !!nameFromContent || role === "textbox",
+      tag,
+    );
     this.flushText();
   }
 
   /** An element with no role: its content, in its own paragraph unless it is inline. */
-  #walkPlain(n: Element, depth: number, suppressText: boolean): void {
-    if (!INLINE.has(n.tagName)) this.flushText();
-    if (n.tagName === "BR") {
+  #walkPlain(n: Element, tag: string, depth: number, suppressText: boolean): void {
+    const inline = INLINE.has(tag);
+    if (!inline) this.flushText();
+    if (tag === "BR") {
       this.#text += " ";
       return;
     }
-    this.#walkChildren(n, depth, suppressText);
-    if (!INLINE.has(n.tagName)) this.flushText();
+    this.#walkChildren(n, depth, suppressText, tag);
+    if (!inline) this.flushText();
   }
 
   /**

@@ -5,7 +5,7 @@
  * @module
  */
 
-import { isElement, isSvg, isText } from "./dom.ts";
+import { isElement, isSvg, isSvgName, isText, shadowOf } from "./dom.ts";
 import { isSecretField } from "./secrets.ts";
 
 /** Elements that flow inside a line of text rather than start one. */
@@ -74,6 +74,15 @@ export function clip(text: string, n: number): string {
  * inputs that are not secret; it stops gathering once past `budget` characters.
  */
 export function textOf(node: Node, budget: number): string {
+  // The common case, an element holding one run of text (a cell, a button), without the
+  // gathering's closures and child lists: the gathering would take that run whole.
+  if (budget >= 1 && isElement(node)) {
+    const first = node.firstChild;
+    if (
+      first && isText(first) && !first.nextSibling && readsChildren(node, node.tagName) &&
+      shown(node)
+    ) return clean(first.data);
+  }
   return clean(gather(node, (out) => out.length > budget));
 }
 
@@ -84,13 +93,33 @@ export function textOf(node: Node, budget: number): string {
  */
 export function hasText(node: Node, budget: number): boolean {
   // The common case, a plain element that starts with a word, without the gathering's closures.
-  const first = node.firstChild;
-  if (
-    first && isText(first) && NOT_SPACE.test(first.data) && isElement(node) && !isSvg(node) &&
-    !node.shadowRoot && !SKIP.has(node.tagName) && !OWN_TEXT.has(node.tagName) &&
-    !(node as HTMLElement).hidden && node.getAttribute("aria-hidden") !== "true"
-  ) return true;
+  if (isElement(node) && startsWithWords(node, node.tagName) && shown(node)) return true;
   return NOT_SPACE.test(gather(node, (out) => out.length > budget || NOT_SPACE.test(out)));
+}
+
+/**
+ * Whether the text {@linkcode gather} takes from an element (`tag` its `tagName`) starts with a
+ * word in its first child, leaving aside whether the element itself is hidden: the gathering
+ * reads a plain element's children in order, so such an element has text.
+ */
+export function startsWithWords(el: Element, tag: string): boolean {
+  const first = el.firstChild;
+  return !!first && isText(first) && NOT_SPACE.test(first.data) && readsChildren(el, tag);
+}
+
+/**
+ * Whether {@linkcode gather} takes an element's text from its own children in order (`tag` its
+ * `tagName`), leaving aside whether it is hidden: not a drawing, a skipped or replaced element, a
+ * slot, or a shadow host.
+ */
+function readsChildren(el: Element, tag: string): boolean {
+  return !isSvgName(tag) && !SKIP.has(tag) && !OWN_TEXT.has(tag) && !shadowOf(el, tag);
+}
+
+/** Whether {@linkcode gather} reads the element at all: neither `hidden` nor `aria-hidden`. */
+function shown(el: Element): boolean {
+  return !el.hasAttributes() ||
+    (!(el as HTMLElement).hidden && el.getAttribute("aria-hidden") !== "true");
 }
 
 /** Elements whose text the gathering takes from elsewhere than their first child. */
