@@ -13,12 +13,11 @@
 
 import { type InstancePaths, resolveInstancePaths } from "../shared/instance.ts";
 import { requestPerson } from "../service/cli/person_command.ts";
-import { fetchStatus } from "../service/control/mod.ts";
 import { textOf, type ToolResult } from "./support/acp_socket.ts";
 import { assert, assertEquals, assertMatch } from "./support/assert.ts";
 import { connectCdp, typeInto } from "./support/cdp.ts";
 import { cli } from "./support/env.ts";
-import { ghostlight, startService } from "./support/processes.ts";
+import { ghostlight } from "./support/processes.ts";
 import { startSession } from "./support/session.ts";
 import { pollUntil, waitFor, within } from "./support/wait.ts";
 
@@ -229,16 +228,7 @@ Deno.test({
   sanitizeOps: false,
   async fn(t) {
     // The service runs apart from the browser's launcher, so a step can restart it alone.
-    let service: Deno.ChildProcess | null = null;
-    const s = await startSession({
-      launchArgs: ["--remote-debugging"],
-      beforeLaunch: async (testEnv) => {
-        service = startService(testEnv);
-        const { controlSocket } = resolveInstancePaths(testEnv.instance, (key) => testEnv.env[key]);
-        await waitFor(() => fetchStatus(controlSocket).then(() => true), "the service");
-        return [];
-      },
-    });
+    const s = await startSession({ launchArgs: ["--remote-debugging"], serviceApart: true });
     const token = `tok-${crypto.randomUUID().replaceAll("-", "")}`;
     const host = gateway(token);
     const paths = resolveInstancePaths(s.testEnv.instance, (key) => s.testEnv.env[key]);
@@ -666,11 +656,8 @@ Deno.test({
             toolResult(await side.mcp(bounded, "tools/list", {}).reply);
             // The service restarts: the shore's link comes back by itself and says its state
             // again, so status knows the remote and the person's Stop below still reaches it.
-            const stopping = service as Deno.ChildProcess | null;
-            assert(stopping !== null, "the session's own service");
-            stopping.kill("SIGTERM");
-            await stopping.status;
-            service = startService(s.testEnv);
+            await s.service!.kill("SIGTERM");
+            await s.service!.start();
             await statusSays(/remote bounds: connected to 127\.0\.0\.1/, "the shore known again");
             const renewed = toolResult(
               await use("tabs_context_mcp", { createIfEmpty: true }).reply,
@@ -760,11 +747,6 @@ Deno.test({
       if (stderr) console.error(stderr.said.text);
       await host.server.shutdown();
       await s.close();
-      const running = service as Deno.ChildProcess | null;
-      if (running !== null) {
-        running.kill("SIGTERM");
-        await running.status;
-      }
     }
   },
 });

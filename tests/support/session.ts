@@ -12,7 +12,9 @@ import { assert } from "./assert.ts";
 import { launchBrowser, type LaunchedBrowser } from "./browser.ts";
 import { executable, makeTestEnv, type TestEnv } from "./env.ts";
 import { type FixtureServer, serveFixtures } from "./fixtures.ts";
-import { pollUntil } from "./wait.ts";
+import { startService } from "./processes.ts";
+import { pollUntil, waitFor } from "./wait.ts";
+import { fetchStatus } from "../../service/control/mod.ts";
 import { resolveInstancePaths } from "../../shared/instance.ts";
 
 /** A content block as tests read it. */
@@ -46,7 +48,41 @@ export interface E2ESession {
    * (e.g. `--principal NAME`).
    */
   connectClient(name: string, env?: Record<string, string>, args?: string[]): Promise<Client>;
+  /** With `serviceApart`: the service's own process, to stop, kill or start again. */
+  service: ServiceApart | null;
   close(): Promise<void>;
+}
+
+/**
+ * A session's service in a process of its own. Without it `browser launch` runs the service in
+ * its own process, and killing that takes the launcher down and leaves Chromium running with no
+ * one to stop it.
+ */
+export interface ServiceApart {
+  /** Ends the running service with `signal` and waits for it to exit. */
+  kill(signal: "SIGTERM" | "SIGKILL"): Promise<void>;
+  /** Starts the service again (after `kill`) and waits until it answers. */
+  start(): Promise<void>;
+}
+
+/** Starts the instance's service on its own and waits until it answers. */
+function serviceApart(testEnv: TestEnv): Promise<ServiceApart> {
+  const { controlSocket } = resolveInstancePaths(testEnv.instance, (key) => testEnv.env[key]);
+  let child: Deno.ChildProcess | null = null;
+  const apart: ServiceApart = {
+    async kill(signal) {
+      const running = child;
+      child = null;
+      if (running === null) return;
+      running.kill(signal);
+      await running.status;
+    },
+    async start() {
+      child = startService(testEnv);
+      await waitFor(() => fetchStatus(controlSocket).then(() => true), "the service");
+    },
+  };
+  return apart.start().then(() => apart);
 }
 
 /** The 1.x SDK client connected to a connector of the test's instance. */
@@ -82,6 +118,8 @@ export async function startSession(
     instancePrefix?: string;
     /** Runs once the instance exists, before the browser starts; returns more launch arguments. */
     beforeLaunch?: (testEnv: TestEnv) => Promise<string[]>;
+    /** The service in a process of its own, which the test may kill (`E2ESession.service`). */
+    serviceApart?: boolean;
   } = {},
 ): Promise<E2ESession> {
   const testEnv = await makeTestEnv(options.instancePrefix);
@@ -93,6 +131,7 @@ export async function startSession(
   }
   const fixtures = serveFixtures(options.fixtureHeaders);
   const more = await options.beforeLaunch?.(testEnv) ?? [];
+  const service = options.serviceApart ? await serviceApart(testEnv) : null;
   const browser = await launchBrowser(testEnv, { extra: [...options.launchArgs ?? [], ...more] });
   const client = await connectClient(testEnv, "ghostlight-test");
   const call = async (name: string, args: Record<string, unknown>) =>
@@ -120,9 +159,11 @@ export async function startSession(
       return (result.structuredContent as { tabs: { tabId: number }[] }).tabs[0].tabId;
     },
     connectClient: (name, env, args) => connectClient(testEnv, name, env, args),
+    service,
     async close() {
       await client.close().catch(() => {});
       await browser.stop();
+      await service?.kill("SIGTERM");
       await fixtures.close();
       await testEnv.dispose();
     },
