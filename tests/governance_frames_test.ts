@@ -296,7 +296,7 @@ Deno.test("frames and tabs the policy withholds: one browser, each case putting 
 Deno.test("policy explain names a host as enforcement does: case, trailing dot, IDN", async () => {
   const testEnv = await makeTestEnv();
   const file = `${testEnv.home}/explained.jsonc`;
-  {
+  try {
     await Deno.writeTextFile(
       file,
       `{ "default": "allow", "sacred": ["bücher.example", "127.0.0.2"],
@@ -321,5 +321,7 @@ Deno.test("policy explain names a host as enforcement does: case, trailing dot, 
     const bad = await ghostlight(testEnv, ["policy", "explain", file, "--host", "http://x/"]);
     assertEquals(bad.code, 1);
     assertMatch(bad.stderr, /"http:\/\/x\/" is not a host/);
+  } finally {
+    await testEnv.dispose();
   }
 });
