@@ -206,3 +206,35 @@ export class InnerConnector {
     }
   }
 }
+
+/**
+ * When the service ends the shore (`halt`, decision 0520), before `ended` (the tunnel's own end):
+ * each open inner request is answered with an error saying why, those answers are written, then
+ * the tunnel closes with the same words (code 1000: a deliberate end, not a fault). Resolves with
+ * why, or null when the tunnel ended first. Both bindings end this way.
+ */
+export async function answerThenClose(
+  halt: AbortSignal,
+  ended: Promise<unknown>,
+  tunnel: { close(why: string): void },
+  inners: () => Iterable<InnerConnector>,
+  answering: () => Iterable<Promise<unknown>>,
+): Promise<string | null> {
+  const listening = new AbortController();
+  const halted = await Promise.race([
+    new Promise<boolean>((resolve) => {
+      if (halt.aborted) resolve(true);
+      halt.addEventListener("abort", () => resolve(true), { signal: listening.signal });
+    }),
+    ended.then(() => false, () => false),
+  ]).finally(() => listening.abort());
+  if (!halted) return null;
+  const why = String(halt.reason);
+  for (const inner of inners()) inner.end(`Ghostlight: ${why}.`);
+  await Promise.allSettled([...answering()]);
+  // An SDK writes each answer on its own queue once its handler settled: one turn of the event
+  // loop runs those writes before the close is sent after them.
+  await new Promise((resolve) => setTimeout(resolve, 0));
+  tunnel.close(why);
+  return why;
+}

@@ -19,7 +19,7 @@ import type { AnyMessage, SessionNotification } from "@agentclientprotocol/sdk/u
 import { z } from "zod";
 import type { InstancePaths } from "../shared/instance.ts";
 import { VERSION } from "../shared/version.ts";
-import { InnerConnector } from "./remote_inner.ts";
+import { answerThenClose, InnerConnector } from "./remote_inner.ts";
 import type { AgentPermissions } from "./remote_permission.ts";
 import type { ShorePrompts } from "./remote_prompts.ts";
 import type { ConnectorSettings } from "./settings.ts";
@@ -165,7 +165,14 @@ class OpenabTunnel {
 
   async run(): Promise<string> {
     const pump = this.#pump();
-    const halted = this.#endForPerson();
+    // The person's Stop (decision 0520): open calls answered, then the tunnel closed.
+    const halted = answerThenClose(
+      this.options.halt,
+      this.tunnel.closed,
+      this.tunnel,
+      () => [...this.#connections.values()].map((connection) => connection.inner),
+      () => this.#answering,
+    ).then((why) => why ?? this.tunnel.closed);
     try {
       // The contract's 30 s to set up (`GHOSTLIGHT_REMOTE_SETUP_MS`).
       const setupMs = this.settings.remoteSetupMs;
@@ -240,31 +247,6 @@ class OpenabTunnel {
         ),
       cancel: (id) => this.#send({ method: "session/cancel", params: { sessionId: id } }),
     }, sessionId);
-  }
-
-  /**
-   * When the service ends the shore (decision 0520): each open call is answered with an error
-   * saying why, those answers are written, then the tunnel closes with the same words (code 1000:
-   * a deliberate end). Resolves with why, or, when the tunnel ends first, as the tunnel does.
-   */
-  async #endForPerson(): Promise<string> {
-    const { halt } = this.options;
-    const listening = new AbortController();
-    const heard = await Promise.race([
-      new Promise<boolean>((resolve) => {
-        if (halt.aborted) resolve(true);
-        halt.addEventListener("abort", () => resolve(true), { signal: listening.signal });
-      }),
-      this.tunnel.closed.then(() => false),
-    ]).finally(() => listening.abort());
-    if (!heard) return await this.tunnel.closed;
-    const why = String(halt.reason);
-    for (const connection of this.#connections.values()) {
-      connection.inner.end(`Ghostlight: ${why}.`);
-    }
-    await Promise.allSettled([...this.#answering]);
-    this.tunnel.close(why);
-    return why;
   }
 
   /** After the tunnel: open calls cancelled and said unknown, connections ended, all awaited. */

@@ -27,7 +27,7 @@ import type { InstancePaths } from "../shared/instance.ts";
 import { type Binding, findRemote } from "../shared/remotes.ts";
 import { VERSION } from "../shared/version.ts";
 import { META } from "./mcp_2026_07_28.ts";
-import { InnerConnector } from "./remote_inner.ts";
+import { answerThenClose, InnerConnector } from "./remote_inner.ts";
 import { AgentPermissions, type PermissionAsker } from "./remote_permission.ts";
 import { acpPeer, type PromptLink, ShorePrompts } from "./remote_prompts.ts";
 import { ServiceLink } from "./service_link.ts";
@@ -99,33 +99,6 @@ function scopedTo(
 }
 
 /**
- * When the service ends the shore (decision 0520): each open inner request is answered with an
- * error saying why, those answers are written, then the tunnel closes with the same words (code
- * 1000: a deliberate end, not a fault). Resolves with why.
- */
-async function endForPerson(
-  halt: AbortSignal,
-  over: AbortSignal,
-  tunnel: Tunnel,
-  inner: InnerConnector,
-  open: Set<Promise<unknown>>,
-): Promise<string> {
-  const either = AbortSignal.any([halt, over]);
-  if (!either.aborted) {
-    await new Promise((resolve) => either.addEventListener("abort", resolve, { once: true }));
-  }
-  if (!halt.aborted) return "the tunnel ended first";
-  const why = String(halt.reason);
-  inner.end(`Ghostlight: ${why}.`);
-  await Promise.allSettled([...open]);
-  // The SDK writes each answer on its own queue once its handler settled: one turn of the event
-  // loop runs those writes before the close is sent after them.
-  await new Promise((resolve) => setTimeout(resolve, 0));
-  tunnel.close(why);
-  return why;
-}
-
-/**
  * Serves one tunnel of the `acp` binding (the ACP SDK's) until it closes; resolves with why.
  * Setup that fails (ACP `initialize`, `session/new`) closes the tunnel and throws: nothing is
  * left half open. Each tunnel is a new session (the SDK binding resumes nothing).
@@ -143,7 +116,6 @@ async function serveAcp(
   inner.prompts.onCancel(() => permissions.cancelAll());
   /** The inner requests being served, so that an end can answer them before it closes. */
   const open = new Set<Promise<unknown>>();
-  const over = new AbortController();
   const provider = new McpOverAcpProvider();
   const app = client({ name: "ghostlight-remote-shore" })
     .onRequest(methods.client.mcp.message, provider.handleRequest)
@@ -192,14 +164,14 @@ async function serveAcp(
     return await Promise.race([
       tunnel.closed,
       connection.closed.then(() => "the ACP connection closed"),
-      endForPerson(halt, over.signal, tunnel, inner, open),
+      answerThenClose(halt, tunnel.closed, tunnel, () => [inner], () => open)
+        .then((why) => why ?? "the tunnel ended first"),
     ]);
   } catch (error) {
     const why = `setting up the session failed: ${(error as Error).message}`;
     tunnel.close(why);
     throw new Error(why);
   } finally {
-    over.abort();
     tunnel.close("the shore ended the session");
     connection.close();
     inner.end();
