@@ -217,7 +217,7 @@ export async function answerThenClose(
   halt: AbortSignal,
   ended: Promise<unknown>,
   tunnel: { close(why: string): void },
-  inners: () => Iterable<InnerConnector>,
+  inners: () => Iterable<Pick<InnerConnector, "end">>,
   answering: () => Iterable<Promise<unknown>>,
 ): Promise<string | null> {
   const listening = new AbortController();
