@@ -11,6 +11,8 @@ import { jpegSize } from "../service/tools/page/jpeg.ts";
 import { launchBrowser } from "./support/browser.ts";
 import { executable, makeTestEnv, withEnv } from "./support/env.ts";
 import { serveFixtures } from "./support/fixtures.ts";
+import { descendantsMatching } from "./support/processes.ts";
+import { pollUntil } from "./support/wait.ts";
 import { assert, assertEquals, assertMatch } from "./support/assert.ts";
 
 type TextBlock = { type: "text"; text: string };
@@ -101,7 +103,7 @@ Deno.test("an MCP client drives headless Chromium through all three processes", 
   }
 });
 
-Deno.test("with only HOME set (no XDG variables) launch and a client still meet", async () => {
+Deno.test("with only HOME set (no XDG variables) launch and a client still meet; a SIGKILLed launch takes its Chromium with it", async (t) => {
   const testEnv = await makeTestEnv();
   // A desktop session often sets none of them; the MCP client filters them out anyway.
   const env = Object.fromEntries(
@@ -112,23 +114,85 @@ Deno.test("with only HOME set (no XDG variables) launch and a client still meet"
   const browser = await launchBrowser(bare);
   const { command, args } = executable(bare, "mcp-connector", ["--instance", testEnv.instance]);
   const client = new Client({ name: "bare-env-test", version: "1.0.0" });
+  let killed = false;
   try {
-    await client.connect(new StdioClientTransport({ command, args, env, stderr: "pipe" }));
-    const context = await client.callTool({
-      name: "tabs_context_mcp",
-      arguments: { createIfEmpty: true },
+    await t.step("launch and a client meet", async () => {
+      await client.connect(new StdioClientTransport({ command, args, env, stderr: "pipe" }));
+      const context = await client.callTool({
+        name: "tabs_context_mcp",
+        arguments: { createIfEmpty: true },
+      });
+      assert(!context.isError, JSON.stringify(context.content));
+      const tabId = (context.structuredContent as { tabs: { tabId: number }[] }).tabs[0].tabId;
+      const text = await client.callTool({
+        name: "navigate",
+        arguments: { url: fixtures.url("/"), tabId },
+      });
+      assertMatch((text.content as TextBlock[])[0].text, /Ghostlight fixture home/);
+      // Gone before launch is killed, so it cannot start a service of its own on demand.
+      await client.close();
     });
-    assert(!context.isError, JSON.stringify(context.content));
-    const tabId = (context.structuredContent as { tabs: { tabId: number }[] }).tabs[0].tabId;
-    const text = await client.callTool({
-      name: "navigate",
-      arguments: { url: fixtures.url("/"), tabId },
+
+    // A person's `kill -9`, the OOM killer, a harness's timeout: launch runs none of its own
+    // cleanup, yet Chromium and everything it started, the browser connector included, end
+    // with it (decision 0640).
+    await t.step("SIGKILLed, launch leaves no Chromium and no browser connector", async () => {
+      const connectors = await descendantsMatching(browser.ready.pid, /browser_connector/);
+      assertEquals(connectors.length, 1, "Chromium runs the browser connector");
+      // Everything launch started: Chromium's watcher, Chromium, its helpers, the connector.
+      const below = await descendantsMatching(browser.launcher, /./);
+      assert(below.includes(browser.ready.pid), "Chromium runs below launch");
+      const tree = await Promise.all(below.map(processStart));
+      killed = true;
+      await browser.kill("SIGKILL");
+      try {
+        await pollUntil(
+          async () => (await Promise.all(tree.map(stillRunning))).filter((pid) => pid !== null),
+          (left) => left.length === 0,
+          "Chromium, its helpers and the browser connector to end after launch's SIGKILL",
+        );
+      } finally {
+        // Never leave an orphan to the rest of the run, whatever the outcome.
+        for (const pid of await Promise.all(tree.map(stillRunning))) {
+          if (pid !== null) Deno.kill(pid, "SIGKILL");
+        }
+      }
+      // Asked to end (SIGTERM), not killed: Chromium wrote its profile as a session that ended.
+      const preferences = JSON.parse(
+        await Deno.readTextFile(`${browser.ready.user_data_dir}/Default/Preferences`),
+      );
+      assertEquals(preferences.profile?.exit_type, "SessionEnded");
     });
-    assertMatch((text.content as TextBlock[])[0].text, /Ghostlight fixture home/);
   } finally {
     await client.close().catch(() => {});
-    assertEquals(await browser.stop(), 0);
+    if (!killed) assertEquals(await browser.stop(), 0);
     await fixtures.close();
     await testEnv.dispose();
   }
 });
+
+/** A process and when it started, so a reused process id is never taken for it. */
+interface Started {
+  pid: number;
+  start: string | null;
+}
+
+/** When process `pid` started (its clock ticks since boot), or null once it is gone. */
+async function startOf(pid: number): Promise<string | null> {
+  const stat = await Deno.readTextFile(`/proc/${pid}/stat`).catch(() => "");
+  if (stat === "") return null;
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  // Field 3 of stat is the state (a zombie has ended); field 22 the start time.
+  return fields[0] === "Z" ? null : fields[19];
+}
+
+async function processStart(pid: number): Promise<Started> {
+  return { pid, start: await startOf(pid) };
+}
+
+/** `process`'s id while that very process still runs, else null. */
+async function stillRunning(process: Started): Promise<number | null> {
+  return process.start !== null && (await startOf(process.pid)) === process.start
+    ? process.pid
+    : null;
+}

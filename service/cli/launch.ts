@@ -18,11 +18,26 @@ import { overwriteRegularFileSync, readRegularText } from "../../shared/files.ts
 import { fetchStatus } from "../control/mod.ts";
 import { type Daemon, startDaemon } from "../daemon/mod.ts";
 import { ensureOwnedDir, socketAlive } from "../endpoint/mod.ts";
-import { currentStartPlan, entryScript, writeEntryScript } from "../privilege/mod.ts";
+import {
+  BROWSER_WATCHER_SHELL,
+  currentStartPlan,
+  entryScript,
+  writeEntryScript,
+} from "../privilege/mod.ts";
 import type { ServiceSettings } from "../settings.ts";
+import { z } from "zod";
 
 /** How long launch waits for the extension to reach the service. */
 const CONNECT_TIMEOUT_MS = 45_000;
+
+/** How long Chromium has to end after SIGTERM before its watcher sends SIGKILL. */
+const CHROMIUM_STOP_S = 5;
+
+/** How long launch waits for the watcher to name Chromium, and, stopping, for it to end. */
+const WATCHER_STOP_MS = (CHROMIUM_STOP_S + 5) * 1000;
+
+/** The most bytes of the watcher's pid line. */
+const MAX_PID_LINE = 16;
 
 /** Options of `browser launch`. */
 export interface LaunchOptions {
@@ -96,16 +111,74 @@ async function writeHostWrapper(path: string, paths: InstancePaths): Promise<voi
 }
 
 /**
- * Starts Chromium, found on PATH by name: the only program `browser launch` is allowed to run
- * (decision 0100), or says how to install it.
+ * The watcher between `browser launch` and Chromium (decision 0640), run by `/bin/sh` with
+ * Chromium's arguments. Its standard input is launch's lifeline: launch holds the only writing
+ * end and never writes, so the pipe ends when launch does, however it ends (SIGKILL included),
+ * or when it stops Chromium on purpose. Chromium then gets SIGTERM, so it can write its profile
+ * and end its helpers, and SIGKILL if it is still there `CHROMIUM_STOP_S` seconds later. The
+ * shell prints Chromium's pid first, waits for it, and exits with its status; signals a
+ * terminal sends its whole group (INT, HUP) leave the watcher to launch, which hears them too.
+ * A background job of a script starts with /dev/null as its input, so the lifeline goes to the
+ * job that reads it through fd 3.
  */
-function spawnChromium(args: string[], env: Record<string, string>): Deno.ChildProcess {
+const WATCHER = `exec 3<&0
+chromium "$@" </dev/null >/dev/null 3<&- &
+browser=$!
+echo "$browser"
+exec >/dev/null
+trap '' INT HUP
+{
+  trap '' INT HUP
+  while read -r _; do :; done
+  kill -TERM "$browser" 2>/dev/null
+  waited=0
+  while [ "$waited" -lt ${CHROMIUM_STOP_S} ] && kill -0 "$browser" 2>/dev/null; do
+    sleep 1
+    waited=$((waited + 1))
+  done
+  kill -KILL "$browser" 2>/dev/null
+} <&3 3<&- &
+lifeline=$!
+exec 3<&-
+wait "$browser"
+code=$?
+kill "$lifeline" 2>/dev/null
+exit "$code"
+`;
+
+/** The exit status of a shell that found no program by the name: no Chromium on PATH. */
+const NOT_FOUND = 127;
+
+/** The pid line of the watcher. */
+const PidLine = z.string().regex(/^[1-9][0-9]{0,9}\n/);
+
+/** A Chromium that `browser launch` started, behind its watcher. */
+interface Chromium {
+  /** Chromium's own process id. */
+  pid: number;
+  /** Chromium's exit status, as its watcher passes it on. */
+  exited: Promise<Deno.CommandStatus>;
+  /** The last words of Chromium (and of its watcher) on stderr. */
+  stderrTail: { text: string };
+  /**
+   * Ends the lifeline, so the watcher stops Chromium (SIGTERM, then SIGKILL after its bound),
+   * and waits for it: bounded, since a watcher that does not end is killed.
+   */
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts Chromium, found on PATH by name, behind its watcher; `/bin/sh` is the only program
+ * `browser launch` is allowed to run (decisions 0100, 0640).
+ */
+async function spawnChromium(args: string[], env: Record<string, string>): Promise<Chromium> {
+  let watcher: Deno.ChildProcess;
   try {
-    return new Deno.Command("chromium", {
-      args,
+    watcher = new Deno.Command(BROWSER_WATCHER_SHELL, {
+      args: ["-c", WATCHER, "ghostlight-browser-watcher", ...args],
       env,
-      stdin: "null",
-      stdout: "null",
+      stdin: "piped",
+      stdout: "piped",
       stderr: "piped",
     }).spawn();
   } catch (error) {
@@ -116,10 +189,61 @@ function spawnChromium(args: string[], env: Record<string, string>): Deno.ChildP
       );
     }
     throw new Error(
-      "Chromium is not installed. Install it (Debian/Ubuntu: 'sudo apt-get install chromium') " +
-        "and run this again.",
+      `cannot run ${BROWSER_WATCHER_SHELL} to start Chromium: ${(error as Error).message}`,
     );
   }
+  const stderrTail = { text: "" };
+  keepTail(watcher.stderr, stderrTail).catch(() => {});
+  const lifeline = watcher.stdin.getWriter();
+  const exited = watcher.status.then((status) => status);
+  const stop = async () => {
+    await lifeline.close().catch(() => {});
+    const done = await Promise.race([
+      exited.then(() => true),
+      delay(WATCHER_STOP_MS).then(() => false),
+    ]);
+    if (!done) {
+      try {
+        watcher.kill("SIGKILL");
+      } catch {
+        // Already gone.
+      }
+      await exited;
+    }
+  };
+  try {
+    return { pid: await chromiumPid(watcher.stdout), exited, stderrTail, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+/** Chromium's pid: the first line its watcher prints, bounded in bytes and in time. */
+async function chromiumPid(stdout: ReadableStream<Uint8Array>): Promise<number> {
+  const reader = stdout.getReader();
+  const decoder = new TextDecoder();
+  let line = "";
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<"late">((resolve) => {
+    timer = setTimeout(() => resolve("late"), WATCHER_STOP_MS);
+  });
+  try {
+    while (!line.includes("\n") && line.length <= MAX_PID_LINE) {
+      const read = await Promise.race([reader.read(), late]);
+      if (read === "late") throw new Error("Chromium's watcher did not name Chromium in time");
+      if (read.done) break;
+      line += decoder.decode(read.value, { stream: true });
+    }
+  } finally {
+    clearTimeout(timer);
+    reader.cancel().catch(() => {});
+  }
+  const parsed = PidLine.safeParse(line);
+  if (!parsed.success) {
+    throw new Error(`Chromium's watcher said ${JSON.stringify(line.slice(0, 40))}, not a pid`);
+  }
+  return Number(parsed.data.trim());
 }
 
 /** Keeps the last bytes of a stream, for reporting why a browser died. */
@@ -192,6 +316,12 @@ async function attachedSlot(
     const early = await Promise.race([browser.exited, delay(200).then(() => null)]);
     if (early) {
       const said = browser.stderrTail.text.slice(-2000);
+      if (early.code === NOT_FOUND) {
+        throw new Error(
+          "Chromium is not installed. Install it (Debian/Ubuntu: 'sudo apt-get install " +
+            "chromium') and run this again.",
+        );
+      }
       const hint = /Missing X server|platform failed to initialize/.test(said)
         ? "\nThere is no display here for a window: run it again with --headless."
         : "";
@@ -234,8 +364,7 @@ export async function launchBrowser(
   // write.
   await ensureOwnedDir(paths.cacheDir);
   const root = await Deno.makeTempDir({ dir: paths.cacheDir, prefix: "browser-" });
-  let browser: Deno.ChildProcess | null = null;
-  const stderrTail = { text: "" };
+  let browser: Chromium | null = null;
   try {
     const launchToken = crypto.randomUUID();
     const { extensionDir, extensionId, profile } = await prepareProfile(root, paths, {
@@ -244,13 +373,12 @@ export async function launchBrowser(
     });
     // Chromium keeps crash reports and caches under XDG folders, outside --user-data-dir:
     // point them into the throwaway folder so launch leaves nothing behind.
-    browser = spawnChromium(chromiumArgs(profile, extensionDir, options), {
+    browser = await spawnChromium(chromiumArgs(profile, extensionDir, options), {
       XDG_CONFIG_HOME: `${root}/xdg-config`,
       XDG_CACHE_HOME: `${root}/xdg-cache`,
     });
-    keepTail(browser.stderr, stderrTail).catch(() => {});
-    const exited = browser.status.then((status) => status);
-    const slot = await attachedSlot(paths, launchToken, { exited, stderrTail });
+    const { exited } = browser;
+    const slot = await attachedSlot(paths, launchToken, browser);
     console.log(JSON.stringify({
       event: "browser_ready",
       instance: paths.instance,
@@ -263,7 +391,7 @@ export async function launchBrowser(
     const reason = await Promise.race([interruption(), exited.then(() => "browser exited")]);
     console.error(`ghostlight: stopping (${reason})`);
   } finally {
-    if (browser) await stopProcess(browser);
+    if (browser) await browser.stop();
     await removeTree(root);
     if (daemon) await daemon.stop();
   }
@@ -298,21 +426,4 @@ async function removeTree(path: string): Promise<void> {
 
 function delay(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-async function stopProcess(child: Deno.ChildProcess): Promise<void> {
-  try {
-    child.kill("SIGTERM");
-  } catch {
-    return;
-  }
-  const done = await Promise.race([child.status.then(() => true), delay(5_000).then(() => false)]);
-  if (!done) {
-    try {
-      child.kill("SIGKILL");
-    } catch {
-      // Already gone.
-    }
-    await child.status;
-  }
 }
