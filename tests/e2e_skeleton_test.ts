@@ -8,12 +8,12 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { decodeBase64 } from "../shared/base64.ts";
 import { jpegSize } from "../service/tools/page/jpeg.ts";
-import { launchBrowser } from "./support/browser.ts";
+import { launchBrowser, type LaunchedBrowser } from "./support/browser.ts";
 import { executable, makeTestEnv, withEnv } from "./support/env.ts";
 import { serveFixtures } from "./support/fixtures.ts";
 import { descendantsMatching } from "./support/processes.ts";
 import { pollUntil } from "./support/wait.ts";
-import { assert, assertEquals, assertMatch } from "./support/assert.ts";
+import { assert, assertEquals, assertMatch, assertRejects } from "./support/assert.ts";
 
 type TextBlock = { type: "text"; text: string };
 type ImageBlock = { type: "image"; data: string; mimeType: string };
@@ -133,36 +133,61 @@ Deno.test("with only HOME set (no XDG variables) launch and a client still meet;
       await client.close();
     });
 
+    await t.step("with no Chromium on PATH, launch says how to install it", async () => {
+      const empty = await Deno.makeTempDir({ dir: testEnv.home });
+      const noChromium = await withEnv(testEnv, { ...env, PATH: empty });
+      await assertRejects(() => launchBrowser(noChromium), /Chromium is not installed/);
+    });
+
     // A person's `kill -9`, the OOM killer, a harness's timeout: launch runs none of its own
     // cleanup, yet Chromium and everything it started, the browser connector included, end
     // with it (decision 0640).
     await t.step("SIGKILLed, launch leaves no Chromium and no browser connector", async () => {
       const connectors = await descendantsMatching(browser.ready.pid, /browser_connector/);
       assertEquals(connectors.length, 1, "Chromium runs the browser connector");
-      // Everything launch started: Chromium's watcher, Chromium, its helpers, the connector.
-      const below = await descendantsMatching(browser.launcher, /./);
-      assert(below.includes(browser.ready.pid), "Chromium runs below launch");
-      const tree = await Promise.all(below.map(processStart));
+      const tree = await launchTree(browser);
       killed = true;
       await browser.kill("SIGKILL");
-      try {
-        await pollUntil(
-          async () => (await Promise.all(tree.map(stillRunning))).filter((pid) => pid !== null),
-          (left) => left.length === 0,
-          "Chromium, its helpers and the browser connector to end after launch's SIGKILL",
-        );
-      } finally {
-        // Never leave an orphan to the rest of the run, whatever the outcome.
-        for (const pid of await Promise.all(tree.map(stillRunning))) {
-          if (pid !== null) Deno.kill(pid, "SIGKILL");
-        }
-      }
+      await allEnded(
+        tree,
+        "Chromium, its helpers and the browser connector after launch's SIGKILL",
+      );
       // Asked to end (SIGTERM), not killed: Chromium wrote its profile as a session that ended.
       const preferences = JSON.parse(
         await Deno.readTextFile(`${browser.ready.user_data_dir}/Default/Preferences`),
       );
       assertEquals(preferences.profile?.exit_type, "SessionEnded");
     });
+
+    // The bound after SIGTERM: a Chromium that cannot act on it (stopped here, hung in life) is
+    // killed 5 s later, and launch still ends and removes its profile.
+    await t.step(
+      "a Chromium deaf to SIGTERM is killed after 5 s and launch still cleans up",
+      async () => {
+        const deaf = await launchBrowser(bare);
+        const tree = await launchTree(deaf);
+        Deno.kill(deaf.ready.pid, "SIGSTOP");
+        const asked = Date.now();
+        try {
+          assertEquals(await deaf.stop(), 0);
+          const took = Date.now() - asked;
+          assert(took >= 5_000, `SIGKILL came only after Chromium's 5 s (launch took ${took} ms)`);
+          await allEnded(tree, "a stopped Chromium and everything below it after launch's stop");
+          const profileGone = await Deno.stat(deaf.ready.user_data_dir).then(
+            () => false,
+            () => true,
+          );
+          assert(profileGone, "the temporary profile is removed");
+        } finally {
+          // Were it left stopped (a failed check), it could not end even when killed by a group.
+          try {
+            Deno.kill(deaf.ready.pid, "SIGCONT");
+          } catch {
+            // Gone, as it should be.
+          }
+        }
+      },
+    );
   } finally {
     await client.close().catch(() => {});
     if (!killed) assertEquals(await browser.stop(), 0);
@@ -170,6 +195,31 @@ Deno.test("with only HOME set (no XDG variables) launch and a client still meet;
     await testEnv.dispose();
   }
 });
+
+/**
+ * Every process a launch started (Chromium's watcher, Chromium, its helpers, the browser
+ * connector), each with its start time.
+ */
+async function launchTree(launched: LaunchedBrowser): Promise<Started[]> {
+  const below = await descendantsMatching(launched.launcher, /./);
+  assert(below.includes(launched.ready.pid), "Chromium runs below launch");
+  return await Promise.all(below.map(processStart));
+}
+
+/** Waits until every process of `tree` has ended; kills any left, so none outlives the test. */
+async function allEnded(tree: Started[], what: string): Promise<void> {
+  try {
+    await pollUntil(
+      async () => (await Promise.all(tree.map(stillRunning))).filter((pid) => pid !== null),
+      (left) => left.length === 0,
+      `the end of ${what}`,
+    );
+  } finally {
+    for (const pid of await Promise.all(tree.map(stillRunning))) {
+      if (pid !== null) Deno.kill(pid, "SIGKILL");
+    }
+  }
+}
 
 /** A process and when it started, so a reused process id is never taken for it. */
 interface Started {
