@@ -1,7 +1,8 @@
 /**
  * `ghostlight browser launch`: an isolated Chromium profile with the extension loaded and the
  * native host registered for this instance only, inside that profile. Runs until interrupted,
- * then closes Chromium and removes everything it created.
+ * then closes Chromium and removes everything it created. Chromium ends with launch however
+ * launch ends, SIGKILL included (decision 0640).
  *
  * @module
  */
@@ -114,21 +115,19 @@ async function writeHostWrapper(path: string, paths: InstancePaths): Promise<voi
  * The watcher between `browser launch` and Chromium (decision 0640), run by `/bin/sh` with
  * Chromium's arguments. Its standard input is launch's lifeline: launch holds the only writing
  * end and never writes, so the pipe ends when launch does, however it ends (SIGKILL included),
- * or when it stops Chromium on purpose. Chromium then gets SIGTERM, so it can write its profile
- * and end its helpers, and SIGKILL if it is still there `CHROMIUM_STOP_S` seconds later. The
- * shell prints Chromium's pid first, waits for it, and exits with its status; signals a
- * terminal sends its whole group (INT, HUP) leave the watcher to launch, which hears them too.
- * A background job of a script starts with /dev/null as its input, so the lifeline goes to the
- * job that reads it through fd 3.
+ * or when it stops Chromium on purpose. A background job reads the lifeline to its end, then
+ * sends Chromium SIGTERM, so it can write its profile and end its helpers, and SIGKILL if it is
+ * still there `CHROMIUM_STOP_S` seconds later. The shell then prints Chromium's pid (only once
+ * that job runs: a launch already gone would end the shell at that write), waits for Chromium
+ * and exits with its status. The signals a terminal sends its whole group (INT, HUP) are left
+ * to launch, which hears them too. A background job of a script starts with /dev/null as its
+ * input, so the lifeline reaches its reader through fd 3.
  */
 const WATCHER = `exec 3<&0
 chromium "$@" </dev/null >/dev/null 3<&- &
 browser=$!
-echo "$browser"
-exec >/dev/null
 trap '' INT HUP
 {
-  trap '' INT HUP
   while read -r _; do :; done
   kill -TERM "$browser" 2>/dev/null
   waited=0
@@ -140,6 +139,8 @@ trap '' INT HUP
 } <&3 3<&- &
 lifeline=$!
 exec 3<&-
+echo "$browser"
+exec >/dev/null
 wait "$browser"
 code=$?
 kill "$lifeline" 2>/dev/null
