@@ -12,7 +12,7 @@ import { launchBrowser, type LaunchedBrowser } from "./support/browser.ts";
 import { executable, makeTestEnv, withEnv } from "./support/env.ts";
 import { serveFixtures } from "./support/fixtures.ts";
 import { descendantsMatching } from "./support/processes.ts";
-import { pollUntil } from "./support/wait.ts";
+import { pollUntil, waitFor } from "./support/wait.ts";
 import { assert, assertEquals, assertMatch, assertRejects } from "./support/assert.ts";
 
 type TextBlock = { type: "text"; text: string };
@@ -152,15 +152,14 @@ Deno.test("with only HOME set (no XDG variables) launch and a client still meet;
         tree,
         "Chromium, its helpers and the browser connector after launch's SIGKILL",
       );
-      // Asked to end (SIGTERM), not killed: Chromium wrote its profile as a session that ended.
-      const preferences = JSON.parse(
-        await Deno.readTextFile(`${browser.ready.user_data_dir}/Default/Preferences`),
-      );
-      assertEquals(preferences.profile?.exit_type, "SessionEnded");
+      // Nor its throwaway folder (the profile, the extension's copy, the native host's entry).
+      const root = browser.ready.user_data_dir.replace(/\/profile$/, "");
+      await waitFor(() => Deno.stat(root).then(() => false, () => true), `${root} removed`);
     });
 
-    // The bound after SIGTERM: a Chromium that cannot act on it (stopped here, hung in life) is
-    // killed 5 s later, and launch still ends and removes its profile.
+    // SIGTERM first, so Chromium can end its helpers and write its profile; then a bound: a
+    // Chromium that cannot act on it (stopped here, hung in life) is killed 5 s later, and
+    // launch still ends and removes its profile.
     await t.step(
       "a Chromium deaf to SIGTERM is killed after 5 s and launch still cleans up",
       async () => {
@@ -169,7 +168,13 @@ Deno.test("with only HOME set (no XDG variables) launch and a client still meet;
         Deno.kill(deaf.ready.pid, "SIGSTOP");
         const asked = Date.now();
         try {
-          assertEquals(await deaf.stop(), 0);
+          const stopped = deaf.stop();
+          // A stopped process keeps a SIGTERM pending: the watcher asked before it killed.
+          await waitFor(
+            async () => termPending(await Deno.readTextFile(`/proc/${deaf.ready.pid}/status`)),
+            "a SIGTERM pending for the stopped Chromium",
+          );
+          assertEquals(await stopped, 0);
           const took = Date.now() - asked;
           assert(took >= 5_000, `SIGKILL came only after Chromium's 5 s (launch took ${took} ms)`);
           await allEnded(tree, "a stopped Chromium and everything below it after launch's stop");
@@ -219,6 +224,12 @@ async function allEnded(tree: Started[], what: string): Promise<void> {
       if (pid !== null) Deno.kill(pid, "SIGKILL");
     }
   }
+}
+
+/** Whether a process's `/proc/PID/status` shows a SIGTERM (signal 15) pending for it. */
+function termPending(status: string): boolean {
+  const pending = status.match(/^ShdPnd:\s*([0-9a-f]+)$/m)?.[1];
+  return pending !== undefined && (BigInt(`0x${pending}`) & (1n << 14n)) !== 0n;
 }
 
 /** A process and when it started, so a reused process id is never taken for it. */

@@ -34,8 +34,14 @@ const CONNECT_TIMEOUT_MS = 45_000;
 /** How long Chromium has to end after SIGTERM before its watcher sends SIGKILL. */
 const CHROMIUM_STOP_S = 5;
 
-/** How long launch waits for the watcher to name Chromium, and, stopping, for it to end. */
-const WATCHER_STOP_MS = (CHROMIUM_STOP_S + 5) * 1000;
+/** How many times the watcher tries to remove launch's folder once Chromium has ended. */
+const FOLDER_TRIES = 3;
+
+/**
+ * How long launch waits for the watcher to name Chromium, and, stopping, for it to end: its
+ * bound after SIGTERM and its tries at the folder, with time to spare.
+ */
+const WATCHER_STOP_MS = (CHROMIUM_STOP_S + FOLDER_TRIES + 2) * 1000;
 
 /** The most bytes of the watcher's pid line. */
 const MAX_PID_LINE = 16;
@@ -118,12 +124,16 @@ async function writeHostWrapper(path: string, paths: InstancePaths): Promise<voi
  * or when it stops Chromium on purpose. A background job reads the lifeline to its end, then
  * sends Chromium SIGTERM, so it can write its profile and end its helpers, and SIGKILL if it is
  * still there `CHROMIUM_STOP_S` seconds later. The shell then prints Chromium's pid (only once
- * that job runs: a launch already gone would end the shell at that write), waits for Chromium
- * and exits with its status. The signals a terminal sends its whole group (INT, HUP) are left
- * to launch, which hears them too. A background job of a script starts with /dev/null as its
+ * that job runs: a launch already gone would end the shell at that write), waits for Chromium,
+ * removes launch's throwaway folder (its first argument; Chromium's helpers may write into it
+ * for a moment after the browser ends, hence up to `FOLDER_TRIES` tries a second apart) and
+ * exits with Chromium's status. The signals a terminal sends its whole group (INT, HUP) are
+ * left to launch, which hears them too. A background job of a script starts with /dev/null as its
  * input, so the lifeline reaches its reader through fd 3.
  */
-const WATCHER = `exec 3<&0
+const WATCHER = `root=$1
+shift
+exec 3<&0
 chromium "$@" </dev/null >/dev/null 3<&- &
 browser=$!
 trap '' INT HUP
@@ -144,6 +154,11 @@ exec >/dev/null
 wait "$browser"
 code=$?
 kill "$lifeline" 2>/dev/null
+tries=0
+while [ -e "$root" ] && [ "$tries" -lt ${FOLDER_TRIES} ]; do
+  rm -rf "$root" 2>/dev/null || sleep 1
+  tries=$((tries + 1))
+done
 exit "$code"
 `;
 
@@ -172,11 +187,15 @@ interface Chromium {
  * Starts Chromium, found on PATH by name, behind its watcher; `/bin/sh` is the only program
  * `browser launch` is allowed to run (decisions 0100, 0640).
  */
-async function spawnChromium(args: string[], env: Record<string, string>): Promise<Chromium> {
+async function spawnChromium(
+  root: string,
+  args: string[],
+  env: Record<string, string>,
+): Promise<Chromium> {
   let watcher: Deno.ChildProcess;
   try {
     watcher = new Deno.Command(BROWSER_WATCHER_SHELL, {
-      args: ["-c", WATCHER, "ghostlight-browser-watcher", ...args],
+      args: ["-c", WATCHER, "ghostlight-browser-watcher", root, ...args],
       env,
       stdin: "piped",
       stdout: "piped",
@@ -374,7 +393,7 @@ export async function launchBrowser(
     });
     // Chromium keeps crash reports and caches under XDG folders, outside --user-data-dir:
     // point them into the throwaway folder so launch leaves nothing behind.
-    browser = await spawnChromium(chromiumArgs(profile, extensionDir, options), {
+    browser = await spawnChromium(root, chromiumArgs(profile, extensionDir, options), {
       XDG_CONFIG_HOME: `${root}/xdg-config`,
       XDG_CACHE_HOME: `${root}/xdg-cache`,
     });
@@ -393,6 +412,7 @@ export async function launchBrowser(
     console.error(`ghostlight: stopping (${reason})`);
   } finally {
     if (browser) await browser.stop();
+    // Once Chromium has ended its watcher removes the folder too; this is for one that could not.
     await removeTree(root);
     if (daemon) await daemon.stop();
   }
