@@ -75,7 +75,7 @@ export async function launchBrowser(
   const exited = new AbortController();
   child.status.then(() => exited.abort());
   // Not ready in time: SIGTERM first so launch stops its Chromium and removes its profile;
-  // SIGKILL only if it does not go within a few seconds (that would leave the profile behind).
+  // SIGKILL only if it does not go within a few seconds (its watcher then ends Chromium).
   const readied = new AbortController();
   signalOrTimeout(readied.signal, 60_000).then(async (ready) => {
     if (ready) return;
