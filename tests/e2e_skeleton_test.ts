@@ -158,7 +158,7 @@ Deno.test("with only HOME set (no XDG variables) launch and a client still meet;
     });
 
     // SIGTERM first, so Chromium can end its helpers and write its profile; then a bound: a
-    // Chromium that cannot act on it (stopped here, hung in life) is killed 5 s later, and
+    // Chromium that cannot act on it (stopped here; hung, for a person) is killed 5 s later, and
     // launch still ends and removes its profile.
     await t.step(
       "a Chromium deaf to SIGTERM is killed after 5 s and launch still cleans up",
