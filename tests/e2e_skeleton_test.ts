@@ -8,10 +8,12 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { decodeBase64 } from "../shared/base64.ts";
 import { jpegSize } from "../service/tools/page/jpeg.ts";
-import { launchBrowser } from "./support/browser.ts";
+import { launchBrowser, type LaunchedBrowser } from "./support/browser.ts";
 import { executable, makeTestEnv, withEnv } from "./support/env.ts";
 import { serveFixtures } from "./support/fixtures.ts";
-import { assert, assertEquals, assertMatch } from "./support/assert.ts";
+import { descendantsMatching } from "./support/processes.ts";
+import { pollUntil, waitFor } from "./support/wait.ts";
+import { assert, assertEquals, assertMatch, assertRejects } from "./support/assert.ts";
 
 type TextBlock = { type: "text"; text: string };
 type ImageBlock = { type: "image"; data: string; mimeType: string };
@@ -101,7 +103,7 @@ Deno.test("an MCP client drives headless Chromium through all three processes", 
   }
 });
 
-Deno.test("with only HOME set (no XDG variables) launch and a client still meet", async () => {
+Deno.test("with only HOME set (no XDG variables) launch and a client still meet; a SIGKILLed launch takes its Chromium with it", async (t) => {
   const testEnv = await makeTestEnv();
   // A desktop session often sets none of them; the MCP client filters them out anyway.
   const env = Object.fromEntries(
@@ -112,23 +114,146 @@ Deno.test("with only HOME set (no XDG variables) launch and a client still meet"
   const browser = await launchBrowser(bare);
   const { command, args } = executable(bare, "mcp-connector", ["--instance", testEnv.instance]);
   const client = new Client({ name: "bare-env-test", version: "1.0.0" });
+  let killed = false;
   try {
-    await client.connect(new StdioClientTransport({ command, args, env, stderr: "pipe" }));
-    const context = await client.callTool({
-      name: "tabs_context_mcp",
-      arguments: { createIfEmpty: true },
+    await t.step("launch and a client meet", async () => {
+      await client.connect(new StdioClientTransport({ command, args, env, stderr: "pipe" }));
+      const context = await client.callTool({
+        name: "tabs_context_mcp",
+        arguments: { createIfEmpty: true },
+      });
+      assert(!context.isError, JSON.stringify(context.content));
+      const tabId = (context.structuredContent as { tabs: { tabId: number }[] }).tabs[0].tabId;
+      const text = await client.callTool({
+        name: "navigate",
+        arguments: { url: fixtures.url("/"), tabId },
+      });
+      assertMatch((text.content as TextBlock[])[0].text, /Ghostlight fixture home/);
+      // Gone before launch is killed, so it cannot start a service of its own on demand.
+      await client.close();
     });
-    assert(!context.isError, JSON.stringify(context.content));
-    const tabId = (context.structuredContent as { tabs: { tabId: number }[] }).tabs[0].tabId;
-    const text = await client.callTool({
-      name: "navigate",
-      arguments: { url: fixtures.url("/"), tabId },
+
+    await t.step("with no Chromium on PATH, launch says how to install it", async () => {
+      const empty = await Deno.makeTempDir({ dir: testEnv.home });
+      const noChromium = await withEnv(testEnv, { ...env, PATH: empty });
+      await assertRejects(() => launchBrowser(noChromium), /Chromium is not installed/);
     });
-    assertMatch((text.content as TextBlock[])[0].text, /Ghostlight fixture home/);
+
+    // A person's `kill -9`, the OOM killer, a harness's timeout: launch runs none of its own
+    // cleanup, yet Chromium and everything it started, the browser connector included, end
+    // with it (decision 0640).
+    await t.step("SIGKILLed, launch leaves no Chromium and no browser connector", async () => {
+      const connectors = await descendantsMatching(browser.ready.pid, /browser_connector/);
+      assertEquals(connectors.length, 1, "Chromium runs the browser connector");
+      const tree = await launchTree(browser);
+      killed = true;
+      await browser.kill("SIGKILL");
+      await allEnded(
+        tree,
+        "Chromium, its helpers and the browser connector after launch's SIGKILL",
+      );
+      // Nor its throwaway folder (the profile, the extension's copy, the native host's entry).
+      const root = browser.ready.user_data_dir.replace(/\/profile$/, "");
+      await waitFor(() => Deno.stat(root).then(() => false, () => true), `${root} removed`);
+    });
+
+    // SIGTERM first, so Chromium can end its helpers and write its profile; then a bound: a
+    // Chromium that cannot act on it (stopped here; hung, for a person) is killed 5 s later, and
+    // launch still ends and removes its profile.
+    await t.step(
+      "a Chromium deaf to SIGTERM is killed after 5 s and launch still cleans up",
+      async () => {
+        const deaf = await launchBrowser(bare);
+        const tree = await launchTree(deaf);
+        Deno.kill(deaf.ready.pid, "SIGSTOP");
+        const asked = Date.now();
+        try {
+          const stopped = deaf.stop();
+          // A stopped process keeps a SIGTERM pending: the watcher asked before it killed.
+          await waitFor(
+            async () => termPending(await Deno.readTextFile(`/proc/${deaf.ready.pid}/status`)),
+            "a SIGTERM pending for the stopped Chromium",
+          );
+          assertEquals(await stopped, 0);
+          const took = Date.now() - asked;
+          assert(took >= 5_000, `SIGKILL came only after Chromium's 5 s (launch took ${took} ms)`);
+          await allEnded(tree, "a stopped Chromium and everything below it after launch's stop");
+          const profileGone = await Deno.stat(deaf.ready.user_data_dir).then(
+            () => false,
+            () => true,
+          );
+          assert(profileGone, "the temporary profile is removed");
+        } finally {
+          // Were it left stopped (a failed check), it could not end even when killed by a group.
+          try {
+            Deno.kill(deaf.ready.pid, "SIGCONT");
+          } catch {
+            // Gone, as it should be.
+          }
+        }
+      },
+    );
   } finally {
     await client.close().catch(() => {});
-    assertEquals(await browser.stop(), 0);
+    if (!killed) assertEquals(await browser.stop(), 0);
     await fixtures.close();
     await testEnv.dispose();
   }
 });
+
+/**
+ * Every process a launch started (Chromium's watcher, Chromium, its helpers, the browser
+ * connector), each with its start time.
+ */
+async function launchTree(launched: LaunchedBrowser): Promise<Started[]> {
+  const below = await descendantsMatching(launched.launcher, /./);
+  assert(below.includes(launched.ready.pid), "Chromium runs below launch");
+  return await Promise.all(below.map(processStart));
+}
+
+/** Waits until every process of `tree` has ended; kills any left, so none outlives the test. */
+async function allEnded(tree: Started[], what: string): Promise<void> {
+  try {
+    await pollUntil(
+      async () => (await Promise.all(tree.map(stillRunning))).filter((pid) => pid !== null),
+      (left) => left.length === 0,
+      `the end of ${what}`,
+    );
+  } finally {
+    for (const pid of await Promise.all(tree.map(stillRunning))) {
+      if (pid !== null) Deno.kill(pid, "SIGKILL");
+    }
+  }
+}
+
+/** Whether a process's `/proc/PID/status` shows a SIGTERM (signal 15) pending for it. */
+function termPending(status: string): boolean {
+  const pending = status.match(/^ShdPnd:\s*([0-9a-f]+)$/m)?.[1];
+  return pending !== undefined && (BigInt(`0x${pending}`) & (1n << 14n)) !== 0n;
+}
+
+/** A process and when it started, so a reused process id is never taken for it. */
+interface Started {
+  pid: number;
+  start: string | null;
+}
+
+/** When process `pid` started (its clock ticks since boot), or null once it is gone. */
+async function startOf(pid: number): Promise<string | null> {
+  const stat = await Deno.readTextFile(`/proc/${pid}/stat`).catch(() => "");
+  if (stat === "") return null;
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  // Field 3 of stat is the state (a zombie has ended); field 22 the start time.
+  return fields[0] === "Z" ? null : fields[19];
+}
+
+async function processStart(pid: number): Promise<Started> {
+  return { pid, start: await startOf(pid) };
+}
+
+/** `process`'s id while that very process still runs, else null. */
+async function stillRunning(process: Started): Promise<number | null> {
+  return process.start !== null && (await startOf(process.pid)) === process.start
+    ? process.pid
+    : null;
+}

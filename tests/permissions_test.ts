@@ -251,7 +251,8 @@ Deno.test("every path flag names only the instance's own folders, files and sock
     ]);
     assertEquals(
       permissionFlags("service", testEnv.plan, { browserLaunch: true }).at(-1),
-      "--allow-run=chromium",
+      // Chromium's watcher (decision 0640), by absolute path; it starts Chromium.
+      "--allow-run=/bin/sh",
     );
     assertEquals(permissionFlags("mcp-connector", testEnv.plan), [
       `--allow-read=${p.keys.mcp},${p.keys.servicePublic},${p.bridgeSocket}`,

@@ -1,7 +1,8 @@
 /**
  * `ghostlight browser launch`: an isolated Chromium profile with the extension loaded and the
  * native host registered for this instance only, inside that profile. Runs until interrupted,
- * then closes Chromium and removes everything it created.
+ * then closes Chromium and removes everything it created. Chromium ends with launch however
+ * launch ends, SIGKILL included (decision 0640).
  *
  * @module
  */
@@ -18,11 +19,32 @@ import { overwriteRegularFileSync, readRegularText } from "../../shared/files.ts
 import { fetchStatus } from "../control/mod.ts";
 import { type Daemon, startDaemon } from "../daemon/mod.ts";
 import { ensureOwnedDir, socketAlive } from "../endpoint/mod.ts";
-import { currentStartPlan, entryScript, writeEntryScript } from "../privilege/mod.ts";
+import {
+  BROWSER_WATCHER_SHELL,
+  currentStartPlan,
+  entryScript,
+  writeEntryScript,
+} from "../privilege/mod.ts";
 import type { ServiceSettings } from "../settings.ts";
+import { z } from "zod";
 
 /** How long launch waits for the extension to reach the service. */
 const CONNECT_TIMEOUT_MS = 45_000;
+
+/** How long Chromium has to end after SIGTERM before its watcher sends SIGKILL. */
+const CHROMIUM_STOP_S = 5;
+
+/** How many times the watcher tries to remove launch's folder once Chromium has ended. */
+const FOLDER_TRIES = 3;
+
+/**
+ * How long launch waits for the watcher to name Chromium, and, stopping, for it to end: its
+ * bound after SIGTERM and its tries at the folder, with time to spare.
+ */
+const WATCHER_STOP_MS = (CHROMIUM_STOP_S + FOLDER_TRIES + 2) * 1000;
+
+/** The most bytes of the watcher's pid line. */
+const MAX_PID_LINE = 16;
 
 /** Options of `browser launch`. */
 export interface LaunchOptions {
@@ -96,16 +118,87 @@ async function writeHostWrapper(path: string, paths: InstancePaths): Promise<voi
 }
 
 /**
- * Starts Chromium, found on PATH by name: the only program `browser launch` is allowed to run
- * (decision 0100), or says how to install it.
+ * The watcher between `browser launch` and Chromium (decision 0640), run by `/bin/sh` with
+ * Chromium's arguments. Its standard input is launch's lifeline: launch holds the only writing
+ * end and never writes, so the pipe ends when launch does, however it ends (SIGKILL included),
+ * or when it stops Chromium on purpose. A background job reads the lifeline to its end, then
+ * sends Chromium SIGTERM, so it can write its profile and end its helpers, and SIGKILL if it is
+ * still there `CHROMIUM_STOP_S` seconds later. The shell then prints Chromium's pid (only once
+ * that job runs: a launch already gone would end the shell at that write), waits for Chromium,
+ * removes launch's throwaway folder (its first argument; Chromium's helpers may write into it
+ * for a moment after the browser ends, hence up to `FOLDER_TRIES` tries a second apart) and
+ * exits with Chromium's status. The signals a terminal sends its whole group (INT, HUP) are
+ * left to launch, which hears them too. A background job of a script starts with /dev/null as its
+ * input, so the lifeline reaches its reader through fd 3.
  */
-function spawnChromium(args: string[], env: Record<string, string>): Deno.ChildProcess {
+const WATCHER = `root=$1
+shift
+exec 3<&0
+chromium "$@" </dev/null >/dev/null 3<&- &
+browser=$!
+trap '' INT HUP
+{
+  while read -r _; do :; done
+  kill -TERM "$browser" 2>/dev/null
+  waited=0
+  while [ "$waited" -lt ${CHROMIUM_STOP_S} ] && kill -0 "$browser" 2>/dev/null; do
+    sleep 1
+    waited=$((waited + 1))
+  done
+  kill -KILL "$browser" 2>/dev/null
+} <&3 3<&- &
+lifeline=$!
+exec 3<&-
+echo "$browser"
+exec >/dev/null
+wait "$browser"
+code=$?
+kill "$lifeline" 2>/dev/null
+tries=0
+while [ -e "$root" ] && [ "$tries" -lt ${FOLDER_TRIES} ]; do
+  rm -rf "$root" 2>/dev/null || sleep 1
+  tries=$((tries + 1))
+done
+exit "$code"
+`;
+
+/** The exit status of a shell that found no program by the name: no Chromium on PATH. */
+const NOT_FOUND = 127;
+
+/** The pid line of the watcher. */
+const PidLine = z.string().regex(/^[1-9][0-9]{0,9}\n/);
+
+/** A Chromium that `browser launch` started, behind its watcher. */
+interface Chromium {
+  /** Chromium's own process id. */
+  pid: number;
+  /** Chromium's exit status, as its watcher passes it on. */
+  exited: Promise<Deno.CommandStatus>;
+  /** The last words of Chromium (and of its watcher) on stderr. */
+  stderrTail: { text: string };
+  /**
+   * Ends the lifeline, so the watcher stops Chromium (SIGTERM, then SIGKILL after its bound),
+   * and waits for it: bounded, since a watcher that does not end is killed.
+   */
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts Chromium, found on PATH by name, behind its watcher; `/bin/sh` is the only program
+ * `browser launch` is allowed to run (decisions 0100, 0640).
+ */
+async function spawnChromium(
+  root: string,
+  args: string[],
+  env: Record<string, string>,
+): Promise<Chromium> {
+  let watcher: Deno.ChildProcess;
   try {
-    return new Deno.Command("chromium", {
-      args,
+    watcher = new Deno.Command(BROWSER_WATCHER_SHELL, {
+      args: ["-c", WATCHER, "ghostlight-browser-watcher", root, ...args],
       env,
-      stdin: "null",
-      stdout: "null",
+      stdin: "piped",
+      stdout: "piped",
       stderr: "piped",
     }).spawn();
   } catch (error) {
@@ -116,10 +209,61 @@ function spawnChromium(args: string[], env: Record<string, string>): Deno.ChildP
       );
     }
     throw new Error(
-      "Chromium is not installed. Install it (Debian/Ubuntu: 'sudo apt-get install chromium') " +
-        "and run this again.",
+      `cannot run ${BROWSER_WATCHER_SHELL} to start Chromium: ${(error as Error).message}`,
     );
   }
+  const stderrTail = { text: "" };
+  keepTail(watcher.stderr, stderrTail).catch(() => {});
+  const lifeline = watcher.stdin.getWriter();
+  const exited = watcher.status.then((status) => status);
+  const stop = async () => {
+    await lifeline.close().catch(() => {});
+    const done = await Promise.race([
+      exited.then(() => true),
+      delay(WATCHER_STOP_MS).then(() => false),
+    ]);
+    if (!done) {
+      try {
+        watcher.kill("SIGKILL");
+      } catch {
+        // Already gone.
+      }
+      await exited;
+    }
+  };
+  try {
+    return { pid: await chromiumPid(watcher.stdout), exited, stderrTail, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+/** Chromium's pid: the first line its watcher prints, bounded in bytes and in time. */
+async function chromiumPid(stdout: ReadableStream<Uint8Array>): Promise<number> {
+  const reader = stdout.getReader();
+  const decoder = new TextDecoder();
+  let line = "";
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<"late">((resolve) => {
+    timer = setTimeout(() => resolve("late"), WATCHER_STOP_MS);
+  });
+  try {
+    while (!line.includes("\n") && line.length <= MAX_PID_LINE) {
+      const read = await Promise.race([reader.read(), late]);
+      if (read === "late") throw new Error("Chromium's watcher did not name Chromium in time");
+      if (read.done) break;
+      line += decoder.decode(read.value, { stream: true });
+    }
+  } finally {
+    clearTimeout(timer);
+    reader.cancel().catch(() => {});
+  }
+  const parsed = PidLine.safeParse(line);
+  if (!parsed.success) {
+    throw new Error(`Chromium's watcher said ${JSON.stringify(line.slice(0, 40))}, not a pid`);
+  }
+  return Number(parsed.data.trim());
 }
 
 /** Keeps the last bytes of a stream, for reporting why a browser died. */
@@ -192,6 +336,12 @@ async function attachedSlot(
     const early = await Promise.race([browser.exited, delay(200).then(() => null)]);
     if (early) {
       const said = browser.stderrTail.text.slice(-2000);
+      if (early.code === NOT_FOUND) {
+        throw new Error(
+          "Chromium is not installed. Install it (Debian/Ubuntu: 'sudo apt-get install " +
+            "chromium') and run this again.",
+        );
+      }
       const hint = /Missing X server|platform failed to initialize/.test(said)
         ? "\nThere is no display here for a window: run it again with --headless."
         : "";
@@ -234,8 +384,7 @@ export async function launchBrowser(
   // write.
   await ensureOwnedDir(paths.cacheDir);
   const root = await Deno.makeTempDir({ dir: paths.cacheDir, prefix: "browser-" });
-  let browser: Deno.ChildProcess | null = null;
-  const stderrTail = { text: "" };
+  let browser: Chromium | null = null;
   try {
     const launchToken = crypto.randomUUID();
     const { extensionDir, extensionId, profile } = await prepareProfile(root, paths, {
@@ -244,13 +393,12 @@ export async function launchBrowser(
     });
     // Chromium keeps crash reports and caches under XDG folders, outside --user-data-dir:
     // point them into the throwaway folder so launch leaves nothing behind.
-    browser = spawnChromium(chromiumArgs(profile, extensionDir, options), {
+    browser = await spawnChromium(root, chromiumArgs(profile, extensionDir, options), {
       XDG_CONFIG_HOME: `${root}/xdg-config`,
       XDG_CACHE_HOME: `${root}/xdg-cache`,
     });
-    keepTail(browser.stderr, stderrTail).catch(() => {});
-    const exited = browser.status.then((status) => status);
-    const slot = await attachedSlot(paths, launchToken, { exited, stderrTail });
+    const { exited } = browser;
+    const slot = await attachedSlot(paths, launchToken, browser);
     console.log(JSON.stringify({
       event: "browser_ready",
       instance: paths.instance,
@@ -263,7 +411,8 @@ export async function launchBrowser(
     const reason = await Promise.race([interruption(), exited.then(() => "browser exited")]);
     console.error(`ghostlight: stopping (${reason})`);
   } finally {
-    if (browser) await stopProcess(browser);
+    if (browser) await browser.stop();
+    // Once Chromium has ended its watcher removes the folder too; this is for one that could not.
     await removeTree(root);
     if (daemon) await daemon.stop();
   }
@@ -298,21 +447,4 @@ async function removeTree(path: string): Promise<void> {
 
 function delay(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-async function stopProcess(child: Deno.ChildProcess): Promise<void> {
-  try {
-    child.kill("SIGTERM");
-  } catch {
-    return;
-  }
-  const done = await Promise.race([child.status.then(() => true), delay(5_000).then(() => false)]);
-  if (!done) {
-    try {
-      child.kill("SIGKILL");
-    } catch {
-      // Already gone.
-    }
-    await child.status;
-  }
 }

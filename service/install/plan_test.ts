@@ -203,8 +203,9 @@ Deno.test("launchers come from the start plan: pinned paths, each start's set an
     after("  install|uninstall|audit|policy)"),
     new RegExp(`'${prefix}/app/service/installer.ts'`),
   );
-  // browser launch: the service, which may run Chromium; anything else: the service.
-  assertMatch(after("  browser)"), /'-P=service' .*'--allow-run=chromium' /);
+  // browser launch: the service, which may run Chromium's watcher (decision 0640); anything
+  // else: the service.
+  assertMatch(after("  browser)"), /'-P=service' .*'--allow-run=\/bin\/sh' /);
   assertMatch(
     lines.at(-2)!,
     new RegExp(`^${run} '-P=service' .*'${prefix}/app/service/main.ts' "\\$@"$`),

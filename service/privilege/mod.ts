@@ -7,6 +7,7 @@
 
 export {
   ADMIN_COMMANDS,
+  BROWSER_WATCHER_SHELL,
   cliScript,
   cliStartOf,
   currentInstall,

@@ -185,9 +185,15 @@ export function currentStartPlan(
   });
 }
 
+/**
+ * The one program `browser launch` runs: the shell that runs Chromium's watcher (decision 0640),
+ * by absolute path. Chromium itself is started by that shell, so no Deno grant names it.
+ */
+export const BROWSER_WATCHER_SHELL = "/bin/sh";
+
 /** Extra grants one start needs beyond its executable's. */
 export interface StartOptions {
-  /** `ghostlight browser launch`: the service may also start `chromium`. */
+  /** `ghostlight browser launch`: the service may also start Chromium's watcher. */
   browserLaunch?: boolean;
   /**
    * `ghostlight doctor`: the installer reaches the service's sockets and may start the service
@@ -272,7 +278,7 @@ export function permissionFlags(
         flag("read", outermost([...own, ...bundle, machine, ...home])),
         flag("write", own),
         flag("net", [p.bridgeSocket, p.browserSocket, p.controlSocket].map((s) => `unix:${s}`)),
-        ...(options.browserLaunch ? ["--allow-run=chromium"] : []),
+        ...(options.browserLaunch ? [flag("run", [BROWSER_WATCHER_SHELL])] : []),
         ...(options.remoteCommand ? [flag("run", [shoreProgram(plan)])] : []),
       ];
     }

@@ -19,6 +19,10 @@ export interface LaunchedBrowser {
   };
   /** Sends SIGTERM and waits for launch to clean up; returns its exit code. */
   stop(): Promise<number>;
+  /** The `browser launch` process's own id (not Chromium's: that is `ready.pid`). */
+  launcher: number;
+  /** Sends `signal` to the `browser launch` process alone and waits for it to end. */
+  kill(signal: Deno.Signal): Promise<void>;
   stderr(): string;
 }
 
@@ -71,7 +75,7 @@ export async function launchBrowser(
   const exited = new AbortController();
   child.status.then(() => exited.abort());
   // Not ready in time: SIGTERM first so launch stops its Chromium and removes its profile;
-  // SIGKILL only if it does not go within a few seconds (that would orphan Chromium).
+  // SIGKILL only if it does not go within a few seconds (its watcher then ends Chromium).
   const readied = new AbortController();
   signalOrTimeout(readied.signal, 60_000).then(async (ready) => {
     if (ready) return;
@@ -100,6 +104,11 @@ export async function launchBrowser(
     async stop() {
       signal("SIGTERM");
       return (await child.status).code;
+    },
+    launcher: child.pid,
+    async kill(name) {
+      signal(name);
+      await child.status;
     },
   };
 }
