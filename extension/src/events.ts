@@ -22,7 +22,6 @@ import {
   clip,
   endPause,
   freshMeter,
-  freshRequestMeter,
   judge,
   MAX_EVENT_CHARS,
   type Metered,
@@ -81,7 +80,7 @@ export function observe(
     refilledAt: previous?.refilledAt ?? Date.now(),
     dropped: previous?.dropped ?? 0,
     console: previous?.console ?? freshMeter(Date.now()),
-    network: previous?.network ?? freshRequestMeter(Date.now()),
+    network: previous?.network ?? freshMeter(Date.now()),
   });
 }
 
@@ -100,7 +99,7 @@ export function observeLike(openerTabId: number, tabId: number): boolean {
     refilledAt: Date.now(),
     dropped: 0,
     console: freshMeter(Date.now()),
-    network: freshRequestMeter(Date.now()),
+    network: freshMeter(Date.now()),
   });
   return true;
 }
@@ -196,8 +195,9 @@ chrome.debugger.onEvent.addListener((source, method, params) => {
 });
 
 /**
- * Stops listening to a flooding tab's console until its main frame shows a new document (decision
- * 0291): the browser sends every console event to the extension whether it is forwarded or not,
+ * Stops listening to a tab whose page logs more than its lines can be recorded for long enough
+ * ({@linkcode judge}, decision 0630) until its main frame shows a new document (decision 0291): the
+ * browser sends every console event to the extension whether it is forwarded or not,
  * and a page logging thousands of lines every few milliseconds left other tabs' commands waiting
  * behind them and grew the browser's memory without bound. `Runtime.disable` and `Log.disable`
  * stop the events at the page; the service is told when listening stopped and started again.
@@ -232,7 +232,7 @@ function heardAgain(tabId: number, observer: Observer): void {
 
 /**
  * Stops listening to a tab whose page starts requests faster than their events can be recorded,
- * for long enough ({@linkcode requestsFlood}, decisions 0340 and 0580), as
+ * for long enough ({@linkcode judge}, decisions 0340 and 0580), as
  * {@linkcode pauseConsole} does for its console: `Network.disable` stops them at the page until
  * its main frame shows a new document.
  */
