@@ -170,17 +170,36 @@ export interface Verdict {
 
 /**
  * Judges one event of a tab whose console or network (as the event is) is listened to: a request
- * it starts may flood the network, a console event the console ({@linkcode floods}); otherwise
- * it takes a token of the rate bound. The event that starts a pause is not forwarded.
+ * it starts may flood the network, a console event the console ({@linkcode floods}), each metered
+ * at `made`, when the page made it ({@linkcode madeAt}); otherwise it takes a token of the rate
+ * bound, which is the worker's, at `now`. The event that starts a pause is not forwarded.
  */
-export function judge(tab: Metered, method: string, now: number): Verdict {
-  if (method === "Network.requestWillBeSent" && floods(tab.network, NETWORK_FLOOD, now)) {
+export function judge(tab: Metered, method: string, now: number, made = now): Verdict {
+  if (method === "Network.requestWillBeSent" && floods(tab.network, NETWORK_FLOOD, made)) {
     return { forward: false, pause: "network" };
   }
-  if (CONSOLE_EVENTS.includes(method) && floods(tab.console, CONSOLE_FLOOD, now)) {
+  if (CONSOLE_EVENTS.includes(method) && floods(tab.console, CONSOLE_FLOOD, made)) {
     return { forward: false, pause: "console" };
   }
   return { forward: admit(tab, method, now), pause: null };
+}
+
+/**
+ * When the page logged a console event or started a request, by the browser's stamp on the event
+ * (ms since the epoch); undefined for other events, or one without a stamp. A flood is metered by
+ * it, not by when the worker got round to the event: a worker starved of the processor takes the
+ * flood's events more slowly than the page made them, and by its own clock a page logging
+ * thousands of lines a second looked like one logging a few hundred.
+ */
+export function madeAt(method: string, params: Record<string, unknown>): number | undefined {
+  if (method === "Network.requestWillBeSent") {
+    return typeof params.wallTime === "number" ? params.wallTime * 1_000 : undefined;
+  }
+  if (!CONSOLE_EVENTS.includes(method)) return undefined;
+  const entry = method === "Log.entryAdded"
+    ? params.entry as Record<string, unknown> | undefined
+    : params;
+  return typeof entry?.timestamp === "number" ? entry.timestamp : undefined;
 }
 
 /** Starts a pause. */
@@ -213,7 +232,6 @@ export function replayed(
   params: Record<string, unknown>,
 ): boolean {
   if (!CONSOLE_EVENTS.includes(method) || meter.resumedAt === 0) return false;
-  const entry = method === "Log.entryAdded" ? params.entry as Record<string, unknown> : params;
-  const at = entry?.timestamp;
-  return typeof at === "number" && at < meter.resumedAt;
+  const at = madeAt(method, params);
+  return at !== undefined && at < meter.resumedAt;
 }

@@ -8,6 +8,7 @@ import {
   FLOOD_REQUESTS,
   freshMeter,
   judge,
+  madeAt,
   type Metered,
   newDocument,
   project,
@@ -206,4 +207,28 @@ Deno.test("a page's burst of a few hundred lines and a steady stream the rate bo
   assertEquals(calm, null);
   // Requests do not fill the console's meter, nor lines the network's.
   assertEquals(pausedAt(freshTab(0), { requests: 20, everyMs: 20, seconds: 10 }, "console"), null);
+});
+
+Deno.test("a flood is metered by when the page made its events, not when a starved worker took them", () => {
+  // The storm page stamps 2,000 lines every ten milliseconds; the worker takes 300 a second.
+  const tab = freshTab(0);
+  let paused: number | null = null;
+  for (let n = 0; n < 5_000 && paused === null; n++) {
+    const params = { timestamp: Math.floor(n / 2_000) * 10 };
+    const verdict = judge(
+      tab,
+      "Runtime.consoleAPICalled",
+      n * (1_000 / 300),
+      madeAt("Runtime.consoleAPICalled", params),
+    );
+    if (verdict.pause === "console") paused = n;
+  }
+  // By the worker's clock the level would grow by 100 a second, paused after ten seconds.
+  assertEquals(paused, FLOOD_LINES - 1);
+  // Each kind's stamp: a log entry's, a request's wall time (seconds), none for other events.
+  assertEquals(madeAt("Log.entryAdded", { entry: { timestamp: 7 } }), 7);
+  assertEquals(madeAt("Runtime.exceptionThrown", { timestamp: 8 }), 8);
+  assertEquals(madeAt("Network.requestWillBeSent", { wallTime: 1.5 }), 1_500);
+  assertEquals(madeAt("Network.responseReceived", { timestamp: 9 }), undefined);
+  assertEquals(madeAt("Runtime.consoleAPICalled", {}), undefined);
 });

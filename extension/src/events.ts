@@ -23,6 +23,7 @@ import {
   endPause,
   freshMeter,
   judge,
+  madeAt,
   MAX_EVENT_CHARS,
   type Metered,
   newDocument,
@@ -165,7 +166,7 @@ chrome.debugger.onEvent.addListener((source, method, params) => {
   if (observer.network.pausedAt !== null && newDocument(method, raw)) {
     void resumeNetwork(tabId, observer);
   }
-  const verdict = judge(observer, method, now);
+  const verdict = judge(observer, method, now, madeAt(method, raw) ?? now);
   if (verdict.pause === "console") pauseConsole(tabId, observer);
   if (verdict.pause === "network") pauseNetwork(tabId, observer);
   if (!verdict.forward) {
