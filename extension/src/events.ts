@@ -133,6 +133,18 @@ export function enableNotYetSent(tabId: number): EnableCommand[] {
   return enables.notYetSent(tabId);
 }
 
+/**
+ * Whether `tabId`'s console or network, as `method` is one of its events, is no longer listened
+ * to now (decisions 0291, 0340): an answer of the tab need not wait behind such events in its
+ * lane (decision 0630).
+ */
+export function unheard(tabId: number, method: string): boolean {
+  const observer = observers.get(tabId);
+  if (!observer) return false;
+  if (CONSOLE_EVENTS.includes(method)) return observer.console.pausedAt !== null;
+  return method.startsWith("Network.") && observer.network.pausedAt !== null;
+}
+
 /** Forgets a tab no longer observed (released or closed). */
 export function forget(tabId: number): void {
   untrack(tabId);
