@@ -104,10 +104,13 @@ export interface FloodRule {
 
 /**
  * Console events a tab may log beyond what the rate bound records before its console is paused
- * (decision 0630): a page logging thousands of lines a second is paused within a second, the
- * same page starved of the processor within a few, a page's burst of a few hundred lines never.
+ * (decision 0630): a burst of 700 at once is, as under the old rule (a full bucket of 200, then 500
+ * dropped within a second), so a storm is paused no later in the worker's order of events, and
+ * every event the worker takes before the pause is one more of the storm's already on its way; a
+ * page logging thousands of lines a second is paused within a second, the same page starved of the
+ * processor within a few, a burst of a few hundred lines never.
  */
-export const FLOOD_LINES = 1_000;
+export const FLOOD_LINES = 700;
 /**
  * Requests a tab may start beyond what its events can be recorded for before its network is
  * paused (decision 0580): about a second of a page starting a thousand requests a second, a few
