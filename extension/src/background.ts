@@ -12,7 +12,7 @@ import { type FromExtension, ToExtension } from "../../shared/browser_protocol.t
 import { EXTENSION_FEATURES } from "../../shared/extension_features.ts";
 import { PanelRequest } from "../../shared/panel.ts";
 import { PersonRequest } from "../../shared/person.ts";
-import { setEventSink } from "./events.ts";
+import { setEventSink, unheard } from "./events.ts";
 import { setLocationSink, tailOf } from "./locations.ts";
 import { forgetPlace, noteTabUrl, placeTab, retryStopped } from "./network_rules.ts";
 import { followOpened, MechanismError, perform, releaseAll } from "./operations.ts";
@@ -99,7 +99,7 @@ const outbox = new Outbox((message) => {
   } catch {
     // The port closed; onDisconnect reconnects.
   }
-});
+}, unheard);
 
 /** Queues `message` in `lane` (by default the tab it names) for the port. */
 function send(message: FromExtension, lane: LaneKey = laneOf(message)): void {

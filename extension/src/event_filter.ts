@@ -83,42 +83,34 @@ export function admit(observer: Bucket, method: string, now: number): boolean {
   return NEVER_DROPPED_EVENTS.includes(method) || takeToken(observer, now);
 }
 
-/** Console events a tab may have dropped within one second before its console is paused. */
-export const FLOOD_DROPS = 500;
-
-/** Where a tab's console listening stands (decision 0291). */
-export interface ConsoleMeter {
-  /** When the current one-second window of drops began, and the drops in it. */
-  windowAt: number;
-  windowDrops: number;
-  /** While paused: since when. */
-  pausedAt: number | null;
-  /** When listening last started again, 0 when it never stopped. */
-  resumedAt: number;
-}
-
-/** A meter for a tab that has not flooded. */
-export function freshMeter(now: number): ConsoleMeter {
-  return { windowAt: now, windowDrops: 0, pausedAt: null, resumedAt: 0 };
-}
-
-/**
- * Counts one dropped console event; true when the tab has now dropped {@linkcode FLOOD_DROPS}
- * within a second, and its console should be paused.
- */
-export function floods(meter: ConsoleMeter, now: number): boolean {
-  if (now - meter.windowAt >= 1_000) {
-    meter.windowAt = now;
-    meter.windowDrops = 0;
-  }
-  return ++meter.windowDrops >= FLOOD_DROPS;
-}
-
 /**
  * Requests a tab's events can be recorded for, per second: each takes three of the rate bound's
  * events (sent; answered; finished or failed).
  */
 export const RECORDED_REQUESTS_PER_SECOND = EVENTS_PER_SECOND / 3;
+
+/**
+ * How one kind of a tab's events is judged to flood (decisions 0291, 0340, 0580, 0630): by what
+ * the page makes, not by what happens to be dropped. Each event the meter counts fills a level by
+ * one; the level drains at `drainPerSecond`, what the rate bound can record of that kind; at
+ * `limit` the kind is paused. The drops depend on how much else the tab sends and how fast the
+ * service reads: a page slowed by a busy processor dropped too few within any one second to be
+ * paused, however long it flooded.
+ */
+export interface FloodRule {
+  drainPerSecond: number;
+  limit: number;
+}
+
+/**
+ * Console events a tab may log beyond what the rate bound records before its console is paused
+ * (decision 0630): a burst of 700 at once is, as under the old rule (a full bucket of 200, then 500
+ * dropped within a second), so a storm is paused no later in the worker's order of events, and
+ * every event the worker takes before the pause is one more of the storm's already on its way; a
+ * page logging thousands of lines a second is paused within a second, the same page starved of the
+ * processor within a few, a burst of a few hundred lines never.
+ */
+export const FLOOD_LINES = 700;
 /**
  * Requests a tab may start beyond what its events can be recorded for before its network is
  * paused (decision 0580): about a second of a page starting a thousand requests a second, a few
@@ -126,46 +118,51 @@ export const RECORDED_REQUESTS_PER_SECOND = EVENTS_PER_SECOND / 3;
  */
 export const FLOOD_REQUESTS = 1_000;
 
-/** Where a tab's network listening stands (decisions 0340, 0580). */
-export interface RequestMeter {
-  /**
-   * The requests the tab started beyond those its events can be recorded for: each adds one, and
-   * it drains at {@linkcode RECORDED_REQUESTS_PER_SECOND} since `at`.
-   */
+/** A tab's console: every console event counts, drained at the whole rate bound. */
+export const CONSOLE_FLOOD: FloodRule = { drainPerSecond: EVENTS_PER_SECOND, limit: FLOOD_LINES };
+/**
+ * A tab's network: only the requests it starts count (each `Network.requestWillBeSent`, whatever
+ * becomes of its events). Metering every `Network.*` event also paused the network of a tab that
+ * only flooded its console (decision 0340), whose console read was then cut off.
+ */
+export const NETWORK_FLOOD: FloodRule = {
+  drainPerSecond: RECORDED_REQUESTS_PER_SECOND,
+  limit: FLOOD_REQUESTS,
+};
+
+/** Where one kind of a tab's listening stands: its console's, or its network's. */
+export interface FloodMeter {
+  /** What the tab made beyond what can be recorded, as its {@linkcode FloodRule} counts, at `at`. */
   level: number;
   at: number;
   /** While paused: since when. */
   pausedAt: number | null;
+  /** When listening last started again, 0 when it never stopped. */
+  resumedAt: number;
 }
 
-/** A meter for a tab that has not flooded its network. */
-export function freshRequestMeter(now: number): RequestMeter {
-  return { level: 0, at: now, pausedAt: null };
+/** A meter for a tab that has not flooded. */
+export function freshMeter(now: number): FloodMeter {
+  return { level: 0, at: now, pausedAt: null, resumedAt: 0 };
 }
 
 /**
- * Counts one request the tab started, whatever becomes of its events (forwarded, or dropped by
- * the rate bound or a full lane of the outbox); true when the tab has started
- * {@linkcode FLOOD_REQUESTS} more than its events can be recorded for, and its network should be
- * paused. Judged on what the page sends, not on what is dropped: the drops depend on how much
- * else the tab sends and how fast the service reads, and a page slowed by a busy processor
- * dropped too few within any one second to be paused, however long it flooded. Only the requests
- * count: metering every `Network.*` event also paused the network of a tab that only flooded its
- * console (decision 0340), whose console read was then cut off.
+ * Counts one event of the kind `meter` judges (forwarded or not); true when the level has reached
+ * the rule's limit, and the kind should be paused.
  */
-export function requestsFlood(meter: RequestMeter, now: number): boolean {
-  const drained = ((now - meter.at) / 1000) * RECORDED_REQUESTS_PER_SECOND;
+export function floods(meter: FloodMeter, rule: FloodRule, now: number): boolean {
+  const drained = (Math.max(0, now - meter.at) / 1000) * rule.drainPerSecond;
   meter.level = Math.max(0, meter.level - drained) + 1;
-  meter.at = now;
-  return meter.level >= FLOOD_REQUESTS;
+  meter.at = Math.max(meter.at, now);
+  return meter.level >= rule.limit;
 }
 
 /** A tab's rate bound and the meters that pause its console and its network. */
 export interface Metered extends Bucket {
-  /** Whether the tab's console floods, and whether it is listened to now (decision 0291). */
-  console: ConsoleMeter;
+  /** Whether the tab's console floods, and whether it is listened to now (decisions 0291, 0630). */
+  console: FloodMeter;
   /** The same for its network, by the requests it starts (decisions 0340, 0580). */
-  network: RequestMeter;
+  network: FloodMeter;
 }
 
 /** What becomes of one event a tab sent: forwarded or not, and what it pauses. */
@@ -175,36 +172,47 @@ export interface Verdict {
 }
 
 /**
- * Judges one event of a tab whose console or network (as the event is) is listened to: the
- * request it starts may flood the network ({@linkcode requestsFlood}); otherwise it takes a
- * token of the rate bound, and a console event dropped here may flood the console
- * ({@linkcode floods}). The event that starts a pause is not forwarded.
+ * Judges one event of a tab whose console or network (as the event is) is listened to: a request
+ * it starts may flood the network, a console event the console ({@linkcode floods}), each metered
+ * at `made`, when the page made it ({@linkcode madeAt}); otherwise it takes a token of the rate
+ * bound, which is the worker's, at `now`. The event that starts a pause is not forwarded.
  */
-export function judge(tab: Metered, method: string, now: number): Verdict {
-  if (method === "Network.requestWillBeSent" && requestsFlood(tab.network, now)) {
+export function judge(tab: Metered, method: string, now: number, made = now): Verdict {
+  if (method === "Network.requestWillBeSent" && floods(tab.network, NETWORK_FLOOD, made)) {
     return { forward: false, pause: "network" };
   }
-  if (admit(tab, method, now)) return { forward: true, pause: null };
-  const console = CONSOLE_EVENTS.includes(method) && floods(tab.console, now);
-  return { forward: false, pause: console ? "console" : null };
+  if (CONSOLE_EVENTS.includes(method) && floods(tab.console, CONSOLE_FLOOD, made)) {
+    return { forward: false, pause: "console" };
+  }
+  return { forward: admit(tab, method, now), pause: null };
+}
+
+/**
+ * When the page logged a console event or started a request, by the browser's stamp on the event
+ * (ms since the epoch); undefined for other events, or one without a stamp. A flood is metered by
+ * it, not by when the worker got round to the event: a worker starved of the processor takes the
+ * flood's events more slowly than the page made them, and by its own clock a page logging
+ * thousands of lines a second looked like one logging a few hundred.
+ */
+export function madeAt(method: string, params: Record<string, unknown>): number | undefined {
+  if (method === "Network.requestWillBeSent") {
+    return typeof params.wallTime === "number" ? params.wallTime * 1_000 : undefined;
+  }
+  if (!CONSOLE_EVENTS.includes(method)) return undefined;
+  const entry = method === "Log.entryAdded"
+    ? params.entry as Record<string, unknown> | undefined
+    : params;
+  return typeof entry?.timestamp === "number" ? entry.timestamp : undefined;
 }
 
 /** Starts a pause. */
-export function startPause(meter: ConsoleMeter | RequestMeter, now: number): void {
+export function startPause(meter: FloodMeter, now: number): void {
   meter.pausedAt = now;
 }
 
-/** Ends a pause: the tab is metered afresh. */
-export function endPause(meter: ConsoleMeter | RequestMeter, now: number): void {
-  meter.pausedAt = null;
-  if ("level" in meter) {
-    meter.level = 0;
-    meter.at = now;
-    return;
-  }
-  meter.resumedAt = now;
-  meter.windowAt = now;
-  meter.windowDrops = 0;
+/** Ends a pause: the kind is listened to again since `now`, and metered afresh. */
+export function endPause(meter: FloodMeter, now: number): void {
+  Object.assign(meter, freshMeter(now), { resumedAt: now });
 }
 
 /**
@@ -222,12 +230,11 @@ export function newDocument(method: string, params: Record<string, unknown>): bo
  * or logged while nobody listened.
  */
 export function replayed(
-  meter: ConsoleMeter,
+  meter: FloodMeter,
   method: string,
   params: Record<string, unknown>,
 ): boolean {
   if (!CONSOLE_EVENTS.includes(method) || meter.resumedAt === 0) return false;
-  const entry = method === "Log.entryAdded" ? params.entry as Record<string, unknown> : params;
-  const at = entry?.timestamp;
-  return typeof at === "number" && at < meter.resumedAt;
+  const at = madeAt(method, params);
+  return at !== undefined && at < meter.resumedAt;
 }

@@ -4,12 +4,11 @@ import {
   admit,
   clip,
   endPause,
-  FLOOD_DROPS,
+  FLOOD_LINES,
   FLOOD_REQUESTS,
-  floods,
   freshMeter,
-  freshRequestMeter,
   judge,
+  madeAt,
   type Metered,
   newDocument,
   project,
@@ -62,19 +61,12 @@ Deno.test("a dialog's events pass a spent rate bound; others wait for a token", 
   assertEquals(bucket.tokens, 0, "and take none of the tokens");
 });
 
-Deno.test("a tab that drops a second's worth of console events is paused, and heard again", () => {
+Deno.test("a kind's pause ends with listening again, metered afresh; what the browser replays is passed by", () => {
   const meter = freshMeter(1_000);
-  for (let i = 1; i < FLOOD_DROPS; i++) assertEquals(floods(meter, 1_000 + i / 10), false);
-  assertEquals(floods(meter, 1_100), true, "the last drop within the second");
-  // Drops spread over more than a second never add up to a flood.
-  const calm = freshMeter(0);
-  for (let i = 0; i < FLOOD_DROPS * 3; i++) {
-    assertEquals(floods(calm, i * (1_000 / (FLOOD_DROPS - 2))), false);
-  }
   startPause(meter, 1_200);
   assertEquals(meter.pausedAt, 1_200);
   endPause(meter, 5_000);
-  assertEquals(meter.pausedAt, null);
+  assertEquals(meter, { ...freshMeter(5_000), resumedAt: 5_000 });
   // What the browser replays on listening again is older than the listening; new lines are not.
   assertEquals(replayed(meter, "Runtime.consoleAPICalled", { timestamp: 4_999 }), true);
   assertEquals(replayed(meter, "Runtime.consoleAPICalled", { timestamp: 5_001 }), false);
@@ -95,7 +87,7 @@ function freshTab(now: number): Metered {
     tokens: EVENTS_PER_SECOND,
     refilledAt: now,
     console: freshMeter(now),
-    network: freshRequestMeter(now),
+    network: freshMeter(now),
   };
 }
 
@@ -112,9 +104,13 @@ interface Traffic {
 /**
  * Feeds `tab` what such a page makes the browser send, in order: each request's start, its
  * answer and its end 50 ms later, and the console lines; a paused kind is passed by as the
- * extension does. Returns when the tab's network was paused (ms after the start), or null.
+ * extension does. Returns when the tab's `kind` was paused (ms after the start), or null.
  */
-function pausedAt(tab: Metered, traffic: Traffic): number | null {
+function pausedAt(
+  tab: Metered,
+  traffic: Traffic,
+  kind: "network" | "console" = "network",
+): number | null {
   const events: { at: number; method: string }[] = [];
   const request = (at: number) =>
     events.push(
@@ -134,11 +130,8 @@ function pausedAt(tab: Metered, traffic: Traffic): number | null {
     const meter = method.startsWith("Network.") ? tab.network : tab.console;
     if (meter.pausedAt !== null) continue;
     const verdict = judge(tab, method, at);
-    if (verdict.pause === "console") startPause(tab.console, at);
-    if (verdict.pause === "network") {
-      startPause(tab.network, at);
-      return at;
-    }
+    if (verdict.pause !== null) startPause(tab[verdict.pause], at);
+    if (verdict.pause === kind) return at;
   }
   return null;
 }
@@ -160,8 +153,9 @@ Deno.test("a page starting requests faster than their events can be recorded is 
 
 Deno.test("the network pause counts the requests a page starts, not what the rate bound drops", () => {
   const quarter = { requests: 5, everyMs: 20, seconds: 30 };
-  // A console flood beside the requests takes every token of the rate bound, so every request's
-  // events are dropped; the pause comes at the same request all the same.
+  // A console flood beside the requests takes every token of the rate bound until its own pause,
+  // so the requests' events are dropped meanwhile; the pause comes at the same request all the
+  // same.
   assertEquals(
     pausedAt(freshTab(0), { ...quarter, lines: 40 }),
     pausedAt(freshTab(0), quarter),
@@ -181,5 +175,65 @@ Deno.test("a page's load of a few hundred requests and a steady stream its event
   const tab = freshTab(0);
   assert(pausedAt(tab, { requests: 20, everyMs: 20, seconds: 5 }) !== null);
   endPause(tab.network, 10_000);
-  assertEquals(tab.network, freshRequestMeter(10_000));
+  assertEquals(tab.network, { ...freshMeter(10_000), resumedAt: 10_000 });
+});
+
+Deno.test("a page logging faster than its lines can be recorded is paused, however slowly the processor lets it", () => {
+  // The storm page, as far as a starved processor lets it: 2,000 lines every ten milliseconds.
+  const storm = pausedAt(
+    freshTab(0),
+    { requests: 0, everyMs: 10, seconds: 10, lines: 2_000 },
+    "console",
+  );
+  assert(storm !== null && storm < 100, `the storm paused at ${storm} ms`);
+  // Six hundred lines a second, steadily: the rate bound drops 400 of them each second, never
+  // the 500 within one second the old rule waited for, so it was never paused.
+  const steady = { requests: 0, everyMs: 50, seconds: 60, lines: 30 };
+  const slow = pausedAt(freshTab(0), steady, "console");
+  const rate = 600 - EVENTS_PER_SECOND;
+  assert(slow !== null, "a steady 600 lines a second was never paused");
+  assert(Math.abs(slow - (FLOOD_LINES / rate) * 1_000) < 100, `paused at ${slow} ms`);
+  // A third of that, 250 a second: paused too, later.
+  const crawling = pausedAt(freshTab(0), { ...steady, lines: 10, everyMs: 40 }, "console");
+  assert(crawling !== null && crawling < 30_000, `250 lines a second paused at ${crawling} ms`);
+});
+
+Deno.test("a page's burst of a few hundred lines and a steady stream the rate bound records are never paused", () => {
+  // 650 lines at once, then 150 a second for two minutes.
+  const tab = freshTab(0);
+  for (let n = 0; n < 650; n++) assertEquals(judge(tab, "Log.entryAdded", 0).pause, null);
+  const calm = pausedAt(tab, { requests: 0, everyMs: 20, seconds: 120, lines: 3 }, "console");
+  assertEquals(calm, null);
+  // A burst of 700 is paused at its last line, as the old rule paused it (200 forwarded, 500
+  // dropped within the second): a storm is paused no later than before.
+  const burst = freshTab(0);
+  for (let n = 1; n < FLOOD_LINES; n++) judge(burst, "Runtime.consoleAPICalled", 0);
+  assertEquals(judge(burst, "Runtime.consoleAPICalled", 0).pause, "console");
+  assertEquals(FLOOD_LINES, 700);
+  // Requests do not fill the console's meter, nor lines the network's.
+  assertEquals(pausedAt(freshTab(0), { requests: 20, everyMs: 20, seconds: 10 }, "console"), null);
+});
+
+Deno.test("a flood is metered by when the page made its events, not when a starved worker took them", () => {
+  // The storm page stamps 2,000 lines every ten milliseconds; the worker takes 300 a second.
+  const tab = freshTab(0);
+  let paused: number | null = null;
+  for (let n = 0; n < 5_000 && paused === null; n++) {
+    const params = { timestamp: Math.floor(n / 2_000) * 10 };
+    const verdict = judge(
+      tab,
+      "Runtime.consoleAPICalled",
+      n * (1_000 / 300),
+      madeAt("Runtime.consoleAPICalled", params),
+    );
+    if (verdict.pause === "console") paused = n;
+  }
+  // By the worker's clock the level would grow by 100 a second, paused after ten seconds.
+  assertEquals(paused, FLOOD_LINES - 1);
+  // Each kind's stamp: a log entry's, a request's wall time (seconds), none for other events.
+  assertEquals(madeAt("Log.entryAdded", { entry: { timestamp: 7 } }), 7);
+  assertEquals(madeAt("Runtime.exceptionThrown", { timestamp: 8 }), 8);
+  assertEquals(madeAt("Network.requestWillBeSent", { wallTime: 1.5 }), 1_500);
+  assertEquals(madeAt("Network.responseReceived", { timestamp: 9 }), undefined);
+  assertEquals(madeAt("Runtime.consoleAPICalled", {}), undefined);
 });

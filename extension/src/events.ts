@@ -22,8 +22,8 @@ import {
   clip,
   endPause,
   freshMeter,
-  freshRequestMeter,
   judge,
+  madeAt,
   MAX_EVENT_CHARS,
   type Metered,
   newDocument,
@@ -81,7 +81,7 @@ export function observe(
     refilledAt: previous?.refilledAt ?? Date.now(),
     dropped: previous?.dropped ?? 0,
     console: previous?.console ?? freshMeter(Date.now()),
-    network: previous?.network ?? freshRequestMeter(Date.now()),
+    network: previous?.network ?? freshMeter(Date.now()),
   });
 }
 
@@ -100,7 +100,7 @@ export function observeLike(openerTabId: number, tabId: number): boolean {
     refilledAt: Date.now(),
     dropped: 0,
     console: freshMeter(Date.now()),
-    network: freshRequestMeter(Date.now()),
+    network: freshMeter(Date.now()),
   });
   return true;
 }
@@ -131,6 +131,18 @@ export function enableOnAttach(tabId: number): EnableCommand[] {
 /** Of what `tabId` asks for, what its current attachment has not been sent yet. */
 export function enableNotYetSent(tabId: number): EnableCommand[] {
   return enables.notYetSent(tabId);
+}
+
+/**
+ * Whether `tabId`'s console or network, as `method` is one of its events, is no longer listened
+ * to now (decisions 0291, 0340): an answer of the tab need not wait behind such events in its
+ * lane (decision 0630).
+ */
+export function unheard(tabId: number, method: string): boolean {
+  const observer = observers.get(tabId);
+  if (!observer) return false;
+  if (CONSOLE_EVENTS.includes(method)) return observer.console.pausedAt !== null;
+  return method.startsWith("Network.") && observer.network.pausedAt !== null;
 }
 
 /** Forgets a tab no longer observed (released or closed). */
@@ -166,7 +178,7 @@ chrome.debugger.onEvent.addListener((source, method, params) => {
   if (observer.network.pausedAt !== null && newDocument(method, raw)) {
     void resumeNetwork(tabId, observer);
   }
-  const verdict = judge(observer, method, now);
+  const verdict = judge(observer, method, now, madeAt(method, raw) ?? now);
   if (verdict.pause === "console") pauseConsole(tabId, observer);
   if (verdict.pause === "network") pauseNetwork(tabId, observer);
   if (!verdict.forward) {
@@ -196,8 +208,9 @@ chrome.debugger.onEvent.addListener((source, method, params) => {
 });
 
 /**
- * Stops listening to a flooding tab's console until its main frame shows a new document (decision
- * 0291): the browser sends every console event to the extension whether it is forwarded or not,
+ * Stops listening to a tab whose page logs more than its lines can be recorded for long enough
+ * ({@linkcode judge}, decision 0630) until its main frame shows a new document (decision 0291): the
+ * browser sends every console event to the extension whether it is forwarded or not,
  * and a page logging thousands of lines every few milliseconds left other tabs' commands waiting
  * behind them and grew the browser's memory without bound. `Runtime.disable` and `Log.disable`
  * stop the events at the page; the service is told when listening stopped and started again.
@@ -232,7 +245,7 @@ function heardAgain(tabId: number, observer: Observer): void {
 
 /**
  * Stops listening to a tab whose page starts requests faster than their events can be recorded,
- * for long enough ({@linkcode requestsFlood}, decisions 0340 and 0580), as
+ * for long enough ({@linkcode judge}, decisions 0340 and 0580), as
  * {@linkcode pauseConsole} does for its console: `Network.disable` stops them at the page until
  * its main frame shows a new document.
  */

@@ -14,6 +14,10 @@
  *   Only the tab's pause notices go ahead of its lane, behind its earlier notices (decision
  *   0580): they tell how the tab is listened to, not what a command did, and a notice that its
  *   console or network is no longer listened to would otherwise wait behind the flood it ends.
+ *   And an answer goes ahead of the events directly before it of a kind its tab is no longer
+ *   listened to (decision 0630): a flood's events, which the service can take many seconds to
+ *   read, and which the tab's reads already say were not all recorded; it stays behind every
+ *   other event, and the events keep their order among themselves.
  * - A lane holds at most {@linkcode LANE_EVENTS} events. Beyond it a new event is dropped and
  *   counted on the last event waiting in the lane (`dropped`), which the service adds to what the
  *   tab's reads say was not recorded. Answers, a dialog's events, where a tab stands and
@@ -52,7 +56,15 @@ interface Lane {
   frames: FromExtension[];
   /** Of `frames`, the events that may be dropped. */
   events: number;
+  /** Of `frames`, the answers (and the tab's closing): the frames that are not events. */
+  answers: number;
 }
+
+/**
+ * Whether the kind of a tab's event `method` (its console, its network) is no longer listened to
+ * now: the worker's meters say (decisions 0291, 0340).
+ */
+export type Unheard = (tabId: number, method: string) => boolean;
 
 /** Whether a frame is an event of its tab (else an answer, or a tab's opening or closing). */
 function isEvent(frame: FromExtension): boolean {
@@ -110,8 +122,11 @@ export class Outbox {
   /** Events dropped by full lanes since this outbox began, for the tests and the bench. */
   dropped = 0;
 
-  constructor(post: (frame: FromExtension) => void) {
+  #unheard: Unheard;
+
+  constructor(post: (frame: FromExtension) => void, unheard: Unheard = () => false) {
     this.#post = post;
+    this.#unheard = unheard;
   }
 
   /** Queues `frame` in `lane` (by default the tab it names) and posts what the window allows. */
@@ -126,7 +141,7 @@ export class Outbox {
     } else {
       let waiting = this.#lanes.get(lane);
       if (!waiting) {
-        waiting = { frames: [], events: 0 };
+        waiting = { frames: [], events: 0, answers: 0 };
         this.#lanes.set(lane, waiting);
       }
       if (droppable(frame)) {
@@ -138,6 +153,7 @@ export class Outbox {
         }
         waiting.events++;
       }
+      if (!isEvent(frame)) waiting.answers++;
       if (isPauseNotice(frame)) {
         const behind = waiting.frames.findIndex((waits) => !isPauseNotice(waits));
         waiting.frames.splice(behind === -1 ? waiting.frames.length : behind, 0, frame);
@@ -189,6 +205,22 @@ export class Outbox {
     }
   }
 
+  /**
+   * Moves the lane's first answer ahead of the events directly before it of a kind its tab is no
+   * longer listened to; the events before those, and their order, stay as they were.
+   */
+  #hurry(tabId: number, lane: Lane): void {
+    const answer = lane.frames.findIndex((frame) => !isEvent(frame));
+    let to = answer;
+    while (to > 0) {
+      const before = lane.frames[to - 1];
+      if (before.type !== "cdp_event" || !droppable(before)) break;
+      if (!this.#unheard(tabId, before.method)) break;
+      to--;
+    }
+    if (to < answer) lane.frames.splice(to, 0, ...lane.frames.splice(answer, 1));
+  }
+
   /** The next frame to post, taken from its queue; undefined when nothing waits. */
   #next(): FromExtension | undefined {
     const control = this.#control.shift();
@@ -198,6 +230,7 @@ export class Outbox {
     }
     let chosen: number | undefined;
     for (const [key, lane] of this.#lanes) {
+      if (lane.answers > 0) this.#hurry(key, lane);
       chosen ??= key;
       if (!isEvent(lane.frames[0])) {
         chosen = key;
@@ -208,6 +241,7 @@ export class Outbox {
     const lane = this.#lanes.get(chosen)!;
     const frame = lane.frames.shift()!;
     if (droppable(frame)) lane.events--;
+    if (!isEvent(frame)) lane.answers--;
     // Its turn is over: to the back, or gone when empty.
     this.#lanes.delete(chosen);
     if (lane.frames.length > 0) this.#lanes.set(chosen, lane);

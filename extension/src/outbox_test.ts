@@ -166,3 +166,40 @@ Deno.test("the person's requests waiting for a stalled connector are bounded; ac
   outbox.put(person(1_000), null);
   assertEquals(outbox.dropped, 10);
 });
+
+Deno.test("a tab's answer goes ahead of its events of a kind no longer listened to, never ahead of others", () => {
+  const posted: FromExtension[] = [];
+  // The busy tab's console is listened to until `paused` is set.
+  let paused = false;
+  const outbox = new Outbox(
+    (frame) => posted.push(frame),
+    (tab, method) => paused && tab === BUSY && method === "Runtime.consoleAPICalled",
+  );
+  outbox.passed(0);
+  for (let n = 0; n < OUTBOX_WINDOW + 10; n++) outbox.put(event(BUSY, n));
+  // Where the tab stands and a page event wait among the flood's lines.
+  outbox.put({ type: "tab_location", tab_id: BUSY }, BUSY);
+  outbox.put(event(BUSY, -1, "Page.frameStartedLoading"));
+  for (let n = OUTBOX_WINDOW + 10; n < LANE_EVENTS; n++) outbox.put(event(BUSY, n));
+  outbox.put(result(5), BUSY);
+  outbox.put(event(BUSY, -2, "Network.requestWillBeSent"));
+  // While the console is listened to, the answer keeps its place behind the lines.
+  outbox.passed(1);
+  assertEquals(words(posted).at(-1), `b${OUTBOX_WINDOW}`);
+  // Once it is not, the answer goes ahead of the lines directly before it, behind the rest.
+  paused = true;
+  outbox.passed(10_000);
+  const said = words(posted);
+  const answered = said.indexOf("r5");
+  assertEquals(said.slice(answered - 2, answered + 2), [
+    "tab_location",
+    "b-1",
+    "r5",
+    `b${OUTBOX_WINDOW + 10}`,
+  ]);
+  // The events keep their order among themselves, and nothing is lost.
+  const lines = said.filter((word) => /^b\d+$/.test(word));
+  assertEquals(lines, Array.from({ length: LANE_EVENTS }, (_, n) => `b${n}`));
+  assertEquals(said.at(-1), "b-2", "an event after the answer stays after it");
+  assertEquals(said.length, LANE_EVENTS + 4);
+});
