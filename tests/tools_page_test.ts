@@ -548,6 +548,31 @@ Deno.test("read_page, find, form_input and javascript_tool on the fixture site",
       }
     });
 
+    await t.step("a read of the 3,000-row page crosses from the page packed", async () => {
+      await go("/rows.html");
+      const native = decomposeTabId(tabId)!.native;
+      // The size of each sequence's answer the extension sends the service for this tab.
+      const answers = await watchExtension(
+        cdp,
+        "send(frame, lane)",
+        `frame?.type === "result" && Array.isArray(frame.value?.results) && lane === ${native} ` +
+          "? JSON.stringify(frame).length : undefined",
+      );
+      try {
+        const read = s.text(await s.ok("read_page", { tabId }));
+        assertMatch(read, /row \[ref_\d+\] "1" \| "Lamp check number 1 done" \| button "Open 1"/);
+        assertMatch(read, /Showing \d+ of 3\d{3} lines/);
+        const sizes = await answers.seen() as number[];
+        assertEquals(sizes.length, 1, `one read sent ${JSON.stringify(sizes)}`);
+        // The walk's nodes as arrays and its roles named once, not objects naming every field
+        // on every node (decision 0620): the answer for the first 24,000 characters of outline
+        // crossed as 97,833 characters before, 34,431 after.
+        assert(sizes[0] < 49_000, `the read's answer crossed as ${sizes[0]} characters`);
+      } finally {
+        await answers.stop();
+      }
+    });
+
     await t.step("refs from a page that navigated away are refused clearly", async () => {
       await go("/rows.html");
       const before = s.text(await s.ok("read_page", { tabId, filter: "interactive" }));

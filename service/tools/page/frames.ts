@@ -15,8 +15,10 @@ import { MAX_TITLE_CHARS } from "./landing.ts";
 import type {
   Described,
   MainWorldFunctions,
+  PackedSnapshot,
   PageMethod,
   PageMethods,
+  Snapshot,
   Vouched,
 } from "../page_runtime/contract.ts";
 import { INSTALL, MAIN_WORLD, RUNTIME_BUILD } from "./runtime_bundle.ts";
@@ -180,6 +182,15 @@ export function answerPath<M extends RuntimeMethod>(
  */
 export function asJsonText<T>(call: RuntimeCall<T>): RuntimeCall<JsonText<T>> {
   return `JSON.stringify(${call})` as RuntimeCall<JsonText<T>>;
+}
+
+/**
+ * A walk's answer (`snapshot`, `findNodes`) as JSON text of its packed form, made in the page
+ * (decision 0620): a third of the object form's size on a large page.
+ */
+export function asPackedWalk(call: RuntimeCall<Snapshot>): RuntimeCall<JsonText<PackedSnapshot>> {
+  const method: RuntimeMethod = "packWalk";
+  return methodCall(method, call) as RuntimeCall<JsonText<PackedSnapshot>>;
 }
 
 /** The value of JSON text made by {@linkcode asJsonText}, typed as the call it came from. */
