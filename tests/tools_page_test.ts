@@ -5,6 +5,7 @@
  */
 
 import { decomposeTabId } from "../service/browser/mod.ts";
+import { unpackWalk } from "../service/tools/page/collect.ts";
 import { WORLD_NAME } from "../service/tools/page/frames.ts";
 import { assert, assertEquals, assertMatch } from "./support/assert.ts";
 import { connectCdp, evaluateInExtension, inTabWorld, watchExtension } from "./support/cdp.ts";
@@ -549,7 +550,19 @@ Deno.test("read_page, find, form_input and javascript_tool on the fixture site",
     });
 
     await t.step("a read of the 3,000-row page crosses from the page packed", async () => {
-      await go("/rows.html");
+      // The runtime's packed walk unpacks into the very nodes of its walk, on a page of every
+      // kind of line (values, placeholders, states, a redacted password) and on the rows.
+      for (const path of ["/signup.html", "/rows.html"]) {
+        await go(path);
+        const [packed, plainWalk] = JSON.parse(
+          await world(
+            "(() => { const walk = globalThis.__ghostlight.snapshot({ filter: 'all', hints: true, " +
+              "limit: 20000 }); return JSON.stringify([globalThis.__ghostlight.packWalk(walk), " +
+              "JSON.stringify(walk)]); })()",
+          ) as string,
+        ) as [string, string];
+        assertEquals(unpackWalk(JSON.parse(packed)), JSON.parse(plainWalk), path);
+      }
       const native = decomposeTabId(tabId)!.native;
       // The size of each sequence's answer the extension sends the service for this tab.
       const answers = await watchExtension(

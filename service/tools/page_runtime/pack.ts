@@ -5,8 +5,6 @@
  * 3,000-row page's outline), and what crosses is copied and escaped at each hop to the service,
  * which unpacks it into the same nodes.
  *
- * No DOM here: the service's tests pack with it.
- *
  * @module
  */
 
