@@ -10,7 +10,7 @@ import { BrowserError } from "../../browser/mod.ts";
 import type { ToolContext } from "../core/context.ts";
 import { ToolError } from "../core/errors.ts";
 import {
-  asJsonText,
+  asPackedWalk,
   type Command,
   type Frame,
   FrameGone,
@@ -32,7 +32,13 @@ import {
   type TabPages,
 } from "./frames.ts";
 import type { TabTarget } from "../core/target.ts";
-import type { FrameUnder, Snapshot } from "../page_runtime/contract.ts";
+import type {
+  FrameUnder,
+  PackedNode,
+  PackedSnapshot,
+  Snapshot,
+  SnapshotNode,
+} from "../page_runtime/contract.ts";
 import type { OutlineNode } from "./outline.ts";
 import type { FindSpec } from "./rank.ts";
 
@@ -104,11 +110,11 @@ export interface WalkOptions {
  * The walk's expression, answering its outline as one JSON string: Chrome hands a string on as it
  * is, where an object of thousands of nodes is converted value by value on its way out of the
  * renderer (about 800 kB on the 3,000-row page: 330–1,200 ms as an object, 170–250 as text,
- * measured side by side; decision 0235).
+ * measured side by side; decision 0235). Its nodes are packed (decision 0620).
  */
 function snapshotCall(
   options: WalkOptions & { localRoot?: number },
-): RuntimeCall<JsonText<Snapshot>> {
+): RuntimeCall<JsonText<PackedSnapshot>> {
   const call = options.find && options.localRoot === undefined
     ? runtimeCall("findNodes", { ...options.find, limit: MAX_NODES })
     : runtimeCall("snapshot", {
@@ -119,7 +125,23 @@ function snapshotCall(
       limit: MAX_NODES,
       ...(options.cut ? { cut: options.cut } : {}),
     });
-  return asJsonText(call);
+  return asPackedWalk(call);
+}
+
+/** A walk's answer from its packed form (see `page_runtime/pack.ts`). */
+export function unpackWalk(packed: PackedSnapshot): Snapshot {
+  if ("gone" in packed) return packed;
+  const { roles, nodes, rest, ...head } = packed;
+  const unpack = ([id, depth, place, name, more]: PackedNode): SnapshotNode => {
+    const role = roles[place];
+    if (role === undefined) throw new Error(`the walk named no role ${place}`);
+    return more ? { id, depth, role, name, ...more } : { id, depth, role, name };
+  };
+  return {
+    ...head,
+    nodes: nodes.map(unpack),
+    ...(rest ? { rest: { ...rest, sections: rest.sections.map(unpack) } } : {}),
+  };
 }
 
 /**
@@ -127,8 +149,12 @@ function snapshotCall(
  * is the walk as {@linkcode snapshotCall} answers it. A walk whose root element is gone (or that
  * did not answer) throws {@linkcode FrameGone}, which a walk from a ref reports as the ref gone.
  */
-function checkedWalk(pages: TabPages, frame: Frame, text: JsonText<Snapshot> | null): Walk {
-  const walk = text === null ? null : parseJson(text);
+function checkedWalk(
+  pages: TabPages,
+  frame: Frame,
+  text: JsonText<PackedSnapshot> | null,
+): Walk {
+  const walk = text === null ? null : unpackWalk(parseJson(text));
   if (walk === null || "gone" in walk) throw new FrameGone();
   if (walk.token !== frame.token) {
     pages.frames.delete(frame.key);

@@ -15,8 +15,10 @@ import { MAX_TITLE_CHARS } from "./landing.ts";
 import type {
   Described,
   MainWorldFunctions,
+  PackedSnapshot,
   PageMethod,
   PageMethods,
+  Snapshot,
   Vouched,
 } from "../page_runtime/contract.ts";
 import { INSTALL, MAIN_WORLD, RUNTIME_BUILD } from "./runtime_bundle.ts";
@@ -182,6 +184,15 @@ export function asJsonText<T>(call: RuntimeCall<T>): RuntimeCall<JsonText<T>> {
   return `JSON.stringify(${call})` as RuntimeCall<JsonText<T>>;
 }
 
+/**
+ * A walk's answer (`snapshot`, `findNodes`) as JSON text of its packed form, made in the page
+ * (decision 0620): a third of the object form's size on a large page.
+ */
+export function asPackedWalk(call: RuntimeCall<Snapshot>): RuntimeCall<JsonText<PackedSnapshot>> {
+  const method: RuntimeMethod = "packWalk";
+  return methodCall(method, call) as RuntimeCall<JsonText<PackedSnapshot>>;
+}
+
 /** The value of JSON text made by {@linkcode asJsonText}, typed as the call it came from. */
 export function parseJson<T>(text: JsonText<T>): T {
   return JSON.parse(text) as T;
@@ -309,8 +320,12 @@ interface RefEntry {
   frameKey: string;
   token: string;
   localId: number;
-  /** The element's role and name as the latest read that gave the ref out saw them. */
-  read?: ElementLabel;
+  /**
+   * The element's role and name as the latest read that gave the ref out saw them, the name cut:
+   * made a label (the role as shown, the name redacted) only when a question asks for it, not
+   * for each of the thousands of refs a read may give out (decision 0620).
+   */
+  read?: { role: string; name: string };
 }
 
 /** An element as a read named it: its role and accessible name (page text). */
@@ -732,19 +747,21 @@ export function refFor(
     pages.numbers.set(key, number);
     pages.entries.set(number, { frameKey: frame.key, token: frame.token, localId });
   }
-  if (read) pages.entries.get(number)!.read = labelOf(read);
+  if (read) pages.entries.get(number)!.read = { role: read.role, name: cutName(read.name) };
   return `ref_${number}`;
 }
 
 /** Longest name a ref's label keeps: the question shows it, the agent had it already. */
 const MAX_LABEL_NAME = 150;
 
-/** A read's role and name as a ref keeps them: the role as shown, the name cut and redacted. */
+/** A name as a ref keeps it: cut to {@linkcode MAX_LABEL_NAME}. */
+function cutName(name: string): string {
+  return name.length > MAX_LABEL_NAME ? `${name.slice(0, MAX_LABEL_NAME - 1)}…` : name;
+}
+
+/** A kept read as a label: the role as shown, the name redacted. */
 function labelOf(read: { role: string; name: string }): ElementLabel {
-  const name = read.name.length > MAX_LABEL_NAME
-    ? `${read.name.slice(0, MAX_LABEL_NAME - 1)}…`
-    : read.name;
-  return { role: shownRole(read.role).slice(0, 40), name: redactSecrets(name) };
+  return { role: shownRole(read.role).slice(0, 40), name: redactSecrets(read.name) };
 }
 
 /**
@@ -754,9 +771,14 @@ function labelOf(read: { role: string; name: string }): ElementLabel {
  */
 export function refLabel(workspace: Workspace, tabId: number, ref: string): ElementLabel | null {
   const pages = state.get(workspace)?.get(tabId);
+  return pages ? labelIn(pages, ref) : null;
+}
+
+/** {@linkcode refLabel} in one tab's memory. */
+export function labelIn(pages: TabPages, ref: string): ElementLabel | null {
   const match = /^ref_(\d+)$/.exec(ref.trim());
-  if (!pages || !match) return null;
-  return pages.entries.get(Number(match[1]))?.read ?? null;
+  const read = match ? pages.entries.get(Number(match[1]))?.read : undefined;
+  return read ? labelOf(read) : null;
 }
 
 /**

@@ -12,13 +12,16 @@ import {
   asJsonText,
   type Command,
   elementCall,
+  type Frame,
   INSTALLED_TOKEN,
+  labelIn,
   leadingRead,
   mainWorldCall,
   noRuntime,
   parseJson,
   readMainFrame,
   readVouched,
+  refFor,
   type RuntimeAnswer,
   runtimeArguments,
   type RuntimeCall,
@@ -500,4 +503,27 @@ Deno.test("a page that replaces its document at every read is told so, not as an
   assertEquals(error.kind, "tool_failure");
   assert(error.message.startsWith("The page changed while it was being read"), error.message);
   assert(commits >= 2, `read twice before it gave up (${commits})`);
+});
+
+Deno.test("a ref's label is made when a question asks for it, not as each ref is given out", () => {
+  const pages: TabPages = {
+    frames: new Map(),
+    numbers: new Map(),
+    entries: new Map(),
+    next: 1,
+    reads: new Map(),
+  };
+  const frame: Frame = { key: "/main", frameId: "main", contextId: 1, token: "t0k3n" };
+  const secret = "sk_live_4eC39HqLyjWDarjtT1zdp7dc";
+  const ref = refFor(pages, frame, 7, { role: "generic-clickable", name: `Key ${secret}` });
+  // Kept as the read named it: a read of the 3,000-row page gives out about 1,200 refs, and no
+  // redaction is spent on those no question names (decision 0620).
+  assertEquals(pages.entries.get(1)?.read, { role: "generic-clickable", name: `Key ${secret}` });
+  assertEquals(labelIn(pages, ref), { role: "clickable", name: "Key [redacted]" });
+  // The name is cut as it is kept, so the memory of a tab's refs stays bounded.
+  const long = refFor(pages, frame, 8, { role: "button", name: "x".repeat(400) });
+  assertEquals(pages.entries.get(2)?.read?.name.length, 150);
+  assertEquals(labelIn(pages, long)?.name, `${"x".repeat(149)}…`);
+  assertEquals(labelIn(pages, refFor(pages, frame, 9)), null, "a ref no read named");
+  assertEquals(labelIn(pages, "ref_99"), null);
 });

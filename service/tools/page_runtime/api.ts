@@ -20,6 +20,7 @@ import {
   scrollTo,
 } from "./geometry.ts";
 import { observeBefore, prepareAction, settle } from "./observe.ts";
+import { packWalk } from "./pack.ts";
 import { pageInfo } from "./page_info.ts";
 import { readable } from "./readable.ts";
 import { byId, token, vouch } from "./registry.ts";
@@ -49,6 +50,7 @@ export const runtime: PageMethods = {
   framesShown,
   element: byId,
   observeBefore,
+  packWalk,
   pageInfo,
   prepareAction,
   quietCheck,

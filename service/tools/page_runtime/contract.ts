@@ -455,6 +455,27 @@ export interface SnapshotNode {
   box?: Box | null;
 }
 
+/** A node's fields beyond the four every node has. */
+export type NodeMore = Omit<SnapshotNode, "id" | "depth" | "role" | "name">;
+
+/**
+ * A node as a walk's answer carries it to the service (decision 0620): its four common fields by
+ * place, the role as its place in the answer's `roles`, then the others when it has any.
+ */
+export type PackedNode =
+  | [id: number, depth: number, role: number, name: string]
+  | [id: number, depth: number, role: number, name: string, more: NodeMore];
+
+/** A walk's answer as it crosses to the service: {@linkcode Snapshot} with its nodes packed. */
+export type PackedSnapshot =
+  | (Omit<Extract<Snapshot, { token: string }>, "nodes" | "rest"> & {
+    /** Each role the packed nodes name, once. */
+    roles: string[];
+    nodes: PackedNode[];
+    rest?: Omit<OutlineRest, "sections"> & { sections: PackedNode[] };
+  })
+  | { gone: true };
+
 /** The outline of a document, or `gone` when the root element is no longer there. */
 export type Snapshot =
   | {
@@ -528,6 +549,8 @@ export interface PageMethods {
   frameAt: (x: number, y: number) => FrameUnder | null;
   framesShown: () => FrameShown[] | null;
   observeBefore: (key: string, options: { point: Point | null; keep: number }) => Before;
+  /** A walk's answer as JSON text of its {@linkcode PackedSnapshot}. */
+  packWalk: (walk: Snapshot) => string;
   pageInfo: (maxTitle: number) => PageInfo;
   prepareAction: (key: string, id: number, options: { keep: number }) => Prepared;
   quietCheck: (quietMs: number, sliceMs: number) => Promise<{ quiet: boolean; mutations: number }>;
