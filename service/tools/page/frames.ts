@@ -337,8 +337,11 @@ export interface ElementLabel {
 /** Ghostlight's per-tab memory of a page. */
 export interface TabPages {
   frames: Map<string, Frame>;
-  /** `frameKey#token#localId` → ref number. */
-  numbers: Map<string, number>;
+  /**
+   * `frameKey#token` (one frame's document) → its element's local id → ref number: a read numbers
+   * a thousand elements of one document, looked up by number, not by a string made for each.
+   */
+  numbers: Map<string, Map<number, number>>;
   entries: Map<number, RefEntry>;
   next: number;
   /** The latest read_page of this tab per scope (filter, depth, ref_id), for `diff`. */
@@ -736,15 +739,18 @@ export function refFor(
   localId: number,
   read?: { role: string; name: string },
 ): string {
-  const key = `${frame.key}#${frame.token}#${localId}`;
-  let number = pages.numbers.get(key);
+  const document = `${frame.key}#${frame.token}`;
+  let numbers = pages.numbers.get(document);
+  let number = numbers?.get(localId);
   if (number === undefined) {
     if (pages.entries.size >= MAX_REFS_PER_TAB) {
       pages.numbers.clear();
       pages.entries.clear();
+      numbers = undefined;
     }
+    if (numbers === undefined) pages.numbers.set(document, numbers = new Map());
     number = pages.next++;
-    pages.numbers.set(key, number);
+    numbers.set(localId, number);
     pages.entries.set(number, { frameKey: frame.key, token: frame.token, localId });
   }
   if (read) pages.entries.get(number)!.read = { role: read.role, name: cutName(read.name) };
