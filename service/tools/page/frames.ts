@@ -177,14 +177,6 @@ export function answerPath<M extends RuntimeMethod>(
 }
 
 /**
- * `call`'s answer as JSON text, made in the page (one string crosses CDP, not an object tree
- * the protocol copies value by value); {@linkcode parseJson} reads it back as the same type.
- */
-export function asJsonText<T>(call: RuntimeCall<T>): RuntimeCall<JsonText<T>> {
-  return `JSON.stringify(${call})` as RuntimeCall<JsonText<T>>;
-}
-
-/**
  * A walk's answer (`snapshot`, `findNodes`) as JSON text of its packed form, made in the page
  * (decision 0620): a third of the object form's size on a large page.
  */
@@ -193,7 +185,7 @@ export function asPackedWalk(call: RuntimeCall<Snapshot>): RuntimeCall<JsonText<
   return methodCall(method, call) as RuntimeCall<JsonText<PackedSnapshot>>;
 }
 
-/** The value of JSON text made by {@linkcode asJsonText}, typed as the call it came from. */
+/** The value of JSON text made by {@linkcode asPackedWalk}, typed as the call it came from. */
 export function parseJson<T>(text: JsonText<T>): T {
   return JSON.parse(text) as T;
 }

@@ -6,10 +6,16 @@
  */
 
 import { assert, assertEquals } from "../../../tests/support/assert.ts";
-import type { PageMethods, Readable, ScrollProbe, Snapshot } from "../page_runtime/contract.ts";
+import type {
+  PackedSnapshot,
+  PageMethods,
+  Readable,
+  ScrollProbe,
+  Snapshot,
+} from "../page_runtime/contract.ts";
 import {
   answerPath,
-  asJsonText,
+  asPackedWalk,
   type Command,
   elementCall,
   type Frame,
@@ -96,9 +102,12 @@ Deno.test("element calls, vouched calls and JSON text keep the runtime's types",
     "globalThis.__ghostlight?.vouch?.(globalThis.__ghostlight?.framesShown?.())",
   );
 
-  const walk = asJsonText(runtimeCall("snapshot", { filter: "all" }));
-  assertEquals(walk, 'JSON.stringify(globalThis.__ghostlight?.snapshot?.({"filter":"all"}))');
-  const parsed: Snapshot = parseJson(valueOf(walk, { result: { value: '{"gone":true}' } }));
+  const walk = asPackedWalk(runtimeCall("snapshot", { filter: "all" }));
+  assertEquals(
+    walk,
+    'globalThis.__ghostlight?.packWalk?.(globalThis.__ghostlight?.snapshot?.({"filter":"all"}))',
+  );
+  const parsed: PackedSnapshot = parseJson(valueOf(walk, { result: { value: '{"gone":true}' } }));
   assertEquals(parsed, { gone: true });
 
   assertEquals(runtimeArguments("putFiles", null, { x: 1, y: 2 }, [], "drop"), [
