@@ -215,7 +215,7 @@ async function spawnChromium(
   const stderrTail = { text: "" };
   keepTail(watcher.stderr, stderrTail).catch(() => {});
   const lifeline = watcher.stdin.getWriter();
-  const exited = watcher.status.then((status) => status);
+  const exited = watcher.status;
   const stop = async () => {
     await lifeline.close().catch(() => {});
     const done = await Promise.race([
