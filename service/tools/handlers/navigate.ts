@@ -63,8 +63,10 @@ async function throughPrompts<T>(
   let refused = false;
   const watch = (async () => {
     while (!stop.signal.aborted) {
+      // Only the page being left asks to stay: the new page's own alert, opened as it loads
+      // before the navigation's answer is read, is no leave-page prompt and stays for the agent.
       const event = await state.waitFor(
-        (e) => e.method === "Page.javascriptDialogOpening",
+        (e) => e.method === "Page.javascriptDialogOpening" && e.params.type === "beforeunload",
         LOAD_TIMEOUT_MS,
         stop.signal,
       );
