@@ -210,6 +210,23 @@ Deno.test("a navigation stopped without a prompt is asked for again, and its pro
   assertEquals(tab.sent, ["Page.navigate", "Page.navigate", "Page.handleJavaScriptDialog"]);
 });
 
+Deno.test("the new page's own alert, opened before the navigation's reply, is no leave-page prompt", async () => {
+  const state = new TabState();
+  const tab = recordingTab(() => {
+    // The page arrives and alerts as it loads, before Chrome's reply to the navigate is read.
+    state.apply({ method: "Page.frameNavigated", params: { frame: { id: "main" } } });
+    state.apply({
+      method: "Page.javascriptDialogOpening",
+      params: { url: "http://site/alert_loop.html", message: "hello", type: "alert" },
+    });
+    return Promise.resolve({ frameId: "main", loaderId: "L" });
+  });
+  const error = await goingTo(tab.target, state, "http://site/alert_loop.html");
+  assertEquals(error, null, "the navigation went");
+  assertEquals(tab.sent, ["Page.navigate"], "the alert is left open for the agent, not dismissed");
+  assertEquals(state.dialog?.type, "alert");
+});
+
 Deno.test("a navigation aborted after its request is sent once and said to have stayed", async () => {
   const state = new TabState();
   const tab = recordingTab(() => {
