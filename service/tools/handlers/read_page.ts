@@ -155,13 +155,16 @@ function outlineAnswer(
   const compose = (budget: number) => {
     const { text, shown, total: sent } = render(lines, budget);
     const total = sent + (outline.rest?.lines ?? 0);
+    // A walk stopped once its cut was certain counted only what it walked (decision 0680).
+    const atLeast = outline.rest?.walkedToEnd === false ? "at least " : "";
     const notes: string[] = options.note ? [options.note] : [];
     if (options.adjusted) notes.push(options.adjusted);
     // Suggest only a narrowing that was not already passed.
     const shallower = options.depth === undefined ? 2 : options.depth - 1;
     if (shown < total) {
       notes.push(
-        `Showing ${shown} of ${total} lines (max_chars ${options.maxChars}). To see the rest, ` +
+        `Showing ${shown} of ${atLeast}${total} lines (max_chars ${options.maxChars}` +
+          (atLeast ? "; the page past them was not walked" : "") + "). To see the rest, " +
           "narrow the read: " + (sections.length ? `${sections.join(", ")}; ` : "") +
           (options.flat ? "" : 'filter: "interactive" for controls only; ') +
           (shallower >= 1 ? `depth: ${shallower} for fewer levels; ` : "") +
@@ -173,8 +176,8 @@ function outlineAnswer(
     }
     if (outline.cutByDepth > 0) {
       notes.push(
-        `${outline.cutByDepth} deeper parts hidden by depth ${options.depth}; use ref_id to ` +
-          "open one.",
+        `${atLeast ? "At least " : ""}${outline.cutByDepth} deeper parts hidden by depth ` +
+          `${options.depth}; use ref_id to open one.`,
       );
     }
     if (outline.unreadFrames.length) {
@@ -240,6 +243,8 @@ export const readPage: Handler = async (args, context) => {
       title: outline.title,
       lines: outline.nodes.length + (outline.rest?.nodes ?? 0),
       elements: outline.nodes.filter((node) => node.ref).length + (outline.rest?.elements ?? 0),
+      // Lines and elements count only the part walked: the page holds more (decision 0680).
+      ...(outline.rest?.walkedToEnd === false ? { countedToEnd: false } : {}),
       provenance: provenance(context.workspace, outline.url),
       ...(outline.withheldFrames.length ? { withheldFrames: outline.withheldFrames } : {}),
     },

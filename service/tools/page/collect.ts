@@ -72,9 +72,17 @@ export interface Collected {
   withheldFrames: { ref: string; why: string }[];
   /**
    * Set when the main frame's walk was cut in the page (decision 0441): the display lines, nodes
-   * and elements it left out, and the whole outline's biggest sections, with refs.
+   * and elements it left out, and the biggest sections of the outline walked, with refs.
+   * `walkedToEnd` false: the walk stopped once the cut was certain (decision 0680), so these
+   * count only the part walked and the page holds more.
    */
-  rest?: { lines: number; nodes: number; elements: number; sections: CollectedNode[] };
+  rest?: {
+    lines: number;
+    nodes: number;
+    elements: number;
+    sections: CollectedNode[];
+    walkedToEnd: boolean;
+  };
   /** The replies of {@linkcode WalkOptions.beside}, in order. */
   beside: Record<string, unknown>[];
 }

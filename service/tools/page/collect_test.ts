@@ -28,7 +28,13 @@ const PACKED: PackedSnapshot = {
     [9001, 1, 6, "Buy", { box: BOX }],
     [9002, 1, 6, "Gone", { box: null }],
   ],
-  rest: { lines: 40, nodes: 50, elements: 45, sections: [[4, 1, 7, "Entries"]] },
+  rest: {
+    lines: 40,
+    nodes: 50,
+    elements: 45,
+    sections: [[4, 1, 7, "Entries"]],
+    walkedToEnd: false,
+  },
 };
 
 const WALK: Snapshot = {
@@ -48,6 +54,7 @@ const WALK: Snapshot = {
     nodes: 50,
     elements: 45,
     sections: [{ id: 4, depth: 1, role: "table", name: "Entries" }],
+    walkedToEnd: false,
   },
 };
 

@@ -429,13 +429,16 @@ export interface SnapshotOptions {
 
 /**
  * What a cut walk left out: its display lines, nodes and elements (nodes that get a ref), and
- * the biggest sections of the whole outline, for the advice on narrowing the read.
+ * the biggest sections of the outline walked, for the advice on narrowing the read. `walkedToEnd`
+ * false says the walk stopped once the cut was certain (decision 0680): the counts are then of
+ * the part walked, so the page has at least that many more.
  */
 export interface OutlineRest {
   lines: number;
   nodes: number;
   elements: number;
   sections: SnapshotNode[];
+  walkedToEnd: boolean;
 }
 
 /** One line of the outline; `id` 0 for text runs with no element to point at. */

@@ -36,7 +36,7 @@ export function cutOutline(
   nodes: SnapshotNode[],
   cut: { maxChars: number; flat: boolean },
   describe: (index: number) => void = () => {},
-): { sent: SnapshotNode[]; rest: OutlineRest } | null {
+): { sent: SnapshotNode[]; rest: Omit<OutlineRest, "walkedToEnd"> } | null {
   const ends: number[] = [];
   for (let i = 0; i < nodes.length;) ends.push(i = runEnd(nodes, i, cut.flat));
   const lines: OutlineNode[] = [];
