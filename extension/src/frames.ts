@@ -79,12 +79,43 @@ export function untilSessionEnds<T>(
 }
 
 chrome.debugger.onDetach.addListener((source) => {
-  if (source.tabId !== undefined) sessions.delete(source.tabId);
+  if (source.tabId !== undefined) forgetSessions(source.tabId);
 });
+
+/**
+ * The tabs whose frames Chrome reported to this worker, each once its auto-attach was turned on
+ * afresh here. Chrome reports a frame's session once, when auto-attach first takes the frame, to
+ * the worker running then; the tab's attachment outlives a worker Chrome stopped, so a worker
+ * started since would never hear of the frames already there (a second `Target.setAutoAttach`
+ * reports nothing), and every out-of-process frame of an open page would stay unreadable.
+ */
+const reported = new Map<number, Promise<void>>();
+
+/**
+ * Turns the tab's auto-attach off once in this worker's life, before it is turned on: off detaches
+ * the sessions an earlier worker had, and on attaches their frames again and reports them here
+ * (on a fresh attachment, off does nothing).
+ */
+function reportedHere(tabId: number, options: Record<string, unknown>): Promise<void> {
+  let off = reported.get(tabId);
+  if (!off) {
+    off = chrome.debugger.sendCommand({ tabId }, "Target.setAutoAttach", {
+      ...options,
+      autoAttach: false,
+    }).then(() => {});
+    const mine = off;
+    reported.set(tabId, mine);
+    mine.catch(() => {
+      if (reported.get(tabId) === mine) reported.delete(tabId);
+    });
+  }
+  return off;
+}
 
 /** Turns on flat auto-attach for the tab (again, harmlessly) and lists its child sessions. */
 export async function childSessions(tabId: number): Promise<ChildSession[]> {
   const options = { autoAttach: true, waitForDebuggerOnStart: false, flatten: true };
+  await reportedHere(tabId, options);
   await chrome.debugger.sendCommand({ tabId }, "Target.setAutoAttach", options);
   // Nested out-of-process frames attach through their parent's session.
   for (const child of [...(sessions.get(tabId)?.values() ?? [])]) {
@@ -100,4 +131,5 @@ export async function childSessions(tabId: number): Promise<ChildSession[]> {
 /** Forgets a closed tab's sessions. */
 export function forgetSessions(tabId: number): void {
   sessions.delete(tabId);
+  reported.delete(tabId);
 }

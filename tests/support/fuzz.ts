@@ -22,6 +22,17 @@ export function endToEndRuns(ci: number, soak: number): number {
   return SOAK ? soak : ci;
 }
 
+/**
+ * A failed end-to-end run replayed: the seed (and, to go straight to the failing case, the path)
+ * fast-check printed for it, given as `FUZZ_SEED` (and `FUZZ_PATH`), e.g.
+ * `FUZZ_SEED=287564795 deno test -A tests/fuzz_frames_test.ts`; unset, a new seed each run.
+ */
+export function replayed(): { seed?: number; path?: string } {
+  const seed = Deno.env.get("FUZZ_SEED");
+  const path = Deno.env.get("FUZZ_PATH");
+  return { ...(seed ? { seed: Number(seed) } : {}), ...(path ? { path } : {}) };
+}
+
 /** The longest one property run may take before it counts as a hang. */
 export const RUN_TIMEOUT_MS = 10_000;
 

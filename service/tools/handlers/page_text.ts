@@ -16,6 +16,7 @@ import {
   FrameWithheld,
   inFrame,
   MAX_FRAMES,
+  MAX_NESTING,
   readVouched,
   runtimeCall,
   type TabPages,
@@ -35,8 +36,6 @@ const READ_MARGIN = 2_000;
 /** Where the page's text has a cross-origin iframe: `\u0000<element id>\u0000`. */
 // deno-lint-ignore no-control-regex -- NUL is the mark because no page text keeps one.
 const FRAME_MARK = /\u0000(\d+)\u0000/;
-/** How deeply cross-origin frames inside cross-origin frames are read. */
-const MAX_FRAME_NESTING = 3;
 
 /** Where the text of a frame the policy refuses would have been (inside the fence). */
 const WITHHELD_MARK = "[a frame withheld by Ghostlight]";
@@ -49,6 +48,8 @@ interface FramesRead {
   limit: number;
   /** Why each frame the policy refused was withheld, in order. */
   withheld: string[];
+  /** Why each frame left out for another reason was not read, in order (Ghostlight's words). */
+  unread: string[];
 }
 
 /** The text with each cross-origin iframe's own text put in at its mark. */
@@ -63,7 +64,10 @@ async function withFrames(
   let out = parts[0];
   for (let i = 1; i < parts.length; i += 2) {
     let inner = "";
-    if (nesting < MAX_FRAME_NESTING && i < MAX_FRAMES * 2) {
+    if (nesting >= MAX_NESTING) run.unread.push(`frames nest more than ${MAX_NESTING} deep`);
+    else if (i >= MAX_FRAMES * 2) {
+      run.unread.push(`one document holds more than ${MAX_FRAMES} frames`);
+    } else {
       try {
         const child = await childFrame(target, pages, frame, Number(parts[i]), run.guard);
         const read = await inFrame(
@@ -78,7 +82,7 @@ async function withFrames(
         if (error instanceof FrameWithheld) {
           run.withheld.push(error.refusal.why);
           inner = `\n${WITHHELD_MARK}\n`;
-        }
+        } else run.unread.push("a frame could not be read");
       }
     }
     out += inner + parts[i + 1];
@@ -93,6 +97,19 @@ function withheldFramesNote(withheld: string[]): string | null {
   return `[${withheld.length === 1 ? "1 frame was" : `${withheld.length} frames were`} ` +
     `withheld (shown as "${WITHHELD_MARK}"): ${kinds.slice(0, 3).join("; ")}. Nothing of ` +
     `${withheld.length === 1 ? "it" : "them"} is included.]`;
+}
+
+/**
+ * The note on frames not read for a reason other than the policy, outside the fence: a frame
+ * left out without a word would read as a page without it.
+ */
+function unreadFramesNote(unread: string[]): string | null {
+  if (unread.length === 0) return null;
+  const kinds = [...new Set(unread)];
+  return `[${unread.length === 1 ? "1 frame was" : `${unread.length} frames were`} not read ` +
+    `(${kinds.slice(0, 3).join("; ")}): the text leaves ${
+      unread.length === 1 ? "it" : "them"
+    } out.]`;
 }
 
 /** `get_page_text`. */
@@ -120,9 +137,11 @@ export const getPageText: Handler = async (args, context) => {
     guard: frameGuard(context, READ),
     limit,
     withheld: [],
+    unread: [],
   };
   const merged = await withFrames(frames, frame, page.text, 0);
   const withheld = withheldFramesNote(frames.withheld);
+  const unread = unreadFramesNote(frames.unread);
   // Characters of the whole text, as far as it is known (frames are counted up to the cut).
   const total = merged.length + cutInPage;
   const text = redactSecrets(merged.slice(0, limit));
@@ -131,6 +150,7 @@ export const getPageText: Handler = async (args, context) => {
   const compose = (shown: number) => {
     const notes: string[] = adjusted ? [adjusted] : [];
     if (withheld) notes.push(withheld);
+    if (unread) notes.push(unread);
     if (shown < text.length || cutBefore) {
       notes.push(
         `[Cut at ${shown} of ${total} characters. Pass a larger max_chars, or use find ` +
@@ -171,6 +191,7 @@ export const getPageText: Handler = async (args, context) => {
       truncated,
       provenance: provenance(context.workspace, page.url),
       ...(frames.withheld.length ? { withheldFrames: frames.withheld.length } : {}),
+      ...(frames.unread.length ? { unreadFrames: frames.unread.length } : {}),
     },
   );
 };

@@ -21,6 +21,7 @@ import {
   type JsonText,
   lookupRef,
   MAX_FRAMES,
+  MAX_NESTING,
   pageChanged,
   parseJson,
   readVouched,
@@ -44,8 +45,6 @@ import type { FindSpec } from "./rank.ts";
 
 /** Most nodes one frame's walk returns; the walk counts the rest as omitted. */
 export const MAX_NODES = 20_000;
-/** How deeply iframes inside iframes are followed. */
-const MAX_NESTING = 4;
 
 /** A frame's walk as the runtime answers it, its root still there. */
 type Walk = Extract<Snapshot, { token: string }>;

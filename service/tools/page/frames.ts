@@ -276,6 +276,11 @@ export function valueOf<T>(_call: RuntimeCall<T>, reply: Record<string, unknown>
 const MAX_REFS_PER_TAB = 100_000;
 /** Most frames followed in one tab. */
 export const MAX_FRAMES = 24;
+/**
+ * How many cross-origin iframes deep, each inside the one before, a page is followed: the same
+ * for every read, image and check of a frame, so a frame one of them reaches the others reach too.
+ */
+export const MAX_NESTING = 4;
 
 /** One frame's isolated world. */
 export interface Frame {

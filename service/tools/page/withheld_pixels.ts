@@ -20,6 +20,7 @@ import {
   FrameWithheld,
   inFrame,
   MAX_FRAMES,
+  MAX_NESTING,
   readVouched,
   runtimeCall,
   type TabPages,
@@ -54,8 +55,6 @@ interface Place {
   clip: { x: number; y: number; width: number; height: number } | null;
 }
 
-/** How deeply allowed frames are followed for frames inside them. */
-const MAX_NESTING = 4;
 /** Why a frame is covered when it could not be decided. */
 const UNCHECKED = "a site Ghostlight could not check";
 
