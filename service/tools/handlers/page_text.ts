@@ -24,7 +24,7 @@ import {
 } from "../page/frames.ts";
 import { provenance } from "../page/provenance.ts";
 import { ToolError } from "../core/errors.ts";
-import { childFrame, frameGuard, READ } from "../page/collect.ts";
+import { childFrame, frameGuard, READ, UNREAD } from "../page/collect.ts";
 import { ownedTab, type TabTarget } from "../core/target.ts";
 
 /** Default cap on the text returned; about 10k tokens. */
@@ -50,6 +50,8 @@ interface FramesRead {
   withheld: string[];
   /** Why each frame left out for another reason was not read, in order (Ghostlight's words). */
   unread: string[];
+  /** Frames this read tried to enter so far (the bound is the read's, as `collect`'s). */
+  tried: number;
 }
 
 /** The text with each cross-origin iframe's own text put in at its mark. */
@@ -64,10 +66,10 @@ async function withFrames(
   let out = parts[0];
   for (let i = 1; i < parts.length; i += 2) {
     let inner = "";
-    if (nesting >= MAX_NESTING) run.unread.push(`frames nest more than ${MAX_NESTING} deep`);
-    else if (i >= MAX_FRAMES * 2) {
-      run.unread.push(`one document holds more than ${MAX_FRAMES} frames`);
-    } else {
+    if (nesting >= MAX_NESTING) run.unread.push(UNREAD.deep);
+    else if (run.tried >= MAX_FRAMES) run.unread.push(UNREAD.many);
+    else {
+      run.tried++;
       try {
         const child = await childFrame(target, pages, frame, Number(parts[i]), run.guard);
         const read = await inFrame(
@@ -82,7 +84,7 @@ async function withFrames(
         if (error instanceof FrameWithheld) {
           run.withheld.push(error.refusal.why);
           inner = `\n${WITHHELD_MARK}\n`;
-        } else run.unread.push("a frame could not be read");
+        } else run.unread.push(UNREAD.failed);
       }
     }
     out += inner + parts[i + 1];
@@ -138,6 +140,7 @@ export const getPageText: Handler = async (args, context) => {
     limit,
     withheld: [],
     unread: [],
+    tried: 0,
   };
   const merged = await withFrames(frames, frame, page.text, 0);
   const withheld = withheldFramesNote(frames.withheld);

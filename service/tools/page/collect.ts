@@ -62,7 +62,10 @@ export interface Collected {
   nodes: CollectedNode[];
   omitted: number;
   cutByDepth: number;
-  /** Cross-origin frames that could not be read, with why. */
+  /**
+   * Cross-origin frames that could not be read: the ref of each one's iframe element and why, in
+   * Ghostlight's words only (see {@linkcode UNREAD}), as they are shown outside the fence.
+   */
   unreadFrames: string[];
   /**
    * Frames the policy refuses, by the ref of their iframe element, with why (in words free of
@@ -250,6 +253,20 @@ async function outOfProcessSession(target: TabTarget, frameId: string): Promise<
   );
 }
 
+/**
+ * Why a read left a frame out, in Ghostlight's words only, the same in every read: they are told
+ * outside the fence, so no error's words go with them (a dialog's, Chrome's, an exception's may
+ * be the page's).
+ */
+export const UNREAD = {
+  /** The frame is nested deeper than reads follow. */
+  deep: `frames nest more than ${MAX_NESTING} deep`,
+  /** The read tried as many frames as it may already. */
+  many: `the page has more than ${MAX_FRAMES} frames`,
+  /** Reading the frame failed. */
+  failed: "reading it failed",
+} as const;
+
 /** Walks the tab (or the subtree under `options.root`) across frames. */
 export async function collect(
   target: TabTarget,
@@ -291,7 +308,8 @@ export async function collect(
     withheldFrames: [],
     beside,
   };
-  await splice({ target, pages, options, into: result }, { frame: start, walk, baseDepth: 0 }, 0);
+  const run = { target, pages, options, into: result, tried: 0 };
+  await splice(run, { frame: start, walk, baseDepth: 0 }, 0);
   if (walk.rest) {
     const sections = walk.rest.sections.map(({ id, frame: _, ...node }) => ({
       ...node,
@@ -309,6 +327,11 @@ interface Collecting {
   pages: TabPages;
   options: WalkOptions;
   into: Collected;
+  /**
+   * Frames this collection tried to enter so far: the bound on them is the read's, not the
+   * tab's memory (which keeps frames of documents the tab showed before).
+   */
+  tried: number;
 }
 
 /**
@@ -339,13 +362,14 @@ async function splice(
       continue;
     }
     if (nesting >= MAX_NESTING) {
-      into.unreadFrames.push(`${collected.ref}: frames nest more than ${MAX_NESTING} deep`);
+      into.unreadFrames.push(`${collected.ref}: ${UNREAD.deep}`);
       continue;
     }
-    if (pages.frames.size > MAX_FRAMES) {
-      into.unreadFrames.push(`${collected.ref}: the page has more than ${MAX_FRAMES} frames`);
+    if (run.tried >= MAX_FRAMES) {
+      into.unreadFrames.push(`${collected.ref}: ${UNREAD.many}`);
       continue;
     }
+    run.tried++;
     try {
       const child = await childFrame(target, pages, part.frame, id, options.guard);
       const walk = await walkFrame(target, pages, child, {
@@ -362,7 +386,7 @@ async function splice(
         into.withheldFrames.push({ ref: collected.ref!, why: error.refusal.why });
         continue;
       }
-      into.unreadFrames.push(`${collected.ref}: ${(error as Error).message}`);
+      into.unreadFrames.push(`${collected.ref}: ${UNREAD.failed}`);
     }
   }
 }

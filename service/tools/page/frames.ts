@@ -333,7 +333,14 @@ export interface ElementLabel {
 
 /** Ghostlight's per-tab memory of a page. */
 export interface TabPages {
+  /**
+   * The worlds of the frames of the main frame's document {@linkcode TabPages.document}: a world
+   * for another document of the main frame takes the place of them all (see
+   * {@linkcode rememberMain}).
+   */
   frames: Map<string, Frame>;
+  /** The main frame's document (`frameId#loaderId`) whose frames `frames` holds. */
+  document?: string;
   /**
    * `frameKey#token` (one frame's document) → its element's local id → ref number: a read numbers
    * a thousand elements of one document, looked up by number, not by a string made for each.
@@ -590,8 +597,24 @@ export async function frameWorld(
     loaderId,
     ...(url !== undefined ? { url } : {}),
   };
-  pages.frames.set(key, frame);
+  if (!where.sessionId && !where.parent) rememberMain(pages, frame);
+  else pages.frames.set(key, frame);
   return frame;
+}
+
+/**
+ * Keeps `frame`, a world of the tab's main frame. A world of another document than the one the
+ * memory holds frames of takes the place of every frame: the frames inside the main frame went
+ * with its document, and kept, they would count against a read's bounds and fill the memory
+ * until it is cleared in the middle of a read (dropping the worlds of refs that read just gave).
+ */
+function rememberMain(pages: TabPages, frame: Frame): void {
+  const document = `${frame.frameId}#${frame.loaderId}`;
+  if (pages.document !== document) {
+    pages.frames.clear();
+    pages.document = document;
+  }
+  pages.frames.set(frame.key, frame);
 }
 
 /**
@@ -611,7 +634,7 @@ export async function mainFrame(target: TabTarget, pages: TabPages): Promise<Fra
     }
     const token = await installedToken(target, undefined, bracketed.contextId);
     const frame: Frame = { key, frameId: frameId!, ...bracketed, token };
-    pages.frames.set(key, frame);
+    rememberMain(pages, frame);
     return frame;
   }
   const top = bracketed?.top ??
@@ -1041,7 +1064,7 @@ export function knownMain(target: TabTarget, pages: TabPages): Frame | undefined
     token: reported.token,
     loaderId: reported.loaderId,
   };
-  pages.frames.set(key, world);
+  rememberMain(pages, world);
   return world;
 }
 
