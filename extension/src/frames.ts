@@ -57,6 +57,7 @@ chrome.debugger.onEvent.addListener((source, method, params) => {
   } else if (method === "Target.detachedFromTarget" && event.sessionId) {
     sessions.get(tabId)?.delete(event.sessionId);
     inFlight.cut(flightKey(tabId, event.sessionId));
+    taking.delete(flightKey(tabId, event.sessionId));
   }
 });
 
@@ -178,4 +179,5 @@ export async function childSessions(tabId: number): Promise<ChildSession[]> {
 export function forgetSessions(tabId: number): void {
   sessions.delete(tabId);
   reported.delete(tabId);
+  for (const key of [...taking.keys()]) if (key.startsWith(`${tabId}/`)) taking.delete(key);
 }
