@@ -240,6 +240,11 @@ export const Operations = {
           target_id: z.string(),
           type: z.string(),
           url: z.string(),
+          /**
+           * The frame's renderer did not answer in time (a script runs on, or a dialog holds
+           * it): a command sent to its session would wait as long (decision 0700).
+           */
+          held: z.literal(true).optional(),
         }).strict(),
       ).max(64),
     }).strict(),

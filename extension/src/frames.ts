@@ -17,7 +17,21 @@ export interface ChildSession {
   target_id: string;
   type: string;
   url: string;
+  /**
+   * The frame's renderer did not take auto-attach within {@linkcode FRAME_ANSWER_MS}: a script
+   * that runs on or a dialog nobody answered holds it, and a command sent there would wait as
+   * long (decision 0700).
+   */
+  held?: true;
 }
+
+/**
+ * How long a listing waits for a frame's renderer to take auto-attach. Chrome answers
+ * `Target.setAutoAttach` in a frame's session only once that frame's renderer has (it asks the
+ * renderer to report its workers), so a held renderer would hold the listing, and every read of
+ * the page with it, until the service's bound cut it off and quarantined the tab.
+ */
+export const FRAME_ANSWER_MS = 2_000;
 
 /** Most child sessions remembered per tab. */
 const MAX_SESSIONS_PER_TAB = 64;
@@ -43,6 +57,7 @@ chrome.debugger.onEvent.addListener((source, method, params) => {
   } else if (method === "Target.detachedFromTarget" && event.sessionId) {
     sessions.get(tabId)?.delete(event.sessionId);
     inFlight.cut(flightKey(tabId, event.sessionId));
+    taking.delete(flightKey(tabId, event.sessionId));
   }
 });
 
@@ -112,24 +127,57 @@ function reportedHere(tabId: number, options: Record<string, unknown>): Promise<
   return off;
 }
 
+/**
+ * Each child session's `Target.setAutoAttach` still unanswered, by `tab/session`, and when it was
+ * sent: a held renderer answers it once it is free, and a listing meanwhile waits on the same one,
+ * only for what is left of its bound, instead of sending another (a page's reads list its frames
+ * once per frame, and each would wait the whole bound again).
+ */
+const taking = new Map<string, { took: Promise<void>; sent: number }>();
+
+/**
+ * Turns on auto-attach in a child session (its nested out-of-process frames then attach through
+ * it): true once the frame's renderer took it, false when it did not within
+ * {@linkcode FRAME_ANSWER_MS} of being sent. A failure (the session went away) counts as taken:
+ * nothing holds it.
+ */
+function autoAttachIn(tabId: number, sessionId: string, options: object): Promise<boolean> {
+  const key = flightKey(tabId, sessionId);
+  let asked = taking.get(key);
+  if (!asked) {
+    const took = chrome.debugger.sendCommand(
+      { tabId, sessionId } as chrome.debugger.DebuggerSession,
+      "Target.setAutoAttach",
+      options,
+    ).then(() => {}, () => {}).finally(() => taking.delete(key));
+    taking.set(key, asked = { took, sent: Date.now() });
+  }
+  const left = asked.sent + FRAME_ANSWER_MS - Date.now();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<false>((resolve) => timer = setTimeout(resolve, left, false));
+  return Promise.race([asked.took.then(() => true), late]).finally(() => clearTimeout(timer));
+}
+
 /** Turns on flat auto-attach for the tab (again, harmlessly) and lists its child sessions. */
 export async function childSessions(tabId: number): Promise<ChildSession[]> {
   const options = { autoAttach: true, waitForDebuggerOnStart: false, flatten: true };
   await reportedHere(tabId, options);
   await chrome.debugger.sendCommand({ tabId }, "Target.setAutoAttach", options);
-  // Nested out-of-process frames attach through their parent's session.
-  for (const child of [...(sessions.get(tabId)?.values() ?? [])]) {
-    await chrome.debugger.sendCommand(
-      { tabId, sessionId: child.session_id } as chrome.debugger.DebuggerSession,
-      "Target.setAutoAttach",
-      options,
-    ).catch(() => {});
-  }
-  return [...(sessions.get(tabId)?.values() ?? [])];
+  // Nested out-of-process frames attach through their parent's session, each frame's renderer
+  // asked at once, none waited for beyond the bound.
+  const children = [...(sessions.get(tabId)?.values() ?? [])];
+  const took = await Promise.all(
+    children.map((child) => autoAttachIn(tabId, child.session_id, options)),
+  );
+  const held = new Set(children.filter((_, i) => !took[i]).map((child) => child.session_id));
+  return [...(sessions.get(tabId)?.values() ?? [])].map((child) =>
+    held.has(child.session_id) ? { ...child, held: true as const } : child
+  );
 }
 
 /** Forgets a closed tab's sessions. */
 export function forgetSessions(tabId: number): void {
   sessions.delete(tabId);
   reported.delete(tabId);
+  for (const key of [...taking.keys()]) if (key.startsWith(`${tabId}/`)) taking.delete(key);
 }

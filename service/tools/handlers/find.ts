@@ -9,7 +9,7 @@
 import { type Handler, success } from "../core/context.ts";
 import { ToolError } from "../core/errors.ts";
 import { displayUrl, fence, fencedUrl, originOf } from "../core/safe_text.ts";
-import { withheldNote } from "../page/collect.ts";
+import { unreadNote, withheldNote } from "../page/collect.ts";
 import { asMatch, locate, MAX_MATCHES } from "../page/locate.ts";
 import { provenance } from "../page/provenance.ts";
 import { ownedTab } from "../core/target.ts";
@@ -32,12 +32,14 @@ export const find: Handler = async (args, context) => {
   const origin = originOf(outline.url);
   const where = `tab ${target.tabId} (${fencedUrl(context.workspace, outline.url)})`;
   const note = withheldNote(outline.withheldFrames);
-  const withheld = note ? `\n${note}` : "";
+  // A match inside a frame the read left out could not be found: say which were left out.
+  const notes = [unreadNote(outline.unreadFrames), note].filter((line) => line !== null);
+  const notesAfter = notes.map((line) => `\n${line}`).join("");
   const withheldFrames = note ? { withheldFrames: outline.withheldFrames } : {};
   if (matches.length === 0) {
     return success(
       `Nothing on ${where} matches "${query}". Try other words (a visible label or button ` +
-        'text), or read_page with filter: "interactive" to see every control.' + withheld,
+        'text), or read_page with filter: "interactive" to see every control.' + notesAfter,
       { tabId: target.tabId, url: displayUrl(outline.url), query, matches: [], ...withheldFrames },
     );
   }
@@ -59,7 +61,7 @@ export const find: Handler = async (args, context) => {
     `${heading} (coordinates are screenshot pixels, as computer takes them; better, pass the ` +
       `ref to computer, form_input or read_page ref_id):\n${
         fence(context.workspace, origin, lines.join("\n"))
-      }${withheld}`,
+      }${notesAfter}`,
     {
       tabId: target.tabId,
       url: displayUrl(outline.url),

@@ -13,6 +13,7 @@ import { displayUrl, fence, fencedUrl, originOf, redactSecrets } from "../core/s
 import {
   type Frame,
   type FrameGuard,
+  FrameHeld,
   FrameWithheld,
   inFrame,
   MAX_FRAMES,
@@ -84,7 +85,7 @@ async function withFrames(
         if (error instanceof FrameWithheld) {
           run.withheld.push(error.refusal.why);
           inner = `\n${WITHHELD_MARK}\n`;
-        } else run.unread.push(UNREAD.failed);
+        } else run.unread.push(error instanceof FrameHeld ? UNREAD.held : UNREAD.failed);
       }
     }
     out += inner + parts[i + 1];

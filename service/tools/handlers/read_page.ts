@@ -10,7 +10,14 @@ import type { Outcome } from "../../../shared/bridge.ts";
 import type { Workspace } from "../../workspace/mod.ts";
 import { type Handler, success } from "../core/context.ts";
 import { displayUrl, fence, fencedUrl, originOf, redactSecrets } from "../core/safe_text.ts";
-import { collect, type Collected, frameGuard, READ, withheldNote } from "../page/collect.ts";
+import {
+  collect,
+  type Collected,
+  frameGuard,
+  READ,
+  unreadNote,
+  withheldNote,
+} from "../page/collect.ts";
 import {
   biggestSections,
   diffOutlines,
@@ -180,9 +187,8 @@ function outlineAnswer(
           `${options.depth}; use ref_id to open one.`,
       );
     }
-    if (outline.unreadFrames.length) {
-      notes.push(`Frames not read: ${outline.unreadFrames.slice(0, 5).join("; ")}.`);
-    }
+    const unread = unreadNote(outline.unreadFrames);
+    if (unread) notes.push(unread);
     const withheld = withheldNote(outline.withheldFrames);
     if (withheld) notes.push(withheld);
     const full =

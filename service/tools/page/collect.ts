@@ -15,6 +15,7 @@ import {
   type Frame,
   FrameGone,
   type FrameGuard,
+  FrameHeld,
   FrameWithheld,
   frameWorld,
   inFrame,
@@ -243,6 +244,8 @@ async function outOfProcessSession(target: TabTarget, frameId: string): Promise<
   for (let attempt = 0; attempt < 5; attempt++) {
     const { sessions } = await target.link.call("tab.frames", { tab_id: target.native });
     const found = sessions.find((session) => session.target_id === frameId);
+    // Nothing is sent to a held frame: it would answer only once free, if ever.
+    if (found?.held) throw new FrameHeld();
     if (found) return found.session_id;
     await new Promise((resolve) => setTimeout(resolve, 100 * (attempt + 1)));
   }
@@ -263,6 +266,8 @@ export const UNREAD = {
   deep: `frames nest more than ${MAX_NESTING} deep`,
   /** The read tried as many frames as it may already. */
   many: `the page has more than ${MAX_FRAMES} frames`,
+  /** The frame's renderer did not answer: its page runs a script on, or a dialog holds it. */
+  held: "its page is busy running a script or held by a dialog",
   /** Reading the frame failed. */
   failed: "reading it failed",
 } as const;
@@ -386,7 +391,8 @@ async function splice(
         into.withheldFrames.push({ ref: collected.ref!, why: error.refusal.why });
         continue;
       }
-      into.unreadFrames.push(`${collected.ref}: ${UNREAD.failed}`);
+      const why = error instanceof FrameHeld ? UNREAD.held : UNREAD.failed;
+      into.unreadFrames.push(`${collected.ref}: ${why}`);
     }
   }
 }
@@ -426,6 +432,14 @@ export function withheldRef(ref: string, why: string): ToolError {
       "or acted on.",
     "Work with the rest of the page, or ask the person to do this part themselves.",
   );
+}
+
+/**
+ * The note on frames a read left out an answer gives outside its fence (the first five, each by
+ * its iframe's ref and why, in {@linkcode UNREAD}'s words), or null when it read them all.
+ */
+export function unreadNote(unread: string[]): string | null {
+  return unread.length ? `Frames not read: ${unread.slice(0, 5).join("; ")}.` : null;
 }
 
 /** The note on withheld frames an answer gives outside its fence, or null when there are none. */

@@ -741,6 +741,16 @@ export function evaluationFailure(exceptionDetails: unknown): ToolError {
   );
 }
 
+/**
+ * A frame whose renderer is held (a script that runs on, a dialog nobody answered): the browser
+ * said so before anything was sent to it, which would have waited as long (decision 0700).
+ */
+export class FrameHeld extends Error {
+  constructor() {
+    super("the frame's page is busy running a script or held by a dialog");
+  }
+}
+
 /** The frame's world went away (navigation); refs into it are gone. */
 export class FrameGone extends Error {
   constructor() {

@@ -1,0 +1,75 @@
+/**
+ * A cross-origin frame whose renderer is held does not hold the reads of its page, end to end
+ * (decision 0700). The frame runs a script without end from its first task on: read_page,
+ * get_page_text and find answer with the rest of the page, each saying outside its fence, in
+ * Ghostlight's words, that the frame was not read and why, and the tab is not quarantined for it,
+ * so every read after works as well. (The first read waited 30 s for the browser to list the tab's
+ * frames, which waited on the frame's renderer, and the tab was quarantined: every read after it
+ * was refused.) A frame held by an
+ * alert instead refuses the tab's reads at once, naming the dialog, until it is answered; then
+ * the frame is read.
+ */
+
+import { assert, assertMatch } from "./support/assert.ts";
+import { startSession } from "./support/session.ts";
+import { waitFor } from "./support/wait.ts";
+import type { E2ESession } from "./support/session.ts";
+
+/** Why the held frame was not read, as the answers say it. */
+const HELD = /Frames not read: ref_\d+: its page is busy running a script or held by a dialog\./;
+
+/** An answer with the page's words (in their fences) taken out: what Ghostlight says itself. */
+function outsideFences(text: string): string {
+  return text.replace(/<page-content-([\w-]+) [^>]*>[\s\S]*?<\/page-content-\1>/g, "");
+}
+
+/** Opens the page whose frame holds its renderer (`hold`), once the hold has begun. */
+async function openHeld(s: E2ESession, hold: "busy" | "alert"): Promise<number> {
+  const tabId = await s.firstTab();
+  const url = s.fixtures.url(`/held_frame.html?host=held.localhost&hold=${hold}`);
+  await s.ok("navigate", { url, tabId });
+  await waitFor(() => Promise.resolve(s.fixtures.requests(`/held-${hold}`) > 0), "the hold");
+  return tabId;
+}
+
+Deno.test("the reads of a page answer without a frame that runs a script without end", async () => {
+  const s = await startSession({ policy: `{ "default": "allow" }` });
+  try {
+    const tabId = await openHeld(s, "busy");
+    for (let read = 1; read <= 2; read++) {
+      const outline = s.text(await s.ok("read_page", { tabId, filter: "all" }));
+      assert(outline.includes("heldtopwordz"), `read ${read}: ${outline}`);
+      assertMatch(outsideFences(outline), HELD);
+      const text = s.text(await s.ok("get_page_text", { tabId }));
+      assert(text.includes("heldtopwordz"), `read ${read}: ${text}`);
+      assertMatch(
+        outsideFences(text),
+        /\[1 frame was not read \(its page is busy running a script or held by a dialog\)/,
+      );
+      const found = s.text(await s.ok("find", { tabId, query: "heldtopbutton" }));
+      assertMatch(found, /button "heldtopbutton" \[ref_\d+\]/);
+      assertMatch(outsideFences(found), HELD);
+    }
+  } finally {
+    await s.close();
+  }
+});
+
+Deno.test("a frame's alert refuses the tab's reads at once, and once answered the frame is read", async () => {
+  const s = await startSession({ policy: `{ "default": "allow" }` });
+  try {
+    const tabId = await openHeld(s, "alert");
+    await waitFor(
+      async () => /heldframedialogz/.test(await s.fail("read_page", { tabId })),
+      "the alert to be known",
+    );
+    assertMatch(await s.fail("get_page_text", { tabId }), /alert dialog is open/);
+    assertMatch(await s.fail("find", { tabId, query: "heldtopbutton" }), /alert dialog is open/);
+    await s.ok("dialog", { action: "accept", tabId });
+    const outline = s.text(await s.ok("read_page", { tabId, filter: "all" }));
+    assert(outline.includes("heldtopwordz") && outline.includes("heldframewordz"), outline);
+    assert(!/Frames not read/.test(outline), outline);
+  } finally {
+    await s.close();
+  }
+});
