@@ -4,10 +4,14 @@
  * changing is answered within the settle bound, its receipt saying it was still busy.
  */
 
+import { INSTALL } from "../service/tools/page/runtime_bundle.ts";
+import type { After, Before } from "../service/tools/page_runtime/contract.ts";
 import { assert, assertEquals, assertMatch } from "./support/assert.ts";
+import { connectCdp } from "./support/cdp.ts";
 import { plain } from "./support/fence.ts";
 import { allText } from "./support/results.ts";
 import { type E2ESession, startSession } from "./support/session.ts";
+import { WAIT_MS } from "./support/wait.ts";
 
 interface FieldState {
   keys: number;
@@ -38,8 +42,33 @@ async function clickAndType(s: E2ESession, tabId: number, field: string, text: s
   return await s.ok("computer", { action: "type", text, tabId });
 }
 
+/**
+ * Clicks the button named `button` of the page at `path`, whose own first listener on its window
+ * hides part of the click from every listener after it: the receipt carries `blocker`, saying so
+ * in words `says` matches, within the settle wait's bound.
+ */
+async function clickUnheard(
+  s: E2ESession,
+  tabId: number,
+  page: { path: string; button: string; blocker: string; says: RegExp },
+): Promise<void> {
+  await s.ok("navigate", { url: s.fixtures.url(page.path), tabId });
+  const started = Date.now();
+  const result = await s.ok("computer", {
+    action: "left_click",
+    ref: await refOf(s, tabId, page.button),
+    tabId,
+  });
+  const elapsed = Date.now() - started;
+  const receipt = plain(result)?.receipt as { blockers: { kind: string }[] };
+  assertEquals(receipt.blockers.map((blocker) => blocker.kind), [page.blocker]);
+  assertMatch(s.text(result), page.says);
+  assert(elapsed < 10_000, `the wait is bounded: ${elapsed} ms`);
+}
+
 Deno.test("actions settle in one browser: typing paths, busy pages, deferred handlers", async (t) => {
-  const s = await startSession();
+  const s = await startSession({ launchArgs: ["--remote-debugging"] });
+  const cdp = await connectCdp(s.browser.ready.devtools!);
   try {
     await t.step(
       "type and settle: text by the fastest faithful path, a busy page within its bound",
@@ -240,18 +269,12 @@ Deno.test("actions settle in one browser: typing paths, busy pages, deferred han
           async () => {
             // The page's own first listener on its window stops every press: from the window, that is
             // what a press the browser dropped looks like.
-            await s.ok("navigate", { url: s.fixtures.url("/press_hidden.html"), tabId });
-            const started = Date.now();
-            const result = await s.ok("computer", {
-              action: "left_click",
-              ref: await refOf(s, tabId, "Pressed unseen"),
-              tabId,
+            await clickUnheard(s, tabId, {
+              path: "/press_hidden.html",
+              button: "Pressed unseen",
+              blocker: "press_lost",
+              says: /No mouse press reached the page's window/,
             });
-            const elapsed = Date.now() - started;
-            const blockers = plain(result)?.receipt as { blockers: { kind: string }[] };
-            assertEquals(blockers.blockers.map((blocker) => blocker.kind), ["press_lost"]);
-            assertMatch(s.text(result), /No mouse press reached the page's window/);
-            assert(elapsed < 10_000, `the wait for the press is bounded: ${elapsed} ms`);
             await s.ok("navigate", { url: s.fixtures.url("/frame_deferred.html"), tabId });
           },
         );
@@ -274,7 +297,79 @@ Deno.test("actions settle in one browser: typing paths, busy pages, deferred han
         });
       },
     );
+
+    await t.step(
+      "a click's release the page hears after the receipt's read began is waited for (0660)",
+      async () => {
+        // Under load Chromium answered a click's release before the page heard it: the read sent
+        // after every answer began while the page had heard only the press, and the receipt said
+        // "No DOM change seen" of a click whose handler then ran. Here the read is sent between
+        // the press and the release, in a page of the test's own, with the receipt's runtime.
+        const page = await cdp.open(s.fixtures.url("/popup_pair.html"), {
+          width: 800,
+          height: 600,
+          scale: 1,
+        });
+        try {
+          await page.evaluate(`${INSTALL}; 0`);
+          const key = JSON.stringify("__ghostlight_release_test");
+          const point = await page.evaluate<{ x: number; y: number }>(
+            `(() => { const r = document.querySelector("#count").getBoundingClientRect(); ` +
+              `return { x: r.x + r.width / 2, y: r.y + r.height / 2 }; })()`,
+          );
+          const before = await page.evaluate<Before>(
+            `__ghostlight.observeBefore(${key}, ${JSON.stringify({ point, keep: 40 })})`,
+          );
+          let read: Promise<After> | undefined;
+          await page.click("#count", {
+            async between() {
+              read = page.evaluate<After>(
+                `__ghostlight.settle(${key}, ${
+                  JSON.stringify({ quietMs: 50, maxMs: WAIT_MS, presses: 1 })
+                })`,
+              );
+              // Three of the page's frames after the read began: a read that does not wait for
+              // the release has answered by then.
+              const frames = page.evaluate<string>(
+                "new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(() => " +
+                  "requestAnimationFrame(() => done('frames')))))",
+              );
+              const first = await Promise.race([read.then((after) => after), frames]);
+              assertEquals(
+                first,
+                "frames",
+                `the read answered before the release: ${JSON.stringify(first)}`,
+              );
+            },
+          });
+          const after = await read!;
+          assertEquals(
+            [after.n! - before.n, after.settled, after.pressLost, after.releaseLost],
+            [1, true, undefined, undefined],
+            JSON.stringify(after),
+          );
+          assertEquals(await page.evaluate<number>("window.count"), 1);
+        } finally {
+          await page.close();
+        }
+      },
+    );
+
+    await t.step(
+      "a release that never reaches the page's window is reported, in bound",
+      async () => {
+        // The page's own first listener on its window stops every release and the click it makes:
+        // from the window, that is what a release the browser dropped looks like.
+        await clickUnheard(s, await s.firstTab(), {
+          path: "/release_hidden.html",
+          button: "Released unseen",
+          blocker: "release_lost",
+          says: /The mouse press reached the page's window, but its release had not within 600 ms/,
+        });
+      },
+    );
   } finally {
+    cdp.close();
     await s.close();
   }
 });

@@ -601,8 +601,8 @@ function aimedPointer(
   events: MouseEvent[],
 ): AimedProgram<Looked> | null {
   const lookup = lookupByRef(context.workspace, target, ref);
-  const press = events.some((event) => event.type === "mousePressed");
-  const settle = settleStep(context.workspace, target, { press });
+  const presses = events.filter((event) => event.type === "mousePressed").length;
+  const settle = settleStep(context.workspace, target, { presses });
   if (!lookup || !settle) return null;
   const { read } = lookup;
   // A tab behind another of its window is brought to the front first, in the same message: the
@@ -669,7 +669,7 @@ function aimedTyping(
   text: string,
 ): AimedProgram<{ before: Before; mode: TypeMode }> | null {
   const lead = leadBefore(context.workspace, target);
-  const settle = settleStep(context.workspace, target, { press: false });
+  const settle = settleStep(context.workspace, target, { presses: 0 });
   if (!lead || !settle) return null;
   const { read } = lead;
   const question = typeModeQuestion();

@@ -234,29 +234,30 @@ export type SettleRead = { state: AfterState | null; loaderId: string } | null;
 function settleExpression(
   workspace: Workspace,
   maxMs: number,
-  press = false,
+  presses = 0,
 ): RuntimeCall<AfterState> {
   return runtimeCall("settle", counterKey(workspace), {
     quietMs: QUIET_MS,
     maxMs,
-    ...(press ? { press } : {}),
+    ...(presses > 0 ? { presses } : {}),
   });
 }
 
 /**
  * The settle read as the step at the end of the input's own message (decision 0212): sent only
- * after every input command replied, so it sees what the input did, and one round trip fewer.
- * With `press` (the input presses a mouse button) the read first waits, within its bound, for
- * the press to reach the page, and says when it never did. Null, and the settle read is a trip of
- * its own after the input, when no main-frame world is known to read in.
+ * after every input command replied, and one round trip fewer. A reply does not say the page
+ * heard the event: with `presses` (the input presses and releases a mouse button that many times)
+ * the read first waits, within its bound, for the last release to reach the page, and says when
+ * the press or the release never did (decisions 0390, 0660). Null, and the settle read is a trip
+ * of its own after the input, when no main-frame world is known to read in.
  */
 export function settleStep(
   workspace: Workspace,
   target: TabTarget,
-  input: { press: boolean },
+  input: { presses: number },
 ): { command: Command; read(reply: Record<string, unknown>): SettleRead } | null {
   const world = knownMain(target, tabPages(workspace, target.tabId));
-  const expression = settleExpression(workspace, SETTLE_MAX_MS, input.press);
+  const expression = settleExpression(workspace, SETTLE_MAX_MS, input.presses);
   const read = world && trailingRead<AfterState>(world, expression);
   if (!read) return null;
   return {
@@ -451,6 +452,15 @@ function blockersAfter(
       kind: "press_lost",
       summary: "No mouse press reached the page's window: the browser dropped it (as it can on " +
         "a busy machine), or the page stopped it before anything of Ghostlight's could see it.",
+      nextStep: "Look at the page (find or screenshot) before trying the action again.",
+    });
+  }
+  if (after.state?.releaseLost) {
+    blockers.push({
+      kind: "release_lost",
+      summary: `The mouse press reached the page's window, but its release had not within ` +
+        `${SETTLE_MAX_MS} ms: the click may not have happened (the browser dropped the release, ` +
+        "or the page stopped it first).",
       nextStep: "Look at the page (find or screenshot) before trying the action again.",
     });
   }

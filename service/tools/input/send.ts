@@ -110,8 +110,8 @@ export async function dispatchSettling(
   commands: { method: string; params: Record<string, unknown> }[],
   watch: NavigationWatch,
 ): Promise<SettleRead | "leaving" | undefined> {
-  const press = commands.some((command) => command.params.type === "mousePressed");
-  const settle = settleStep(context.workspace, target, { press });
+  const presses = commands.filter((command) => command.params.type === "mousePressed").length;
+  const settle = settleStep(context.workspace, target, { presses });
   if (!settle) {
     await dispatch(target, commands);
     return undefined;

@@ -235,6 +235,11 @@ export interface After {
    */
   pressLost?: true;
   /**
+   * The action's press reached the page but the release of its button did not, within the wait:
+   * the browser answers input before the page has heard it, and may have dropped the release.
+   */
+  releaseLost?: true;
+  /**
    * The control for which the browser refused to submit a form during the action, with its
    * validation message (redacted like a fill's).
    */
@@ -563,7 +568,7 @@ export interface PageMethods {
   secretDigests: (base: number, moduli: readonly [number, number]) => SecretDigest[];
   settle: (
     key: string,
-    options: { quietMs: number; maxMs: number; press?: boolean },
+    options: { quietMs: number; maxMs: number; presses?: number },
   ) => Promise<After>;
   showCaption: (
     text: string,

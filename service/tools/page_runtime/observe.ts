@@ -42,10 +42,19 @@ interface Counter {
   pressHere: boolean;
   /** Whether a trusted button press reached this window since the action began. */
   pressed: boolean;
+  /** Whether, as this window heard it, a button is held: pressed and not yet released. */
+  down: boolean;
+  /** Trusted button releases that reached this window since the action began. */
+  releases: number;
 }
 
 /** The events by which a button press reaches a window (a cancelled pointerdown has no mousedown). */
 const PRESS_EVENTS = ["pointerdown", "mousedown"];
+/**
+ * The events by which a button's release reaches a window: a cancelled pointerdown has no
+ * mouseup, and a release that ends a drag of the page's content has neither (its drag ends).
+ */
+const RELEASE_EVENTS = ["pointerup", "mouseup", "click", "dragend"];
 
 /** One input event after its handlers: the count then, and whether a whole frame followed. */
 interface Handled {
@@ -124,6 +133,8 @@ function install(key: string, keep: number): Counter {
     invalid: null,
     pressHere: false,
     pressed: false,
+    down: false,
+    releases: 0,
   };
   new MutationObserver((records) => {
     counter.n += records.length;
@@ -153,9 +164,20 @@ function install(key: string, keep: number): Counter {
   }
   // A press is noted as it reaches the window, before any handler of the page can stop it: the
   // browser answers a dispatched press it dropped as if delivered, and only the page can tell.
+  // Its release too: the browser has answered a release before this window heard it.
   for (const type of PRESS_EVENTS) {
     addEventListener(type, (event) => {
-      if (counter.armed && event.isTrusted) counter.pressed = true;
+      if (!event.isTrusted) return;
+      counter.down = true;
+      if (counter.armed) counter.pressed = true;
+    }, { capture: true, passive: true });
+  }
+  // The events of one release (pointerup, mouseup, click) count once: the first ends the hold.
+  for (const type of RELEASE_EVENTS) {
+    addEventListener(type, (event) => {
+      if (!event.isTrusted || !counter.down) return;
+      counter.down = false;
+      if (counter.armed) counter.releases++;
     }, { capture: true, passive: true });
   }
   // `invalid` does not bubble: heard on the way down, before the page's handlers on the control.
@@ -183,6 +205,7 @@ export function observeBefore(
   s.handled = null;
   s.invalid = null;
   s.pressed = false;
+  s.releases = 0;
   s.armed = true;
   const at = options.point ? document.elementFromPoint(options.point.x, options.point.y) : null;
   s.pressHere = at !== null && !FRAME_TAGS.has(at.tagName);
@@ -295,48 +318,83 @@ function quietSinceInput(s: Counter): boolean {
  * input has already passed with no mutation since its handlers, that frame is the evidence and
  * the page is reported at once. A navigation to another document reports at once (the service
  * waits for the new page on the browser's events), as does a page sent to the background, which
- * renders no frames. `maxMs` 0 reports the page as it is now.
+ * renders no frames. `maxMs` 0 reports the page as it is now. `presses`: how many times the
+ * action pressed and released a mouse button (see {@linkcode buttonsThenSettle}).
  */
 export function settle(
   key: string,
-  options: { quietMs: number; maxMs: number; press?: boolean },
+  options: { quietMs: number; maxMs: number; presses?: number },
 ): Promise<After> {
   const s = counterAt(key);
   if (options.maxMs <= 0) return Promise.resolve(report(s, false, true));
-  if (!options.press || !s || !s.armed || !s.pressHere || s.pressed) return settleFrom(s, options);
-  return pressThenSettle(s, options);
+  const presses = options.presses ?? 0;
+  if (presses === 0 || !s || !s.armed || !s.pressHere || released(s, presses) || gone(s)) {
+    return settleFrom(s, options);
+  }
+  return buttonsThenSettle(s, presses, options);
+}
+
+/** Whether the action's presses, and the release of each of its `presses`, reached the window. */
+function released(s: Counter, presses: number): boolean {
+  return s.pressed && s.releases >= presses;
 }
 
 /**
- * For an action that pressed a button on this document's own content, whose press has not
- * reached the window yet: waits for it (within `maxMs`), then settles in the time left. One that
- * never comes was dropped by the browser, which answers such a press as if delivered (or a
- * listener the page put on its window first stopped it): the report then says so.
+ * Whether the action's press led away: to another document, or to the background (a tab opened
+ * in front). Its release need not reach this window then, and the settle reports at once.
  */
-function pressThenSettle(
+function gone(s: Counter): boolean {
+  return s.pressed && (leavingTo(s) !== null || document.hidden);
+}
+
+/**
+ * For an action that pressed and released a button on this document's own content `presses`
+ * times, whose last release has not reached the window yet: waits for it (within `maxMs`), then
+ * settles in the time left. The browser answers each input event of the action before the page
+ * has surely heard it: it answers a press it dropped as if delivered, and on a loaded machine it
+ * answered a click's release while the page had heard only its press (the click's handler ran
+ * after the read began). A press that never comes is reported lost (the browser dropped it, or
+ * a listener the page put on its window first stopped it), and so is a release that never comes
+ * after it; a navigation or the page going to the background ends the wait at once.
+ */
+function buttonsThenSettle(
   s: Counter,
+  presses: number,
   options: { quietMs: number; maxMs: number },
 ): Promise<After> {
   const started = performance.now();
   return new Promise((resolve) => {
     const waiting = new AbortController();
+    const signal = waiting.signal;
     const bound = setTimeout(() => {
       waiting.abort();
-      resolve({ ...report(s, false, true), pressLost: true });
+      const lost = s.pressed ? { releaseLost: true as const } : { pressLost: true as const };
+      resolve({ ...report(s, false, true), ...lost });
     }, options.maxMs);
-    const arrived = (event: Event): void => {
-      if (!event.isTrusted || waiting.signal.aborted) return;
+    const settleNow = (): void => {
+      if (signal.aborted) return;
       waiting.abort();
       clearTimeout(bound);
-      // After the press's own dispatch: its handlers run before the settle begins.
+      // After the event's own dispatch: the handlers of its release (a click's too) run first.
       setTimeout(() => {
         const left = Math.max(FRAME_MS, options.maxMs - (performance.now() - started));
         resolve(settleFrom(s, { quietMs: options.quietMs, maxMs: left }));
       }, 0);
     };
-    for (const type of PRESS_EVENTS) {
-      addEventListener(type, arrived, { capture: true, passive: true, signal: waiting.signal });
+    // Heard after the counter's own listeners (added first): its counts already include it.
+    const heard = (event: Event): void => {
+      if (event.isTrusted && released(s, presses)) settleNow();
+    };
+    for (const type of [...PRESS_EVENTS, ...RELEASE_EVENTS]) {
+      addEventListener(type, heard, { capture: true, passive: true, signal });
     }
+    // Looked at after the event's dispatch: the page's own listener may cancel a navigation.
+    const away = (): void => {
+      setTimeout(() => gone(s) && settleNow(), 0);
+    };
+    document.addEventListener("visibilitychange", away, { signal });
+    const navigation = (globalThis as unknown as { navigation?: EventTarget }).navigation;
+    navigation?.addEventListener("navigate", away, { signal });
   });
 }
 
