@@ -18,7 +18,7 @@ import { fence, originOf, redactSecrets } from "../core/safe_text.ts";
 import { ownedTab, type TabTarget } from "../core/target.ts";
 import { dialogAfterEffect } from "../page/after_dialog.ts";
 import { capabilitiesFor } from "../../catalog/mod.ts";
-import { collect, frameGuard, MAX_NODES, withheldNote } from "../page/collect.ts";
+import { collect, frameGuard, MAX_NODES, unreadNote, withheldNote } from "../page/collect.ts";
 import { fillableFields, matchFields } from "../page/form_match.ts";
 import type { ByLabels } from "../page_runtime/contract.ts";
 import {
@@ -60,6 +60,11 @@ interface Report {
   stopped?: string;
   /** Frames the policy refuses for this fill: none of their fields was looked at or set. */
   withheldFrames?: { ref: string; why: string }[];
+  /**
+   * Frames not read (too deep, too many, held, or failed), in Ghostlight's words (0690): a field
+   * in one is unmatched for that reason, not for its label.
+   */
+  unreadFrames?: string[];
 }
 
 /** Why a field could not take its value, in words; the page's own words apart. */
@@ -209,6 +214,7 @@ async function fill(
   const outline = await collect(target, pages, { filter: "all", hints: true, guard });
   const report: Report = { filled: [], skipped: [], unmatched: [], url: outline.url };
   if (outline.withheldFrames.length) report.withheldFrames = outline.withheldFrames;
+  if (outline.unreadFrames.length) report.unreadFrames = outline.unreadFrames;
   const jobs: Job[] = [];
   for (const match of matchFields(Object.keys(fields), fillableFields(outline.nodes))) {
     if ("field" in match) {
@@ -377,7 +383,8 @@ function render(context: ToolContext, target: TabTarget, report: Report, total: 
   const words = formFillWords({ ...report, tabId: target.tabId, total });
   const notes = words.notes.map(redactSecrets);
   const withheld = withheldNote(report.withheldFrames ?? []);
-  return words.line + (withheld ? `\n${withheld}` : "") +
+  const unread = unreadNote(report.unreadFrames ?? []);
+  return words.line + (withheld ? `\n${withheld}` : "") + (unread ? `\n${unread}` : "") +
     (notes.length ? `\n${fence(context.workspace, originOf(report.url), notes.join("\n"))}` : "");
 }
 

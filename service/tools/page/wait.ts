@@ -19,6 +19,7 @@ import {
   inFrame,
   inMainFrame,
   MAX_FRAMES,
+  MAX_NESTING,
   readMainFrame,
   runtimeCall,
   type TabPages,
@@ -118,9 +119,6 @@ export function networkQuiet(state: TabState, now = Date.now()): boolean {
   });
 }
 
-/** How deep frames inside frames are asked. */
-const MAX_FRAME_DEPTH = 4;
-
 /** The frames a look still has to ask, and when its slice ends. */
 interface FrameLook {
   target: TabTarget;
@@ -138,7 +136,7 @@ interface FrameLook {
  * is watched for the rest of the slice.
  */
 async function lookInFrames(run: FrameLook, parent: Frame, total: Look, depth: number) {
-  if (depth >= MAX_FRAME_DEPTH) return;
+  if (depth >= MAX_NESTING) return;
   const shown = await inFrame(run.target, run.pages, parent, runtimeCall("framesShown"))
     .catch(() => null);
   for (const { id } of shown ?? []) {
