@@ -477,16 +477,14 @@ export async function checkInputFrames(
         under = read.value;
       } else under = await inFrame(target, pages, frame, call);
     } catch (error) {
-      if (error instanceof ToolError) throw error;
-      throw uncheckedFrame(point, (error as Error).message);
+      throw uncheckable(point, error);
     }
     if (under === null) return;
     try {
       frame = await childFrame(target, pages, frame, under.id, guard);
     } catch (error) {
       if (error instanceof FrameWithheld) throw withheldInput(point, error.refusal.why);
-      if (error instanceof ToolError) throw error;
-      throw uncheckedFrame(point, (error as Error).message);
+      throw uncheckable(point, error);
     }
     if (at !== null) at = { x: under.x, y: under.y };
   }
@@ -507,6 +505,17 @@ function withheldInput(point: { x: number; y: number } | null, why: string): Too
       ? "Click a field outside that frame first, or ask the person to do this part themselves."
       : "Act on the rest of the page, or ask the person to do this part themselves.",
   );
+}
+
+/**
+ * Why the frame under the input could not be checked. A tool's or the browser's own error goes on
+ * as it is: its answer tells it, fencing what of it is the page's (a dialog's text). Any other
+ * is said in Ghostlight's words only, as a read says why it left a frame out (0690): its message
+ * may hold the page's words, and this refusal is told outside the fence.
+ */
+function uncheckable(point: { x: number; y: number } | null, error: unknown): Error {
+  if (error instanceof ToolError || error instanceof BrowserError) return error;
+  return uncheckedFrame(point, error instanceof FrameHeld ? UNREAD.held : UNREAD.failed);
 }
 
 function uncheckedFrame(point: { x: number; y: number } | null, why: string): ToolError {
