@@ -5,9 +5,13 @@
  * Ghostlight's words, that the frame was not read and why, and the tab is not quarantined for it,
  * so every read after works as well. (The first read waited 30 s for the browser to list the tab's
  * frames, which waited on the frame's renderer, and the tab was quarantined: every read after it
- * was refused.) A frame held by an
- * alert instead refuses the tab's reads at once, naming the dialog, until it is answered; then
- * the frame is read.
+ * was refused.) A frame held by an alert instead refuses the tab's reads at once, naming the
+ * dialog, until it is answered; then the frame is read.
+ *
+ * A frame that holds only after a read gave out refs (decision 0710): the reads after leave it out
+ * the same way, and a read from a ref inside it says, in Ghostlight's words, that its page is busy
+ * or held, within a few seconds, the tab not quarantined. (The read from the ref waited 30 s for
+ * the frame's renderer, no listing having said it was held, and the tab was quarantined.)
  */
 
 import { assert, assertMatch } from "./support/assert.ts";
@@ -32,24 +36,33 @@ async function openHeld(s: E2ESession, hold: "busy" | "alert"): Promise<number> 
   return tabId;
 }
 
+/**
+ * Reads the page twice with each of read_page, get_page_text and find: each answers with the top
+ * page and says, outside its fence, that the held frame was not read and why. A tab quarantined
+ * by an earlier read would refuse them.
+ */
+async function readsWithoutTheFrame(s: E2ESession, tabId: number): Promise<void> {
+  for (let read = 1; read <= 2; read++) {
+    const outline = s.text(await s.ok("read_page", { tabId, filter: "all" }));
+    assert(outline.includes("heldtopwordz"), `read ${read}: ${outline}`);
+    assertMatch(outsideFences(outline), HELD);
+    const text = s.text(await s.ok("get_page_text", { tabId }));
+    assert(text.includes("heldtopwordz"), `read ${read}: ${text}`);
+    assertMatch(
+      outsideFences(text),
+      /\[1 frame was not read \(its page is busy running a script or held by a dialog\)/,
+    );
+    const found = s.text(await s.ok("find", { tabId, query: "heldtopbutton" }));
+    assertMatch(found, /button "heldtopbutton" \[ref_\d+\]/);
+    assertMatch(outsideFences(found), HELD);
+  }
+}
+
 Deno.test("the reads of a page answer without a frame that runs a script without end", async () => {
   const s = await startSession({ policy: `{ "default": "allow" }` });
   try {
     const tabId = await openHeld(s, "busy");
-    for (let read = 1; read <= 2; read++) {
-      const outline = s.text(await s.ok("read_page", { tabId, filter: "all" }));
-      assert(outline.includes("heldtopwordz"), `read ${read}: ${outline}`);
-      assertMatch(outsideFences(outline), HELD);
-      const text = s.text(await s.ok("get_page_text", { tabId }));
-      assert(text.includes("heldtopwordz"), `read ${read}: ${text}`);
-      assertMatch(
-        outsideFences(text),
-        /\[1 frame was not read \(its page is busy running a script or held by a dialog\)/,
-      );
-      const found = s.text(await s.ok("find", { tabId, query: "heldtopbutton" }));
-      assertMatch(found, /button "heldtopbutton" \[ref_\d+\]/);
-      assertMatch(outsideFences(found), HELD);
-    }
+    await readsWithoutTheFrame(s, tabId);
   } finally {
     await s.close();
   }
@@ -69,6 +82,57 @@ Deno.test("a frame's alert refuses the tab's reads at once, and once answered th
     const outline = s.text(await s.ok("read_page", { tabId, filter: "all" }));
     assert(outline.includes("heldtopwordz") && outline.includes("heldframewordz"), outline);
     assert(!/Frames not read/.test(outline), outline);
+  } finally {
+    await s.close();
+  }
+});
+
+/**
+ * Opens the page whose frame holds its renderer only once the top page's button is clicked, reads
+ * it whole while the frame is free, then clicks and waits for the hold to begin. Answers the tab
+ * and the ref the free read gave the frame's heading.
+ */
+async function holdAfterRead(s: E2ESession): Promise<{ tabId: number; inFrame: string }> {
+  const tabId = await s.firstTab();
+  const url = s.fixtures.url(`/held_frame.html?host=held.localhost&hold=busy&when=click`);
+  await s.ok("navigate", { url, tabId });
+  let outline = "";
+  await waitFor(async () => {
+    outline = s.text(await s.ok("read_page", { tabId, filter: "all" }));
+    return outline.includes("heldframewordz");
+  }, "the frame to be read");
+  const button = /button "heldtopbutton" \[(ref_\d+)\]/.exec(outline)?.[1];
+  const inFrame = /heading "heldframewordz"[^\n]*\[(ref_\d+)\]/.exec(outline)?.[1];
+  assert(button && inFrame, outline);
+  await s.ok("computer", { action: "left_click", ref: button, tabId });
+  await waitFor(() => Promise.resolve(s.fixtures.requests("/held-busy") > 0), "the hold");
+  return { tabId, inFrame };
+}
+
+Deno.test("a frame held after a read leaves the reads after it without that frame, the tab free", async () => {
+  const s = await startSession({ policy: `{ "default": "allow" }` });
+  try {
+    const { tabId } = await holdAfterRead(s);
+    await readsWithoutTheFrame(s, tabId);
+  } finally {
+    await s.close();
+  }
+});
+
+Deno.test("a read from a ref inside a frame held since says the frame is busy, the tab free", async () => {
+  const s = await startSession({ policy: `{ "default": "allow" }` });
+  try {
+    const { tabId, inFrame } = await holdAfterRead(s);
+    for (let read = 1; read <= 2; read++) {
+      const refused = await s.fail("read_page", { tabId, filter: "all", ref_id: inFrame });
+      assertMatch(
+        outsideFences(refused),
+        new RegExp(
+          `${inFrame} is inside a frame whose page is busy running a script or held by a dialog, so it could not be read now`,
+        ),
+      );
+    }
+    await readsWithoutTheFrame(s, tabId);
   } finally {
     await s.close();
   }

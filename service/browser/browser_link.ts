@@ -85,6 +85,8 @@ interface Pending {
   tab?: number;
   /** The tab whose dialog fails the command at once, when it needs that tab's renderer. */
   dialogTab?: number;
+  /** The caller said the command has no effect on the page: cut off, it leaves nothing unknown. */
+  noEffect?: boolean;
   resolve: (value: unknown) => void;
   reject: (error: BrowserError) => void;
   timer: ReturnType<typeof setTimeout>;
@@ -170,6 +172,12 @@ export class BrowserLink {
     options: {
       timeoutMs?: number;
       ownDialogs?: boolean;
+      /**
+       * The command has no effect on the page (a look, a read in Ghostlight's own world): one not
+       * answered in time fails `unanswered` and leaves its tab as it was known, not quarantined
+       * (decision 0710). Never for a command that may change the page.
+       */
+      noEffect?: boolean;
       /** Takes a `cdp.sequence`'s lead replies, sent ahead of its result (decision 0239). */
       ahead?: (results: Record<string, unknown>[]) => void;
     } = {},
@@ -208,6 +216,7 @@ export class BrowserLink {
         op,
         tab: tabOf(params),
         dialogTab: dialogWatch,
+        ...(options.noEffect ? { noEffect: true } : {}),
         resolve,
         reject,
         timer,
@@ -536,9 +545,15 @@ export class BrowserLink {
   /**
    * Ends a pending command whose outcome is unknown: its caller is told it may have happened,
    * and its tab is reported, so nothing new reaches that tab until the command is proven over.
+   * A command with no effect on the page leaves nothing of its tab unknown: its caller is told
+   * it went unanswered (when it timed out), and its tab is neither reported nor made stale.
    */
   #cutOff(id: number, reason: string, kind: "timeout" | "disconnected"): void {
     this.#settle(id, (pending) => {
+      if (pending.noEffect) {
+        pending.reject(new BrowserError(kind === "timeout" ? "unanswered" : kind, reason));
+        return;
+      }
       if (pending.tab !== undefined) {
         // It may still move the tab: what was known of it is no fresher than this.
         this.#outdate(pending.tab);

@@ -8,10 +8,10 @@ import type { ExtensionFeature } from "../../shared/extension_features.ts";
 import { BoundedWriter } from "../../shared/framing.ts";
 import { assert, assertEquals } from "../../tests/support/assert.ts";
 import { waitFor } from "../../tests/support/wait.ts";
-import { BrowserLink } from "./browser_link.ts";
+import { BrowserLink, type CommandReports } from "./browser_link.ts";
 
 /** A link whose commands are kept, decoded, for the test to answer. */
-function linkWith(features: ExtensionFeature[] = ["tab_locations"]) {
+function linkWith(features: ExtensionFeature[] = ["tab_locations"], reports?: CommandReports) {
   const sent: Command[] = [];
   const writer = new BoundedWriter(
     new WritableStream<Uint8Array>({
@@ -21,13 +21,19 @@ function linkWith(features: ExtensionFeature[] = ["tab_locations"]) {
     }),
     { maxWaiting: 16, maxBytes: 1 << 20 },
   );
-  const link = new BrowserLink("browser-loc", 0, {
-    extensionVersion: "0.1.0",
-    userAgent: "test",
-    features,
-    executor: "browser-loc/1",
-    executorLink: 1,
-  }, writer);
+  const link = new BrowserLink(
+    "browser-loc",
+    0,
+    {
+      extensionVersion: "0.1.0",
+      userAgent: "test",
+      features,
+      executor: "browser-loc/1",
+      executorLink: 1,
+    },
+    writer,
+    { reports },
+  );
   /** Waits for the command `op` sent `nth` (from 1) and returns it. */
   const command = async (op: string, nth = 1) => {
     await waitFor(
@@ -209,4 +215,25 @@ Deno.test("a dialog that opens fails the tab's waiting renderer-bound commands a
   link.handleResult({ type: "result", id: pressSent.id, ok: true, value: { pressed: true } });
   assertEquals(await owned, { owned: true });
   assertEquals(await press, { pressed: true });
+});
+
+Deno.test("a command with no effect that is not answered in time leaves its tab unquarantined and known", async () => {
+  const unknown: string[] = [];
+  const { link, firstCdp } = linkWith(["tab_locations"], {
+    unknown: (_link, native, command) => unknown.push(`${native} ${command.command}`),
+    ended: () => {},
+  });
+  await firstCdp(at("https://a.test/"));
+  const start = link.locationSerial - 1;
+  const look = { tab_id: 7, method: "Page.getFrameTree", params: {}, session_id: "S" };
+  const held = await link.call("cdp", look, { timeoutMs: 1, noEffect: true }).catch((e) => e);
+  assertEquals(held.kind, "unanswered");
+  assertEquals(held.mayHaveHappened, false);
+  assertEquals(unknown, []);
+  assertEquals(link.locationSince(7, start)?.url, "https://a.test/");
+  // Any other command cut off the same way may have happened: its tab is reported, as before.
+  const cut = await link.call("cdp", look, { timeoutMs: 1 }).catch((e) => e);
+  assertEquals(cut.kind, "timeout");
+  assertEquals(unknown.length, 1);
+  assertEquals(link.locationSince(7, start), undefined);
 });

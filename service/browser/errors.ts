@@ -18,6 +18,7 @@ export type BrowserErrorKind =
   | "disconnected"
   | "not_sent"
   | "timeout"
+  | "unanswered"
   | "busy"
   | "dialog_open"
   | "needs_upgrade"
@@ -33,7 +34,10 @@ export type BrowserErrorKind =
  * `context_lost` means the command ran in a document, frame or frame session that is gone (the
  * page navigated or the frame went away), as the extension reads Chrome's words where they enter:
  * the service acts on the kind, never on those words. `transfer_refused` means the extension would not hold or hand out a transfer's bytes, so the
- * command that was to use them was never sent.
+ * command that was to use them was never sent. `unanswered` means a command its caller said has no
+ * effect on the page (a look, a read in Ghostlight's own world) was not answered in its time: it may
+ * still run, but nothing of the tab is left unknown by it, so the tab is not quarantined
+ * (decision 0710).
  */
 /** What an error tells of the dialog that holds a page. */
 export type DialogFacts = Pick<OpenDialog, "type" | "message"> & { url?: string };

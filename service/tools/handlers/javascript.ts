@@ -77,7 +77,7 @@ async function runBounded(
       undefined,
       method,
       params,
-      SCRIPT_TIMEOUT_MS + STOP_GRACE_MS,
+      { timeoutMs: SCRIPT_TIMEOUT_MS + STOP_GRACE_MS },
     ) as Evaluated;
     if (evaluated.exceptionDetails && overran()) throw scriptStopped();
     return evaluated;

@@ -72,12 +72,15 @@ async function withFrames(
     else {
       run.tried++;
       try {
-        const child = await childFrame(target, pages, frame, Number(parts[i]), run.guard);
+        const child = await childFrame(target, pages, frame, Number(parts[i]), run.guard, {
+          read: true,
+        });
         const read = await inFrame(
           target,
           pages,
           child,
           runtimeCall("readable", true, limit),
+          { read: true },
         );
         inner = await withFrames(run, child, read.text, nesting + 1);
       } catch (error) {

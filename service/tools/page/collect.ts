@@ -25,9 +25,11 @@ import {
   MAX_NESTING,
   pageChanged,
   parseJson,
+  readIn,
   readVouched,
   refFor,
   refGone,
+  refHeld,
   type RuntimeCall,
   runtimeCall,
   send,
@@ -180,7 +182,7 @@ async function walkFrame(
   frame: Frame,
   options: WalkOptions & { localRoot?: number },
 ): Promise<Walk> {
-  const text = await inFrame(target, pages, frame, snapshotCall(options));
+  const text = await inFrame(target, pages, frame, snapshotCall(options), { read: true });
   return checkedWalk(pages, frame, text);
 }
 
@@ -204,7 +206,8 @@ async function walkMainFrame(
 
 /**
  * The frame an iframe element shows: in the same renderer when Chromium keeps it there, else in
- * the out-of-process frame's own session.
+ * the out-of-process frame's own session. `read`: it is found for a read, whose commands in a
+ * frame's own session are bounded, and a frame that does not answer is held (decision 0710).
  */
 export async function childFrame(
   target: TabTarget,
@@ -212,29 +215,39 @@ export async function childFrame(
   parent: Frame,
   iframeId: number,
   guard: FrameGuard,
+  options: { read?: boolean } = {},
 ): Promise<Frame> {
-  const handle = await send(target, parent.sessionId, "Runtime.evaluate", {
+  // Only questions, in the parent's world: for a read, bounded where the parent is a frame's.
+  const ask = options.read ? readIn : send;
+  const handle = await ask(target, parent.sessionId, "Runtime.evaluate", {
     expression: runtimeCall("element", iframeId),
     contextId: parent.contextId,
     returnByValue: false,
   });
   const objectId = (handle.result as { objectId?: string } | undefined)?.objectId;
   if (!objectId) throw new Error("the iframe is gone");
-  const described = await send(target, parent.sessionId, "DOM.describeNode", { objectId });
-  await send(target, parent.sessionId, "Runtime.releaseObject", { objectId }).catch(() => {});
+  const described = await ask(target, parent.sessionId, "DOM.describeNode", { objectId });
+  await ask(target, parent.sessionId, "Runtime.releaseObject", { objectId }).catch(() => {});
   const frameId = (described.node as { frameId?: string } | undefined)?.frameId;
   if (!frameId) throw new Error("the iframe has no document yet");
   const link = { frameKey: parent.key, localId: iframeId };
   try {
-    return await frameWorld(target, pages, {
-      sessionId: parent.sessionId,
-      frameId,
-      parent: link,
-    }, guard);
+    return await frameWorld(
+      target,
+      pages,
+      {
+        sessionId: parent.sessionId,
+        frameId,
+        parent: link,
+      },
+      guard,
+      options,
+    );
   } catch (error) {
-    if (error instanceof FrameWithheld) throw error;
+    // A parent that did not answer holds what is in its renderer: nothing more is asked of it.
+    if (error instanceof FrameWithheld || error instanceof FrameHeld) throw error;
     const sessionId = await outOfProcessSession(target, frameId);
-    return await frameWorld(target, pages, { sessionId, frameId, parent: link }, guard);
+    return await frameWorld(target, pages, { sessionId, frameId, parent: link }, guard, options);
   }
 }
 
@@ -291,6 +304,7 @@ export async function collect(
       walk = await walkFrame(target, pages, start, { ...options, localRoot: found.localId });
     } catch (error) {
       if (error instanceof FrameGone) throw refGone(options.root);
+      if (error instanceof FrameHeld) throw refHeld(options.root);
       throw error;
     }
     if (options.beside?.length) {
@@ -376,7 +390,7 @@ async function splice(
     }
     run.tried++;
     try {
-      const child = await childFrame(target, pages, part.frame, id, options.guard);
+      const child = await childFrame(target, pages, part.frame, id, options.guard, { read: true });
       const walk = await walkFrame(target, pages, child, {
         ...options,
         depth: childDepth,

@@ -388,6 +388,65 @@ export function send(
   });
 }
 
+/**
+ * How long a read waits for an out-of-process frame's renderer to answer a look that runs no
+ * script (its frame tree, Ghostlight's world in it): about what the extension waits for it to
+ * take auto-attach (decision 0700), with room for the way there and back. A renderer that does
+ * not answer so little is held by its page (decision 0710).
+ */
+export const FRAME_LOOK_MS = 3_000;
+
+/**
+ * How long a read waits for an evaluation in an out-of-process frame (the walk of one frame, its
+ * text, Ghostlight's runtime installed): a frame's walk is bounded by its node count and takes a
+ * second or two at most on a large page, so one that has not answered in this time waits behind
+ * its page's own script (decision 0710).
+ */
+export const FRAME_READ_MS = 10_000;
+
+/**
+ * Sends a command of a read (one that changes nothing on the page) to one of the tab's sessions.
+ * In an out-of-process frame's own session it waits at most `ms`, and a renderer that does not
+ * answer is held ({@linkcode FrameHeld}): the command leaves nothing of the tab unknown, so the
+ * tab is not quarantined for it (decision 0710). The tab's own session is waited for as any
+ * command: a renderer held there holds the whole tab, which quarantine is for.
+ */
+export async function readIn(
+  target: TabTarget,
+  sessionId: string | undefined,
+  method: string,
+  params: Record<string, unknown> = {},
+  ms = FRAME_LOOK_MS,
+): Promise<Record<string, unknown>> {
+  if (!sessionId) return await send(target, undefined, method, params);
+  try {
+    return await target.link.call("cdp", {
+      tab_id: target.native,
+      method,
+      params,
+      session_id: sessionId,
+    }, { timeoutMs: ms, noEffect: true });
+  } catch (error) {
+    throw heldWhenUnanswered(error);
+  }
+}
+
+/** A frame read's failure as the read tells it: unanswered is {@linkcode FrameHeld}. */
+function heldWhenUnanswered(error: unknown): unknown {
+  return error instanceof BrowserError && error.kind === "unanswered" ? new FrameHeld() : error;
+}
+
+/** {@linkcode readIn} for a read (`read`), else {@linkcode send}. */
+function sendFor(
+  read: boolean,
+  target: TabTarget,
+  sessionId: string | undefined,
+  method: string,
+  params: Record<string, unknown> = {},
+): Promise<Record<string, unknown>> {
+  return read ? readIn(target, sessionId, method, params) : send(target, sessionId, method, params);
+}
+
 /** The page opened a JavaScript dialog while a command ran; the page is frozen until answered. */
 export class DialogOpened extends Error {
   constructor(readonly type: string, readonly text: string) {
@@ -398,21 +457,26 @@ export class DialogOpened extends Error {
 /**
  * Sends a command that runs page script. A dialog the script opens (alert, confirm, prompt)
  * holds the command until someone answers it, so this throws {@linkcode DialogOpened} as soon
- * as one opens instead of waiting for the timeout.
+ * as one opens instead of waiting for the timeout. `noEffect` says the script changes nothing on
+ * the page (see `BrowserLink.call`).
  */
 export async function sendRacingDialogs(
   target: TabTarget,
   sessionId: string | undefined,
   method: string,
   params: Record<string, unknown>,
-  timeoutMs = 30_000,
+  options: { timeoutMs?: number; noEffect?: boolean } = {},
 ): Promise<Record<string, unknown>> {
   const sent = target.link.call("cdp", {
     tab_id: target.native,
     method,
     params,
     ...(sessionId ? { session_id: sessionId } : {}),
-  }, { timeoutMs, ownDialogs: true });
+  }, {
+    timeoutMs: options.timeoutMs ?? 30_000,
+    ownDialogs: true,
+    ...(options.noEffect ? { noEffect: true } : {}),
+  });
   sent.catch(() => {});
   // No bound of its own: the command always settles (answered, cut off or timed out).
   const opened = target.link.tab(target.native).watch(
@@ -462,39 +526,44 @@ export function isLostContext(error: unknown): boolean {
 
 /**
  * Makes (or finds) the frame's Ghostlight world and answers its registry's token (see
- * {@linkcode installedToken}).
+ * {@linkcode installedToken}). Nothing of it changes the page: for a read (`read`) it is sent
+ * as one ({@linkcode readIn}).
  */
 async function createWorld(
   target: TabTarget,
   sessionId: string | undefined,
   frameId: string,
+  read: boolean,
 ): Promise<{ contextId: number; token: string }> {
-  const world = await send(target, sessionId, "Page.createIsolatedWorld", {
+  const world = await sendFor(read, target, sessionId, "Page.createIsolatedWorld", {
     frameId,
     worldName: WORLD_NAME,
     grantUniveralAccess: false,
   });
   const contextId = world.executionContextId as number;
-  return { contextId, token: await installedToken(target, sessionId, contextId) };
+  return { contextId, token: await installedToken(target, sessionId, contextId, read) };
 }
 
 /**
  * The registry's token of the runtime in the world `contextId`. The runtime is registered for
  * every new document of an observed tab (`PAGE_ENABLE_COMMANDS`), so it is usually there: a
  * small look, and the 58 kB install only when it is missing (a frame in another session, a
- * document older than the registration).
+ * document older than the registration). For a read (`read`), each evaluation is sent as one
+ * ({@linkcode readIn}): the runtime lives in Ghostlight's own world.
  */
 async function installedToken(
   target: TabTarget,
   sessionId: string | undefined,
   contextId: number,
+  read = false,
 ): Promise<string> {
+  const params = (expression: string) => ({ expression, contextId, returnByValue: true });
   const evaluate = async (expression: string) =>
-    ((await send(target, sessionId, "Runtime.evaluate", {
-      expression,
-      contextId,
-      returnByValue: true,
-    })).result as { value?: unknown } | undefined)?.value;
+    ((read
+      ? await readIn(target, sessionId, "Runtime.evaluate", params(expression), FRAME_READ_MS)
+      : await send(target, sessionId, "Runtime.evaluate", params(expression))).result as
+        | { value?: unknown }
+        | undefined)?.value;
   let token = await evaluate(INSTALLED_TOKEN);
   if (typeof token !== "string") token = await evaluate(INSTALL);
   if (typeof token !== "string") {
@@ -519,13 +588,17 @@ interface FrameTree {
   childFrames?: FrameTree[];
 }
 
-/** A frame as the session's frame tree shows it now, or undefined when it does not hold it. */
+/**
+ * A frame as the session's frame tree shows it now, or undefined when it does not hold it; for a
+ * read (`read`), asked as one ({@linkcode readIn}).
+ */
 async function frameInTree(
   target: TabTarget,
   sessionId: string | undefined,
   frameId: string,
+  read = false,
 ): Promise<TreeFrame | undefined> {
-  const reply = await send(target, sessionId, "Page.getFrameTree");
+  const reply = await sendFor(read, target, sessionId, "Page.getFrameTree");
   const stack = [reply.frameTree as FrameTree];
   while (stack.length) {
     const tree = stack.pop()!;
@@ -540,8 +613,9 @@ async function currentLoader(
   target: TabTarget,
   sessionId: string | undefined,
   frameId: string,
+  read: boolean,
 ): Promise<string | undefined> {
-  return (await frameInTree(target, sessionId, frameId))?.loaderId;
+  return (await frameInTree(target, sessionId, frameId, read))?.loaderId;
 }
 
 /**
@@ -557,19 +631,22 @@ function addressOf(frame: TreeFrame): string {
 
 /**
  * The world of a frame's current document, made when first needed or after the frame loaded
- * another document (its loader id changed).
+ * another document (its loader id changed). `read`: it is found for a read, whose commands in
+ * a frame's own session are bounded ({@linkcode readIn}).
  */
 export async function frameWorld(
   target: TabTarget,
   pages: TabPages,
   where: { sessionId?: string; frameId: string; parent?: Frame["parent"]; loaderId?: string },
   guard?: FrameGuard,
+  options: { read?: boolean } = {},
 ): Promise<Frame> {
+  const read = options.read ?? false;
   const key = `${where.sessionId ?? ""}/${where.frameId}`;
   let loaderId = where.loaderId;
   let url: string | undefined;
   if (loaderId === undefined) {
-    const seen = await frameInTree(target, where.sessionId, where.frameId);
+    const seen = await frameInTree(target, where.sessionId, where.frameId, read);
     loaderId = seen?.loaderId;
     url = seen && addressOf(seen);
   }
@@ -587,7 +664,7 @@ export async function frameWorld(
     return known;
   }
   if (pages.frames.size >= MAX_FRAMES * 4) pages.frames.clear();
-  const world = await createWorld(target, where.sessionId, where.frameId);
+  const world = await createWorld(target, where.sessionId, where.frameId, read);
   const frame: Frame = {
     key,
     sessionId: where.sessionId,
@@ -684,31 +761,44 @@ async function worldBetweenLooks(
  * make a new one. `loaderJustRead` skips the check of the frame's document when the caller read
  * it from the frame tree just before (as {@linkcode mainFrame} does): one round trip fewer.
  * `checkedInPage` skips it for a runtime method that asks the page itself in the same
- * evaluation (the registry's `current()`); `timeoutMs` bounds the wait.
+ * evaluation (the registry's `current()`); `timeoutMs` bounds the wait. `read` says the
+ * expression changes nothing on the page: in an out-of-process frame's own session, the look and
+ * the evaluation are then bounded ({@linkcode FRAME_LOOK_MS}, {@linkcode FRAME_READ_MS}), and a
+ * renderer that does not answer is {@linkcode FrameHeld}, its tab not quarantined (decision 0710).
  */
 export async function inFrame<T>(
   target: TabTarget,
   pages: TabPages,
   frame: Frame,
   expression: RuntimeCall<T>,
-  options: { loaderJustRead?: boolean; checkedInPage?: boolean; timeoutMs?: number } = {},
+  options: {
+    loaderJustRead?: boolean;
+    checkedInPage?: boolean;
+    timeoutMs?: number;
+    read?: boolean;
+  } = {},
 ): Promise<T> {
+  const read = options.read ?? false;
   let reply: Record<string, unknown>;
   try {
     // A world whose document was replaced (even one kept in the back/forward cache) is gone.
     if (
       !options.loaderJustRead && !options.checkedInPage &&
-      await currentLoader(target, frame.sessionId, frame.frameId) !== frame.loaderId
+      await currentLoader(target, frame.sessionId, frame.frameId, read) !== frame.loaderId
     ) {
       pages.frames.delete(frame.key);
       throw new FrameGone();
     }
+    const bounded = read && frame.sessionId !== undefined;
     reply = await sendRacingDialogs(target, frame.sessionId, "Runtime.evaluate", {
       expression,
       contextId: frame.contextId,
       returnByValue: true,
       awaitPromise: true,
-    }, options.timeoutMs);
+    }, bounded ? { timeoutMs: FRAME_READ_MS, noEffect: true } : { timeoutMs: options.timeoutMs })
+      .catch((error) => {
+        throw heldWhenUnanswered(error);
+      });
   } catch (error) {
     // The same refusal as for a dialog already open: its words are fenced where it is told.
     if (error instanceof DialogOpened) {
@@ -743,7 +833,8 @@ export function evaluationFailure(exceptionDetails: unknown): ToolError {
 
 /**
  * A frame whose renderer is held (a script that runs on, a dialog nobody answered): the browser
- * said so before anything was sent to it, which would have waited as long (decision 0700).
+ * said so before anything was sent to it, which would have waited as long (decision 0700), or a
+ * read's bounded command there went unanswered (decision 0710).
  */
 export class FrameHeld extends Error {
   constructor() {
@@ -826,6 +917,20 @@ export function pageChanged(): ToolError {
     "tool_failure",
     "The page changed while it was being read: its document was replaced again as it was read a second time.",
     "Read it again; if the page keeps changing, wait_for what it is loading first.",
+  );
+}
+
+/**
+ * The error for a read from a ref inside a frame whose renderer is held (decision 0710): in
+ * Ghostlight's words, as {@linkcode FrameHeld} says it.
+ */
+export function refHeld(ref: string): ToolError {
+  return new ToolError(
+    "tool_failure",
+    `${ref} is inside a frame whose page is busy running a script or held by a dialog, so it ` +
+      "could not be read now; the rest of the tab answers as before.",
+    "Read the rest of the page meanwhile (read_page without ref_id), and try the ref again " +
+      "later; if the tab shows a dialog, answer it (dialog).",
   );
 }
 
