@@ -78,6 +78,10 @@ Deno.test("a frame's alert refuses the tab's reads at once, and once answered th
     );
     assertMatch(await s.fail("get_page_text", { tabId }), /alert dialog is open/);
     assertMatch(await s.fail("find", { tabId, query: "heldtopbutton" }), /alert dialog is open/);
+    // Input is refused too, and the alert's words (the page's) stay in the answer's fence.
+    const click = await s.fail("computer", { action: "left_click", coordinate: [20, 20], tabId });
+    assertMatch(click, /alert dialog is open/);
+    assert(!outsideFences(click).includes("heldframedialogz"), `unfenced: ${click}`);
     await s.ok("dialog", { action: "accept", tabId });
     const outline = s.text(await s.ok("read_page", { tabId, filter: "all" }));
     assert(outline.includes("heldtopwordz") && outline.includes("heldframewordz"), outline);
