@@ -661,9 +661,9 @@ export async function frameWorld(
   if (known && known.loaderId === loaderId) {
     // The iframe element showing the frame may have been replaced: keep the link current.
     if (where.parent) known.parent = where.parent;
+    remember(pages, known);
     return known;
   }
-  if (pages.frames.size >= MAX_FRAMES * 4) pages.frames.clear();
   const world = await createWorld(target, where.sessionId, where.frameId, read);
   const frame: Frame = {
     key,
@@ -675,8 +675,27 @@ export async function frameWorld(
     ...(url !== undefined ? { url } : {}),
   };
   if (!where.sessionId && !where.parent) rememberMain(pages, frame);
-  else pages.frames.set(key, frame);
+  else remember(pages, frame);
   return frame;
+}
+
+/** Most frame worlds a tab's memory keeps. */
+const MAX_REMEMBERED_FRAMES = MAX_FRAMES * 4;
+
+/**
+ * Keeps `frame` as the tab's most recently used world. Past {@linkcode MAX_REMEMBERED_FRAMES},
+ * the least recently used frames are forgotten, never the main frame's world: a page that
+ * replaces its frames without navigating (rotating ads, a feed) would otherwise fill the memory,
+ * and emptying it whole in the middle of a read dropped the worlds of the refs that read had just
+ * given out. A read enters at most {@linkcode MAX_FRAMES} frames, so its own are the newest.
+ */
+function remember(pages: TabPages, frame: Frame): void {
+  pages.frames.delete(frame.key);
+  pages.frames.set(frame.key, frame);
+  for (const [key, kept] of pages.frames) {
+    if (pages.frames.size <= MAX_REMEMBERED_FRAMES) return;
+    if (kept.sessionId || kept.parent) pages.frames.delete(key);
+  }
 }
 
 /**
@@ -691,7 +710,7 @@ function rememberMain(pages: TabPages, frame: Frame): void {
     pages.frames.clear();
     pages.document = document;
   }
-  pages.frames.set(frame.key, frame);
+  remember(pages, frame);
 }
 
 /**
