@@ -11,7 +11,7 @@ import { connectCdp } from "./support/cdp.ts";
 import { plain } from "./support/fence.ts";
 import { allText } from "./support/results.ts";
 import { type E2ESession, startSession } from "./support/session.ts";
-import { WAIT_MS } from "./support/wait.ts";
+import { pollUntil, WAIT_MS } from "./support/wait.ts";
 
 interface FieldState {
   keys: number;
@@ -369,6 +369,82 @@ Deno.test("actions settle in one browser: typing paths, busy pages, deferred han
       },
     );
   } finally {
+    cdp.close();
+    await s.close();
+  }
+});
+
+Deno.test("a runtime installed in a popup's blank first document serves the page that replaces it (0720)", async () => {
+  // Chromium keeps a window, and every world in it, when its initial blank document is replaced by
+  // one of the same origin, and runs no new-document script for the new one. Through the extension
+  // a popup's runtime lands in that blank document when it is attached before the first page
+  // commits (issue 28's popup clicks, some rounds under load): every read it vouched for said "not
+  // current" of the page, and each click's receipt waited out its whole 5 s bound. The popup of a
+  // page of the test's own (no agent's tab, so no request guard, 0336, stops its first request)
+  // keeps its blank document while its first page answers 204; the receipt's runtime is put in
+  // it, as a registration does, before a page of the same origin replaces it.
+  const s = await startSession({ launchArgs: ["--remote-debugging"] });
+  const cdp = await connectCdp(s.browser.ready.devtools!);
+  const opener = await cdp.open(s.fixtures.url("/popup_blank.html"), {
+    width: 800,
+    height: 600,
+    scale: 1,
+  });
+  try {
+    await pollUntil(
+      () => opener.evaluate<string>("document.readyState"),
+      (state) => state === "complete",
+      "the opener to load",
+    );
+    await opener.click("#open");
+    await pollUntil(
+      () => opener.evaluate<string>("window.opened ? opened.document.URL : ''"),
+      (url) => url === "about:blank",
+      "the popup's blank document",
+    );
+    const key = JSON.stringify("__ghostlight_follow_test");
+    const options = JSON.stringify({ point: null, keep: 40 });
+    await opener.evaluate(`opened.eval(${JSON.stringify(INSTALL)}); 0`);
+    // The receipt's counter, installed in the blank document as an action there would.
+    await opener.evaluate(`opened.__ghostlight.observeBefore(${key}, ${options}).n`);
+    await opener.evaluate("opened.location = '/popup_pair.html?child=1'; 0");
+    await pollUntil(
+      () => opener.evaluate<string>("opened.document.readyState + ' ' + opened.document.URL"),
+      (state) => state.startsWith("complete ") && state.endsWith("/popup_pair.html?child=1"),
+      "the popup's page",
+    );
+    assertEquals(
+      await opener.evaluate<string>("typeof opened.__ghostlight"),
+      "object",
+      "the window, and the runtime in it, were kept for the new document",
+    );
+    assertEquals(await opener.evaluate<boolean>("opened.__ghostlight.vouch(0).current"), true);
+    // The counter counts the new document's changes: the click's one.
+    const before = await opener.evaluate<Before>(
+      `opened.__ghostlight.observeBefore(${key}, ${options})`,
+    );
+    await opener.evaluate("opened.document.querySelector('#count').click(); 0");
+    const after = await opener.evaluate<After>(
+      `opened.__ghostlight.settle(${key}, ${
+        JSON.stringify({ quietMs: 50, maxMs: WAIT_MS, presses: 0 })
+      })`,
+    );
+    assertEquals([after.n! - before.n, after.current], [1, true], JSON.stringify(after));
+    // The secret rule's memory watches the new document: a password field the page shows as
+    // text stays secret.
+    await opener.evaluate(
+      "(() => { const field = opened.document.createElement('input'); field.type = 'password'; " +
+        "field.value = 'hunter2-follows'; opened.document.body.append(field); " +
+        "return new Promise((done) => opened.setTimeout(() => { field.type = 'text'; done(0); }))" +
+        " })()",
+    );
+    const redacted = await opener.evaluate<{ text: string }>(
+      "opened.__ghostlight.redactResult('it was hunter2-follows')",
+    );
+    assertEquals(redacted.text, "it was [redacted]");
+  } finally {
+    await opener.evaluate("window.opened && opened.close(); 0").catch(() => {});
+    await opener.close();
     cdp.close();
     await s.close();
   }

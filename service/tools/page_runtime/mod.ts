@@ -14,11 +14,27 @@
 
 import { type Runtime, runtime } from "./api.ts";
 import { reportWorld } from "./page_info.ts";
-import { adopt } from "./registry.ts";
+import { adopt, follow } from "./registry.ts";
 import { watchSecrets } from "./secrets.ts";
 
 declare global {
   var __ghostlight: Runtime | undefined;
+}
+
+/**
+ * The runtime with each method following the window to the document it shows first (see
+ * `follow`): every call from the service begins in the document it means.
+ */
+function following(methods: Runtime): Runtime {
+  const followed: Record<string, unknown> = { ...methods };
+  for (const [name, method] of Object.entries(methods)) {
+    if (typeof method !== "function") continue;
+    followed[name] = (...args: unknown[]) => {
+      follow();
+      return method(...args);
+    };
+  }
+  return followed as unknown as Runtime;
 }
 
 // A world keeps the runtime it has: its registry's numbers are the refs already handed out.
@@ -26,5 +42,5 @@ if (!globalThis.__ghostlight) {
   adopt();
   watchSecrets();
   reportWorld();
-  globalThis.__ghostlight = runtime;
+  globalThis.__ghostlight = following(runtime);
 }
