@@ -4,10 +4,12 @@
  * changing is answered within the settle bound, its receipt saying it was still busy.
  */
 
+import { decomposeTabId } from "../service/browser/mod.ts";
+import { WORLD_NAME } from "../service/tools/page/frames.ts";
 import { INSTALL } from "../service/tools/page/runtime_bundle.ts";
 import type { After, Before } from "../service/tools/page_runtime/contract.ts";
 import { assert, assertEquals, assertMatch } from "./support/assert.ts";
-import { connectCdp } from "./support/cdp.ts";
+import { connectCdp, evaluateInExtension, inTabWorld } from "./support/cdp.ts";
 import { plain } from "./support/fence.ts";
 import { allText } from "./support/results.ts";
 import { type E2ESession, startSession } from "./support/session.ts";
@@ -352,6 +354,71 @@ Deno.test("actions settle in one browser: typing paths, busy pages, deferred han
         } finally {
           await page.close();
         }
+      },
+    );
+
+    await t.step(
+      "clicks in a popup whose blank first document took a page of its origin are not held (0720)",
+      async () => {
+        // A popup opened on a javascript: address keeps its initial blank document and sends no
+        // request (one the request guard, 0336, could stop before the extension placed the tab):
+        // the extension attaches and the registration installs the runtime there. The page of
+        // the same origin the opener then gives it takes over its window and world.
+        const tabId = await s.firstTab();
+        await s.ok("navigate", { url: s.fixtures.url("/popup_blank.html"), tabId });
+        const opened = await s.ok("computer", {
+          action: "left_click",
+          ref: await refOf(s, tabId, "Open a scripted window"),
+          tabId,
+        });
+        const popup = (plain(opened)?.receipt as { tabDelta: { opened: { tabId: number }[] } })
+          .tabDelta.opened[0].tabId;
+        const inWorld = <T>(expression: string) =>
+          evaluateInExtension<T>(
+            cdp,
+            inTabWorld(decomposeTabId(popup)!.native, WORLD_NAME, expression),
+          );
+        await pollUntil(
+          () => inWorld<string | null>("globalThis.__ghostlight ? document.URL : null"),
+          (url) => url === "about:blank",
+          "the runtime in the popup's blank document",
+        );
+        // A key press there: its receipt's counter is installed in the blank document too.
+        await s.ok("computer", { action: "key", text: "Shift", tabId: popup });
+        await s.ok("computer", {
+          action: "left_click",
+          ref: await refOf(s, tabId, "Give it a page"),
+          tabId,
+        });
+        await pollUntil(
+          () => inWorld<string>("document.readyState + ' ' + document.URL"),
+          (url) => url.startsWith("complete ") && url.endsWith("/popup_pair.html?child=1"),
+          "the popup to show its page",
+        );
+        // Its runtime was the blank document's: through the agent's own tools it says the page is
+        // current, and each click is answered when the page has settled, not at the 5 s bound.
+        assertEquals(await inWorld<boolean>("globalThis.__ghostlight.vouch(0).current"), true);
+        const count = await refOf(s, popup, "Count");
+        const slow: number[] = [];
+        for (let i = 1; i <= 3; i++) {
+          const started = performance.now();
+          const clicked = await s.ok("computer", {
+            action: "left_click",
+            ref: count,
+            tabId: popup,
+          });
+          const took = performance.now() - started;
+          assertMatch(s.text(clicked), /1 DOM change/);
+          if (took > 4_500) slow.push(Math.round(took));
+        }
+        // Each waited its whole bound before; a loaded machine makes one slow, not all.
+        assert(slow.length < 3, `clicks held: ${slow.join(", ")} ms`);
+        const counted = await s.ok("javascript_tool", {
+          action: "javascript_exec",
+          text: "String(window.count)",
+          tabId: popup,
+        });
+        assertEquals((plain(counted) as { result: unknown }).result, "3");
       },
     );
 

@@ -14,7 +14,7 @@
 
 import { type Runtime, runtime } from "./api.ts";
 import { reportWorld } from "./page_info.ts";
-import { adopt, follow } from "./registry.ts";
+import { adopt, follow, token } from "./registry.ts";
 import { watchSecrets } from "./secrets.ts";
 
 declare global {
@@ -22,8 +22,9 @@ declare global {
 }
 
 /**
- * The runtime with each method following the window to the document it shows first (see
- * `follow`): every call from the service begins in the document it means.
+ * The runtime with each method, and its token, following the window to the document it shows
+ * first (see `follow`): every call from the service begins in the document it means, and the
+ * token the service reads as it makes a world is that document's.
  */
 function following(methods: Runtime): Runtime {
   const followed: Record<string, unknown> = { ...methods };
@@ -34,6 +35,13 @@ function following(methods: Runtime): Runtime {
       return method(...args);
     };
   }
+  Object.defineProperty(followed, "token", {
+    get: () => {
+      follow();
+      return token;
+    },
+    enumerable: true,
+  });
   return followed as unknown as Runtime;
 }
 

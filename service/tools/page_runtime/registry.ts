@@ -6,8 +6,12 @@
  * @module
  */
 
-/** This registry's token: random, new in every world. */
-export const token: string = Math.random().toString(36).slice(2, 10);
+function newToken(): string {
+  return Math.random().toString(36).slice(2, 10);
+}
+
+/** This registry's token: random, new in every world and each document it follows (`follow`). */
+export let token: string = newToken();
 
 const ids = new WeakMap<Element, number>();
 const elements = new Map<number, WeakRef<Element>>();
@@ -55,13 +59,14 @@ export function bindToDocument(bind: () => void): void {
  * window's initial blank document is replaced by one of the same origin (the HTML standard's
  * rule, a popup's first page), and runs no new-document script for the new one: this runtime is
  * the new document's, and said "not current" of it for good until it followed. Each call from
- * the service follows first; the registry and its token stay (elements of the blank document
- * are out of the page, so their numbers answer as gone).
+ * the service follows first. The token is new, as a new world's would be: the service knows the
+ * world as another document's, and makes its record of it again, with the frame's document now.
  */
 export function follow(): void {
   if (home === null || home === document) return;
   home = document;
   hidden = false;
+  token = newToken();
   for (const bind of bindings) bind();
 }
 
