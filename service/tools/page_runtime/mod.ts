@@ -14,11 +14,35 @@
 
 import { type Runtime, runtime } from "./api.ts";
 import { reportWorld } from "./page_info.ts";
-import { adopt } from "./registry.ts";
+import { adopt, follow, token } from "./registry.ts";
 import { watchSecrets } from "./secrets.ts";
 
 declare global {
   var __ghostlight: Runtime | undefined;
+}
+
+/**
+ * The runtime with each method, and its token, following the window to the document it shows
+ * first (see `follow`): every call from the service begins in the document it means, and the
+ * token the service reads as it makes a world is that document's.
+ */
+function following(methods: Runtime): Runtime {
+  const followed: Record<string, unknown> = { ...methods };
+  for (const [name, method] of Object.entries(methods)) {
+    if (typeof method !== "function") continue;
+    followed[name] = (...args: unknown[]) => {
+      follow();
+      return method(...args);
+    };
+  }
+  Object.defineProperty(followed, "token", {
+    get: () => {
+      follow();
+      return token;
+    },
+    enumerable: true,
+  });
+  return followed as unknown as Runtime;
 }
 
 // A world keeps the runtime it has: its registry's numbers are the refs already handed out.
@@ -26,5 +50,5 @@ if (!globalThis.__ghostlight) {
   adopt();
   watchSecrets();
   reportWorld();
-  globalThis.__ghostlight = runtime;
+  globalThis.__ghostlight = following(runtime);
 }

@@ -13,7 +13,7 @@ import { invalidity, MAX_INVALID_CHARS } from "./form.ts";
 import type { After, Before, Prepared, ReceiptElement } from "./contract.ts";
 import { describe, receiptElement } from "./describe.ts";
 import { aim, FRAME_TAGS, frameAt, isVisible } from "./geometry.ts";
-import { byId, current } from "./registry.ts";
+import { bindToDocument, byId, current } from "./registry.ts";
 
 /** The counter behind receipts: mutations seen, when the last came, what they touched. */
 interface Counter {
@@ -136,7 +136,7 @@ function install(key: string, keep: number): Counter {
     down: false,
     releases: 0,
   };
-  new MutationObserver((records) => {
+  const observer = new MutationObserver((records) => {
     counter.n += records.length;
     counter.t = performance.now();
     for (const record of records) {
@@ -145,7 +145,17 @@ function install(key: string, keep: number): Counter {
       const el = node.nodeType === 1 ? node as Element : node.parentElement;
       if (el) counter.changed.push(el);
     }
-  }).observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+  });
+  // The counter and its listeners are the window's; its observer follows the window's document.
+  bindToDocument(() => {
+    observer.disconnect();
+    observer.observe(document, {
+      subtree: true,
+      childList: true,
+      attributes: true,
+      characterData: true,
+    });
+  });
   // The evidence that an action is leaving this document: the receipt then waits for the new
   // one to load (on the browser's events) instead of for this one to go quiet.
   const navigation = (globalThis as unknown as { navigation?: EventTarget }).navigation;

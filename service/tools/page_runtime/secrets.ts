@@ -9,6 +9,7 @@
 import { REDACTED } from "./contract.ts";
 import { digestOf, type SecretDigest } from "../page/secret_digest.ts";
 import { frameDocument, shadowOf } from "./dom.ts";
+import { bindToDocument } from "./registry.ts";
 
 /** Names, ids and autocomplete tokens of fields whose values are secret. */
 const SECRET_FIELD =
@@ -62,22 +63,27 @@ export function isSecretField(el: Element): boolean {
 
 /**
  * Keeps the secret rule's memory from the document's start (the runtime is installed before the
- * page's scripts run): a field whose `type` leaves `password` is marked, and every value typed
+ * page's scripts run; in a window that took another document, from when the runtime follows it):
+ * a field whose `type` leaves `password` is marked, and every value typed
  * or set into a secret field is remembered, so a value the page logs or sends and then clears is
  * still recognised in its console lines and request URLs.
  */
 export function watchSecrets(): void {
-  new MutationObserver((records) => {
+  const observer = new MutationObserver((records) => {
     for (const record of records) {
       if ((record.oldValue || "").toLowerCase() === "password") {
         wasSecret.add(record.target as Element);
       }
     }
-  }).observe(document, {
-    subtree: true,
-    attributes: true,
-    attributeFilter: ["type"],
-    attributeOldValue: true,
+  });
+  bindToDocument(() => {
+    observer.disconnect();
+    observer.observe(document, {
+      subtree: true,
+      attributes: true,
+      attributeFilter: ["type"],
+      attributeOldValue: true,
+    });
   });
   const heard = (event: Event) => {
     const field = event.composedPath()[0];
