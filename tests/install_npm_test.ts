@@ -137,8 +137,12 @@ Deno.test("the npm package: npx -y ghostlight installs, serves a client through 
     const killedAt = Date.now();
     killed.kill("SIGKILL");
     await pollUntil(() => isRunning(connector), (running) => !running, "the connector to end");
+    // The chain ends itself hop by hop (the starter's 100 ms look at its parent, start.ts's input
+    // ending): well under a second on a quiet machine, 2 s was seen at load 25. Without the chain
+    // the connector would live as long as its parent start.ts, for good; the bound tells the two
+    // apart with room for a loaded machine (speed belongs in the bench, not here).
     const lived = Date.now() - killedAt;
-    assert(lived < 1_000, `the connector outlived the killed npx by ${lived} ms`);
+    assert(lived < 5_000, `the connector outlived the killed npx by ${lived} ms`);
     for (const pid of chain) {
       await pollUntil(() => isRunning(pid), (running) => !running, `process ${pid} to end`);
     }
