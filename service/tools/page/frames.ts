@@ -525,22 +525,31 @@ export function isLostContext(error: unknown): boolean {
 }
 
 /**
- * Makes (or finds) the frame's Ghostlight world and answers its registry's token (see
- * {@linkcode installedToken}). Nothing of it changes the page: for a read (`read`) it is sent
- * as one ({@linkcode readIn}).
+ * Makes (or finds) the frame's Ghostlight world of document `loaderId` and answers its registry's
+ * token (see {@linkcode installedToken}). `Page.createIsolatedWorld` answers the world of the
+ * document the frame shows when it runs, which is not `loaderId`'s when the frame moved on since
+ * the look that named it (or, that look's answer being late, long before): a look after it says
+ * which, and a world of another document is {@linkcode FrameGone} rather than kept as this one's.
+ * Nothing of it changes the page: for a read (`read`) it is sent as one ({@linkcode readIn}).
  */
 async function createWorld(
   target: TabTarget,
   sessionId: string | undefined,
-  frameId: string,
+  frame: { frameId: string; loaderId?: string },
   read: boolean,
 ): Promise<{ contextId: number; token: string }> {
   const world = await sendFor(read, target, sessionId, "Page.createIsolatedWorld", {
-    frameId,
+    frameId: frame.frameId,
     worldName: WORLD_NAME,
     grantUniveralAccess: false,
   });
   const contextId = world.executionContextId as number;
+  if (
+    frame.loaderId !== undefined &&
+    await currentLoader(target, sessionId, frame.frameId, read) !== frame.loaderId
+  ) {
+    throw new FrameGone();
+  }
   return { contextId, token: await installedToken(target, sessionId, contextId, read) };
 }
 
@@ -664,7 +673,12 @@ export async function frameWorld(
     remember(pages, known);
     return known;
   }
-  const world = await createWorld(target, where.sessionId, where.frameId, read);
+  const world = await createWorld(
+    target,
+    where.sessionId,
+    { frameId: where.frameId, loaderId },
+    read,
+  );
   const frame: Frame = {
     key,
     sessionId: where.sessionId,
@@ -1468,19 +1482,23 @@ async function slowRead<T>(
 ): Promise<MainFrameRead<T>> {
   // The frame tree was just read, by the sequence or by mainFrame: inFrame need not look again.
   const once = { loaderJustRead: true };
-  let frame = read.top
-    ? await frameWorld(target, pages, { frameId: read.top.id, loaderId: read.top.loaderId })
-    : await mainFrame(target, pages);
+  // A world is made for the document a look showed; gone when the frame moved on since.
+  const readIn = async (top: TopFrame | undefined) => {
+    const frame = top
+      ? await frameWorld(target, pages, { frameId: top.id, loaderId: top.loaderId })
+      : await mainFrame(target, pages);
+    return { frame, value: await inFrame<T>(target, pages, frame, read.expression, once) };
+  };
+  let frame: Frame;
   let value: T;
   try {
-    value = await inFrame<T>(target, pages, frame, read.expression, once);
+    ({ frame, value } = await readIn(read.top));
   } catch (error) {
     if (!(error instanceof FrameGone)) throw error;
-    frame = await mainFrame(target, pages);
     // Gone twice in a row: the page is still changing, which the caller is told as such.
-    value = await inFrame<T>(target, pages, frame, read.expression, once).catch((again) => {
+    ({ frame, value } = await readIn(undefined).catch((again) => {
       throw again instanceof FrameGone ? pageChanged() : again;
-    });
+    }));
   }
   const results = read.beside.length === 0 ? [] : (await target.link.call("cdp.sequence", {
     tab_id: target.native,

@@ -19,9 +19,12 @@ import {
   type Command,
   elementCall,
   type Frame,
+  frameWorld,
   INSTALLED_TOKEN,
+  knownMain,
   labelIn,
   leadingRead,
+  lookupRef,
   mainWorldCall,
   noRuntime,
   parseJson,
@@ -444,6 +447,47 @@ function evaluatedIn(frame: FakeFrame): unknown[] {
     s.commands.filter((c) => c.method === "Runtime.evaluate").map((c) => c.params.contextId)
   );
 }
+
+/** `frame` committing `loader` just before the next `Page.createIsolatedWorld` reaches it. */
+function commitBeforeNextWorld(frame: FakeFrame, loader: string): void {
+  const run = frame.run.bind(frame);
+  frame.run = (command) => {
+    if (command.method === "Page.createIsolatedWorld") {
+      frame.run = run;
+      frame.commit(loader, false);
+    }
+    return run(command);
+  };
+}
+
+Deno.test("a world made after a look is kept only as the document the frame shows once it is made", async () => {
+  // The first read of a tab looks at the frame tree (A), then asks for the world: a navigation
+  // to B commits in between, so the world Chrome answers is B's.
+  const frame = new FakeFrame("A");
+  const target = frame.target();
+  const pages = freshPages();
+  commitBeforeNextWorld(frame, "B");
+  const read = await readMainFrame<string>(target, pages, fake("read"));
+  assertEquals([read.value, read.loaderId, read.frame.loaderId], ["B", "B", "B"]);
+});
+
+Deno.test("a read whose look was answered before a navigation leaves the new document's refs alone", async () => {
+  // The flake in request_filter_test: an earlier call's settle read looked at the frame tree
+  // while the tab still showed A, and asked for a world only once B had loaded and a ref of B
+  // had been given out. The world Chrome answered was B's; kept as A's, it replaced B's in the
+  // memory, and the ref was "not on this page any more" on the page it came from.
+  const { frame, target, pages } = await knownWorldOfA();
+  frame.commitWithNote("B");
+  const world = knownMain(target, pages)!;
+  assertEquals(world.loaderId, "B");
+  const ref = refFor(pages, world, 7);
+  const late = await frameWorld(target, pages, { frameId: "main", loaderId: "A" }).then(
+    () => null,
+    (error: unknown) => error,
+  );
+  assertEquals(late?.constructor.name, "FrameGone");
+  assertEquals(lookupRef(pages, ref).frame.loaderId, "B");
+});
 
 Deno.test("a note the tab moved on from is taken once: the world the read found stays", async () => {
   const { frame, target, pages } = await knownWorldOfA();
