@@ -141,6 +141,19 @@ function describeNode(node: SnapshotNode, el: Element, role: string, hints: bool
   }
 }
 
+/**
+ * Whether a frame still shows the empty document every frame starts with while the page its
+ * address names is on its way. That page may already run in another process, and even have posted
+ * to this one, before this document learns the frame moved on: walked here, the frame would read
+ * as empty. The service reads such a frame through the browser, which knows what it shows
+ * (decision 0740).
+ */
+function awaitingItsPage(frame: Element, doc: Document): boolean {
+  if (doc.URL !== "about:blank") return false;
+  const src = frame.getAttribute("src");
+  return !!src && !/^\s*about:/i.test(src);
+}
+
 /** One walk of a document into outline nodes: the nodes so far and the text being gathered. */
 class Walker {
   readonly nodes: SnapshotNode[] = [];
@@ -440,7 +453,7 @@ class Walker {
     const rect = n.getBoundingClientRect();
     // Tracking pixels and hidden helper frames hold nothing to read or act on.
     if (rect.width < 3 || rect.height < 3) return;
-    if (doc && doc.body) this.walk(doc.body, depth + 1, false);
+    if (doc && doc.body && !awaitingItsPage(n, doc)) this.walk(doc.body, depth + 1, false);
     else if (node) {
       node.frame = true;
       this.frames.push(node.id);
