@@ -436,15 +436,18 @@ function heldWhenUnanswered(error: unknown): unknown {
   return error instanceof BrowserError && error.kind === "unanswered" ? new FrameHeld() : error;
 }
 
-/** {@linkcode readIn} for a read (`read`), else {@linkcode send}. */
+/** {@linkcode readIn} for a read (`read`, waiting at most `ms`), else {@linkcode send}. */
 function sendFor(
   read: boolean,
   target: TabTarget,
   sessionId: string | undefined,
   method: string,
   params: Record<string, unknown> = {},
+  ms = FRAME_LOOK_MS,
 ): Promise<Record<string, unknown>> {
-  return read ? readIn(target, sessionId, method, params) : send(target, sessionId, method, params);
+  return read
+    ? readIn(target, sessionId, method, params, ms)
+    : send(target, sessionId, method, params);
 }
 
 /** The page opened a JavaScript dialog while a command ran; the page is frozen until answered. */
@@ -568,11 +571,14 @@ async function installedToken(
 ): Promise<string> {
   const params = (expression: string) => ({ expression, contextId, returnByValue: true });
   const evaluate = async (expression: string) =>
-    ((read
-      ? await readIn(target, sessionId, "Runtime.evaluate", params(expression), FRAME_READ_MS)
-      : await send(target, sessionId, "Runtime.evaluate", params(expression))).result as
-        | { value?: unknown }
-        | undefined)?.value;
+    ((await sendFor(
+      read,
+      target,
+      sessionId,
+      "Runtime.evaluate",
+      params(expression),
+      FRAME_READ_MS,
+    )).result as { value?: unknown } | undefined)?.value;
   let token = await evaluate(INSTALLED_TOKEN);
   if (typeof token !== "string") token = await evaluate(INSTALL);
   if (typeof token !== "string") {
