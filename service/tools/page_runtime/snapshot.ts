@@ -154,6 +154,11 @@ function awaitingItsPage(frame: Element, doc: Document): boolean {
   return !!src && !/^\s*about:/i.test(src);
 }
 
+/** Most nodes a walk adds; those past it are counted as omitted. */
+function nodeLimit(options: SnapshotOptions): number {
+  return options.limit || 20000;
+}
+
 /** One walk of a document into outline nodes: the nodes so far and the text being gathered. */
 class Walker {
   readonly nodes: SnapshotNode[] = [];
@@ -188,7 +193,7 @@ class Walker {
     this.#pruning = pruning;
     this.#filter = options.filter || "all";
     this.#maxDepth = typeof options.depth === "number" ? options.depth : Infinity;
-    this.#limit = options.limit || 20000;
+    this.#limit = nodeLimit(options);
     this.#wantHints = !!options.hints;
   }
 
@@ -511,7 +516,7 @@ export function prunedSnapshot(
     start = byId(options.root);
     if (!start) return { gone: true };
   }
-  const limit = options.limit || 20000;
+  const limit = nodeLimit(options);
   // A cut read stops walking once the lines max_chars shows, and the one after, are certain: a
   // page of thousands of rows is walked a tenth of the way instead of to its end (decision 0680).
   let stopAt = options.cut && !pruning
