@@ -202,9 +202,15 @@ function gateway(token: string) {
   };
 }
 
+/** The reply's tool result, which must not be a tool error (its words are in the failure). */
 function toolResult(reply: Reply): ToolResult {
   assert(reply.result, `an MCP result, not ${JSON.stringify(reply).slice(0, 500)}`);
-  return reply.result as unknown as ToolResult;
+  const result = reply.result as unknown as ToolResult;
+  assert(
+    !result.isError,
+    `a tool's answer, not its error: ${JSON.stringify(result).slice(0, 500)}`,
+  );
+  return result;
 }
 
 async function auditOf(paths: InstancePaths): Promise<Record<string, unknown>[]> {
@@ -659,6 +665,9 @@ Deno.test({
             await s.service!.kill("SIGTERM");
             await s.service!.start();
             await statusSays(/remote bounds: connected to 127\.0\.0\.1/, "the shore known again");
+            // The browser's connector dials the new service by itself too, on its own clock: the
+            // call below needs it back, not only the shore.
+            await statusSays(/^Browsers: [1-9]/m, "the browser connected again");
             const renewed = toolResult(
               await use("tabs_context_mcp", { createIfEmpty: true }).reply,
             ).structuredContent as typeof made;
