@@ -12,6 +12,7 @@ import { connectCdp, evaluateInExtension, inTabWorld, watchExtension } from "./s
 import { plain } from "./support/fence.ts";
 import { serveFixtures } from "./support/fixtures.ts";
 import { type CallResult, type E2ESession, freshPage, startSession } from "./support/session.ts";
+import { waitFor } from "./support/wait.ts";
 
 interface Match {
   ref: string;
@@ -581,6 +582,99 @@ Deno.test("read_page, find, form_input and javascript_tool on the fixture site",
         await trips.stop();
       }
     });
+
+    await t.step(
+      "a find on an unchanged page keeps the last find's pass, and no longer",
+      async () => {
+        await go("/rows.html");
+        await world(counting({ walks: "Document.createTreeWalker" }));
+        // Each find's names, and how many walks over the page it made.
+        const find = async () => {
+          await world("globalThis.__asked.walks = 0");
+          const found = plain(await s.ok("find", { query: "Open 1234", tabId })) as {
+            matches: Match[];
+          };
+          const walks = (await world("globalThis.__asked.walks")) as number;
+          return { names: found.matches.map((m) => `${m.role} ${m.name}`).sort(), walks };
+        };
+        const button = "button Open 1234";
+        assertEquals(await find(), { names: [button], walks: 1 });
+        // Nothing changed: neither a second find nor one after a read walks again (decision 0770).
+        assertEquals(await find(), { names: [button], walks: 0 });
+        await s.ok("read_page", { tabId });
+        assertEquals(await find(), { names: [button], walks: 0 });
+        // An attribute that names an element, set on one already there.
+        await js(
+          s,
+          tabId,
+          `document.querySelector("h1").setAttribute("aria-label", "Open 1234"); 1`,
+        );
+        const heading = "heading Open 1234";
+        assertEquals(await find(), { names: [button, heading], walks: 1 });
+        // A shadow root given to an element already there changes no element the page's
+        // observer sees: a custom element's definition, or attachShadow on a div.
+        await js(
+          s,
+          tabId,
+          `const dock = document.createElement("div"); dock.id = "dock"; ` +
+            `document.querySelector("h1").after(document.createElement("x-tide"), dock); 1`,
+        );
+        assertEquals(await find(), { names: [button, heading], walks: 1 });
+        await js(
+          s,
+          tabId,
+          `customElements.define("x-tide", class extends HTMLElement { constructor() { super(); ` +
+            `this.attachShadow({ mode: "open" }).innerHTML = "<button>Open 1234</button>"; } }); 1`,
+        );
+        assertEquals((await find()).names, [button, button, heading]);
+        await js(
+          s,
+          tabId,
+          `document.getElementById("dock").attachShadow({ mode: "open" }).innerHTML = ` +
+            `"<button>Open 1234</button>"; 1`,
+        );
+        assertEquals((await find()).names, [button, button, button, heading]);
+        // A same-origin frame that shows another document than the one the pass walked.
+        await js(
+          s,
+          tabId,
+          `const f = document.createElement("iframe"); f.id = "tide"; ` +
+            `f.srcdoc = "<p>Harbour</p>"; document.querySelector("h1").after(f); 1`,
+        );
+        const shows = (expression: string) =>
+          waitFor(
+            async () =>
+              (await js(s, tabId, `String(!!document.getElementById("tide").${expression})`)) ===
+                "true",
+            "the frame's document",
+          );
+        await shows(`contentDocument?.querySelector("p")`);
+        // It walks again (the frame's document as well as the page's).
+        assert((await find()).walks > 0, "the find with a new frame walks again");
+        // srcdoc is no attribute the observer watches: the frame's new document tells.
+        await js(
+          s,
+          tabId,
+          `document.getElementById("tide").srcdoc = ` +
+            `'<button aria-label="Open 1234">Sail</button>'; 1`,
+        );
+        await shows(`contentDocument?.querySelector("button")`);
+        const framed = await find();
+        assert(framed.walks > 0, "the frame's new document is walked");
+        assertEquals(framed.names.filter((name) => name === button).length, 4);
+        // A change inside a shadow root or a frame's document is seen as well as the page's.
+        const sail = `'<button aria-label="Open 1234">Sail</button>'`;
+        const count = async () => (await find()).names.filter((name) => name === button).length;
+        await js(s, tabId, `document.getElementById("dock").shadowRoot.innerHTML += ${sail}; 1`);
+        assertEquals(await count(), 5);
+        await js(
+          s,
+          tabId,
+          `document.getElementById("tide").contentDocument.body.innerHTML += ${sail}; 1`,
+        );
+        assertEquals(await count(), 6);
+      },
+    );
 
     await t.step("a read of the 3,000-row page crosses from the page packed", async () => {
       // The runtime's packed walk unpacks into the very nodes of its walk, on a page of every

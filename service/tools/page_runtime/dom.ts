@@ -112,9 +112,14 @@ const SHADOW_HOSTS: ReadonlySet<string> = new Set(
   ].flatMap((name) => [name, name.toUpperCase()]),
 );
 
+/** Whether an element named `tag` (its `tagName` or `localName`) may have a shadow root. */
+export function mayHostShadow(tag: string): boolean {
+  return SHADOW_HOSTS.has(tag) || tag.includes("-");
+}
+
 /** The element's open shadow root, asked only where there may be one; `tag` its `tagName`. */
 export function shadowOf(el: Element, tag: string): ShadowRoot | null {
-  return SHADOW_HOSTS.has(tag) || tag.includes("-") ? el.shadowRoot : null;
+  return mayHostShadow(tag) ? el.shadowRoot : null;
 }
 
 /** The nodes a node shows: its shadow tree's, a slot's assigned ones, or its children. */

@@ -21,7 +21,7 @@ import {
   roleWords,
 } from "../page/rank.ts";
 import type { Snapshot, SnapshotNode } from "./contract.ts";
-import { frameDocument } from "./dom.ts";
+import { frameDocument, mayHostShadow, shadowOf } from "./dom.ts";
 import { box } from "./geometry.ts";
 import { prunedSnapshot, snapshot } from "./snapshot.ts";
 import { INLINE } from "./text.ts";
@@ -75,14 +75,58 @@ export const EXACT_WALK_BUDGET = 2_000;
 /** Most documents and shadow roots looked through for elements named otherwise. */
 const MAX_ROOTS = 1_000;
 
+/** What a change to the page must be for the marks below to change with it. */
+const WATCHED: MutationObserverInit = {
+  childList: true,
+  subtree: true,
+  attributes: true,
+  attributeFilter: [...NAMED_OTHERWISE_ATTRIBUTES],
+};
+
+/**
+ * The last pass's marks, kept while nothing they were made from has changed (decision 0770): no
+ * element added or removed and none of the naming attributes changed in any root the pass walked
+ * (one observer watches them all), no element that could take a shadow root given one since (no
+ * change to the page's elements says so), and each frame still showing the document it showed.
+ * A find straight after a read or another find on an unchanged page skips the pass.
+ */
+interface Kept {
+  marked: Set<Element>;
+  document: Document;
+  observer: MutationObserver;
+  /** The elements without a shadow root that could be given one. */
+  hostless: Element[];
+  /** Each frame element the pass met, with the document it showed (null: not ours to read). */
+  frames: [Element, Document | null][];
+}
+
+let kept: Kept | null = null;
+
+/** Forgets the kept marks: a page that changed keeps no removed element alive through them. */
+function forget(): void {
+  kept?.observer.disconnect();
+  kept = null;
+}
+
+/** Whether the kept marks still hold for the page as it is now. */
+function stillHolds(marks: Kept): boolean {
+  if (marks.document !== document || marks.observer.takeRecords().length > 0) return false;
+  for (const el of marks.hostless) if (el.shadowRoot) return false;
+  for (const [el, doc] of marks.frames) if (frameDocument(el) !== doc) return false;
+  return true;
+}
+
 /**
  * The elements named otherwise ({@linkcode namedElsewhere}) and every open shadow root's host,
  * in this document, its shadow roots and its same-origin frames, with all that holds them. One
- * pass over each root's elements answers both (decision 0540): a selector query for the first
- * and a walk for the hosts visited every element twice.
+ * pass over each root's elements answers both (decision 0540), kept while the page is unchanged.
  */
 function namedOtherwise(): Set<Element> {
-  const marked = new Set<Element>();
+  if (kept && stillHolds(kept)) return kept.marked;
+  forget();
+  const observer = new MutationObserver(forget);
+  const marks: Kept = { marked: new Set(), document, observer, hostless: [], frames: [] };
+  const { marked, hostless, frames } = marks;
   const mark = (el: Element) => {
     for (let at: Element | null = el; at && !marked.has(at); at = at.parentElement) {
       marked.add(at);
@@ -91,19 +135,24 @@ function namedOtherwise(): Set<Element> {
   const roots: (Document | ShadowRoot)[] = [document];
   for (let i = 0; i < roots.length && i < MAX_ROOTS; i++) {
     const root = roots[i];
+    observer.observe(root, WATCHED);
     const doc = root.nodeType === 9 ? root as Document : root.ownerDocument!;
     const walker = doc.createTreeWalker(root, NodeFilter.SHOW_ELEMENT);
     for (let node = walker.nextNode(); node; node = walker.nextNode()) {
       const el = node as Element;
-      const shadow = el.shadowRoot;
+      const tag = el.localName;
+      const shadow = shadowOf(el, tag);
       if (shadow) roots.push(shadow);
+      else if (mayHostShadow(tag)) hostless.push(el);
       if (!shadow && !namedElsewhere(el)) continue;
       mark(el);
-      const tag = el.localName;
-      const inner = tag === "iframe" || tag === "frame" ? frameDocument(el) : null;
+      if (tag !== "iframe" && tag !== "frame") continue;
+      const inner = frameDocument(el);
+      frames.push([el, inner]);
       if (inner) roots.push(inner);
     }
   }
+  kept = marks;
   return marked;
 }
 
