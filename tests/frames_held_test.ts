@@ -15,7 +15,8 @@
  *
  * An action on a ref inside that frame (decision 0750): a click, a scroll_to and a form_input each
  * say within seconds, in Ghostlight's words, that the frame is busy and nothing was sent, the tab
- * not quarantined. (The click waited 30 s to find its element, and the tab was quarantined.)
+ * not quarantined. (The click waited 30 s to find its element, and the tab was quarantined.) A
+ * screenshot of the page and a wait that asks its frames answer as soon, the tab free.
  */
 
 import { assert, assertMatch } from "./support/assert.ts";
@@ -188,5 +189,27 @@ Deno.test("an action on a ref inside a frame held since says the frame is busy, 
       assert(ms < WELL_UNDER_OLD_BOUND_MS, `${tool} ${args.action ?? ""}: ${ms} ms: ${answer}`);
       assertMatch(outsideFences(answer), heldRefusal(ref));
     }
+  });
+});
+
+Deno.test("a screenshot of a page whose frame is held since answers within seconds, the tab free", async () => {
+  await afterHoldSinceRead(async (s, { tabId }) => {
+    for (let shot = 1; shot <= 2; shot++) {
+      const { answer, ms } = await timed(() => s.call("computer", { action: "screenshot", tabId }));
+      assert(ms < WELL_UNDER_OLD_BOUND_MS, `shot ${shot}: ${ms} ms: ${s.text(answer)}`);
+      assert(!answer.isError, `shot ${shot}: ${s.text(answer)}`);
+      assert(answer.content.some((part) => part.type === "image"), `shot ${shot}: no image`);
+    }
+  });
+});
+
+Deno.test("a wait that looks into a frame held since answers at its timeout, the tab free", async () => {
+  await afterHoldSinceRead(async (s, { tabId }) => {
+    // Text the main frame does not show: every slice of the wait asks the frames too.
+    const { answer, ms } = await timed(() =>
+      s.fail("wait_for", { tabId, text: "nowherewordz", timeout_ms: 2_000 })
+    );
+    assert(ms < WELL_UNDER_OLD_BOUND_MS, `${ms} ms: ${answer}`);
+    assertMatch(answer, /Timed out after 2(\.0+)? s/);
   });
 });
