@@ -20,6 +20,7 @@ import { NAMEABLE_ROLES } from "../page_runtime/contract.ts";
 import {
   type Frame,
   FrameGone,
+  FrameHeld,
   frameOrigin,
   inFrame,
   knownMain,
@@ -27,6 +28,7 @@ import {
   pageInfo,
   refFor,
   refGone,
+  refHeldForAction,
   runtimeCall,
   type TabPages,
   tabPages,
@@ -182,11 +184,14 @@ async function fillInPage(
       pages,
       frame,
       runtimeCall("fill", localId, value),
-      { checkedInPage: true, timeoutMs: FILL_BOUND_MS },
+      // In a frame of its own renderer a bounded look goes first: a held one would run the fill
+      // once free, long after the call gave up on it (decision 0750).
+      { checkedInPage: true, timeoutMs: FILL_BOUND_MS, lookFirst: true },
     );
     return { result, frame };
   } catch (error) {
     if (error instanceof FrameGone) throw refGone(ref);
+    if (error instanceof FrameHeld) throw refHeldForAction(ref);
     if (error instanceof BrowserError && error.kind === "dialog_open") {
       throw setMayHaveHappened(context.workspace, target);
     }

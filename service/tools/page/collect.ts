@@ -470,7 +470,9 @@ export function withheldNote(withheld: { ref: string; why: string }[]): string |
  * Refuses input that would go into a frame the guard refuses, before any is sent: pointer input
  * at `point` (top-level viewport CSS pixels), or keys (`point` null) where the focus is. Each
  * frame the input would pass into is decided on its own host, however deeply nested; one that
- * cannot be checked refuses the input (fail closed).
+ * cannot be checked refuses the input (fail closed). Every command is a look sent before any
+ * input, bounded in a frame's own session as a read's: a frame whose renderer does not answer
+ * refuses the input as one not checked, its tab not quarantined (decision 0750).
  */
 export async function checkInputFrames(
   target: TabTarget,
@@ -489,13 +491,13 @@ export async function checkInputFrames(
         const read = await readVouched(target, pages, call);
         frame = read.frame;
         under = read.value;
-      } else under = await inFrame(target, pages, frame, call);
+      } else under = await inFrame(target, pages, frame, call, { read: true });
     } catch (error) {
       throw uncheckable(point, error);
     }
     if (under === null) return;
     try {
-      frame = await childFrame(target, pages, frame, under.id, guard);
+      frame = await childFrame(target, pages, frame, under.id, guard, { read: true });
     } catch (error) {
       if (error instanceof FrameWithheld) throw withheldInput(point, error.refusal.why);
       throw uncheckable(point, error);

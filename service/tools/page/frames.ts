@@ -804,6 +804,11 @@ async function worldBetweenLooks(
  * expression changes nothing on the page: in an out-of-process frame's own session, the look and
  * the evaluation are then bounded ({@linkcode FRAME_LOOK_MS}, {@linkcode FRAME_READ_MS}), and a
  * renderer that does not answer is {@linkcode FrameHeld}, its tab not quarantined (decision 0710).
+ * `lookFirst` says nothing of the call has reached the page yet (an action's first command in
+ * the frame): in an out-of-process frame's own session the look at the frame's document is then
+ * made even where `checkedInPage` would skip it, bounded as a read's, and a renderer that does not
+ * answer it is {@linkcode FrameHeld} with the expression not sent; the evaluation keeps its own
+ * bound (decision 0750).
  */
 export async function inFrame<T>(
   target: TabTarget,
@@ -815,15 +820,20 @@ export async function inFrame<T>(
     checkedInPage?: boolean;
     timeoutMs?: number;
     read?: boolean;
+    lookFirst?: boolean;
   } = {},
 ): Promise<T> {
   const read = options.read ?? false;
+  // A held renderer holds the evaluation too, and an action's would then run once it is free:
+  // the bounded look finds it held before the evaluation is sent (decision 0750).
+  const lookFirst = (options.lookFirst ?? false) && frame.sessionId !== undefined;
   let reply: Record<string, unknown>;
   try {
     // A world whose document was replaced (even one kept in the back/forward cache) is gone.
     if (
-      !options.loaderJustRead && !options.checkedInPage &&
-      await currentLoader(target, frame.sessionId, frame.frameId, read) !== frame.loaderId
+      !options.loaderJustRead && (!options.checkedInPage || lookFirst) &&
+      await currentLoader(target, frame.sessionId, frame.frameId, read || lookFirst) !==
+        frame.loaderId
     ) {
       pages.frames.delete(frame.key);
       throw new FrameGone();
@@ -973,6 +983,24 @@ export function refHeld(ref: string): ToolError {
   );
 }
 
+/**
+ * The error for an action on a ref inside a frame whose renderer is held, found so before the
+ * action's input was sent (decision 0750): in Ghostlight's words, as {@linkcode refHeld}. With
+ * `scrolled`, the frame answered the scroll to the element and was held only after it.
+ */
+export function refHeldForAction(ref: string, how: { scrolled?: boolean } = {}): ToolError {
+  const done = how.scrolled
+    ? "it was scrolled to, but where it is now could not be read"
+    : "nothing was sent to it";
+  return new ToolError(
+    "tool_failure",
+    `${ref} is inside a frame whose page is busy running a script or held by a dialog, so it ` +
+      `could not be reached now: ${done}, and the rest of the tab answers as before.`,
+    "If the tab shows a dialog, answer it (dialog); otherwise work with the rest of the page " +
+      "meanwhile and try the ref again later.",
+  );
+}
+
 /** The error for a ref that names no element of the page as it is now. */
 export function refGone(ref: string): ToolError {
   return new ToolError(
@@ -1041,11 +1069,15 @@ export function intersects(box: Box, viewport: { width: number; height: number }
     box.y < viewport.height;
 }
 
-/** The offset of a frame's viewport inside the top-level viewport. */
+/**
+ * The offset of a frame's viewport inside the top-level viewport. `read`: each parent is asked as
+ * a read ({@linkcode inFrame}), bounded in an out-of-process frame's own session.
+ */
 export async function frameOrigin(
   target: TabTarget,
   pages: TabPages,
   frame: Frame,
+  options: { read?: boolean } = {},
 ): Promise<{ x: number; y: number }> {
   let x = 0, y = 0;
   let current: Frame | undefined = frame;
@@ -1057,6 +1089,7 @@ export async function frameOrigin(
       pages,
       parent,
       runtimeCall("contentOrigin", current.parent.localId),
+      options,
     );
     if (!origin) break;
     x += origin.x;
@@ -1088,7 +1121,10 @@ export interface ResolvedRef {
 /**
  * Turns a ref into its element's current box and centre in top-level viewport CSS pixels, for
  * clicks, hovers and scroll_to. `scroll: true` scrolls it into view (centred) first. Throws the
- * model-facing error when the ref is malformed or its element is gone.
+ * model-facing error when the ref is malformed or its element is gone, or is inside a frame whose
+ * renderer is held: finding the element changes nothing on the page, so in an out-of-process
+ * frame it is bounded as a read's commands are, and the scroll is sent only once a bounded look
+ * found the frame answering (decision 0750). What the caller sends after keeps its own bound.
  *
  * Signature for other tools: `resolveRef(workspace, target, ref, { scroll?, field? })`.
  */
@@ -1101,17 +1137,23 @@ export async function resolveRef(
   const pages = tabPages(workspace, target.tabId);
   const { frame, localId } = lookupRef(pages, ref, { field: options.field, tabId: target.tabId });
   let described: Described | null;
+  let scrolled = false;
+  let origin: { x: number; y: number };
   try {
     if (options.scroll) {
-      await inFrame(target, pages, frame, runtimeCall("scrollTo", localId));
+      await inFrame(target, pages, frame, runtimeCall("scrollTo", localId), { lookFirst: true });
+      scrolled = true;
     }
-    described = await inFrame(target, pages, frame, runtimeCall("describe", localId));
+    described = await inFrame(target, pages, frame, runtimeCall("describe", localId), {
+      read: true,
+    });
+    if (!described || !described.box) throw refGone(ref);
+    origin = await frameOrigin(target, pages, frame, { read: true });
   } catch (error) {
     if (error instanceof FrameGone) throw refGone(ref);
+    if (error instanceof FrameHeld) throw refHeldForAction(ref, { scrolled });
     throw error;
   }
-  if (!described || !described.box) throw refGone(ref);
-  const origin = await frameOrigin(target, pages, frame);
   const box = {
     x: described.box.x + origin.x,
     y: described.box.y + origin.y,

@@ -133,23 +133,27 @@ interface FrameLook {
  * Adds what the frames under `parent` that its world cannot enter (another host) show to
  * `total`, each frame in its own world, nested; a frame the policy withholds or that went away
  * meanwhile is not readable and counts for nothing. For `gone`, a frame still showing the text
- * is watched for the rest of the slice.
+ * is watched for the rest of the slice. Every command is a look, bounded in a frame's own session
+ * as a read's: a frame whose renderer does not answer counts for nothing, its tab not quarantined
+ * (decision 0750).
  */
 async function lookInFrames(run: FrameLook, parent: Frame, total: Look, depth: number) {
   if (depth >= MAX_NESTING) return;
-  const shown = await inFrame(run.target, run.pages, parent, runtimeCall("framesShown"))
+  const read = { read: true };
+  const shown = await inFrame(run.target, run.pages, parent, runtimeCall("framesShown"), read)
     .catch(() => null);
   for (const { id } of shown ?? []) {
     if (run.asked >= MAX_FRAMES) return;
     run.asked++;
     try {
-      const child = await childFrame(run.target, run.pages, parent, id, run.guard);
+      const child = await childFrame(run.target, run.pages, parent, id, run.guard, read);
       const wait = run.spec.state === "gone" ? Math.max(0, run.until - Date.now()) : 0;
       const check = await inFrame(
         run.target,
         run.pages,
         child,
         runtimeCall("waitCheck", run.spec, wait),
+        read,
       );
       if ("error" in check) continue;
       total.present = (total.present ?? 0) + (check.present ?? 0);

@@ -117,12 +117,17 @@ async function coverIn(
     let child: Frame;
     let inner: FrameShown[] | null;
     try {
-      child = await childFrame(run.target, run.pixels.pages, parent, each.id, run.pixels.guard);
+      // Only looks, bounded in a frame's own session as a read's: a frame whose renderer does
+      // not answer is covered as one not checked, its tab not quarantined (decision 0750).
+      child = await childFrame(run.target, run.pixels.pages, parent, each.id, run.pixels.guard, {
+        read: true,
+      });
       inner = await inFrame(
         run.target,
         run.pixels.pages,
         child,
         runtimeCall("framesShown"),
+        { read: true },
       );
     } catch (error) {
       if (error instanceof ToolError) throw error;
