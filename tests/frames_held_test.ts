@@ -211,5 +211,13 @@ Deno.test("a wait that looks into a frame held since answers at its timeout, the
     );
     assert(ms < WELL_UNDER_OLD_BOUND_MS, `${ms} ms: ${answer}`);
     assertMatch(answer, /Timed out after 2(\.0+)? s/);
+    const notAsked = /1 frame of the page could not be asked \(withheld by the policy, or busy/;
+    assertMatch(answer, notAsked);
+    // The frame still shows its words: gone holds only of the frames asked, and says so.
+    const gone = s.text(
+      await s.ok("wait_for", { tabId, text: "heldframewordz", state: "gone", timeout_ms: 2_000 }),
+    );
+    assertMatch(gone, /^Held after .*: text "heldframewordz" gone\./);
+    assertMatch(gone, notAsked);
   });
 });

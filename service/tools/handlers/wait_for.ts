@@ -69,6 +69,17 @@ async function lastSeen(context: ToolContext, target: TabTarget, waited: Waited)
   );
 }
 
+/**
+ * What the last look could not ask, said after the answer: a frame withheld or not answering
+ * may show what the wait is about, so "gone" and the counts are of the frames asked only.
+ */
+function unreadFrames(unread: number | undefined): string {
+  if (!unread) return "";
+  const frames = unread === 1 ? "1 frame" : `${unread} frames`;
+  return ` ${frames} of the page could not be asked (withheld by the policy, or busy running a ` +
+    "script or held by a dialog), so what the wait is about may still show there.";
+}
+
 function refusals(condition: Condition, waited: Waited, timeoutMs: number, tabId: number) {
   if (waited.last?.error === "bad_selector") {
     return new ToolError(
@@ -91,7 +102,8 @@ function refusals(condition: Condition, waited: Waited, timeoutMs: number, tabId
     : ` (last look: ${waited.last.present} present, ${waited.last.visible} visible)`;
   return new ToolError(
     "tool_failure",
-    `Timed out after ${seconds(timeoutMs)}: ${describeCondition(condition)} did not hold${count}.`,
+    `Timed out after ${seconds(timeoutMs)}: ${describeCondition(condition)} did not hold${count}.` +
+      unreadFrames(waited.last?.unread),
     "Look at the page (computer screenshot or get_page_text) to see what it shows instead, " +
       "then wait for that or act.",
   );
@@ -123,7 +135,8 @@ export const waitFor: Handler = async (args, context): Promise<Outcome> => {
     : ", but the page did not settle before the timeout";
   return success(
     `Held after ${seconds(waited.elapsedMs)}: ${describeCondition(condition)}${settled}` +
-      `${timeout.note}.${await lastSeen(context, target, waited)}`,
+      `${timeout.note}.${unreadFrames(waited.last?.unread)}` +
+      await lastSeen(context, target, waited),
     {
       tabId: target.tabId,
       met: true,
@@ -133,6 +146,7 @@ export const waitFor: Handler = async (args, context): Promise<Outcome> => {
       ...(waited.last?.present !== undefined
         ? { present: waited.last.present, visible: waited.last.visible }
         : {}),
+      ...(waited.last?.unread ? { framesNotAsked: waited.last.unread } : {}),
     },
   );
 };

@@ -53,6 +53,12 @@ export interface Look {
   first?: Matched;
   /** For `settled`: DOM changes seen in the slice. */
   mutations?: number;
+  /**
+   * Frames of other hosts that could not be asked (withheld by the policy, not answering, gone
+   * meanwhile, past the bounds): what they show counts for nothing, so a `gone` or a count is
+   * only of the frames asked, and the answer says so.
+   */
+  unread?: number;
   error?: "bad_selector";
 }
 
@@ -138,12 +144,14 @@ interface FrameLook {
  * (decision 0750).
  */
 async function lookInFrames(run: FrameLook, parent: Frame, total: Look, depth: number) {
-  if (depth >= MAX_NESTING) return;
+  const unread = (count: number) => total.unread = (total.unread ?? 0) + count;
   const read = { read: true };
   const shown = await inFrame(run.target, run.pages, parent, runtimeCall("framesShown"), read)
     .catch(() => null);
-  for (const { id } of shown ?? []) {
-    if (run.asked >= MAX_FRAMES) return;
+  if (shown === null) return void unread(1);
+  if (depth >= MAX_NESTING) return void unread(shown.length);
+  for (const [index, { id }] of shown.entries()) {
+    if (run.asked >= MAX_FRAMES) return void unread(shown.length - index);
     run.asked++;
     try {
       const child = await childFrame(run.target, run.pages, parent, id, run.guard, read);
@@ -161,7 +169,8 @@ async function lookInFrames(run: FrameLook, parent: Frame, total: Look, depth: n
       total.first ??= check.first;
       await lookInFrames(run, child, total, depth + 1);
     } catch {
-      // Not readable now (withheld by the policy, gone, not loaded): nothing of it counts.
+      // Not readable now (withheld by the policy, held, gone, not loaded): nothing of it counts.
+      unread(1);
     }
   }
 }
