@@ -252,7 +252,9 @@ export class BrowserLink {
 
   /**
    * Refuses, before anything is sent, an operation whose feature the extension did not declare,
-   * and a sequence with a command sent after every earlier reply (`after_replies`).
+   * a sequence with a command sent after every earlier reply (`after_replies`), and a listing of
+   * frames that asks for the held mark (`frame_holds`): an older extension refuses a parameter it
+   * does not know.
    */
   #refuseUndeclared(op: OperationName, params: unknown): void {
     const commands = op === "cdp.sequence"
@@ -264,6 +266,9 @@ export class BrowserLink {
       ...(commands.some((command) => command.sendIf || command.paramsFrom) ||
           (params as { lead?: number }).lead !== undefined
         ? ["reply_values" as const]
+        : []),
+      ...(op === "tab.frames" && (params as OperationParams<"tab.frames">).held !== undefined
+        ? ["frame_holds" as const]
         : []),
     ];
     const feature = needed.find((name) => !this.details.features.includes(name));

@@ -254,3 +254,15 @@ Deno.test("a command whose work ended before it went out is not sent, even while
   assertEquals(ended.kind, "not_sent");
   assertEquals(sent.map((c) => c.op), ["tab.observe"]);
 });
+
+Deno.test("the held mark of a frame listing is asked only of an extension that declared it", async () => {
+  const older = linkWith(["tab_locations"]);
+  const refused = await older.link.call("tab.frames", { tab_id: 7, held: true }).catch((e) => e);
+  assertEquals([refused.kind, older.sent.length], ["needs_upgrade", 0]);
+  const newer = linkWith(["tab_locations", "frame_holds"]);
+  const listed = newer.link.call("tab.frames", { tab_id: 7, held: true });
+  const sent = await newer.command("tab.frames");
+  assertEquals(sent.params, { tab_id: 7, held: true });
+  newer.link.handleResult({ type: "result", id: sent.id, ok: true, value: { sessions: [] } });
+  assertEquals(await listed, { sessions: [] });
+});
