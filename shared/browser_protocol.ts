@@ -232,7 +232,15 @@ export const Operations = {
   },
   /** Turns on flat auto-attach for the tab and lists its out-of-process frames' sessions. */
   "tab.frames": {
-    params: z.object({ tab_id: TabId }).strict(),
+    params: z.object({
+      tab_id: TabId,
+      /**
+       * Mark the sessions whose renderer did not answer in time `held` (feature `frame_holds`,
+       * decision 0761). Unasked, the listing carries no mark: a service from before the mark
+       * would refuse the whole listing for a field it does not know.
+       */
+      held: z.boolean().optional(),
+    }).strict(),
     result: z.object({
       sessions: z.array(
         z.object({

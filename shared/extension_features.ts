@@ -20,6 +20,7 @@ export const ExtensionFeature = z.enum([
   "network_rules",
   "badge",
   "notifications",
+  "frame_holds",
 ]);
 export type ExtensionFeature = z.infer<typeof ExtensionFeature>;
 
@@ -41,6 +42,8 @@ export const FEATURE_OPERATIONS: Record<ExtensionFeature, readonly OperationName
   network_rules: ["tab.network_rules"],
   badge: ["action.badge"],
   notifications: ["action.notify"],
+  // No operation of its own: `tab.frames` asks for it with `held`.
+  frame_holds: [],
 };
 
 /** The tools that act on a page with pointer and keys: they need a page program's features. */
@@ -63,6 +66,9 @@ export const FEATURE_TOOLS: Record<ExtensionFeature, readonly string[]> = {
   badge: [],
   // Without it every tool works; no system notification says a question waits.
   notifications: [],
+  // Without it every tool works: a read leaves a frame whose renderer is held out once its first
+  // look there goes unanswered (3 s, decision 0710), instead of at once.
+  frame_holds: [],
 };
 
 /** The oldest extension version each feature is in. */
@@ -74,6 +80,7 @@ export const FEATURE_SINCE: Record<ExtensionFeature, string> = {
   network_rules: "0.1.0",
   badge: "0.1.0",
   notifications: "0.1.0",
+  frame_holds: "0.1.0",
 };
 
 /** The oldest extension this service works with fully; older ones lose the tools they lack. */

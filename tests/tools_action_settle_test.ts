@@ -9,7 +9,13 @@ import { WORLD_NAME } from "../service/tools/page/frames.ts";
 import { INSTALL } from "../service/tools/page/runtime_bundle.ts";
 import type { After, Before } from "../service/tools/page_runtime/contract.ts";
 import { assert, assertEquals, assertMatch } from "./support/assert.ts";
-import { connectCdp, evaluateInExtension, inTabWorld } from "./support/cdp.ts";
+import {
+  type Cdp,
+  type CdpPage,
+  connectCdp,
+  evaluateInExtension,
+  inTabWorld,
+} from "./support/cdp.ts";
 import { plain } from "./support/fence.ts";
 import { allText } from "./support/results.ts";
 import { type E2ESession, startSession } from "./support/session.ts";
@@ -36,6 +42,52 @@ async function refOf(s: E2ESession, tabId: number, query: string): Promise<strin
   const matches = plain(found)?.matches as { ref: string }[];
   assert(matches.length > 0, `find ${query}: ${s.text(found)}`);
   return matches[0].ref;
+}
+
+/** A page of the test's own at `url`, with the receipt's runtime installed in its main world. */
+async function countPage(cdp: Cdp, url: string): Promise<CdpPage> {
+  const page = await cdp.open(url, { width: 800, height: 600, scale: 1 });
+  await page.evaluate(`${INSTALL}; 0`);
+  return page;
+}
+
+/** The runtime's note of the page before a click on its #count button, under counter `key`. */
+async function observeCount(page: CdpPage, key: string): Promise<string> {
+  const point = await page.evaluate<{ x: number; y: number }>(
+    `(() => { const r = document.querySelector("#count").getBoundingClientRect(); ` +
+      `return { x: r.x + r.width / 2, y: r.y + r.height / 2 }; })()`,
+  );
+  return `__ghostlight.observeBefore(${key}, ${JSON.stringify({ point, keep: 40 })})`;
+}
+
+/**
+ * Clicks #count with the action's read (counter `key`, one press) sent between the press and the
+ * release, as a release Chromium answered before the page heard it lets it begin (0660). The read
+ * must not have answered three of the page's frames after it began, when a read that does not
+ * wait for the release has; returns what it answered.
+ */
+async function readAcrossRelease(page: CdpPage, key: string): Promise<After> {
+  let read: Promise<After> | undefined;
+  await page.click("#count", {
+    async between() {
+      read = page.evaluate<After>(
+        `__ghostlight.settle(${key}, ${
+          JSON.stringify({ quietMs: 50, maxMs: WAIT_MS, presses: 1 })
+        })`,
+      );
+      const frames = page.evaluate<string>(
+        "new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(() => " +
+          "requestAnimationFrame(() => done('frames')))))",
+      );
+      const first = await Promise.race([read.then((after) => after), frames]);
+      assertEquals(
+        first,
+        "frames",
+        `the read answered before the release: ${JSON.stringify(first)}`,
+      );
+    },
+  });
+  return await read!;
 }
 
 /** Clicks the field find names first, then types into it; the type's answer. */
@@ -307,50 +359,50 @@ Deno.test("actions settle in one browser: typing paths, busy pages, deferred han
         // after every answer began while the page had heard only the press, and the receipt said
         // "No DOM change seen" of a click whose handler then ran. Here the read is sent between
         // the press and the release, in a page of the test's own, with the receipt's runtime.
-        const page = await cdp.open(s.fixtures.url("/popup_pair.html"), {
-          width: 800,
-          height: 600,
-          scale: 1,
-        });
+        const page = await countPage(cdp, s.fixtures.url("/popup_pair.html"));
         try {
-          await page.evaluate(`${INSTALL}; 0`);
           const key = JSON.stringify("__ghostlight_release_test");
-          const point = await page.evaluate<{ x: number; y: number }>(
-            `(() => { const r = document.querySelector("#count").getBoundingClientRect(); ` +
-              `return { x: r.x + r.width / 2, y: r.y + r.height / 2 }; })()`,
-          );
-          const before = await page.evaluate<Before>(
-            `__ghostlight.observeBefore(${key}, ${JSON.stringify({ point, keep: 40 })})`,
-          );
-          let read: Promise<After> | undefined;
-          await page.click("#count", {
-            async between() {
-              read = page.evaluate<After>(
-                `__ghostlight.settle(${key}, ${
-                  JSON.stringify({ quietMs: 50, maxMs: WAIT_MS, presses: 1 })
-                })`,
-              );
-              // Three of the page's frames after the read began: a read that does not wait for
-              // the release has answered by then.
-              const frames = page.evaluate<string>(
-                "new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(() => " +
-                  "requestAnimationFrame(() => done('frames')))))",
-              );
-              const first = await Promise.race([read.then((after) => after), frames]);
-              assertEquals(
-                first,
-                "frames",
-                `the read answered before the release: ${JSON.stringify(first)}`,
-              );
-            },
-          });
-          const after = await read!;
+          const before = await page.evaluate<Before>(await observeCount(page, key));
+          const after = await readAcrossRelease(page, key);
           assertEquals(
             [after.n! - before.n, after.settled, after.pressLost, after.releaseLost],
             [1, true, undefined, undefined],
             JSON.stringify(after),
           );
           assertEquals(await page.evaluate<number>("window.count"), 1);
+        } finally {
+          await page.close();
+        }
+      },
+    );
+
+    await t.step(
+      "a settle read that outlived its action leaves the next action armed (0760)",
+      async () => {
+        // The read of an action whose call had answered (it lost a race to the page's leaving, and
+        // the page stayed) still ran in the page, and its report disarmed the counter: the next
+        // action's read, its click's release not yet heard, no longer waited for it.
+        const page = await countPage(cdp, s.fixtures.url("/popup_pair.html"));
+        try {
+          const key = JSON.stringify("__ghostlight_outlived_test");
+          const observe = await observeCount(page, key);
+          await page.evaluate(observe);
+          // The first action's read waits for a press that never comes, to its own 2 s bound.
+          const outlived = page.evaluate<{ at: number }>(
+            `__ghostlight.settle(${key}, ${
+              JSON.stringify({ quietMs: 50, maxMs: 2_000, presses: 1 })
+            }).then(() => ({ at: performance.now() }))`,
+          );
+          const { before, at } = await page.evaluate<{ before: Before; at: number }>(
+            `({ before: ${observe}, at: performance.now() })`,
+          );
+          assert((await outlived).at > at, "the first read reported after the next action began");
+          const after = await readAcrossRelease(page, key);
+          assertEquals(
+            [after.n! - before.n, after.settled, after.pressLost, after.releaseLost],
+            [1, true, undefined, undefined],
+            JSON.stringify(after),
+          );
         } finally {
           await page.close();
         }

@@ -10,20 +10,7 @@
 /// <reference types="@types/chrome" />
 
 import { CutOffs } from "./cut_off.ts";
-
-/** One child session of a tab. */
-export interface ChildSession {
-  session_id: string;
-  target_id: string;
-  type: string;
-  url: string;
-  /**
-   * The frame's renderer did not take auto-attach within {@linkcode FRAME_ANSWER_MS}: a script
-   * that runs on or a dialog nobody answered holds it, and a command sent there would wait as
-   * long (decision 0700).
-   */
-  held?: true;
-}
+import { type ChildSession, frameListing } from "./frame_listing.ts";
 
 /**
  * How long a listing waits for a frame's renderer to take auto-attach. Chrome answers
@@ -158,8 +145,11 @@ function autoAttachIn(tabId: number, sessionId: string, options: object): Promis
   return Promise.race([asked.took.then(() => true), late]).finally(() => clearTimeout(timer));
 }
 
-/** Turns on flat auto-attach for the tab (again, harmlessly) and lists its child sessions. */
-export async function childSessions(tabId: number): Promise<ChildSession[]> {
+/**
+ * Turns on flat auto-attach for the tab (again, harmlessly) and lists its child sessions, those
+ * whose renderer did not take it in time marked `held` when `markHeld` (the service asked).
+ */
+export async function childSessions(tabId: number, markHeld: boolean): Promise<ChildSession[]> {
   const options = { autoAttach: true, waitForDebuggerOnStart: false, flatten: true };
   await reportedHere(tabId, options);
   await chrome.debugger.sendCommand({ tabId }, "Target.setAutoAttach", options);
@@ -170,9 +160,7 @@ export async function childSessions(tabId: number): Promise<ChildSession[]> {
     children.map((child) => autoAttachIn(tabId, child.session_id, options)),
   );
   const held = new Set(children.filter((_, i) => !took[i]).map((child) => child.session_id));
-  return [...(sessions.get(tabId)?.values() ?? [])].map((child) =>
-    held.has(child.session_id) ? { ...child, held: true as const } : child
-  );
+  return frameListing([...(sessions.get(tabId)?.values() ?? [])], held, markHeld);
 }
 
 /** Forgets a closed tab's sessions. */

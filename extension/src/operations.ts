@@ -317,7 +317,7 @@ async function listFrames(
       sessions: await withAttachment(
         params.tab_id,
         "Target.setAutoAttach",
-        () => childSessions(params.tab_id),
+        () => childSessions(params.tab_id, params.held ?? false),
       ),
     };
   } catch (error) {

@@ -94,6 +94,12 @@ interface Pending {
   ahead?: (results: Record<string, unknown>[]) => void;
 }
 
+/** Refuses, before it is sent, a command whose work is over (its `signal` aborted). */
+function refuseEnded(op: OperationName, signal: AbortSignal | undefined): void {
+  if (!signal?.aborted) return;
+  throw new BrowserError("not_sent", `${op} was not sent: the work it was for is over`);
+}
+
 /** One attached browser. */
 export class BrowserLink {
   readonly connectedAt = new Date();
@@ -180,14 +186,23 @@ export class BrowserLink {
       noEffect?: boolean;
       /** Takes a `cdp.sequence`'s lead replies, sent ahead of its result (decision 0239). */
       ahead?: (results: Record<string, unknown>[]) => void;
+      /**
+       * Aborted once the work the command is for is over (a read that lost a race to its call's
+       * answer, decision 0760): a command not yet sent then is not sent (`not_sent`). One already
+       * sent runs to its answer, which is still awaited.
+       */
+      signal?: AbortSignal;
     } = {},
   ): Promise<OperationResult<N>> {
     if (this.#closed) throw new BrowserError("not_sent", "the browser is not connected");
     this.#refuseUndeclared(op, params);
+    refuseEnded(op, options.signal);
     let dialogWatch: number | undefined;
     if (op === "cdp" || op === "cdp.sequence" || op === "cdp.with_transfers") {
       const tabId = (params as { tab_id: number }).tab_id;
       await this.#observe(tabId);
+      // The wait for the tab's observation may have outlasted the work the command is for.
+      refuseEnded(op, options.signal);
       const methods = cdpMethods(params as OperationParams<CdpOperation>);
       this.#refuseWhileDialog(tabId, methods);
       this.#notePresses(tabId, params as OperationParams<CdpOperation>);
@@ -237,7 +252,9 @@ export class BrowserLink {
 
   /**
    * Refuses, before anything is sent, an operation whose feature the extension did not declare,
-   * and a sequence with a command sent after every earlier reply (`after_replies`).
+   * a sequence with a command sent after every earlier reply (`after_replies`), and a listing of
+   * frames that asks for the held mark (`frame_holds`): an older extension refuses a parameter it
+   * does not know.
    */
   #refuseUndeclared(op: OperationName, params: unknown): void {
     const commands = op === "cdp.sequence"
@@ -249,6 +266,9 @@ export class BrowserLink {
       ...(commands.some((command) => command.sendIf || command.paramsFrom) ||
           (params as { lead?: number }).lead !== undefined
         ? ["reply_values" as const]
+        : []),
+      ...(op === "tab.frames" && (params as OperationParams<"tab.frames">).held !== undefined
+        ? ["frame_holds" as const]
         : []),
     ];
     const feature = needed.find((name) => !this.details.features.includes(name));

@@ -237,3 +237,32 @@ Deno.test("a command with no effect that is not answered in time leaves its tab 
   assertEquals(unknown.length, 1);
   assertEquals(link.locationSince(7, start), undefined);
 });
+
+Deno.test("a command whose work ended before it went out is not sent, even while the tab's observation was awaited", async () => {
+  const { link, sent, command } = linkWith();
+  const over = new AbortController();
+  // The first command to tab 7 waits for the tab's observation to be answered.
+  const read = link.call("cdp", { tab_id: 7, method: "Page.getFrameTree", params: {} }, {
+    signal: over.signal,
+  }).catch((error) => error);
+  const observe = await command("tab.observe");
+  over.abort();
+  link.handleResult({ type: "result", id: observe.id, ok: true, value: {} });
+  const refused = await read;
+  assertEquals([refused.kind, refused.mayHaveHappened], ["not_sent", false]);
+  const ended = await link.call("tab.get", { tab_id: 7 }, { signal: over.signal }).catch((e) => e);
+  assertEquals(ended.kind, "not_sent");
+  assertEquals(sent.map((c) => c.op), ["tab.observe"]);
+});
+
+Deno.test("the held mark of a frame listing is asked only of an extension that declared it", async () => {
+  const older = linkWith(["tab_locations"]);
+  const refused = await older.link.call("tab.frames", { tab_id: 7, held: true }).catch((e) => e);
+  assertEquals([refused.kind, older.sent.length], ["needs_upgrade", 0]);
+  const newer = linkWith(["tab_locations", "frame_holds"]);
+  const listed = newer.link.call("tab.frames", { tab_id: 7, held: true });
+  const sent = await newer.command("tab.frames");
+  assertEquals(sent.params, { tab_id: 7, held: true });
+  newer.link.handleResult({ type: "result", id: sent.id, ok: true, value: { sessions: [] } });
+  assertEquals(await listed, { sessions: [] });
+});

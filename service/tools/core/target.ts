@@ -16,6 +16,20 @@ export interface TabTarget {
   native: number;
   /** The id the model uses. */
   tabId: number;
+  /**
+   * Aborted once the work this target was handed to is over (a read that lost a race to its
+   * call's answer): the commands sent for it through {@linkcode sentFor} go out no more
+   * (decision 0760).
+   */
+  signal?: AbortSignal;
+}
+
+/** `options` for a command sent for `target`: with its signal, when its work can end. */
+export function sentFor<T extends object>(
+  target: TabTarget,
+  options: T = {} as T,
+): T & { signal?: AbortSignal } {
+  return target.signal ? { ...options, signal: target.signal } : options;
 }
 
 /** The denial for a tab the workspace does not own: identical for unknown and foreign tabs. */
@@ -137,5 +151,9 @@ export function cdp(
   params: Record<string, unknown> = {},
   options: { timeoutMs?: number } = {},
 ): Promise<Record<string, unknown>> {
-  return target.link.call("cdp", { tab_id: target.native, method, params }, options);
+  return target.link.call(
+    "cdp",
+    { tab_id: target.native, method, params },
+    sentFor(target, options),
+  );
 }

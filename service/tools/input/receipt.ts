@@ -529,15 +529,20 @@ export async function observeAfter(
     target.link.tabChangesSince(before.tabSerial).some((change) =>
       change.kind === "closed" && change.native === target.native
     );
+  // The reads that lose a race in stateAfter (to the page's leaving, to the new page's own
+  // report) are not awaited: once the receipt is known they send nothing more to the tab, where
+  // they would run during the agent's next calls (decision 0760).
+  const over = new AbortController();
   let state: Settled;
   try {
-    state = await stateAfter(workspace, target, {
+    state = await stateAfter(workspace, { ...target, signal: over.signal }, {
       before,
       watch: action.watch,
       gone,
       first: action.first,
     });
   } finally {
+    over.abort();
     action.watch.stop();
   }
   const openDialog = target.link.tab(target.native).dialog;

@@ -1,6 +1,11 @@
 import { assert, assertEquals, assertMatch } from "../../../tests/support/assert.ts";
+import { pollUntil } from "../../../tests/support/wait.ts";
+import { BrowserError, type BrowserLink, TabState } from "../../browser/mod.ts";
 import { WorkspaceRegistry } from "../../workspace/mod.ts";
-import { type Receipt, renderReceipt } from "./receipt.ts";
+import type { TabTarget } from "../core/target.ts";
+import { INSTALLED_TOKEN } from "../page/frames.ts";
+import { type Before, observeAfter, type Receipt, renderReceipt } from "./receipt.ts";
+import { NavigationWatch } from "./send.ts";
 
 const workspace = new WorkspaceRegistry().open("test client");
 
@@ -115,4 +120,115 @@ Deno.test("a focus equal to the target is not repeated", () => {
   );
   assert(!/focused:/.test(text), text);
   assertMatch(text, /No DOM change seen\./);
+});
+
+/** A command as the fake link below saw it: sent to the tab, or refused as its work was over. */
+interface Seen {
+  method: string;
+  sent: boolean;
+}
+
+/**
+ * A link to one tab showing document A whose main frame no world is known of yet: its look at the
+ * frame tree, worlds and evaluations answer as Chrome's do, and the first look waits for
+ * `release`. Like the real link, it refuses a command whose signal aborted before it went out.
+ */
+function slowTab(): {
+  target: TabTarget;
+  tab: TabState;
+  seen: Seen[];
+  release: () => void;
+} {
+  const tab = new TabState();
+  const seen: Seen[] = [];
+  const { promise: released, resolve: release } = Promise.withResolvers<void>();
+  let looks = 0;
+  const answer = (method: string, params: Record<string, unknown>): unknown => {
+    switch (method) {
+      case "Page.getFrameTree":
+        return { frameTree: { frame: { id: "main", loaderId: "A" } } };
+      case "Page.createIsolatedWorld":
+        return { executionContextId: 1 };
+      case "Runtime.evaluate": {
+        const value = params.expression === INSTALLED_TOKEN ? "token" : {
+          url: "https://a.test/",
+          title: "A",
+          n: 0,
+          rendered: false,
+          settled: true,
+          ready: "complete",
+          changed: [],
+          hidden: false,
+        };
+        return { result: { type: typeof value, value } };
+      }
+    }
+    throw new Error(`unexpected ${method}`);
+  };
+  const call = async (
+    _operation: string,
+    params: { method: string; params: Record<string, unknown> },
+    options: { signal?: AbortSignal } = {},
+  ) => {
+    if (options.signal?.aborted) {
+      seen.push({ method: params.method, sent: false });
+      throw new BrowserError("not_sent", "the work it was for is over");
+    }
+    seen.push({ method: params.method, sent: true });
+    if (params.method === "Page.getFrameTree" && looks++ === 0) await released;
+    return answer(params.method, params.params);
+  };
+  const link = {
+    call,
+    tab: () => tab,
+    tabChangeSerial: 0,
+    tabChangesSince: () => [],
+    tabChangeAfter: () => Promise.resolve(false),
+    compose: (native: number) => native,
+  };
+  return {
+    target: { link: link as unknown as BrowserLink, native: 1, tabId: 1 },
+    tab,
+    seen,
+    release,
+  };
+}
+
+Deno.test("a settle read that lost its race to the page's leaving sends nothing once the call answered", async () => {
+  const { target, tab, seen, release } = slowTab();
+  const workspace = new WorkspaceRegistry().open("test client");
+  workspace.tabs.add(1);
+  const frame = { frameId: "main", loaderId: "A" };
+  const before: Before = {
+    url: "https://a.test/",
+    title: "A",
+    mutations: 0,
+    tabSerial: 0,
+    owned: new Set([1]),
+    frame,
+  };
+  const watch = new NavigationWatch(tab, frame, 5_000);
+  const receipt = observeAfter(workspace, target, before, {
+    action: "left_click",
+    assurance: "coordinate",
+    watch,
+  });
+  // The settle read's first look is held; meanwhile the page asks for another document, which a
+  // request filter stops: the page stays, and is read again as it is.
+  await pollUntil(() => Promise.resolve(seen.length), (n) => n === 1, "the settle read's look");
+  tab.apply({
+    method: "Network.requestWillBeSent",
+    params: { type: "Document", frameId: "main", requestId: "r1" },
+  });
+  tab.apply({ method: "Network.loadingFailed", params: { requestId: "r1" } });
+  assertEquals((await receipt).page.url, "https://a.test/");
+  const answered = seen.length;
+  // The losing read's look answers only now; whatever it does next must not reach the tab.
+  release();
+  await pollUntil(
+    () => Promise.resolve(seen.length),
+    (n) => n > answered,
+    "the losing read's next command",
+  );
+  assertEquals(seen.slice(answered).filter((command) => command.sent), []);
 });

@@ -255,7 +255,11 @@ export async function childFrame(
 async function outOfProcessSession(target: TabTarget, frameId: string): Promise<string> {
   // Chrome reports sessions as events right after auto-attach is on: look a few times.
   for (let attempt = 0; attempt < 5; attempt++) {
-    const { sessions } = await target.link.call("tab.frames", { tab_id: target.native });
+    const { sessions } = await target.link.call("tab.frames", {
+      tab_id: target.native,
+      // An extension without the mark lists a held frame unmarked: its first look is then held.
+      ...(target.link.details.features.includes("frame_holds") ? { held: true } : {}),
+    });
     const found = sessions.find((session) => session.target_id === frameId);
     // Nothing is sent to a held frame: it would answer only once free, if ever.
     if (found?.held) throw new FrameHeld();

@@ -34,7 +34,7 @@ import type { Workspace } from "../../workspace/mod.ts";
 import type { Refusal } from "../core/context.ts";
 import { ToolError } from "../core/errors.ts";
 import type { Remembered } from "./outline.ts";
-import { cdp, type TabTarget } from "../core/target.ts";
+import { cdp, sentFor, type TabTarget } from "../core/target.ts";
 import { LANDED_BINDING, reportedWorld } from "./landed_facts.ts";
 
 // What the service sends into pages, all of it made from the page runtime's TypeScript
@@ -385,7 +385,7 @@ export function send(
     method,
     params,
     ...(sessionId ? { session_id: sessionId } : {}),
-  });
+  }, sentFor(target));
 }
 
 /**
@@ -425,7 +425,7 @@ export async function readIn(
       method,
       params,
       session_id: sessionId,
-    }, { timeoutMs: ms, noEffect: true });
+    }, sentFor(target, { timeoutMs: ms, noEffect: true }));
   } catch (error) {
     throw heldWhenUnanswered(error);
   }
@@ -470,16 +470,20 @@ export async function sendRacingDialogs(
   params: Record<string, unknown>,
   options: { timeoutMs?: number; noEffect?: boolean } = {},
 ): Promise<Record<string, unknown>> {
-  const sent = target.link.call("cdp", {
-    tab_id: target.native,
-    method,
-    params,
-    ...(sessionId ? { session_id: sessionId } : {}),
-  }, {
-    timeoutMs: options.timeoutMs ?? 30_000,
-    ownDialogs: true,
-    ...(options.noEffect ? { noEffect: true } : {}),
-  });
+  const sent = target.link.call(
+    "cdp",
+    {
+      tab_id: target.native,
+      method,
+      params,
+      ...(sessionId ? { session_id: sessionId } : {}),
+    },
+    sentFor(target, {
+      timeoutMs: options.timeoutMs ?? 30_000,
+      ownDialogs: true,
+      ...(options.noEffect ? { noEffect: true } : {}),
+    }),
+  );
   sent.catch(() => {});
   // No bound of its own: the command always settles (answered, cut off or timed out).
   const opened = target.link.tab(target.native).watch(
@@ -518,7 +522,7 @@ async function answeredBefore(
     tab_id: target.native,
     method: "Page.getNavigationHistory",
     params: {},
-  }, { timeoutMs: 5_000 }).catch(() => {});
+  }, sentFor(target, { timeoutMs: 5_000 })).catch(() => {});
   return answer;
 }
 
@@ -781,7 +785,7 @@ async function worldBetweenLooks(
       // None of the three awaits the page, so they go out at once (Chrome runs one session's
       // commands in order): a renderer busy loading answers them in one pause, not three.
       pipeline: true,
-    }));
+    }, sentFor(target)));
   } catch (error) {
     if (isLostContext(error)) return null;
     throw error;
@@ -1412,7 +1416,7 @@ async function readCurrent<T>(
       // Commands beside a synchronous read go out with it (one that names an earlier reply's
       // object waits for that reply): they must do no harm when the read turns out stale.
       ...(options.synchronous ? { pipeline: true } : {}),
-    }));
+    }, sentFor(target)));
   } catch (error) {
     if (error instanceof BrowserError && error.kind === "dialog_open") throw error;
     // The world went with its document: read again in the current one.
@@ -1551,7 +1555,7 @@ async function slowRead<T>(
   const results = read.beside.length === 0 ? [] : (await target.link.call("cdp.sequence", {
     tab_id: target.native,
     commands: read.beside,
-  })).results;
+  }, sentFor(target))).results;
   return {
     value: value ?? null,
     frame,

@@ -26,6 +26,11 @@ interface Counter {
   navEvent: Event | null;
   /** Whether an action is under way (its input is noted); from its before to its receipt. */
   armed: boolean;
+  /**
+   * The number of the latest action noted before: a settle read of an earlier one (its call over,
+   * the read still running in the page) must not disarm the action after it.
+   */
+  action: number;
   /** Trusted input events noted, counted. */
   input: number;
   /** The action's last input event once its handlers returned (see {@linkcode noteInput}). */
@@ -128,6 +133,7 @@ function install(key: string, keep: number): Counter {
     nav: null,
     navEvent: null,
     armed: false,
+    action: 0,
     input: 0,
     handled: null,
     invalid: null,
@@ -217,6 +223,7 @@ export function observeBefore(
   s.pressed = false;
   s.releases = 0;
   s.armed = true;
+  s.action++;
   const at = options.point ? document.elementFromPoint(options.point.x, options.point.y) : null;
   s.pressHere = at !== null && !FRAME_TAGS.has(at.tagName);
   const active = focused();
@@ -254,14 +261,18 @@ export function prepareAction(key: string, id: number, options: { keep: number }
   };
 }
 
+/**
+ * The page after action number `action` (as its settle read began). That action is over: input
+ * from here on is not its own, unless another action began since.
+ */
 function report(
   s: Counter | undefined,
+  action: number,
   rendered: boolean,
   settled: boolean,
   busy = false,
 ): After {
-  // The action is over: input from here on is not its own.
-  if (s) s.armed = false;
+  if (s && s.action === action) s.armed = false;
   const active = focused();
   const focus = active ? receiptElement(active) : null;
   const seen = new Set<string>();
@@ -336,12 +347,13 @@ export function settle(
   options: { quietMs: number; maxMs: number; presses?: number },
 ): Promise<After> {
   const s = counterAt(key);
-  if (options.maxMs <= 0) return Promise.resolve(report(s, false, true));
+  const action = s ? s.action : 0;
+  if (options.maxMs <= 0) return Promise.resolve(report(s, action, false, true));
   const presses = options.presses ?? 0;
   if (presses === 0 || !s || !s.armed || !s.pressHere || released(s, presses) || gone(s)) {
-    return settleFrom(s, options);
+    return settleFrom(s, action, options);
   }
-  return buttonsThenSettle(s, presses, options);
+  return buttonsThenSettle(s, action, presses, options);
 }
 
 /** Whether the action's presses, and the release of each of its `presses`, reached the window. */
@@ -369,6 +381,7 @@ function gone(s: Counter): boolean {
  */
 function buttonsThenSettle(
   s: Counter,
+  action: number,
   presses: number,
   options: { quietMs: number; maxMs: number },
 ): Promise<After> {
@@ -379,7 +392,7 @@ function buttonsThenSettle(
     const bound = setTimeout(() => {
       waiting.abort();
       const lost = s.pressed ? { releaseLost: true as const } : { pressLost: true as const };
-      resolve({ ...report(s, false, true), ...lost });
+      resolve({ ...report(s, action, false, true), ...lost });
     }, options.maxMs);
     const settleNow = (): void => {
       if (signal.aborted) return;
@@ -388,7 +401,7 @@ function buttonsThenSettle(
       // After the event's own dispatch: the handlers of its release (a click's too) run first.
       setTimeout(() => {
         const left = Math.max(FRAME_MS, options.maxMs - (performance.now() - started));
-        resolve(settleFrom(s, { quietMs: options.quietMs, maxMs: left }));
+        resolve(settleFrom(s, action, { quietMs: options.quietMs, maxMs: left }));
       }, 0);
     };
     // Heard after the counter's own listeners (added first): its counts already include it.
@@ -408,9 +421,10 @@ function buttonsThenSettle(
   });
 }
 
-/** The settle wait itself, for the action's counter `s` (see {@linkcode settle}). */
+/** The settle wait itself, for action number `action` of counter `s` (see {@linkcode settle}). */
 function settleFrom(
   s: Counter | undefined,
+  action: number,
   options: { quietMs: number; maxMs: number },
 ): Promise<After> {
   return new Promise((resolve) => {
@@ -424,7 +438,7 @@ function settleFrom(
       finished = true;
       clearTimeout(bound);
       listening.abort();
-      resolve(report(s, rendered, settled, busy));
+      resolve(report(s, action, rendered, settled, busy));
     };
     const bound = setTimeout(() => done(false, true), options.maxMs);
     // Frames rendered since the last mutation: on a starved machine a page that changes every
