@@ -311,8 +311,11 @@ export async function startDevtools(entry: string): Promise<RunningPeer> {
             value: String(field.value),
           })),
         }),
+      // Chromium 150's accessibility tree keeps the space before a checkbox's label text in its
+      // name (uid=1_37 checkbox " Send me the almanac"): a careful agent reads past it.
       refOf: (answer, role, label) =>
-        answer.text.match(new RegExp(`uid=(\\S+) ${role} "${escapeRegExp(label)}"`))?.[1] ?? null,
+        answer.text.match(new RegExp(`uid=(\\S+) ${role} "\\s*${escapeRegExp(label)}\\s*"`))?.[1] ??
+          null,
     };
     return {
       driver,
