@@ -21,7 +21,7 @@ import {
   roleWords,
 } from "../page/rank.ts";
 import type { Snapshot, SnapshotNode } from "./contract.ts";
-import { frameDocument, mayHostShadow, shadowOf } from "./dom.ts";
+import { frameDocument, mayHostShadow } from "./dom.ts";
 import { box } from "./geometry.ts";
 import { prunedSnapshot, snapshot } from "./snapshot.ts";
 import { INLINE } from "./text.ts";
@@ -54,9 +54,12 @@ const NAMED_OTHERWISE_ATTRIBUTES = [
   "aria-placeholder",
 ] as const;
 
-/** Whether an element's name may come from elsewhere than its text (see the sets above). */
-function namedElsewhere(el: Element): boolean {
-  if (NAMED_OTHERWISE_TAGS.has(el.localName)) return true;
+/**
+ * Whether an element's name may come from elsewhere than its text (see the sets above); `tag` its
+ * `localName`, read once by the caller (each read is a call into the browser).
+ */
+function namedElsewhere(el: Element, tag: string): boolean {
+  if (NAMED_OTHERWISE_TAGS.has(tag)) return true;
   // Most elements carry no attribute at all: one question for them.
   if (!el.hasAttributes()) return false;
   for (const name of NAMED_OTHERWISE_ATTRIBUTES) if (el.hasAttribute(name)) return true;
@@ -141,10 +144,11 @@ function namedOtherwise(): Set<Element> {
     for (let node = walker.nextNode(); node; node = walker.nextNode()) {
       const el = node as Element;
       const tag = el.localName;
-      const shadow = shadowOf(el, tag);
+      const host = mayHostShadow(tag);
+      const shadow = host ? el.shadowRoot : null;
       if (shadow) roots.push(shadow);
-      else if (mayHostShadow(tag)) hostless.push(el);
-      if (!shadow && !namedElsewhere(el)) continue;
+      else if (host) hostless.push(el);
+      if (!shadow && !namedElsewhere(el, tag)) continue;
       mark(el);
       if (tag !== "iframe" && tag !== "frame") continue;
       const inner = frameDocument(el);
