@@ -603,6 +603,9 @@ Deno.test("read_page, find, form_input and javascript_tool on the fixture site",
         assertEquals(await find(), { names: [button], walks: 0 });
         await s.ok("read_page", { tabId });
         assertEquals(await find(), { names: [button], walks: 0 });
+        // A text that changes (a clock's tick) changes no mark: the pass is kept.
+        await js(s, tabId, `document.querySelector("h1").textContent = "Logbook at noon"; 1`);
+        assertEquals(await find(), { names: [button], walks: 0 });
         // An attribute that names an element, set on one already there.
         await js(
           s,
@@ -673,6 +676,19 @@ Deno.test("read_page, find, form_input and javascript_tool on the fixture site",
           `document.getElementById("tide").contentDocument.body.innerHTML += ${sail}; 1`,
         );
         assertEquals(await count(), 6);
+        // A naming attribute set with a namespace is read as the name all the same.
+        await js(
+          s,
+          tabId,
+          `document.querySelector("h1").after(document.createElement("button")); 1`,
+        );
+        assertEquals(await count(), 6);
+        await js(
+          s,
+          tabId,
+          `document.querySelector("h1 + button").setAttributeNS("urn:x", "title", "Open 1234"); 1`,
+        );
+        assertEquals(await count(), 7);
       },
     );
 

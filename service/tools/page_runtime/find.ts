@@ -78,13 +78,23 @@ export const EXACT_WALK_BUDGET = 2_000;
 /** Most documents and shadow roots looked through for elements named otherwise. */
 const MAX_ROOTS = 1_000;
 
-/** What a change to the page must be for the marks below to change with it. */
-const WATCHED: MutationObserverInit = {
-  childList: true,
-  subtree: true,
-  attributes: true,
-  attributeFilter: [...NAMED_OTHERWISE_ATTRIBUTES],
-};
+/**
+ * What the observer of the marks below is told of: elements added or removed and attributes
+ * changed. Which of those change the marks is asked of each record ({@linkcode changesMarks}): an
+ * attribute filter would miss a naming attribute set with a namespace, which `hasAttribute` still
+ * reads, and a text node replaced (a clock's tick) changes no mark.
+ */
+const WATCHED: MutationObserverInit = { childList: true, subtree: true, attributes: true };
+
+const NAMING_ATTRIBUTES: ReadonlySet<string> = new Set(NAMED_OTHERWISE_ATTRIBUTES);
+
+/** Whether a change the observer saw can change the marks: an element came or went, or a name. */
+function changesMarks(record: MutationRecord): boolean {
+  if (record.type === "attributes") return NAMING_ATTRIBUTES.has(record.attributeName ?? "");
+  for (const node of record.addedNodes) if (node.nodeType === 1) return true;
+  for (const node of record.removedNodes) if (node.nodeType === 1) return true;
+  return false;
+}
 
 /**
  * The last pass's marks, kept while nothing they were made from has changed (decision 0770): no
@@ -93,29 +103,35 @@ const WATCHED: MutationObserverInit = {
  * change to the page's elements says so), and each frame still showing the document it showed.
  * A find straight after a read or another find on an unchanged page skips the pass.
  */
-interface Kept {
+interface Pass {
   marked: Set<Element>;
   document: Document;
   observer: MutationObserver;
+  /** Ends the listeners for frames' loads on every root walked. */
+  listening: AbortController;
   /** The elements without a shadow root that could be given one. */
   hostless: Element[];
   /** Each frame element the pass met, with the document it showed (null: not ours to read). */
   frames: [Element, Document | null][];
 }
 
-let kept: Kept | null = null;
+let lastPass: Pass | null = null;
 
-/** Forgets the kept marks: a page that changed keeps no removed element alive through them. */
+/**
+ * Forgets the last pass: a page that changed, or a frame that loaded another document, keeps no
+ * element of it alive through the marks.
+ */
 function forget(): void {
-  kept?.observer.disconnect();
-  kept = null;
+  lastPass?.observer.disconnect();
+  lastPass?.listening.abort();
+  lastPass = null;
 }
 
-/** Whether the kept marks still hold for the page as it is now. */
-function stillHolds(marks: Kept): boolean {
-  if (marks.document !== document || marks.observer.takeRecords().length > 0) return false;
-  for (const el of marks.hostless) if (el.shadowRoot) return false;
-  for (const [el, doc] of marks.frames) if (frameDocument(el) !== doc) return false;
+/** Whether the last pass's marks still hold for the page as it is now. */
+function stillHolds(pass: Pass): boolean {
+  if (pass.document !== document || pass.observer.takeRecords().some(changesMarks)) return false;
+  for (const el of pass.hostless) if (el.shadowRoot) return false;
+  for (const [el, doc] of pass.frames) if (frameDocument(el) !== doc) return false;
   return true;
 }
 
@@ -125,20 +141,48 @@ function stillHolds(marks: Kept): boolean {
  * pass over each root's elements answers both (decision 0540), kept while the page is unchanged.
  */
 function namedOtherwise(): Set<Element> {
-  if (kept && stillHolds(kept)) return kept.marked;
+  if (lastPass && stillHolds(lastPass)) return lastPass.marked;
   forget();
-  const observer = new MutationObserver(forget);
-  const marks: Kept = { marked: new Set(), document, observer, hostless: [], frames: [] };
-  const { marked, hostless, frames } = marks;
+  const pass: Pass = {
+    marked: new Set(),
+    document,
+    observer: new MutationObserver((records) => {
+      if (records.some(changesMarks)) forget();
+    }),
+    listening: new AbortController(),
+    hostless: [],
+    frames: [],
+  };
+  try {
+    walkForMarks(pass);
+  } catch (error) {
+    pass.observer.disconnect();
+    pass.listening.abort();
+    throw error;
+  }
+  lastPass = pass;
+  return pass.marked;
+}
+
+/** The pass itself, filling `pass`. */
+function walkForMarks(pass: Pass): void {
+  const { marked, hostless, frames, observer } = pass;
   const mark = (el: Element) => {
     for (let at: Element | null = el; at && !marked.has(at); at = at.parentElement) {
       marked.add(at);
     }
   };
+  // A frame's load (its own, not bubbling out of shadow trees) says it may show another
+  // document: the marks, and whatever of the old document they hold, are let go at once.
+  const frameLoaded = (event: Event) => {
+    const tag = (event.target as Element).localName;
+    if (tag === "iframe" || tag === "frame") forget();
+  };
   const roots: (Document | ShadowRoot)[] = [document];
   for (let i = 0; i < roots.length && i < MAX_ROOTS; i++) {
     const root = roots[i];
     observer.observe(root, WATCHED);
+    root.addEventListener("load", frameLoaded, { capture: true, signal: pass.listening.signal });
     const doc = root.nodeType === 9 ? root as Document : root.ownerDocument!;
     const walker = doc.createTreeWalker(root, NodeFilter.SHOW_ELEMENT);
     for (let node = walker.nextNode(); node; node = walker.nextNode()) {
@@ -156,8 +200,6 @@ function namedOtherwise(): Set<Element> {
       if (inner) roots.push(inner);
     }
   }
-  kept = marks;
-  return marked;
 }
 
 /**
