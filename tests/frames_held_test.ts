@@ -17,6 +17,12 @@
  * say within seconds, in Ghostlight's words, that the frame is busy and nothing was sent, the tab
  * not quarantined. (The click waited 30 s to find its element, and the tab was quarantined.) A
  * screenshot of the page and a wait that asks its frames answer as soon, the tab free.
+ *
+ * A form_fill whose first field, in the top page, holds the frame its second field is in
+ * (decision 0780): the answer says the first was set and the second not, nothing having been sent
+ * to the held frame, the tab not quarantined. (The frame's fill waited 5 s, the answer called its
+ * field unknown, and the tab was quarantined.) A click on a ref below its own frame's fold goes
+ * through the aim that scrolls, after the one that only looks.
  */
 
 import { assert, assertMatch } from "./support/assert.ts";
@@ -97,6 +103,26 @@ Deno.test("a frame's alert refuses the tab's reads at once, and once answered th
 });
 
 /**
+ * Opens the page whose frame holds its renderer only on a step of the top page (`when`: its
+ * button clicked, its field set) and reads it whole while the frame is free. Answers the tab and
+ * that read's outline.
+ */
+async function openFree(
+  s: E2ESession,
+  when: "click" | "fill",
+): Promise<{ tabId: number; outline: string }> {
+  const tabId = await s.firstTab();
+  const url = s.fixtures.url(`/held_frame.html?host=held.localhost&hold=busy&when=${when}`);
+  await s.ok("navigate", { url, tabId });
+  let outline = "";
+  await waitFor(async () => {
+    outline = s.text(await s.ok("read_page", { tabId, filter: "all" }));
+    return outline.includes("heldframewordz");
+  }, "the frame to be read");
+  return { tabId, outline };
+}
+
+/**
  * Opens the page whose frame holds its renderer only once the top page's button is clicked, reads
  * it whole while the frame is free, then clicks and waits for the hold to begin. Answers the tab
  * and the ref the free read gave the frame's heading.
@@ -104,14 +130,7 @@ Deno.test("a frame's alert refuses the tab's reads at once, and once answered th
 async function holdAfterRead(
   s: E2ESession,
 ): Promise<{ tabId: number; inFrame: string; field: string }> {
-  const tabId = await s.firstTab();
-  const url = s.fixtures.url(`/held_frame.html?host=held.localhost&hold=busy&when=click`);
-  await s.ok("navigate", { url, tabId });
-  let outline = "";
-  await waitFor(async () => {
-    outline = s.text(await s.ok("read_page", { tabId, filter: "all" }));
-    return outline.includes("heldframewordz");
-  }, "the frame to be read");
+  const { tabId, outline } = await openFree(s, "click");
   const button = /button "heldtopbutton" \[(ref_\d+)\]/.exec(outline)?.[1];
   const inFrame = /heading "heldframewordz"[^\n]*\[(ref_\d+)\]/.exec(outline)?.[1];
   const field = /textbox "heldframefield"[^\n]*\[(ref_\d+)\]/.exec(outline)?.[1];
@@ -220,4 +239,47 @@ Deno.test("a wait that looks into a frame held since answers at its timeout, the
     assertMatch(gone, /^Held after .*: text "heldframewordz" gone\./);
     assertMatch(gone, notAsked);
   });
+});
+
+Deno.test("a form_fill whose later field is inside a frame held by an earlier field says what it set, the tab free", async () => {
+  const s = await startSession({ policy: `{ "default": "allow" }` });
+  try {
+    const { tabId, outline } = await openFree(s, "fill");
+    assert(outline.includes("heldtopfield") && outline.includes("heldframefield"), outline);
+    // The top field's handler returns only once the frame holds: its fill comes after the hold.
+    const fields = { heldtopfield: "topvaluez", heldframefield: "framevaluez" };
+    const { answer, ms } = await timed(() => s.call("form_fill", { tabId, fields }));
+    const text = s.text(answer);
+    assert(s.fixtures.requests("/held-busy") > 0, `the frame never held: ${text}`);
+    assert(!answer.isError, text);
+    assert(ms < WELL_UNDER_OLD_BOUND_MS, `${ms} ms: ${text}`);
+    assertMatch(
+      text,
+      /^Filled 1 of 2 fields on tab \d+ \(1 not set\): "heldtopfield" \[ref_\d+\]\./,
+    );
+    assertMatch(
+      outsideFences(text),
+      /Not set: "heldframefield" \[ref_\d+\]: its frame's page is busy running a script or held by a dialog, so nothing was sent to it\./,
+    );
+    await readsWithoutTheFrame(s, tabId);
+  } finally {
+    await s.close();
+  }
+});
+
+Deno.test("a click on a ref below its own frame's fold, the frame free, scrolls there and lands", async () => {
+  const s = await startSession({ policy: `{ "default": "allow" }` });
+  try {
+    const { tabId, outline } = await openFree(s, "click");
+    const low = /button "heldframelow" \[(ref_\d+)\]/.exec(outline)?.[1];
+    assert(low, outline);
+    // The aim's look finds no point of it in the frame's view: the aim that scrolls goes next.
+    await s.ok("computer", { action: "left_click", ref: low, tabId });
+    await waitFor(async () => {
+      const after = s.text(await s.ok("read_page", { tabId, filter: "all" }));
+      return after.includes("heldframelowclicked");
+    }, "the click to land");
+  } finally {
+    await s.close();
+  }
 });

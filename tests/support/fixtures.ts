@@ -46,6 +46,8 @@ export function serveFixtures(
   headers: Record<string, Record<string, string>> = {},
 ): FixtureServer {
   const seen = new Map<string, number>();
+  /** Requests waiting (`/after?path=...`) for the server to have had a request for a path. */
+  const waiting = new Map<string, (() => void)[]>();
   const submitted: Submission[] = [];
   const server = Deno.serve(
     { hostname: "127.0.0.1", port: 0, onListen: () => {} },
@@ -53,6 +55,19 @@ export function serveFixtures(
       const url = new URL(request.url);
       const path = url.pathname;
       seen.set(path, (seen.get(path) ?? 0) + 1);
+      for (const release of waiting.get(path) ?? []) release();
+      waiting.delete(path);
+      // `/after?path=/p` answers once the server has had a request for /p (at once if it had
+      // one), or when the server closes: a page waits on another page's step by it.
+      if (path === "/after") {
+        const awaited = url.searchParams.get("path") ?? "";
+        if ((seen.get(awaited) ?? 0) === 0) {
+          await new Promise<void>((release) => {
+            waiting.set(awaited, [...waiting.get(awaited) ?? [], release]);
+          });
+        }
+        return new Response("after", { headers: { "content-type": "text/plain" } });
+      }
       // `/redirect?to=/page.html` answers 302, for tests of where a navigation lands.
       if (path === "/redirect") {
         return Response.redirect(new URL(url.searchParams.get("to") ?? "/", url), 302);
@@ -105,6 +120,10 @@ export function serveFixtures(
     url: (path) => `${origin}${path}`,
     requests: (path) => seen.get(path) ?? 0,
     submissions: () => [...submitted],
-    close: () => server.shutdown(),
+    close: () => {
+      for (const release of [...waiting.values()].flat()) release();
+      waiting.clear();
+      return server.shutdown();
+    },
   };
 }

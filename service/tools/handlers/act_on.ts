@@ -16,6 +16,7 @@ import { ownedTab, type TabTarget } from "../core/target.ts";
 import { actedOutcome, perform } from "../input/act.ts";
 import { scrollToRef } from "../input/scroll.ts";
 import { setFieldValue } from "../input/set_value.ts";
+import { unreadNote } from "../page/collect.ts";
 import { asMatch, locate, type Located } from "../page/locate.ts";
 import { type Condition, describeCondition, waitForCondition } from "../page/wait.ts";
 
@@ -57,9 +58,12 @@ async function search(context: ToolContext, target: TabTarget, spec: TargetSpec)
   const described = describeTarget(spec);
   const matches = located.slice(0, MAX_CANDIDATES).map((m, i) => asMatch(m, i, scale));
   if (located.length === 0) {
+    // A match inside a frame the read left out could not be found: say which were left out.
+    const unread = unreadNote(outline.unreadFrames);
     throw new ToolError(
       "tool_failure",
-      `Nothing on tab ${target.tabId} matches ${described}; nothing was done.`,
+      `Nothing on tab ${target.tabId} matches ${described}; nothing was done.` +
+        (unread ? ` ${unread}` : ""),
       "Try the words the page shows (find lists what matches), or read_page with filter " +
         '"interactive".',
     );

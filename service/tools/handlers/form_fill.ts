@@ -25,6 +25,7 @@ import {
   type Frame,
   FrameGone,
   type FrameGuard,
+  FrameHeld,
   inFrame,
   knownMain,
   lookupRef,
@@ -162,9 +163,20 @@ function recordRun(pages: TabPages, run: Job[], results: FillResult[], report: R
 }
 
 /**
- * Sets a run of fields of one frame in one evaluation (the runtime's `fillMany`). A dialog their
- * events opened, or a page that stays busy, ends the filling with the run's outcome unknown; a
- * field that held the page ends it after that field. Returns whether filling may go on.
+ * Why a run's fields were not set when their frame was found held before anything was sent to
+ * it (decision 0780), in Ghostlight's words.
+ */
+const FRAME_HELD =
+  "not set: its frame's page is busy running a script or held by a dialog, so nothing was sent " +
+  "to it";
+
+/**
+ * Sets a run of fields of one frame in one evaluation (the runtime's `fillMany`). In a frame of
+ * its own renderer a bounded look goes first: a held one gets nothing, its fields are told as not
+ * set and the filling goes on with the next frame, as after any field not set (decision 0780).
+ * A dialog their events opened, or a page that stays busy, ends the filling with the run's
+ * outcome unknown; a field that held the page ends it after that field. Returns whether filling
+ * may go on.
  */
 async function setRun(
   target: TabTarget,
@@ -179,9 +191,15 @@ async function setRun(
       pages,
       run[0].frame,
       runtimeCall("fillMany", run.map((job) => [job.localId, job.value]), FILL_BUDGET_MS),
-      { checkedInPage: true, timeoutMs: FILL_BOUND_MS },
+      { checkedInPage: true, timeoutMs: FILL_BOUND_MS, lookFirst: true },
     );
   } catch (error) {
+    if (error instanceof FrameHeld) {
+      for (const job of run) {
+        report.skipped.push({ field: job.label, ref: job.ref, reason: FRAME_HELD });
+      }
+      return true;
+    }
     const reason = error instanceof FrameGone ? "not set: the page navigated" : heldBy(error);
     if (reason === null) throw error;
     for (const job of run) report.skipped.push({ field: job.label, ref: job.ref, reason });
@@ -330,7 +348,11 @@ function unmatchedEntry(
   };
 }
 
-/** The submit button of the form the first filled field is in, as a ref; null without one. */
+/**
+ * The submit button of the form the first filled field is in, as a ref; null without one. Finding
+ * it changes nothing on the page: in a frame of its own renderer it is asked as a read, and a held
+ * frame is {@linkcode FrameHeld} (decision 0780).
+ */
 async function submitRef(target: TabTarget, pages: TabPages, report: Report) {
   const first = report.filled[0];
   if (!first) return null;
@@ -340,6 +362,7 @@ async function submitRef(target: TabTarget, pages: TabPages, report: Report) {
     pages,
     frame,
     runtimeCall("submitControl", localId),
+    { read: true },
   );
   return id === null ? null : refFor(pages, frame, id);
 }
@@ -360,7 +383,16 @@ async function submit(
         "fill what is missing (form_input with a ref, or form_fill again), then submit",
     };
   }
-  const ref = await submitRef(target, pages(context, target), report);
+  let ref: string | null;
+  try {
+    ref = await submitRef(target, pages(context, target), report);
+  } catch (error) {
+    if (!(error instanceof FrameHeld)) throw error;
+    return {
+      notSubmitted: "the form's frame became busy running a script or held by a dialog after " +
+        "it was filled, so its submit button could not be found; nothing was clicked",
+    };
+  }
   if (!ref) {
     return { notSubmitted: "the form has no submit button; click the button that sends it" };
   }

@@ -394,11 +394,15 @@ async function pointOf(
     }
     // In a frame of another origin: that frame's world aims (scrolling only when no point of
     // the element can be reached where it is), in its own viewport, placed in the tab's here.
+    // Each look is a read, bounded in a frame held since (decision 0780); only an aim that
+    // scrolls is an action's command, sent after a bounded look.
     let element = await resolveRef(context.workspace, target, args.ref);
     if (!element.visible) throw notVisible(args.ref, element.role, element.name, action);
-    const aimed = await element.call("aim");
-    element = await resolveRef(context.workspace, target, args.ref);
-    const local = await element.call("box");
+    let aimed = await element.read("aim", true);
+    const scrolled = aimed?.scrollHelps === true;
+    if (scrolled) aimed = await element.call("aim");
+    element = await resolveRef(context.workspace, target, args.ref, { scrolled });
+    const local = await element.read("box");
     if (!aimed?.point || !local || !element.inViewport) {
       throw outOfView(args.ref, element.role, element.name, action);
     }

@@ -808,11 +808,11 @@ async function worldBetweenLooks(
  * expression changes nothing on the page: in an out-of-process frame's own session, the look and
  * the evaluation are then bounded ({@linkcode FRAME_LOOK_MS}, {@linkcode FRAME_READ_MS}), and a
  * renderer that does not answer is {@linkcode FrameHeld}, its tab not quarantined (decision 0710).
- * `lookFirst` says nothing of the call has reached the page yet (an action's first command in
- * the frame): in an out-of-process frame's own session the look at the frame's document is then
+ * `lookFirst` says nothing of the call has reached the frame yet (an action's first command in
+ * it): in an out-of-process frame's own session the look at the frame's document is then
  * made even where `checkedInPage` would skip it, bounded as a read's, and a renderer that does not
  * answer it is {@linkcode FrameHeld} with the expression not sent; the evaluation keeps its own
- * bound (decision 0750).
+ * bound (decisions 0750, 0780).
  */
 export async function inFrame<T>(
   target: TabTarget,
@@ -1118,8 +1118,18 @@ export interface ResolvedRef {
   visible: boolean;
   /** Whether any part of the box is inside the viewport now. */
   inViewport: boolean;
-  /** Calls a runtime method on the element (its number first, then `args`). */
+  /**
+   * Calls a runtime method on the element (its number first, then `args`) that may change the
+   * page: in an out-of-process frame a bounded look goes first, and a frame held before the
+   * method is sent fails the call with {@linkcode refHeldForAction}; the method keeps its bound.
+   */
   call<M extends ElementMethod>(method: M, ...args: ElementArgs<M>): Promise<RuntimeAnswer<M>>;
+  /**
+   * Calls a runtime method on the element that changes nothing on the page, as a read: bounded in
+   * an out-of-process frame, a held frame failing it with {@linkcode refHeldForAction}, the tab
+   * not quarantined (decision 0780).
+   */
+  read<M extends ElementMethod>(method: M, ...args: ElementArgs<M>): Promise<RuntimeAnswer<M>>;
 }
 
 /**
@@ -1129,19 +1139,20 @@ export interface ResolvedRef {
  * renderer is held: finding the element changes nothing on the page, so in an out-of-process
  * frame it is bounded as a read's commands are, and the scroll is sent only once a bounded look
  * found the frame answering (decision 0750). What the caller sends after keeps its own bound.
+ * `scrolled` says the call scrolled the element already (a held frame is then told so).
  *
- * Signature for other tools: `resolveRef(workspace, target, ref, { scroll?, field? })`.
+ * Signature for other tools: `resolveRef(workspace, target, ref, { scroll?, field?, scrolled? })`.
  */
 export async function resolveRef(
   workspace: Workspace,
   target: TabTarget,
   ref: string,
-  options: { scroll?: boolean; field?: string } = {},
+  options: { scroll?: boolean; field?: string; scrolled?: boolean } = {},
 ): Promise<ResolvedRef> {
   const pages = tabPages(workspace, target.tabId);
   const { frame, localId } = lookupRef(pages, ref, { field: options.field, tabId: target.tabId });
   let described: Described | null;
-  let scrolled = false;
+  let scrolled = options.scrolled ?? false;
   let origin: { x: number; y: number };
   try {
     if (options.scroll) {
@@ -1178,23 +1189,24 @@ export async function resolveRef(
     centre: { x: Math.round(box.x + box.width / 2), y: Math.round(box.y + box.height / 2) },
     visible: described.box.visible,
     inViewport,
-    call: async <M extends ElementMethod>(
-      method: M,
-      ...args: ElementArgs<M>
-    ): Promise<RuntimeAnswer<M>> => {
-      try {
-        return await inFrame<RuntimeAnswer<M>>(
-          target,
-          pages,
-          frame,
-          elementCall(method, localId, ...args),
-        );
-      } catch (error) {
-        if (error instanceof FrameGone) throw refGone(ref);
-        throw error;
-      }
-    },
+    call: <M extends ElementMethod>(method: M, ...args: ElementArgs<M>) =>
+      onElement(elementCall(method, localId, ...args), { lookFirst: true }),
+    read: <M extends ElementMethod>(method: M, ...args: ElementArgs<M>) =>
+      onElement(elementCall(method, localId, ...args), { read: true }),
   };
+
+  async function onElement<T>(
+    call: RuntimeCall<T>,
+    how: { lookFirst?: boolean; read?: boolean },
+  ): Promise<T> {
+    try {
+      return await inFrame<T>(target, pages, frame, call, how);
+    } catch (error) {
+      if (error instanceof FrameGone) throw refGone(ref);
+      if (error instanceof FrameHeld) throw refHeldForAction(ref, { scrolled });
+      throw error;
+    }
+  }
 }
 
 // Every read of the main frame goes through here, in one round trip when the frame's Ghostlight

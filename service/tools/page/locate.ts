@@ -7,10 +7,18 @@
  */
 
 import type { ToolContext } from "../core/context.ts";
-import { collect, type Collected, type CollectedNode, frameGuard, READ } from "./collect.ts";
+import {
+  collect,
+  type Collected,
+  type CollectedNode,
+  frameGuard,
+  READ,
+  UNREAD,
+} from "./collect.ts";
 import type { Box as Measured } from "../page_runtime/contract.ts";
 import {
   type Frame,
+  FrameHeld,
   frameOrigin,
   inFrame,
   intersects,
@@ -55,11 +63,27 @@ function pickCandidates(
   return picked;
 }
 
-/** The box of each candidate in top-level viewport CSS pixels, by `frame key#local id`. */
+/**
+ * The ref of the iframe element that shows `frame` in its parent, as the walk gave it out; null
+ * for the main frame or a parent no longer known.
+ */
+function iframeRef(pages: TabPages, frame: Frame): string | null {
+  const parent = frame.parent && pages.frames.get(frame.parent.frameKey);
+  return parent ? refFor(pages, parent, frame.parent!.localId) : null;
+}
+
+/**
+ * The box of each candidate in top-level viewport CSS pixels, by `frame key#local id`. Measuring
+ * changes nothing on the page, so each frame is asked as a read is (decision 0780): in a frame of
+ * its own renderer a look that is not answered within the read's bound leaves that frame's
+ * candidates out (no box), and the frame is added to `unread` in Ghostlight's words, the tab not
+ * quarantined.
+ */
 async function measure(
   target: TabTarget,
   pages: TabPages,
   picked: Candidate[],
+  unread: string[],
 ): Promise<Map<string, Measured | null>> {
   const byFrame = new Map<Frame, { ids: number[]; known: (Measured | null | undefined)[] }>();
   for (const { node } of picked) {
@@ -73,11 +97,29 @@ async function measure(
     ? await topViewport(target)
     : undefined;
   for (const [frame, { ids, known }] of byFrame) {
-    // The walk measured its exact matches as it answered (0440); the others are measured now.
-    const measured = known.every((box) => box !== undefined)
-      ? known as (Measured | null)[]
-      : await inFrame(target, pages, frame, runtimeCall("boxes", ids));
-    const origin = await frameOrigin(target, pages, frame);
+    let measured: (Measured | null)[];
+    let origin: { x: number; y: number };
+    try {
+      // The walk measured its exact matches as it answered (0440); the others are measured now.
+      measured = known.every((box) => box !== undefined)
+        ? known as (Measured | null)[]
+        : await inFrame(target, pages, frame, runtimeCall("boxes", ids), { read: true });
+    } catch (error) {
+      if (!(error instanceof FrameHeld)) throw error;
+      const ref = iframeRef(pages, frame);
+      if (ref) unread.push(`${ref}: ${UNREAD.held}`);
+      continue;
+    }
+    try {
+      origin = await frameOrigin(target, pages, frame, { read: true });
+    } catch (error) {
+      // A frame around it did not answer (it is named when its own candidates are measured):
+      // where this one's are in the tab could not be read.
+      if (!(error instanceof FrameHeld)) throw error;
+      const ref = iframeRef(pages, frame);
+      if (ref) unread.push(`${ref}: ${UNREAD.failed}`);
+      continue;
+    }
     ids.forEach((id, i) => {
       const box = measured[i];
       if (!box) {
@@ -189,6 +231,10 @@ export async function locate(
   const roles = ranked.length === 0 && !role ? roleWords(wanted.query) : "";
   if (roles) ranked = rank(nodes, roles, CANDIDATES * 2);
   const picked = pickCandidates(pages, ranked);
-  const located = byVisibility(picked, await measure(target, pages, picked));
+  // A frame held since the walk is told as not read, as one held at the walk is.
+  const located = byVisibility(
+    picked,
+    await measure(target, pages, picked, outline.unreadFrames),
+  );
   return { outline, located, roles, exact: named.length > 0, scale };
 }

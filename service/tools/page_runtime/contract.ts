@@ -272,6 +272,11 @@ export interface Aim {
    * points appear on screen is not computed, so there is no point (decision 0490).
    */
   tilted?: boolean;
+  /**
+   * Asked `still` (the page not to be scrolled): scrolling could help a pointer reach the
+   * element, so the aim answered is where it lands now, not the best there is (decision 0780).
+   */
+  scrollHelps?: boolean;
 }
 
 /** Everything a pointer action on an element needs, from one visit (decision 0239). */
@@ -538,7 +543,7 @@ export interface PageMethods {
   box: (id: number) => Box | null;
   boxes: (list: number[]) => (Box | null)[];
   contentOrigin: (id: number) => Point | null;
-  aim: (id: number) => Aim | null;
+  aim: (id: number, still?: boolean) => Aim | null;
   coveredBy: (id: number) => string | null;
   describe: (id: number, where?: boolean) => Described | null;
   /** The element itself: read by reference (`returnByValue: false`), never by value. */

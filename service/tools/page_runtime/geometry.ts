@@ -420,13 +420,16 @@ const SCROLLS: ScrollLogicalPosition[] = ["center", "end", "start"];
  * centred first, then at the end and the start of the view, so a header or footer is scrolled
  * clear; when no way reaches it, it is left centred and the answer says what is hit instead. A
  * page that moves under a target the pointer reaches would invalidate the model's screenshot.
- * Null when the element is gone.
+ * `still` never scrolls: where the pointer lands now, with `scrollHelps` when scrolling could
+ * help, so the aim changes nothing on the page (a read, decision 0780). Null when the element is
+ * gone.
  */
-export function aim(id: number): Aim | null {
+export function aim(id: number, still = false): Aim | null {
   const el = byId(id);
   if (!el) return null;
   let aimed = aimNow(el);
   if (aimed.tilted || !scrollHelps(aimed)) return plain(aimed);
+  if (still) return { ...plain(aimed), scrollHelps: true };
   for (const block of SCROLLS) {
     el.scrollIntoView({ block, inline: block, behavior: "instant" });
     aimed = aimNow(el);
