@@ -18,7 +18,7 @@ import { scrollToRef } from "../input/scroll.ts";
 import { setFieldValue } from "../input/set_value.ts";
 import { unreadNote } from "../page/collect.ts";
 import { asMatch, locate, type Located } from "../page/locate.ts";
-import { type Condition, describeCondition, waitForCondition } from "../page/wait.ts";
+import { type Condition, describeCondition, notAskedNote, waitForCondition } from "../page/wait.ts";
 
 /** Most candidates shown for an ambiguous target. */
 const MAX_CANDIDATES = 5;
@@ -170,11 +170,14 @@ async function expectAfter(
   }
   const met = waited.ended === "met";
   const seconds = (waited.elapsedMs / 1000).toFixed(2);
+  // What the wait did not ask is said as wait_for says it.
+  const notAsked = notAskedNote(waited.last, condition.state);
   return {
     met,
     text: met
-      ? `Expected ${words}: held after ${seconds} s.`
-      : `Expected ${words}: did NOT hold within ${ms / 1000} s (the action itself happened).`,
+      ? `Expected ${words}: held after ${seconds} s.${notAsked}`
+      : `Expected ${words}: did NOT hold within ${ms / 1000} s (the action itself happened).` +
+        notAsked,
   };
 }
 

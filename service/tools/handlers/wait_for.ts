@@ -16,6 +16,7 @@ import {
   type Condition,
   describeCondition,
   MAX_WAIT_MS,
+  notAskedNote,
   pause,
   type Waited,
   waitForCondition,
@@ -69,17 +70,6 @@ async function lastSeen(context: ToolContext, target: TabTarget, waited: Waited)
   );
 }
 
-/**
- * What the last look could not ask, said after the answer: a frame withheld or not answering
- * may show what the wait is about, so "gone" and the counts are of the frames asked only.
- */
-function unreadFrames(unread: number | undefined): string {
-  if (!unread) return "";
-  const frames = unread === 1 ? "1 frame" : `${unread} frames`;
-  return ` ${frames} of the page could not be asked (withheld by the policy, or busy running a ` +
-    "script or held by a dialog), so what the wait is about may still show there.";
-}
-
 function refusals(condition: Condition, waited: Waited, timeoutMs: number, tabId: number) {
   if (waited.last?.error === "bad_selector") {
     return new ToolError(
@@ -103,7 +93,7 @@ function refusals(condition: Condition, waited: Waited, timeoutMs: number, tabId
   return new ToolError(
     "tool_failure",
     `Timed out after ${seconds(timeoutMs)}: ${describeCondition(condition)} did not hold${count}.` +
-      unreadFrames(waited.last?.unread),
+      notAskedNote(waited.last, condition.state),
     "Look at the page (computer screenshot or get_page_text) to see what it shows instead, " +
       "then wait for that or act.",
   );
@@ -135,7 +125,7 @@ export const waitFor: Handler = async (args, context): Promise<Outcome> => {
     : ", but the page did not settle before the timeout";
   return success(
     `Held after ${seconds(waited.elapsedMs)}: ${describeCondition(condition)}${settled}` +
-      `${timeout.note}.${unreadFrames(waited.last?.unread)}` +
+      `${timeout.note}.${notAskedNote(waited.last, condition.state)}` +
       await lastSeen(context, target, waited),
     {
       tabId: target.tabId,
@@ -146,7 +136,7 @@ export const waitFor: Handler = async (args, context): Promise<Outcome> => {
       ...(waited.last?.present !== undefined
         ? { present: waited.last.present, visible: waited.last.visible }
         : {}),
-      ...(waited.last?.unread ? { framesNotAsked: waited.last.unread } : {}),
+      ...(waited.last?.notAsked ? { framesNotAsked: waited.last.notAsked } : {}),
     },
   );
 };

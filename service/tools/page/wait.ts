@@ -13,9 +13,14 @@ import type { ToolContext } from "../core/context.ts";
 import type { TabTarget } from "../core/target.ts";
 import type { ReceiptElement, WaitSpec } from "../page_runtime/contract.ts";
 import { childFrame, frameGuard, READ } from "./collect.ts";
+import { BrowserError } from "../../browser/mod.ts";
+import { ToolError } from "../core/errors.ts";
 import {
   type Frame,
+  FrameGone,
   type FrameGuard,
+  FrameHeld,
+  FrameWithheld,
   inFrame,
   inMainFrame,
   MAX_FRAMES,
@@ -54,11 +59,11 @@ export interface Look {
   /** For `settled`: DOM changes seen in the slice. */
   mutations?: number;
   /**
-   * Frames of other hosts that could not be asked (withheld by the policy, not answering, gone
-   * meanwhile, past the bounds): what they show counts for nothing, so a `gone` or a count is
-   * only of the frames asked, and the answer says so.
+   * Frames of other hosts that were not asked, by why: what they show counts for nothing, so a
+   * count is only of the frames asked, and the answer says so. A frame gone meanwhile or with no
+   * document yet shows nothing and is not among them.
    */
-  unread?: number;
+  notAsked?: NotAsked;
   error?: "bad_selector";
 }
 
@@ -137,21 +142,31 @@ interface FrameLook {
 
 /**
  * Adds what the frames under `parent` that its world cannot enter (another host) show to
- * `total`, each frame in its own world, nested; a frame the policy withholds or that went away
- * meanwhile is not readable and counts for nothing. For `gone`, a frame still showing the text
- * is watched for the rest of the slice. Every command is a look, bounded in a frame's own session
+ * `total`, each frame in its own world, nested; a frame not asked (withheld by the policy, held,
+ * failed, past the bounds) counts for nothing and is counted in `total.notAsked` by why, and one
+ * that went away meanwhile shows nothing. For `gone`, a frame still showing the text is watched
+ * for the rest of the slice. Every command is a look, bounded in a frame's own session
  * as a read's: a frame whose renderer does not answer counts for nothing, its tab not quarantined
  * (decision 0750).
  */
 async function lookInFrames(run: FrameLook, parent: Frame, total: Look, depth: number) {
-  const unread = (count: number) => total.unread = (total.unread ?? 0) + count;
+  const notAsked = (why: keyof NotAsked, count = 1) => {
+    total.notAsked ??= {};
+    total.notAsked[why] = (total.notAsked[why] ?? 0) + count;
+  };
   const read = { read: true };
+  let failure: unknown = null;
   const shown = await inFrame(run.target, run.pages, parent, runtimeCall("framesShown"), read)
-    .catch(() => null);
-  if (shown === null) return void unread(1);
-  if (depth >= MAX_NESTING) return void unread(shown.length);
+    .catch((error) => (failure = error, null));
+  if (shown === null) {
+    // The page was read but could not be asked which frames it shows (it was leaving, say).
+    const why = depth === 0 ? "unlisted" : notAskedFor(failure);
+    if (why) notAsked(why);
+    return;
+  }
+  if (depth >= MAX_NESTING) return void (shown.length && notAsked("bounds", shown.length));
   for (const [index, { id }] of shown.entries()) {
-    if (run.asked >= MAX_FRAMES) return void unread(shown.length - index);
+    if (run.asked >= MAX_FRAMES) return void notAsked("bounds", shown.length - index);
     run.asked++;
     try {
       const child = await childFrame(run.target, run.pages, parent, id, run.guard, read);
@@ -168,18 +183,74 @@ async function lookInFrames(run: FrameLook, parent: Frame, total: Look, depth: n
       total.visible = (total.visible ?? 0) + (check.visible ?? 0);
       total.first ??= check.first;
       await lookInFrames(run, child, total, depth + 1);
-    } catch {
-      // Not readable now (withheld by the policy, held, gone, not loaded): nothing of it counts.
-      unread(1);
+    } catch (error) {
+      // Not asked now: withheld by the policy, held, failed; a frame gone shows nothing.
+      const why = notAskedFor(error);
+      if (why) notAsked(why);
     }
   }
 }
 
-/** Whether the condition holds by the counts of every frame read. */
+/** Frames a look did not ask, by why. */
+export interface NotAsked {
+  /** Its page runs a script on or a dialog holds it: it may answer on a later slice. */
+  held?: number;
+  /** Asking it failed otherwise. */
+  failed?: number;
+  /** The policy withholds its host: never asked. */
+  withheld?: number;
+  /** Past the frames a look asks ({@linkcode MAX_FRAMES}) or deeper than it follows. */
+  bounds?: number;
+  /** The page could not be asked which frames it shows (1 when so). */
+  unlisted?: number;
+}
+
+/** Why a frame was not asked, from what asking it threw; null: it shows nothing (gone). */
+function notAskedFor(error: unknown): keyof NotAsked | null {
+  if (error instanceof FrameWithheld) return "withheld";
+  if (error instanceof FrameHeld) return "held";
+  if (error instanceof FrameGone) return null;
+  if (error instanceof BrowserError) return error.kind === "context_lost" ? null : "failed";
+  // The iframe went away or has no document yet (plain errors of childFrame's own).
+  if (!(error instanceof ToolError) && error instanceof Error) return null;
+  return "failed";
+}
+
+/**
+ * Whether the condition holds by the counts of every frame asked. Text is gone only when no frame
+ * that could still show it went unasked for a while (held, failed); a frame the policy withholds
+ * or past the bounds is never asked, and the answer says so instead.
+ */
 function holds(state: Condition["state"], look: Look): boolean {
   if (state === "present") return (look.present ?? 0) > 0;
   if (state === "visible") return (look.visible ?? 0) > 0;
-  return (look.visible ?? 0) === 0;
+  const not = look.notAsked;
+  return (look.visible ?? 0) === 0 && !not?.held && !not?.failed && !not?.unlisted;
+}
+
+/**
+ * What a wait's last look did not ask, in Ghostlight's words, for the answer's end ("" when it
+ * asked every frame). `state` is the condition's: a `gone` not confirmed for it is said so.
+ */
+export function notAskedNote(look: Look | undefined, state: Condition["state"]): string {
+  const not = look?.notAsked;
+  if (!not) return "";
+  const frames = (count: number) => count === 1 ? "1 frame" : `${count} frames`;
+  const parts = [
+    not.unlisted ? "the page's frames could not be listed" : "",
+    not.held ? `${frames(not.held)} busy running a script or held by a dialog` : "",
+    not.failed ? `${frames(not.failed)} that could not be read` : "",
+    not.withheld ? `${frames(not.withheld)} the policy withholds` : "",
+    not.bounds
+      ? `${frames(not.bounds)} past the bound of ${MAX_FRAMES} or ${MAX_NESTING} deep`
+      : "",
+  ].filter(Boolean);
+  if (parts.length === 0) return "";
+  const unconfirmed = state === "gone" && (not.held || not.failed || not.unlisted) &&
+      (look!.visible ?? 0) === 0
+    ? ", so gone could not be confirmed"
+    : "";
+  return ` Frames not asked: ${parts.join("; ")}; what they show was not counted${unconfirmed}.`;
 }
 
 /**
@@ -249,7 +320,9 @@ export async function waitForCondition(
 ): Promise<Waited & { settled?: boolean }> {
   const startedAt = options.startedAt ?? Date.now();
   const guard = frameGuard(context, READ);
-  const waited = await waitInSlices(lookAt(context.workspace, target, condition, guard), {
+  // A slice still in the browser when the call is cancelled sends nothing more (decision 0760).
+  const asked = { ...target, signal: context.signal };
+  const waited = await waitInSlices(lookAt(context.workspace, asked, condition, guard), {
     timeoutMs: options.timeoutMs,
     signal: context.signal,
     startedAt,
@@ -258,7 +331,7 @@ export async function waitForCondition(
     (condition.selector !== undefined || condition.text !== undefined));
   if (waited.ended !== "met" || waited.last?.error || !settleToo) return waited;
   const settled = await waitInSlices(
-    lookAt(context.workspace, target, { state: "settled" }),
+    lookAt(context.workspace, asked, { state: "settled" }),
     { timeoutMs: options.timeoutMs, signal: context.signal, startedAt },
   );
   return { ...waited, elapsedMs: settled.elapsedMs, settled: settled.ended === "met" };

@@ -1,6 +1,6 @@
 import { assert, assertEquals } from "../../../tests/support/assert.ts";
 import { TabState } from "../../browser/mod.ts";
-import { type Look, networkQuiet, waitInSlices } from "./wait.ts";
+import { type Look, networkQuiet, notAskedNote, waitInSlices } from "./wait.ts";
 
 Deno.test("a wait asks slice after slice until the page says the condition holds", async () => {
   let asked = 0;
@@ -56,4 +56,31 @@ Deno.test("the network is quiet when nothing is in flight or just finished", () 
   state.network.items()[0].durationMs = 900;
   assert(!networkQuiet(state, now), "it finished 100 ms ago");
   assert(networkQuiet(state, now + 500));
+});
+
+Deno.test("what a wait did not ask is said by why, and a gone not confirmed is said so", () => {
+  const look = (notAsked: Look["notAsked"], visible = 0): Look => ({
+    met: false,
+    present: visible,
+    visible,
+    notAsked,
+  });
+  assertEquals(notAskedNote({ met: true, visible: 0 }, "gone"), "");
+  assertEquals(
+    notAskedNote(look({ held: 1, withheld: 2 }), "gone"),
+    " Frames not asked: 1 frame busy running a script or held by a dialog; 2 frames the policy " +
+      "withholds; what they show was not counted, so gone could not be confirmed.",
+  );
+  // A frame the policy withholds is never asked: a gone holds without it, and says so.
+  assertEquals(
+    notAskedNote(look({ withheld: 1 }), "gone"),
+    " Frames not asked: 1 frame the policy withholds; what they show was not counted.",
+  );
+  assertEquals(
+    notAskedNote(look({ unlisted: 1, bounds: 3 }), "visible"),
+    " Frames not asked: the page's frames could not be listed; 3 frames past the bound of 24 or " +
+      "4 deep; what they show was not counted.",
+  );
+  // Text seen elsewhere: the gone failed on its own, not for want of asking.
+  assert(!notAskedNote(look({ failed: 1 }, 2), "gone").includes("could not be confirmed"));
 });
