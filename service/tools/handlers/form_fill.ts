@@ -26,6 +26,7 @@ import {
   FrameGone,
   type FrameGuard,
   FrameHeld,
+  HELD_PAGE,
   inFrame,
   knownMain,
   lookupRef,
@@ -166,9 +167,7 @@ function recordRun(pages: TabPages, run: Job[], results: FillResult[], report: R
  * Why a run's fields were not set when their frame was found held before anything was sent to
  * it (decision 0780), in Ghostlight's words.
  */
-const FRAME_HELD =
-  "not set: its frame's page is busy running a script or held by a dialog, so nothing was sent " +
-  "to it";
+const FRAME_HELD = `not set: its frame's page is ${HELD_PAGE}, so nothing was sent to it`;
 
 /**
  * Sets a run of fields of one frame in one evaluation (the runtime's `fillMany`). In a frame of
@@ -389,8 +388,8 @@ async function submit(
   } catch (error) {
     if (!(error instanceof FrameHeld)) throw error;
     return {
-      notSubmitted: "the form's frame became busy running a script or held by a dialog after " +
-        "it was filled, so its submit button could not be found; nothing was clicked",
+      notSubmitted: `the form's frame became ${HELD_PAGE} after it was filled, so its submit ` +
+        "button could not be found; nothing was clicked",
     };
   }
   if (!ref) {

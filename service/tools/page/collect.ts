@@ -18,6 +18,7 @@ import {
   FrameHeld,
   FrameWithheld,
   frameWorld,
+  HELD_PAGE,
   inFrame,
   type JsonText,
   lookupRef,
@@ -284,7 +285,7 @@ export const UNREAD = {
   /** The read tried as many frames as it may already. */
   many: `the page has more than ${MAX_FRAMES} frames`,
   /** The frame's renderer did not answer: its page runs a script on, or a dialog holds it. */
-  held: "its page is busy running a script or held by a dialog",
+  held: `its page is ${HELD_PAGE}`,
   /** Reading the frame failed. */
   failed: "reading it failed",
 } as const;

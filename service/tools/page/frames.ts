@@ -885,13 +885,19 @@ export function evaluationFailure(exceptionDetails: unknown): ToolError {
 }
 
 /**
+ * What a page whose renderer is held is, in the words every answer says it with (a read's note,
+ * a ref's error, a wait's, a fill's): "its page is …".
+ */
+export const HELD_PAGE = "busy running a script or held by a dialog";
+
+/**
  * A frame whose renderer is held (a script that runs on, a dialog nobody answered): the browser
  * said so before anything was sent to it, which would have waited as long (decision 0700), or a
  * read's bounded command there went unanswered (decision 0710).
  */
 export class FrameHeld extends Error {
   constructor() {
-    super("the frame's page is busy running a script or held by a dialog");
+    super(`the frame's page is ${HELD_PAGE}`);
   }
 }
 
@@ -980,8 +986,8 @@ export function pageChanged(): ToolError {
 export function refHeld(ref: string): ToolError {
   return new ToolError(
     "tool_failure",
-    `${ref} is inside a frame whose page is busy running a script or held by a dialog, so it ` +
-      "could not be read now; the rest of the tab answers as before.",
+    `${ref} is inside a frame whose page is ${HELD_PAGE}, so it could not be read now; the ` +
+      "rest of the tab answers as before.",
     "Read the rest of the page meanwhile (read_page without ref_id), and try the ref again " +
       "later; if the tab shows a dialog, answer it (dialog).",
   );
@@ -998,8 +1004,8 @@ export function refHeldForAction(ref: string, how: { scrolled?: boolean } = {}):
     : "nothing was sent to it";
   return new ToolError(
     "tool_failure",
-    `${ref} is inside a frame whose page is busy running a script or held by a dialog, so it ` +
-      `could not be reached now: ${done}, and the rest of the tab answers as before.`,
+    `${ref} is inside a frame whose page is ${HELD_PAGE}, so it could not be reached now: ` +
+      `${done}, and the rest of the tab answers as before.`,
     "If the tab shows a dialog, answer it (dialog); otherwise work with the rest of the page " +
       "meanwhile and try the ref again later.",
   );

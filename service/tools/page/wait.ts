@@ -21,6 +21,7 @@ import {
   type FrameGuard,
   FrameHeld,
   FrameWithheld,
+  HELD_PAGE,
   inFrame,
   inMainFrame,
   MAX_FRAMES,
@@ -238,7 +239,7 @@ export function notAskedNote(look: Look | undefined, state: Condition["state"]):
   const frames = (count: number) => count === 1 ? "1 frame" : `${count} frames`;
   const parts = [
     not.unlisted ? "the page's frames could not be listed" : "",
-    not.held ? `${frames(not.held)} busy running a script or held by a dialog` : "",
+    not.held ? `${frames(not.held)} ${HELD_PAGE}` : "",
     not.failed ? `${frames(not.failed)} that could not be read` : "",
     not.withheld ? `${frames(not.withheld)} the policy withholds` : "",
     not.bounds
