@@ -97,7 +97,7 @@ interface Pending {
 /** Refuses, before it is sent, a command whose work is over (its `signal` aborted). */
 function refuseEnded(op: OperationName, signal: AbortSignal | undefined): void {
   if (!signal?.aborted) return;
-  throw new BrowserError("not_sent", `${op} was not sent: the work it was for is over`);
+  throw new BrowserError("abandoned", `${op} was not sent: the work it was for is over`);
 }
 
 /** One attached browser. */
@@ -188,7 +188,7 @@ export class BrowserLink {
       ahead?: (results: Record<string, unknown>[]) => void;
       /**
        * Aborted once the work the command is for is over (a read that lost a race to its call's
-       * answer, decision 0760): a command not yet sent then is not sent (`not_sent`). One already
+       * answer, decision 0760): a command not yet sent then is not sent (`abandoned`). One already
        * sent runs to its answer, which is still awaited.
        */
       signal?: AbortSignal;

@@ -249,9 +249,9 @@ Deno.test("a command whose work ended before it went out is not sent, even while
   over.abort();
   link.handleResult({ type: "result", id: observe.id, ok: true, value: {} });
   const refused = await read;
-  assertEquals([refused.kind, refused.mayHaveHappened], ["not_sent", false]);
+  assertEquals([refused.kind, refused.mayHaveHappened], ["abandoned", false]);
   const ended = await link.call("tab.get", { tab_id: 7 }, { signal: over.signal }).catch((e) => e);
-  assertEquals(ended.kind, "not_sent");
+  assertEquals(ended.kind, "abandoned");
   assertEquals(sent.map((c) => c.op), ["tab.observe"]);
 });
 

@@ -17,6 +17,7 @@ export type BrowserErrorKind =
   | "internal"
   | "disconnected"
   | "not_sent"
+  | "abandoned"
   | "timeout"
   | "unanswered"
   | "busy"
@@ -28,6 +29,9 @@ export type BrowserErrorKind =
 /**
  * A browser operation failed; `kind` says whether it may have happened. `not_sent` means the
  * command never left the service (the link was already closed, or the write was refused).
+ * `abandoned` means it never left the service either, because the work it was for was over (a
+ * read that lost a race to its call's answer, a cancelled wait: decisions 0760, 0790): unlike
+ * `not_sent` it says nothing of the browser being unreachable.
  * `detached` means the tab's debugger session ended while the command ran for a reason on the
  * browser's side (the tab closed, its page went away, someone took the debugger): the extension
  * answered, so the command is over, though what it did before then stays done (decision 0166).

@@ -172,7 +172,7 @@ function slowTab(): {
   ) => {
     if (options.signal?.aborted) {
       seen.push({ method: params.method, sent: false });
-      throw new BrowserError("not_sent", "the work it was for is over");
+      throw new BrowserError("abandoned", "the work it was for is over");
     }
     seen.push({ method: params.method, sent: true });
     if (params.method === "Page.getFrameTree" && looks++ === 0) await released;
