@@ -36,7 +36,7 @@ import {
   send,
   type TabPages,
 } from "./frames.ts";
-import type { TabTarget } from "../core/target.ts";
+import { sentFor, type TabTarget } from "../core/target.ts";
 import type {
   FrameUnder,
   PackedNode,
@@ -260,7 +260,7 @@ async function outOfProcessSession(target: TabTarget, frameId: string): Promise<
       tab_id: target.native,
       // An extension without the mark lists a held frame unmarked: its first look is then held.
       ...(target.link.details.features.includes("frame_holds") ? { held: true } : {}),
-    });
+    }, sentFor(target));
     const found = sessions.find((session) => session.target_id === frameId);
     // Nothing is sent to a held frame: it would answer only once free, if ever.
     if (found?.held) throw new FrameHeld();
@@ -317,7 +317,7 @@ export async function collect(
       ({ results: beside } = await target.link.call("cdp.sequence", {
         tab_id: target.native,
         commands,
-      }));
+      }, sentFor(target)));
     }
   } else {
     ({ frame: start, walk, beside } = await walkMainFrame(target, pages, options));

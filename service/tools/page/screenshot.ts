@@ -10,7 +10,7 @@ import { keepImage, type KeptImage, type Workspace } from "../../workspace/mod.t
 import { ToolError } from "../core/errors.ts";
 import { jpegSize } from "./jpeg.ts";
 import { mainWorldCall } from "./frames.ts";
-import { cdp, type TabTarget } from "../core/target.ts";
+import { cdp, sentFor, type TabTarget } from "../core/target.ts";
 import { compile, program } from "../core/program.ts";
 import {
   type Cover,
@@ -276,7 +276,7 @@ async function viewportInOneMessage(
     tab_id: target.native,
     commands: shot.commands,
     pipeline: true,
-  });
+  }, sentFor(target));
   const { view, ratio } = metricsFrom(shot.reply("metrics", results));
   const region = { x: 0, y: 0, width: view.clientWidth, height: view.clientHeight };
   const data = shot.reply("capture", results).data;
@@ -292,7 +292,7 @@ async function metricsInFront(target: TabTarget): Promise<{ view: Viewport; rati
     tab_id: target.native,
     commands: METRICS_AND_HIDDEN,
     pipeline: true,
-  });
+  }, sentFor(target));
   const hidden = results[1].result as { value?: boolean } | undefined;
   if (hidden?.value === true) await cdp(target, "Page.bringToFront");
   return metricsFrom(results[0]);
