@@ -23,7 +23,7 @@ import type { Snapshot, SnapshotNode, SnapshotOptions } from "./contract.ts";
 import { INTERACTIVE, NAME_FROM_CONTENT, SCRIPT_CONTROL, shownRole } from "./contract.ts";
 import { roleOf } from "./roles.ts";
 import { cutOutline } from "./cut.ts";
-import { clean, clip, INLINE, SKIP, textOf } from "./text.ts";
+import { clean, clip, htmlTextOf, INLINE, SKIP, textOf } from "./text.ts";
 
 /** A placeholder and a link's target, when they add to the name. */
 function extrasOf(
@@ -118,12 +118,21 @@ const PENDING = -1;
 /** The name of a node not described yet that will have one: only its being there counts. */
 const UNNAMED_YET = "\u2026";
 
-/** Fills `node` with what the describer says of `el`: ref, name, value, states, extras, hints. */
-function describeNode(node: SnapshotNode, el: Element, role: string, hints: boolean): void {
+/**
+ * Fills `node` with what the describer says of `el`: ref, name, value, states, extras, hints.
+ * `html` says `el` is in an HTML document (its name's text is then read as `htmlTextOf` reads it).
+ */
+function describeNode(
+  node: SnapshotNode,
+  el: Element,
+  role: string,
+  hints: boolean,
+  html: boolean,
+): void {
   // Read once and handed to each part of the description (decision 0800).
   const tag = el.tagName;
   const attributed = el.hasAttributes();
-  const name = clip(nameOf(el, role, textOf, tag, attributed), 200);
+  const name = clip(nameOf(el, role, html ? htmlTextOf : textOf, tag, attributed), 200);
   node.id = idOf(el);
   node.role = shownRole(role);
   node.name = name;
@@ -198,6 +207,8 @@ class Walker {
   readonly #roles: string[] = [];
   /** Whether the document being walked is an HTML one (see `leafHasWords`). */
   #html = false;
+  /** Whether every document walked so far is an HTML one (see `htmlTextOf`). */
+  #allHtml = true;
 
   constructor(options: SnapshotOptions, pruning: Pruning | null = null, stopAt = Infinity) {
     this.#stopAt = stopAt;
@@ -213,7 +224,7 @@ class Walker {
   describe(index: number): void {
     const el = this.#later[index];
     if (!el) return;
-    describeNode(this.nodes[index], el, this.#roles[index], this.#wantHints);
+    describeNode(this.nodes[index], el, this.#roles[index], this.#wantHints, this.#allHtml);
     this.#later[index] = undefined;
   }
 
@@ -271,7 +282,7 @@ class Walker {
       return node;
     }
     const node: SnapshotNode = { id: 0, depth, role: "", name: "" };
-    describeNode(node, el, role, this.#wantHints);
+    describeNode(node, el, role, this.#wantHints, this.#allHtml);
     this.nodes.push(node);
     return node;
   }
@@ -312,6 +323,7 @@ class Walker {
   /** Walks the element `start` (in whatever document) from depth 0. */
   walkFrom(start: Element): void {
     this.#html = isHtml(start.ownerDocument);
+    this.#allHtml &&= this.#html;
     this.walk(start, 0, false);
   }
 
@@ -496,6 +508,7 @@ class Walker {
     if (doc && doc.body && !awaitingItsPage(n, doc)) {
       const outer = this.#html;
       this.#html = isHtml(doc);
+      this.#allHtml &&= this.#html;
       this.walk(doc.body, depth + 1, false);
       this.#html = outer;
     } else if (node) {

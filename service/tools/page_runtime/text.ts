@@ -108,6 +108,22 @@ export function startsWithWords(el: Element, tag: string): boolean {
 }
 
 /**
+ * {@linkcode textOf} of a node in an HTML document: an element that holds no element and whose
+ * text is shorter than `budget` is read by its `textContent` (see {@linkcode leafHasWords}: the
+ * gathering would take every one of its text nodes, in order, and nothing else), the rest as
+ * `textOf` reads it.
+ */
+export function htmlTextOf(node: Node, budget: number): string {
+  if (isElement(node) && node.firstElementChild === null) {
+    if (readsChildren(node, node.tagName) && shown(node)) {
+      const text = node.textContent ?? "";
+      if (text.length < budget) return clean(text);
+    }
+  }
+  return textOf(node, budget);
+}
+
+/**
  * Whether {@linkcode hasText} with `budget` finds words in an element of an HTML document that
  * holds no element and has no attributes (`tag` its `tagName`), told from its `textContent`;
  * false when it does not say (no words, or words too far in). Its text then is its text nodes'
