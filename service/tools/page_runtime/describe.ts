@@ -29,10 +29,9 @@ type Probe = Element & {
 /**
  * The element's value as the user sees it: what a field holds, a select's chosen options, a
  * widget's current value. A secret field's value is {@linkcode REDACTED}; null when the element
- * has no value.
+ * has no value. A walk that has read the element's `tagName` passes it.
  */
-export function valueOf(el: Element, role: string | null): string | null {
-  const tag = el.tagName;
+export function valueOf(el: Element, role: string | null, tag = el.tagName): string | null {
   let value: string | null = null;
   if (tag === "INPUT") {
     const input = el as HTMLInputElement;
@@ -62,10 +61,14 @@ export function valueOf(el: Element, role: string | null): string | null {
   return value;
 }
 
-/** Whether the element is disabled; `:disabled` also covers controls in a disabled fieldset. */
-export function isDisabled(el: Element): boolean {
-  const disableable = CAN_BE_DISABLED.has(el.tagName) || el.tagName.includes("-");
-  return (disableable && el.matches(":disabled")) || el.getAttribute("aria-disabled") === "true";
+/**
+ * Whether the element is disabled; `:disabled` also covers controls in a disabled fieldset. A
+ * walk passes the `tagName` it read, and `attributed` false for an element without attributes.
+ */
+export function isDisabled(el: Element, tag = el.tagName, attributed = true): boolean {
+  const disableable = CAN_BE_DISABLED.has(tag) || tag.includes("-");
+  return (disableable && el.matches(":disabled")) ||
+    (attributed && el.getAttribute("aria-disabled") === "true");
 }
 
 /**
@@ -102,15 +105,22 @@ export function checkedState(el: Element, role: string | null): "true" | "false"
     : "false";
 }
 
-/** The element's states as words: `checked`, `expanded`, `disabled`, `level=2`, ... */
-export function stateOf(el: Element, role: string | null): string[] {
+/**
+ * The element's states as words: `checked`, `expanded`, `disabled`, `level=2`, ... A walk that
+ * has read the element's `tagName` and asked `hasAttributes()` passes both (decision 0800).
+ */
+export function stateOf(
+  el: Element,
+  role: string | null,
+  tag = el.tagName,
+  // An element with no attributes (most cells and rows) has no aria state to look up.
+  attributed = el.hasAttributes(),
+): string[] {
   const probe = el as Probe;
   const flags: string[] = [];
-  // An element with no attributes (most cells and rows) has no aria state to look up.
-  const attributed = el.hasAttributes();
   const aria = (name: string) => attributed ? el.getAttribute("aria-" + name) : null;
   if (role === "heading") {
-    const level = aria("level") || (/^H(\d)$/.exec(el.tagName) || [])[1];
+    const level = aria("level") || (/^H(\d)$/.exec(tag) || [])[1];
     if (level) flags.push("level=" + level);
   }
   const checkable = role === "checkbox" || role === "radio" || role === "switch" ||
@@ -128,23 +138,22 @@ export function stateOf(el: Element, role: string | null): string[] {
     (aria("modal") === "true" || el.matches(":modal"))
   ) flags.push("modal");
   const expanded = aria("expanded");
-  if (expanded === "true" || (el.tagName === "DETAILS" && probe.open)) flags.push("expanded");
-  else if (expanded === "false" || el.tagName === "DETAILS") flags.push("collapsed");
-  if (isDisabled(el)) flags.push("disabled");
+  if (expanded === "true" || (tag === "DETAILS" && probe.open)) flags.push("expanded");
+  else if (expanded === "false" || tag === "DETAILS") flags.push("collapsed");
+  if (isDisabled(el, tag, attributed)) flags.push("disabled");
   if (probe.required || aria("required") === "true") flags.push("required");
-  if (probe.readOnly && (el.tagName === "INPUT" || el.tagName === "TEXTAREA")) {
+  if (probe.readOnly && (tag === "INPUT" || tag === "TEXTAREA")) {
     flags.push("readonly");
   }
   if (aria("invalid") === "true") flags.push("invalid");
-  if (el.tagName === "INPUT") {
+  if (tag === "INPUT") {
     const type = (el.getAttribute("type") || "text").toLowerCase();
     if (!["text", "checkbox", "radio", "submit", "button", "reset"].includes(type)) {
       flags.push("type=" + type);
     }
   }
-  if (el.getAttribute("aria-current") && el.getAttribute("aria-current") !== "false") {
-    flags.push("current");
-  }
+  const current = aria("current");
+  if (current && current !== "false") flags.push("current");
   return flags;
 }
 

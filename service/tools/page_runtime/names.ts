@@ -8,7 +8,10 @@
 import { isElement, isSvgName, isText, rootOf } from "./dom.ts";
 import { CONTAINER_ROLES, NAME_FROM_CONTENT, SCRIPT_CONTROL } from "./contract.ts";
 import { ACTIONABLE } from "./roles.ts";
-import { clean, hasText, SKIP, startsWithWords, textOf } from "./text.ts";
+import { clean, hasText, leafHasWords, SKIP, startsWithWords, textOf } from "./text.ts";
+
+/** Most characters of an element's content gathered for its name. */
+const CONTENT_BUDGET = 400;
 
 /** The text of a label without the control inside it. */
 function textOfLabel(label: Element, control: Element): string {
@@ -110,7 +113,7 @@ export function nameOf(
     return clean(el.getAttribute("title"));
   }
   if (role !== null && (NAME_FROM_CONTENT.has(role) || role === SCRIPT_CONTROL)) {
-    const content = text(el, 400);
+    const content = text(el, CONTENT_BUDGET);
     if (content) return content;
   }
   return clean(el.getAttribute("title"));
@@ -148,26 +151,32 @@ function unattributedName(
   if (role === null || !(NAME_FROM_CONTENT.has(role) || role === SCRIPT_CONTROL)) return "";
   // A container of a control is named only by its title, which it has not.
   if (CONTAINER_ROLES.has(role) && el.firstElementChild && el.querySelector(ACTIONABLE)) return "";
-  return text(el, 400);
+  return text(el, CONTENT_BUDGET);
 }
 
 /**
  * Whether the element has a name, as {@linkcode nameOf} would give it, without gathering the
- * whole of the text it comes from (decision 0500). The walk passes the `tagName` it read, and
- * `attributed` false for an element without attributes.
+ * whole of the text it comes from (decision 0500). The walk passes the `tagName` it read,
+ * `attributed` false for an element without attributes, and `html` true when the element is in
+ * an HTML document (see {@linkcode leafHasWords}).
  */
 export function isNamed(
   el: Element,
   role: string | null,
   tag: string = el.tagName,
   attributed = true,
+  html = false,
 ): boolean {
-  // The commonest shape: a cell, button or heading without attributes that starts with its
-  // words (nothing hides it, and a cell that holds no element holds no control).
-  if (
-    !attributed && role !== null && NAME_FROM_CONTENT.has(role) && !NAMED_BY_TAG.has(tag) &&
-    startsWithWords(el, tag) && !(CONTAINER_ROLES.has(role) && el.firstElementChild)
-  ) return true;
+  // The commonest shape: a cell, button or heading without attributes whose words are its own
+  // text (nothing hides it, and a cell that holds no element holds no control).
+  if (!attributed && role !== null && NAME_FROM_CONTENT.has(role) && !NAMED_BY_TAG.has(tag)) {
+    const leaf = el.firstElementChild === null;
+    if (
+      leaf
+        ? (html && leafHasWords(el, tag, CONTENT_BUDGET)) || startsWithWords(el, tag)
+        : !CONTAINER_ROLES.has(role) && startsWithWords(el, tag)
+    ) return true;
+  }
   return nameOf(el, role, anyText, tag, attributed) !== "";
 }
 

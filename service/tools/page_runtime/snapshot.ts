@@ -23,7 +23,7 @@ import type { Snapshot, SnapshotNode, SnapshotOptions } from "./contract.ts";
 import { INTERACTIVE, NAME_FROM_CONTENT, SCRIPT_CONTROL, shownRole } from "./contract.ts";
 import { roleOf } from "./roles.ts";
 import { cutOutline } from "./cut.ts";
-import { clean, clip, INLINE, SKIP, textOf } from "./text.ts";
+import { clean, clip, htmlTextOf, INLINE, SKIP, textOf } from "./text.ts";
 
 /** A placeholder and a link's target, when they add to the name. */
 function extrasOf(
@@ -118,19 +118,30 @@ const PENDING = -1;
 /** The name of a node not described yet that will have one: only its being there counts. */
 const UNNAMED_YET = "\u2026";
 
-/** Fills `node` with what the describer says of `el`: ref, name, value, states, extras, hints. */
-function describeNode(node: SnapshotNode, el: Element, role: string, hints: boolean): void {
+/**
+ * Fills `node` with what the describer says of `el`: ref, name, value, states, extras, hints.
+ * `html` says `el` is in an HTML document (its name's text is then read as `htmlTextOf` reads it).
+ */
+function describeNode(
+  node: SnapshotNode,
+  el: Element,
+  role: string,
+  hints: boolean,
+  html: boolean,
+): void {
+  // Read once and handed to each part of the description (decision 0800).
+  const tag = el.tagName;
   const attributed = el.hasAttributes();
-  const name = clip(nameOf(el, role, textOf, el.tagName, attributed), 200);
+  const name = clip(nameOf(el, role, html ? htmlTextOf : textOf, tag, attributed), 200);
   node.id = idOf(el);
   node.role = shownRole(role);
   node.name = name;
   delete node.states;
-  const value = valueOf(el, role);
+  const value = valueOf(el, role, tag);
   if (value !== null && value !== undefined && value !== "" && value !== name) {
     node.value = clip(value, 200);
   }
-  const states = stateOf(el, role);
+  const states = stateOf(el, role, tag, attributed);
   if (states.length) node.states = states;
   const extras = extrasOf(el, role, name, attributed);
   if (extras.placeholder) node.placeholder = extras.placeholder;
@@ -152,6 +163,14 @@ function awaitingItsPage(frame: Element, doc: Document): boolean {
   if (doc.URL !== "about:blank") return false;
   const src = frame.getAttribute("src");
   return !!src && !/^\s*about:/i.test(src);
+}
+
+/**
+ * Whether a document is an HTML one, which cannot hold CDATA sections: an XML document can, and
+ * its type says so.
+ */
+function isHtml(doc: Document): boolean {
+  return doc.contentType === "text/html";
 }
 
 /** Most nodes a walk adds; those past it are counted as omitted. */
@@ -186,6 +205,10 @@ class Walker {
   /** A deferred walk's elements and roles, by node, until each is described. */
   readonly #later: (Element | undefined)[] = [];
   readonly #roles: string[] = [];
+  /** Whether the document being walked is an HTML one (see `leafHasWords`). */
+  #html = false;
+  /** Whether every document walked so far is an HTML one (see `htmlTextOf`). */
+  #allHtml = true;
 
   constructor(options: SnapshotOptions, pruning: Pruning | null = null, stopAt = Infinity) {
     this.#stopAt = stopAt;
@@ -201,7 +224,7 @@ class Walker {
   describe(index: number): void {
     const el = this.#later[index];
     if (!el) return;
-    describeNode(this.nodes[index], el, this.#roles[index], this.#wantHints);
+    describeNode(this.nodes[index], el, this.#roles[index], this.#wantHints, this.#allHtml);
     this.#later[index] = undefined;
   }
 
@@ -246,11 +269,11 @@ class Walker {
     if (this.#defer && role !== "iframe") {
       // Only the shape: depth, role, whether there is a name, a list item's states.
       const named = (NAME_FROM_CONTENT.has(role) || role === SCRIPT_CONTROL) &&
-        isNamed(el, role, tag, attributed);
+        isNamed(el, role, tag, attributed, this.#html);
       const node: SnapshotNode = { id: PENDING, depth, role: shownRole(role), name: "" };
       if (named) node.name = UNNAMED_YET;
       if (role === "listitem") {
-        const states = stateOf(el, role);
+        const states = stateOf(el, role, tag, attributed);
         if (states.length) node.states = states;
       }
       this.#later[this.nodes.length] = el;
@@ -259,7 +282,7 @@ class Walker {
       return node;
     }
     const node: SnapshotNode = { id: 0, depth, role: "", name: "" };
-    describeNode(node, el, role, this.#wantHints);
+    describeNode(node, el, role, this.#wantHints, this.#allHtml);
     this.nodes.push(node);
     return node;
   }
@@ -274,10 +297,34 @@ class Walker {
     }
     // The shown children (`shownChildren`) by their sibling links: a NodeList's iterator costs
     // more than the rest of the step on a page of thousands of elements (decision 0500).
-    const from = shadow ?? parent;
+    const from = (shadow ?? parent) as ParentNode & Node;
+    if (suppressText) {
+      // Text here adds nothing, nor does any node but an element: only the elements are stepped
+      // through, and a cell's or a button's own text is never handed to the walk (decision 0800).
+      // A walk past its stop still says it stopped wherever a node of any kind was left.
+      if (this.nodes.length >= this.#stopAt) {
+        if (from.firstChild) this.stopped = true;
+        return;
+      }
+      for (let child = from.firstElementChild; child; child = child.nextElementSibling) {
+        this.walk(child, depth, true);
+        if (this.nodes.length >= this.#stopAt) {
+          if (child.nextSibling) this.stopped = true;
+          return;
+        }
+      }
+      return;
+    }
     for (let child = from.firstChild; child; child = child.nextSibling) {
       this.walk(child, depth, suppressText);
     }
+  }
+
+  /** Walks the element `start` (in whatever document) from depth 0. */
+  walkFrom(start: Element): void {
+    this.#html = isHtml(start.ownerDocument);
+    this.#allHtml &&= this.#html;
+    this.walk(start, 0, false);
   }
 
   /** Walks a node and what it shows. */
@@ -458,8 +505,13 @@ class Walker {
     const rect = n.getBoundingClientRect();
     // Tracking pixels and hidden helper frames hold nothing to read or act on.
     if (rect.width < 3 || rect.height < 3) return;
-    if (doc && doc.body && !awaitingItsPage(n, doc)) this.walk(doc.body, depth + 1, false);
-    else if (node) {
+    if (doc && doc.body && !awaitingItsPage(n, doc)) {
+      const outer = this.#html;
+      this.#html = isHtml(doc);
+      this.#allHtml &&= this.#html;
+      this.walk(doc.body, depth + 1, false);
+      this.#html = outer;
+    } else if (node) {
       node.frame = true;
       this.frames.push(node.id);
     }
@@ -524,7 +576,7 @@ export function prunedSnapshot(
     : Infinity;
   for (;;) {
     const walker = new Walker(options, pruning, stopAt >= limit ? Infinity : stopAt);
-    if (start) walker.walk(start, 0, false);
+    if (start) walker.walkFrom(start);
     walker.flushText();
     const { nodes, frames, omitted, cutByDepth, exhausted, stopped } = walker;
     // A frame the walk could not enter is spliced in by the service: such a read is sent whole.

@@ -108,6 +108,37 @@ export function startsWithWords(el: Element, tag: string): boolean {
 }
 
 /**
+ * {@linkcode textOf} of a node in an HTML document: an element that holds no element and whose
+ * text is shorter than `budget` is read by its `textContent` (see {@linkcode leafHasWords}: the
+ * gathering would take every one of its text nodes, in order, and nothing else), the rest as
+ * `textOf` reads it.
+ */
+export function htmlTextOf(node: Node, budget: number): string {
+  if (isElement(node) && node.firstElementChild === null) {
+    if (readsChildren(node, node.tagName) && shown(node)) {
+      const text = node.textContent ?? "";
+      if (text.length < budget) return clean(text);
+    }
+  }
+  return textOf(node, budget);
+}
+
+/**
+ * Whether {@linkcode hasText} with `budget` finds words in an element of an HTML document that
+ * holds no element and has no attributes (`tag` its `tagName`), told from its `textContent`;
+ * false when it does not say (no words, or words too far in). Its text then is its text nodes'
+ * in order (comments hold none, and an HTML document has no CDATA sections, which the gathering
+ * would pass over), and the gathering reads the node holding the first word once the whitespace
+ * before it is within `budget`. Stepping to the text node instead hands the walk an object made
+ * for it in Ghostlight's world, several times the cost of the string (decision 0800).
+ */
+export function leafHasWords(el: Element, tag: string, budget: number): boolean {
+  if (!readsChildren(el, tag)) return false;
+  const at = (el.textContent ?? "").search(NOT_SPACE);
+  return at >= 0 && at < budget;
+}
+
+/**
  * Whether {@linkcode gather} takes an element's text from its own children in order (`tag` its
  * `tagName`), leaving aside whether it is hidden: not a drawing, a skipped or replaced element, a
  * slot, or a shadow host.
