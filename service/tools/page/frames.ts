@@ -373,19 +373,23 @@ export function tabPages(workspace: Workspace, tabId: number): TabPages {
   return pages;
 }
 
-/** Sends one CDP command to the tab, or to one of its child sessions (out-of-process frames). */
+/**
+ * Sends one CDP command to the tab, or to one of its child sessions (out-of-process frames);
+ * `options` as `BrowserLink.call` takes them.
+ */
 export function send(
   target: TabTarget,
   sessionId: string | undefined,
   method: string,
   params: Record<string, unknown> = {},
+  options: { timeoutMs?: number; noEffect?: boolean } = {},
 ): Promise<Record<string, unknown>> {
   return target.link.call("cdp", {
     tab_id: target.native,
     method,
     params,
     ...(sessionId ? { session_id: sessionId } : {}),
-  }, sentFor(target));
+  }, sentFor(target, options));
 }
 
 /**
@@ -419,16 +423,10 @@ export async function readIn(
   ms = FRAME_LOOK_MS,
 ): Promise<Record<string, unknown>> {
   if (!sessionId) return await send(target, undefined, method, params);
-  try {
-    return await target.link.call("cdp", {
-      tab_id: target.native,
-      method,
-      params,
-      session_id: sessionId,
-    }, sentFor(target, { timeoutMs: ms, noEffect: true }));
-  } catch (error) {
-    throw heldWhenUnanswered(error);
-  }
+  return await send(target, sessionId, method, params, { timeoutMs: ms, noEffect: true })
+    .catch((error) => {
+      throw heldWhenUnanswered(error);
+    });
 }
 
 /** A frame read's failure as the read tells it: unanswered is {@linkcode FrameHeld}. */
@@ -437,7 +435,7 @@ function heldWhenUnanswered(error: unknown): unknown {
 }
 
 /** {@linkcode readIn} for a read (`read`, waiting at most `ms`), else {@linkcode send}. */
-function sendFor(
+function readOrSend(
   read: boolean,
   target: TabTarget,
   sessionId: string | undefined,
@@ -545,7 +543,7 @@ async function createWorld(
   frame: { frameId: string; loaderId?: string },
   read: boolean,
 ): Promise<{ contextId: number; token: string }> {
-  const world = await sendFor(read, target, sessionId, "Page.createIsolatedWorld", {
+  const world = await readOrSend(read, target, sessionId, "Page.createIsolatedWorld", {
     frameId: frame.frameId,
     worldName: WORLD_NAME,
     grantUniveralAccess: false,
@@ -575,7 +573,7 @@ async function installedToken(
 ): Promise<string> {
   const params = (expression: string) => ({ expression, contextId, returnByValue: true });
   const evaluate = async (expression: string) =>
-    ((await sendFor(
+    ((await readOrSend(
       read,
       target,
       sessionId,
@@ -617,7 +615,7 @@ async function frameInTree(
   frameId: string,
   read = false,
 ): Promise<TreeFrame | undefined> {
-  const reply = await sendFor(read, target, sessionId, "Page.getFrameTree");
+  const reply = await readOrSend(read, target, sessionId, "Page.getFrameTree");
   const stack = [reply.frameTree as FrameTree];
   while (stack.length) {
     const tree = stack.pop()!;
@@ -1553,7 +1551,7 @@ async function slowRead<T>(
   // The frame tree was just read, by the sequence or by mainFrame: inFrame need not look again.
   const once = { loaderJustRead: true };
   // A world is made for the document a look showed; gone when the frame moved on since.
-  const readIn = async (top: TopFrame | undefined) => {
+  const readAt = async (top: TopFrame | undefined) => {
     const frame = top
       ? await frameWorld(target, pages, { frameId: top.id, loaderId: top.loaderId })
       : await mainFrame(target, pages);
@@ -1562,11 +1560,11 @@ async function slowRead<T>(
   let frame: Frame;
   let value: T;
   try {
-    ({ frame, value } = await readIn(read.top));
+    ({ frame, value } = await readAt(read.top));
   } catch (error) {
     if (!(error instanceof FrameGone)) throw error;
     // Gone twice in a row: the page is still changing, which the caller is told as such.
-    ({ frame, value } = await readIn(undefined).catch((again) => {
+    ({ frame, value } = await readAt(undefined).catch((again) => {
       throw again instanceof FrameGone ? pageChanged() : again;
     }));
   }
