@@ -11,7 +11,7 @@ import type { TabState } from "../../browser/mod.ts";
 import type { Workspace } from "../../workspace/mod.ts";
 import type { ToolContext } from "../core/context.ts";
 import type { TabTarget } from "../core/target.ts";
-import type { ReceiptElement, WaitSpec } from "../page_runtime/contract.ts";
+import type { FrameShown, ReceiptElement, WaitSpec } from "../page_runtime/contract.ts";
 import { childFrame, frameGuard, READ } from "./collect.ts";
 import { BrowserError } from "../../browser/mod.ts";
 import { ToolError } from "../core/errors.ts";
@@ -147,8 +147,8 @@ interface FrameLook {
  * failed, past the bounds) counts for nothing and is counted in `total.notAsked` by why, and one
  * that went away meanwhile shows nothing. For `gone`, a frame still showing the text is watched
  * for the rest of the slice. Every command is a look, bounded in a frame's own session
- * as a read's: a frame whose renderer does not answer counts for nothing, its tab not quarantined
- * (decision 0750).
+ * as a read's: a frame whose renderer does not answer is counted held, its tab not quarantined
+ * (decisions 0750, 0790).
  */
 async function lookInFrames(run: FrameLook, parent: Frame, total: Look, depth: number) {
   const notAsked = (why: keyof NotAsked, count = 1) => {
@@ -156,15 +156,17 @@ async function lookInFrames(run: FrameLook, parent: Frame, total: Look, depth: n
     total.notAsked[why] = (total.notAsked[why] ?? 0) + count;
   };
   const read = { read: true };
-  let failure: unknown = null;
-  const shown = await inFrame(run.target, run.pages, parent, runtimeCall("framesShown"), read)
-    .catch((error) => (failure = error, null));
-  if (shown === null) {
+  let shown: FrameShown[] | null;
+  try {
+    shown = await inFrame(run.target, run.pages, parent, runtimeCall("framesShown"), read);
+  } catch (error) {
     // The page was read but could not be asked which frames it shows (it was leaving, say).
-    const why = depth === 0 ? "unlisted" : notAskedFor(failure);
+    const why = depth === 0 ? "unlisted" : notAskedFor(error);
     if (why) notAsked(why);
     return;
   }
+  // Too many elements or frames to say which it shows: past the bounds of a look.
+  if (shown === null) return void notAsked("bounds");
   if (depth >= MAX_NESTING) return void (shown.length && notAsked("bounds", shown.length));
   for (const [index, { id }] of shown.entries()) {
     if (run.asked >= MAX_FRAMES) return void notAsked("bounds", shown.length - index);

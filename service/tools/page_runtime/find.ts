@@ -122,9 +122,14 @@ let lastPass: Pass | null = null;
  * element of it alive through the marks.
  */
 function forget(): void {
-  lastPass?.observer.disconnect();
-  lastPass?.listening.abort();
+  if (lastPass) stopWatching(lastPass);
   lastPass = null;
+}
+
+/** Ends what watches the page for `pass`: its observer and its listeners. */
+function stopWatching(pass: Pass): void {
+  pass.observer.disconnect();
+  pass.listening.abort();
 }
 
 /** Whether the last pass's marks still hold for the page as it is now. */
@@ -156,8 +161,7 @@ function namedOtherwise(): Set<Element> {
   try {
     walkForMarks(pass);
   } catch (error) {
-    pass.observer.disconnect();
-    pass.listening.abort();
+    stopWatching(pass);
     throw error;
   }
   lastPass = pass;
